@@ -1,0 +1,62 @@
+# kubectl-rv. `make help` lists the targets.
+SHELL := /usr/bin/env bash
+GO ?= go
+VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo v0.0.0-dev)
+COMMIT ?= $(shell git rev-parse HEAD 2>/dev/null)
+DATE ?= $(shell date -u +%Y-%m-%dT%H:%M:%SZ)
+PKG := github.com/kubectl-rv/kubectl-rv/pkg/version
+LDFLAGS := -X $(PKG).gitVersion=$(VERSION) -X $(PKG).gitCommit=$(COMMIT) -X $(PKG).buildDate=$(DATE)
+BIN := _output/bin
+PREFIX ?= $(HOME)/.local/bin
+E2E_TIMEOUT ?= 75m
+
+.PHONY: help build install test test-unit e2e lint bench control-plane cluster-up cluster-down docs release fuzz clean
+
+help: ## list the targets
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-14s %s\n", $$1, $$2}'
+
+build: ## build _output/bin/kubectl-rv
+	$(GO) build -trimpath -ldflags "$(LDFLAGS)" -o $(BIN)/kubectl-rv ./cmd/kubectl-rv
+
+install: build ## install kubectl-rv and kubectl_complete-rv into PREFIX (default ~/.local/bin)
+	install -d $(PREFIX)
+	install -m 0755 $(BIN)/kubectl-rv $(PREFIX)/kubectl-rv
+	install -m 0755 hack/kubectl_complete-rv $(PREFIX)/kubectl_complete-rv
+
+test: test-unit e2e ## unit tests with -race, then the e2e suite against a real control plane
+
+test-unit: ## unit tests with -race
+	$(GO) test -race -count=1 ./...
+
+e2e: control-plane ## end-to-end tests against a real control plane (built on first use)
+	set -o pipefail; $(GO) test -tags e2e -count=1 -timeout $(E2E_TIMEOUT) -v ./test/e2e/... 2>&1 | hack/e2e-summary.sh
+
+control-plane: ## build (or reuse) etcd, kube-apiserver, kube-controller-manager and kubectl
+	hack/build-control-plane.sh >/dev/null
+
+cluster-up: ## start a local control plane; prints the export KUBECONFIG line
+	hack/local-cluster.sh up
+
+cluster-down: ## stop the local control plane
+	hack/local-cluster.sh down
+
+lint: ## gofmt, go vet, and the generated docs check
+	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+	$(GO) vet ./...
+	$(GO) vet -tags e2e ./test/...
+	@if [ -x hack/verify-docs.sh ]; then hack/verify-docs.sh; fi
+
+bench: ## benchmarks of the engines
+	$(GO) test -run '^$$' -bench . -benchmem ./pkg/...
+
+fuzz: ## a short fuzzing run of every decoder and parser
+	hack/fuzz.sh
+
+docs: ## regenerate docs/commands from the cobra commands
+	hack/update-docs.sh
+
+release: ## cross-compile archives and render the krew manifest: make release VERSION=v0.1.0
+	hack/release.sh $(VERSION)
+
+clean: ## remove built binaries (keeps the cached control plane)
+	rm -rf $(BIN) dist

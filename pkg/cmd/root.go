@@ -1,0 +1,137 @@
+package cmd
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"k8s.io/cli-runtime/pkg/genericclioptions"
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+	"k8s.io/client-go/rest"
+
+	// Auth plugins (OIDC, exec) for kubeconfigs that use them, as in kubectl.
+	_ "k8s.io/client-go/plugin/pkg/client/auth"
+
+	"github.com/kubectl-rv/kubectl-rv/pkg/exitcode"
+	"github.com/kubectl-rv/kubectl-rv/pkg/version"
+)
+
+const rootLong = `kubectl rv tells you why your Kubernetes writes collide.
+
+It follows resourceVersions and managedFields: who changed an object and when
+(watch), who owns which field (owners), which controllers have not caught up
+with the latest spec (lag), what a write would do before it is sent (predict),
+and what happens when many writers race on one object (simulate, offline).
+
+It never writes to the cluster unless a command says so and you pass the flag
+that asks for it.
+
+Exit codes (the same for every command): 0 nothing to report, 1 a finding the
+command checks for, 2 bad usage or input, 3 the cluster could not be reached or
+refused the request.`
+
+const rootExample = `  # See the classic optimistic-concurrency race, offline, step by step
+  kubectl rv simulate
+
+  # Who owns which field of a Deployment
+  kubectl rv owners deployment/web
+
+  # Which objects have controllers not caught up with, cluster-wide
+  kubectl rv lag -A
+
+  # Show client and server versions
+  kubectl rv version`
+
+// NewCmdRV returns the root command, kubectl rv, with all of kubectl's global
+// flags (--kubeconfig, --context, -n, --server, --token, --as, ...).
+func NewCmdRV(streams genericiooptions.IOStreams) *cobra.Command {
+	configFlags := genericclioptions.NewConfigFlags(true).
+		WithDiscoveryBurst(300).WithDiscoveryQPS(50.0)
+	f := NewFactory(configFlags)
+
+	root := &cobra.Command{
+		Use:           "rv",
+		Short:         "Explain resourceVersion and managedFields collisions",
+		Long:          rootLong,
+		Example:       rootExample,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		Annotations: map[string]string{
+			cobra.CommandDisplayNameAnnotation: "kubectl rv",
+		},
+		// The root only prints help; an unknown word is a usage error.
+		Args: cobra.NoArgs,
+		RunE: func(c *cobra.Command, _ []string) error { return c.Help() },
+	}
+	root.SetIn(streams.In)
+	root.SetOut(streams.Out)
+	root.SetErr(streams.ErrOut)
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return exitcode.Usage(err) })
+	configFlags.AddFlags(root.PersistentFlags())
+	rest.SetDefaultWarningHandler(rest.NewWarningWriter(streams.ErrOut, rest.WarningWriterOptions{Deduplicate: true}))
+
+	root.AddCommand(
+		NewCmdVersion(f, streams),
+	)
+	addSubcommands(root, f, streams)
+
+	for _, c := range root.Commands() {
+		wrapRunE(c, f)
+	}
+	return root
+}
+
+// wrapRunE makes every command's errors name the server when the cluster
+// could not be reached.
+func wrapRunE(c *cobra.Command, f *Factory) {
+	if c.RunE != nil {
+		run := c.RunE
+		c.RunE = func(cmd *cobra.Command, args []string) error { return f.decorate(run(cmd, args)) }
+	}
+	for _, sub := range c.Commands() {
+		wrapRunE(sub, f)
+	}
+}
+
+// HandleError prints err the way kubectl does ("error: ...") and returns the
+// process exit code (docs/exit-codes.md).
+func HandleError(errOut io.Writer, err error) int {
+	if err == nil {
+		return exitcode.CodeOK
+	}
+	if errors.Is(err, context.Canceled) {
+		fmt.Fprintln(errOut, "interrupted")
+		return 130
+	}
+	code := exitcode.Code(err)
+	if isCobraUsageError(err) {
+		code = exitcode.CodeUsage
+	}
+	if !exitcode.IsSilent(err) {
+		msg := err.Error()
+		if code == exitcode.CodeUsage && strings.HasPrefix(msg, "unknown command") {
+			msg += "\nSee 'kubectl rv --help' for the commands."
+		}
+		fmt.Fprintf(errOut, "error: %s\n", msg)
+	}
+	return code
+}
+
+// isCobraUsageError recognises the argument errors cobra builds with
+// fmt.Errorf, which carry no type.
+func isCobraUsageError(err error) bool {
+	msg := err.Error()
+	for _, p := range []string{"unknown command ", "unknown flag", "unknown shorthand flag", "accepts ", "requires at least", "requires at most", "invalid argument ", "flag needs an argument", "required flag(s)"} {
+		if strings.HasPrefix(msg, p) {
+			return true
+		}
+	}
+	return false
+}
+
+func userAgent() string {
+	return "kubectl-rv/" + version.Get().Version
+}

@@ -1,0 +1,331 @@
+package objects
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/yaml"
+)
+
+// Source says where an object was read from.
+type Source struct {
+	// File is the path, "-" for standard input, or empty for the cluster.
+	File string
+	// Line is the 1-based line the object's document starts on (0 if unknown).
+	Line int
+	// Item is the index in a List, or -1.
+	Item int
+}
+
+func (s Source) String() string {
+	name := s.File
+	if name == "-" {
+		name = "<stdin>"
+	}
+	if name == "" {
+		return "cluster"
+	}
+	out := name
+	if s.Line > 0 {
+		out += ":" + strconv.Itoa(s.Line)
+	}
+	if s.Item >= 0 {
+		out += fmt.Sprintf(" (items[%d])", s.Item)
+	}
+	return out
+}
+
+// Object is one object and where it came from.
+type Object struct {
+	Object *unstructured.Unstructured
+	Source Source
+}
+
+// Describe names the object for messages: "Deployment default/web (deploy.yaml:3)".
+func (o Object) Describe() string {
+	name := o.Object.GetName()
+	if ns := o.Object.GetNamespace(); ns != "" {
+		name = ns + "/" + name
+	}
+	if o.Source.File == "" {
+		return fmt.Sprintf("%s %s", o.Object.GetKind(), name)
+	}
+	return fmt.Sprintf("%s %s (%s)", o.Object.GetKind(), name, o.Source)
+}
+
+// ErrNoObjects is returned when the input holds no object at all.
+var ErrNoObjects = errors.New("no objects found")
+
+var manifestExt = map[string]bool{".yaml": true, ".yml": true, ".json": true}
+
+// ReadFiles reads every object in paths. A path may be a file, a directory
+// (its .yaml, .yml and .json files, recursively if recursive is set) or "-"
+// for stdin. Objects come back in the order they appear.
+func ReadFiles(paths []string, recursive bool, stdin io.Reader) ([]Object, error) {
+	var out []Object
+	for _, p := range paths {
+		if p == "-" {
+			data, err := io.ReadAll(stdin)
+			if err != nil {
+				return nil, fmt.Errorf("reading stdin: %w", err)
+			}
+			objs, err := Decode("-", data)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, objs...)
+			continue
+		}
+		files, err := expand(p, recursive)
+		if err != nil {
+			return nil, err
+		}
+		for _, f := range files {
+			data, err := os.ReadFile(f)
+			if err != nil {
+				return nil, fmt.Errorf("reading %s: %w", f, err)
+			}
+			objs, err := Decode(f, data)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, objs...)
+		}
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("%s: %w", strings.Join(paths, ", "), ErrNoObjects)
+	}
+	return out, nil
+}
+
+func expand(p string, recursive bool) ([]string, error) {
+	st, err := os.Stat(p)
+	if err != nil {
+		return nil, fmt.Errorf("-f %s: %w", p, err)
+	}
+	if !st.IsDir() {
+		return []string{p}, nil
+	}
+	var files []string
+	err = filepath.WalkDir(p, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if path != p && !recursive {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if manifestExt[strings.ToLower(filepath.Ext(path))] {
+			files = append(files, path)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("-f %s: %w", p, err)
+	}
+	sort.Strings(files)
+	return files, nil
+}
+
+// document is one YAML document of a stream and the line it starts on.
+type document struct {
+	data []byte
+	line int
+}
+
+// splitDocuments splits a YAML stream on "---" lines, keeping line numbers.
+func splitDocuments(data []byte) []document {
+	var docs []document
+	var cur bytes.Buffer
+	start := 1
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	sc.Buffer(make([]byte, 0, 64*1024), len(data)+1)
+	line := 0
+	for sc.Scan() {
+		line++
+		t := sc.Text()
+		if strings.HasPrefix(t, "---") && strings.TrimSpace(strings.SplitN(t[3:], "#", 2)[0]) == "" {
+			docs = append(docs, document{data: bytes.Clone(cur.Bytes()), line: start})
+			cur.Reset()
+			start = line + 1
+			continue
+		}
+		cur.WriteString(t)
+		cur.WriteByte('\n')
+	}
+	docs = append(docs, document{data: cur.Bytes(), line: start})
+	return docs
+}
+
+var yamlLine = regexp.MustCompile(`line (\d+)`)
+
+// Decode decodes every object in data, a YAML stream or JSON, read from the
+// file name (used in errors and Sources).
+func Decode(name string, data []byte) ([]Object, error) {
+	display := name
+	if display == "-" {
+		display = "<stdin>"
+	}
+	var out []Object
+	for _, doc := range splitDocuments(data) {
+		if isBlank(doc.data) {
+			continue
+		}
+		// Leading comment lines count towards the document's first line.
+		first := doc.line + leadingBlankLines(doc.data)
+		js, err := yaml.YAMLToJSON(doc.data)
+		if err != nil {
+			return nil, yamlError(display, doc.line, first, err)
+		}
+		if string(bytes.TrimSpace(js)) == "null" {
+			continue
+		}
+		objs, err := decodeJSONStream(js, Source{File: name, Line: first, Item: -1})
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, objs...)
+	}
+	return out, nil
+}
+
+// yamlError rewrites a YAML parser error, whose line numbers count from the
+// start of the document, into "file:line: invalid YAML: reason" with the line
+// counted from the start of the file.
+func yamlError(file string, docLine, firstLine int, err error) error {
+	msg := strings.TrimPrefix(err.Error(), "error converting YAML to JSON: ")
+	msg = strings.TrimPrefix(msg, "yaml: ")
+	line := firstLine
+	if m := yamlLine.FindStringSubmatchIndex(msg); m != nil {
+		n, _ := strconv.Atoi(msg[m[2]:m[3]])
+		line = docLine + n - 1
+		msg = strings.TrimLeft(msg[:m[0]]+msg[m[1]:], ": ")
+	}
+	return fmt.Errorf("%s:%d: invalid YAML: %s", file, line, msg)
+}
+
+func decodeJSONStream(js []byte, src Source) ([]Object, error) {
+	dec := json.NewDecoder(bytes.NewReader(js))
+	dec.UseNumber()
+	var out []Object
+	for {
+		var v any
+		if err := dec.Decode(&v); err == io.EOF {
+			return out, nil
+		} else if err != nil {
+			return nil, fmt.Errorf("%s: invalid JSON: %w", src, err)
+		}
+		objs, err := toObjects(v, src)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, objs...)
+	}
+}
+
+func toObjects(v any, src Source) ([]Object, error) {
+	m, ok := v.(map[string]any)
+	if !ok {
+		return nil, fmt.Errorf("%s: document is not a Kubernetes object: want a mapping with apiVersion and kind, got %s", src, describeJSON(v))
+	}
+	m = normalizeNumbers(m).(map[string]any)
+	u := &unstructured.Unstructured{Object: m}
+	if u.GetKind() == "" {
+		return nil, fmt.Errorf("%s: document is not a Kubernetes object: kind is missing", src)
+	}
+	if u.GetAPIVersion() == "" {
+		return nil, fmt.Errorf("%s: %s object: apiVersion is missing", src, u.GetKind())
+	}
+	if items, found := m["items"]; found && strings.HasSuffix(u.GetKind(), "List") {
+		list, ok := items.([]any)
+		if !ok {
+			return nil, fmt.Errorf("%s: %s.items must be a list", src, u.GetKind())
+		}
+		var out []Object
+		for i, it := range list {
+			s := src
+			s.Item = i
+			objs, err := toObjects(it, s)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, objs...)
+		}
+		return out, nil
+	}
+	return []Object{{Object: u, Source: src}}, nil
+}
+
+// normalizeNumbers turns json.Number into int64 or float64, as the
+// unstructured helpers expect.
+func normalizeNumbers(v any) any {
+	switch t := v.(type) {
+	case map[string]any:
+		for k, e := range t {
+			t[k] = normalizeNumbers(e)
+		}
+		return t
+	case []any:
+		for i, e := range t {
+			t[i] = normalizeNumbers(e)
+		}
+		return t
+	case json.Number:
+		if i, err := t.Int64(); err == nil {
+			return i
+		}
+		f, _ := t.Float64()
+		return f
+	}
+	return v
+}
+
+func describeJSON(v any) string {
+	switch v.(type) {
+	case []any:
+		return "a list"
+	case string:
+		return "a string"
+	case json.Number, float64:
+		return "a number"
+	case bool:
+		return "a boolean"
+	}
+	return fmt.Sprintf("%T", v)
+}
+
+func isBlank(data []byte) bool {
+	for _, l := range bytes.Split(data, []byte("\n")) {
+		t := bytes.TrimSpace(l)
+		if len(t) != 0 && t[0] != '#' {
+			return false
+		}
+	}
+	return true
+}
+
+func leadingBlankLines(data []byte) int {
+	n := 0
+	for _, l := range bytes.Split(data, []byte("\n")) {
+		t := bytes.TrimSpace(l)
+		if len(t) != 0 && t[0] != '#' {
+			return n
+		}
+		n++
+	}
+	return n
+}

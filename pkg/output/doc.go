@@ -1,0 +1,16 @@
+// Package output is kubectl-rv's printing layer. Engines return plain structs;
+// commands hand them here to be rendered by -o: a table in kubectl's plain
+// look (the default), a wide table, JSON or YAML.
+//
+// Structured output (JSON and YAML) is a versioned object with
+// apiVersion rv.kubectl-rv.dev/v1alpha1 and one kind per report, documented
+// in docs/output.md, so that CI scripts can depend on it.
+//
+// Every table cell is passed through cli-runtime's EscapeTerminal before it
+// is written, because manager names, messages and object names come from the
+// server and may carry terminal control sequences. Color is used only on a
+// terminal or when asked (--color=always), and never when NO_COLOR is set.
+//
+// Package output owns how results look; it does not decide what they are.
+// It is the only package that imports tablewriter.
+package output
