@@ -1,0 +1,23 @@
+// Package inspect is the engine of kubectl rv watch: it follows objects
+// through list and watch, and turns each new version into an Event that says
+// who wrote it (from managedFields), which fields changed (from pkg/diff),
+// how many cluster revisions passed since the object's previous version, and
+// whether history was lost (a GAP) or two managers fight over a field.
+//
+// The engine has three parts, kept apart so that each can be tested alone:
+//
+//   - Stream (watcher.go) is the driver: it lists, watches from the list's
+//     resourceVersion with bookmarks, resumes after dropped connections from
+//     the last resourceVersion it saw (backoff with jitter), and relists after
+//     410 Gone. It emits RecordedEvents and nothing else.
+//   - Tracker (tracker.go) is the deterministic core: it consumes
+//     RecordedEvents one at a time and returns Events (rows) and, at the
+//     end, a Summary. Given the same RecordedEvents it returns the same
+//     Events, which is what makes a recording replayable.
+//   - The recording (record.go) is the JSON-lines form of the RecordedEvents:
+//     WriteRecording writes it, ReadRecording reads it back. Its format is
+//     documented in docs/watch.md and is stable: the simulator loads it.
+//
+// Package inspect does not print (pkg/output/watchprint does), does not parse
+// flags (pkg/cmd does) and never writes to the cluster.
+package inspect

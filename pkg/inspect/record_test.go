@@ -1,0 +1,136 @@
+package inspect
+
+import (
+	"bytes"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+)
+
+func sampleObject(rv string, replicas int64) *unstructured.Unstructured {
+	return &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "apps/v1",
+		"kind":       "Deployment",
+		"metadata": map[string]any{
+			"name": "web", "namespace": "default", "resourceVersion": rv, "generation": int64(2),
+		},
+		"spec": map[string]any{"replicas": replicas, "paused": false, "ratio": 0.5},
+	}}
+}
+
+func TestRecordingRoundTrip(t *testing.T) {
+	t0 := time.Date(2026, 11, 21, 15, 0, 0, 0, time.UTC)
+	events := []RecordedEvent{
+		{Type: RecordList, Time: t0, Resource: "apps/v1/deployments", Reason: SyncInitial, Object: sampleObject("10", 3)},
+		{Type: RecordSynced, Time: t0, Resource: "apps/v1/deployments", Reason: SyncInitial, ResourceVersion: "12"},
+		{Type: RecordModified, Time: t0.Add(time.Second), Resource: "apps/v1/deployments", Object: sampleObject("15", 5)},
+		{Type: RecordBookmark, Time: t0.Add(2 * time.Second), Resource: "apps/v1/deployments", ResourceVersion: "20"},
+		{Type: RecordSynced, Time: t0.Add(3 * time.Second), Resource: "apps/v1/deployments", Reason: SyncRelist, ResourceVersion: "40", GapFrom: "20", GapError: "too old resource version: 20 (30)"},
+		{Type: RecordDeleted, Time: t0.Add(4 * time.Second), Resource: "apps/v1/deployments", Object: sampleObject("41", 5)},
+	}
+	var buf bytes.Buffer
+	h := NewRecordingHeader(t0, []string{"deployments.apps -n default"}, true)
+	w, err := NewRecordingWriter(&buf, h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, ev := range events {
+		if err := w.Write(ev); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := strings.Count(buf.String(), "\n"); n != len(events)+1 {
+		t.Fatalf("want %d lines, got %d:\n%s", len(events)+1, n, buf.String())
+	}
+	got, err := ReadRecording(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := &Recording{Header: h, Events: events}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("round trip (-want +got):\n%s", diff)
+	}
+}
+
+func TestReadRecordingErrors(t *testing.T) {
+	header := `{"apiVersion":"rv.kubectl-rv.dev/v1alpha1","kind":"WatchRecording","format":1,"started":"2026-11-21T15:00:00Z","secretsRedacted":true}` + "\n"
+	tests := []struct {
+		name, in, want string
+		notRecording   bool
+	}{
+		{name: "empty file", in: "", want: "line 1: not a kubectl rv watch recording", notRecording: true},
+		{name: "yaml instead of a recording", in: "apiVersion: v1\nkind: Pod\n", want: "line 1: not a kubectl rv watch recording", notRecording: true},
+		{name: "other kind", in: `{"kind":"WatchEvent"}` + "\n", want: "line 1: not a kubectl rv watch recording", notRecording: true},
+		{name: "future format", in: `{"apiVersion":"rv.kubectl-rv.dev/v1alpha1","kind":"WatchRecording","format":2}` + "\n", want: "line 1: recording format rv.kubectl-rv.dev/v1alpha1 2 is not supported"},
+		{name: "bad json line", in: header + "\n{oops\n", want: "line 3: invalid JSON"},
+		{name: "unknown type", in: header + `{"type":"ERROR","resource":"v1/pods"}` + "\n", want: `line 2: type "ERROR": want ADDED`},
+		{name: "event without object", in: header + `{"type":"MODIFIED","resource":"v1/pods"}` + "\n", want: "line 2: a MODIFIED line needs an object"},
+		{name: "object without name", in: header + `{"type":"ADDED","resource":"v1/pods","object":{"kind":"Pod"}}` + "\n", want: "line 2: ADDED object has no metadata.name"},
+		{name: "object not an object", in: header + `{"type":"ADDED","resource":"v1/pods","object":[1]}` + "\n", want: "line 2: object: "},
+		{name: "missing resource", in: header + `{"type":"BOOKMARK"}` + "\n", want: "line 2: resource is missing"},
+		{name: "bad sync reason", in: header + `{"type":"SYNCED","resource":"v1/pods","reason":"later"}` + "\n", want: `line 2: SYNCED reason "later"`},
+		{name: "list without reason", in: header + `{"type":"LIST","resource":"v1/pods","object":{"metadata":{"name":"a"}}}` + "\n", want: `line 2: LIST reason ""`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := ReadRecording(strings.NewReader(tt.in))
+			if err == nil || !strings.HasPrefix(err.Error(), tt.want) {
+				t.Fatalf("want error starting %q, got %v", tt.want, err)
+			}
+			if got := errors.Is(err, ErrNotRecording); got != tt.notRecording {
+				t.Errorf("errors.Is(err, ErrNotRecording) = %v, want %v", got, tt.notRecording)
+			}
+		})
+	}
+}
+
+func TestReadRecordingKeepsIntegers(t *testing.T) {
+	in := `{"apiVersion":"rv.kubectl-rv.dev/v1alpha1","kind":"WatchRecording","format":1,"started":"2026-11-21T15:00:00Z"}
+{"type":"ADDED","time":"2026-11-21T15:00:01Z","resource":"apps/v1/deployments","object":{"kind":"Deployment","metadata":{"name":"web","generation":3},"spec":{"replicas":5}}}
+`
+	rec, err := ReadRecording(strings.NewReader(in))
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, found, err := unstructured.NestedInt64(rec.Events[0].Object.Object, "spec", "replicas")
+	if err != nil || !found || n != 5 {
+		t.Errorf("spec.replicas = %d, %v, %v; want 5 as int64", n, found, err)
+	}
+}
+
+func FuzzReadRecording(f *testing.F) {
+	header := `{"apiVersion":"rv.kubectl-rv.dev/v1alpha1","kind":"WatchRecording","format":1,"started":"2026-11-21T15:00:00Z"}` + "\n"
+	f.Add("")
+	f.Add(header)
+	f.Add(header + `{"type":"LIST","resource":"v1/pods","reason":"initial","object":{"metadata":{"name":"a","resourceVersion":"5"}}}` + "\n")
+	f.Add(header + `{"type":"SYNCED","resource":"v1/pods","reason":"relist","resourceVersion":"9","gapFrom":"5"}` + "\n")
+	f.Add(header + `{"type":"MODIFIED","resource":"v1/pods","object":{"metadata":{"name":"a"},"spec":{"x":1.5e300}}}` + "\n")
+	f.Fuzz(func(t *testing.T, in string) {
+		rec, err := ReadRecording(strings.NewReader(in))
+		if err != nil {
+			return
+		}
+		// What was read must write back and read again to the same thing.
+		var buf bytes.Buffer
+		w, err := NewRecordingWriter(&buf, rec.Header)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, ev := range rec.Events {
+			if err := w.Write(ev); err != nil {
+				t.Fatal(err)
+			}
+		}
+		again, err := ReadRecording(&buf)
+		if err != nil {
+			t.Fatalf("re-reading a written recording: %v\n%s", err, buf.String())
+		}
+		if len(again.Events) != len(rec.Events) {
+			t.Fatalf("re-read %d events, want %d", len(again.Events), len(rec.Events))
+		}
+	})
+}
