@@ -1,0 +1,86 @@
+package mvcc
+
+// record is one write of a key: a put or a tombstone (delete).
+type record struct {
+	rev       Revision
+	create    int64
+	version   int64
+	value     []byte
+	tombstone bool
+}
+
+// keyIndex is the history of one key, oldest first. Unlike etcd's keyIndex
+// it keeps the values inline (there is no separate backend), but it answers
+// the same questions the same way.
+//
+// Example: put at 6, put at 8, delete at 9, put at 10 gives
+//
+//	hist: {6.0 c6 v1} {8.0 c6 v2} {9.0 tombstone} {10.0 c10 v1}
+//
+// get at 7 -> the put at 6; get at 9 -> nothing (tombstone); get at 5 ->
+// nothing. Compact(8) keeps the newest record at or below 8 and everything
+// after it: {8.0} {9.0} {10.0}. Compact(9) drops the tombstone at 9 too
+// (etcd does not keep a tombstone as the newest compacted record), leaving
+// {10.0}; a key whose history empties is removed from the index.
+type keyIndex struct {
+	key  string
+	hist []record
+}
+
+// at returns the record visible at main revision rev: the newest record
+// with Main <= rev, unless it is a tombstone.
+func (ki *keyIndex) at(rev int64) (*record, bool) {
+	h := ki.hist
+	// The newest record is by far the most frequent answer.
+	for i := len(h) - 1; i >= 0; i-- {
+		if h[i].rev.Main <= rev {
+			if h[i].tombstone {
+				return nil, false
+			}
+			return &h[i], true
+		}
+	}
+	return nil, false
+}
+
+// latest returns the live record at the head of the history.
+func (ki *keyIndex) latest() (*record, bool) {
+	if n := len(ki.hist); n > 0 && !ki.hist[n-1].tombstone {
+		return &ki.hist[n-1], true
+	}
+	return nil, false
+}
+
+// compact drops the history that no read at or above rev can see, and
+// reports whether the key has no history left.
+func (ki *keyIndex) compact(rev int64) (empty bool) {
+	h := ki.hist
+	keep := -1
+	for i := len(h) - 1; i >= 0; i-- {
+		if h[i].rev.Main <= rev {
+			keep = i
+			break
+		}
+	}
+	if keep < 0 {
+		return len(h) == 0
+	}
+	if h[keep].tombstone {
+		keep++
+	}
+	if keep > 0 {
+		n := copy(h, h[keep:])
+		clear(h[n:])
+		ki.hist = h[:n]
+	}
+	return len(ki.hist) == 0
+}
+
+// kv returns the key-value pair of a record of this key.
+func (ki *keyIndex) kv(r *record, keysOnly bool) KeyValue {
+	kv := KeyValue{Key: ki.key, CreateRevision: r.create, ModRevision: r.rev.Main, Version: r.version}
+	if !keysOnly {
+		kv.Value = r.value
+	}
+	return kv
+}
