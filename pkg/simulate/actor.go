@@ -1,0 +1,670 @@
+package simulate
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"strconv"
+	"strings"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/kubectl-rv/kubectl-rv/pkg/simulate/apiserver"
+	"github.com/kubectl-rv/kubectl-rv/pkg/simulate/scenario"
+)
+
+// group is one actor of the scenario with its replicas; it accumulates the
+// report.
+type group struct {
+	idx    int
+	spec   *scenario.Actor
+	target objectRef
+	path   scenario.Path
+	values []any
+
+	operations, attempts, successes, noops int
+	conflicts, applyConflicts, invalid    int
+	errors, giveUps, revisions            int
+	retries                               []int
+	latencies                             []time.Duration
+	counters                              []*counter
+
+	acquisitions, renewals int
+	events, lists, expired int
+	lastRV                 int64
+}
+
+func (g *group) report() ActorReport {
+	s := g.spec
+	r := ActorReport{
+		Name: s.Name, Replicas: s.Replicas, Method: s.Method, FieldManager: s.FieldManager, Target: g.target.String(),
+		Retry:      s.Retry.Policy,
+		Operations: g.operations, Attempts: g.attempts, Successes: g.successes, NoOps: g.noops,
+		Conflicts: g.conflicts, ApplyConflicts: g.applyConflicts, Invalid: g.invalid, Errors: g.errors,
+		GiveUps: g.giveUps, RevisionsConsumed: g.revisions, Latency: latencyOf(g.latencies),
+		Acquisitions: g.acquisitions, Renewals: g.renewals, Events: g.events, Lists: g.lists, Expired: g.expired, LastRV: g.lastRV,
+	}
+	if r.FieldManager == "" {
+		r.FieldManager = s.Name
+	}
+	if s.Method == scenario.MethodLeaderElection || s.Method == scenario.MethodWatch {
+		r.Retry = ""
+	}
+	for n, c := range g.retries {
+		if c > 0 {
+			r.Retries = append(r.Retries, Bucket{Retries: n, Count: c})
+		}
+	}
+	for _, c := range g.counters {
+		if gi, ok := c.index[g]; ok {
+			r.LostUpdates += g.successesOn(c) - int(c.vec[gi])
+		}
+	}
+	return r
+}
+
+func (g *group) successesOn(c *counter) int { return c.successes[c.index[g]] }
+
+func (e *engine) addGroup(gi int) error {
+	s := &e.sc.Actors[gi]
+	gv, err := schema.ParseGroupVersion(s.Target.APIVersion)
+	if err != nil {
+		return fmt.Errorf("%w: actor %q: target apiVersion: %v", ErrScenario, s.Name, err)
+	}
+	gvk := gv.WithKind(s.Target.Kind)
+	t, err := e.srv.Registry().Lookup(gvk)
+	if err != nil {
+		return fmt.Errorf("%w: actor %q: %v", ErrScenario, s.Name, err)
+	}
+	ns := s.Target.Namespace
+	if t.Namespaced && ns == "" {
+		ns = "default"
+	}
+	g := &group{idx: gi, spec: s, target: e.object(t, gvk, ns, s.Target.Name)}
+	if p := s.Change.Increment + s.Change.Set + s.Change.Insert; p != "" {
+		if g.path, err = scenario.ParsePath(p); err != nil {
+			return fmt.Errorf("%w: actor %q: %v", ErrScenario, s.Name, err)
+		}
+	}
+	vals := s.Change.Values
+	if s.Change.Value != nil {
+		vals = []any{s.Change.Value}
+	}
+	for _, v := range vals {
+		nv, err := normalizeValue(v)
+		if err != nil {
+			return fmt.Errorf("%w: actor %q: value: %v", ErrScenario, s.Name, err)
+		}
+		g.values = append(g.values, nv)
+	}
+	if s.Method == scenario.MethodLeaderElection && e.leader == nil {
+		e.leader = &leaderState{}
+	}
+	if s.Change.Increment != "" {
+		c, err := e.counterFor(s.Target, s.Change.Increment)
+		if err != nil {
+			return fmt.Errorf("%w: actor %q: %v", ErrScenario, s.Name, err)
+		}
+		c.add(g)
+	}
+	e.groups = append(e.groups, g)
+	for r := 0; r < s.Replicas; r++ {
+		name := s.Name
+		if s.Replicas > 1 {
+			name = fmt.Sprintf("%s-%d", s.Name, r+1)
+		}
+		fm := s.FieldManager
+		if fm == "" {
+			fm = name
+		}
+		a := &actor{e: e, g: g, name: name, manager: fm, rng: rand.New(rand.NewPCG(uint64(e.seed), uint64(gi)<<20|uint64(r)))}
+		e.actors = append(e.actors, a)
+		if s.Method == scenario.MethodWatch {
+			e.watchers = append(e.watchers, a)
+		}
+	}
+	return nil
+}
+
+// object registers a target object and returns its reference.
+func (e *engine) object(t *apiserver.TypeInfo, gvk schema.GroupVersionKind, ns, name string) objectRef {
+	key := t.Key(ns, name)
+	for _, o := range e.objects {
+		if o.key == key {
+			return o
+		}
+	}
+	o := objectRef{gvk: gvk, namespace: ns, name: name, key: key}
+	e.objects = append(e.objects, o)
+	return o
+}
+
+// actor is one client (one replica of a group).
+type actor struct {
+	e       *engine
+	g       *group
+	name    string
+	manager string
+	rng     *rand.Rand
+	done    bool
+	writes  int
+	next    int // index into g.values
+
+	// the operation in flight
+	opStart time.Duration
+	attempt int
+	bo      backoff
+	read    *unstructured.Unstructured
+	readVec [][]int64
+	started bool
+
+	// leader election and watch state
+	le *leaderCandidate
+	w  *watchState
+}
+
+func (a *actor) stopAt() time.Duration {
+	if a.g.spec.Stop != nil {
+		return a.g.spec.Stop.D()
+	}
+	return a.e.end
+}
+
+func (a *actor) begin() {
+	s := a.g.spec
+	switch s.Method {
+	case scenario.MethodLeaderElection:
+		a.le = &leaderCandidate{}
+		a.e.at(s.Start.D(), a.leTick)
+		if s.Lease.CrashAt != nil {
+			a.e.at(s.Lease.CrashAt.D(), a.crash)
+		}
+		return
+	case scenario.MethodWatch:
+		a.w = &watchState{}
+		a.e.at(s.Start.D(), a.watchStart)
+		if s.Watch.DisconnectAt != nil {
+			a.e.at(s.Watch.DisconnectAt.D(), a.disconnect)
+		}
+		return
+	}
+	first := s.Start.D()
+	if s.Rate > 0 {
+		first += a.think()
+	}
+	a.e.at(first, a.startOp)
+}
+
+// think returns the pause before the next operation.
+func (a *actor) think() time.Duration {
+	s := a.g.spec
+	if s.ThinkTime != nil {
+		return s.ThinkTime.D()
+	}
+	return time.Duration(a.rng.ExpFloat64() / s.Rate * float64(time.Second))
+}
+
+func (a *actor) startOp() {
+	s := a.g.spec
+	if a.done || a.e.now >= a.stopAt() || (s.Writes > 0 && a.writes >= s.Writes) {
+		a.done = true
+		return
+	}
+	a.g.operations++
+	a.opStart = a.e.now
+	a.attempt = 0
+	a.bo = newBackoff(s.Retry)
+	a.tryOnce()
+}
+
+// tryOnce is one pass of the RetryOnConflict function: read, then write.
+func (a *actor) tryOnce() {
+	a.attempt++
+	t := a.g.target
+	var got *unstructured.Unstructured
+	var err error
+	a.e.request(a.rng, func() {
+		got, err = a.e.srv.Get(a.e.ctx, t.gvk, t.namespace, t.name)
+		code, reason, msg := statusOf(err)
+		st := Step{Actor: a.name, Verb: "GET", Target: t.String(), Code: code, Reason: reason, Message: msg, Outcome: "read"}
+		if got != nil {
+			st.RV = got.GetResourceVersion()
+		}
+		a.e.step(st)
+		a.snapshot()
+	}, func() {
+		if err != nil {
+			a.g.errors++
+			a.endOp(false)
+			return
+		}
+		a.read = got
+		a.e.at(a.g.spec.Work.D(), a.write)
+	})
+}
+
+// snapshot records, for each counter on the target, which increments the
+// state just read contains.
+func (a *actor) snapshot() {
+	cs := a.e.countersOn(a.g.target.key)
+	if len(cs) == 0 {
+		return
+	}
+	a.readVec = a.readVec[:0]
+	for _, c := range cs {
+		a.readVec = append(a.readVec, append([]int64(nil), c.vec...))
+	}
+}
+
+// write sends the write request of the actor's method.
+func (a *actor) write() {
+	s := a.g.spec
+	t := a.g.target
+	req, err := a.buildWrite()
+	if err != nil {
+		a.e.err = fmt.Errorf("%w: actor %q: %v", ErrScenario, a.name, err)
+		return
+	}
+	var res *unstructured.Unstructured
+	var werr error
+	var consumed bool
+	a.e.request(a.rng, func() {
+		before := a.e.rev()
+		ctx := a.e.ctx
+		wo := apiserver.WriteOptions{FieldManager: a.manager}
+		switch {
+		case req.obj != nil:
+			if s.Method == scenario.MethodUpdateStatus {
+				wo.Subresource = "status"
+			}
+			res, werr = a.e.srv.Update(ctx, req.obj, wo)
+		default:
+			res, werr = a.e.srv.Patch(ctx, t.gvk, t.namespace, t.name, req.pt, req.patch, apiserver.PatchOptions{WriteOptions: wo, Force: s.Method == scenario.MethodApplyForce})
+		}
+		consumed = a.e.rev() > before
+		code, reason, msg := statusOf(werr)
+		st := Step{Actor: a.name, Verb: req.verb, Target: t.String(), SentRV: req.sentRV, Code: code, Reason: reason, Message: msg, Note: req.note}
+		switch {
+		case werr == nil && consumed:
+			st.Outcome = "ok"
+			a.g.revisions++
+			a.commitCounters(req.carries)
+		case werr == nil:
+			st.Outcome = "noop"
+			st.Note = joinNote(st.Note, "no-op: the object did not change, so the resourceVersion stayed")
+		case apierrors.IsConflict(werr):
+			st.Outcome = "conflict"
+		case apierrors.IsInvalid(werr) || code == 422:
+			st.Outcome = "invalid"
+		default:
+			st.Outcome = "error"
+		}
+		if res != nil {
+			st.RV = res.GetResourceVersion()
+		}
+		a.e.step(st)
+		if consumed {
+			a.e.afterWrite()
+		}
+	}, func() {
+		a.g.attempts++
+		if werr == nil {
+			a.g.successes++
+			if !consumed {
+				a.g.noops++
+			}
+			a.writes++
+			a.next++
+			a.endOp(true)
+			return
+		}
+		isApply := s.Method == scenario.MethodApply || s.Method == scenario.MethodApplyForce
+		code, _, _ := statusOf(werr)
+		switch {
+		case apierrors.IsConflict(werr) && isApply:
+			a.g.applyConflicts++
+		case apierrors.IsConflict(werr):
+			a.g.conflicts++
+		case code == 422:
+			a.g.invalid++
+			a.endOp(false)
+			return
+		default:
+			a.g.errors++
+			a.endOp(false)
+			return
+		}
+		// client-go's retry.RetryOnConflict retries 409s only.
+		if d, ok := a.bo.step(a.rng); ok {
+			a.e.step(Step{Actor: a.name, Verb: "RETRY", Outcome: "info", Note: fmt.Sprintf("conflict: retrying in %s (%s, attempt %d of %d)", fmtDur(d), s.Retry.Policy, a.attempt+1, a.bo.steps())})
+			a.e.at(d, a.tryOnce)
+			return
+		}
+		a.g.giveUps++
+		note := "gave up"
+		if s.Retry.Policy == scenario.RetryNone {
+			note = "gave up: no retry policy"
+		} else {
+			note = fmt.Sprintf("gave up after %d attempts (%s): RetryOnConflict returns the last 409", a.attempt, s.Retry.Policy)
+		}
+		a.e.step(Step{Actor: a.name, Verb: "GIVE-UP", Outcome: "giveup", Note: note})
+		a.endOp(false)
+	})
+}
+
+func joinNote(a, b string) string {
+	if a == "" {
+		return b
+	}
+	return a + "; " + b
+}
+
+func (a *actor) endOp(success bool) {
+	g := a.g
+	retries := a.attempt - 1
+	for len(g.retries) <= retries {
+		g.retries = append(g.retries, 0)
+	}
+	g.retries[retries]++
+	if success {
+		g.latencies = append(g.latencies, a.e.now-a.opStart)
+	}
+	a.read = nil
+	a.e.at(a.think(), a.startOp)
+}
+
+// writeReq is one prepared write.
+type writeReq struct {
+	verb    string
+	obj     *unstructured.Unstructured // update
+	pt      types.PatchType            // patch
+	patch   []byte
+	sentRV  string
+	note    string
+	carries bool // whether the write carries the counter's value from the read
+}
+
+func (a *actor) value() any {
+	vs := a.g.values
+	if len(vs) == 0 {
+		return nil
+	}
+	return vs[a.next%len(vs)]
+}
+
+// buildWrite computes the change from the object read and encodes it the
+// way the actor's method sends it.
+func (a *actor) buildWrite() (writeReq, error) {
+	s := a.g.spec
+	read := a.read
+	obj := read.DeepCopy()
+	c := s.Change
+	path := a.g.path
+	var newVal any
+	var oldVal, _ = getPath(read.Object, path)
+	note := ""
+	switch {
+	case c.Increment != "":
+		n, err := asInt(oldVal)
+		if err != nil {
+			return writeReq{}, fmt.Errorf("increment %s: %v", c.Increment, err)
+		}
+		if _, isStr := oldVal.(string); isStr {
+			newVal = strconv.FormatInt(n+1, 10)
+		} else {
+			newVal = n + 1
+		}
+		note = fmt.Sprintf("%s %v -> %v", c.Increment, display(oldVal), display(newVal))
+		if err := setPath(obj.Object, path, newVal); err != nil {
+			return writeReq{}, err
+		}
+	case c.Set != "":
+		newVal = a.value()
+		note = fmt.Sprintf("%s = %v", c.Set, display(newVal))
+		if err := setPath(obj.Object, path, newVal); err != nil {
+			return writeReq{}, err
+		}
+	case c.Insert != "":
+		list, _ := oldVal.([]any)
+		if c.At > len(list) {
+			return writeReq{}, fmt.Errorf("insert at %d: %s has %d items", c.At, c.Insert, len(list))
+		}
+		item := a.value()
+		if m, ok := item.(map[string]any); ok {
+			// Inserted items get a unique name, so list-map keys stay unique.
+			if n, ok := m["name"].(string); ok {
+				m = runtimeCopy(m)
+				m["name"] = fmt.Sprintf("%s-%d", n, a.writes+1)
+				item = m
+			}
+		}
+		newList := append(append(append([]any{}, list[:c.At]...), item), list[c.At:]...)
+		newVal = newList
+		note = fmt.Sprintf("insert into %s at %d", c.Insert, c.At)
+		if err := setPath(obj.Object, path, newList); err != nil {
+			return writeReq{}, err
+		}
+	}
+	rv := read.GetResourceVersion()
+	switch s.Method {
+	case scenario.MethodUpdate, scenario.MethodUpdateStatus:
+		verb := "PUT"
+		if s.Method == scenario.MethodUpdateStatus {
+			verb = "PUT /status"
+		}
+		return writeReq{verb: verb, obj: obj, sentRV: rv, note: note, carries: true}, nil
+	case scenario.MethodUpdateUnconditional:
+		obj.SetResourceVersion("")
+		return writeReq{verb: "PUT", obj: obj, note: joinNote(note, "no resourceVersion: last write wins"), carries: true}, nil
+	case scenario.MethodMergePatch, scenario.MethodMergePatchRV, scenario.MethodStrategicMergePatch:
+		p := nest(obj.Object, path)
+		w := writeReq{verb: "PATCH merge", pt: types.MergePatchType, note: note, carries: true}
+		if s.Method == scenario.MethodStrategicMergePatch {
+			w.verb, w.pt = "PATCH strategic", types.StrategicMergePatchType
+		}
+		if s.Method == scenario.MethodMergePatchRV {
+			md, _ := p["metadata"].(map[string]any)
+			if md == nil {
+				md = map[string]any{}
+				p["metadata"] = md
+			}
+			md["resourceVersion"] = rv
+			w.sentRV = rv
+		}
+		b, err := json.Marshal(p)
+		w.patch = b
+		return w, err
+	case scenario.MethodJSONPatch, scenario.MethodJSONPatchTest:
+		ptr := pointer(path)
+		var ops []map[string]any
+		if s.Method == scenario.MethodJSONPatchTest {
+			ops = append(ops, map[string]any{"op": "test", "path": ptr, "value": oldVal})
+		}
+		switch {
+		case c.Insert != "":
+			ops = append(ops, map[string]any{"op": "add", "path": fmt.Sprintf("%s/%d", ptr, c.At), "value": newVal.([]any)[c.At]})
+		case oldVal == nil:
+			ops = append(ops, map[string]any{"op": "add", "path": ptr, "value": newVal})
+		default:
+			ops = append(ops, map[string]any{"op": "replace", "path": ptr, "value": newVal})
+		}
+		b, err := json.Marshal(ops)
+		return writeReq{verb: "PATCH json", pt: types.JSONPatchType, patch: b, note: joinNote(note, "at "+ptr), carries: true}, err
+	case scenario.MethodApply, scenario.MethodApplyForce:
+		t := a.g.target
+		cfg := nest(obj.Object, path)
+		cfg["apiVersion"] = t.gvk.GroupVersion().String()
+		cfg["kind"] = t.gvk.Kind
+		md := map[string]any{"name": t.name}
+		if t.namespace != "" {
+			md["namespace"] = t.namespace
+		}
+		cfg["metadata"] = md
+		b, err := json.Marshal(cfg)
+		verb := "APPLY"
+		if s.Method == scenario.MethodApplyForce {
+			verb = "APPLY force"
+		}
+		return writeReq{verb: verb, pt: types.ApplyPatchType, patch: b, note: note, carries: true}, err
+	}
+	return writeReq{}, fmt.Errorf("method %q writes nothing", s.Method)
+}
+
+func display(v any) string {
+	switch x := v.(type) {
+	case nil:
+		return "<none>"
+	case string:
+		return strconv.Quote(x)
+	default:
+		b, _ := json.Marshal(x)
+		return string(b)
+	}
+}
+
+func runtimeCopy(m map[string]any) map[string]any {
+	return (&unstructured.Unstructured{Object: m}).DeepCopy().Object
+}
+
+func asInt(v any) (int64, error) {
+	switch x := v.(type) {
+	case nil:
+		return 0, nil
+	case int64:
+		return x, nil
+	case float64:
+		if x == math.Trunc(x) {
+			return int64(x), nil
+		}
+	case string:
+		if n, err := strconv.ParseInt(x, 10, 64); err == nil {
+			return n, nil
+		}
+	}
+	return 0, fmt.Errorf("%v is not an integer", display(v))
+}
+
+// getPath reads the value at path; ok is false when it is absent.
+func getPath(obj map[string]any, path scenario.Path) (any, bool) {
+	var cur any = obj
+	for _, s := range path {
+		if s.Index >= 0 {
+			l, ok := cur.([]any)
+			if !ok || s.Index >= len(l) {
+				return nil, false
+			}
+			cur = l[s.Index]
+			continue
+		}
+		m, ok := cur.(map[string]any)
+		if !ok {
+			return nil, false
+		}
+		if cur, ok = m[s.Field]; !ok {
+			return nil, false
+		}
+	}
+	return cur, true
+}
+
+// setPath writes v at path, creating maps on the way.
+func setPath(obj map[string]any, path scenario.Path, v any) error {
+	var cur any = obj
+	for i, s := range path {
+		last := i == len(path)-1
+		if s.Index >= 0 {
+			l, ok := cur.([]any)
+			if !ok || s.Index >= len(l) {
+				return fmt.Errorf("%s: no list item %d", pathString(path[:i+1]), s.Index)
+			}
+			if last {
+				l[s.Index] = v
+				return nil
+			}
+			cur = l[s.Index]
+			continue
+		}
+		m, ok := cur.(map[string]any)
+		if !ok {
+			return fmt.Errorf("%s is not an object", pathString(path[:i]))
+		}
+		if last {
+			m[s.Field] = v
+			return nil
+		}
+		next, ok := m[s.Field]
+		if !ok || next == nil {
+			if path[i+1].Index >= 0 {
+				return fmt.Errorf("%s: no list", pathString(path[:i+1]))
+			}
+			next = map[string]any{}
+			m[s.Field] = next
+		}
+		cur = next
+	}
+	return nil
+}
+
+func pathString(p scenario.Path) string {
+	var b strings.Builder
+	for _, s := range p {
+		if s.Index >= 0 {
+			fmt.Fprintf(&b, "[%d]", s.Index)
+			continue
+		}
+		if b.Len() > 0 {
+			b.WriteByte('.')
+		}
+		b.WriteString(s.Field)
+	}
+	return b.String()
+}
+
+// nest builds the merge patch {a: {b: v}} of a field path from the changed
+// object; a path through a list sends the whole list (merge patch has no
+// index).
+func nest(obj map[string]any, path scenario.Path) map[string]any {
+	out := map[string]any{}
+	cur := out
+	for i, s := range path {
+		if i == len(path)-1 || path[i+1].Index >= 0 {
+			v, _ := getPath(obj, path[:i+1])
+			cur[s.Field] = v
+			return out
+		}
+		m := map[string]any{}
+		cur[s.Field] = m
+		cur = m
+	}
+	return out
+}
+
+// pointer returns the RFC 6901 JSON pointer of a path.
+func pointer(path scenario.Path) string {
+	var b strings.Builder
+	for _, s := range path {
+		b.WriteByte('/')
+		if s.Index >= 0 {
+			b.WriteString(strconv.Itoa(s.Index))
+			continue
+		}
+		b.WriteString(strings.NewReplacer("~", "~0", "/", "~1").Replace(s.Field))
+	}
+	return b.String()
+}
+
+func fmtDur(d time.Duration) string {
+	return scenarioDuration(d)
+}
+
+func scenarioDuration(d time.Duration) string {
+	if d >= time.Second || d == 0 {
+		return d.Round(time.Millisecond).String()
+	}
+	return d.Round(10 * time.Microsecond).String()
+}

@@ -1,0 +1,158 @@
+package apiserver
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/watch"
+	"sigs.k8s.io/yaml"
+
+	"github.com/kubectl-rv/kubectl-rv/pkg/simulate/mvcc"
+)
+
+// Watch is one watch request. It is pull-based, like the store's watcher:
+// the simulator calls Next when the watching actor gets to run.
+type Watch struct {
+	w       mvcc.Watcher
+	pending []watch.Event
+	stopped bool
+}
+
+// Watch starts a watch of gvk in namespace ("" = all) from resourceVersion
+// rv. rv "" or "0" first delivers an ADDED event per existing object (the
+// "get state and start at most recent" semantics); rv N delivers every
+// change after N, or, when N is older than the compacted history, one
+// ERROR event carrying the 410 Expired status, as the watch cache does.
+func (s *Server) Watch(ctx context.Context, gvk schema.GroupVersionKind, namespace, rv string) (*Watch, error) {
+	t, err := s.Type(gvk)
+	if err != nil {
+		return nil, err
+	}
+	w := &Watch{}
+	var from int64
+	if rv == "" || rv == "0" {
+		list, err := s.List(ctx, gvk, namespace, ListOptions{})
+		if err != nil {
+			return nil, err
+		}
+		for i := range list.Items {
+			w.pending = append(w.pending, watch.Event{Type: watch.Added, Object: &list.Items[i]})
+		}
+		from, _ = strconv.ParseInt(list.GetResourceVersion(), 10, 64)
+	} else {
+		n, err := strconv.ParseInt(rv, 10, 64)
+		if err != nil || n <= 0 {
+			return nil, apierrors.NewBadRequest(fmt.Sprintf("invalid resource version: %q", rv))
+		}
+		_, compacted, err := s.kv.Rev(ctx)
+		if err != nil {
+			return nil, storageError(t, "", err)
+		}
+		if n < compacted {
+			st := apierrors.NewResourceExpired(fmt.Sprintf("too old resource version: %d (%d)", n, compacted)).ErrStatus
+			w.pending = append(w.pending, watch.Event{Type: watch.Error, Object: &st})
+			w.stopped = true
+			return w, nil
+		}
+		from = n
+	}
+	prefix := t.ListPrefix(namespace)
+	mw, err := s.kv.Watch(ctx, prefix, mvcc.WatchOptions{End: mvcc.PrefixEnd(prefix), Rev: from + 1, PrevKV: true})
+	if err != nil {
+		return nil, storageError(t, "", err)
+	}
+	w.w = mw
+	return w, nil
+}
+
+// Next returns the events delivered since the last call, oldest first.
+func (w *Watch) Next() []watch.Event {
+	out := w.pending
+	w.pending = nil
+	if w.w == nil {
+		return out
+	}
+	for _, r := range w.w.Drain() {
+		if r.CompactRevision != 0 {
+			st := apierrors.NewResourceExpired(fmt.Sprintf("too old resource version: %d (%d)", r.CompactRevision-1, r.CompactRevision)).ErrStatus
+			out = append(out, watch.Event{Type: watch.Error, Object: &st})
+			w.Stop()
+			return out
+		}
+		for _, e := range r.Events {
+			out = append(out, convertEvent(e))
+		}
+	}
+	return out
+}
+
+func convertEvent(e mvcc.Event) watch.Event {
+	if e.Type == mvcc.EventDelete {
+		var m map[string]any
+		if e.PrevKV != nil {
+			m, _ = decode(e.PrevKV.Value)
+		}
+		return watch.Event{Type: watch.Deleted, Object: withRV(m, e.KV.ModRevision)}
+	}
+	m, _ := decode(e.KV.Value)
+	typ := watch.Modified
+	if e.KV.Version == 1 {
+		typ = watch.Added
+	}
+	return watch.Event{Type: typ, Object: withRV(m, e.KV.ModRevision)}
+}
+
+// Stop ends the watch.
+func (w *Watch) Stop() {
+	if w.w != nil {
+		_ = w.w.Close()
+		w.w = nil
+	}
+	w.stopped = true
+}
+
+// Stopped reports whether the watch ended (stopped, or expired).
+func (w *Watch) Stopped() bool { return w.stopped && len(w.pending) == 0 }
+
+// Compact compacts the store at rev, as kube-apiserver's compactor does
+// every --etcd-compaction-interval.
+func (s *Server) Compact(ctx context.Context, rev int64) error {
+	_, err := s.kv.Compact(ctx, rev)
+	return err
+}
+
+// setManagedTimes gives every managedFields entry that is new or whose
+// fields changed the (virtual) time now and keeps the old time of the
+// others, so no-op writes stay no-ops and output is reproducible. The real
+// server does the same: time moves only when a manager's set changes.
+func setManagedTimes(old, obj *unstructured.Unstructured, now time.Time) {
+	entries := obj.GetManagedFields()
+	if len(entries) == 0 {
+		return
+	}
+	type id struct{ m, op, av, sub string }
+	prev := map[id]metav1.ManagedFieldsEntry{}
+	if old != nil {
+		for _, e := range old.GetManagedFields() {
+			prev[id{e.Manager, string(e.Operation), e.APIVersion, e.Subresource}] = e
+		}
+	}
+	t := metav1.NewTime(now.UTC().Truncate(time.Second))
+	for i, e := range entries {
+		p, ok := prev[id{e.Manager, string(e.Operation), e.APIVersion, e.Subresource}]
+		if ok && p.FieldsV1 != nil && e.FieldsV1 != nil && string(p.FieldsV1.Raw) == string(e.FieldsV1.Raw) {
+			entries[i].Time = p.Time
+		} else {
+			entries[i].Time = &t
+		}
+	}
+	obj.SetManagedFields(entries)
+}
+
+func yamlToJSON(b []byte) ([]byte, error) { return yaml.YAMLToJSON(b) }

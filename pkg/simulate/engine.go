@@ -1,0 +1,481 @@
+package simulate
+
+import (
+	"container/heap"
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"sort"
+	"strconv"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	utiljson "k8s.io/apimachinery/pkg/util/json"
+
+	"github.com/kubectl-rv/kubectl-rv/pkg/simulate/apiserver"
+	"github.com/kubectl-rv/kubectl-rv/pkg/simulate/mvcc"
+	"github.com/kubectl-rv/kubectl-rv/pkg/simulate/scenario"
+)
+
+// Config configures a run.
+type Config struct {
+	// KV is the revision store; nil means a fresh embedded store.
+	KV mvcc.WatchKV
+	// Trace overrides the scenario's trace setting when set.
+	Trace *bool
+	// Seed overrides the scenario's seed when non-zero.
+	Seed int64
+}
+
+// Epoch is the wall-clock time virtual time 0 maps to, for timestamps
+// written into objects (creationTimestamp, managedFields, Lease times).
+var Epoch = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+
+// autoTraceLimit is the largest expected request count for which tracing
+// is on by default.
+const autoTraceLimit = 20000
+
+// ErrScenario wraps errors caused by the scenario's content (an unknown
+// kind, a target that does not exist), as opposed to engine failures.
+var ErrScenario = errors.New("invalid scenario")
+
+// Run runs a validated scenario (see scenario.Parse) in virtual time and
+// returns its result. The run is deterministic: the same scenario and seed
+// give the same Result.
+func Run(ctx context.Context, sc *scenario.Scenario, cfg Config) (*Result, error) {
+	e, err := newEngine(ctx, sc, cfg)
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		if cfg.KV == nil {
+			_ = e.kv.Close()
+		}
+	}()
+	if err := e.setup(ctx); err != nil {
+		return nil, err
+	}
+	if err := e.loop(ctx); err != nil {
+		return nil, err
+	}
+	return e.finish(ctx)
+}
+
+type event struct {
+	at  time.Duration
+	seq uint64
+	fn  func()
+}
+
+type queue []event
+
+func (q queue) Len() int { return len(q) }
+func (q queue) Less(i, j int) bool {
+	if q[i].at != q[j].at {
+		return q[i].at < q[j].at
+	}
+	return q[i].seq < q[j].seq
+}
+func (q queue) Swap(i, j int) { q[i], q[j] = q[j], q[i] }
+func (q *queue) Push(x any)   { *q = append(*q, x.(event)) }
+func (q *queue) Pop() any {
+	old := *q
+	n := len(old)
+	ev := old[n-1]
+	*q = old[:n-1]
+	return ev
+}
+
+// engine is the driver: the virtual clock, the event queue and the seeded
+// randomness around the deterministic server and store.
+type engine struct {
+	sc    *scenario.Scenario
+	seed  int64
+	kv    mvcc.WatchKV
+	srv   *apiserver.Server
+	ctx   context.Context
+	now   time.Duration
+	end   time.Duration
+	q     queue
+	seq   uint64
+	rng   *rand.Rand
+	trace bool
+	steps []Step
+
+	groups   []*group
+	actors   []*actor
+	counters []*counter
+	watchers []*actor
+	objects  []objectRef
+
+	requests    int64
+	startRev    int64
+	compactions []Compaction
+	revAt       []int64
+	leader      *leaderState
+	err         error
+}
+
+type objectRef struct {
+	gvk       schema.GroupVersionKind
+	namespace string
+	name      string
+	key       string
+	startRev  int64
+}
+
+func (o objectRef) String() string {
+	return refString(o.gvk, o.namespace, o.name)
+}
+
+func refString(gvk schema.GroupVersionKind, ns, name string) string {
+	r := gvk.Kind
+	if gvk.Group != "" {
+		r += "." + gvk.Group
+	}
+	if ns != "" {
+		return r + "/" + ns + "/" + name
+	}
+	return r + "/" + name
+}
+
+func newEngine(ctx context.Context, sc *scenario.Scenario, cfg Config) (*engine, error) {
+	seed := sc.Seed
+	if cfg.Seed != 0 {
+		seed = cfg.Seed
+	}
+	kv := cfg.KV
+	if kv == nil {
+		kv = mvcc.NewDefault()
+	}
+	var extra []*apiserver.TypeInfo
+	for _, t := range sc.Types {
+		gv, err := schema.ParseGroupVersion(t.APIVersion)
+		if err != nil {
+			return nil, fmt.Errorf("%w: types: %v", ErrScenario, err)
+		}
+		extra = append(extra, apiserver.CustomType(gv.WithKind(t.Kind), t.Resource, !t.ClusterScoped, t.StatusSubresource))
+	}
+	reg, err := apiserver.NewRegistry(extra...)
+	if err != nil {
+		return nil, fmt.Errorf("%w: types: %v", ErrScenario, err)
+	}
+	e := &engine{sc: sc, seed: seed, kv: kv, end: sc.Duration.D(), rng: rand.New(rand.NewPCG(uint64(seed), 0x6b7562656374)), ctx: ctx}
+	var fm apiserver.FieldManager
+	if *sc.ManagedFields {
+		fm = apiserver.NewManagedFields()
+	}
+	e.srv, err = apiserver.New(apiserver.Config{KV: kv, Registry: reg, FieldManager: fm, Now: func() time.Time { return Epoch.Add(e.now) }})
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case cfg.Trace != nil:
+		e.trace = *cfg.Trace
+	case sc.Trace != nil:
+		e.trace = *sc.Trace
+	default:
+		e.trace = estimateRequests(sc) <= autoTraceLimit
+	}
+	return e, nil
+}
+
+// estimateRequests guesses the request count of a run, to decide whether
+// tracing is affordable.
+func estimateRequests(sc *scenario.Scenario) float64 {
+	total := 0.0
+	for _, a := range sc.Actors {
+		var per float64
+		active := sc.Duration.D()
+		if a.Stop != nil {
+			active = a.Stop.D()
+		}
+		active -= a.Start.D()
+		switch {
+		case a.Method == scenario.MethodLeaderElection:
+			per = 2 * active.Seconds() / a.Lease.RetryPeriod.D().Seconds()
+		case a.Method == scenario.MethodWatch:
+			per = 10
+		case a.Writes > 0:
+			per = float64(2 * a.Writes)
+		case a.Rate > 0:
+			per = 2 * a.Rate * active.Seconds()
+		default:
+			cycle := a.ThinkTime.D() + a.Work.D() + 2*sc.Latency.Max.D()
+			per = 2 * float64(active) / float64(max(cycle, time.Microsecond))
+		}
+		total += per * float64(a.Replicas)
+	}
+	return total
+}
+
+func (e *engine) at(d time.Duration, fn func()) {
+	e.seq++
+	heap.Push(&e.q, event{at: e.now + d, seq: e.seq, fn: fn})
+}
+
+func (e *engine) latency(rng *rand.Rand) time.Duration {
+	lo, hi := e.sc.Latency.Min.D(), e.sc.Latency.Max.D()
+	if hi <= lo {
+		return lo
+	}
+	return lo + time.Duration(rng.Int64N(int64(hi-lo)+1))
+}
+
+// request models one API call: the server handles it half a round trip
+// after it is sent, the answer arrives after the full round trip.
+func (e *engine) request(rng *rand.Rand, serve func(), respond func()) {
+	l := e.latency(rng)
+	e.requests++
+	e.at(l/2, serve)
+	e.at(l, respond)
+}
+
+func (e *engine) step(s Step) {
+	if !e.trace {
+		return
+	}
+	s.At = scenario.Duration(e.now)
+	e.steps = append(e.steps, s)
+}
+
+func (e *engine) rev() int64 {
+	cur, _, err := e.kv.Rev(e.ctx)
+	if err != nil && e.err == nil {
+		e.err = err
+	}
+	return cur
+}
+
+func (e *engine) setup(ctx context.Context) error {
+	start := e.sc.StartRevision
+	// Move the store so the first object is created at StartRevision, as
+	// in a cluster that has seen writes before.
+	for cur := e.rev(); start > 0 && cur < start-1; cur++ {
+		if _, err := e.kv.Put(ctx, "/kubectl-rv/simulate/padding", []byte(strconv.FormatInt(cur, 10)), mvcc.PutOptions{}); err != nil {
+			return err
+		}
+	}
+	for i, o := range e.sc.Objects {
+		m, err := normalize(o)
+		if err != nil {
+			return fmt.Errorf("%w: objects[%d]: %v", ErrScenario, i, err)
+		}
+		u := &unstructured.Unstructured{Object: m}
+		t, err := e.srv.Registry().Lookup(u.GroupVersionKind())
+		if err != nil {
+			return fmt.Errorf("%w: objects[%d]: %v", ErrScenario, i, err)
+		}
+		if t.Namespaced && u.GetNamespace() == "" {
+			u.SetNamespace("default")
+		}
+		if _, err := e.srv.Create(ctx, u, apiserver.WriteOptions{FieldManager: "kubectl-create"}); err != nil {
+			return fmt.Errorf("%w: creating objects[%d] %s: %v", ErrScenario, i, u.GetName(), err)
+		}
+	}
+	e.startRev = e.rev()
+	e.revAt = []int64{e.startRev}
+	for gi := range e.sc.Actors {
+		if err := e.addGroup(gi); err != nil {
+			return err
+		}
+	}
+	for i, inv := range e.sc.Invariants {
+		if inv.Counter != nil {
+			if _, err := e.counterFor(inv.Counter.Target, inv.Counter.Path); err != nil {
+				return fmt.Errorf("%w: invariants[%d]: %v", ErrScenario, i, err)
+			}
+		}
+	}
+	if ci := e.sc.CompactionInterval.D(); ci > 0 {
+		e.at(ci, e.compactTick)
+	}
+	for _, a := range e.actors {
+		a.begin()
+	}
+	return nil
+}
+
+// normalize turns YAML-decoded values into the JSON types the API server
+// works with (int64, float64, map[string]any).
+func normalize(o map[string]any) (map[string]any, error) {
+	b, err := utiljson.Marshal(o)
+	if err != nil {
+		return nil, err
+	}
+	var m map[string]any
+	if err := utiljson.Unmarshal(b, &m); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+func normalizeValue(v any) (any, error) {
+	m, err := normalize(map[string]any{"v": v})
+	if err != nil {
+		return nil, err
+	}
+	return m["v"], nil
+}
+
+// compactTick is kube-apiserver's compactor: every interval it compacts to
+// the revision it saw one interval earlier.
+func (e *engine) compactTick() {
+	ci := e.sc.CompactionInterval.D()
+	prev := e.revAt[len(e.revAt)-1]
+	e.revAt = append(e.revAt, e.rev())
+	if _, compacted, _ := e.kv.Rev(e.ctx); prev > compacted {
+		if err := e.srv.Compact(e.ctx, prev); err != nil && !errors.Is(err, mvcc.ErrCompacted) {
+			e.err = err
+			return
+		}
+		e.compactions = append(e.compactions, Compaction{At: scenario.Duration(e.now), Revision: prev})
+		e.step(Step{Actor: "kube-apiserver", Verb: "COMPACT", RV: strconv.FormatInt(prev, 10), Code: 200, Outcome: "info",
+			Note: fmt.Sprintf("compacted the store to revision %d (the revision seen %s ago)", prev, ci)})
+	}
+	e.at(ci, e.compactTick)
+}
+
+func (e *engine) loop(ctx context.Context) error {
+	n := 0
+	for e.q.Len() > 0 {
+		ev := heap.Pop(&e.q).(event)
+		if ev.at > e.end {
+			break
+		}
+		e.now = ev.at
+		ev.fn()
+		if e.err != nil {
+			return e.err
+		}
+		if n++; n&4095 == 0 {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+		}
+		if e.idle() {
+			break
+		}
+	}
+	return nil
+}
+
+// idle reports whether nothing but background ticks remain: every actor
+// has finished.
+func (e *engine) idle() bool {
+	for _, a := range e.actors {
+		if !a.done {
+			return false
+		}
+	}
+	return true
+}
+
+func (e *engine) deliverWatches() {
+	for _, w := range e.watchers {
+		w.pollWatch()
+	}
+}
+
+// afterWrite runs after every write the server handled.
+func (e *engine) afterWrite() {
+	if len(e.watchers) > 0 {
+		e.deliverWatches()
+	}
+}
+
+func statusOf(err error) (code int, reason, msg string) {
+	if err == nil {
+		return 200, "", ""
+	}
+	var se apierrors.APIStatus
+	if errors.As(err, &se) {
+		st := se.Status()
+		return int(st.Code), string(st.Reason), st.Message
+	}
+	return 500, "InternalError", err.Error()
+}
+
+func (e *engine) finish(ctx context.Context) (*Result, error) {
+	res := &Result{
+		Scenario:      e.sc.Name,
+		Description:   e.sc.Description,
+		Seed:          e.seed,
+		Duration:      e.sc.Duration,
+		End:           scenario.Duration(e.now),
+		StartRevision: e.startRev,
+		FinalRevision: e.rev(),
+		Requests:      e.requests,
+		Compactions:   e.compactions,
+		Steps:         e.steps,
+	}
+	for _, o := range e.objects {
+		u, err := e.srv.Get(ctx, o.gvk, o.namespace, o.name)
+		st := ObjectState{Ref: o.String()}
+		if err == nil {
+			st.ResourceVersion = u.GetResourceVersion()
+			st.Generation = u.GetGeneration()
+		} else if apierrors.IsNotFound(err) {
+			st.ResourceVersion = "deleted"
+		} else {
+			return nil, err
+		}
+		res.Objects = append(res.Objects, st)
+	}
+	for _, c := range e.counters {
+		inv, err := c.check(ctx, e)
+		if err != nil {
+			return nil, err
+		}
+		res.Invariants = append(res.Invariants, inv)
+	}
+	for _, g := range e.groups {
+		res.Actors = append(res.Actors, g.report())
+	}
+	for _, o := range e.objects {
+		n := 0
+		for _, g := range e.groups {
+			if g.target.key == o.key {
+				n += g.revisions
+			}
+		}
+		for i := range res.Objects {
+			if res.Objects[i].Ref == o.String() {
+				res.Objects[i].Writes = n
+			}
+		}
+	}
+	if e.leader != nil {
+		res.Leadership = e.leader.report(e)
+	}
+	return res, nil
+}
+
+// percentile returns the nearest-rank percentile of sorted durations.
+func percentile(sorted []time.Duration, p float64) time.Duration {
+	if len(sorted) == 0 {
+		return 0
+	}
+	i := int(float64(len(sorted))*p/100+0.999999) - 1
+	i = min(max(i, 0), len(sorted)-1)
+	return sorted[i]
+}
+
+func latencyOf(ds []time.Duration) Latency {
+	if len(ds) == 0 {
+		return Latency{}
+	}
+	s := slices.Clone(ds)
+	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
+	return Latency{
+		Count: len(s),
+		P50:   scenario.Duration(percentile(s, 50)),
+		P95:   scenario.Duration(percentile(s, 95)),
+		P99:   scenario.Duration(percentile(s, 99)),
+		Max:   scenario.Duration(s[len(s)-1]),
+	}
+}
