@@ -1,11 +1,280 @@
 package cmd
 
 import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
 	"github.com/spf13/cobra"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
+
+	"github.com/kubectl-rv/kubectl-rv/pkg/exitcode"
+	"github.com/kubectl-rv/kubectl-rv/pkg/managedfields"
+	"github.com/kubectl-rv/kubectl-rv/pkg/objects"
+	"github.com/kubectl-rv/kubectl-rv/pkg/output"
+	"github.com/kubectl-rv/kubectl-rv/pkg/output/ownersprint"
 )
 
-// NewCmdOwners returns kubectl rv owners (not built yet; see its issue).
+// The owners views.
+const (
+	ViewTree    = "tree"
+	ViewBlame   = "blame"
+	ViewTable   = "table"
+	ViewSummary = "summary"
+)
+
+var ownersViews = []string{ViewTree, ViewBlame, ViewTable, ViewSummary}
+
+// OwnersOptions are the options of kubectl rv owners.
+type OwnersOptions struct {
+	Selection *objects.Flags
+	Output    *output.Flags
+
+	View         string
+	Manager      string
+	Field        string
+	Shared       bool
+	FailOnHazard bool
+	ShowSecrets  bool
+
+	filter    managedfields.Filter
+	namespace string
+	getter    genericclioptions.RESTClientGetter
+	now       func() time.Time
+	genericiooptions.IOStreams
+}
+
+// NewCmdOwners returns kubectl rv owners.
 func NewCmdOwners(f *Factory, streams genericiooptions.IOStreams) *cobra.Command {
-	return notBuiltYet("owners")
+	o := &OwnersOptions{
+		Selection: objects.NewFlags(true),
+		Output:    output.NewFlags(output.Table, output.Wide, output.JSON, output.YAML),
+		View:      ViewTree,
+		IOStreams: streams,
+	}
+	cmd := &cobra.Command{
+		Use:   "owners (TYPE[.VERSION][.GROUP] [NAME | -l label] | TYPE[.VERSION][.GROUP]/NAME ... | -f FILENAME)",
+		Short: "Show who owns which field of an object, from its managedFields",
+		Long: `Decode metadata.managedFields into who owns which field, and flag ownership hazards.
+
+Objects come from the cluster (like kubectl get) or, with -f, from files or stdin
+holding 'kubectl get -o yaml --show-managed-fields' output; no cluster is needed then.
+
+Views (--view):
+  tree      the owned fields as a tree; a subtree whose fields all have the same owners is one line
+  blame     the object's YAML, each line followed by a comment naming its owners (still valid YAML)
+  table     one row per owned field: FIELD, MANAGERS, OPERATION, SUBRESOURCE, APIVERSION, AGE
+  summary   one row per managedFields entry: MANAGER, OPERATION, APIVERSION, SUBRESOURCE, LAST WRITE, FIELDS
+-o json|yaml prints the whole structure (kind OwnersReport, see docs/owners.md).
+
+Hazards, shown in every view: a field co-owned by an Apply and an Update manager
+(ApplyUpdateShared), fields owned by both kubectl-client-side-apply and a server-side
+apply manager (ClientSideApplyMigration), an ancient-changes entry (AncientChanges), a
+manager name that hides the writer (GenericManager), and entries owning fields the
+object no longer has (StaleFields). --fail-on-hazard exits 1 when any is shown.
+
+Secret values are never printed unless --show-secrets is given.`,
+		Example: `  # Who owns what in a Deployment, as a tree
+  kubectl rv owners deployment/web
+
+  # The Deployment's YAML with each line's owners
+  kubectl rv owners deploy web --view blame
+
+  # Who owns the nginx container's image?
+  kubectl rv owners deploy/web --field '.spec.template.spec.containers[name=nginx].image'
+
+  # Fields shared by several managers, in every Deployment
+  kubectl rv owners deployments -A --shared --view table
+
+  # One row per managedFields entry, from a saved dump, failing CI on hazards
+  kubectl get deploy web -o yaml --show-managed-fields > web.yaml
+  kubectl rv owners -f web.yaml --view summary --fail-on-hazard`,
+		RunE: func(c *cobra.Command, args []string) error {
+			if err := o.Complete(f, args); err != nil {
+				return err
+			}
+			if err := o.Validate(); err != nil {
+				return err
+			}
+			return o.Run(c.Context())
+		},
+	}
+	fs := cmd.Flags()
+	o.Selection.AddFlags(fs)
+	o.Output.AddFlags(fs)
+	fs.StringVar(&o.View, "view", o.View, "How to show the ownership: "+strings.Join(ownersViews, ", ")+".")
+	fs.StringVar(&o.Manager, "manager", "", "Show only the fields this field manager owns (alone or with others).")
+	fs.StringVar(&o.Field, "field", "", "Show who owns this field and the fields below it, e.g. .spec.replicas or '.spec.template.spec.containers[name=nginx].image'.")
+	fs.BoolVar(&o.Shared, "shared", false, "Show only the fields owned by more than one manager entry.")
+	fs.BoolVar(&o.FailOnHazard, "fail-on-hazard", false, "Exit 1 when a hazard is shown (for CI).")
+	fs.BoolVar(&o.ShowSecrets, "show-secrets", false, "Show Secret values in the blame view (they are hidden by default).")
+	_ = cmd.RegisterFlagCompletionFunc("view", cobra.FixedCompletions(ownersViews, cobra.ShellCompDirectiveNoFileComp))
+	return cmd
+}
+
+// Complete fills in the arguments, the namespace and the clients.
+func (o *OwnersOptions) Complete(f *Factory, args []string) error {
+	o.Selection.Args = args
+	o.getter = f
+	o.now = time.Now
+	if len(o.Selection.Filenames) == 0 {
+		ns, _, err := f.Namespace()
+		if err != nil {
+			return err
+		}
+		o.namespace = ns
+	}
+	return nil
+}
+
+// Validate checks the flags without I/O.
+func (o *OwnersOptions) Validate() error {
+	if err := o.Output.Validate(); err != nil {
+		return err
+	}
+	if err := o.Selection.Validate(); err != nil {
+		return err
+	}
+	if !slices.Contains(ownersViews, o.View) {
+		return exitcode.Usagef("--view %q is not supported: use one of %s", o.View, strings.Join(ownersViews, ", "))
+	}
+	o.filter = managedfields.Filter{Manager: o.Manager, Shared: o.Shared}
+	if o.Field != "" {
+		p, err := managedfields.ParsePath(o.Field)
+		if err != nil {
+			return exitcode.Usage(fmt.Errorf("--field: %w; write it like .spec.replicas or .spec.template.spec.containers[name=nginx].image", err))
+		}
+		o.filter.Field = p
+	}
+	return nil
+}
+
+// Run loads the objects, decodes their ownership and prints it.
+func (o *OwnersOptions) Run(ctx context.Context) error {
+	loaded, err := o.load(ctx)
+	if err != nil {
+		return err
+	}
+	if len(loaded) == 0 {
+		fmt.Fprintln(o.ErrOut, "No resources found")
+		return nil
+	}
+	objs, err := Ownerships(loaded, o.filter)
+	if err != nil {
+		return err
+	}
+	if !o.filter.IsZero() && !anyOwned(objs) {
+		fmt.Fprintln(o.ErrOut, o.nothingMatched())
+	}
+	p, err := o.Output.ToPrinter(o.Out)
+	if err != nil {
+		return err
+	}
+	opts := ownersprint.Options{Now: o.now(), ShowSecrets: o.ShowSecrets, Color: p.Color}
+	switch {
+	case p.Structured():
+		err = p.PrintObject(ownersprint.NewReport(objs))
+	case o.View == ViewBlame:
+		err = ownersprint.Blame(o.Out, objs, opts)
+	case o.View == ViewTable:
+		err = ownersprint.Table(p, objs, opts)
+	case o.View == ViewSummary:
+		err = ownersprint.Summary(p, objs, opts)
+	default:
+		err = ownersprint.Tree(o.Out, objs, opts)
+	}
+	if err != nil {
+		return err
+	}
+	if o.FailOnHazard && ownersprint.HazardCount(objs) > 0 {
+		return exitcode.SilentFinding()
+	}
+	return nil
+}
+
+func (o *OwnersOptions) nothingMatched() string {
+	var parts []string
+	if o.Manager != "" {
+		parts = append(parts, fmt.Sprintf("owned by manager %q", o.Manager))
+	}
+	if o.Field != "" {
+		parts = append(parts, fmt.Sprintf("at or below --field %s", o.Field))
+	}
+	if o.Shared {
+		parts = append(parts, "shared by several managers")
+	}
+	return "no field " + strings.Join(parts, ", ") + " was found"
+}
+
+func anyOwned(objs []ownersprint.Object) bool {
+	for _, o := range objs {
+		if len(o.Ownership.Fields()) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+func (o *OwnersOptions) load(ctx context.Context) ([]objects.Object, error) {
+	if o.Selection.Offline() {
+		return o.Selection.Load(ctx, nil, "", o.In)
+	}
+	var out []objects.Object
+	err := o.Selection.Visit(ctx, o.getter, o.namespace, func(u *unstructured.Unstructured, _ *meta.RESTMapping) error {
+		out = append(out, objects.Object{Object: u, Source: objects.Source{Item: -1}})
+		return nil
+	})
+	if f, ok := o.getter.(*Factory); ok {
+		err = f.decorate(err)
+	}
+	return out, err
+}
+
+// Ownerships decodes the ownership of every object and applies the filter.
+// An object without managedFields, or with an invalid entry, is a usage
+// error naming the object (and its file and line when read from a file).
+func Ownerships(objs []objects.Object, filter managedfields.Filter) ([]ownersprint.Object, error) {
+	out := make([]ownersprint.Object, 0, len(objs))
+	for _, obj := range objs {
+		own, err := managedfields.Build(obj.Object)
+		if err != nil {
+			where := obj.Describe()
+			if obj.Source.File != "" {
+				where = fmt.Sprintf("%s: %s", obj.Source, describeObject(obj.Object))
+			}
+			return nil, exitcode.Usage(fmt.Errorf("%s: %w", where, err))
+		}
+		filtered := own.Filtered(filter)
+		var entries []managedfields.Entry
+		for _, e := range own.Entries() {
+			if filter.KeepsEntry(e) {
+				entries = append(entries, e)
+			}
+		}
+		src := ""
+		if obj.Source.File != "" {
+			src = obj.Source.String()
+		}
+		out = append(out, ownersprint.Object{
+			Object:    obj.Object,
+			Source:    src,
+			Ownership: filtered,
+			Entries:   entries,
+			Hazards:   managedfields.FilterHazards(own.Hazards(), filter, filtered),
+		})
+	}
+	return out, nil
+}
+
+func describeObject(u *unstructured.Unstructured) string {
+	name := u.GetName()
+	if ns := u.GetNamespace(); ns != "" {
+		name = ns + "/" + name
+	}
+	return u.GetKind() + " " + name
 }

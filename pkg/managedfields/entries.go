@@ -111,6 +111,9 @@ func DecodeEntry(index int, mf metav1.ManagedFieldsEntry) (Entry, error) {
 		return Entry{}, &EntryError{Index: index, Manager: mf.Manager, Err: fmt.Errorf("fieldsType %q: only FieldsV1 is defined", mf.FieldsType)}
 	}
 	if mf.FieldsV1 != nil && len(mf.FieldsV1.Raw) > 0 {
+		if err := ValidateFieldsV1(mf.FieldsV1.Raw); err != nil {
+			return Entry{}, &EntryError{Index: index, Manager: mf.Manager, Err: fmt.Errorf("fieldsV1: %w", err)}
+		}
 		if err := e.Fields.FromJSON(bytes.NewReader(mf.FieldsV1.Raw)); err != nil {
 			return Entry{}, &EntryError{Index: index, Manager: mf.Manager, Err: fmt.Errorf("fieldsV1: %w", err)}
 		}

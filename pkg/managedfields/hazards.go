@@ -1,0 +1,235 @@
+package managedfields
+
+import (
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+
+	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
+)
+
+// HazardType names a kind of ownership hazard.
+type HazardType string
+
+// The hazards Analyze reports.
+const (
+	// HazardApplyUpdateShared: a field co-owned by an Apply manager and an
+	// Update manager. The Update manager does not know about the apply; the
+	// applier's next apply that changes the value conflicts, and one that
+	// drops the field leaves it behind, still owned by the Update manager.
+	HazardApplyUpdateShared HazardType = "ApplyUpdateShared"
+	// HazardClientSideApplyMigration: fields owned by both
+	// kubectl-client-side-apply and a server-side-apply manager, the trap of
+	// moving from kubectl apply to kubectl apply --server-side: fields removed
+	// from the manifest are kept because the client-side-apply entry still
+	// owns them.
+	HazardClientSideApplyMigration HazardType = "ClientSideApplyMigration"
+	// HazardAncientChanges: an ancient-changes entry. The object had more than
+	// ten Update managers, so the API server merged the oldest into one
+	// entry: who wrote those fields is lost.
+	HazardAncientChanges HazardType = "AncientChanges"
+	// HazardGenericManager: a manager name that hides the real writer
+	// (Go-http-client, unknown or empty), because the client did not set a
+	// user agent or field manager.
+	HazardGenericManager HazardType = "GenericManager"
+	// HazardStaleFields: an entry owns fields the object no longer has.
+	HazardStaleFields HazardType = "StaleFields"
+)
+
+// ClientSideApplyManager is the field manager of kubectl's client-side apply.
+const ClientSideApplyManager = "kubectl-client-side-apply"
+
+// AncientChangesManager is the manager name of the entry the API server
+// merges its oldest Update managers into.
+const AncientChangesManager = "ancient-changes"
+
+// Hazard is one ownership hazard found in an object.
+type Hazard struct {
+	Type HazardType `json:"type"`
+	// Owners are the entries involved, ordered by entry index.
+	Owners []Owner `json:"owners"`
+	// Fields are the fields involved, in tree order (empty for hazards
+	// about a whole entry).
+	Fields []fieldpath.Path `json:"-"`
+	// Message says what is wrong and what to do about it.
+	Message string `json:"message"`
+}
+
+// FieldStrings returns the hazard's fields as kubectl-style paths.
+func (h Hazard) FieldStrings() []string {
+	out := make([]string, len(h.Fields))
+	for i, f := range h.Fields {
+		out[i] = f.String()
+	}
+	return out
+}
+
+// Managers returns the distinct manager names involved.
+func (h Hazard) Managers() []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, o := range h.Owners {
+		if !seen[o.Manager] {
+			seen[o.Manager] = true
+			out = append(out, o.Manager)
+		}
+	}
+	return out
+}
+
+// genericManagers are manager names that say nothing about the writer.
+var genericManagers = map[string]bool{"": true, "unknown": true, "Go-http-client": true}
+
+// IsGenericManager reports whether name hides the real writer.
+func IsGenericManager(name string) bool {
+	return genericManagers[name] || strings.HasPrefix(name, "Go-http-client/")
+}
+
+// Hazards analyzes the ownership. Stale fields are reported only when the
+// ownership was attached to its object (Build, or Attach). Hazards come in
+// a stable order: by type, then by the entries involved.
+func (o *Ownership) Hazards() []Hazard {
+	var out []Hazard
+	type pairKey struct {
+		t    HazardType
+		a, u int
+	}
+	pairs := map[pairKey]*Hazard{}
+	var pairOrder []pairKey
+	stale := map[int]*Hazard{}
+	var staleOrder []int
+	o.root.Walk(func(n *Node) bool {
+		if n == o.root {
+			return true
+		}
+		if !n.Present && o.attached {
+			// Report the topmost absent node only: its children are gone with it.
+			for _, ow := range n.Owners {
+				addStale(stale, &staleOrder, ow, n.Path)
+			}
+			n.Walk(func(c *Node) bool {
+				if c != n {
+					for _, ow := range c.Owners {
+						addStale(stale, &staleOrder, ow, c.Path)
+					}
+				}
+				return true
+			})
+			return false
+		}
+		for _, a := range n.Owners {
+			if !a.IsApply() {
+				continue
+			}
+			for _, u := range n.Owners {
+				if u.IsApply() {
+					continue
+				}
+				t := HazardApplyUpdateShared
+				if u.Manager == ClientSideApplyManager {
+					t = HazardClientSideApplyMigration
+				}
+				k := pairKey{t, a.Entry, u.Entry}
+				h := pairs[k]
+				if h == nil {
+					h = &Hazard{Type: t, Owners: sortOwners([]Owner{a, u})}
+					pairs[k] = h
+					pairOrder = append(pairOrder, k)
+				}
+				h.Fields = append(h.Fields, n.Path)
+			}
+		}
+		return true
+	})
+	for _, k := range pairOrder {
+		h := pairs[k]
+		a, u := ownerByEntry(h.Owners, k.a), ownerByEntry(h.Owners, k.u)
+		if k.t == HazardClientSideApplyMigration {
+			h.Message = fmt.Sprintf("%s: %d field(s) owned by both client-side apply (%s) and server-side apply (%s): fields you remove from the manifest stay in the object, because %s still owns them; migrate with kubectl apply --server-side once, or drop the %s entry",
+				fieldsSummary(h.Fields), len(h.Fields), quote(u.Manager), quote(a.Manager), quote(u.Manager), quote(u.Manager))
+		} else {
+			h.Message = fmt.Sprintf("%s: %d field(s) owned by both Apply manager %s and Update manager %s: the next apply that changes them conflicts, and one that drops them leaves them owned by %s",
+				fieldsSummary(h.Fields), len(h.Fields), quote(a.Manager), quote(u.Manager), quote(u.Manager))
+		}
+		out = append(out, *h)
+	}
+	for _, idx := range staleOrder {
+		out = append(out, *stale[idx])
+	}
+	for _, e := range o.entries {
+		if e.Manager == AncientChangesManager {
+			out = append(out, Hazard{Type: HazardAncientChanges, Owners: []Owner{ownerOf(e)},
+				Message: fmt.Sprintf("entry %d is %q: more than ten Update managers wrote this object, so the oldest were merged and who wrote %d field(s) is lost; set a distinct field manager per writer", e.Index, e.Manager, e.FieldCount())})
+		}
+		if IsGenericManager(e.Manager) {
+			name := quote(e.Manager)
+			if e.Manager == "" {
+				name = "an empty manager name"
+			}
+			out = append(out, Hazard{Type: HazardGenericManager, Owners: []Owner{ownerOf(e)},
+				Message: fmt.Sprintf("entry %d has %s, which hides the real writer of %d field(s): set a user agent or --field-manager in that client", e.Index, name, e.FieldCount())})
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool { return hazardRank[out[i].Type] < hazardRank[out[j].Type] })
+	return out
+}
+
+var hazardRank = map[HazardType]int{
+	HazardClientSideApplyMigration: 0,
+	HazardApplyUpdateShared:        1,
+	HazardStaleFields:              2,
+	HazardAncientChanges:           3,
+	HazardGenericManager:           4,
+}
+
+func addStale(m map[int]*Hazard, order *[]int, ow Owner, p fieldpath.Path) {
+	h := m[ow.Entry]
+	if h == nil {
+		h = &Hazard{Type: HazardStaleFields, Owners: []Owner{ow}}
+		m[ow.Entry] = h
+		*order = append(*order, ow.Entry)
+	}
+	h.Fields = append(h.Fields, p)
+	h.Message = fmt.Sprintf("%s: %s owns %d field(s) the object does not have: a later apply or update may recreate or fight over them; re-apply from that manager to clear them",
+		fieldsSummary(h.Fields), quote(ow.Manager), len(h.Fields))
+}
+
+func ownerByEntry(os []Owner, entry int) Owner {
+	for _, o := range os {
+		if o.Entry == entry {
+			return o
+		}
+	}
+	return Owner{}
+}
+
+func sortOwners(os []Owner) []Owner {
+	sort.Slice(os, func(i, j int) bool { return os[i].Entry < os[j].Entry })
+	return os
+}
+
+// fieldsSummary names the first field and how many more there are.
+func fieldsSummary(fs []fieldpath.Path) string {
+	if len(fs) == 0 {
+		return ""
+	}
+	s := fs[0].String()
+	if len(fs) > 1 {
+		s += fmt.Sprintf(" and %d more", len(fs)-1)
+	}
+	return s
+}
+
+func quote(s string) string { return fmt.Sprintf("%q", s) }
+
+// MarshalJSON writes the fields as kubectl-style path strings.
+func (h Hazard) MarshalJSON() ([]byte, error) {
+	type wire struct {
+		Type    HazardType `json:"type"`
+		Owners  []Owner    `json:"owners"`
+		Fields  []string   `json:"fields,omitempty"`
+		Message string     `json:"message"`
+	}
+	return json.Marshal(wire{Type: h.Type, Owners: h.Owners, Fields: h.FieldStrings(), Message: h.Message})
+}

@@ -1,0 +1,387 @@
+package managedfields
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
+	"sigs.k8s.io/structured-merge-diff/v6/value"
+)
+
+// Owner is one managedFields entry that owns a field.
+type Owner struct {
+	// Entry is the entry's index in metadata.managedFields.
+	Entry       int                               `json:"entry"`
+	Manager     string                            `json:"manager"`
+	Operation   metav1.ManagedFieldsOperationType `json:"operation"`
+	APIVersion  string                            `json:"apiVersion,omitempty"`
+	Subresource string                            `json:"subresource,omitempty"`
+	// Time is the entry's last write; zero when the server recorded none.
+	Time time.Time `json:"time,omitzero"`
+}
+
+// IsApply reports whether the owner wrote with server-side apply.
+func (o Owner) IsApply() bool { return o.Operation == metav1.ManagedFieldsOperationApply }
+
+func ownerOf(e Entry) Owner {
+	return Owner{Entry: e.Index, Manager: e.Manager, Operation: e.Operation, APIVersion: e.APIVersion, Subresource: e.Subresource, Time: e.Time}
+}
+
+// Node is one field of the ownership tree: a field of a map, an item of a
+// keyed list, a set item or an indexed list item. Only nodes that are owned
+// themselves or lead to owned nodes exist in the tree.
+//
+// A node is owned by the entries whose FieldsV1 has it as a member: a leaf
+// (f:replicas: {}), or a list item marked with "." (the manager put the item
+// there). Ownership is not inherited: owning .spec.template.spec.containers[name="nginx"]
+// does not mean owning its .image.
+type Node struct {
+	// Element selects this node in its parent; zero for the root.
+	Element fieldpath.PathElement
+	// Path is the full path from the object's root.
+	Path fieldpath.Path
+	// Owners are the entries owning this node, ordered by entry index.
+	Owners []Owner
+	// Children are sorted: field names by name, list items in the object's
+	// order (after Attach), then by path element.
+	Children []*Node
+	// Present says whether the object has this node; set by Attach. Nodes of
+	// an ownership built without an object are taken as present.
+	Present bool
+	// ItemIndex is this list item's position in the object's list, or -1
+	// (field names, or items the object does not have).
+	ItemIndex int
+
+	index map[string]*Node
+}
+
+// Owned reports whether any entry owns the node itself.
+func (n *Node) Owned() bool { return len(n.Owners) > 0 }
+
+// Child returns the child selected by pe, or nil.
+func (n *Node) Child(pe fieldpath.PathElement) *Node {
+	if n.index != nil {
+		return n.index[elementKey(pe)]
+	}
+	for _, c := range n.Children {
+		if c.Element.Equals(pe) {
+			return c
+		}
+	}
+	return nil
+}
+
+// Walk calls fn for n and its descendants, depth first, in order; it skips
+// a node's children when fn returns false.
+func (n *Node) Walk(fn func(*Node) bool) {
+	if !fn(n) {
+		return
+	}
+	for _, c := range n.Children {
+		c.Walk(fn)
+	}
+}
+
+// SameOwners reports whether a and b have the same owning entries.
+func SameOwners(a, b []Owner) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i].Entry != b[i].Entry {
+			return false
+		}
+	}
+	return true
+}
+
+func (n *Node) child(pe fieldpath.PathElement) *Node {
+	k := elementKey(pe)
+	if n.index == nil {
+		n.index = map[string]*Node{}
+	}
+	if c, ok := n.index[k]; ok {
+		return c
+	}
+	p := make(fieldpath.Path, len(n.Path), len(n.Path)+1)
+	copy(p, n.Path)
+	c := &Node{Element: pe, Path: append(p, pe), Present: true, ItemIndex: -1}
+	n.index[k] = c
+	n.Children = append(n.Children, c)
+	return c
+}
+
+// elementKey is a map key for a path element; field names, by far the
+// commonest, avoid the serializer.
+func elementKey(pe fieldpath.PathElement) string {
+	if pe.FieldName != nil {
+		return "f:" + *pe.FieldName
+	}
+	s, err := fieldpath.SerializePathElement(pe)
+	if err != nil {
+		return "?:" + pe.String()
+	}
+	return s
+}
+
+// Ownership is the decoded ownership of one object: every managedFields
+// entry merged into one tree of field path -> owners.
+type Ownership struct {
+	entries  []Entry
+	root     *Node
+	attached bool
+}
+
+// NewOwnership builds the ownership tree of entries (from Entries).
+func NewOwnership(entries []Entry) *Ownership {
+	o := &Ownership{entries: entries, root: &Node{Present: true, ItemIndex: -1}}
+	for _, e := range entries {
+		owner := ownerOf(e)
+		mergeSet(o.root, e.Fields, owner)
+	}
+	o.root.Walk(func(n *Node) bool {
+		sortNodes(n.Children)
+		return true
+	})
+	return o
+}
+
+func mergeSet(n *Node, s *fieldpath.Set, owner Owner) {
+	if s == nil {
+		return
+	}
+	s.Members.Iterate(func(pe fieldpath.PathElement) {
+		c := n.child(pe)
+		c.Owners = insertOwner(c.Owners, owner)
+	})
+	s.Children.Iterate(func(pe fieldpath.PathElement) {
+		sub, ok := s.Children.Get(pe)
+		if ok {
+			mergeSet(n.child(pe), sub, owner)
+		}
+	})
+}
+
+func insertOwner(owners []Owner, o Owner) []Owner {
+	i := sort.Search(len(owners), func(i int) bool { return owners[i].Entry >= o.Entry })
+	if i < len(owners) && owners[i].Entry == o.Entry {
+		return owners
+	}
+	return slices.Insert(owners, i, o)
+}
+
+func sortNodes(ns []*Node) {
+	sort.SliceStable(ns, func(i, j int) bool {
+		a, b := ns[i], ns[j]
+		if a.ItemIndex >= 0 && b.ItemIndex >= 0 {
+			return a.ItemIndex < b.ItemIndex
+		}
+		if (a.ItemIndex >= 0) != (b.ItemIndex >= 0) {
+			return a.ItemIndex >= 0
+		}
+		return a.Element.Less(b.Element)
+	})
+}
+
+// Build decodes obj's managedFields and attaches the ownership to obj.
+func Build(obj *unstructured.Unstructured) (*Ownership, error) {
+	entries, err := Entries(obj)
+	if err != nil {
+		return nil, err
+	}
+	o := NewOwnership(entries)
+	o.Attach(obj.Object)
+	return o, nil
+}
+
+// Entries returns the entries the ownership was built from.
+func (o *Ownership) Entries() []Entry { return o.entries }
+
+// Root returns the tree's root, standing for the whole object.
+func (o *Ownership) Root() *Node { return o.root }
+
+// Attached reports whether Attach was called, so that Node.Present is known.
+func (o *Ownership) Attached() bool { return o.attached }
+
+// Node returns the node at p, or nil when no entry owns p or anything below it.
+func (o *Ownership) Node(p fieldpath.Path) *Node {
+	n := o.root
+	for _, pe := range p {
+		if n = n.Child(pe); n == nil {
+			return nil
+		}
+	}
+	return n
+}
+
+// Owners returns the entries owning exactly p (not its parents, not its
+// children), ordered by entry index. These are the managers a server-side
+// apply changing p's value would conflict with (unless it is one of them).
+func (o *Ownership) Owners(p fieldpath.Path) []Owner {
+	if n := o.Node(p); n != nil {
+		return slices.Clone(n.Owners)
+	}
+	return nil
+}
+
+// OwnersWithin returns the entries owning p or anything below it, ordered
+// by entry index.
+func (o *Ownership) OwnersWithin(p fieldpath.Path) []Owner {
+	n := o.Node(p)
+	if n == nil {
+		return nil
+	}
+	var out []Owner
+	n.Walk(func(c *Node) bool {
+		for _, ow := range c.Owners {
+			out = insertOwner(out, ow)
+		}
+		return true
+	})
+	return out
+}
+
+// Fields returns every owned node, depth first in tree order.
+func (o *Ownership) Fields() []*Node {
+	var out []*Node
+	o.root.Walk(func(n *Node) bool {
+		if n.Owned() {
+			out = append(out, n)
+		}
+		return true
+	})
+	return out
+}
+
+// Attach matches the tree against the object obj (an unstructured object's
+// content): it sets every node's Present and ItemIndex and orders list items
+// as the object does. A keyed item k:{"containerPort":80,"protocol":"TCP"}
+// is the list element whose key fields all have those values; a set item
+// v:"x" is the element equal to "x"; i:2 is the third element.
+func (o *Ownership) Attach(obj map[string]any) {
+	o.attached = true
+	attach(o.root, obj, true)
+}
+
+func attach(n *Node, v any, present bool) {
+	n.Present = present
+	for _, c := range n.Children {
+		c.ItemIndex = -1
+		child, idx, ok := resolve(v, c.Element, present)
+		c.ItemIndex = idx
+		attach(c, child, ok)
+	}
+	sortNodes(n.Children)
+}
+
+// resolve finds the child of v that pe selects.
+func resolve(v any, pe fieldpath.PathElement, parentPresent bool) (child any, index int, ok bool) {
+	if !parentPresent {
+		return nil, -1, false
+	}
+	switch {
+	case pe.FieldName != nil:
+		m, isMap := v.(map[string]any)
+		if !isMap {
+			return nil, -1, false
+		}
+		c, found := m[*pe.FieldName]
+		return c, -1, found
+	case pe.Key != nil:
+		l, isList := v.([]any)
+		if !isList {
+			return nil, -1, false
+		}
+		for i, it := range l {
+			if matchesKey(it, *pe.Key) {
+				return it, i, true
+			}
+		}
+	case pe.Value != nil:
+		l, isList := v.([]any)
+		if !isList {
+			return nil, -1, false
+		}
+		for i, it := range l {
+			if equalValue(it, *pe.Value) {
+				return it, i, true
+			}
+		}
+	case pe.Index != nil:
+		l, isList := v.([]any)
+		if !isList || *pe.Index < 0 || *pe.Index >= len(l) {
+			return nil, -1, false
+		}
+		return l[*pe.Index], *pe.Index, true
+	}
+	return nil, -1, false
+}
+
+func matchesKey(item any, key value.FieldList) bool {
+	m, ok := item.(map[string]any)
+	if !ok {
+		return false
+	}
+	for _, f := range key {
+		v, found := m[f.Name]
+		if !found || !equalValue(v, f.Value) {
+			return false
+		}
+	}
+	return true
+}
+
+// equalValue compares an unstructured value with a structured-merge-diff
+// value; numbers compare by value whether decoded as int or float.
+func equalValue(v any, want value.Value) (eq bool) {
+	defer func() {
+		// value.NewValueInterface panics on types unstructured content
+		// cannot hold; such a value equals nothing.
+		if recover() != nil {
+			eq = false
+		}
+	}()
+	got := value.NewValueInterface(normalize(v))
+	if got.IsInt() && want.IsFloat() {
+		return float64(got.AsInt()) == want.AsFloat()
+	}
+	if got.IsFloat() && want.IsInt() {
+		return got.AsFloat() == float64(want.AsInt())
+	}
+	return value.Equals(got, want)
+}
+
+func normalize(v any) any {
+	switch t := v.(type) {
+	case int:
+		return int64(t)
+	case int32:
+		return int64(t)
+	case float32:
+		return float64(t)
+	}
+	return v
+}
+
+// FieldCount returns how many fields the entry owns.
+func (e Entry) FieldCount() int { return e.Fields.Size() }
+
+// String describes the owner for messages: "kubectl (Apply)",
+// "kube-controller-manager (Update apps/v1, status)".
+func (o Owner) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%q (%s", o.Manager, o.Operation)
+	if !o.IsApply() && o.APIVersion != "" {
+		b.WriteString(" " + o.APIVersion)
+	}
+	if o.Subresource != "" {
+		b.WriteString(", " + o.Subresource)
+	}
+	b.WriteString(")")
+	return b.String()
+}

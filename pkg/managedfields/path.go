@@ -1,0 +1,281 @@
+package managedfields
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
+	"sigs.k8s.io/structured-merge-diff/v6/value"
+)
+
+// ErrInvalidPath is wrapped by every error ParsePath returns.
+var ErrInvalidPath = errors.New("invalid field path")
+
+// ParsePath parses a kubectl-style field path into a fieldpath.Path. It
+// accepts what fieldpath.Path.String prints (and so what the API server
+// prints in conflict messages) plus a few conveniences:
+//
+//	.spec.replicas                                   field names
+//	spec.replicas                                    the leading dot is optional
+//	.spec.template.spec.containers[name=nginx].image a keyed list item, unquoted
+//	.spec.template.spec.containers[name="nginx"]     ... or quoted (Go or JSON quoting)
+//	.spec.ports[port=80,protocol="TCP"]              several keys, in any order
+//	.metadata.finalizers[="example.com/x"]           a set item (by value)
+//	.spec.args[0]                                    a list item by index
+//	.metadata.labels["app.kubernetes.io/name"]       a field name with dots
+//	.metadata.labels.app\.kubernetes\.io/name        ... or with escaped dots
+//
+// Unquoted values in keys and set items are read as JSON scalars when they
+// are one (80, true, null, 1.5) and as strings otherwise; quote a value to
+// force a string ([name="80"]).
+func ParsePath(s string) (fieldpath.Path, error) {
+	p := &pathParser{s: s}
+	path, err := p.parse()
+	if err != nil {
+		return nil, fmt.Errorf("%w %q: %s", ErrInvalidPath, s, err)
+	}
+	return path, nil
+}
+
+type pathParser struct {
+	s   string
+	pos int
+}
+
+func (p *pathParser) parse() (fieldpath.Path, error) {
+	if strings.TrimSpace(p.s) == "" {
+		return nil, errors.New("the path is empty")
+	}
+	var path fieldpath.Path
+	first := true
+	for p.pos < len(p.s) {
+		c := p.s[p.pos]
+		switch {
+		case c == '.':
+			p.pos++
+			name, err := p.name()
+			if err != nil {
+				return nil, err
+			}
+			path = append(path, fieldpath.FieldNameElement(name))
+		case c == '[':
+			pe, err := p.bracket()
+			if err != nil {
+				return nil, err
+			}
+			path = append(path, pe)
+		case first:
+			name, err := p.name()
+			if err != nil {
+				return nil, err
+			}
+			path = append(path, fieldpath.FieldNameElement(name))
+		default:
+			return nil, fmt.Errorf("unexpected %q at offset %d: want . or [", c, p.pos)
+		}
+		first = false
+	}
+	return path, nil
+}
+
+// name reads a field name up to the next unescaped . or [.
+func (p *pathParser) name() (string, error) {
+	var b strings.Builder
+	start := p.pos
+	for p.pos < len(p.s) {
+		c := p.s[p.pos]
+		if c == '\\' && p.pos+1 < len(p.s) {
+			b.WriteByte(p.s[p.pos+1])
+			p.pos += 2
+			continue
+		}
+		if c == '.' || c == '[' {
+			break
+		}
+		if c == ']' {
+			return "", fmt.Errorf("unexpected ] at offset %d", p.pos)
+		}
+		b.WriteByte(c)
+		p.pos++
+	}
+	if b.Len() == 0 {
+		return "", fmt.Errorf("empty field name at offset %d", start)
+	}
+	return b.String(), nil
+}
+
+// bracket reads [...]: a quoted field name, an index, =value or key=value,...
+func (p *pathParser) bracket() (fieldpath.PathElement, error) {
+	open := p.pos
+	p.pos++ // [
+	p.skipSpace()
+	if p.pos >= len(p.s) {
+		return fieldpath.PathElement{}, fmt.Errorf("unclosed [ at offset %d", open)
+	}
+	switch c := p.s[p.pos]; {
+	case c == '"' || c == '\'':
+		name, err := p.quoted()
+		if err != nil {
+			return fieldpath.PathElement{}, err
+		}
+		if err := p.close(open); err != nil {
+			return fieldpath.PathElement{}, err
+		}
+		return fieldpath.FieldNameElement(name), nil
+	case c == '=':
+		p.pos++
+		v, err := p.scalar()
+		if err != nil {
+			return fieldpath.PathElement{}, err
+		}
+		if err := p.close(open); err != nil {
+			return fieldpath.PathElement{}, err
+		}
+		return fieldpath.ValueElement(v), nil
+	case c >= '0' && c <= '9':
+		end := p.pos
+		for end < len(p.s) && p.s[end] >= '0' && p.s[end] <= '9' {
+			end++
+		}
+		rest := strings.TrimLeft(p.s[end:], " ")
+		if strings.HasPrefix(rest, "]") {
+			i, err := strconv.Atoi(p.s[p.pos:end])
+			if err != nil {
+				return fieldpath.PathElement{}, fmt.Errorf("index %q at offset %d: %v", p.s[p.pos:end], p.pos, err)
+			}
+			p.pos = end
+			if err := p.close(open); err != nil {
+				return fieldpath.PathElement{}, err
+			}
+			return fieldpath.IndexElement(i), nil
+		}
+	}
+	var fields value.FieldList
+	for {
+		p.skipSpace()
+		start := p.pos
+		for p.pos < len(p.s) && p.s[p.pos] != '=' && p.s[p.pos] != ']' && p.s[p.pos] != ',' {
+			p.pos++
+		}
+		key := strings.TrimSpace(p.s[start:p.pos])
+		if p.pos >= len(p.s) || p.s[p.pos] != '=' {
+			return fieldpath.PathElement{}, fmt.Errorf("list selector at offset %d: want [key=value], [=value], [\"name\"] or [index]", open)
+		}
+		if key == "" {
+			return fieldpath.PathElement{}, fmt.Errorf("empty key name at offset %d", start)
+		}
+		for _, f := range fields {
+			if f.Name == key {
+				return fieldpath.PathElement{}, fmt.Errorf("key %q given twice at offset %d", key, start)
+			}
+		}
+		p.pos++ // =
+		v, err := p.scalar()
+		if err != nil {
+			return fieldpath.PathElement{}, err
+		}
+		fields = append(fields, value.Field{Name: key, Value: v})
+		p.skipSpace()
+		if p.pos < len(p.s) && p.s[p.pos] == ',' {
+			p.pos++
+			continue
+		}
+		if err := p.close(open); err != nil {
+			return fieldpath.PathElement{}, err
+		}
+		fields.Sort()
+		return fieldpath.KeyElement(fields...), nil
+	}
+}
+
+func (p *pathParser) close(open int) error {
+	p.skipSpace()
+	if p.pos >= len(p.s) || p.s[p.pos] != ']' {
+		return fmt.Errorf("unclosed [ at offset %d", open)
+	}
+	p.pos++
+	return nil
+}
+
+func (p *pathParser) skipSpace() {
+	for p.pos < len(p.s) && p.s[p.pos] == ' ' {
+		p.pos++
+	}
+}
+
+// quoted reads a double-quoted (Go or JSON escapes) or single-quoted string.
+func (p *pathParser) quoted() (string, error) {
+	start := p.pos
+	q := p.s[p.pos]
+	p.pos++
+	for p.pos < len(p.s) {
+		c := p.s[p.pos]
+		if c == '\\' && q == '"' {
+			p.pos += 2
+			continue
+		}
+		if c == q {
+			p.pos++
+			lit := p.s[start:p.pos]
+			if q == '\'' {
+				return lit[1 : len(lit)-1], nil
+			}
+			s, err := strconv.Unquote(lit)
+			if err != nil {
+				return "", fmt.Errorf("bad quoted string %s at offset %d", lit, start)
+			}
+			return s, nil
+		}
+		p.pos++
+	}
+	return "", fmt.Errorf("unterminated string at offset %d", start)
+}
+
+// scalar reads a quoted string or a bare token up to , or ].
+func (p *pathParser) scalar() (value.Value, error) {
+	p.skipSpace()
+	if p.pos < len(p.s) && (p.s[p.pos] == '"' || p.s[p.pos] == '\'') {
+		s, err := p.quoted()
+		if err != nil {
+			return nil, err
+		}
+		return value.NewValueInterface(s), nil
+	}
+	start := p.pos
+	for p.pos < len(p.s) && p.s[p.pos] != ',' && p.s[p.pos] != ']' {
+		p.pos++
+	}
+	tok := strings.TrimSpace(p.s[start:p.pos])
+	if tok == "" {
+		return nil, fmt.Errorf("empty value at offset %d (quote it: \"\")", start)
+	}
+	return bareValue(tok), nil
+}
+
+// bareValue reads an unquoted token as an int, float, bool or null when it
+// is one, else as a string.
+func bareValue(tok string) value.Value {
+	switch tok {
+	case "true":
+		return value.NewValueInterface(true)
+	case "false":
+		return value.NewValueInterface(false)
+	case "null":
+		return value.NewValueInterface(nil)
+	}
+	if i, err := strconv.ParseInt(tok, 10, 64); err == nil {
+		return value.NewValueInterface(i)
+	}
+	if f, err := strconv.ParseFloat(tok, 64); err == nil && isNumberLike(tok) {
+		return value.NewValueInterface(f)
+	}
+	return value.NewValueInterface(tok)
+}
+
+// isNumberLike rejects words ParseFloat accepts but JSON does not (Inf, NaN).
+func isNumberLike(tok string) bool {
+	c := tok[0]
+	return c == '-' || c == '+' || c == '.' || (c >= '0' && c <= '9')
+}

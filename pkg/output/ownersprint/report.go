@@ -1,0 +1,155 @@
+package ownersprint
+
+import (
+	"time"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/util/duration"
+
+	"github.com/kubectl-rv/kubectl-rv/pkg/managedfields"
+	"github.com/kubectl-rv/kubectl-rv/pkg/output"
+)
+
+// Kind is the kind of the structured report.
+const Kind = "OwnersReport"
+
+// Object is one object's ownership, ready to render.
+type Object struct {
+	Object *unstructured.Unstructured
+	// Source is where the object was read from ("deploy.yaml:3"), empty for
+	// the cluster.
+	Source string
+	// Ownership is the (possibly filtered) ownership tree.
+	Ownership *managedfields.Ownership
+	// Entries are the managedFields entries to list in the summary.
+	Entries []managedfields.Entry
+	// Hazards are the (possibly filtered) hazards.
+	Hazards []managedfields.Hazard
+}
+
+// Options tune the renderers.
+type Options struct {
+	// Now is the time ages are measured from.
+	Now time.Time
+	// ShowSecrets prints Secret values in the blame view.
+	ShowSecrets bool
+	// Color paints hazards and shared fields.
+	Color bool
+}
+
+// Report is the structured output of kubectl rv owners.
+type Report struct {
+	output.TypeMeta `json:",inline"`
+	Items           []ObjectReport `json:"items"`
+}
+
+// ObjectReport is one object's ownership.
+type ObjectReport struct {
+	APIVersion string `json:"apiVersion"`
+	Kind       string `json:"kind"`
+	Namespace  string `json:"namespace,omitempty"`
+	Name       string `json:"name"`
+	// Source is the file and line the object was read from; empty for the cluster.
+	Source  string                 `json:"source,omitempty"`
+	Entries []EntryReport          `json:"entries"`
+	Fields  []FieldReport          `json:"fields"`
+	Hazards []managedfields.Hazard `json:"hazards"`
+}
+
+// EntryReport is one managedFields entry.
+type EntryReport struct {
+	Index       int       `json:"index"`
+	Manager     string    `json:"manager"`
+	Operation   string    `json:"operation"`
+	APIVersion  string    `json:"apiVersion,omitempty"`
+	Subresource string    `json:"subresource,omitempty"`
+	Time        time.Time `json:"time,omitzero"`
+	// Fields is how many fields the entry owns.
+	Fields int `json:"fields"`
+}
+
+// FieldReport is one owned field.
+type FieldReport struct {
+	// Path is the field's kubectl-style path, as the API server prints it in
+	// conflict messages: .spec.template.spec.containers[name="nginx"].image
+	Path   string                `json:"path"`
+	Owners []managedfields.Owner `json:"owners"`
+	// Present is false when the object no longer has the field.
+	Present bool `json:"present"`
+}
+
+// NewReport builds the structured report.
+func NewReport(objs []Object) Report {
+	r := Report{TypeMeta: output.NewTypeMeta(Kind), Items: make([]ObjectReport, 0, len(objs))}
+	for _, o := range objs {
+		or := ObjectReport{
+			APIVersion: o.Object.GetAPIVersion(), Kind: o.Object.GetKind(),
+			Namespace: o.Object.GetNamespace(), Name: o.Object.GetName(), Source: o.Source,
+			Entries: []EntryReport{}, Fields: []FieldReport{}, Hazards: o.Hazards,
+		}
+		if or.Hazards == nil {
+			or.Hazards = []managedfields.Hazard{}
+		}
+		for _, e := range o.Entries {
+			or.Entries = append(or.Entries, EntryReport{Index: e.Index, Manager: e.Manager, Operation: string(e.Operation),
+				APIVersion: e.APIVersion, Subresource: e.Subresource, Time: e.Time, Fields: e.FieldCount()})
+		}
+		for _, n := range o.Ownership.Fields() {
+			or.Fields = append(or.Fields, FieldReport{Path: n.Path.String(), Owners: n.Owners, Present: n.Present})
+		}
+		r.Items = append(r.Items, or)
+	}
+	return r
+}
+
+// age is t relative to now, kubectl style ("5m", "3h"); empty for no time.
+func age(now, t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	d := now.Sub(t)
+	if d < 0 {
+		d = 0
+	}
+	return duration.HumanDuration(d)
+}
+
+// describe names an object: "Deployment default/web".
+func describe(o Object) string {
+	name := o.Object.GetName()
+	if ns := o.Object.GetNamespace(); ns != "" {
+		name = ns + "/" + name
+	}
+	s := o.Object.GetKind() + " " + name
+	if o.Source != "" {
+		s += " (" + o.Source + ")"
+	}
+	return s
+}
+
+// ownerLabel is "kubectl (Apply, 2m)" or "kube-controller-manager (Update/status, 1m)".
+func ownerLabel(ow managedfields.Owner, now time.Time) string {
+	name := ow.Manager
+	if name == "" {
+		name = `""`
+	}
+	s := name + " (" + string(ow.Operation)
+	if ow.Subresource != "" {
+		s += "/" + ow.Subresource
+	}
+	if a := age(now, ow.Time); a != "" {
+		s += ", " + a
+	}
+	return s + ")"
+}
+
+func ownersLabel(owners []managedfields.Owner, now time.Time) string {
+	s := ""
+	for i, ow := range owners {
+		if i > 0 {
+			s += ", "
+		}
+		s += ownerLabel(ow, now)
+	}
+	return s
+}

@@ -1,0 +1,128 @@
+package ownersprint
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/kubectl-rv/kubectl-rv/pkg/output"
+)
+
+// objectColumns are the leading columns of tables that hold several objects.
+func objectColumns(objs []Object) []output.Column {
+	if len(objs) < 2 {
+		return nil
+	}
+	return output.Columns("NAMESPACE", "OBJECT")
+}
+
+func objectCells(objs []Object, o Object) []output.Cell {
+	if len(objs) < 2 {
+		return nil
+	}
+	ns := o.Object.GetNamespace()
+	if ns == "" {
+		ns = "-"
+	}
+	return output.Cells(ns, o.Object.GetKind()+"/"+o.Object.GetName())
+}
+
+// Table writes one row per owned field: FIELD, MANAGERS, OPERATION,
+// SUBRESOURCE, APIVERSION, AGE (parallel lists when a field has several
+// owners), then the hazards.
+func Table(p *output.Printer, objs []Object, opts Options) error {
+	t := &output.TableData{Columns: append(objectColumns(objs), output.Columns("FIELD", "MANAGERS", "OPERATION", "SUBRESOURCE", "APIVERSION", "AGE")...)}
+	t.Columns = append(t.Columns, output.Column{Name: "PRESENT", Wide: true})
+	for _, o := range objs {
+		for _, n := range o.Ownership.Fields() {
+			var mgrs, ops, subs, vers, ages []string
+			for _, ow := range n.Owners {
+				mgrs = append(mgrs, ow.Manager)
+				ops = append(ops, string(ow.Operation))
+				subs = append(subs, dash(ow.Subresource))
+				vers = append(vers, dash(ow.APIVersion))
+				ages = append(ages, dash(age(opts.Now, ow.Time)))
+			}
+			field := output.Cell{Text: n.Path.String()}
+			switch {
+			case !n.Present:
+				field.Style = output.Red
+			case len(n.Owners) > 1:
+				field.Style = output.Yellow
+			}
+			row := append(objectCells(objs, o), field,
+				output.Cell{Text: strings.Join(mgrs, ",")}, output.Cell{Text: strings.Join(ops, ",")},
+				output.Cell{Text: strings.Join(subs, ",")}, output.Cell{Text: strings.Join(vers, ",")},
+				output.Cell{Text: strings.Join(ages, ",")}, output.Cell{Text: strconv.FormatBool(n.Present)})
+			t.AddRow(row...)
+		}
+	}
+	if err := p.PrintTable(t); err != nil {
+		return err
+	}
+	return printHazards(p, objs)
+}
+
+// Summary writes one row per managedFields entry: MANAGER, OPERATION,
+// APIVERSION, SUBRESOURCE, LAST WRITE, FIELDS, then the hazards.
+func Summary(p *output.Printer, objs []Object, opts Options) error {
+	t := &output.TableData{Columns: append(objectColumns(objs), output.Columns("MANAGER", "OPERATION", "APIVERSION", "SUBRESOURCE", "LAST WRITE", "FIELDS")...)}
+	t.Columns = append(t.Columns, output.Column{Name: "ENTRY", Wide: true}, output.Column{Name: "TIME", Wide: true})
+	for _, o := range objs {
+		for _, e := range o.Entries {
+			ts := "-"
+			if !e.Time.IsZero() {
+				ts = e.Time.UTC().Format("2006-01-02T15:04:05Z")
+			}
+			row := append(objectCells(objs, o), output.Cells(managerText(e.Manager), string(e.Operation), dash(e.APIVersion), dash(e.Subresource),
+				dash(age(opts.Now, e.Time)), strconv.Itoa(e.FieldCount()), strconv.Itoa(e.Index), ts)...)
+			t.AddRow(row...)
+		}
+	}
+	if err := p.PrintTable(t); err != nil {
+		return err
+	}
+	return printHazards(p, objs)
+}
+
+func printHazards(p *output.Printer, objs []Object) error {
+	t := &output.TableData{Columns: append(objectColumns(objs), output.Columns("HAZARD", "MANAGERS", "FIELDS", "DETAIL")...)}
+	for _, o := range objs {
+		for _, h := range o.Hazards {
+			row := append(objectCells(objs, o), output.Cell{Text: string(h.Type), Style: output.Yellow},
+				output.Cell{Text: strings.Join(h.Managers(), ",")}, output.Cell{Text: strconv.Itoa(len(h.Fields))},
+				output.Cell{Text: h.Message})
+			t.AddRow(row...)
+		}
+	}
+	if len(t.Rows) == 0 {
+		return nil
+	}
+	if _, err := fmt.Fprintln(p.Out); err != nil {
+		return err
+	}
+	return p.PrintTable(t)
+}
+
+func dash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+func managerText(s string) string {
+	if s == "" {
+		return `""`
+	}
+	return s
+}
+
+// HazardCount returns how many hazards the objects have.
+func HazardCount(objs []Object) int {
+	n := 0
+	for _, o := range objs {
+		n += len(o.Hazards)
+	}
+	return n
+}
