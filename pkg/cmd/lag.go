@@ -1,11 +1,445 @@
 package cmd
 
 import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
 	"github.com/spf13/cobra"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
+
+	"github.com/kubectl-rv/kubectl-rv/pkg/exitcode"
+	"github.com/kubectl-rv/kubectl-rv/pkg/lag"
+	"github.com/kubectl-rv/kubectl-rv/pkg/objects"
+	"github.com/kubectl-rv/kubectl-rv/pkg/output"
+	"github.com/kubectl-rv/kubectl-rv/pkg/output/lagprint"
 )
 
-// NewCmdLag returns kubectl rv lag (not built yet; see its issue).
+const lagLong = `Show which objects' controllers have not caught up with the latest spec.
+
+For every object in scope, lag compares metadata.generation with
+status.observedGeneration and with the observedGeneration of each status
+condition. STATE is current, lagging, never-observed (a generation but no
+observedGeneration anywhere: kstatus-based tools call such objects Current) or
+no-generation. AGE is how long the newest spec has been waiting (from the
+managedFields time of the newest write that touched .spec, else the creation
+time); OBSERVER is the manager that writes the status.
+
+Without TYPE, the scope is every served type whose objects can report an
+observedGeneration: the built-in workloads, Pods, PodDisruptionBudgets, ...
+and every custom resource type, found through discovery. Cluster-scoped types
+are included with --all-namespaces. Lists are paginated (--chunk-size) and
+read as a stream, several types at a time, so memory does not grow with the
+size of the cluster; --cache reads from the API server's watch cache.
+
+A type you may not list is skipped with a warning; the results are then
+partial.
+
+Exit status: 0 when nothing lags, 1 when an object lags (beyond --max-lag,
+for longer than --min-age), 2 on bad usage, 3 when the cluster cannot be
+reached or refuses every list. With --wait, lag watches (it does not poll)
+until nothing lags or --timeout expires, then lists what still lags.`
+
+const lagExample = `  # Everything lagging in the current namespace
+  kubectl rv lag
+
+  # Across the cluster, including cluster-scoped types
+  kubectl rv lag -A
+
+  # Only Deployments and StatefulSets labelled app=web, with current ones too
+  kubectl rv lag deployments,statefulsets -l app=web --all
+
+  # CI gate: wait until every controller has caught up, at most two minutes
+  kubectl rv lag -A --wait --timeout 2m
+
+  # Only lag of more than one generation that has lasted five minutes
+  kubectl rv lag -A --max-lag 1 --min-age 5m
+
+  # A live view while controllers catch up
+  kubectl rv lag deployments --watch
+
+  # Machine-readable, from the API server's cache
+  kubectl rv lag -A --cache -o json`
+
+// The client rate limit of a scan: a few hundred pages must not wait on
+// kubectl's default of 5 requests per second.
+const (
+	lagQPS   = 50
+	lagBurst = 100
+)
+
+// LagOptions are the options of kubectl rv lag.
+type LagOptions struct {
+	Selection   *objects.Flags
+	Output      *output.Flags
+	All         bool
+	MaxLag      int64
+	MinAge      time.Duration
+	Wait        bool
+	Watch       bool
+	Timeout     time.Duration
+	FromCache   bool
+	Concurrency int
+
+	timeoutSet bool
+	namespace  string
+	client     lag.Client
+	// resolve returns the types to scan (discovery, or the TYPE arguments).
+	resolve func() ([]lag.Target, []string, error)
+	now     func() time.Time
+	genericiooptions.IOStreams
+}
+
+// NewCmdLag returns kubectl rv lag.
 func NewCmdLag(f *Factory, streams genericiooptions.IOStreams) *cobra.Command {
-	return notBuiltYet("lag")
+	o := &LagOptions{
+		Selection:   objects.NewFlags(false),
+		Output:      output.NewFlags(output.Table, output.Wide, output.JSON, output.YAML),
+		Timeout:     5 * time.Minute,
+		Concurrency: lag.DefaultConcurrency,
+		IOStreams:   streams,
+	}
+	cmd := &cobra.Command{
+		Use:     "lag [TYPE[,TYPE...]]",
+		Short:   "Show objects whose controllers have not caught up with the latest spec",
+		Long:    lagLong,
+		Example: lagExample,
+		RunE: func(c *cobra.Command, args []string) error {
+			o.timeoutSet = c.Flags().Changed("timeout")
+			if err := o.Complete(f, args); err != nil {
+				return err
+			}
+			if err := o.Validate(); err != nil {
+				return err
+			}
+			return o.Run(c.Context())
+		},
+	}
+	fs := cmd.Flags()
+	o.Selection.AddFlags(fs)
+	o.Output.AddFlags(fs)
+	fs.BoolVar(&o.All, "all", false, "Include current and no-generation objects in the table.")
+	fs.Int64Var(&o.MaxLag, "max-lag", 0, "Count an object as lagging only when generation minus observedGeneration is greater than this.")
+	fs.DurationVar(&o.MinAge, "min-age", 0, "Count an object as lagging only when its newest spec has waited at least this long (e.g. 30s, 5m).")
+	fs.BoolVar(&o.Wait, "wait", false, "Watch until nothing lags, then exit 0; exit 1 listing what still lags when --timeout expires.")
+	fs.BoolVarP(&o.Watch, "watch", "w", false, "Keep a live view, updated as controllers catch up, until interrupted or --timeout.")
+	fs.DurationVar(&o.Timeout, "timeout", o.Timeout, "How long --wait waits (0: no limit); with --watch, how long to watch.")
+	fs.BoolVar(&o.FromCache, "cache", false, "Read from the API server's watch cache (resourceVersion=0): lighter on etcd, may be a moment stale.")
+	fs.IntVar(&o.Concurrency, "concurrency", o.Concurrency, "How many types to list at once.")
+	return cmd
+}
+
+// Complete resolves the namespace, the client and the types.
+func (o *LagOptions) Complete(f *Factory, args []string) error {
+	o.Selection.Args = args
+	o.now = time.Now
+	ns, _, err := f.Namespace()
+	if err != nil {
+		return err
+	}
+	if !o.Selection.AllNamespaces {
+		o.namespace = ns
+	}
+	cfg, err := f.RESTConfig(lagQPS, lagBurst)
+	if err != nil {
+		return err
+	}
+	if o.client, err = lag.NewClient(cfg); err != nil {
+		return err
+	}
+	o.resolve = func() ([]lag.Target, []string, error) {
+		if len(args) == 0 {
+			d, err := f.Discovery()
+			if err != nil {
+				return nil, nil, err
+			}
+			return lag.Discover(d, o.Selection.AllNamespaces)
+		}
+		m, err := f.Mapper()
+		if err != nil {
+			return nil, nil, err
+		}
+		ts, err := lagResolveTypes(m, lagTypeArgs(args))
+		return ts, nil, err
+	}
+	return nil
+}
+
+// typeArgs splits TYPE[,TYPE...] arguments.
+func lagTypeArgs(args []string) []string {
+	var out []string
+	for _, a := range args {
+		for _, t := range strings.Split(a, ",") {
+			out = append(out, strings.TrimSpace(t))
+		}
+	}
+	return out
+}
+
+func lagResolveTypes(m meta.RESTMapper, names []string) ([]lag.Target, error) {
+	var out []lag.Target
+	seen := map[schema.GroupVersionResource]bool{}
+	for _, n := range names {
+		gvr, err := m.ResourceFor(schema.ParseGroupResource(n).WithVersion(""))
+		if err == nil {
+			var gvk schema.GroupVersionKind
+			if gvk, err = m.KindFor(gvr); err == nil {
+				var mapping *meta.RESTMapping
+				if mapping, err = m.RESTMapping(gvk.GroupKind(), gvk.Version); err == nil {
+					if !seen[gvr] {
+						seen[gvr] = true
+						out = append(out, lag.NewTarget(gvr, gvk.Kind, mapping.Scope.Name() == meta.RESTScopeNameNamespace))
+					}
+					continue
+				}
+			}
+		}
+		if exitcode.IsClusterError(err) {
+			return nil, exitcode.Cluster(fmt.Errorf("resolving type %q: %w", n, err))
+		}
+		return nil, exitcode.Usagef("unknown resource type %q: list the served types with kubectl api-resources", n)
+	}
+	lag.SortTargets(out)
+	return out, nil
+}
+
+// Validate checks the flags without I/O.
+func (o *LagOptions) Validate() error {
+	if err := o.Output.Validate(); err != nil {
+		return err
+	}
+	for _, a := range lagTypeArgs(o.Selection.Args) {
+		switch {
+		case a == "":
+			return exitcode.Usagef("empty resource type in %q: give TYPE[,TYPE...]", strings.Join(o.Selection.Args, " "))
+		case strings.Contains(a, "/"):
+			return exitcode.Usagef("%q: lag takes resource types, not TYPE/NAME; select objects with -l or --field-selector metadata.name=NAME", a)
+		}
+	}
+	switch {
+	case o.Selection.ChunkSize < 0:
+		return exitcode.Usagef("--chunk-size must be 0 or positive, got %d", o.Selection.ChunkSize)
+	case o.MaxLag < 0:
+		return exitcode.Usagef("--max-lag must be 0 or positive, got %d", o.MaxLag)
+	case o.MinAge < 0:
+		return exitcode.Usagef("--min-age must be 0 or positive, got %s", o.MinAge)
+	case o.Timeout < 0:
+		return exitcode.Usagef("--timeout must be 0 (no limit) or positive, got %s", o.Timeout)
+	case o.Concurrency < 1:
+		return exitcode.Usagef("--concurrency must be at least 1, got %d", o.Concurrency)
+	case o.Wait && o.Watch:
+		return exitcode.Usagef("--wait and --watch cannot be combined: --wait gates, --watch shows")
+	case o.timeoutSet && !o.Wait && !o.Watch:
+		return exitcode.Usagef("--timeout needs --wait or --watch (for the request timeout use --request-timeout)")
+	}
+	return nil
+}
+
+func (o *LagOptions) config() lag.Config {
+	cfg := lag.NewConfig()
+	cfg.Namespace = o.namespace
+	cfg.LabelSelector = o.Selection.LabelSelector
+	cfg.FieldSelector = o.Selection.FieldSelector
+	cfg.ChunkSize = o.Selection.ChunkSize
+	cfg.Concurrency = o.Concurrency
+	cfg.FromCache = o.FromCache
+	cfg.MaxLag = o.MaxLag
+	cfg.MinAge = o.MinAge
+	cfg.All = o.All
+	cfg.Now = o.now
+	if output.IsTerminal(o.ErrOut) {
+		cfg.Progress = o.ErrOut
+	}
+	return cfg
+}
+
+func (o *LagOptions) scope(targets []lag.Target) lagprint.Scope {
+	s := lagprint.Scope{
+		Namespace: o.namespace, AllNamespaces: o.Selection.AllNamespaces,
+		LabelSelector: o.Selection.LabelSelector, FieldSelector: o.Selection.FieldSelector,
+		FromCache: o.FromCache, MaxLag: o.MaxLag, MinAge: o.MinAge.String(), Types: []string{},
+	}
+	for _, t := range targets {
+		s.Types = append(s.Types, t.Name())
+	}
+	return s
+}
+
+// Run scans, then waits or watches when asked, and prints the report.
+func (o *LagOptions) Run(ctx context.Context) error {
+	p, err := o.Output.ToPrinter(o.Out)
+	if err != nil {
+		return err
+	}
+	targets, warnings, err := o.resolve()
+	for _, w := range warnings {
+		fmt.Fprintf(o.ErrOut, "warning: %s\n", output.Escape(w))
+	}
+	if err != nil {
+		if errors.Is(err, lag.ErrNoTypes) {
+			fmt.Fprintln(o.ErrOut, "nothing to check: "+err.Error())
+			return nil
+		}
+		return classifyLagError(err)
+	}
+	cfg := o.config()
+	rep, err := lag.Scan(ctx, cfg, o.client, targets)
+	if rep != nil {
+		for _, w := range rep.Warnings {
+			fmt.Fprintf(o.ErrOut, "warning: %s\n", output.Escape(w))
+		}
+	}
+	if err != nil {
+		if errors.Is(err, lag.ErrAllRefused) {
+			return exitcode.Cluster(err)
+		}
+		return classifyLagError(err)
+	}
+	scope := o.scope(targets)
+	popts := lagprint.Options{ShowNamespace: o.Selection.AllNamespaces}
+	cfg.Progress = nil
+
+	switch {
+	case o.Wait:
+		return o.runWait(ctx, cfg, targets, rep, p, scope, popts)
+	case o.Watch:
+		return o.runWatch(ctx, cfg, targets, rep, p, scope, popts)
+	}
+	if err := o.print(p, rep, scope, popts); err != nil {
+		return err
+	}
+	if rep.Findings() > 0 {
+		return exitcode.SilentFinding()
+	}
+	return nil
+}
+
+// classifyLagError keeps an error's exit code if it carries one; anything
+// else went wrong talking to the cluster (exit 3).
+func classifyLagError(err error) error {
+	var e *exitcode.Error
+	if errors.As(err, &e) {
+		return err
+	}
+	return exitcode.Cluster(err)
+}
+
+func (o *LagOptions) print(p *output.Printer, rep *lag.Report, scope lagprint.Scope, popts lagprint.Options) error {
+	if p.Structured() {
+		return p.PrintObject(lagprint.NewDocument(rep, scope))
+	}
+	if len(rep.Items) == 0 {
+		tot := rep.Totals()
+		fmt.Fprintf(o.ErrOut, "nothing lags: %d objects of %d types checked\n", tot.Objects, len(rep.Types))
+	}
+	return lagprint.PrintTable(p, rep, popts)
+}
+
+func (o *LagOptions) withTimeout(ctx context.Context, use bool) (context.Context, context.CancelFunc) {
+	if use && o.Timeout > 0 {
+		return context.WithTimeout(ctx, o.Timeout)
+	}
+	return context.WithCancel(ctx)
+}
+
+func (o *LagOptions) runWait(ctx context.Context, cfg lag.Config, targets []lag.Target, rep *lag.Report, p *output.Printer, scope lagprint.Scope, popts lagprint.Options) error {
+	if n := rep.Findings(); n > 0 {
+		limit := "no time limit"
+		if o.Timeout > 0 {
+			limit = "timeout " + o.Timeout.String()
+		}
+		fmt.Fprintf(o.ErrOut, "waiting for %s to catch up (%s)\n", lagPlural(n, "object"), limit)
+	}
+	wctx, cancel := o.withTimeout(ctx, true)
+	defer cancel()
+	err := lag.Follow(wctx, cfg, o.client, targets, rep, true, nil)
+	if err != nil && ctx.Err() != nil {
+		return ctx.Err()
+	}
+	if perr := o.print(p, rep, scope, popts); perr != nil {
+		return perr
+	}
+	if err != nil {
+		return exitcode.Findingf(fmt.Sprintf("timed out after %s: %s still lag", o.Timeout, lagPlural(rep.Findings(), "object")))
+	}
+	return nil
+}
+
+func (o *LagOptions) runWatch(ctx context.Context, cfg lag.Config, targets []lag.Target, rep *lag.Report, p *output.Printer, scope lagprint.Scope, popts lagprint.Options) error {
+	live := !p.Structured() && output.IsTerminal(o.Out)
+	redraw := func() {
+		if p.Format == output.YAML {
+			fmt.Fprintln(o.Out, "---")
+		}
+		if live {
+			fmt.Fprint(o.Out, "\x1b[H\x1b[2J")
+			fmt.Fprintf(o.Out, "kubectl rv lag: %s\n\n", rep.Now.Format(time.TimeOnly))
+		}
+		_ = o.print(p, rep, scope, popts)
+	}
+	redraw()
+	prev := map[string]lag.Item{}
+	for _, it := range rep.Items {
+		prev[it.Key()] = it
+	}
+	onChange := func(r *lag.Report) {
+		if live || p.Structured() {
+			redraw()
+			return
+		}
+		cur := map[string]lag.Item{}
+		for _, it := range r.Items {
+			cur[it.Key()] = it
+			if old, ok := prev[it.Key()]; !ok || lagItemChanged(old, it) {
+				o.printChange(p, r, it, popts)
+			}
+		}
+		for k, it := range prev {
+			if _, ok := cur[k]; !ok {
+				it.State, it.Lag, it.LaggingConditions, it.Finding, it.ObservedGeneration = lag.Current, 0, nil, false, it.Generation
+				o.printChange(p, r, it, popts)
+			}
+		}
+		prev = cur
+	}
+	wctx, cancel := o.withTimeout(ctx, o.timeoutSet)
+	defer cancel()
+	err := lag.Follow(wctx, cfg, o.client, targets, rep, false, onChange)
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	if err != nil && !errors.Is(err, context.DeadlineExceeded) {
+		return err
+	}
+	if rep.Findings() > 0 {
+		return exitcode.SilentFinding()
+	}
+	return nil
+}
+
+func lagItemChanged(a, b lag.Item) bool {
+	return a.State != b.State || a.Lag != b.Lag || a.Finding != b.Finding || len(a.LaggingConditions) != len(b.LaggingConditions) ||
+		lagOpt(a.Generation) != lagOpt(b.Generation) || lagOpt(a.ObservedGeneration) != lagOpt(b.ObservedGeneration)
+}
+
+func lagOpt(p *int64) int64 {
+	if p == nil {
+		return -1
+	}
+	return *p
+}
+
+func (o *LagOptions) printChange(p *output.Printer, rep *lag.Report, it lag.Item, popts lagprint.Options) {
+	_ = lagprint.PrintChange(p, rep, it, popts)
+}
+
+func lagPlural(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return fmt.Sprintf("%d %ss", n, word)
 }

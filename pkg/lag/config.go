@@ -1,0 +1,53 @@
+package lag
+
+import (
+	"io"
+	"time"
+)
+
+// Config is what to scan and what counts as lag. NewConfig fills the
+// defaults.
+type Config struct {
+	// Namespace limits namespaced types to one namespace; "" means all.
+	Namespace     string
+	LabelSelector string
+	FieldSelector string
+	// ChunkSize is the page size of list calls; 0 lists in one response.
+	ChunkSize int64
+	// Concurrency is how many types are listed at once.
+	Concurrency int
+	// FromCache reads from the API server's watch cache (resourceVersion=0)
+	// instead of a consistent read: cheaper for etcd, possibly a little stale.
+	FromCache bool
+	// MaxLag is the largest generation gap that does not count: an object
+	// counts when its lag is greater.
+	MaxLag int64
+	// MinAge is how long a spec may wait before its lag counts.
+	MinAge time.Duration
+	// All includes current and no-generation objects in the report.
+	All bool
+	// Now is the clock; ages are measured against it.
+	Now func() time.Time
+	// Progress, when set, receives a progress line ("\r"-rewritten) once a
+	// scan has taken more than ProgressAfter.
+	Progress      io.Writer
+	ProgressAfter time.Duration
+}
+
+// The defaults.
+const (
+	DefaultChunkSize     = 500
+	DefaultConcurrency   = 4
+	DefaultProgressAfter = time.Second
+)
+
+// NewConfig returns a Config for all namespaces with the defaults: pages of
+// 500, four types at a time, consistent reads, any lag counts.
+func NewConfig() Config {
+	return Config{
+		ChunkSize:     DefaultChunkSize,
+		Concurrency:   DefaultConcurrency,
+		Now:           time.Now,
+		ProgressAfter: DefaultProgressAfter,
+	}
+}

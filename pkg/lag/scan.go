@@ -1,0 +1,265 @@
+package lag
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"sort"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// Scan lists every target, page by page and several types at once, and
+// returns the report. A type the user may not list (403), or that vanished
+// (404), becomes a warning and a partial result; any other failure ends the
+// scan with an error naming the type.
+func Scan(ctx context.Context, cfg Config, client Client, targets []Target) (*Report, error) {
+	now := cfg.Now()
+	rep := &Report{Now: now, Types: make([]TypeSummary, len(targets))}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+
+	var (
+		objects atomic.Int64
+		done    atomic.Int64
+		// mu guards firstErr and items.
+		mu       sync.Mutex
+		firstErr error
+		items    = make([][]Item, len(targets))
+	)
+	stopProgress := startProgress(ctx, cfg, len(targets), &objects, &done)
+	defer stopProgress()
+
+	workers := max(cfg.Concurrency, 1)
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range min(workers, len(targets)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				ts := newTypeScan(targets[i], cfg, now)
+				rv, err := scanType(ctx, cfg, client, targets[i], func(o Object) {
+					objects.Add(1)
+					ts.add(o)
+				})
+				done.Add(1)
+				ts.finish()
+				ts.sum.listRV = rv
+				if err != nil {
+					if !partial(err) {
+						mu.Lock()
+						if firstErr == nil {
+							firstErr = fmt.Errorf("listing %s: %w", targets[i].Name(), err)
+							cancel()
+						}
+						mu.Unlock()
+						continue
+					}
+					ts.sum.Error = err.Error()
+				}
+				rep.Types[i] = ts.sum
+				mu.Lock()
+				items[i] = ts.items
+				mu.Unlock()
+			}
+		}()
+	}
+	for i := range targets {
+		select {
+		case next <- i:
+		case <-ctx.Done():
+		}
+		if ctx.Err() != nil {
+			break
+		}
+	}
+	close(next)
+	wg.Wait()
+	stopProgress()
+	if firstErr != nil {
+		return nil, firstErr
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	failed := 0
+	for i, t := range rep.Types {
+		rep.Items = append(rep.Items, items[i]...)
+		if t.Error != "" {
+			failed++
+			rep.Warnings = append(rep.Warnings, fmt.Sprintf("%s: %s; the results are partial", t.Name(), t.Error))
+		}
+	}
+	if failed > 0 && failed == len(targets) {
+		return rep, fmt.Errorf("no type could be listed: %w", ErrAllRefused)
+	}
+	SortItems(rep.Items)
+	return rep, nil
+}
+
+// ErrAllRefused is returned (with the report) when every type was refused.
+var ErrAllRefused = errors.New("every type was refused (403) or not found")
+
+// partial reports whether a list error leaves the rest of the scan valid.
+func partial(err error) bool {
+	return apierrors.IsForbidden(err) || apierrors.IsNotFound(err) || apierrors.IsMethodNotSupported(err)
+}
+
+// SortItems orders items by type, namespace and name.
+func SortItems(items []Item) {
+	sort.SliceStable(items, func(i, j int) bool {
+		a, b := items[i], items[j]
+		if a.Resource != b.Resource {
+			return a.Resource < b.Resource
+		}
+		if a.Namespace != b.Namespace {
+			return a.Namespace < b.Namespace
+		}
+		return a.Name < b.Name
+	})
+}
+
+// scanType lists one type page by page, calling fn for every object, and
+// returns the list's resourceVersion.
+func scanType(ctx context.Context, cfg Config, client Client, t Target, fn func(Object)) (string, error) {
+	opts := metav1.ListOptions{
+		LabelSelector: cfg.LabelSelector,
+		FieldSelector: cfg.FieldSelector,
+		Limit:         cfg.ChunkSize,
+	}
+	if cfg.FromCache {
+		opts.ResourceVersion = "0"
+	}
+	var listRV string
+	for {
+		body, err := client.List(ctx, t, cfg.Namespace, opts)
+		if err != nil {
+			return listRV, err
+		}
+		meta, err := decodeList(body, fn)
+		body.Close()
+		if err != nil {
+			return listRV, err
+		}
+		if listRV == "" {
+			listRV = meta.ResourceVersion
+		}
+		if meta.Continue == "" {
+			return listRV, nil
+		}
+		// A continued list reads the first page's snapshot; it must not
+		// name a resourceVersion.
+		opts.Continue, opts.ResourceVersion = meta.Continue, ""
+	}
+}
+
+// decodeList reads a list response as a stream: one item at a time, so a
+// page never sits in memory whole.
+func decodeList(r io.Reader, fn func(Object)) (metav1.ListMeta, error) {
+	var lm metav1.ListMeta
+	dec := json.NewDecoder(r)
+	if err := expectDelim(dec, '{'); err != nil {
+		return lm, err
+	}
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return lm, fmt.Errorf("decoding the list: %w", err)
+		}
+		key, _ := tok.(string)
+		switch key {
+		case "items":
+			tok, err := dec.Token()
+			if err != nil {
+				return lm, fmt.Errorf("decoding the list: %w", err)
+			}
+			if tok == nil { // "items": null
+				continue
+			}
+			if d, ok := tok.(json.Delim); !ok || d != '[' {
+				return lm, fmt.Errorf("decoding the list: items is not an array")
+			}
+			for dec.More() {
+				var raw rawObject
+				if err := dec.Decode(&raw); err != nil {
+					return lm, fmt.Errorf("decoding the list: %w", err)
+				}
+				fn(raw.object())
+			}
+			if _, err := dec.Token(); err != nil {
+				return lm, fmt.Errorf("decoding the list: %w", err)
+			}
+		case "metadata":
+			if err := dec.Decode(&lm); err != nil {
+				return lm, fmt.Errorf("decoding the list metadata: %w", err)
+			}
+		default:
+			var skip json.RawMessage
+			if err := dec.Decode(&skip); err != nil {
+				return lm, fmt.Errorf("decoding the list: %w", err)
+			}
+		}
+	}
+	return lm, nil
+}
+
+func expectDelim(dec *json.Decoder, want json.Delim) error {
+	tok, err := dec.Token()
+	if err != nil {
+		return fmt.Errorf("decoding the list: %w", err)
+	}
+	if d, ok := tok.(json.Delim); !ok || d != want {
+		return fmt.Errorf("decoding the list: want %q, got %v", want, tok)
+	}
+	return nil
+}
+
+// startProgress writes a progress line to cfg.Progress once the scan has run
+// for cfg.ProgressAfter; the returned function stops it and clears the line.
+// It is safe to call more than once.
+func startProgress(ctx context.Context, cfg Config, types int, objects, done *atomic.Int64) func() {
+	if cfg.Progress == nil {
+		return func() {}
+	}
+	stop := make(chan struct{})
+	finished := make(chan struct{})
+	go func() {
+		defer close(finished)
+		wrote := false
+		timer := time.NewTimer(cfg.ProgressAfter)
+		defer timer.Stop()
+		tick := time.NewTicker(200 * time.Millisecond)
+		defer tick.Stop()
+		started := false
+		for {
+			select {
+			case <-ctx.Done():
+			case <-stop:
+			case <-timer.C:
+				started = true
+				continue
+			case <-tick.C:
+				if started {
+					fmt.Fprintf(cfg.Progress, "\rscanning: %d/%d types, %d objects\x1b[K", done.Load(), types, objects.Load())
+					wrote = true
+				}
+				continue
+			}
+			if wrote {
+				fmt.Fprint(cfg.Progress, "\r\x1b[K")
+			}
+			return
+		}
+	}()
+	var once sync.Once
+	return func() {
+		once.Do(func() { close(stop); <-finished })
+	}
+}
