@@ -279,3 +279,31 @@ func isNumberLike(tok string) bool {
 	c := tok[0]
 	return c == '-' || c == '+' || c == '.' || (c >= '0' && c <= '9')
 }
+
+// PathElements returns p's elements serialized as FieldsV1 keys (f:name,
+// k:{...}, v:value, i:index). Unlike p.String(), this is unambiguous when a
+// field name contains a dot; PathFromElements reads it back.
+func PathElements(p fieldpath.Path) []string {
+	out := make([]string, len(p))
+	for i, pe := range p {
+		s, err := fieldpath.SerializePathElement(pe)
+		if err != nil {
+			s = pe.String()
+		}
+		out[i] = s
+	}
+	return out
+}
+
+// PathFromElements is the inverse of PathElements.
+func PathFromElements(elems []string) (fieldpath.Path, error) {
+	p := make(fieldpath.Path, 0, len(elems))
+	for i, e := range elems {
+		pe, err := fieldpath.DeserializePathElement(e)
+		if err != nil {
+			return nil, fmt.Errorf("%w: element %d %q: %v", ErrInvalidPath, i, e, err)
+		}
+		p = append(p, pe)
+	}
+	return p, nil
+}

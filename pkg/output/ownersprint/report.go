@@ -72,8 +72,13 @@ type EntryReport struct {
 type FieldReport struct {
 	// Path is the field's kubectl-style path, as the API server prints it in
 	// conflict messages: .spec.template.spec.containers[name="nginx"].image
-	Path   string                `json:"path"`
-	Owners []managedfields.Owner `json:"owners"`
+	Path string `json:"path"`
+	// Elements are the path's elements as FieldsV1 keys ("f:metadata",
+	// "f:annotations", "f:deployment.kubernetes.io/revision",
+	// "k:{\"name\":\"nginx\"}", "v:\"x\"", "i:0"): unlike Path, they are
+	// unambiguous when a field name holds a dot.
+	Elements []string              `json:"elements"`
+	Owners   []managedfields.Owner `json:"owners"`
 	// Present is false when the object no longer has the field.
 	Present bool `json:"present"`
 }
@@ -95,7 +100,7 @@ func NewReport(objs []Object) Report {
 				APIVersion: e.APIVersion, Subresource: e.Subresource, Time: e.Time, Fields: e.FieldCount()})
 		}
 		for _, n := range o.Ownership.Fields() {
-			or.Fields = append(or.Fields, FieldReport{Path: n.Path.String(), Owners: n.Owners, Present: n.Present})
+			or.Fields = append(or.Fields, FieldReport{Path: n.Path.String(), Elements: managedfields.PathElements(n.Path), Owners: n.Owners, Present: n.Present})
 		}
 		r.Items = append(r.Items, or)
 	}

@@ -52,10 +52,10 @@ func Tree(w io.Writer, objs []Object, opts Options) error {
 				pad = 0
 			}
 			if l.owners == "" {
-			fmt.Fprintf(&b, "%s\n", l.label)
-			continue
-		}
-		fmt.Fprintf(&b, "%s%s   %s\n", l.label, strings.Repeat(" ", pad), output.Paint(opts.Color, l.style, l.owners))
+				fmt.Fprintf(&b, "%s\n", l.label)
+				continue
+			}
+			fmt.Fprintf(&b, "%s%s   %s\n", l.label, strings.Repeat(" ", pad), output.Paint(opts.Color, l.style, l.owners))
 		}
 		writeTreeHazards(&b, o.Hazards, opts)
 	}
