@@ -65,6 +65,9 @@ type RecordingHeader struct {
 	Targets []string `json:"targets,omitempty"`
 	// SecretsRedacted is true unless the watch ran with --show-secrets.
 	SecretsRedacted bool `json:"secretsRedacted"`
+	// AllNamespaces is true when the watch spanned namespaces (-A), so that
+	// a replay shows the same columns.
+	AllNamespaces bool `json:"allNamespaces,omitempty"`
 }
 
 // NewRecordingHeader returns a header for a recording started at started.

@@ -1,0 +1,196 @@
+package inspect
+
+import (
+	"errors"
+	"sort"
+	"strings"
+
+	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
+
+	"github.com/kubectl-rv/kubectl-rv/pkg/managedfields"
+)
+
+// Writer names the manager that wrote a version of an object, or says why it
+// cannot be known.
+type Writer struct {
+	// Manager is the field manager; empty when unknown.
+	Manager string `json:"manager,omitempty"`
+	// Operation is Apply or Update.
+	Operation string `json:"operation,omitempty"`
+	// Subresource is "status" for /status writes, else empty.
+	Subresource string `json:"subresource,omitempty"`
+	// Candidates are the managers that may have written it, when several did
+	// (after a gap) or the evidence does not pick one.
+	Candidates []string `json:"candidates,omitempty"`
+	// Reason says why Manager is unknown, or how it was inferred when the
+	// managedFields time did not move.
+	Reason string `json:"reason,omitempty"`
+}
+
+// Known reports whether the writer is known.
+func (w Writer) Known() bool { return w.Manager != "" }
+
+// String renders the writer for a table: "kubectl", "kcm (status)",
+// "? several writers: a, b".
+func (w Writer) String() string {
+	if !w.Known() {
+		if w.Reason == "" {
+			return "?"
+		}
+		return "? " + w.Reason
+	}
+	if w.Subresource != "" {
+		return w.Manager + " (" + w.Subresource + ")"
+	}
+	return w.Manager
+}
+
+// The reasons a writer is unknown.
+const (
+	ReasonFirstSight      = "first sight"
+	ReasonNoManagedFields = "no managedFields"
+	ReasonDeleted         = "deletes are not recorded in managedFields"
+	ReasonTimeNotMoved    = "time not moved"
+	ReasonSoleOwner       = "time not moved; sole owner of the changed fields"
+	ReasonSeveral         = "several candidates"
+	ReasonNoFieldChange   = "no field changed"
+)
+
+// Attribute finds the writer of the version whose managedFields are cur,
+// given the previous version's prev and the paths that changed between
+// them.
+//
+// The writer is the entry whose time moved, or that is new, between prev and
+// cur: the API server moves an entry's time only for the manager of the
+// request (when it adds, changes or removes a field). When no time moved
+// (times have one-second precision, so a manager writing twice in a second
+// leaves it), the entry whose field set grew is the writer, since a write
+// takes the fields it changes from other managers. When neither tells, the
+// entry that alone owns every changed field is the writer (marked with
+// ReasonSoleOwner). Otherwise the writer is unknown and the reason says why.
+//
+// Example: prev has kubectl-client-side-apply (time 10:00:00, owns
+// .spec.replicas) and cur has kubectl-client-side-apply (10:00:00, no longer
+// owns it) and scaler (new, owns .spec.replicas): the writer is scaler.
+func Attribute(prev, cur []managedfields.Entry, changed []fieldpath.Path) Writer {
+	if len(cur) == 0 {
+		return Writer{Reason: ReasonNoManagedFields}
+	}
+	prevByID := make(map[string]managedfields.Entry, len(prev))
+	for _, e := range prev {
+		prevByID[e.ID()] = e
+	}
+	var moved, grew []managedfields.Entry
+	for _, e := range cur {
+		p, ok := prevByID[e.ID()]
+		switch {
+		case !ok, !p.Time.Equal(e.Time):
+			moved = append(moved, e)
+		case !e.Fields.Difference(p.Fields).Empty():
+			grew = append(grew, e)
+		}
+	}
+	for _, group := range [][]managedfields.Entry{moved, grew} {
+		switch len(group) {
+		case 0:
+			continue
+		case 1:
+			return writerOf(group[0], "")
+		}
+		if owners := owningAll(group, changed); len(owners) == 1 {
+			return writerOf(owners[0], "")
+		}
+		return Writer{Reason: ReasonSeveral, Candidates: managerNames(group)}
+	}
+	if len(changed) == 0 {
+		return Writer{Reason: ReasonNoFieldChange}
+	}
+	if owners := owningAll(cur, changed); len(owners) == 1 {
+		return writerOf(owners[0], ReasonSoleOwner)
+	}
+	return Writer{Reason: ReasonTimeNotMoved}
+}
+
+// AttributeCreate finds the creator of a newly seen object: its only entry,
+// or the only entry with the latest time.
+func AttributeCreate(cur []managedfields.Entry) Writer {
+	if len(cur) == 0 {
+		return Writer{Reason: ReasonNoManagedFields}
+	}
+	if len(cur) == 1 {
+		return writerOf(cur[0], "")
+	}
+	return Writer{Reason: ReasonSeveral, Candidates: managerNames(cur)}
+}
+
+func writerOf(e managedfields.Entry, reason string) Writer {
+	return Writer{Manager: e.Manager, Operation: string(e.Operation), Subresource: e.Subresource, Reason: reason}
+}
+
+func managerNames(es []managedfields.Entry) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, e := range es {
+		n := e.Manager
+		if e.Subresource != "" {
+			n += " (" + e.Subresource + ")"
+		}
+		if !seen[n] {
+			seen[n] = true
+			out = append(out, n)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// owningAll returns the entries that own every path in changed.
+func owningAll(es []managedfields.Entry, changed []fieldpath.Path) []managedfields.Entry {
+	if len(changed) == 0 {
+		return nil
+	}
+	var out []managedfields.Entry
+	for _, e := range es {
+		all := true
+		for _, p := range changed {
+			if !Owns(e.Fields, p) {
+				all = false
+				break
+			}
+		}
+		if all {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// Owns reports whether set owns path: path itself, an ancestor (atomic
+// lists and maps are owned whole), or something below it (a map or list
+// item that was added or removed as a whole).
+func Owns(set *fieldpath.Set, path fieldpath.Path) bool {
+	for i := 1; i <= len(path); i++ {
+		if set.Has(path[:i]) {
+			return true
+		}
+	}
+	sub := set
+	for _, pe := range path {
+		sub = sub.WithPrefix(pe)
+		if sub.Empty() {
+			return false
+		}
+	}
+	return !sub.Empty()
+}
+
+// decodeEntries decodes managedFields, mapping "none" to an empty list.
+func decodeEntries(entries []managedfields.Entry, err error) ([]managedfields.Entry, string) {
+	if errors.Is(err, managedfields.ErrNoManagedFields) {
+		return nil, ""
+	}
+	if err != nil {
+		return nil, "invalid managedFields: " + strings.ReplaceAll(err.Error(), "\n", " ")
+	}
+	return entries, ""
+}

@@ -1,0 +1,616 @@
+package inspect
+
+import (
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/util/resourceversion"
+	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
+
+	"github.com/kubectl-rv/kubectl-rv/pkg/diff"
+	"github.com/kubectl-rv/kubectl-rv/pkg/managedfields"
+)
+
+// Config tunes the Tracker. NewConfig fills the defaults.
+type Config struct {
+	// FightThreshold is how many times a field must change hands between
+	// managers within FightWindow to be reported as a fight. Default 4.
+	FightThreshold int
+	// FightWindow is the window fights are counted in. Default 1m.
+	FightWindow time.Duration
+	// HotRate flags objects written more than this many times per second,
+	// averaged over HotWindow; 0 turns it off. Default 1.
+	HotRate float64
+	// HotWindow is the window HotRate is measured over. Default 10s.
+	HotWindow time.Duration
+	// ShowBookmarks makes BOOKMARK events rows.
+	ShowBookmarks bool
+	// TopFields is how many of the hottest fields the Summary lists. Default 10.
+	TopFields int
+}
+
+// NewConfig returns a Config with the documented defaults.
+func NewConfig() Config {
+	return Config{FightThreshold: 4, FightWindow: time.Minute, HotRate: 1, HotWindow: 10 * time.Second, TopFields: 10}
+}
+
+// EventType is the type of a row.
+type EventType string
+
+// The row types.
+const (
+	EventAdded    EventType = "ADDED"
+	EventModified EventType = "MODIFIED"
+	EventDeleted  EventType = "DELETED"
+	EventGap      EventType = "GAP"
+	EventFight    EventType = "FIGHT"
+	EventBookmark EventType = "BOOKMARK"
+)
+
+// Churn classifies a write.
+type Churn string
+
+// The churn classes.
+const (
+	// ChurnSpec is a write that bumped metadata.generation.
+	ChurnSpec Churn = "spec"
+	// ChurnStatus is a write that changed only .status.
+	ChurnStatus Churn = "status"
+	// ChurnMetadata is a write that changed only .metadata (labels,
+	// annotations, finalizers, owner references).
+	ChurnMetadata Churn = "metadata"
+	// ChurnOther is any other write: objects without a generation
+	// (ConfigMaps, Secrets), or changes the server did not count.
+	ChurnOther Churn = "other"
+)
+
+// Event is one row of the watch: a new version of an object, a deletion, a
+// gap in history, a fight, or a bookmark.
+type Event struct {
+	Type EventType `json:"type"`
+	// Time is when kubectl-rv received the event that led to this row.
+	Time time.Time `json:"time"`
+	// Resource is group/version/resource.
+	Resource string `json:"resource"`
+	// Object is kind.group/name ("deployment.apps/web", "pod/api-0"); for a
+	// GAP, the resource.
+	Object    string `json:"object,omitempty"`
+	Namespace string `json:"namespace,omitempty"`
+	Name      string `json:"name,omitempty"`
+	// ResourceVersion is the new version; for DELETED the deletion's RV
+	// (empty when the deletion was seen only after a gap), for GAP the RV
+	// of the relist.
+	ResourceVersion string `json:"resourceVersion,omitempty"`
+	// PreviousResourceVersion is the last version seen before this one.
+	PreviousResourceVersion string `json:"previousResourceVersion,omitempty"`
+	// Revisions is how many cluster revisions passed between the previous
+	// version and this one (1 when nothing else in the cluster was written in
+	// between); absent when there is no previous version.
+	Revisions *uint64 `json:"revisions,omitempty"`
+	// Generation is metadata.generation, when the object has one.
+	Generation *int64 `json:"generation,omitempty"`
+	// GenerationBumped is true when Generation moved since the previous version.
+	GenerationBumped bool `json:"generationBumped,omitempty"`
+	// Writer is who wrote this version (ADDED, MODIFIED, DELETED).
+	Writer *Writer `json:"writer,omitempty"`
+	// Fields are the changes from the previous version.
+	Fields []diff.Change `json:"fields,omitempty"`
+	// Churn classifies a MODIFIED write.
+	Churn Churn `json:"churn,omitempty"`
+	// Initial marks the objects of the first list.
+	Initial bool `json:"initial,omitempty"`
+	// AfterGap marks changes seen by comparing a relist with the last known
+	// state: several writes may hide behind one row.
+	AfterGap bool `json:"afterGap,omitempty"`
+	// Hot is true when the object is written faster than the hot rate;
+	// WriteRate is its rate in writes per second.
+	Hot       bool    `json:"hot,omitempty"`
+	WriteRate float64 `json:"writeRate,omitempty"`
+	// Gap and Fight detail GAP and FIGHT rows.
+	Gap   *Gap   `json:"gap,omitempty"`
+	Fight *Fight `json:"fight,omitempty"`
+}
+
+// Gap is a stretch of history the watch lost (the API server answered 410
+// Gone): events after From up to To were not seen.
+type Gap struct {
+	Resource string `json:"resource"`
+	From     string `json:"from,omitempty"`
+	To       string `json:"to"`
+	// Revisions is how many cluster revisions the gap spans.
+	Revisions *uint64 `json:"revisions,omitempty"`
+	// Changes is how many objects were found changed, added or deleted by
+	// comparing the relist with the last known state.
+	Changes int    `json:"changes"`
+	Error   string `json:"error,omitempty"`
+	Time    time.Time `json:"time"`
+}
+
+// Fight is a field changing hands between managers again and again.
+type Fight struct {
+	Object    string `json:"object"`
+	Namespace string `json:"namespace,omitempty"`
+	Field     string `json:"field"`
+	// Managers are the managers taking turns, sorted.
+	Managers []string `json:"managers"`
+	// Flips is how many times the field changed hands within the window.
+	Flips int `json:"flips"`
+	// Span is the time between the first and last write counted.
+	Span Duration `json:"span"`
+	// PerMinute is Flips per minute over Span.
+	PerMinute float64 `json:"perMinute"`
+	// Since is when the first counted write was seen.
+	Since time.Time `json:"since"`
+}
+
+// Duration marshals as Go's duration string ("1m30s").
+type Duration time.Duration
+
+// MarshalJSON writes the duration as a string.
+func (d Duration) MarshalJSON() ([]byte, error) {
+	return []byte(strconv.Quote(time.Duration(d).String())), nil
+}
+
+// String returns the duration as Go prints it.
+func (d Duration) String() string { return time.Duration(d).String() }
+
+// Tracker is the deterministic core of watch: it consumes RecordedEvents in
+// order and returns the rows they make. It keeps the last version of every
+// watched object (to diff against) and bounded per-object histories for
+// fights and hot objects, so its memory grows with the number of watched
+// objects, not with the number of events. It is not safe for concurrent use.
+type Tracker struct {
+	cfg    Config
+	differ *diff.Differ
+
+	objects map[objKey]*objState
+	// pending holds the LIST items of a list until its SYNCED line.
+	pending map[string][]*unstructured.Unstructured
+	// synced is true for resources whose full state is known (a list was
+	// made), so that an object first seen in a relist was created in the gap.
+	synced map[string]bool
+
+	started, last time.Time
+	stats         stats
+}
+
+type objKey struct{ resource, namespace, name string }
+
+type objState struct {
+	obj     *unstructured.Unstructured
+	rv      string
+	uid     string
+	entries []managedfields.Entry
+	// writes are the times of the latest writes, for the hot rate.
+	writes []time.Time
+	fields map[string]*fieldHistory
+}
+
+type fieldHistory struct {
+	writes   []fieldWrite
+	reported *Fight
+}
+
+type fieldWrite struct {
+	manager string
+	at      time.Time
+}
+
+// NewTracker returns a Tracker; zero Config fields take their defaults.
+func NewTracker(cfg Config) *Tracker {
+	def := NewConfig()
+	if cfg.FightThreshold <= 0 {
+		cfg.FightThreshold = def.FightThreshold
+	}
+	if cfg.FightWindow <= 0 {
+		cfg.FightWindow = def.FightWindow
+	}
+	if cfg.HotWindow <= 0 {
+		cfg.HotWindow = def.HotWindow
+	}
+	if cfg.TopFields <= 0 {
+		cfg.TopFields = def.TopFields
+	}
+	return &Tracker{
+		cfg: cfg,
+		differ: diff.New(diff.Options{Ignore: [][]string{
+			{"metadata", "resourceVersion"},
+			{"metadata", "managedFields"},
+			{"metadata", "generation"},
+		}}),
+		objects: map[objKey]*objState{},
+		pending: map[string][]*unstructured.Unstructured{},
+		synced:  map[string]bool{},
+		stats:   newStats(),
+	}
+}
+
+// Observe consumes one event and returns the rows it makes, possibly none
+// (a duplicate, a LIST item waiting for its SYNCED line, a hidden bookmark).
+func (t *Tracker) Observe(ev RecordedEvent) []Event {
+	if t.started.IsZero() || ev.Time.Before(t.started) {
+		t.started = ev.Time
+	}
+	if ev.Time.After(t.last) {
+		t.last = ev.Time
+	}
+	switch ev.Type {
+	case RecordAdded, RecordModified:
+		return t.write(ev)
+	case RecordDeleted:
+		return t.deleted(ev.Time, ev.Resource, ev.Object, ev.Object.GetResourceVersion(), false)
+	case RecordBookmark:
+		if !t.cfg.ShowBookmarks {
+			return nil
+		}
+		return []Event{{Type: EventBookmark, Time: ev.Time, Resource: ev.Resource, Object: resourceName(ev.Resource), ResourceVersion: ev.ResourceVersion}}
+	case RecordList:
+		t.pending[ev.Resource] = append(t.pending[ev.Resource], ev.Object)
+		return nil
+	case RecordSynced:
+		items := t.pending[ev.Resource]
+		delete(t.pending, ev.Resource)
+		if ev.Reason == SyncRelist {
+			return t.relisted(ev, items)
+		}
+		return t.listed(ev, items)
+	}
+	return nil
+}
+
+func keyOf(resource string, u *unstructured.Unstructured) objKey {
+	return objKey{resource: resource, namespace: u.GetNamespace(), name: u.GetName()}
+}
+
+// write handles ADDED and MODIFIED watch events.
+func (t *Tracker) write(ev RecordedEvent) []Event {
+	k := keyOf(ev.Resource, ev.Object)
+	st := t.objects[k]
+	if st != nil && st.uid == string(ev.Object.GetUID()) {
+		if c, err := resourceversion.CompareResourceVersion(ev.Object.GetResourceVersion(), st.rv); err == nil && c <= 0 {
+			// Already seen (a replayed event after a resume): never twice.
+			return nil
+		}
+		return t.changed(ev.Time, EventType(ev.Type), k, st, ev.Object, false)
+	}
+	if ev.Type == RecordAdded {
+		return []Event{t.created(ev.Time, k, ev.Object, false)}
+	}
+	return []Event{t.firstSight(ev.Time, EventModified, k, ev.Object, false)}
+}
+
+// created records an object whose whole history is in view (created while
+// watched, or in a gap of a resource whose state was known).
+func (t *Tracker) created(at time.Time, k objKey, u *unstructured.Unstructured, afterGap bool) Event {
+	st := t.remember(k, u)
+	w := AttributeCreate(st.entries)
+	e := t.baseEvent(EventAdded, at, k, u)
+	e.Writer = &w
+	e.AfterGap = afterGap
+	t.stats.write(k, e.Object, &e, nil, at)
+	t.hot(st, &e, at)
+	return e
+}
+
+// firstSight records an object seen for the first time without its history.
+func (t *Tracker) firstSight(at time.Time, typ EventType, k objKey, u *unstructured.Unstructured, afterGap bool) Event {
+	t.remember(k, u)
+	e := t.baseEvent(typ, at, k, u)
+	e.Writer = &Writer{Reason: ReasonFirstSight}
+	e.AfterGap = afterGap
+	return e
+}
+
+func (t *Tracker) remember(k objKey, u *unstructured.Unstructured) *objState {
+	entries, _ := decodeEntries(managedfields.Entries(u))
+	st := &objState{obj: u, rv: u.GetResourceVersion(), uid: string(u.GetUID()), entries: entries}
+	t.objects[k] = st
+	return st
+}
+
+func (t *Tracker) baseEvent(typ EventType, at time.Time, k objKey, u *unstructured.Unstructured) Event {
+	e := Event{Type: typ, Time: at, Resource: k.resource, Object: objectRef(k.resource, u.GetKind(), k.name), Namespace: k.namespace, Name: k.name, ResourceVersion: u.GetResourceVersion()}
+	if g, found, err := unstructured.NestedInt64(u.Object, "metadata", "generation"); err == nil && found {
+		e.Generation = &g
+	}
+	return e
+}
+
+// changed records a new version of a known object.
+func (t *Tracker) changed(at time.Time, typ EventType, k objKey, st *objState, u *unstructured.Unstructured, afterGap bool) []Event {
+	e := t.baseEvent(typ, at, k, u)
+	e.AfterGap = afterGap
+	e.PreviousResourceVersion = st.rv
+	e.Revisions = revisionsBetween(st.rv, e.ResourceVersion)
+	e.Fields = t.differ.Objects(st.obj.Object, u.Object)
+	paths := make([]fieldpath.Path, len(e.Fields))
+	for i, c := range e.Fields {
+		paths[i] = c.Path
+	}
+	entries, bad := decodeEntries(managedfields.Entries(u))
+	var w Writer
+	if bad != "" {
+		w = Writer{Reason: bad}
+	} else {
+		w = Attribute(st.entries, entries, paths)
+	}
+	e.Writer = &w
+	oldGen, oldFound, _ := unstructured.NestedInt64(st.obj.Object, "metadata", "generation")
+	e.GenerationBumped = e.Generation != nil && (!oldFound || oldGen != *e.Generation)
+	e.Churn = churnOf(e.GenerationBumped, paths)
+
+	st.obj, st.rv, st.entries = u, e.ResourceVersion, entries
+	t.stats.write(k, e.Object, &e, paths, at)
+	t.hot(st, &e, at)
+	out := []Event{e}
+	if w.Known() && !afterGap {
+		out = append(out, t.fights(at, k, st, &e, w)...)
+	}
+	return out
+}
+
+func churnOf(bumped bool, paths []fieldpath.Path) Churn {
+	if bumped {
+		return ChurnSpec
+	}
+	if len(paths) == 0 {
+		return ChurnOther
+	}
+	status, meta := true, true
+	for _, p := range paths {
+		status = status && diff.HasPrefix(p, "status")
+		meta = meta && diff.HasPrefix(p, "metadata")
+	}
+	switch {
+	case status:
+		return ChurnStatus
+	case meta:
+		return ChurnMetadata
+	}
+	return ChurnOther
+}
+
+func (t *Tracker) deleted(at time.Time, resource string, u *unstructured.Unstructured, rv string, afterGap bool) []Event {
+	k := keyOf(resource, u)
+	e := t.baseEvent(EventDeleted, at, k, u)
+	e.ResourceVersion = rv
+	e.AfterGap = afterGap
+	e.Writer = &Writer{Reason: ReasonDeleted}
+	if st := t.objects[k]; st != nil {
+		e.PreviousResourceVersion = st.rv
+		e.Revisions = revisionsBetween(st.rv, rv)
+		delete(t.objects, k)
+	}
+	t.stats.deleted(k, e.Object)
+	return []Event{e}
+}
+
+// listed handles the end of the initial list: every object is a row.
+func (t *Tracker) listed(ev RecordedEvent, items []*unstructured.Unstructured) []Event {
+	t.synced[ev.Resource] = true
+	out := make([]Event, 0, len(items))
+	for _, u := range items {
+		k := keyOf(ev.Resource, u)
+		e := t.firstSight(ev.Time, EventAdded, k, u, false)
+		e.Initial = true
+		out = append(out, e)
+	}
+	return out
+}
+
+// relisted handles the end of a relist after a 410 Gone: a GAP row, then
+// the changes visible by comparing the relist with the last known state.
+func (t *Tracker) relisted(ev RecordedEvent, items []*unstructured.Unstructured) []Event {
+	gap := Gap{Resource: ev.Resource, From: ev.GapFrom, To: ev.ResourceVersion, Revisions: revisionsBetween(ev.GapFrom, ev.ResourceVersion), Error: ev.GapError, Time: ev.Time}
+	var rows []Event
+	seen := make(map[objKey]bool, len(items))
+	for _, u := range items {
+		k := keyOf(ev.Resource, u)
+		seen[k] = true
+		st := t.objects[k]
+		switch {
+		case st != nil && st.uid == string(u.GetUID()):
+			if st.rv == u.GetResourceVersion() {
+				continue
+			}
+			rows = append(rows, t.changed(ev.Time, EventModified, k, st, u, true)...)
+		case st != nil:
+			// Deleted and created again in the gap.
+			rows = append(rows, t.deleted(ev.Time, ev.Resource, st.obj, "", true)...)
+			rows = append(rows, t.created(ev.Time, k, u, true))
+		case t.synced[ev.Resource]:
+			rows = append(rows, t.created(ev.Time, k, u, true))
+		default:
+			// Started with --since: objects not written after the gap's
+			// start are taken in silently.
+			if c, err := resourceversion.CompareResourceVersion(u.GetResourceVersion(), ev.GapFrom); err == nil && c <= 0 {
+				t.remember(k, u)
+				continue
+			}
+			rows = append(rows, t.firstSight(ev.Time, EventModified, k, u, true))
+		}
+	}
+	var gone []objKey
+	for k := range t.objects {
+		if k.resource == ev.Resource && !seen[k] {
+			gone = append(gone, k)
+		}
+	}
+	sort.Slice(gone, func(i, j int) bool {
+		if gone[i].namespace != gone[j].namespace {
+			return gone[i].namespace < gone[j].namespace
+		}
+		return gone[i].name < gone[j].name
+	})
+	for _, k := range gone {
+		rows = append(rows, t.deleted(ev.Time, ev.Resource, t.objects[k].obj, "", true)...)
+	}
+	for _, r := range rows {
+		if r.Type != EventFight {
+			gap.Changes++
+		}
+	}
+	t.synced[ev.Resource] = true
+	t.stats.gaps = append(t.stats.gaps, gap)
+	g := gap
+	head := Event{Type: EventGap, Time: ev.Time, Resource: ev.Resource, Object: resourceName(ev.Resource), ResourceVersion: ev.ResourceVersion, PreviousResourceVersion: ev.GapFrom, Revisions: gap.Revisions, Gap: &g}
+	return append([]Event{head}, rows...)
+}
+
+// hot updates the object's write times and flags the row when the object is
+// written faster than HotRate. Only the latest ceil(HotRate*HotWindow)+1
+// times are kept: enough to tell, bounded whatever the rate.
+func (t *Tracker) hot(st *objState, e *Event, at time.Time) {
+	if t.cfg.HotRate <= 0 {
+		return
+	}
+	keep := int(math.Ceil(t.cfg.HotRate*t.cfg.HotWindow.Seconds())) + 1
+	st.writes = append(st.writes, at)
+	if len(st.writes) > keep {
+		st.writes = append(st.writes[:0], st.writes[len(st.writes)-keep:]...)
+	}
+	n := 0
+	for _, w := range st.writes {
+		if at.Sub(w) <= t.cfg.HotWindow {
+			n++
+		}
+	}
+	rate := float64(n) / t.cfg.HotWindow.Seconds()
+	if rate > t.cfg.HotRate {
+		e.Hot = true
+		e.WriteRate = math.Round(rate*100) / 100
+		t.stats.hot(objKeyOf(e), rate)
+	}
+}
+
+func objKeyOf(e *Event) objKey { return objKey{resource: e.Resource, namespace: e.Namespace, name: e.Name} }
+
+// fights updates the history of every changed field and returns a FIGHT row
+// for each field that changed hands FightThreshold times within FightWindow.
+// A field is reported once per bout: again only after a quiet window.
+func (t *Tracker) fights(at time.Time, k objKey, st *objState, e *Event, w Writer) []Event {
+	if st.fields == nil {
+		st.fields = map[string]*fieldHistory{}
+	}
+	manager := w.Manager
+	if w.Subresource != "" {
+		manager += " (" + w.Subresource + ")"
+	}
+	var out []Event
+	maxKeep := 4*t.cfg.FightThreshold + 1
+	for _, c := range e.Fields {
+		path := c.Path.String()
+		h := st.fields[path]
+		if h == nil {
+			h = &fieldHistory{}
+			st.fields[path] = h
+		}
+		i := 0
+		for i < len(h.writes) && at.Sub(h.writes[i].at) > t.cfg.FightWindow {
+			i++
+		}
+		h.writes = append(h.writes[:0], h.writes[i:]...)
+		if len(h.writes) == 0 {
+			h.reported = nil
+		}
+		h.writes = append(h.writes, fieldWrite{manager: manager, at: at})
+		if len(h.writes) > maxKeep {
+			h.writes = append(h.writes[:0], h.writes[len(h.writes)-maxKeep:]...)
+		}
+		flips := 0
+		managers := map[string]bool{h.writes[0].manager: true}
+		for j := 1; j < len(h.writes); j++ {
+			managers[h.writes[j].manager] = true
+			if h.writes[j].manager != h.writes[j-1].manager {
+				flips++
+			}
+		}
+		if flips < t.cfg.FightThreshold {
+			continue
+		}
+		span := at.Sub(h.writes[0].at)
+		f := Fight{Object: e.Object, Namespace: e.Namespace, Field: path, Managers: sortedKeys(managers), Flips: flips, Span: Duration(span), PerMinute: perMinute(flips, span), Since: h.writes[0].at}
+		if h.reported != nil {
+			// The bout goes on: the summary keeps the latest count.
+			*h.reported = f
+			continue
+		}
+		h.reported = t.stats.fight(f)
+		ff := f
+		out = append(out, Event{Type: EventFight, Time: at, Resource: e.Resource, Object: e.Object, Namespace: e.Namespace, Name: e.Name, ResourceVersion: e.ResourceVersion, Fight: &ff})
+	}
+	return out
+}
+
+func perMinute(n int, span time.Duration) float64 {
+	if span < time.Second {
+		span = time.Second
+	}
+	return math.Round(float64(n)/span.Minutes()*10) / 10
+}
+
+func sortedKeys(m map[string]bool) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// revisionsBetween counts the cluster revisions from a to b. The count
+// relies on resourceVersions being etcd revisions, which the API server
+// guarantees to be comparable (1.35+); it is nil when they are not.
+func revisionsBetween(a, b string) *uint64 {
+	if a == "" || b == "" {
+		return nil
+	}
+	if c, err := resourceversion.CompareResourceVersion(b, a); err != nil || c < 0 {
+		return nil
+	}
+	x, err1 := strconv.ParseUint(a, 10, 64)
+	y, err2 := strconv.ParseUint(b, 10, 64)
+	if err1 != nil || err2 != nil {
+		return nil
+	}
+	d := y - x
+	return &d
+}
+
+// objectRef names an object the way kubectl does: deployment.apps/web.
+func objectRef(resource, kind, name string) string {
+	group := groupOf(resource)
+	k := strings.ToLower(kind)
+	if k == "" {
+		k = resourceName(resource)
+	}
+	if group != "" {
+		k += "." + group
+	}
+	return k + "/" + name
+}
+
+// groupOf returns the group of group/version/resource ("" for the core group).
+func groupOf(resource string) string {
+	parts := strings.Split(resource, "/")
+	if len(parts) == 3 {
+		return parts[0]
+	}
+	return ""
+}
+
+// resourceName returns resource.group for group/version/resource.
+func resourceName(resource string) string {
+	parts := strings.Split(resource, "/")
+	switch len(parts) {
+	case 3:
+		return parts[2] + "." + parts[0]
+	case 2:
+		return parts[1]
+	}
+	return resource
+}

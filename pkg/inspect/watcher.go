@@ -1,0 +1,351 @@
+package inspect
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/dynamic"
+)
+
+// Target is one resource to watch.
+type Target struct {
+	Resource schema.GroupVersionResource
+	// Namespace limits a namespaced resource to one namespace; "" means all
+	// namespaces (and is required for cluster-scoped resources).
+	Namespace string
+	// Names, when set, limits the watch to these objects.
+	Names []string
+}
+
+// ResourceKey returns the target's resource as group/version/resource, the
+// form recordings use.
+func (t Target) ResourceKey() string { return ResourceKey(t.Resource) }
+
+// ResourceKey returns group/version/resource ("v1/pods" in the core group).
+func ResourceKey(gvr schema.GroupVersionResource) string {
+	if gvr.Group == "" {
+		return gvr.Version + "/" + gvr.Resource
+	}
+	return gvr.Group + "/" + gvr.Version + "/" + gvr.Resource
+}
+
+// String describes the target for people: "deployments.apps/web -n shop".
+func (t Target) String() string {
+	s := t.Resource.Resource
+	if t.Resource.Group != "" {
+		s += "." + t.Resource.Group
+	}
+	if len(t.Names) > 0 {
+		s += "/" + strings.Join(t.Names, ",")
+	}
+	if t.Namespace != "" {
+		s += " -n " + t.Namespace
+	}
+	return s
+}
+
+// StreamConfig says what Stream watches and how it retries. NewStreamConfig
+// fills the defaults.
+type StreamConfig struct {
+	Targets       []Target
+	LabelSelector string
+	FieldSelector string
+	// Since starts the watch at this resourceVersion without a list.
+	Since string
+	// ShowSecrets turns off the redaction of Secret values.
+	ShowSecrets bool
+	// ChunkSize is the page size of lists; 0 lists in one page.
+	ChunkSize int64
+	// MinBackoff and MaxBackoff bound the wait before a retry; each wait
+	// doubles up to MaxBackoff, with up to 50% jitter, and falls back to
+	// MinBackoff once a watch delivers events again.
+	MinBackoff, MaxBackoff time.Duration
+	// Now stamps received events; Warnf reports retries (to ErrOut).
+	Now   func() time.Time
+	Warnf func(format string, args ...any)
+}
+
+// NewStreamConfig returns a StreamConfig with the default backoff
+// (250ms to 5s), the wall clock and no warnings.
+func NewStreamConfig() StreamConfig {
+	return StreamConfig{ChunkSize: 500, MinBackoff: 250 * time.Millisecond, MaxBackoff: 5 * time.Second, Now: time.Now, Warnf: func(string, ...any) {}}
+}
+
+// ErrInitialContact wraps the error of the first request of a target: a
+// failure there (unreachable cluster, no RBAC rights, unknown resource) ends
+// the watch, while every later error is retried.
+var ErrInitialContact = errors.New("starting the watch")
+
+// Stream lists each target (unless Since is set), then watches it from the
+// list's resourceVersion with bookmarks, sending every event to out, until
+// ctx is done. It never gives up after the first successful contact: a
+// dropped connection or an API server restart resumes the watch from the
+// last resourceVersion seen, after a backoff with jitter, so no event is
+// seen twice; a 410 Gone relists and sends the relist as LIST events ended
+// by a SYNCED event naming the lost range. Stream returns nil when ctx is
+// done, or an error wrapping ErrInitialContact.
+func Stream(ctx context.Context, client dynamic.Interface, cfg StreamConfig, out chan<- RecordedEvent) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var (
+		wg sync.WaitGroup
+		// mu guards first.
+		mu    sync.Mutex
+		first error
+	)
+	for _, tgt := range cfg.Targets {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			s := &streamer{client: client, cfg: cfg, tgt: tgt, out: out}
+			if err := s.run(ctx); err != nil {
+				mu.Lock()
+				if first == nil {
+					first = err
+				}
+				mu.Unlock()
+				cancel()
+			}
+		}()
+	}
+	wg.Wait()
+	return first
+}
+
+type streamer struct {
+	client dynamic.Interface
+	cfg    StreamConfig
+	tgt    Target
+	out    chan<- RecordedEvent
+	wait   time.Duration
+}
+
+func (s *streamer) resource() dynamic.ResourceInterface {
+	r := s.client.Resource(s.tgt.Resource)
+	if s.tgt.Namespace != "" {
+		return r.Namespace(s.tgt.Namespace)
+	}
+	return r
+}
+
+func (s *streamer) options() metav1.ListOptions {
+	opts := metav1.ListOptions{LabelSelector: s.cfg.LabelSelector, FieldSelector: s.cfg.FieldSelector}
+	if len(s.tgt.Names) == 1 {
+		sel := "metadata.name=" + s.tgt.Names[0]
+		if opts.FieldSelector != "" {
+			sel += "," + opts.FieldSelector
+		}
+		opts.FieldSelector = sel
+	}
+	return opts
+}
+
+func (s *streamer) run(ctx context.Context) error {
+	rv := s.cfg.Since
+	if rv == "" {
+		listRV, err := s.list(ctx, SyncInitial, "", "")
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil
+			}
+			return fmt.Errorf("%w: listing %s: %w", ErrInitialContact, s.tgt, err)
+		}
+		rv = listRV
+	}
+	contacted := s.cfg.Since == ""
+	for ctx.Err() == nil {
+		opts := s.options()
+		opts.ResourceVersion = rv
+		opts.AllowWatchBookmarks = true
+		// Like client-go's reflector: end the watch now and then, so that a
+		// half-dead connection is not kept forever.
+		timeout := int64(300 + rand.IntN(300))
+		opts.TimeoutSeconds = &timeout
+		w, err := s.resource().Watch(ctx, opts)
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil
+			}
+			if isGone(err) {
+				rv = s.relist(ctx, rv, err)
+				continue
+			}
+			if !contacted && !apierrors.IsTooManyRequests(err) && !apierrors.IsServiceUnavailable(err) && !apierrors.IsInternalError(err) {
+				return fmt.Errorf("%w: watching %s from resourceVersion %s: %w", ErrInitialContact, s.tgt, rv, err)
+			}
+			s.backoff(ctx, fmt.Sprintf("watch %s: %v; retrying from resourceVersion %s", s.tgt, err, rv))
+			continue
+		}
+		contacted = true
+		started := s.cfg.Now()
+		newRV, n, err := s.consume(ctx, w, rv)
+		w.Stop()
+		rv = newRV
+		if ctx.Err() != nil {
+			return nil
+		}
+		if n > 0 || s.cfg.Now().Sub(started) > 30*time.Second {
+			s.wait = 0
+		}
+		switch {
+		case isGone(err):
+			rv = s.relist(ctx, rv, err)
+		case err != nil:
+			s.backoff(ctx, fmt.Sprintf("watch %s: %v; resuming from resourceVersion %s", s.tgt, err, rv))
+		case n == 0:
+			// Closed without events: likely the server going away.
+			s.backoff(ctx, "")
+		}
+	}
+	return nil
+}
+
+// consume reads one watch until it ends, returning the last resourceVersion
+// seen and how many events came.
+func (s *streamer) consume(ctx context.Context, w watch.Interface, rv string) (string, int, error) {
+	n := 0
+	for {
+		select {
+		case <-ctx.Done():
+			return rv, n, nil
+		case ev, ok := <-w.ResultChan():
+			if !ok {
+				return rv, n, nil
+			}
+			n++
+			switch ev.Type {
+			case watch.Error:
+				err := apierrors.FromObject(ev.Object)
+				return rv, n, err
+			case watch.Bookmark:
+				u, ok := ev.Object.(*unstructured.Unstructured)
+				if !ok {
+					continue
+				}
+				rv = u.GetResourceVersion()
+				s.send(ctx, RecordedEvent{Type: RecordBookmark, Time: s.cfg.Now(), Resource: s.tgt.ResourceKey(), ResourceVersion: rv})
+			case watch.Added, watch.Modified, watch.Deleted:
+				u, ok := ev.Object.(*unstructured.Unstructured)
+				if !ok {
+					continue
+				}
+				rv = u.GetResourceVersion()
+				if !s.wanted(u) {
+					continue
+				}
+				s.prepare(u)
+				s.send(ctx, RecordedEvent{Type: RecordType(ev.Type), Time: s.cfg.Now(), Resource: s.tgt.ResourceKey(), Object: u})
+			}
+		}
+	}
+}
+
+// relist lists again after a 410 Gone, retrying until it succeeds or ctx is
+// done, and returns the list's resourceVersion.
+func (s *streamer) relist(ctx context.Context, lastRV string, gone error) string {
+	msg := ""
+	var st apierrors.APIStatus
+	if errors.As(gone, &st) {
+		msg = st.Status().Message
+	}
+	s.cfg.Warnf("watch %s: history after resourceVersion %s is gone (%s); relisting", s.tgt, lastRV, msg)
+	for ctx.Err() == nil {
+		rv, err := s.list(ctx, SyncRelist, lastRV, msg)
+		if err == nil {
+			return rv
+		}
+		if ctx.Err() != nil {
+			break
+		}
+		s.backoff(ctx, fmt.Sprintf("relisting %s: %v", s.tgt, err))
+	}
+	return lastRV
+}
+
+// list lists the target page by page, sends the items as LIST events and a
+// SYNCED event, and returns the list's resourceVersion. Nothing is sent if
+// the list fails, so that a retried list never sends an item twice.
+func (s *streamer) list(ctx context.Context, reason SyncReason, gapFrom, gapErr string) (string, error) {
+	opts := s.options()
+	opts.Limit = s.cfg.ChunkSize
+	var items []unstructured.Unstructured
+	rv := ""
+	for {
+		l, err := s.resource().List(ctx, opts)
+		if err != nil {
+			return "", err
+		}
+		if rv == "" {
+			rv = l.GetResourceVersion()
+		}
+		items = append(items, l.Items...)
+		if l.GetContinue() == "" {
+			break
+		}
+		opts.Continue = l.GetContinue()
+	}
+	now := s.cfg.Now()
+	for i := range items {
+		u := &items[i]
+		if !s.wanted(u) {
+			continue
+		}
+		s.prepare(u)
+		s.send(ctx, RecordedEvent{Type: RecordList, Time: now, Resource: s.tgt.ResourceKey(), Reason: reason, Object: u})
+	}
+	s.send(ctx, RecordedEvent{Type: RecordSynced, Time: now, Resource: s.tgt.ResourceKey(), Reason: reason, ResourceVersion: rv, GapFrom: gapFrom, GapError: gapErr})
+	return rv, nil
+}
+
+func (s *streamer) wanted(u *unstructured.Unstructured) bool {
+	return len(s.tgt.Names) <= 1 || slices.Contains(s.tgt.Names, u.GetName())
+}
+
+func (s *streamer) prepare(u *unstructured.Unstructured) {
+	if !s.cfg.ShowSecrets && s.tgt.Resource.Group == "" && s.tgt.Resource.Resource == SecretsResource.Resource {
+		RedactSecret(u)
+	}
+}
+
+func (s *streamer) send(ctx context.Context, ev RecordedEvent) {
+	select {
+	case s.out <- ev:
+	case <-ctx.Done():
+	}
+}
+
+// backoff waits before a retry: doubling from MinBackoff to MaxBackoff, plus
+// up to 50% jitter so that many clients do not retry in step.
+func (s *streamer) backoff(ctx context.Context, warning string) {
+	switch {
+	case s.wait == 0:
+		s.wait = s.cfg.MinBackoff
+	default:
+		s.wait = min(2*s.wait, s.cfg.MaxBackoff)
+	}
+	d := s.wait + time.Duration(rand.Float64()*0.5*float64(s.wait))
+	if warning != "" {
+		s.cfg.Warnf("%s in %s", warning, d.Round(time.Millisecond))
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+	case <-t.C:
+	}
+}
+
+func isGone(err error) bool {
+	return err != nil && (apierrors.IsResourceExpired(err) || apierrors.IsGone(err))
+}

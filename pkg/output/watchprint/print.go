@@ -1,0 +1,269 @@
+package watchprint
+
+import (
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/kubectl-rv/kubectl-rv/pkg/diff"
+	"github.com/kubectl-rv/kubectl-rv/pkg/inspect"
+	"github.com/kubectl-rv/kubectl-rv/pkg/output"
+)
+
+// EventKind and SummaryKind are the kinds of the JSON lines.
+const (
+	EventKind   = "WatchEvent"
+	SummaryKind = "WatchSummary"
+)
+
+// Options say how to render.
+type Options struct {
+	// Diff prints every change of a row under it.
+	Diff bool
+	// ShowNamespace adds a NAMESPACE column (watches across namespaces).
+	ShowNamespace bool
+	// Location is the time zone of the TIME column; nil means UTC.
+	Location *time.Location
+	// MaxFields is how many changes the FIELDS column shows before "+N
+	// more" (all with -o wide). Default 3.
+	MaxFields int
+}
+
+// Printer renders a watch stream.
+type Printer struct {
+	p      *output.Printer
+	opts   Options
+	widths []int
+	header bool
+}
+
+// New returns a Printer writing through p (its format, color and headers).
+func New(p *output.Printer, opts Options) *Printer {
+	if opts.Location == nil {
+		opts.Location = time.UTC
+	}
+	if opts.MaxFields <= 0 {
+		opts.MaxFields = 3
+	}
+	return &Printer{p: p, opts: opts}
+}
+
+type eventJSON struct {
+	output.TypeMeta
+	inspect.Event
+}
+
+type summaryJSON struct {
+	output.TypeMeta
+	inspect.Summary
+}
+
+func (w *Printer) columns() []string {
+	cols := []string{"TIME", "EVENT"}
+	if w.opts.ShowNamespace {
+		cols = append(cols, "NAMESPACE")
+	}
+	cols = append(cols, "OBJECT", "RV", "REVS", "GEN", "MANAGER", "FIELDS")
+	if w.p.Format == output.Wide {
+		cols = append(cols, "NOTE")
+	}
+	return cols
+}
+
+// Event renders one event.
+func (w *Printer) Event(e inspect.Event) error {
+	if w.p.Structured() {
+		return w.p.PrintJSONLine(eventJSON{TypeMeta: output.NewTypeMeta(EventKind), Event: e})
+	}
+	var b strings.Builder
+	if !w.header && !w.p.NoHeaders {
+		w.header = true
+		w.writeRow(&b, toCells(w.columns()))
+	}
+	w.writeRow(&b, w.cells(e))
+	if w.opts.Diff {
+		w.writeDiff(&b, e)
+	}
+	_, err := io.WriteString(w.p.Out, b.String())
+	return err
+}
+
+func toCells(ss []string) []output.Cell {
+	cs := make([]output.Cell, len(ss))
+	for i, s := range ss {
+		cs[i] = output.Cell{Text: s}
+	}
+	return cs
+}
+
+// Cells returns the table cells of an event (exported for tests of the
+// command).
+func (w *Printer) cells(e inspect.Event) []output.Cell {
+	evStyle := output.None
+	switch e.Type {
+	case inspect.EventAdded:
+		evStyle = output.Green
+	case inspect.EventDeleted:
+		evStyle = output.Red
+	case inspect.EventGap:
+		evStyle = output.Yellow
+	case inspect.EventFight:
+		evStyle = output.Red
+	case inspect.EventBookmark:
+		evStyle = output.Faint
+	}
+	cells := []output.Cell{{Text: e.Time.In(w.opts.Location).Format("15:04:05")}, {Text: string(e.Type), Style: evStyle}}
+	if w.opts.ShowNamespace {
+		cells = append(cells, output.Cell{Text: dash(e.Namespace)})
+	}
+	rv := e.ResourceVersion
+	if rv == "" {
+		rv = "?"
+	}
+	revs := "-"
+	if e.Revisions != nil {
+		revs = "+" + strconv.FormatUint(*e.Revisions, 10)
+	}
+	gen := "-"
+	if e.Generation != nil {
+		gen = strconv.FormatInt(*e.Generation, 10)
+		if e.GenerationBumped {
+			gen += "*"
+		}
+	}
+	manager, mStyle := "", output.None
+	if e.Writer != nil {
+		manager = e.Writer.String()
+		if !e.Writer.Known() {
+			mStyle = output.Faint
+			if len(e.Writer.Candidates) > 0 {
+				manager += ": " + strings.Join(e.Writer.Candidates, ", ")
+			}
+		}
+	}
+	fields := ""
+	switch e.Type {
+	case inspect.EventGap:
+		g := e.Gap
+		fields = fmt.Sprintf("lost events after RV %s up to %s", dash(g.From), g.To)
+		if g.Revisions != nil {
+			fields += fmt.Sprintf(" (%d revisions)", *g.Revisions)
+		}
+		fields += fmt.Sprintf("; %d changes seen after the gap", g.Changes)
+	case inspect.EventFight:
+		f := e.Fight
+		manager, mStyle = strings.Join(f.Managers, " <-> "), output.Red
+		fields = fmt.Sprintf("%s changed hands %d times in %s (%.1f/min)", f.Field, f.Flips, f.Span, f.PerMinute)
+	default:
+		fields = w.fieldsCell(e.Fields)
+	}
+	cells = append(cells,
+		output.Cell{Text: e.Object},
+		output.Cell{Text: rv},
+		output.Cell{Text: revs},
+		output.Cell{Text: gen},
+		output.Cell{Text: dash(manager), Style: mStyle},
+		output.Cell{Text: fields},
+	)
+	note := notes(e, w.p.Format == output.Wide)
+	if w.p.Format == output.Wide {
+		cells = append(cells, output.Cell{Text: note, Style: output.Yellow})
+	} else if note != "" {
+		last := &cells[len(cells)-1]
+		if last.Text == "" {
+			last.Text = "(" + note + ")"
+		} else {
+			last.Text += " (" + note + ")"
+		}
+	}
+	return cells
+}
+
+func notes(e inspect.Event, wide bool) string {
+	var ns []string
+	if e.Initial {
+		ns = append(ns, "initial")
+	}
+	if e.AfterGap {
+		ns = append(ns, "seen after gap")
+	}
+	if e.Hot {
+		ns = append(ns, fmt.Sprintf("hot %.2g/s", e.WriteRate))
+	}
+	if wide && e.Churn != "" {
+		ns = append(ns, string(e.Churn))
+	}
+	return strings.Join(ns, ", ")
+}
+
+func (w *Printer) fieldsCell(cs []diff.Change) string {
+	limit := w.opts.MaxFields
+	if w.p.Format == output.Wide {
+		limit = len(cs)
+	}
+	parts := make([]string, 0, min(len(cs), limit)+1)
+	for i, c := range cs {
+		if i == limit {
+			parts = append(parts, fmt.Sprintf("+%d more", len(cs)-limit))
+			break
+		}
+		parts = append(parts, c.String())
+	}
+	return strings.Join(parts, ", ")
+}
+
+func dash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+// minWidths keep the first rows aligned with the header; later, wider
+// cells widen their column for the rows after them.
+var minWidths = map[string]int{"TIME": 8, "EVENT": 8, "NAMESPACE": 10, "OBJECT": 24, "RV": 6, "REVS": 4, "GEN": 3, "MANAGER": 16}
+
+func (w *Printer) writeRow(b *strings.Builder, cells []output.Cell) {
+	cols := w.columns()
+	if w.widths == nil {
+		w.widths = make([]int, len(cols))
+		for i, c := range cols {
+			w.widths[i] = max(len(c), minWidths[c])
+		}
+	}
+	for i, c := range cells {
+		text := output.Escape(c.Text)
+		if i == len(cells)-1 {
+			b.WriteString(w.p.Paint(c.Style, text))
+			break
+		}
+		n := len([]rune(text))
+		if n > w.widths[i] {
+			w.widths[i] = n
+		}
+		b.WriteString(w.p.Paint(c.Style, text))
+		b.WriteString(strings.Repeat(" ", w.widths[i]-n+3))
+	}
+	// No trailing blanks, as kubectl.
+	s := strings.TrimRight(b.String(), " ")
+	b.Reset()
+	b.WriteString(s)
+	b.WriteByte('\n')
+}
+
+func (w *Printer) writeDiff(b *strings.Builder, e inspect.Event) {
+	for _, c := range e.Fields {
+		path := output.Escape(c.Path.String())
+		switch c.Op {
+		case diff.Added:
+			b.WriteString(w.p.Paint(output.Green, "    + "+path+": "+output.Escape(diff.FormatValue(c.New))))
+		case diff.Removed:
+			b.WriteString(w.p.Paint(output.Red, "    - "+path+": "+output.Escape(diff.FormatValue(c.Old))))
+		default:
+			b.WriteString(w.p.Paint(output.Yellow, "    ~ "+path+": "+output.Escape(diff.FormatValue(c.Old))+" -> "+output.Escape(diff.FormatValue(c.New))))
+		}
+		b.WriteByte('\n')
+	}
+}
