@@ -46,7 +46,7 @@ func (g *group) report() ActorReport {
 		Retry:      s.Retry.Policy,
 		Operations: g.operations, Attempts: g.attempts, Successes: g.successes, NoOps: g.noops,
 		Conflicts: g.conflicts, ApplyConflicts: g.applyConflicts, Invalid: g.invalid, Errors: g.errors,
-		GiveUps: g.giveUps, RevisionsConsumed: g.revisions, Latency: latencyOf(g.latencies),
+		GiveUps: g.giveUps, RevisionsConsumed: g.revisions, Latency: latencyOf(g.latencies), LatencyHistogram: histogramOf(g.latencies),
 		Acquisitions: g.acquisitions, Renewals: g.renewals, Events: g.events, Lists: g.lists, Expired: g.expired, LastRV: g.lastRV,
 	}
 	if r.FieldManager == "" {
@@ -293,8 +293,9 @@ func (a *actor) write() {
 		case werr == nil && consumed:
 			st.Outcome = "ok"
 			a.g.revisions++
-			a.commitCounters(req.carries)
+			a.commitCounters(req.carries, true)
 		case werr == nil:
+			a.commitCounters(req.carries, false)
 			st.Outcome = "noop"
 			st.Note = joinNote(st.Note, "no-op: the object did not change, so the resourceVersion stayed")
 		case apierrors.IsConflict(werr):
@@ -483,7 +484,16 @@ func (a *actor) buildWrite() (writeReq, error) {
 		ptr := pointer(path)
 		var ops []map[string]any
 		if s.Method == scenario.MethodJSONPatchTest {
-			ops = append(ops, map[string]any{"op": "test", "path": ptr, "value": oldVal})
+			if g := c.Test; g != nil {
+				tp, _ := scenario.ParsePath(g.Path)
+				tv, err := normalizeValue(g.Value)
+				if err != nil {
+					return writeReq{}, err
+				}
+				ops = append(ops, map[string]any{"op": "test", "path": pointer(tp), "value": tv})
+			} else {
+				ops = append(ops, map[string]any{"op": "test", "path": ptr, "value": oldVal})
+			}
 		}
 		switch {
 		case c.Insert != "":
@@ -553,6 +563,14 @@ func asInt(v any) (int64, error) {
 func getPath(obj map[string]any, path scenario.Path) (any, bool) {
 	var cur any = obj
 	for _, s := range path {
+		if s.Key != "" {
+			i := selectItem(cur, s)
+			if i < 0 {
+				return nil, false
+			}
+			cur = cur.([]any)[i]
+			continue
+		}
 		if s.Index >= 0 {
 			l, ok := cur.([]any)
 			if !ok || s.Index >= len(l) {
@@ -577,6 +595,13 @@ func setPath(obj map[string]any, path scenario.Path, v any) error {
 	var cur any = obj
 	for i, s := range path {
 		last := i == len(path)-1
+		if s.Key != "" {
+			j := selectItem(cur, s)
+			if j < 0 {
+				return fmt.Errorf("%s: no list item with %s=%s", pathString(path[:i+1]), s.Key, s.Value)
+			}
+			s.Index = j
+		}
 		if s.Index >= 0 {
 			l, ok := cur.([]any)
 			if !ok || s.Index >= len(l) {
@@ -599,7 +624,7 @@ func setPath(obj map[string]any, path scenario.Path, v any) error {
 		}
 		next, ok := m[s.Field]
 		if !ok || next == nil {
-			if path[i+1].Index >= 0 {
+			if !path[i+1].IsField() {
 				return fmt.Errorf("%s: no list", pathString(path[:i+1]))
 			}
 			next = map[string]any{}
@@ -613,6 +638,10 @@ func setPath(obj map[string]any, path scenario.Path, v any) error {
 func pathString(p scenario.Path) string {
 	var b strings.Builder
 	for _, s := range p {
+		if s.Key != "" {
+			fmt.Fprintf(&b, "[%s=%s]", s.Key, s.Value)
+			continue
+		}
 		if s.Index >= 0 {
 			fmt.Fprintf(&b, "[%d]", s.Index)
 			continue
@@ -625,6 +654,21 @@ func pathString(p scenario.Path) string {
 	return b.String()
 }
 
+// selectItem returns the index of the list item whose s.Key field is
+// s.Value, or -1.
+func selectItem(list any, s scenario.Segment) int {
+	l, ok := list.([]any)
+	if !ok {
+		return -1
+	}
+	for i, it := range l {
+		if m, ok := it.(map[string]any); ok && fmt.Sprint(m[s.Key]) == s.Value {
+			return i
+		}
+	}
+	return -1
+}
+
 // nest builds the merge patch {a: {b: v}} of a field path from the changed
 // object; a path through a list sends the whole list (merge patch has no
 // index).
@@ -632,7 +676,7 @@ func nest(obj map[string]any, path scenario.Path) map[string]any {
 	out := map[string]any{}
 	cur := out
 	for i, s := range path {
-		if i == len(path)-1 || path[i+1].Index >= 0 {
+		if i == len(path)-1 || !path[i+1].IsField() {
 			v, _ := getPath(obj, path[:i+1])
 			cur[s.Field] = v
 			return out

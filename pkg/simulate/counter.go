@@ -89,17 +89,23 @@ func (e *engine) countersOn(key string) []*counter {
 	return out
 }
 
-// commitCounters runs when the actor's write took a revision.
-func (a *actor) commitCounters(carries bool) {
+// commitCounters runs when the server accepted the actor's write; changed
+// is false for a no-op write, which the client counts as a success but
+// which changed nothing: its increment is lost.
+func (a *actor) commitCounters(carries, changed bool) {
 	cs := a.e.countersOn(a.g.target.key)
 	for i, c := range cs {
-		if !carries || i >= len(a.readVec) {
+		gi, incr := c.index[a.g]
+		incr = incr && a.g.spec.Change.Increment != "" && pathString(a.g.path) == c.pathText
+		if incr {
+			c.successes[gi]++
+		}
+		if !changed || !carries || i >= len(a.readVec) {
 			continue
 		}
 		copy(c.vec, a.readVec[i])
-		if gi, ok := c.index[a.g]; ok && a.g.spec.Change.Increment != "" && pathString(a.g.path) == c.pathText {
+		if incr {
 			c.vec[gi]++
-			c.successes[gi]++
 		}
 	}
 }
@@ -125,5 +131,43 @@ func (c *counter) check(ctx context.Context, e *engine) (InvariantResult, error)
 	r.Actual = strconv.FormatInt(n, 10)
 	r.Lost = int(expected - n)
 	r.Held = r.Lost == 0
+	return r, nil
+}
+
+func (e *engine) checkEquals(ctx context.Context, q *scenario.Equals) (InvariantResult, error) {
+	gv, err := schema.ParseGroupVersion(q.Target.APIVersion)
+	if err != nil {
+		return InvariantResult{}, err
+	}
+	gvk := gv.WithKind(q.Target.Kind)
+	t, err := e.srv.Registry().Lookup(gvk)
+	if err != nil {
+		return InvariantResult{}, err
+	}
+	ns := q.Target.Namespace
+	if t.Namespaced && ns == "" {
+		ns = "default"
+	}
+	p, err := scenario.ParsePath(q.Path)
+	if err != nil {
+		return InvariantResult{}, err
+	}
+	want, err := normalizeValue(q.Value)
+	if err != nil {
+		return InvariantResult{}, err
+	}
+	r := InvariantResult{Name: fmt.Sprintf("equals %s %s", refString(gvk, ns, q.Target.Name), pathString(p)), Expected: display(want)}
+	u, err := e.srv.Get(ctx, gvk, ns, q.Target.Name)
+	if err != nil {
+		r.Actual = "object gone"
+		return r, nil
+	}
+	got, ok := getPath(u.Object, p)
+	if !ok {
+		r.Actual = "<absent>"
+		return r, nil
+	}
+	r.Actual = display(got)
+	r.Held = r.Actual == r.Expected
 	return r, nil
 }

@@ -433,6 +433,16 @@ func (e *engine) finish(ctx context.Context) (*Result, error) {
 		}
 		res.Invariants = append(res.Invariants, inv)
 	}
+	for i, inv := range e.sc.Invariants {
+		if inv.Equals == nil {
+			continue
+		}
+		r, err := e.checkEquals(ctx, inv.Equals)
+		if err != nil {
+			return nil, fmt.Errorf("%w: invariants[%d]: %v", ErrScenario, i, err)
+		}
+		res.Invariants = append(res.Invariants, r)
+	}
 	for _, g := range e.groups {
 		res.Actors = append(res.Actors, g.report())
 	}
@@ -463,6 +473,26 @@ func percentile(sorted []time.Duration, p float64) time.Duration {
 	i := int(float64(len(sorted))*p/100+0.999999) - 1
 	i = min(max(i, 0), len(sorted)-1)
 	return sorted[i]
+}
+
+func histogramOf(ds []time.Duration) []LatencyBucket {
+	if len(ds) == 0 {
+		return nil
+	}
+	counts := make([]int, len(LatencyBounds)+1)
+	for _, d := range ds {
+		i := sort.Search(len(LatencyBounds), func(i int) bool { return d <= LatencyBounds[i] })
+		counts[i]++
+	}
+	out := make([]LatencyBucket, 0, len(counts))
+	for i, c := range counts {
+		var le time.Duration
+		if i < len(LatencyBounds) {
+			le = LatencyBounds[i]
+		}
+		out = append(out, LatencyBucket{Le: scenario.Duration(le), Count: c})
+	}
+	return out
 }
 
 func latencyOf(ds []time.Duration) Latency {

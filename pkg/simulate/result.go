@@ -1,6 +1,8 @@
 package simulate
 
 import (
+	"time"
+
 	"github.com/kubectl-rv/kubectl-rv/pkg/simulate/scenario"
 )
 
@@ -66,6 +68,8 @@ type ActorReport struct {
 	// Latency of successful operations, from the first request to the
 	// successful response, retries and backoff included.
 	Latency Latency `json:"latency"`
+	// LatencyHistogram counts successful operations by latency bucket.
+	LatencyHistogram []LatencyBucket `json:"latencyHistogram,omitempty"`
 	// RevisionsConsumed counts the store revisions the actor's writes took.
 	RevisionsConsumed int `json:"revisionsConsumed"`
 	// LostUpdates are successful increments that the final state does not
@@ -86,6 +90,20 @@ type ActorReport struct {
 type Bucket struct {
 	Retries int `json:"retries"`
 	Count   int `json:"count"`
+}
+
+// LatencyBucket counts the operations with a latency at most Le (and above
+// the previous bucket's Le); the last bucket has Le 0 and holds the rest.
+type LatencyBucket struct {
+	Le    scenario.Duration `json:"le"`
+	Count int               `json:"count"`
+}
+
+// LatencyBounds are the upper bounds of the latency histogram buckets.
+var LatencyBounds = []time.Duration{
+	time.Millisecond, 2 * time.Millisecond, 5 * time.Millisecond, 10 * time.Millisecond, 20 * time.Millisecond,
+	50 * time.Millisecond, 100 * time.Millisecond, 200 * time.Millisecond, 500 * time.Millisecond,
+	time.Second, 2 * time.Second, 5 * time.Second, 10 * time.Second,
 }
 
 // Latency holds percentiles (nearest rank) of a latency sample.

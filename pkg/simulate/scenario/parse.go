@@ -236,14 +236,24 @@ func (s *Scenario) validate(l lines) *Error {
 	}
 	for i, inv := range s.Invariants {
 		p := fmt.Sprintf("invariants.%d", i)
-		if inv.Counter == nil {
-			return errAt(l, p, "invariants[%d]: set counter", i)
+		if (inv.Counter == nil) == (inv.Equals == nil) {
+			return errAt(l, p, "invariants[%d]: set exactly one of counter and equals", i)
 		}
-		if err := inv.Counter.Target.validate(l, p+".counter.target"); err != nil {
-			return err
+		if c := inv.Counter; c != nil {
+			if err := c.Target.validate(l, p+".counter.target"); err != nil {
+				return err
+			}
+			if _, err := ParsePath(c.Path); err != nil {
+				return errAt(l, p+".counter.path", "invariants[%d].counter.path: %v", i, err)
+			}
 		}
-		if err := checkPath(inv.Counter.Path); err != nil {
-			return errAt(l, p+".counter.path", "invariants[%d].counter.path: %v", i, err)
+		if q := inv.Equals; q != nil {
+			if err := q.Target.validate(l, p+".equals.target"); err != nil {
+				return err
+			}
+			if _, err := ParsePath(q.Path); err != nil {
+				return errAt(l, p+".equals.path", "invariants[%d].equals.path: %v", i, err)
+			}
 		}
 	}
 	return nil
@@ -338,8 +348,12 @@ func (a *Actor) validate(l lines, p string, total Duration) *Error {
 	for _, s := range []string{c.Increment, c.Set, c.Insert} {
 		if s != "" {
 			n++
-			if err := checkPath(s); err != nil {
+			path, err := ParsePath(s)
+			if err != nil {
 				return errAt(l, p+".change", "%s: change path %q: %v", where, s, err)
+			}
+			if path.HasSelector() && (a.Method == MethodJSONPatch || a.Method == MethodJSONPatchTest) {
+				return errAt(l, p+".change", "%s: a JSON patch addresses list items by index, not by [key=value]", where)
 			}
 		}
 	}
@@ -354,6 +368,15 @@ func (a *Actor) validate(l lines, p string, total Duration) *Error {
 	}
 	if c.Insert != "" && c.Value == nil {
 		return errAt(l, p+".change", "%s: change.insert needs a value", where)
+	}
+	if c.Test != nil {
+		if a.Method != MethodJSONPatchTest {
+			return errAt(l, p+".change.test", "%s: change.test is only for method json-patch-test", where)
+		}
+		tp, err := ParsePath(c.Test.Path)
+		if err != nil || tp.HasSelector() {
+			return errAt(l, p+".change.test.path", "%s: change.test.path must be a dotted path with [i] indexes", where)
+		}
 	}
 	if c.At < 0 {
 		return errAt(l, p+".change.at", "%s: change.at must not be negative", where)
@@ -428,7 +451,7 @@ func (a *Actor) validateLease(l lines, p, where string) *Error {
 	return nil
 }
 
-var pathRE = regexp.MustCompile(`^[A-Za-z_][-A-Za-z0-9_/]*(\[\d+\])*(\.[A-Za-z_][-A-Za-z0-9_/]*(\[\d+\])*)*$`)
+var pathRE = regexp.MustCompile(`^[A-Za-z_][-A-Za-z0-9_/]*(\[(\d+|[A-Za-z_][-A-Za-z0-9_]*=[^\[\]]*)\])*(\.[A-Za-z_][-A-Za-z0-9_/]*(\[(\d+|[A-Za-z_][-A-Za-z0-9_]*=[^\[\]]*)\])*)*$`)
 
 // checkPath checks a dotted change path.
 func checkPath(p string) error {
@@ -441,34 +464,65 @@ func checkPath(p string) error {
 	return nil
 }
 
-// Path is a parsed change path: each segment is a field name or, for [i],
-// a list index.
+// Path is a parsed path: each segment is a field name, a list index
+// ([i]) or a list item selected by a key ([name=app]).
 type Path []Segment
 
 // Segment is one step of a Path.
 type Segment struct {
 	Field string
-	Index int // -1 for a field
+	// Index is the list index of an [i] segment, -1 otherwise.
+	Index int
+	// Key and Value select the list item whose Key field equals Value.
+	Key, Value string
 }
 
-// ParsePath splits a dotted path with [i] indexes.
+// IsField reports whether the segment names a field.
+func (s Segment) IsField() bool { return s.Index < 0 && s.Key == "" }
+
+// HasSelector reports whether the path selects list items by key.
+func (p Path) HasSelector() bool {
+	for _, s := range p {
+		if s.Key != "" {
+			return true
+		}
+	}
+	return false
+}
+
+// ParsePath splits a dotted path with [i] indexes and [key=value]
+// selectors.
 func ParsePath(p string) (Path, error) {
 	if err := checkPath(p); err != nil {
 		return nil, err
 	}
 	var out Path
-	for _, part := range strings.Split(p, ".") {
-		name, rest, _ := strings.Cut(part, "[")
-		out = append(out, Segment{Field: name, Index: -1})
-		for rest != "" {
-			idx, after, _ := strings.Cut(rest, "]")
-			n, err := strconv.Atoi(idx)
-			if err != nil {
-				return nil, fmt.Errorf("bad index in %q", part)
-			}
-			out = append(out, Segment{Index: n})
-			rest = strings.TrimPrefix(after, "[")
+	rest := p
+	for rest != "" {
+		i := strings.IndexAny(rest, ".[")
+		if i < 0 {
+			out = append(out, Segment{Field: rest, Index: -1})
+			break
 		}
+		if i > 0 {
+			out = append(out, Segment{Field: rest[:i], Index: -1})
+		}
+		if rest[i] == '.' {
+			rest = rest[i+1:]
+			continue
+		}
+		j := strings.IndexByte(rest[i:], ']')
+		inner := rest[i+1 : i+j]
+		rest = rest[i+j+1:]
+		if k, v, ok := strings.Cut(inner, "="); ok {
+			out = append(out, Segment{Index: -1, Key: k, Value: v})
+			continue
+		}
+		n, err := strconv.Atoi(inner)
+		if err != nil {
+			return nil, fmt.Errorf("bad index [%s]", inner)
+		}
+		out = append(out, Segment{Index: n})
 	}
 	return out, nil
 }

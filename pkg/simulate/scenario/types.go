@@ -160,6 +160,16 @@ type Change struct {
 	// front).
 	Insert string `yaml:"insert,omitempty" json:"insert,omitempty"`
 	At     int    `yaml:"at,omitempty" json:"at,omitempty"`
+	// Test is the guard of a json-patch-test write: a test op that the
+	// value at Path still equals Value. Without it the guard tests the
+	// changed path's value as read.
+	Test *Test `yaml:"test,omitempty" json:"test,omitempty"`
+}
+
+// Test is a JSON patch test op.
+type Test struct {
+	Path  string `yaml:"path" json:"path"`
+	Value any    `yaml:"value" json:"value"`
 }
 
 // Retry is a retry policy for conflicts.
@@ -212,6 +222,16 @@ type Invariant struct {
 	// Counter checks that the integer at Path of Target equals its start
 	// value plus the successful writes of the actors that increment it.
 	Counter *Counter `yaml:"counter,omitempty" json:"counter,omitempty"`
+	// Equals checks that the value at Path of Target ends equal to Value.
+	Equals *Equals `yaml:"equals,omitempty" json:"equals,omitempty"`
+}
+
+// Equals is the final-value invariant. Its path may select list items by
+// a key: spec.template.spec.containers[name=app].image.
+type Equals struct {
+	Target Ref    `yaml:"target" json:"target"`
+	Path   string `yaml:"path" json:"path"`
+	Value  any    `yaml:"value" json:"value"`
 }
 
 // Counter is the counter invariant.

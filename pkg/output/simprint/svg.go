@@ -1,0 +1,290 @@
+package simprint
+
+import (
+	"bytes"
+	"fmt"
+	"html"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/kubectl-rv/kubectl-rv/pkg/simulate"
+)
+
+// The picture's geometry.
+const (
+	svgWidth   = 1000
+	laneLeft   = 170
+	laneRight  = 30
+	laneHeight = 22
+	maxLanes   = 40
+	panelW     = 230
+	panelH     = 150
+)
+
+var outcomeColor = map[string]string{
+	"ok":       "#2e9e44",
+	"noop":     "#8a8f98",
+	"conflict": "#d6452b",
+	"invalid":  "#e08a00",
+	"error":    "#7a2bd6",
+	"giveup":   "#111111",
+}
+
+func esc(s string) string { return html.EscapeString(s) }
+
+// SVG renders a run as a static picture: one lane per client over virtual
+// time with every write marked (success, no-op, 409, 422, give-up) and
+// compactions as dashed lines, then the latency distribution of each actor.
+// Text comes from the scenario and is escaped; the picture needs nothing
+// but itself to display.
+func SVG(r *simulate.Result) []byte {
+	var b bytes.Buffer
+	lanes, hidden := laneOrder(r)
+	top := 70
+	lanesH := len(lanes)*laneHeight + 40
+	if len(lanes) == 0 {
+		lanesH = 50
+	}
+	var withLatency []simulate.ActorReport
+	for _, a := range r.Actors {
+		if a.Latency.Count > 0 {
+			withLatency = append(withLatency, a)
+		}
+	}
+	perRow := (svgWidth - 40) / (panelW + 10)
+	rows := (len(withLatency) + perRow - 1) / perRow
+	histTop := top + lanesH + 60
+	height := histTop + rows*(panelH+40) + 20
+	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d" font-family="Helvetica, Arial, sans-serif" font-size="12">`+"\n", svgWidth, height, svgWidth, height)
+	fmt.Fprintf(&b, `<rect x="0" y="0" width="%d" height="%d" fill="#ffffff"/>`+"\n", svgWidth, height)
+	fmt.Fprintf(&b, `<text x="20" y="28" font-size="18" font-weight="bold">%s</text>`+"\n", esc(r.Scenario+": writers over virtual time"))
+	fmt.Fprintf(&b, `<text x="20" y="48" fill="#555">%s</text>`+"\n", esc(fmt.Sprintf("seed %d · %d requests · %s of virtual time · revisions %d → %d", r.Seed, r.Requests, Dur(r.End.D()), r.StartRevision, r.FinalRevision)))
+	legend(&b, svgWidth-520, 28)
+
+	end := r.End.D()
+	if end <= 0 {
+		end = time.Millisecond
+	}
+	plotW := float64(svgWidth - laneLeft - laneRight)
+	x := func(t time.Duration) float64 { return float64(laneLeft) + plotW*float64(t)/float64(end) }
+	if len(lanes) == 0 {
+		fmt.Fprintf(&b, `<text x="20" y="%d" fill="#555">%s</text>`+"\n", top+20, esc("No request trace: the run was too long to trace (set trace: true in the scenario to draw every request)."))
+	} else {
+		idx := map[string]int{}
+		for i, l := range lanes {
+			idx[l] = i
+			y := top + i*laneHeight
+			if i%2 == 0 {
+				fmt.Fprintf(&b, `<rect x="%d" y="%d" width="%d" height="%d" fill="#f4f6f8"/>`+"\n", laneLeft, y, svgWidth-laneLeft-laneRight, laneHeight)
+			}
+			fmt.Fprintf(&b, `<text x="%d" y="%d" text-anchor="end">%s</text>`+"\n", laneLeft-8, y+15, esc(l))
+		}
+		bottom := top + len(lanes)*laneHeight
+		axis(&b, x, end, top, bottom)
+		for _, c := range r.Compactions {
+			cx := x(c.At.D())
+			fmt.Fprintf(&b, `<line x1="%.1f" y1="%d" x2="%.1f" y2="%d" stroke="#3b6fd6" stroke-dasharray="4 3"/>`+"\n", cx, top-4, cx, bottom)
+			fmt.Fprintf(&b, `<text x="%.1f" y="%d" fill="#3b6fd6" text-anchor="middle" font-size="10">compact %d</text>`+"\n", cx, top-8, c.Revision)
+		}
+		for _, s := range r.Steps {
+			i, ok := idx[s.Actor]
+			if !ok {
+				continue
+			}
+			cx := x(s.At.D())
+			cy := float64(top+i*laneHeight) + laneHeight/2
+			mark(&b, s, cx, cy)
+		}
+		if hidden > 0 {
+			fmt.Fprintf(&b, `<text x="%d" y="%d" fill="#555">%s</text>`+"\n", laneLeft, bottom+34, esc(fmt.Sprintf("%d more clients not drawn", hidden)))
+		}
+	}
+
+	if len(withLatency) > 0 {
+		fmt.Fprintf(&b, `<text x="20" y="%d" font-size="15" font-weight="bold">Latency of successful operations (virtual time, retries and backoff included)</text>`+"\n", histTop-20)
+	}
+	for i, a := range withLatency {
+		px := 20 + (i%perRow)*(panelW+10)
+		py := histTop + (i/perRow)*(panelH+40)
+		histogram(&b, a, px, py)
+	}
+	b.WriteString("</svg>\n")
+	return b.Bytes()
+}
+
+func laneOrder(r *simulate.Result) ([]string, int) {
+	var lanes []string
+	seen := map[string]bool{}
+	for _, s := range r.Steps {
+		if s.Actor == "kube-apiserver" || seen[s.Actor] {
+			continue
+		}
+		seen[s.Actor] = true
+		lanes = append(lanes, s.Actor)
+	}
+	if len(lanes) > maxLanes {
+		return lanes[:maxLanes], len(lanes) - maxLanes
+	}
+	return lanes, 0
+}
+
+func legend(b *bytes.Buffer, x, y int) {
+	items := []struct{ outcome, label string }{
+		{"ok", "success"}, {"noop", "no-op"}, {"conflict", "409 / 410"}, {"invalid", "422"}, {"giveup", "give-up"}, {"read", "read"},
+	}
+	for _, it := range items {
+		mark(b, simulate.Step{Outcome: it.outcome}, float64(x), float64(y-4))
+		fmt.Fprintf(b, `<text x="%d" y="%d">%s</text>`+"\n", x+9, y, esc(it.label))
+		x += 18 + 7*len(it.label)
+	}
+}
+
+func mark(b *bytes.Buffer, s simulate.Step, cx, cy float64) {
+	title := ""
+	if s.Verb != "" {
+		title = fmt.Sprintf("<title>%s</title>", esc(fmt.Sprintf("%s %s %s %d %s %s", Dur(s.At.D()), s.Actor, s.Verb, s.Code, s.Reason, s.Note)))
+	}
+	c := outcomeColor[s.Outcome]
+	switch s.Outcome {
+	case "ok":
+		fmt.Fprintf(b, `<circle cx="%.1f" cy="%.1f" r="4" fill="%s">%s</circle>`+"\n", cx, cy, c, title)
+	case "noop":
+		fmt.Fprintf(b, `<circle cx="%.1f" cy="%.1f" r="3.5" fill="none" stroke="%s" stroke-width="1.5">%s</circle>`+"\n", cx, cy, c, title)
+	case "conflict", "error":
+		fmt.Fprintf(b, `<path d="M%.1f %.1fL%.1f %.1fM%.1f %.1fL%.1f %.1f" stroke="%s" stroke-width="2">%s</path>`+"\n", cx-4, cy-4, cx+4, cy+4, cx-4, cy+4, cx+4, cy-4, c, title)
+	case "invalid":
+		fmt.Fprintf(b, `<path d="M%.1f %.1fL%.1f %.1fL%.1f %.1fZ" fill="%s">%s</path>`+"\n", cx, cy-5, cx+5, cy+4, cx-5, cy+4, c, title)
+	case "giveup":
+		fmt.Fprintf(b, `<rect x="%.1f" y="%.1f" width="8" height="8" fill="%s">%s</rect>`+"\n", cx-4, cy-4, c, title)
+	case "read":
+		fmt.Fprintf(b, `<line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="#9aa3ad" stroke-width="1">%s</line>`+"\n", cx, cy-3, cx, cy+3, title)
+	}
+}
+
+// niceStep returns a round tick interval giving about n ticks over span.
+func niceStep(span time.Duration, n int) time.Duration {
+	raw := float64(span) / float64(n)
+	steps := []time.Duration{time.Microsecond, 2 * time.Microsecond, 5 * time.Microsecond}
+	for base := time.Duration(10) * time.Microsecond; base <= time.Hour; base *= 10 {
+		steps = append(steps, base, 2*base, 5*base)
+	}
+	for _, s := range steps {
+		if float64(s) >= raw {
+			return s
+		}
+	}
+	return time.Hour
+}
+
+func axis(b *bytes.Buffer, x func(time.Duration) float64, end time.Duration, top, bottom int) {
+	fmt.Fprintf(b, `<line x1="%d" y1="%d" x2="%d" y2="%d" stroke="#333"/>`+"\n", laneLeft, bottom, svgWidth-laneRight, bottom)
+	step := niceStep(end, 10)
+	for t := time.Duration(0); t <= end; t += step {
+		tx := x(t)
+		fmt.Fprintf(b, `<line x1="%.1f" y1="%d" x2="%.1f" y2="%d" stroke="#333"/>`+"\n", tx, bottom, tx, bottom+5)
+		fmt.Fprintf(b, `<line x1="%.1f" y1="%d" x2="%.1f" y2="%d" stroke="#e1e4e8"/>`+"\n", tx, top, tx, bottom)
+		fmt.Fprintf(b, `<text x="%.1f" y="%d" text-anchor="middle" font-size="10" fill="#333">%s</text>`+"\n", tx, bottom+17, esc(Dur(t)))
+	}
+}
+
+func histogram(b *bytes.Buffer, a simulate.ActorReport, px, py int) {
+	fmt.Fprintf(b, `<rect x="%d" y="%d" width="%d" height="%d" fill="#fafbfc" stroke="#d0d7de"/>`+"\n", px, py, panelW, panelH)
+	fmt.Fprintf(b, `<text x="%d" y="%d" font-weight="bold">%s</text>`+"\n", px+8, py+16, esc(a.Name))
+	fmt.Fprintf(b, `<text x="%d" y="%d" font-size="10" fill="#555">%s</text>`+"\n", px+8, py+30,
+		esc(fmt.Sprintf("p50 %s · p95 %s · p99 %s · n=%d", Dur(a.Latency.P50.D()), Dur(a.Latency.P95.D()), Dur(a.Latency.P99.D()), a.Latency.Count)))
+	// Draw the buckets from the first to the last non-empty one.
+	first, last := -1, -1
+	maxC := 0
+	for i, h := range a.LatencyHistogram {
+		if h.Count > 0 {
+			if first < 0 {
+				first = i
+			}
+			last = i
+			maxC = max(maxC, h.Count)
+		}
+	}
+	if first < 0 {
+		return
+	}
+	n := last - first + 1
+	areaX, areaY, areaW, areaH := px+8, py+40, panelW-16, panelH-68
+	bw := float64(areaW) / float64(n)
+	for i := first; i <= last; i++ {
+		h := a.LatencyHistogram[i]
+		bh := float64(areaH) * math.Sqrt(float64(h.Count)/float64(maxC))
+		bx := float64(areaX) + float64(i-first)*bw
+		fmt.Fprintf(b, `<rect x="%.1f" y="%.1f" width="%.1f" height="%.1f" fill="#4c78a8"><title>%s</title></rect>`+"\n",
+			bx+1, float64(areaY+areaH)-bh, bw-2, bh, esc(fmt.Sprintf("%s: %d", bucketLabel(a.LatencyHistogram, i), h.Count)))
+		if h.Count > 0 {
+			fmt.Fprintf(b, `<text x="%.1f" y="%.1f" font-size="9" text-anchor="middle" fill="#333">%d</text>`+"\n", bx+bw/2, float64(areaY+areaH)-bh-2, h.Count)
+		}
+		fmt.Fprintf(b, `<text x="%.1f" y="%d" font-size="9" text-anchor="end" transform="rotate(-40 %.1f %d)">%s</text>`+"\n",
+			bx+bw/2+3, areaY+areaH+12, bx+bw/2+3, areaY+areaH+12, esc(bucketLabel(a.LatencyHistogram, i)))
+	}
+}
+
+func bucketLabel(hs []simulate.LatencyBucket, i int) string {
+	if hs[i].Le == 0 {
+		return ">" + Dur(hs[i-1].Le.D())
+	}
+	return "≤" + Dur(hs[i].Le.D())
+}
+
+// HTML renders a self-contained page: the picture and the tables.
+func HTML(r *simulate.Result) []byte {
+	var b bytes.Buffer
+	b.WriteString("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n")
+	fmt.Fprintf(&b, "<title>%s</title>\n", esc("kubectl rv simulate: "+r.Scenario))
+	b.WriteString(`<style>
+body{font-family:Helvetica,Arial,sans-serif;margin:24px;color:#1f2328;max-width:1040px}
+table{border-collapse:collapse;margin:12px 0 24px}
+th,td{padding:4px 10px;border-bottom:1px solid #d0d7de;text-align:right;font-size:13px}
+th:first-child,td:first-child{text-align:left}
+th{background:#f6f8fa}
+.bad{color:#d6452b;font-weight:bold}.good{color:#2e9e44}
+p.desc{color:#444;max-width:900px}
+</style></head><body>
+`)
+	fmt.Fprintf(&b, "<h1>%s</h1>\n<p class=\"desc\">%s</p>\n", esc(r.Scenario), esc(r.Description))
+	b.Write(SVG(r))
+	b.WriteString("<h2>Actors</h2>\n<table><tr><th>actor</th><th>method</th><th>retry</th><th>ops</th><th>attempts</th><th>ok</th><th>no-op</th><th>409</th><th>apply 409</th><th>422</th><th>give-ups</th><th>p50</th><th>p95</th><th>p99</th><th>revisions</th><th>lost</th></tr>\n")
+	for _, a := range r.Actors {
+		cls := func(n int) string {
+			if n > 0 {
+				return ` class="bad"`
+			}
+			return ""
+		}
+		fmt.Fprintf(&b, "<tr><td>%s</td><td>%s</td><td>%s</td><td>%d</td><td>%d</td><td class=\"good\">%d</td><td>%d</td><td>%d</td><td>%d</td><td>%d</td><td%s>%d</td><td>%s</td><td>%s</td><td>%s</td><td>%d</td><td%s>%d</td></tr>\n",
+			esc(a.Name), esc(a.Method), esc(a.Retry), a.Operations, a.Attempts, a.Successes, a.NoOps, a.Conflicts, a.ApplyConflicts, a.Invalid,
+			cls(a.GiveUps), a.GiveUps, Dur(a.Latency.P50.D()), Dur(a.Latency.P95.D()), Dur(a.Latency.P99.D()), a.RevisionsConsumed, cls(a.LostUpdates), a.LostUpdates)
+	}
+	b.WriteString("</table>\n")
+	if len(r.Invariants) > 0 {
+		b.WriteString("<h2>Invariants</h2>\n<table><tr><th>invariant</th><th>held</th><th>expected</th><th>actual</th><th>lost</th></tr>\n")
+		for _, inv := range r.Invariants {
+			held := `<td class="good">yes</td>`
+			if !inv.Held {
+				held = `<td class="bad">NO</td>`
+			}
+			fmt.Fprintf(&b, "<tr><td>%s</td>%s<td>%s</td><td>%s</td><td>%d</td></tr>\n", esc(inv.Name), held, esc(inv.Expected), esc(inv.Actual), inv.Lost)
+		}
+		b.WriteString("</table>\n")
+	}
+	if l := r.Leadership; l != nil && len(l.Failovers) > 0 {
+		b.WriteString("<h2>Failover</h2>\n<ul>\n")
+		for _, f := range l.Failovers {
+			fmt.Fprintf(&b, "<li>%s crashed at %s; %s took the lease at %s: <b>%s</b> without a leader</li>\n",
+				esc(f.Crashed), Dur(f.CrashedAt.D()), esc(f.NewLeader), Dur(f.AcquiredAt.D()), Dur(f.Gap.D()))
+		}
+		b.WriteString("</ul>\n")
+	}
+	b.WriteString("<p style=\"color:#777\">Generated by kubectl rv simulate. Virtual time; the same seed gives the same page.</p>\n</body></html>\n")
+	return b.Bytes()
+}
+
+var _ = strconv.Itoa
+var _ = strings.Join
