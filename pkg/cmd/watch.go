@@ -475,4 +475,3 @@ func resolveType(mapper meta.RESTMapper, typ string) (schema.GroupVersionResourc
 	}
 	return gvr, m.Scope.Name() == meta.RESTScopeNameNamespace, nil
 }
-

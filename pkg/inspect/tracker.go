@@ -125,8 +125,8 @@ type Gap struct {
 	Revisions *uint64 `json:"revisions,omitempty"`
 	// Changes is how many objects were found changed, added or deleted by
 	// comparing the relist with the last known state.
-	Changes int    `json:"changes"`
-	Error   string `json:"error,omitempty"`
+	Changes int       `json:"changes"`
+	Error   string    `json:"error,omitempty"`
 	Time    time.Time `json:"time"`
 }
 
@@ -487,7 +487,9 @@ func (t *Tracker) hot(st *objState, e *Event, at time.Time) {
 	}
 }
 
-func objKeyOf(e *Event) objKey { return objKey{resource: e.Resource, namespace: e.Namespace, name: e.Name} }
+func objKeyOf(e *Event) objKey {
+	return objKey{resource: e.Resource, namespace: e.Namespace, name: e.Name}
+}
 
 // fights updates the history of every changed field and returns a FIGHT row
 // for each field that changed hands FightThreshold times within FightWindow.
