@@ -165,5 +165,25 @@ func (p *Printer) PrintJSONLine(obj any) error {
 	return err
 }
 
-// Escape makes a server-controlled string safe to write to a terminal.
-func Escape(s string) string { return cliprinters.EscapeTerminal(s) }
+// Escape makes a server-controlled string safe to write to a terminal:
+// cli-runtime's EscapeTerminal (ESC and CR), then every other control
+// character in caret notation, since a BEL, a tab or a newline in a manager
+// name would ring or break a table's alignment.
+func Escape(s string) string {
+	s = cliprinters.EscapeTerminal(s)
+	if strings.IndexFunc(s, isControl) < 0 {
+		return s
+	}
+	var b strings.Builder
+	for _, r := range s {
+		if isControl(r) {
+			b.WriteByte('^')
+			b.WriteRune(r ^ 0x40)
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+func isControl(r rune) bool { return r < 0x20 || r == 0x7f }

@@ -1,0 +1,152 @@
+package output
+
+import (
+	"bytes"
+	"flag"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/kubectl-rv/kubectl-rv/pkg/exitcode"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files in testdata/")
+
+func golden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("reading golden file (run go test -update): %v", err)
+	}
+	if diff := cmp.Diff(string(want), string(got)); diff != "" {
+		t.Errorf("%s mismatch (-want +got):\n%s", name, diff)
+	}
+}
+
+func sampleTable() *TableData {
+	t := &TableData{Columns: []Column{{Name: "Name"}, {Name: "Manager"}, {Name: "RV", Wide: true}, {Name: "Age"}}}
+	t.AddRow(Cells("web", "kubectl-client-side-apply", "1234", "5m")...)
+	t.AddRow(Cell{Text: "api"}, Cell{Text: "kube-controller-manager", Style: Red}, Cell{Text: "99"}, Cell{Text: "10s"})
+	t.AddRow(Cells("evil", "mgr\x1b]0;pwned\x07", "7", "1h")...)
+	return t
+}
+
+func TestRenderTable(t *testing.T) {
+	tests := []struct {
+		name    string
+		printer Printer
+		golden  string
+	}{
+		{"plain", Printer{Format: Table}, "table.txt"},
+		{"wide shows wide columns", Printer{Format: Wide}, "table-wide.txt"},
+		{"no headers", Printer{Format: Table, NoHeaders: true}, "table-noheaders.txt"},
+		{"color", Printer{Format: Table, Color: true}, "table-color.txt"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			golden(t, tt.golden, tt.printer.RenderTable(sampleTable()))
+		})
+	}
+}
+
+func TestTableEscapesServerStrings(t *testing.T) {
+	out := (&Printer{Format: Table}).RenderTable(sampleTable())
+	if bytes.ContainsAny(out, "\x1b\x07") {
+		t.Fatalf("terminal control sequences reached the output: %q", out)
+	}
+}
+
+func TestEscape(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"kubectl", "kubectl"},
+		{"a\x1b[31mred", "a^[[31mred"},
+		{"bell\x07", "bell^G"},
+		{"tab\tnew\nline", "tab^Inew^Jline"},
+		{"del\x7f", "del^?"},
+	}
+	for _, tt := range tests {
+		if got := Escape(tt.in); got != tt.want {
+			t.Errorf("Escape(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+func TestPrintObject(t *testing.T) {
+	type report struct {
+		TypeMeta `json:",inline"`
+		Items    []string `json:"items"`
+	}
+	obj := report{TypeMeta: NewTypeMeta("Sample"), Items: []string{"a", "b"}}
+	for _, f := range []Format{JSON, YAML} {
+		var buf bytes.Buffer
+		p := &Printer{Format: f, Out: &buf}
+		if err := p.PrintObject(obj); err != nil {
+			t.Fatal(err)
+		}
+		golden(t, "object."+string(f), buf.Bytes())
+	}
+}
+
+func TestFlagsValidate(t *testing.T) {
+	tests := []struct {
+		name    string
+		output  string
+		color   string
+		wantErr string
+	}{
+		{"defaults", "table", "auto", ""},
+		{"json", "json", "never", ""},
+		{"unknown output", "xml", "auto", `--output "xml" is not supported: use one of table, wide, json, yaml`},
+		{"unknown color", "table", "sometimes", `--color "sometimes" is not supported: use auto, always or never`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := NewFlags()
+			f.Output, f.Color = tt.output, tt.color
+			err := f.Validate()
+			if tt.wantErr == "" {
+				if err != nil {
+					t.Fatalf("unexpected error: %v", err)
+				}
+				return
+			}
+			if err == nil || err.Error() != tt.wantErr {
+				t.Fatalf("error = %v, want %q", err, tt.wantErr)
+			}
+			if exitcode.Code(err) != exitcode.CodeUsage {
+				t.Errorf("exit code = %d, want %d", exitcode.Code(err), exitcode.CodeUsage)
+			}
+		})
+	}
+}
+
+func TestUseColor(t *testing.T) {
+	env := func(v string) func(string) string { return func(string) string { return v } }
+	var buf bytes.Buffer
+	tests := []struct {
+		name string
+		mode ColorMode
+		env  string
+		want bool
+	}{
+		{"always wins over NO_COLOR", ColorAlways, "1", true},
+		{"never", ColorNever, "", false},
+		{"auto on a buffer is off", ColorAuto, "", false},
+		{"auto with NO_COLOR is off", ColorAuto, "1", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := UseColor(tt.mode, &buf, env(tt.env)); got != tt.want {
+				t.Errorf("UseColor = %v, want %v", got, tt.want)
+			}
+		})
+	}
+}

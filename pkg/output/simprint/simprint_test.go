@@ -1,0 +1,161 @@
+package simprint
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"encoding/xml"
+	"flag"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/kubectl-rv/kubectl-rv/pkg/output"
+	"github.com/kubectl-rv/kubectl-rv/pkg/simulate"
+	"github.com/kubectl-rv/kubectl-rv/pkg/simulate/scenario"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files")
+
+func golden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	p := filepath.Join("testdata", name)
+	if *update {
+		if err := os.MkdirAll("testdata", 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatalf("%v (run go test -update)", err)
+	}
+	if diff := cmp.Diff(string(want), string(got)); diff != "" {
+		t.Errorf("%s mismatch (-want +got):\n%s", name, diff)
+	}
+}
+
+func run(t *testing.T, name string, trace bool) *simulate.Result {
+	t.Helper()
+	sc, err := scenario.LoadBuiltin(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := simulate.Run(context.Background(), sc, simulate.Config{Seed: 42, Trace: &trace})
+	if err != nil {
+		t.Fatalf("running %s: %v", name, err)
+	}
+	return res
+}
+
+// TestBuiltinGolden pins the summary of every built-in scenario at seed 42,
+// and the full request trace of the short ones.
+func TestBuiltinGolden(t *testing.T) {
+	for _, b := range scenario.Builtins() {
+		t.Run(b.Name, func(t *testing.T) {
+			res := run(t, b.Name, true)
+			var buf bytes.Buffer
+			p := &output.Printer{Format: output.Wide, Out: &buf}
+			if len(res.Steps) <= 150 {
+				if err := PrintSteps(p, res); err != nil {
+					t.Fatal(err)
+				}
+				buf.WriteString("\n")
+			}
+			if err := PrintSummary(p, res); err != nil {
+				t.Fatal(err)
+			}
+			golden(t, b.Name+".txt", buf.Bytes())
+		})
+	}
+}
+
+// TestSameSeedSameBytes runs every built-in twice and compares the whole
+// JSON report, trace included.
+func TestSameSeedSameBytes(t *testing.T) {
+	for _, b := range scenario.Builtins() {
+		t.Run(b.Name, func(t *testing.T) {
+			a, _ := json.Marshal(NewReport(run(t, b.Name, true)))
+			c, _ := json.Marshal(NewReport(run(t, b.Name, true)))
+			if !bytes.Equal(a, c) {
+				t.Fatalf("two runs with seed 42 differ")
+			}
+		})
+	}
+}
+
+func TestStoryGolden(t *testing.T) {
+	sc, err := scenario.LoadBuiltin("two-clients")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := simulate.Run(context.Background(), sc, simulate.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := PrintStory(&output.Printer{Format: output.Table, Out: &buf}, res); err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "story.txt", buf.Bytes())
+	golden(t, "two-clients.svg", SVG(res))
+}
+
+// TestSVGIsWellFormed checks the pictures structurally: valid XML, one
+// lane label per client, a mark per write, a histogram panel per actor with
+// successful operations.
+func TestSVGIsWellFormed(t *testing.T) {
+	for _, name := range []string{"two-clients", "retry-storm", "watch-410", "leader-election"} {
+		t.Run(name, func(t *testing.T) {
+			res := run(t, name, true)
+			svg := SVG(res)
+			counts := map[string]int{}
+			dec := xml.NewDecoder(bytes.NewReader(svg))
+			for {
+				tok, err := dec.Token()
+				if err == io.EOF {
+					break
+				}
+				if err != nil {
+					t.Fatalf("not well-formed XML: %v", err)
+				}
+				if se, ok := tok.(xml.StartElement); ok {
+					counts[se.Name.Local]++
+				}
+			}
+			if counts["svg"] != 1 {
+				t.Errorf("want one svg root, got %d", counts["svg"])
+			}
+			writes := 0
+			for _, s := range res.Steps {
+				if s.Outcome == "ok" {
+					writes++
+				}
+			}
+			if counts["circle"] < writes {
+				t.Errorf("want at least %d success marks, got %d circles", writes, counts["circle"])
+			}
+			h := HTML(res)
+			if !bytes.HasPrefix(h, []byte("<!DOCTYPE html>")) || !bytes.Contains(h, []byte("<svg")) || bytes.Contains(h, []byte("http://")) && !bytes.Contains(h, []byte("http://www.w3.org/2000/svg")) {
+				t.Errorf("the HTML report should be one self-contained page")
+			}
+		})
+	}
+}
+
+func TestEscapesScenarioText(t *testing.T) {
+	r := &simulate.Result{Scenario: "<script>x</script>", Description: "a & b"}
+	if s := string(SVG(r)); strings.Contains(s, "<script>") {
+		t.Errorf("the SVG carries unescaped text: %s", s)
+	}
+	if s := string(HTML(r)); strings.Contains(s, "<script>") {
+		t.Errorf("the HTML carries unescaped text")
+	}
+}
