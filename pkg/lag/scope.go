@@ -79,7 +79,14 @@ var ErrNoTypes = errors.New("the cluster serves no resource type that reports an
 // Only types that can be listed and watched are returned; cluster-scoped
 // types only when clusterScoped is set (with --all-namespaces). A discovery
 // failure of some groups is returned as warnings beside the types found.
+//
+// A cached discovery client is invalidated first: a stale cache (kubectl
+// keeps one for hours) would silently leave out custom resource types
+// created since.
 func Discover(d discovery.DiscoveryInterface, clusterScoped bool) ([]Target, []string, error) {
+	if c, ok := d.(discovery.CachedDiscoveryInterface); ok {
+		c.Invalidate()
+	}
 	lists, err := discovery.ServerPreferredResources(d)
 	var warnings []string
 	if err != nil {
