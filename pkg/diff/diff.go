@@ -175,14 +175,37 @@ func (d *Differ) maps(out *[]Change, path fieldpath.Path, ign *ignoreNode, old, 
 		ov, inOld := old[k]
 		nv, inNew := new[k]
 		switch {
+		case !inOld && smallMap(nv):
+			d.maps(out, p, nil, nil, nv.(map[string]any))
 		case !inOld:
 			*out = append(*out, Change{Path: p, Op: Added, New: describe(nv)})
+		case !inNew && smallMap(ov):
+			d.maps(out, p, nil, ov.(map[string]any), nil)
 		case !inNew:
 			*out = append(*out, Change{Path: p, Op: Removed, Old: describe(ov)})
 		default:
 			d.values(out, p, child, ov, nv)
 		}
 	}
+}
+
+// maxExpanded is the size up to which an added or removed map of scalars
+// (a first label, a first annotation) is shown key by key rather than as
+// "{N fields}".
+const maxExpanded = 4
+
+func smallMap(v any) bool {
+	m, ok := v.(map[string]any)
+	if !ok || len(m) == 0 || len(m) > maxExpanded {
+		return false
+	}
+	for _, x := range m {
+		switch x.(type) {
+		case map[string]any, []any:
+			return false
+		}
+	}
+	return true
 }
 
 func (d *Differ) values(out *[]Change, path fieldpath.Path, ign *ignoreNode, old, new any) {

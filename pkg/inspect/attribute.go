@@ -165,23 +165,25 @@ func owningAll(es []managedfields.Entry, changed []fieldpath.Path) []managedfiel
 	return out
 }
 
-// Owns reports whether set owns path: path itself, an ancestor (atomic
-// lists and maps are owned whole), or something below it (a map or list
-// item that was added or removed as a whole).
+// Owns reports whether set owns path: path itself, something below it (a
+// map or list item added or removed as a whole), or an ancestor owned as a
+// leaf (atomic lists and maps are owned whole). An ancestor that is a member
+// with children, as `f:annotations: {".": {}, "f:a": {}}` decodes, only
+// says that the manager created the map: it does not own its other keys.
 func Owns(set *fieldpath.Set, path fieldpath.Path) bool {
-	for i := 1; i <= len(path); i++ {
-		if set.Has(path[:i]) {
+	sub := set
+	for i, pe := range path {
+		children := sub.WithPrefix(pe)
+		last := i == len(path)-1
+		if sub.Members.Has(pe) && (last || children.Empty()) {
 			return true
 		}
-	}
-	sub := set
-	for _, pe := range path {
-		sub = sub.WithPrefix(pe)
-		if sub.Empty() {
-			return false
+		if last || children.Empty() {
+			return !children.Empty()
 		}
+		sub = children
 	}
-	return !sub.Empty()
+	return false
 }
 
 // decodeEntries decodes managedFields, mapping "none" to an empty list.
