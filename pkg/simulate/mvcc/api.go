@@ -24,8 +24,9 @@ var (
 	ErrDuplicateKey = errors.New("etcdserver: duplicate key given in txn request")
 	// ErrTooManyOps is returned when a txn has more operations than MaxTxnOps.
 	ErrTooManyOps = errors.New("etcdserver: too many operations in txn request")
-	// ErrWatcherClosed is returned by a watcher used after Close.
-	ErrWatcherClosed = errors.New("mvcc: watcher is closed")
+	// ErrEmptyWatcherRange is returned by Watch when the range end is at or
+	// before the key.
+	ErrEmptyWatcherRange = errors.New("mvcc: watcher range is empty")
 )
 
 // MaxTxnOps is etcd's default --max-txn-ops: the most compares or operations

@@ -19,9 +19,11 @@ type record struct {
 //
 // get at 7 -> the put at 6; get at 9 -> nothing (tombstone); get at 5 ->
 // nothing. Compact(8) keeps the newest record at or below 8 and everything
-// after it: {8.0} {9.0} {10.0}. Compact(9) drops the tombstone at 9 too
-// (etcd does not keep a tombstone as the newest compacted record), leaving
-// {10.0}; a key whose history empties is removed from the index.
+// after it: {8.0} {9.0} {10.0}. Compact(9) keeps the tombstone at 9 (a
+// watch from 9 still sees the delete), Compact(10) drops it: etcd keeps a
+// tombstone that is the newest compacted record only when it sits exactly
+// at the compaction revision. A key whose history empties is removed from
+// the index.
 type keyIndex struct {
 	key  string
 	hist []record
@@ -65,7 +67,7 @@ func (ki *keyIndex) compact(rev int64) (empty bool) {
 	if keep < 0 {
 		return len(h) == 0
 	}
-	if h[keep].tombstone {
+	if h[keep].tombstone && h[keep].rev.Main < rev {
 		keep++
 	}
 	if keep > 0 {

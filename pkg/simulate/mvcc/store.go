@@ -270,22 +270,18 @@ func (s *Store) unsafePut(tw *writeTxn, key string, value []byte, opts PutOption
 	if len(value) > 0 {
 		rec.value = slices.Clone(value)
 	}
-	var prev *KeyValue
 	if last, ok := ki.latest(); ok {
 		rec.create = last.create
 		rec.version = last.version + 1
-		if opts.PrevKV || len(s.watchers) > 0 {
+		if opts.PrevKV {
 			kv := ki.kv(last, false)
-			prev = &kv
+			res.PrevKV = &kv
 		}
-	}
-	if opts.PrevKV {
-		res.PrevKV = prev
 	}
 	ki.hist = append(ki.hist, rec)
 	tw.changes++
 	if len(s.watchers) > 0 {
-		tw.events = append(tw.events, Event{Type: EventPut, KV: ki.kv(&ki.hist[len(ki.hist)-1], false), PrevKV: prev})
+		tw.events = append(tw.events, s.unsafeEvent(ki, len(ki.hist)-1, true))
 	}
 	res.Header = Header{Revision: main}
 	return res
@@ -302,16 +298,14 @@ func (s *Store) unsafeDelete(tw *writeTxn, key string, opts DeleteOptions) *Dele
 	})
 	main := tw.begin + 1
 	for _, ki := range victims {
-		last, _ := ki.latest()
-		prev := ki.kv(last, false)
 		if opts.PrevKV {
-			res.PrevKVs = append(res.PrevKVs, prev)
+			last, _ := ki.latest()
+			res.PrevKVs = append(res.PrevKVs, ki.kv(last, false))
 		}
 		ki.hist = append(ki.hist, record{rev: Revision{Main: main, Sub: tw.changes}, tombstone: true})
 		tw.changes++
 		if len(s.watchers) > 0 {
-			p := prev
-			tw.events = append(tw.events, Event{Type: EventDelete, KV: KeyValue{Key: ki.key, ModRevision: main}, PrevKV: &p})
+			tw.events = append(tw.events, s.unsafeEvent(ki, len(ki.hist)-1, true))
 		}
 	}
 	res.Deleted = int64(len(victims))

@@ -33,11 +33,15 @@ var _ Watcher = (*watcher)(nil)
 //   - opts.Rev at or below the current revision queues the history from
 //     opts.Rev at once (at most WatchBatchMaxRevs revisions per response,
 //     header revision = current revision), then the watch is synced;
-//   - a future opts.Rev waits for that revision.
+//   - a future opts.Rev waits for that revision;
+//   - an empty range (opts.End at or before key) is ErrEmptyWatcherRange.
 //
 // Afterwards every write txn queues one response holding its events that
 // fall in the watched range, with the txn's revision in the header.
 func (s *Store) Watch(_ context.Context, key string, opts WatchOptions) (Watcher, error) {
+	if opts.End != "" && opts.End != "\x00" && key >= opts.End {
+		return nil, ErrEmptyWatcherRange
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.nextWatchID++
@@ -107,8 +111,9 @@ func (s *Store) unsafeCatchUp(w *watcher) {
 }
 
 // unsafeEvent builds the event of ki.hist[i], with its previous key-value
-// pair when asked for and readable (etcd reads it at mod_revision-1 and
-// skips creations and compacted history).
+// pair when asked for and readable: etcd reads it at mod_revision-1, so
+// it is the state before the whole txn, and skips creations and compacted
+// history.
 func (s *Store) unsafeEvent(ki *keyIndex, i int, withPrev bool) Event {
 	r := &ki.hist[i]
 	ev := Event{Type: EventPut}
@@ -119,9 +124,11 @@ func (s *Store) unsafeEvent(ki *keyIndex, i int, withPrev bool) Event {
 		ev.KV = ki.kv(r, false)
 	}
 	isCreate := !r.tombstone && r.create == r.rev.Main
-	if withPrev && !isCreate && r.rev.Main-1 >= s.compactMain && i > 0 && !ki.hist[i-1].tombstone {
-		p := ki.kv(&ki.hist[i-1], false)
-		ev.PrevKV = &p
+	if withPrev && !isCreate && r.rev.Main-1 >= s.compactMain {
+		if p, ok := ki.at(r.rev.Main - 1); ok {
+			kv := ki.kv(p, false)
+			ev.PrevKV = &kv
+		}
 	}
 	return ev
 }
@@ -154,18 +161,16 @@ func (s *Store) unsafeNotify(rev int64, events []Event) {
 }
 
 // RequestProgress queues a progress notification (no events, header
-// revision = current revision) on every open watcher, unless one of them
-// waits for a future revision: etcd then sends none (progressIfSync).
+// revision = current revision) on every open watcher that does not wait
+// for a future revision (etcd's progressIfSync, with each watcher on a
+// stream of its own).
 func (s *Store) RequestProgress(context.Context) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, w := range s.watchers {
-		if s.current < w.startRev {
-			return nil
+		if s.current >= w.startRev {
+			w.queue = append(w.queue, WatchResponse{Header: s.header(s.current), WatchID: w.id})
 		}
-	}
-	for _, w := range s.watchers {
-		w.queue = append(w.queue, WatchResponse{Header: s.header(s.current), WatchID: w.id})
 	}
 	return nil
 }
