@@ -164,9 +164,9 @@ func (o *OwnersOptions) Run(ctx context.Context) error {
 		fmt.Fprintln(o.ErrOut, "No resources found")
 		return nil
 	}
-	objs, err := Ownerships(loaded, o.filter)
+	objs, err := ownersprint.NewObjects(loaded, o.filter)
 	if err != nil {
-		return err
+		return exitcode.Usage(err)
 	}
 	if !o.filter.IsZero() && !anyOwned(objs) {
 		fmt.Fprintln(o.ErrOut, o.nothingMatched())
@@ -233,48 +233,4 @@ func (o *OwnersOptions) load(ctx context.Context) ([]objects.Object, error) {
 		err = f.decorate(err)
 	}
 	return out, err
-}
-
-// Ownerships decodes the ownership of every object and applies the filter.
-// An object without managedFields, or with an invalid entry, is a usage
-// error naming the object (and its file and line when read from a file).
-func Ownerships(objs []objects.Object, filter managedfields.Filter) ([]ownersprint.Object, error) {
-	out := make([]ownersprint.Object, 0, len(objs))
-	for _, obj := range objs {
-		own, err := managedfields.Build(obj.Object)
-		if err != nil {
-			where := obj.Describe()
-			if obj.Source.File != "" {
-				where = fmt.Sprintf("%s: %s", obj.Source, describeObject(obj.Object))
-			}
-			return nil, exitcode.Usage(fmt.Errorf("%s: %w", where, err))
-		}
-		filtered := own.Filtered(filter)
-		var entries []managedfields.Entry
-		for _, e := range own.Entries() {
-			if filter.KeepsEntry(e) {
-				entries = append(entries, e)
-			}
-		}
-		src := ""
-		if obj.Source.File != "" {
-			src = obj.Source.String()
-		}
-		out = append(out, ownersprint.Object{
-			Object:    obj.Object,
-			Source:    src,
-			Ownership: filtered,
-			Entries:   entries,
-			Hazards:   managedfields.FilterHazards(own.Hazards(), filter, filtered),
-		})
-	}
-	return out, nil
-}
-
-func describeObject(u *unstructured.Unstructured) string {
-	name := u.GetName()
-	if ns := u.GetNamespace(); ns != "" {
-		name = ns + "/" + name
-	}
-	return u.GetKind() + " " + name
 }

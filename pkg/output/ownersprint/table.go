@@ -90,7 +90,7 @@ func printHazards(p *output.Printer, objs []Object) error {
 	for _, o := range objs {
 		for _, h := range o.Hazards {
 			row := append(objectCells(objs, o), output.Cell{Text: string(h.Type), Style: output.Yellow},
-				output.Cell{Text: strings.Join(h.Managers(), ",")}, output.Cell{Text: strconv.Itoa(len(h.Fields))},
+				output.Cell{Text: strings.Join(h.Managers(), ",")}, output.Cell{Text: fieldCount(h.Fields)},
 				output.Cell{Text: h.Message})
 			t.AddRow(row...)
 		}
@@ -125,4 +125,11 @@ func HazardCount(objs []Object) int {
 		n += len(o.Hazards)
 	}
 	return n
+}
+
+func fieldCount[T any](fs []T) string {
+	if len(fs) == 0 {
+		return "-"
+	}
+	return strconv.Itoa(len(fs))
 }

@@ -1,0 +1,267 @@
+package ownersprint
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
+	"sigs.k8s.io/yaml"
+
+	"github.com/kubectl-rv/kubectl-rv/pkg/managedfields"
+	"github.com/kubectl-rv/kubectl-rv/pkg/objects"
+	"github.com/kubectl-rv/kubectl-rv/pkg/output"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files")
+
+// now is the fixed time ages are measured from in the golden files.
+var now = time.Date(2026, 11, 21, 16, 0, 0, 0, time.UTC)
+
+const inputs = "../../managedfields/testdata"
+
+func load(t testing.TB, filter managedfields.Filter, files ...string) []Object {
+	t.Helper()
+	var paths []string
+	for _, f := range files {
+		paths = append(paths, filepath.Join(inputs, f))
+	}
+	objs, err := objects.ReadFiles(paths, false, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Golden files must not depend on where the repository is.
+	for i := range objs {
+		objs[i].Source.File = filepath.Base(objs[i].Source.File)
+	}
+	out, err := NewObjects(objs, filter)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func golden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", name+".golden")
+	if *update {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test -update to create it)", err)
+	}
+	if diff := cmp.Diff(string(want), string(got)); diff != "" {
+		t.Errorf("%s (-want +got):\n%s", path, diff)
+	}
+}
+
+func render(t *testing.T, view string, format output.Format, objs []Object, opts Options) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	p := &output.Printer{Format: format, Out: &buf}
+	var err error
+	switch view {
+	case "tree":
+		err = Tree(&buf, objs, opts)
+	case "blame":
+		err = Blame(&buf, objs, opts)
+	case "table":
+		err = Table(p, objs, opts)
+	case "summary":
+		err = Summary(p, objs, opts)
+	case "json":
+		err = p.PrintObject(NewReport(objs))
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+func TestViewsGolden(t *testing.T) {
+	mustPath := func(s string) fieldpath.Path {
+		p, err := managedfields.ParsePath(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	for _, tc := range []struct {
+		name   string
+		files  []string
+		filter managedfields.Filter
+		opts   Options
+		views  []string
+	}{
+		{name: "deployment", files: []string{"deployment.yaml"}, views: []string{"tree", "blame", "table", "summary", "json"}},
+		{name: "deployment-wide", files: []string{"deployment.yaml"}, views: []string{"table", "summary"}},
+		{name: "hazards", files: []string{"hazards.yaml"}, views: []string{"tree", "blame", "table", "summary", "json"}},
+		{name: "secret", files: []string{"secret.yaml"}, views: []string{"tree", "blame", "table"}},
+		{name: "secret-shown", files: []string{"secret.yaml"}, opts: Options{ShowSecrets: true}, views: []string{"blame"}},
+		{name: "two-objects", files: []string{"deployment.yaml", "hazards.yaml"}, views: []string{"tree", "blame", "table", "summary"}},
+		{name: "manager-team-b", files: []string{"deployment.yaml"}, filter: managedfields.Filter{Manager: "team-b"}, views: []string{"tree", "table", "summary"}},
+		{name: "shared", files: []string{"deployment.yaml"}, filter: managedfields.Filter{Shared: true}, views: []string{"tree", "table"}},
+		{name: "field-ports", files: []string{"deployment.yaml"}, filter: managedfields.Filter{Field: mustPath(".spec.template.spec.containers[name=nginx].ports[containerPort=8080]")}, views: []string{"tree", "table", "json"}},
+		{name: "field-color", files: []string{"hazards.yaml"}, filter: managedfields.Filter{Field: mustPath("spec.color")}, views: []string{"tree"}},
+	} {
+		for _, view := range tc.views {
+			t.Run(tc.name+"/"+view, func(t *testing.T) {
+				objs := load(t, tc.filter, tc.files...)
+				opts := tc.opts
+				opts.Now = now
+				format := output.Table
+				if strings.HasSuffix(tc.name, "-wide") {
+					format = output.Wide
+				}
+				got := render(t, view, format, objs, opts)
+				ext := view
+				if view == "blame" {
+					ext = "blame.yaml"
+					var docs []any
+					for _, d := range strings.Split(string(got), "\n---\n") {
+						var v any
+						if err := yaml.Unmarshal([]byte(d), &v); err != nil {
+							t.Fatalf("the blame view is not valid YAML: %v\n%s", err, got)
+						}
+						docs = append(docs, v)
+					}
+					if len(docs) != len(objs) {
+						t.Errorf("blame: %d documents for %d objects", len(docs), len(objs))
+					}
+				}
+				golden(t, tc.name+"."+ext, got)
+			})
+		}
+	}
+}
+
+func TestSecretValuesNeverShown(t *testing.T) {
+	objs := load(t, managedfields.Filter{}, "secret.yaml")
+	secretValues := []string{"czNjcjN0LXZhbHVl", "s3cr3t-value"}
+	for _, view := range []string{"tree", "blame", "table", "summary", "json"} {
+		got := render(t, view, output.Table, objs, Options{Now: now})
+		for _, v := range secretValues {
+			if bytes.Contains(got, []byte(v)) {
+				t.Errorf("view %s shows the secret value %q", view, v)
+			}
+		}
+	}
+	got := render(t, "blame", output.Table, objs, Options{Now: now, ShowSecrets: true})
+	if !bytes.Contains(got, []byte(secretValues[0])) {
+		t.Errorf("--show-secrets should show the value:\n%s", got)
+	}
+}
+
+// TestBlameRoundTrips checks that the blame view of an object reads back as
+// the object itself (without managedFields).
+func TestBlameRoundTrips(t *testing.T) {
+	for _, f := range []string{"deployment.yaml", "hazards.yaml"} {
+		objs := load(t, managedfields.Filter{}, f)
+		got := render(t, "blame", output.Table, objs, Options{Now: now})
+		checkRoundTrip(t, objs[0].Object.Object, got)
+	}
+}
+
+func checkRoundTrip(t testing.TB, obj map[string]any, blame []byte) {
+	t.Helper()
+	want := map[string]any{}
+	for k, v := range obj {
+		want[k] = v
+	}
+	if md, ok := obj["metadata"].(map[string]any); ok {
+		md2 := map[string]any{}
+		for k, v := range md {
+			if k != "managedFields" {
+				md2[k] = v
+			}
+		}
+		want["metadata"] = md2
+	}
+	wantJSON, err := json.Marshal(want)
+	if err != nil {
+		t.Skip("not representable as JSON")
+	}
+	var wantV, gotV any
+	if err := json.Unmarshal(wantJSON, &wantV); err != nil {
+		t.Fatal(err)
+	}
+	gotJSON, err := yaml.YAMLToJSON(blame)
+	if err != nil {
+		t.Fatalf("the blame view is not valid YAML: %v\n%s", err, blame)
+	}
+	if err := json.Unmarshal(gotJSON, &gotV); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(wantV, gotV); diff != "" {
+		t.Fatalf("the blame view does not read back as the object (-want +got):\n%s\n%s", diff, blame)
+	}
+}
+
+// FuzzBlame renders arbitrary objects with arbitrary FieldsV1: it must never
+// panic, and the output must read back as the object.
+func FuzzBlame(f *testing.F) {
+	f.Add(`{"spec":{"a":"x: y","b":["- z","#c"],"c":{"d":null,"e":1.5,"f":true}},"status":{"s":"yes"}}`, `{"f:spec":{"f:a":{},"f:b":{},"f:c":{"f:d":{}}}}`)
+	f.Add(`{"spec":{"l":[{"name":"a","v":1},{"name":"b"}],"set":["x","y"],"idx":[[1,2],{}]}}`, `{"f:spec":{"f:l":{"k:{\"name\":\"a\"}":{".":{},"f:v":{}}},"f:set":{"v:\"y\"":{}},"f:idx":{"i:0":{}}}}`)
+	f.Add(`{"data":{"k":"line1\nline2\u0085\u2028\u001b[31m"," lead":"trail ","":"","'q'":"\"dq\""}}`, `{"f:data":{"f:k":{},"f: lead":{}}}`)
+	f.Add(`{"spec":{"n":-0.0,"big":1e300,"i":-9223372036854775808,"on":"on","null":"~","num":"0x1F","t":"2026-01-01"}}`, `{"f:spec":{"f:n":{}}}`)
+	f.Fuzz(func(t *testing.T, content, fields string) {
+		var obj map[string]any
+		if err := json.Unmarshal([]byte(content), &obj); err != nil || obj == nil {
+			return
+		}
+		obj = normalizeJSON(obj).(map[string]any)
+		obj["apiVersion"], obj["kind"] = "v1", "Thing"
+		obj["metadata"] = map[string]any{"name": "x", "managedFields": []any{map[string]any{
+			"manager": "m\n# not a comment", "operation": "Update", "apiVersion": "v1", "fieldsType": "FieldsV1",
+			"fieldsV1": json.RawMessage(fields)}}}
+		raw, err := json.Marshal(obj)
+		if err != nil {
+			return
+		}
+		decoded, err := objects.Decode("fuzz.json", raw)
+		if err != nil || len(decoded) != 1 {
+			return
+		}
+		own, err := managedfields.Build(decoded[0].Object)
+		if err != nil {
+			return
+		}
+		o := Object{Object: decoded[0].Object, Ownership: own, Entries: own.Entries(), Hazards: own.Hazards()}
+		var buf bytes.Buffer
+		if err := Blame(&buf, []Object{o}, Options{Now: now}); err != nil {
+			t.Fatal(err)
+		}
+		checkRoundTrip(t, decoded[0].Object.Object, buf.Bytes())
+		buf.Reset()
+		if err := Tree(&buf, []Object{o}, Options{Now: now}); err != nil {
+			t.Fatal(err)
+		}
+	})
+}
+
+func normalizeJSON(v any) any {
+	switch t := v.(type) {
+	case map[string]any:
+		for k, e := range t {
+			t[k] = normalizeJSON(e)
+		}
+	case []any:
+		for i, e := range t {
+			t[i] = normalizeJSON(e)
+		}
+	}
+	return v
+}
+
+var _ = unstructured.Unstructured{}
