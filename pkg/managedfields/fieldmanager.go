@@ -1,0 +1,494 @@
+package managedfields
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	upstream "k8s.io/apimachinery/pkg/util/managedfields"
+	"k8s.io/client-go/applyconfigurations"
+	"k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/kube-openapi/pkg/schemaconv"
+	"k8s.io/kube-openapi/pkg/validation/spec"
+	smdschema "sigs.k8s.io/structured-merge-diff/v6/schema"
+	"sigs.k8s.io/structured-merge-diff/v6/typed"
+	"sigs.k8s.io/yaml"
+)
+
+// TypeConverter turns objects into structured-merge-diff typed values and
+// back. It is the API server's own interface
+// (k8s.io/apimachinery/pkg/util/managedfields.TypeConverter).
+type TypeConverter = upstream.TypeConverter
+
+var (
+	builtinOnce sync.Once
+	builtinTC   TypeConverter
+)
+
+// BuiltinTypeConverter returns the type converter for the built-in
+// Kubernetes types, from the schema client-go ships with its apply
+// configurations. It is built once and safe for concurrent use.
+func BuiltinTypeConverter() TypeConverter {
+	builtinOnce.Do(func() { builtinTC = applyconfigurations.NewTypeConverter(scheme.Scheme) })
+	return builtinTC
+}
+
+// IsBuiltin reports whether gvk is a built-in type that BuiltinTypeConverter
+// knows.
+func IsBuiltin(gvk schema.GroupVersionKind) bool {
+	return scheme.Scheme.Recognizes(gvk)
+}
+
+// SchemaTypeConverter is a TypeConverter built from an OpenAPI v3 document
+// or a CustomResourceDefinition; see ParseSchema. Kinds it does not know
+// fall back to the built-in converter.
+type SchemaTypeConverter struct {
+	kinds map[schema.GroupVersionKind]*typed.ParseableType
+}
+
+var _ TypeConverter = (*SchemaTypeConverter)(nil)
+
+// Kinds lists the kinds the schema defines, sorted.
+func (c *SchemaTypeConverter) Kinds() []schema.GroupVersionKind {
+	out := make([]schema.GroupVersionKind, 0, len(c.kinds))
+	for k := range c.kinds {
+		out = append(out, k)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].String() < out[j].String() })
+	return out
+}
+
+// ObjectToTyped implements TypeConverter.
+func (c *SchemaTypeConverter) ObjectToTyped(obj runtime.Object, opts ...typed.ValidationOptions) (*typed.TypedValue, error) {
+	gvk := obj.GetObjectKind().GroupVersionKind()
+	t, ok := c.kinds[gvk]
+	if !ok {
+		return BuiltinTypeConverter().ObjectToTyped(obj, opts...)
+	}
+	u, ok := obj.(*unstructured.Unstructured)
+	if !ok {
+		return t.FromStructured(obj, opts...)
+	}
+	return t.FromUnstructured(u.UnstructuredContent(), opts...)
+}
+
+// TypedToObject implements TypeConverter.
+func (c *SchemaTypeConverter) TypedToObject(v *typed.TypedValue) (runtime.Object, error) {
+	m, ok := v.AsValue().Unstructured().(map[string]any)
+	if !ok {
+		return nil, fmt.Errorf("typed value is a %T, not an object", v.AsValue().Unstructured())
+	}
+	return &unstructured.Unstructured{Object: m}, nil
+}
+
+// ParseSchema builds a TypeConverter from data, which is either an OpenAPI
+// v3 document (as served at /openapi/v3/apis/GROUP/VERSION, JSON or YAML)
+// or a CustomResourceDefinition manifest. In a CRD, metadata is typed as
+// the API server types it for custom resources only approximately: labels
+// and annotations are granular maps, finalizers and ownerReferences are
+// atomic (the server treats them as sets / maps keyed by uid).
+func ParseSchema(data []byte) (*SchemaTypeConverter, error) {
+	js, err := yaml.YAMLToJSON(data)
+	if err != nil {
+		return nil, fmt.Errorf("decoding schema: %w", err)
+	}
+	var head struct {
+		Kind       string `json:"kind"`
+		Components struct {
+			Schemas map[string]*spec.Schema `json:"schemas"`
+		} `json:"components"`
+	}
+	if err := json.Unmarshal(js, &head); err != nil {
+		return nil, fmt.Errorf("decoding schema: %w", err)
+	}
+	switch {
+	case head.Kind == "CustomResourceDefinition":
+		return parseCRD(js)
+	case len(head.Components.Schemas) > 0:
+		return fromOpenAPI(head.Components.Schemas, false)
+	default:
+		return nil, errors.New("schema is neither an OpenAPI v3 document (components.schemas) nor a CustomResourceDefinition")
+	}
+}
+
+func fromOpenAPI(schemas map[string]*spec.Schema, preserveUnknown bool) (*SchemaTypeConverter, error) {
+	ts, err := schemaconv.ToSchemaFromOpenAPI(schemas, preserveUnknown)
+	if err != nil {
+		return nil, fmt.Errorf("converting the OpenAPI schema: %w", err)
+	}
+	parser := &typed.Parser{Schema: smdschema.Schema{Types: ts.Types}}
+	c := &SchemaTypeConverter{kinds: map[schema.GroupVersionKind]*typed.ParseableType{}}
+	for name, s := range schemas {
+		for _, gvk := range gvksOf(s) {
+			t := parser.Type(name)
+			c.kinds[gvk] = &t
+		}
+	}
+	if len(c.kinds) == 0 {
+		return nil, errors.New("the schema defines no kind (no x-kubernetes-group-version-kind)")
+	}
+	return c, nil
+}
+
+func gvksOf(s *spec.Schema) []schema.GroupVersionKind {
+	raw, ok := s.Extensions["x-kubernetes-group-version-kind"]
+	if !ok {
+		return nil
+	}
+	b, err := json.Marshal(raw)
+	if err != nil {
+		return nil
+	}
+	var list []schema.GroupVersionKind
+	if err := json.Unmarshal(b, &list); err != nil {
+		return nil
+	}
+	out := list[:0]
+	for _, g := range list {
+		if g.Kind != "" && g.Version != "" {
+			out = append(out, g)
+		}
+	}
+	return out
+}
+
+func parseCRD(js []byte) (*SchemaTypeConverter, error) {
+	var crd struct {
+		Spec struct {
+			Group string `json:"group"`
+			Names struct {
+				Kind string `json:"kind"`
+			} `json:"names"`
+			PreserveUnknownFields bool `json:"preserveUnknownFields"`
+			Versions              []struct {
+				Name   string `json:"name"`
+				Schema struct {
+					OpenAPIV3Schema *spec.Schema `json:"openAPIV3Schema"`
+				} `json:"schema"`
+			} `json:"versions"`
+		} `json:"spec"`
+	}
+	if err := json.Unmarshal(js, &crd); err != nil {
+		return nil, fmt.Errorf("decoding the CustomResourceDefinition: %w", err)
+	}
+	schemas := map[string]*spec.Schema{}
+	for _, v := range crd.Spec.Versions {
+		s := v.Schema.OpenAPIV3Schema
+		if s == nil {
+			s = &spec.Schema{}
+			s.Type = spec.StringOrArray{"object"}
+			s.Extensions = spec.Extensions{"x-kubernetes-preserve-unknown-fields": true}
+		}
+		if s.Properties == nil {
+			s.Properties = map[string]spec.Schema{}
+		}
+		// The server adds apiVersion, kind and metadata to every version's
+		// schema; metadata stays open here (see ParseSchema).
+		str := spec.Schema{}
+		str.Type = spec.StringOrArray{"string"}
+		s.Properties["apiVersion"] = str
+		s.Properties["kind"] = str
+		meta := spec.Schema{}
+		meta.Type = spec.StringOrArray{"object"}
+		meta.Extensions = spec.Extensions{"x-kubernetes-preserve-unknown-fields": true}
+		s.Properties["metadata"] = meta
+		if s.Extensions == nil {
+			s.Extensions = spec.Extensions{}
+		}
+		s.Extensions["x-kubernetes-group-version-kind"] = []any{map[string]any{
+			"group": crd.Spec.Group, "version": v.Name, "kind": crd.Spec.Names.Kind,
+		}}
+		schemas[crd.Spec.Group+"."+v.Name+"."+crd.Spec.Names.Kind] = s
+	}
+	if len(schemas) == 0 {
+		return nil, errors.New("the CustomResourceDefinition has no versions")
+	}
+	return fromOpenAPI(schemas, crd.Spec.PreserveUnknownFields)
+}
+
+// FieldManager runs the API server's own field manager
+// (k8s.io/apimachinery/pkg/util/managedfields) in process for one kind, on
+// unstructured objects. It tracks managedFields exactly as kube-apiserver
+// does for an update or a server-side apply, including the ancient-changes
+// cap and last-applied-configuration interoperability, but it neither
+// defaults nor validates objects: the server does both, so fields that only
+// defaulting adds are missing from its results.
+//
+// A FieldManager is safe for concurrent use.
+type FieldManager struct {
+	tc  TypeConverter
+	gvk schema.GroupVersionKind
+
+	// mu guards bySub.
+	mu    sync.Mutex
+	bySub map[string]*upstream.FieldManager
+}
+
+// NewFieldManager returns a field manager for objects of kind gvk, typed by
+// tc (BuiltinTypeConverter for built-in kinds).
+func NewFieldManager(tc TypeConverter, gvk schema.GroupVersionKind) (*FieldManager, error) {
+	if gvk.Kind == "" || gvk.Version == "" {
+		return nil, fmt.Errorf("field manager: incomplete kind %q", gvk.String())
+	}
+	m := &FieldManager{tc: tc, gvk: gvk, bySub: map[string]*upstream.FieldManager{}}
+	if _, err := m.forSubresource(""); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+func (m *FieldManager) forSubresource(sub string) (*upstream.FieldManager, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if fm, ok := m.bySub[sub]; ok {
+		return fm, nil
+	}
+	conv := unstructuredConverter{}
+	fm, err := upstream.NewDefaultFieldManager(m.tc, conv, conv, creater{}, m.gvk, m.gvk.GroupVersion(), sub, nil)
+	if err != nil {
+		return nil, err
+	}
+	m.bySub[sub] = fm
+	return fm, nil
+}
+
+// Update records a non-apply write (create, update, patch) of obj over live
+// by manager, as the server does after merging the request: it returns a
+// copy of obj whose managedFields give manager the fields it changed and
+// take them from everyone else. Updates never conflict. For a create, pass
+// an empty live object (NewEmpty). When obj carries managedFields of its own
+// (a client that read them and sends them back), they replace live's, as
+// on the server; when obj has none, live's are kept. subresource is "" or,
+// for example, "status".
+func (m *FieldManager) Update(live, obj *unstructured.Unstructured, manager, subresource string) (*unstructured.Unstructured, error) {
+	fm, err := m.forSubresource(subresource)
+	if err != nil {
+		return nil, err
+	}
+	out, err := fm.Update(live.DeepCopy(), m.withKind(obj.DeepCopy()), manager)
+	if err != nil {
+		return nil, err
+	}
+	return toUnstructured(out)
+}
+
+// Apply runs a server-side apply of patch (an apply configuration: the
+// fields manager wants to own) over live and returns the merged object with
+// its new managedFields. On conflicts it returns the same *StatusError the
+// server sends (409, one FieldManagerConflict cause per field); Conflicts
+// decodes it. force takes the conflicting fields instead. For an object
+// that does not exist yet, pass NewEmpty(gvk).
+func (m *FieldManager) Apply(live, patch *unstructured.Unstructured, manager string, force bool) (*unstructured.Unstructured, error) {
+	fm, err := m.forSubresource("")
+	if err != nil {
+		return nil, err
+	}
+	if manager == "" {
+		return nil, errors.New("apply needs a field manager")
+	}
+	out, err := fm.Apply(live.DeepCopy(), m.withKind(patch.DeepCopy()), manager, force)
+	if err != nil {
+		return nil, err
+	}
+	return toUnstructured(out)
+}
+
+// NewEmpty returns the empty object of kind gvk that stands for "does not
+// exist yet" in Update and Apply.
+func NewEmpty(gvk schema.GroupVersionKind) *unstructured.Unstructured {
+	u := &unstructured.Unstructured{Object: map[string]any{}}
+	u.SetGroupVersionKind(gvk)
+	return u
+}
+
+func (m *FieldManager) withKind(u *unstructured.Unstructured) *unstructured.Unstructured {
+	if u.GetKind() == "" {
+		u.SetGroupVersionKind(m.gvk)
+	}
+	return u
+}
+
+func toUnstructured(o runtime.Object) (*unstructured.Unstructured, error) {
+	if u, ok := o.(*unstructured.Unstructured); ok {
+		return u, nil
+	}
+	m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(o)
+	if err != nil {
+		return nil, err
+	}
+	return &unstructured.Unstructured{Object: m}, nil
+}
+
+// Conflict is one field an apply conflicts on and its current owner, as the
+// server lists them in a FieldManagerConflict cause.
+type Conflict struct {
+	// Field is the path in server style: .spec.containers[name="nginx"].image
+	Field string `json:"field"`
+	// Manager is the owner's name.
+	Manager string `json:"manager"`
+	// Operation is Update or Apply.
+	Operation string `json:"operation,omitempty"`
+	// APIVersion is the version the owner wrote with (Update owners only).
+	APIVersion string `json:"apiVersion,omitempty"`
+	// Subresource is set when the owner wrote through a subresource.
+	Subresource string `json:"subresource,omitempty"`
+}
+
+// Conflicts decodes the conflicts of an apply error (from the server or from
+// FieldManager.Apply). ok is false when err is not an apply conflict.
+// Conflicts come back sorted by field, then manager.
+func Conflicts(err error) (conflicts []Conflict, ok bool) {
+	var se apierrors.APIStatus
+	if !errors.As(err, &se) {
+		return nil, false
+	}
+	st := se.Status()
+	if st.Details == nil {
+		return nil, false
+	}
+	for _, c := range st.Details.Causes {
+		if c.Type != metav1.CauseTypeFieldManagerConflict {
+			continue
+		}
+		cf, perr := ParseConflictMessage(c.Message)
+		if perr != nil {
+			cf = Conflict{Manager: c.Message}
+		}
+		cf.Field = c.Field
+		conflicts = append(conflicts, cf)
+	}
+	if len(conflicts) == 0 {
+		return nil, false
+	}
+	sort.Slice(conflicts, func(i, j int) bool {
+		if conflicts[i].Field != conflicts[j].Field {
+			return conflicts[i].Field < conflicts[j].Field
+		}
+		return conflicts[i].Manager < conflicts[j].Manager
+	})
+	return conflicts, true
+}
+
+// ParseConflictMessage decodes a FieldManagerConflict cause message, such as
+//
+//	conflict with "kubectl-create" using apps/v1
+//	conflict with "kubectl" with subresource "status"
+//	conflict with "ctl" using v1 at 2026-11-21T15:00:00Z
+//
+// into the owner's identity (Field is left empty). Apply owners carry no
+// apiVersion ("using"); Update owners do.
+func ParseConflictMessage(msg string) (Conflict, error) {
+	rest, ok := strings.CutPrefix(msg, "conflict with ")
+	if !ok {
+		return Conflict{}, fmt.Errorf("conflict message %q: want a leading \"conflict with \"", msg)
+	}
+	name, rest, err := cutQuoted(rest)
+	if err != nil {
+		return Conflict{}, fmt.Errorf("conflict message %q: manager: %w", msg, err)
+	}
+	c := Conflict{Manager: name, Operation: string(metav1.ManagedFieldsOperationApply)}
+	if r, ok := strings.CutPrefix(rest, " with subresource "); ok {
+		c.Subresource, rest, err = cutQuoted(r)
+		if err != nil {
+			return Conflict{}, fmt.Errorf("conflict message %q: subresource: %w", msg, err)
+		}
+	}
+	if r, ok := strings.CutPrefix(rest, " using "); ok {
+		c.Operation = string(metav1.ManagedFieldsOperationUpdate)
+		c.APIVersion, _, _ = strings.Cut(r, " at ")
+		if c.APIVersion == "" {
+			return Conflict{}, fmt.Errorf("conflict message %q: empty apiVersion", msg)
+		}
+		rest = ""
+	}
+	if rest != "" {
+		return Conflict{}, fmt.Errorf("conflict message %q: unexpected %q", msg, rest)
+	}
+	return c, nil
+}
+
+func cutQuoted(s string) (string, string, error) {
+	if !strings.HasPrefix(s, `"`) {
+		return "", s, errors.New("want a quoted string")
+	}
+	q, err := strconv.QuotedPrefix(s)
+	if err != nil {
+		return "", s, err
+	}
+	v, err := strconv.Unquote(q)
+	if err != nil {
+		return "", s, err
+	}
+	return v, s[len(q):], nil
+}
+
+// unstructuredConverter converts unstructured objects the way the API
+// server does for custom resources when only one version is involved: the
+// object already is at the hub version, so conversion is the identity.
+type unstructuredConverter struct{}
+
+func (unstructuredConverter) Convert(in, out, _ any) error {
+	src, ok1 := in.(*unstructured.Unstructured)
+	dst, ok2 := out.(*unstructured.Unstructured)
+	if !ok1 || !ok2 {
+		return fmt.Errorf("field manager: cannot convert %T to %T", in, out)
+	}
+	dst.Object = src.DeepCopy().Object
+	return nil
+}
+
+func (unstructuredConverter) ConvertToVersion(in runtime.Object, gv runtime.GroupVersioner) (runtime.Object, error) {
+	kind := in.GetObjectKind().GroupVersionKind()
+	target, ok := gv.KindForGroupVersionKinds([]schema.GroupVersionKind{kind})
+	if !ok || target != kind {
+		return nil, fmt.Errorf("field manager: converting %s to another version is not supported offline", kind)
+	}
+	return in, nil
+}
+
+func (unstructuredConverter) ConvertFieldLabel(_ schema.GroupVersionKind, label, value string) (string, string, error) {
+	return label, value, nil
+}
+
+func (unstructuredConverter) Default(runtime.Object) {}
+
+type creater struct{}
+
+func (creater) New(gvk schema.GroupVersionKind) (runtime.Object, error) {
+	return NewEmpty(gvk), nil
+}
+
+// EncodeConflicts renders conflicts the way the server words its 409.
+func EncodeConflicts(cs []Conflict) string {
+	var b bytes.Buffer
+	for i, c := range cs {
+		if i > 0 {
+			b.WriteString("; ")
+		}
+		fmt.Fprintf(&b, "%s (%s)", c.Field, c.Owner())
+	}
+	return b.String()
+}
+
+// Owner names the conflict's owner like the server: "kubectl-create" using
+// apps/v1.
+func (c Conflict) Owner() string {
+	s := strconv.Quote(c.Manager)
+	if c.Subresource != "" {
+		s += " with subresource " + strconv.Quote(c.Subresource)
+	}
+	if c.APIVersion != "" {
+		s += " using " + c.APIVersion
+	}
+	return s
+}
