@@ -1,0 +1,112 @@
+package inspect
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
+	"sigs.k8s.io/structured-merge-diff/v6/value"
+
+	"github.com/kubectl-rv/kubectl-rv/pkg/managedfields"
+)
+
+func entry(t *testing.T, m mf) managedfields.Entry {
+	t.Helper()
+	tm := metav1.NewTime(t0.Add(time.Duration(m.sec) * time.Second))
+	e, err := managedfields.DecodeEntry(0, metav1.ManagedFieldsEntry{Manager: m.manager, Operation: metav1.ManagedFieldsOperationType(m.op), APIVersion: "apps/v1", Subresource: m.sub, Time: &tm, FieldsType: "FieldsV1", FieldsV1: &metav1.FieldsV1{Raw: []byte(m.fields)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return e
+}
+
+func entries(t *testing.T, ms ...mf) []managedfields.Entry {
+	var out []managedfields.Entry
+	for _, m := range ms {
+		out = append(out, entry(t, m))
+	}
+	return out
+}
+
+func path(elems ...any) fieldpath.Path {
+	p, err := fieldpath.MakePath(elems...)
+	if err != nil {
+		panic(err)
+	}
+	return p
+}
+
+func TestAttribute(t *testing.T) {
+	replicas := path("spec", "replicas")
+	labelB := path("metadata", "labels", "b")
+	args := path("spec", "args", 1)
+	containerImage := path("spec", "containers", &value.FieldList{{Name: "name", Value: value.NewValueInterface("web")}}, "image")
+	tests := []struct {
+		name      string
+		prev, cur []mf
+		changed   []fieldpath.Path
+		want      Writer
+	}{
+		{name: "new entry", prev: []mf{{"a", "Update", "", 0, fCreate}}, cur: []mf{{"a", "Update", "", 0, `{}`}, {"b", "Update", "", 5, fCreate}}, changed: []fieldpath.Path{replicas},
+			want: Writer{Manager: "b", Operation: "Update"}},
+		{name: "time moved", prev: []mf{{"a", "Apply", "", 0, fCreate}, {"b", "Update", "status", 0, fReady}}, cur: []mf{{"a", "Apply", "", 0, fCreate}, {"b", "Update", "status", 3, fReady}}, changed: []fieldpath.Path{path("status", "readyReplicas")},
+			want: Writer{Manager: "b", Operation: "Update", Subresource: "status"}},
+		{name: "set grew without time moving", prev: []mf{{"a", "Update", "", 1, `{}`}, {"b", "Update", "", 1, fCreate}}, cur: []mf{{"a", "Update", "", 1, fCreate}, {"b", "Update", "", 1, `{}`}}, changed: []fieldpath.Path{replicas},
+			want: Writer{Manager: "a", Operation: "Update"}},
+		{name: "sole owner", prev: []mf{{"a", "Update", "", 1, fCreate}}, cur: []mf{{"a", "Update", "", 1, fCreate}}, changed: []fieldpath.Path{replicas},
+			want: Writer{Manager: "a", Operation: "Update", Reason: ReasonSoleOwner}},
+		{name: "creating the labels map does not own other labels", prev: []mf{{"a", "Update", "", 1, fLabelsA}, {"b", "Apply", "", 1, `{"f:metadata":{"f:labels":{"f:b":{}}}}`}}, cur: []mf{{"a", "Update", "", 1, fLabelsA}, {"b", "Apply", "", 1, `{"f:metadata":{"f:labels":{"f:b":{}}}}`}}, changed: []fieldpath.Path{labelB},
+			want: Writer{Manager: "b", Operation: "Apply", Reason: ReasonSoleOwner}},
+		{name: "atomic list owned whole", prev: []mf{{"a", "Update", "", 1, `{"f:spec":{"f:args":{}}}`}}, cur: []mf{{"a", "Update", "", 1, `{"f:spec":{"f:args":{}}}`}}, changed: []fieldpath.Path{args},
+			want: Writer{Manager: "a", Operation: "Update", Reason: ReasonSoleOwner}},
+		{name: "keyed item", prev: []mf{{"a", "Update", "", 1, `{"f:spec":{"f:containers":{"k:{\"name\":\"web\"}":{".":{},"f:image":{}}}}}`}}, cur: []mf{{"a", "Update", "", 1, `{"f:spec":{"f:containers":{"k:{\"name\":\"web\"}":{".":{},"f:image":{}}}}}`}}, changed: []fieldpath.Path{containerImage},
+			want: Writer{Manager: "a", Operation: "Update", Reason: ReasonSoleOwner}},
+		{name: "co-owners and no time moved", prev: []mf{{"a", "Apply", "", 1, fCreate}, {"b", "Apply", "", 1, fCreate}}, cur: []mf{{"a", "Apply", "", 1, fCreate}, {"b", "Apply", "", 1, fCreate}}, changed: []fieldpath.Path{replicas},
+			want: Writer{Reason: ReasonTimeNotMoved}},
+		{name: "two moved, one owns the change", prev: []mf{{"a", "Update", "", 0, fCreate}, {"b", "Update", "", 0, fReady}}, cur: []mf{{"a", "Update", "", 5, fCreate}, {"b", "Update", "", 5, fReady}}, changed: []fieldpath.Path{replicas},
+			want: Writer{Manager: "a", Operation: "Update"}},
+		{name: "two moved, both own the changes", prev: []mf{{"a", "Update", "", 0, fCreate}, {"b", "Update", "", 0, fReady}}, cur: []mf{{"a", "Update", "", 5, fCreate}, {"b", "Update", "status", 5, fReady}}, changed: []fieldpath.Path{replicas, path("status", "readyReplicas")},
+			want: Writer{Reason: ReasonSeveral, Candidates: []string{"a", "b (status)"}}},
+		{name: "no managedFields", prev: nil, cur: nil, changed: []fieldpath.Path{replicas}, want: Writer{Reason: ReasonNoManagedFields}},
+		{name: "nothing changed", prev: []mf{{"a", "Update", "", 1, fCreate}}, cur: []mf{{"a", "Update", "", 1, fCreate}}, want: Writer{Reason: ReasonNoFieldChange}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := Attribute(entries(t, tt.prev...), entries(t, tt.cur...), tt.changed)
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestWriterString(t *testing.T) {
+	got := []string{
+		Writer{Manager: "kcm", Subresource: "status"}.String(),
+		Writer{Reason: ReasonFirstSight}.String(),
+		Writer{}.String(),
+	}
+	if want := "kcm (status)|? first sight|?"; strings.Join(got, "|") != want {
+		t.Errorf("got %q, want %q", strings.Join(got, "|"), want)
+	}
+}
+
+func TestRedactSecret(t *testing.T) {
+	u := secret(map[string]any{"password": "aHVudGVyMg=="}, `{"data":{"password":"aHVudGVyMg=="}}`)
+	RedactSecret(u)
+	got := u.Object
+	want := map[string]any{
+		"apiVersion": "v1", "kind": "Secret",
+		"metadata": map[string]any{"name": "db", "annotations": map[string]any{lastApplied: Hash(`{"data":{"password":"aHVudGVyMg=="}}`), "keep": "me"}},
+		"data":     map[string]any{"password": Hash("aHVudGVyMg==")},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+	if strings.Contains(Hash("x"), "x") || len(Hash("x")) != len("sha256:")+16 || Hash("x") == Hash("y") {
+		t.Errorf("Hash is not a 16-digit hash: %s", Hash("x"))
+	}
+}
