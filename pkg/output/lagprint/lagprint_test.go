@@ -1,0 +1,127 @@
+package lagprint
+
+import (
+	"bytes"
+	"flag"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/kubectl-rv/kubectl-rv/pkg/lag"
+	"github.com/kubectl-rv/kubectl-rv/pkg/output"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
+
+func i64(n int64) *int64 { return &n }
+
+var now = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+
+func sampleReport() *lag.Report {
+	return &lag.Report{
+		Now: now,
+		Types: []lag.TypeSummary{
+			{Group: "apps", Version: "v1", Resource: "deployments", Kind: "Deployment", Namespaced: true, Objects: 12, Current: 10, Lagging: 2, Findings: 2, ReportsObservedGeneration: true},
+			{Group: "example.com", Version: "v1", Resource: "widgets", Kind: "Widget", Namespaced: true, Objects: 3, Current: 1, Lagging: 1, NeverObserved: 1, Findings: 1, ReportsObservedGeneration: true},
+			{Version: "v1", Resource: "secrets", Kind: "Secret", Namespaced: true, Error: "secrets is forbidden"},
+			{Group: "example.com", Version: "v1", Resource: "empty", Kind: "Empty", Namespaced: true},
+		},
+		Items: []lag.Item{
+			{
+				APIVersion: "apps/v1", Kind: "Deployment", Resource: "deployments.apps", Namespace: "shop", Name: "api",
+				Generation: i64(7), ObservedGeneration: i64(6), Lag: 1, State: lag.Lagging, Finding: true,
+				SpecChangedAt: now.Add(-95 * time.Second), SpecSource: "managedFields", SpecManager: "kubectl", AgeSeconds: 95,
+				Observer: "kube-controller-manager",
+				Explanations: []string{"kube-controller-manager has observed generation 6 of 7", "kubectl rollout status will wait until status.observedGeneration reaches 7"},
+			},
+			{
+				APIVersion: "apps/v1", Kind: "Deployment", Resource: "deployments.apps", Namespace: "shop", Name: "web",
+				Generation: i64(3), ObservedGeneration: i64(2), Lag: 1, State: lag.Lagging, Finding: true,
+				SpecChangedAt: now.Add(-3 * time.Hour), SpecSource: "managedFields-estimate", SpecManager: "kubectl", AgeSeconds: 10800,
+				Observer: "kube-controller-manager",
+				Explanations: []string{"kube-controller-manager has observed generation 2 of 3", "kubectl rollout status will wait until status.observedGeneration reaches 3"},
+			},
+			{
+				APIVersion: "example.com/v1", Kind: "Widget", Resource: "widgets.example.com", Namespace: "shop", Name: "blue\x1b[31m",
+				Generation: i64(4), ObservedGeneration: i64(4), Lag: 2, State: lag.Lagging, Finding: true,
+				LaggingConditions: []lag.Condition{{Type: "Ready", Status: "True", ObservedGeneration: 2}, {Type: "Synced", Status: "False", ObservedGeneration: 3}},
+				SpecChangedAt: now.Add(-20 * time.Second), SpecSource: "managedFields", AgeSeconds: 20, Observer: "widget-operator",
+				Explanations: []string{"kubectl wait --for=condition=Ready will block until the condition's observedGeneration reaches 4"},
+			},
+			{
+				APIVersion: "example.com/v1", Kind: "Widget", Resource: "widgets.example.com", Namespace: "shop", Name: "green",
+				Generation: i64(1), State: lag.NeverObserved,
+				SpecChangedAt: now.Add(-40 * 24 * time.Hour), SpecSource: "creationTimestamp", AgeSeconds: 3456000,
+				Explanations: []string{"kstatus-based tools (Flux, kpt) will report this object as Current because it has no observedGeneration"},
+			},
+		},
+		Warnings: []string{"secrets: secrets is forbidden; the results are partial"},
+	}
+}
+
+func TestGolden(t *testing.T) {
+	tests := []struct {
+		name   string
+		format output.Format
+		opts   Options
+	}{
+		{"table.txt", output.Table, Options{}},
+		{"table-all-namespaces.txt", output.Table, Options{ShowNamespace: true}},
+		{"wide.txt", output.Wide, Options{ShowNamespace: true}},
+		{"notes-capped.txt", output.Table, Options{MaxNotes: 2}},
+		{"report.json", output.JSON, Options{}},
+		{"report.yaml", output.YAML, Options{}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var buf bytes.Buffer
+			p := &output.Printer{Format: tt.format, Out: &buf}
+			rep := sampleReport()
+			var err error
+			if p.Structured() {
+				err = p.PrintObject(NewDocument(rep, Scope{Namespace: "shop", Types: []string{"deployments.apps", "widgets.example.com"}, MinAge: "0s"}))
+			} else {
+				err = PrintTable(p, rep, tt.opts)
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			golden := filepath.Join("testdata", tt.name)
+			if *update {
+				if err := os.WriteFile(golden, buf.Bytes(), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			want, err := os.ReadFile(golden)
+			if err != nil {
+				t.Fatalf("%v (run go test -update)", err)
+			}
+			if diff := cmp.Diff(string(want), buf.String()); diff != "" {
+				t.Errorf("(-want +got)\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestEmptyReportPrintsOnlyTheSummary(t *testing.T) {
+	var buf bytes.Buffer
+	p := &output.Printer{Format: output.Table, Out: &buf}
+	rep := &lag.Report{Now: now, Types: []lag.TypeSummary{{Group: "apps", Resource: "deployments", Objects: 2, Current: 2}}}
+	if err := PrintTable(p, rep, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	want := "deployments.apps: 2 objects, 2 current, 0 lagging (0 findings over the thresholds)\ntotal: 1 types, 2 objects, 2 current, 0 lagging (0 findings over the thresholds)\n"
+	if diff := cmp.Diff(want, buf.String()); diff != "" {
+		t.Errorf("(-want +got)\n%s", diff)
+	}
+}
+
+func TestDocumentHasEmptyItemsNotNull(t *testing.T) {
+	d := NewDocument(&lag.Report{Now: now}, Scope{})
+	if d.Items == nil || d.Kind != Kind || d.APIVersion != output.APIVersion {
+		t.Errorf("unexpected document head: %+v", d)
+	}
+}
