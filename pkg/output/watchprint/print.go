@@ -98,8 +98,6 @@ func toCells(ss []string) []output.Cell {
 	return cs
 }
 
-// Cells returns the table cells of an event (exported for tests of the
-// command).
 func (w *Printer) cells(e inspect.Event) []output.Cell {
 	evStyle := output.None
 	switch e.Type {
@@ -223,7 +221,7 @@ func dash(s string) string {
 
 // minWidths keep the first rows aligned with the header; later, wider
 // cells widen their column for the rows after them.
-var minWidths = map[string]int{"TIME": 8, "EVENT": 8, "NAMESPACE": 10, "OBJECT": 24, "RV": 6, "REVS": 4, "GEN": 3, "MANAGER": 16}
+var minWidths = map[string]int{"TIME": 8, "EVENT": 8, "NAMESPACE": 10, "OBJECT": 24, "RV": 6, "REVS": 4, "GEN": 3, "MANAGER": 26}
 
 func (w *Printer) writeRow(b *strings.Builder, cells []output.Cell) {
 	cols := w.columns()

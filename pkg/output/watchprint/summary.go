@@ -17,7 +17,7 @@ func (w *Printer) Summary(s inspect.Summary) error {
 		return w.p.PrintJSONLine(summaryJSON{TypeMeta: output.NewTypeMeta(SummaryKind), Summary: s})
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "\n%s %s: %d writes, %d deletes, %d gaps, %d fights\n", w.p.Paint(output.Bold, "Summary of"), s.Duration, s.Writes, s.Deletes, len(s.Gaps), len(s.Fights))
+	fmt.Fprintf(&b, "\n%s %s: %s, %s, %s, %s\n", w.p.Paint(output.Bold, "Summary of"), s.Duration, plural(s.Writes, "write"), plural(s.Deletes, "delete"), plural(len(s.Gaps), "gap"), plural(len(s.Fights), "fight"))
 	if len(s.Objects) > 0 {
 		t := &output.TableData{Columns: output.Columns("Object", "Writes", "Spec", "Status", "Metadata", "Other", "Managers", "Hot")}
 		if w.opts.ShowNamespace {
@@ -87,4 +87,11 @@ func (w *Printer) plain() *output.Printer {
 	p.Format = output.Table
 	p.NoHeaders = false
 	return &p
+}
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return strconv.Itoa(n) + " " + word + "s"
 }
