@@ -1,0 +1,23 @@
+// Package predict answers "what would this write do?" for every write
+// method a client can use on a Kubernetes object: update (PUT) with and
+// without a resourceVersion, JSON patch, JSON merge patch (plain and with
+// the resourceVersion as an optimistic lock), strategic merge patch, and
+// server-side apply with and without force.
+//
+// For each method it returns a verdict (ok, conflict, apply-conflict,
+// invalid, clobber), the apply conflicts with their owners as the server
+// lists them, the fields other managers would silently lose, the ownership
+// changes per manager, the changed fields and whether metadata.generation
+// would be bumped.
+//
+// Two executors produce the same results: the server executor sends each
+// request as a server-side dry run (dryRun=All, never persisted, but still
+// passed through admission webhooks), and the offline executor replays the
+// API server's request handling in process from a live object with its
+// managedFields: apimachinery's JSON patch, merge patch and strategic merge
+// patch code, the resourceVersion precondition, and the API server's own
+// field manager (pkg/managedfields.FieldManager).
+//
+// Package predict does not parse flags, read files or print; pkg/cmd and
+// pkg/output/predictprint do.
+package predict

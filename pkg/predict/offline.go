@@ -1,0 +1,276 @@
+package predict
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"sync"
+
+	jsonpatch "gopkg.in/evanphx/json-patch.v4"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/equality"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/strategicpatch"
+	"k8s.io/client-go/kubernetes/scheme"
+	"sigs.k8s.io/yaml"
+
+	"github.com/kubectl-rv/kubectl-rv/pkg/managedfields"
+)
+
+// optimisticLockErrorMsg is the API server's message for a failed
+// resourceVersion precondition.
+const optimisticLockErrorMsg = "the object has been modified; please apply your changes to the latest version and try again"
+
+// Offline builds offline executors. It caches one field manager per kind,
+// so predicting many objects stays cheap. It is safe for concurrent use.
+type Offline struct {
+	tc managedfields.TypeConverter
+
+	// mu guards fms.
+	mu  sync.Mutex
+	fms map[schema.GroupVersionKind]*managedfields.FieldManager
+}
+
+// NewOffline returns an offline engine typing objects with tc (nil: the
+// built-in schema).
+func NewOffline(tc managedfields.TypeConverter) *Offline {
+	if tc == nil {
+		tc = managedfields.BuiltinTypeConverter()
+	}
+	return &Offline{tc: tc, fms: map[schema.GroupVersionKind]*managedfields.FieldManager{}}
+}
+
+func (o *Offline) fieldManager(gvk schema.GroupVersionKind) (*managedfields.FieldManager, error) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if fm, ok := o.fms[gvk]; ok {
+		return fm, nil
+	}
+	fm, err := managedfields.NewFieldManager(o.tc, gvk)
+	if err != nil {
+		return nil, err
+	}
+	o.fms[gvk] = fm
+	return fm, nil
+}
+
+// Executor returns the executor for one object: live is its current state
+// with managedFields (nil when it does not exist), gvk its kind.
+func (o *Offline) Executor(gvk schema.GroupVersionKind, name string, live *unstructured.Unstructured) (Executor, error) {
+	fm, err := o.fieldManager(gvk)
+	if err != nil {
+		return nil, err
+	}
+	gvr, _ := meta.UnsafeGuessKindToResource(gvk)
+	return &offlineExecutor{fm: fm, gvk: gvk, gr: gvr.GroupResource(), name: name, live: live}, nil
+}
+
+// offlineExecutor replays the API server's handling of writes to one
+// object in process.
+type offlineExecutor struct {
+	fm   *managedfields.FieldManager
+	gvk  schema.GroupVersionKind
+	gr   schema.GroupResource
+	name string
+	live *unstructured.Unstructured
+}
+
+var _ Executor = (*offlineExecutor)(nil)
+
+func (e *offlineExecutor) Engine() string { return "offline" }
+
+func (e *offlineExecutor) Live(context.Context) (*unstructured.Unstructured, error) {
+	if e.live == nil {
+		return nil, apierrors.NewNotFound(e.gr, e.name)
+	}
+	return e.live.DeepCopy(), nil
+}
+
+func (e *offlineExecutor) conflict() error {
+	return apierrors.NewConflict(e.gr, e.name, errors.New(optimisticLockErrorMsg))
+}
+
+func (e *offlineExecutor) Update(_ context.Context, obj *unstructured.Unstructured, manager string) (*unstructured.Unstructured, error) {
+	if e.live == nil {
+		return nil, apierrors.NewNotFound(e.gr, e.name)
+	}
+	obj = obj.DeepCopy()
+	if rv := obj.GetResourceVersion(); rv != "" && rv != e.live.GetResourceVersion() {
+		return nil, e.conflict()
+	}
+	obj.SetResourceVersion(e.live.GetResourceVersion())
+	e.beforeUpdate(obj)
+	out, err := e.fm.Update(e.live, obj, manager, "")
+	if err != nil {
+		return nil, err
+	}
+	return e.finish(out), nil
+}
+
+func (e *offlineExecutor) Patch(_ context.Context, pt types.PatchType, data []byte, manager string, force bool) (*unstructured.Unstructured, error) {
+	if pt == types.ApplyPatchType {
+		return e.apply(data, manager, force)
+	}
+	if e.live == nil {
+		return nil, apierrors.NewNotFound(e.gr, e.name)
+	}
+	liveJS, err := e.live.MarshalJSON()
+	if err != nil {
+		return nil, err
+	}
+	var patched []byte
+	switch pt {
+	case types.JSONPatchType:
+		p, err := jsonpatch.DecodePatch(data)
+		if err != nil {
+			return nil, apierrors.NewBadRequest(err.Error())
+		}
+		patched, err = p.Apply(liveJS)
+		if err != nil {
+			return nil, apierrors.NewGenericServerResponse(http.StatusUnprocessableEntity, "", schema.GroupResource{}, "", err.Error(), 0, false)
+		}
+	case types.MergePatchType:
+		patched, err = jsonpatch.MergePatch(liveJS, data)
+		if err != nil {
+			return nil, apierrors.NewBadRequest(err.Error())
+		}
+	case types.StrategicMergePatchType:
+		typed, serr := scheme.Scheme.New(e.gvk)
+		if serr != nil {
+			return nil, apierrors.NewGenericServerResponse(http.StatusUnsupportedMediaType, "patch", e.gr, e.name,
+				"the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml", 0, false)
+		}
+		patched, err = strategicpatch.StrategicMergePatch(liveJS, data, typed)
+		if err != nil {
+			return nil, apierrors.NewGenericServerResponse(http.StatusUnprocessableEntity, "", schema.GroupResource{}, "", err.Error(), 0, false)
+		}
+	default:
+		return nil, fmt.Errorf("offline: unsupported patch type %q", pt)
+	}
+	obj := &unstructured.Unstructured{}
+	if err := obj.UnmarshalJSON(patched); err != nil {
+		return nil, apierrors.NewBadRequest(err.Error())
+	}
+	// The patched object carries the resourceVersion the patch left in it:
+	// the live one unless the patch set another (an optimistic lock).
+	if obj.GetResourceVersion() != e.live.GetResourceVersion() {
+		return nil, e.conflict()
+	}
+	e.beforeUpdate(obj)
+	out, err := e.fm.Update(e.live, obj, manager, "")
+	if err != nil {
+		return nil, err
+	}
+	return e.finish(out), nil
+}
+
+func (e *offlineExecutor) apply(data []byte, manager string, force bool) (*unstructured.Unstructured, error) {
+	var m map[string]any
+	if err := yaml.Unmarshal(data, &m); err != nil {
+		return nil, apierrors.NewBadRequest(fmt.Sprintf("error decoding YAML: %v", err))
+	}
+	js, err := yaml.YAMLToJSON(data)
+	if err != nil {
+		return nil, apierrors.NewBadRequest(fmt.Sprintf("error decoding YAML: %v", err))
+	}
+	cfg := &unstructured.Unstructured{}
+	if err := cfg.UnmarshalJSON(js); err != nil {
+		return nil, apierrors.NewBadRequest(err.Error())
+	}
+	if len(cfg.GetManagedFields()) > 0 {
+		return nil, apierrors.NewBadRequest("metadata.managedFields must be nil")
+	}
+	live := e.live
+	if live == nil {
+		live = managedfields.NewEmpty(e.gvk)
+	} else if rv := cfg.GetResourceVersion(); rv != "" && rv != live.GetResourceVersion() {
+		return nil, e.conflict()
+	}
+	if live != e.live || hasStatus(e.live) {
+		// The main resource ignores status when a status subresource
+		// exists (the server's reset fields).
+		delete(cfg.Object, "status")
+	}
+	out, err := e.fm.Apply(live, cfg, manager, force)
+	if err != nil {
+		return nil, err
+	}
+	if e.live == nil {
+		return out, nil
+	}
+	out.SetResourceVersion(e.live.GetResourceVersion())
+	e.beforeUpdate(out)
+	return e.finish(out), nil
+}
+
+func hasStatus(u *unstructured.Unstructured) bool {
+	if u == nil {
+		return false
+	}
+	_, ok := u.Object["status"]
+	return ok
+}
+
+// beforeUpdate does what the registry does to every update: system
+// metadata comes from the stored object, and the main resource cannot
+// change status when the kind has a status subresource (assumed when the
+// live object has a status).
+func (e *offlineExecutor) beforeUpdate(obj *unstructured.Unstructured) {
+	if obj.GetUID() == "" {
+		obj.SetUID(e.live.GetUID())
+	}
+	if ts := e.live.GetCreationTimestamp(); !ts.IsZero() {
+		obj.SetCreationTimestamp(ts)
+	}
+	if g, found, _ := unstructured.NestedInt64(e.live.Object, "metadata", "generation"); found {
+		_ = unstructured.SetNestedField(obj.Object, g, "metadata", "generation")
+	} else {
+		unstructured.RemoveNestedField(obj.Object, "metadata", "generation")
+	}
+	if st, ok := e.live.Object["status"]; ok {
+		obj.Object["status"] = st
+	}
+}
+
+// finish bumps generation the way the kind's strategy does and keeps the
+// stored object when nothing changed (the server skips identical writes).
+func (e *offlineExecutor) finish(out *unstructured.Unstructured) *unstructured.Unstructured {
+	if g, found, _ := unstructured.NestedInt64(e.live.Object, "metadata", "generation"); found && bumpsGeneration(e.gvk, e.live, out) {
+		_ = unstructured.SetNestedField(out.Object, g+1, "metadata", "generation")
+	}
+	if sameStored(e.live, out) {
+		return e.live.DeepCopy()
+	}
+	return out
+}
+
+// bumpsGeneration tells whether a write from before to after bumps
+// metadata.generation: Deployments on spec or annotation changes, other
+// kinds that track generation on any change outside metadata and status.
+func bumpsGeneration(gvk schema.GroupVersionKind, before, after *unstructured.Unstructured) bool {
+	if gvk.Group == "apps" && gvk.Kind == "Deployment" {
+		return !equality.Semantic.DeepEqual(before.Object["spec"], after.Object["spec"]) ||
+			!equality.Semantic.DeepEqual(before.GetAnnotations(), after.GetAnnotations())
+	}
+	keys := map[string]bool{}
+	for k := range before.Object {
+		keys[k] = true
+	}
+	for k := range after.Object {
+		keys[k] = true
+	}
+	for k := range keys {
+		switch k {
+		case "metadata", "status", "apiVersion", "kind":
+			continue
+		}
+		if !equality.Semantic.DeepEqual(before.Object[k], after.Object[k]) {
+			return true
+		}
+	}
+	return false
+}

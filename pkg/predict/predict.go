@@ -1,0 +1,554 @@
+package predict
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"sort"
+
+	jsonpatch "gopkg.in/evanphx/json-patch.v4"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/equality"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/strategicpatch"
+	"k8s.io/client-go/kubernetes/scheme"
+	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
+	"sigs.k8s.io/yaml"
+
+	"github.com/kubectl-rv/kubectl-rv/pkg/managedfields"
+)
+
+// Executor sends (or replays) the writes of one object. Each call is
+// independent: nothing is ever persisted, so every method sees the same
+// live object.
+type Executor interface {
+	// Engine names the executor: "server" or "offline".
+	Engine() string
+	// Live returns the current object, or a NotFound API error.
+	Live(ctx context.Context) (*unstructured.Unstructured, error)
+	// Update is a PUT of obj by manager.
+	Update(ctx context.Context, obj *unstructured.Unstructured, manager string) (*unstructured.Unstructured, error)
+	// Patch is a PATCH of the given type by manager; force only matters
+	// for apply.
+	Patch(ctx context.Context, pt types.PatchType, data []byte, manager string, force bool) (*unstructured.Unstructured, error)
+}
+
+// PatchType is the kind of a given patch.
+type PatchType string
+
+// The --type values.
+const (
+	PatchJSON      PatchType = "json"
+	PatchMerge     PatchType = "merge"
+	PatchStrategic PatchType = "strategic"
+	PatchApply     PatchType = "apply"
+)
+
+// ParsePatchType checks a --type value.
+func ParsePatchType(s string) (PatchType, error) {
+	switch t := PatchType(s); t {
+	case PatchJSON, PatchMerge, PatchStrategic, PatchApply:
+		return t, nil
+	}
+	return "", fmt.Errorf("unknown patch type %q: use json, merge, strategic or apply", s)
+}
+
+// Input is one object to predict writes of: either a desired object or a
+// given patch.
+type Input struct {
+	Ref ObjectRef
+	// Desired is the object the writer wants (nil when Patch is set).
+	Desired *unstructured.Unstructured
+	// Base is the object the writer last read, the origin of generated
+	// patches; nil means the live object.
+	Base *unstructured.Unstructured
+	// BaseRV overrides the resourceVersion the writer last read.
+	BaseRV string
+	// Patch is a given patch of type PatchType.
+	Patch     []byte
+	PatchType PatchType
+}
+
+// Config tunes a prediction.
+type Config struct {
+	// FieldManager is the writer's manager. Required for apply.
+	FieldManager string
+	// DefaultManager is what the server records for non-apply writes when
+	// FieldManager is empty (the User-Agent up to the first "/").
+	DefaultManager string
+	// Methods are the methods to predict; empty means all.
+	Methods []Method
+	// TypeConverter types objects for the changed-fields comparison; nil
+	// uses the built-in schema, or deduces types for other kinds.
+	TypeConverter managedfields.TypeConverter
+}
+
+// ValidatePatch checks that a given patch decodes as its type says.
+func ValidatePatch(pt PatchType, data []byte) error {
+	switch pt {
+	case PatchJSON:
+		if _, err := jsonpatch.DecodePatch(data); err != nil {
+			return fmt.Errorf("invalid JSON patch: %w", err)
+		}
+	case PatchApply:
+		var m map[string]any
+		if err := yaml.Unmarshal(data, &m); err != nil || m == nil {
+			if err == nil {
+				err = errors.New("not an object")
+			}
+			return fmt.Errorf("invalid apply patch: %w", err)
+		}
+	default:
+		var m map[string]any
+		if err := json.Unmarshal(data, &m); err != nil || m == nil {
+			if err == nil {
+				err = errors.New("not a JSON object")
+			}
+			return fmt.Errorf("invalid %s patch: %w", pt, err)
+		}
+	}
+	return nil
+}
+
+// request is one method's call.
+type request struct {
+	method Method
+	// obj for updates, data for patches.
+	obj   *unstructured.Unstructured
+	pt    types.PatchType
+	data  []byte
+	force bool
+	// skip explains why the method does not apply (with its verdict).
+	skip        string
+	skipVerdict Verdict
+}
+
+// Predict predicts every configured method for in, through ex.
+func Predict(ctx context.Context, cfg Config, in Input, ex Executor) (Result, error) {
+	methods := cfg.Methods
+	if len(methods) == 0 {
+		methods = AllMethods
+	}
+	res := Result{Object: in.Ref, Engine: ex.Engine(), FieldManager: cfg.FieldManager}
+	if res.FieldManager == "" {
+		res.FieldManager = cfg.DefaultManager
+	}
+	live, err := ex.Live(ctx)
+	exists := true
+	if apierrors.IsNotFound(err) {
+		exists = false
+		live = nil
+	} else if err != nil {
+		return res, err
+	}
+	if exists {
+		res.LiveResourceVersion = live.GetResourceVersion()
+	}
+
+	baseRV := in.BaseRV
+	if baseRV == "" && in.Desired != nil {
+		baseRV = in.Desired.GetResourceVersion()
+	}
+	if baseRV == "" && in.Base != nil {
+		baseRV = in.Base.GetResourceVersion()
+	}
+	if baseRV == "" && exists {
+		baseRV = live.GetResourceVersion()
+		res.BaseAssumed = true
+	}
+	res.BaseResourceVersion = baseRV
+	res.Stale = exists && baseRV != "" && baseRV != live.GetResourceVersion()
+
+	reqs, err := buildRequests(cfg, in, live, baseRV, methods)
+	if err != nil {
+		return res, err
+	}
+	for _, rq := range reqs {
+		mr, err := run(ctx, cfg, ex, rq, live, res.FieldManager)
+		if err != nil {
+			return res, err
+		}
+		res.Methods = append(res.Methods, mr)
+	}
+	return res, nil
+}
+
+func run(ctx context.Context, cfg Config, ex Executor, rq request, live *unstructured.Unstructured, writer string) (MethodResult, error) {
+	mr := MethodResult{Method: rq.method}
+	if rq.skip != "" {
+		mr.Verdict, mr.Reason, mr.Code = rq.skipVerdict, rq.skip, 0
+		return mr, nil
+	}
+	manager := writer
+	var out *unstructured.Unstructured
+	var err error
+	if rq.obj != nil {
+		b, _ := json.Marshal(rq.obj.Object)
+		mr.Request = string(b)
+		out, err = ex.Update(ctx, rq.obj, manager)
+	} else {
+		mr.Request = string(rq.data)
+		out, err = ex.Patch(ctx, rq.pt, rq.data, manager, rq.force)
+	}
+	if err != nil {
+		return classify(mr, rq, err)
+	}
+	mr.Code = http.StatusOK
+	if live == nil {
+		mr.Code = http.StatusCreated
+		live = &unstructured.Unstructured{Object: map[string]any{}}
+	}
+	analyze(&mr, cfg, live, out, writer, rq.method == Apply || rq.method == ApplyForce)
+	return mr, nil
+}
+
+func classify(mr MethodResult, rq request, err error) (MethodResult, error) {
+	var st apierrors.APIStatus
+	if !errors.As(err, &st) {
+		return mr, err
+	}
+	s := st.Status()
+	mr.Code = int(s.Code)
+	mr.Reason = s.Message
+	switch {
+	case apierrors.IsConflict(err):
+		if cs, ok := managedfields.Conflicts(err); ok {
+			mr.Verdict = ApplyConflict
+			mr.Conflicts = cs
+			return mr, nil
+		}
+		mr.Verdict = Conflict
+	case apierrors.IsNotFound(err):
+		mr.Verdict = NotFound
+	case s.Code == http.StatusUnprocessableEntity, s.Code == http.StatusUnsupportedMediaType,
+		s.Code == http.StatusBadRequest, s.Code == http.StatusRequestEntityTooLarge:
+		mr.Verdict = Invalid
+		if rq.method == StrategicMergePatch && s.Code == http.StatusUnsupportedMediaType {
+			mr.Reason = "strategic merge patch needs the Go type's patch metadata (patchStrategy, patchMergeKey), which custom resources do not have; the server refuses it with 415 and kubectl falls back to a JSON merge patch"
+		}
+	default:
+		return mr, err
+	}
+	return mr, nil
+}
+
+// buildRequests makes each method's request from the input.
+func buildRequests(cfg Config, in Input, live *unstructured.Unstructured, baseRV string, methods []Method) ([]request, error) {
+	var reqs []request
+	if in.Patch != nil {
+		return givenPatchRequests(cfg, in, baseRV, methods)
+	}
+	base := in.Base
+	if base == nil {
+		base = live
+	}
+	desired := in.Desired
+	full := desired
+	if base != nil {
+		full = fillSystemFields(desired, base)
+	}
+	builtin := managedfields.IsBuiltin(desired.GroupVersionKind())
+	for _, m := range methods {
+		rq := request{method: m}
+		switch m {
+		case Update:
+			o := full.DeepCopy()
+			o.SetResourceVersion(baseRV)
+			rq.obj = o
+		case UpdateNoRV:
+			o := full.DeepCopy()
+			o.SetResourceVersion("")
+			rq.obj = o
+		case JSONPatch, MergePatch, MergePatchRV, StrategicMergePatch:
+			if base == nil {
+				rq.skip, rq.skipVerdict = "the object does not exist and no --base was given: there is nothing to patch", NotFound
+				break
+			}
+			from, to := stripForPatch(base), stripForPatch(full)
+			rq.pt = types.MergePatchType
+			var err error
+			switch m {
+			case JSONPatch:
+				rq.pt = types.JSONPatchType
+				rq.data, err = GenerateJSONPatch(from, to, baseRV)
+			case MergePatch, MergePatchRV:
+				rq.data, err = mergePatch(from, to, m == MergePatchRV, baseRV)
+			case StrategicMergePatch:
+				rq.pt = types.StrategicMergePatchType
+				if builtin {
+					rq.data, err = strategicPatch(from, to, desired)
+				} else {
+					// Sent anyway, as a client would: the server answers 415.
+					rq.data, err = mergePatch(from, to, false, "")
+				}
+			}
+			if err != nil {
+				return nil, fmt.Errorf("%s: generating the %s: %w", in.Ref, m, err)
+			}
+		case Apply, ApplyForce:
+			if cfg.FieldManager == "" {
+				rq.skip, rq.skipVerdict = "server-side apply needs --field-manager", Invalid
+				break
+			}
+			rq.pt = types.ApplyPatchType
+			rq.force = m == ApplyForce
+			cfgObj := desired.DeepCopy()
+			cfgObj.SetManagedFields(nil)
+			b, err := json.Marshal(cfgObj.Object)
+			if err != nil {
+				return nil, err
+			}
+			rq.data = b
+		}
+		reqs = append(reqs, rq)
+	}
+	return reqs, nil
+}
+
+func givenPatchRequests(cfg Config, in Input, baseRV string, methods []Method) ([]request, error) {
+	want := map[Method]bool{}
+	for _, m := range methods {
+		want[m] = true
+	}
+	var reqs []request
+	add := func(rq request) {
+		if want[rq.method] {
+			reqs = append(reqs, rq)
+		}
+	}
+	switch in.PatchType {
+	case PatchJSON:
+		add(request{method: JSONPatch, pt: types.JSONPatchType, data: in.Patch})
+	case PatchMerge:
+		add(request{method: MergePatch, pt: types.MergePatchType, data: in.Patch})
+		if in.BaseRV != "" {
+			locked, err := withRV(in.Patch, baseRV)
+			if err != nil {
+				return nil, err
+			}
+			add(request{method: MergePatchRV, pt: types.MergePatchType, data: locked})
+		}
+	case PatchStrategic:
+		add(request{method: StrategicMergePatch, pt: types.StrategicMergePatchType, data: in.Patch})
+	case PatchApply:
+		for _, m := range []Method{Apply, ApplyForce} {
+			rq := request{method: m, pt: types.ApplyPatchType, data: in.Patch, force: m == ApplyForce}
+			if cfg.FieldManager == "" {
+				rq.skip, rq.skipVerdict = "server-side apply needs --field-manager", Invalid
+			}
+			add(rq)
+		}
+	}
+	if len(reqs) == 0 {
+		return nil, fmt.Errorf("--method selects no method a %s patch can use", in.PatchType)
+	}
+	return reqs, nil
+}
+
+// systemFields are the metadata a read-modify-write client carries over
+// from what it read.
+var systemFields = []string{"uid", "creationTimestamp", "generation", "selfLink", "deletionTimestamp", "deletionGracePeriodSeconds"}
+
+// fillSystemFields returns desired completed the way a client that read
+// base and edited it would send it: system metadata and status from base
+// where desired has none.
+func fillSystemFields(desired, base *unstructured.Unstructured) *unstructured.Unstructured {
+	out := desired.DeepCopy()
+	bm, _, _ := unstructured.NestedMap(base.Object, "metadata")
+	for _, f := range systemFields {
+		if _, found, _ := unstructured.NestedFieldNoCopy(out.Object, "metadata", f); found {
+			continue
+		}
+		if v, ok := bm[f]; ok {
+			_ = unstructured.SetNestedField(out.Object, v, "metadata", f)
+		}
+	}
+	if _, found := out.Object["status"]; !found {
+		if st, ok := base.Object["status"]; ok {
+			out.Object["status"] = st
+		}
+	}
+	return out
+}
+
+// stripForPatch drops what patch generators never diff: managedFields and
+// the resourceVersion (the locked variants add it back on purpose).
+func stripForPatch(u *unstructured.Unstructured) map[string]any {
+	c := u.DeepCopy()
+	unstructured.RemoveNestedField(c.Object, "metadata", "managedFields")
+	unstructured.RemoveNestedField(c.Object, "metadata", "resourceVersion")
+	return c.Object
+}
+
+func mergePatch(from, to map[string]any, lock bool, rv string) ([]byte, error) {
+	fb, err := json.Marshal(from)
+	if err != nil {
+		return nil, err
+	}
+	tb, err := json.Marshal(to)
+	if err != nil {
+		return nil, err
+	}
+	p, err := jsonpatch.CreateMergePatch(fb, tb)
+	if err != nil {
+		return nil, err
+	}
+	if lock {
+		return withRV(p, rv)
+	}
+	return p, nil
+}
+
+// withRV adds metadata.resourceVersion to a merge patch.
+func withRV(p []byte, rv string) ([]byte, error) {
+	var m map[string]any
+	if err := json.Unmarshal(p, &m); err != nil {
+		return nil, err
+	}
+	md, _ := m["metadata"].(map[string]any)
+	if md == nil {
+		md = map[string]any{}
+	}
+	md["resourceVersion"] = rv
+	m["metadata"] = md
+	return json.Marshal(m)
+}
+
+func strategicPatch(from, to map[string]any, desired *unstructured.Unstructured) ([]byte, error) {
+	typed, err := scheme.Scheme.New(desired.GroupVersionKind())
+	if err != nil {
+		return nil, err
+	}
+	fb, err := json.Marshal(from)
+	if err != nil {
+		return nil, err
+	}
+	tb, err := json.Marshal(to)
+	if err != nil {
+		return nil, err
+	}
+	return strategicpatch.CreateTwoWayMergePatch(fb, tb, typed)
+}
+
+// analyze fills ownership, clobbers, changed fields and generation from
+// the object before and after the write.
+func analyze(mr *MethodResult, cfg Config, before, after *unstructured.Unstructured, writer string, isApply bool) {
+	beforeEntries, _ := managedfields.Entries(before)
+	afterEntries, _ := managedfields.Entries(after)
+	type key struct{ manager, op, sub string }
+	sets := func(es []managedfields.Entry) map[key]*fieldpath.Set {
+		m := map[key]*fieldpath.Set{}
+		for _, e := range es {
+			k := key{e.Manager, string(e.Operation), e.Subresource}
+			if s, ok := m[k]; ok {
+				m[k] = s.Union(e.Fields)
+			} else {
+				m[k] = e.Fields
+			}
+		}
+		return m
+	}
+	bs, as := sets(beforeEntries), sets(afterEntries)
+	keys := map[key]bool{}
+	for k := range bs {
+		keys[k] = true
+	}
+	for k := range as {
+		keys[k] = true
+	}
+	ordered := make([]key, 0, len(keys))
+	for k := range keys {
+		ordered = append(ordered, k)
+	}
+	sort.Slice(ordered, func(i, j int) bool {
+		a, b := ordered[i], ordered[j]
+		if a.manager != b.manager {
+			return a.manager < b.manager
+		}
+		if a.op != b.op {
+			return a.op < b.op
+		}
+		return a.sub < b.sub
+	})
+	empty := fieldpath.NewSet()
+	for _, k := range ordered {
+		b, a := bs[k], as[k]
+		if b == nil {
+			b = empty
+		}
+		if a == nil {
+			a = empty
+		}
+		gained, lost := a.Difference(b).Leaves(), b.Difference(a).Leaves()
+		if gained.Empty() && lost.Empty() {
+			continue
+		}
+		oc := OwnershipChange{Manager: k.manager, Operation: k.op, Subresource: k.sub, Gained: paths(gained), Lost: paths(lost)}
+		mr.OwnershipChanges = append(mr.OwnershipChanges, oc)
+		if k.manager != writer && !lost.Empty() {
+			mr.Clobbered = append(mr.Clobbered, Ownership{Manager: k.manager, Operation: k.op, Subresource: k.sub, Fields: paths(lost)})
+		}
+	}
+	mr.Verdict = OK
+	if len(mr.Clobbered) > 0 {
+		mr.Verdict = Clobber
+		n := 0
+		for _, c := range mr.Clobbered {
+			n += len(c.Fields)
+		}
+		mr.Reason = fmt.Sprintf("succeeds, but %d field(s) owned by other managers are overwritten or removed", n)
+	}
+	mr.Changed = changedFields(cfg.TypeConverter, before, after)
+	bg, bfound, _ := unstructured.NestedInt64(before.Object, "metadata", "generation")
+	ag, afound, _ := unstructured.NestedInt64(after.Object, "metadata", "generation")
+	mr.GenerationBumped = bfound && afound && ag > bg
+	mr.NoOp = before.GetResourceVersion() != "" && sameStored(before, after)
+}
+
+func paths(s *fieldpath.Set) []string {
+	var out []string
+	s.Iterate(func(p fieldpath.Path) { out = append(out, p.String()) })
+	sort.Strings(out)
+	return out
+}
+
+// sameStored reports whether after would be stored as the same bytes as
+// before (ignoring the resourceVersion the server would assign).
+func sameStored(before, after *unstructured.Unstructured) bool {
+	b, a := before.DeepCopy(), after.DeepCopy()
+	b.SetResourceVersion("")
+	a.SetResourceVersion("")
+	return equality.Semantic.DeepEqual(b.Object, a.Object)
+}
+
+// ignoredForChanges are bookkeeping fields that every write touches.
+var ignoredForChanges = [][]string{
+	{"metadata", "managedFields"}, {"metadata", "resourceVersion"}, {"metadata", "generation"},
+}
+
+func changedFields(tc managedfields.TypeConverter, before, after *unstructured.Unstructured) []FieldChange {
+	b, a := before.DeepCopy(), after.DeepCopy()
+	for _, f := range ignoredForChanges {
+		unstructured.RemoveNestedField(b.Object, f...)
+		unstructured.RemoveNestedField(a.Object, f...)
+	}
+	if len(b.Object) == 0 {
+		b.SetGroupVersionKind(a.GroupVersionKind())
+	}
+	cmp := compareTyped(tc, b, a)
+	if cmp == nil {
+		return nil
+	}
+	var out []FieldChange
+	add := func(s *fieldpath.Set, what string) {
+		s.Leaves().Iterate(func(p fieldpath.Path) { out = append(out, FieldChange{Path: p.String(), Change: what}) })
+	}
+	add(cmp.Added, "added")
+	add(cmp.Modified, "modified")
+	add(cmp.Removed, "removed")
+	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
+	return out
+}

@@ -1,0 +1,209 @@
+package predict
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/kubectl-rv/kubectl-rv/pkg/managedfields"
+)
+
+// Method is one way to write an object.
+type Method string
+
+// The write methods, in the order they are reported.
+const (
+	// Update is a PUT carrying the resourceVersion the writer last read.
+	Update Method = "update"
+	// UpdateNoRV is a PUT without resourceVersion: last write wins.
+	UpdateNoRV Method = "update-no-rv"
+	// JSONPatch is an RFC 6902 patch: given, or generated from the writer's
+	// base with index-based list operations and test operations.
+	JSONPatch Method = "json-patch"
+	// MergePatch is an RFC 7386 merge patch without precondition.
+	MergePatch Method = "merge-patch"
+	// MergePatchRV is a merge patch carrying metadata.resourceVersion, the
+	// optimistic lock of controller-runtime's MergeFromWithOptimisticLock.
+	MergePatchRV Method = "merge-patch-rv"
+	// StrategicMergePatch is Kubernetes' strategic merge patch (built-in
+	// types only).
+	StrategicMergePatch Method = "strategic-merge-patch"
+	// Apply is a server-side apply without force.
+	Apply Method = "apply"
+	// ApplyForce is a server-side apply with force=true.
+	ApplyForce Method = "apply-force"
+)
+
+// AllMethods lists every method in report order.
+var AllMethods = []Method{Update, UpdateNoRV, JSONPatch, MergePatch, MergePatchRV, StrategicMergePatch, Apply, ApplyForce}
+
+// methodFamilies maps the names --method accepts to methods.
+var methodFamilies = map[string][]Method{
+	"all":                   AllMethods,
+	"update":                {Update, UpdateNoRV},
+	"json-patch":            {JSONPatch},
+	"json":                  {JSONPatch},
+	"merge-patch":           {MergePatch, MergePatchRV},
+	"merge":                 {MergePatch, MergePatchRV},
+	"strategic-merge-patch": {StrategicMergePatch},
+	"strategic":             {StrategicMergePatch},
+	"apply":                 {Apply, ApplyForce},
+	string(UpdateNoRV):      {UpdateNoRV},
+	string(MergePatchRV):    {MergePatchRV},
+	string(ApplyForce):      {ApplyForce},
+}
+
+// ParseMethods turns --method values (families such as "update" or single
+// variants such as "update-no-rv", comma separated) into methods in report
+// order.
+func ParseMethods(names []string) ([]Method, error) {
+	want := map[Method]bool{}
+	for _, n := range names {
+		for _, part := range strings.Split(n, ",") {
+			part = strings.TrimSpace(part)
+			if part == "" {
+				continue
+			}
+			ms, ok := methodFamilies[part]
+			if !ok {
+				return nil, fmt.Errorf("unknown method %q: use all, update, update-no-rv, json-patch, merge-patch, merge-patch-rv, strategic-merge-patch, apply or apply-force", part)
+			}
+			for _, m := range ms {
+				want[m] = true
+			}
+		}
+	}
+	if len(want) == 0 {
+		return AllMethods, nil
+	}
+	var out []Method
+	for _, m := range AllMethods {
+		if want[m] {
+			out = append(out, m)
+		}
+	}
+	return out, nil
+}
+
+// Verdict is what a method would do.
+type Verdict string
+
+// The verdicts.
+const (
+	// OK: the write succeeds and no other manager loses a field.
+	OK Verdict = "ok"
+	// Conflict: 409, the resourceVersion precondition fails.
+	Conflict Verdict = "conflict"
+	// ApplyConflict: 409, server-side apply conflicts with other owners.
+	ApplyConflict Verdict = "apply-conflict"
+	// Invalid: the server rejects the request (422, 415, 400): a failed
+	// JSON patch test, strategic merge patch on a custom resource, ...
+	Invalid Verdict = "invalid"
+	// Clobber: the write succeeds but overwrites or removes fields other
+	// managers own: the silent lost update.
+	Clobber Verdict = "clobber"
+	// NotFound: the object does not exist, so only apply (a create) works.
+	NotFound Verdict = "not-found"
+)
+
+// ObjectRef names an object.
+type ObjectRef struct {
+	APIVersion string `json:"apiVersion"`
+	Kind       string `json:"kind"`
+	Namespace  string `json:"namespace,omitempty"`
+	Name       string `json:"name"`
+	// Source is where the desired object was read from (file:line).
+	Source string `json:"source,omitempty"`
+}
+
+// String names the object as kubectl does: Deployment default/web.
+func (r ObjectRef) String() string {
+	n := r.Name
+	if r.Namespace != "" {
+		n = r.Namespace + "/" + n
+	}
+	return r.Kind + " " + n
+}
+
+// Result is the prediction for one object.
+type Result struct {
+	Object ObjectRef `json:"object"`
+	// Engine is "server" (dry run) or "offline".
+	Engine string `json:"engine"`
+	// FieldManager is the writer's manager name.
+	FieldManager string `json:"fieldManager"`
+	// LiveResourceVersion is the object's current resourceVersion ("" when
+	// it does not exist).
+	LiveResourceVersion string `json:"liveResourceVersion,omitempty"`
+	// BaseResourceVersion is what the writer last read, from the manifest
+	// or --base-rv; when neither gives one, the live resourceVersion (a
+	// fresh read).
+	BaseResourceVersion string `json:"baseResourceVersion,omitempty"`
+	// BaseAssumed is true when BaseResourceVersion was taken from the live
+	// object.
+	BaseAssumed bool `json:"baseAssumed,omitempty"`
+	// Stale is true when the base resourceVersion differs from the live one.
+	Stale   bool           `json:"stale"`
+	Methods []MethodResult `json:"methods"`
+}
+
+// Worst returns the most severe verdict among the methods.
+func (r Result) Worst() Verdict {
+	rank := map[Verdict]int{OK: 0, NotFound: 1, Invalid: 2, Clobber: 3, ApplyConflict: 4, Conflict: 5}
+	worst := OK
+	for _, m := range r.Methods {
+		if rank[m.Verdict] > rank[worst] {
+			worst = m.Verdict
+		}
+	}
+	return worst
+}
+
+// MethodResult is what one method would do.
+type MethodResult struct {
+	Method  Method  `json:"method"`
+	Verdict Verdict `json:"verdict"`
+	// Reason explains the verdict in one line.
+	Reason string `json:"reason,omitempty"`
+	// Code is the HTTP status the server would answer with (200 on success).
+	Code int `json:"code"`
+	// Conflicts are the fields an apply conflicts on and their owners.
+	Conflicts []managedfields.Conflict `json:"conflicts,omitempty"`
+	// Clobbered are the fields other managers would lose, per manager.
+	Clobbered []Ownership `json:"clobbered,omitempty"`
+	// OwnershipChanges are the fields each manager gains or loses.
+	OwnershipChanges []OwnershipChange `json:"ownershipChanges,omitempty"`
+	// Changed are the fields whose value would change.
+	Changed []FieldChange `json:"changed,omitempty"`
+	// NoOp is true when the write would store identical bytes: the
+	// resourceVersion would not move.
+	NoOp bool `json:"noOp,omitempty"`
+	// GenerationBumped is true when metadata.generation would increase.
+	GenerationBumped bool `json:"generationBumped"`
+	// Request is the body that was (or would be) sent: the patch, or the
+	// object for an update.
+	Request string `json:"request,omitempty"`
+}
+
+// Ownership is a manager and some fields.
+type Ownership struct {
+	Manager     string   `json:"manager"`
+	Operation   string   `json:"operation"`
+	Subresource string   `json:"subresource,omitempty"`
+	Fields      []string `json:"fields"`
+}
+
+// OwnershipChange is the fields one managedFields entry gains and loses.
+type OwnershipChange struct {
+	Manager     string   `json:"manager"`
+	Operation   string   `json:"operation"`
+	Subresource string   `json:"subresource,omitempty"`
+	Gained      []string `json:"gained,omitempty"`
+	Lost        []string `json:"lost,omitempty"`
+}
+
+// FieldChange is one changed field.
+type FieldChange struct {
+	Path string `json:"path"`
+	// Change is added, modified or removed.
+	Change string `json:"change"`
+}
