@@ -258,7 +258,9 @@ func rangeJSON(r *mvcc.RangeResult) *jsonRange {
 	return &jsonRange{Header: header(r.Header), Kvs: kvs(r.KVs), More: r.More, Count: r.Count}
 }
 
-func putJSON(r *mvcc.PutResult) *jsonPut { return &jsonPut{Header: header(r.Header), PrevKv: kv(r.PrevKV)} }
+func putJSON(r *mvcc.PutResult) *jsonPut {
+	return &jsonPut{Header: header(r.Header), PrevKv: kv(r.PrevKV)}
+}
 
 func delJSON(r *mvcc.DeleteResult) *jsonDel {
 	return &jsonDel{Header: header(r.Header), Deleted: r.Deleted, PrevKvs: kvs(r.PrevKVs)}

@@ -26,7 +26,9 @@ type CommandError struct {
 	Err     error
 }
 
-func (e *CommandError) Error() string { return fmt.Sprintf("%s: %s: %v", e.Command.Source, e.Command.Kind, e.Err) }
+func (e *CommandError) Error() string {
+	return fmt.Sprintf("%s: %s: %v", e.Command.Source, e.Command.Kind, e.Err)
+}
 
 // Unwrap returns the etcd error.
 func (e *CommandError) Unwrap() error { return e.Err }
