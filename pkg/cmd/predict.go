@@ -1,11 +1,498 @@
 package cmd
 
 import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
 	"github.com/spf13/cobra"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
+	"k8s.io/client-go/dynamic"
+
+	"github.com/kubectl-rv/kubectl-rv/pkg/exitcode"
+	"github.com/kubectl-rv/kubectl-rv/pkg/managedfields"
+	"github.com/kubectl-rv/kubectl-rv/pkg/objects"
+	"github.com/kubectl-rv/kubectl-rv/pkg/output"
+	"github.com/kubectl-rv/kubectl-rv/pkg/output/predictprint"
+	"github.com/kubectl-rv/kubectl-rv/pkg/predict"
 )
 
-// NewCmdPredict returns kubectl rv predict (not built yet; see its issue).
+// PredictOptions are the options of kubectl rv predict.
+type PredictOptions struct {
+	Filenames    []string
+	Recursive    bool
+	Patch        string
+	PatchFile    string
+	PatchType    string
+	FieldManager string
+	BaseRV       string
+	BaseFile     string
+	Methods      []string
+	Offline      bool
+	LiveFile     string
+	SchemaFile   string
+	FailOn       string
+	Output       *output.Flags
+
+	args       []string
+	namespace  string
+	explicitNS bool
+	methods    []predict.Method
+	patchType  predict.PatchType
+
+	dynamic func() (dynamic.Interface, error)
+	mapper  func() (meta.RESTMapper, error)
+	genericiooptions.IOStreams
+}
+
+// NewCmdPredict returns kubectl rv predict.
 func NewCmdPredict(f *Factory, streams genericiooptions.IOStreams) *cobra.Command {
-	return notBuiltYet("predict")
+	o := &PredictOptions{Output: output.NewFlags(output.Table, output.Wide, output.JSON, output.YAML), IOStreams: streams}
+	cmd := &cobra.Command{
+		Use:   "predict (-f FILENAME | TYPE/NAME (--patch JSON | --patch-file FILE) --type json|merge|strategic|apply)",
+		Short: "Predict what each write method would do: 409s, apply conflicts, silent clobbers, ownership changes",
+		Long: `Predict, before anything is written, what every write method would do to an object:
+update (PUT) with the manifest's resourceVersion and without one, JSON patch, JSON merge
+patch (plain and with the resourceVersion as an optimistic lock), strategic merge patch, and
+server-side apply with and without force.
+
+Each method gets a verdict: ok; conflict (409, stale resourceVersion); apply-conflict (the
+fields and their current owners); invalid (422/415, for example a failed JSON patch test or a
+strategic merge patch on a custom resource); clobber (succeeds, but overwrites or removes
+fields owned by other managers: the silent lost update). With -o wide, json or yaml it also
+shows the changed fields, each manager's ownership changes and whether metadata.generation
+would be bumped.
+
+By default each method is sent to the cluster as a server-side dry run (dryRun=All): nothing
+is persisted, but admission webhooks still see the requests. With --offline --live FILE the
+prediction runs in process from the live object and its managedFields (kubectl get -o yaml
+--show-managed-fields), with the built-in schema or the one given with --schema.
+
+The resourceVersion in the manifest (or --base-rv) says what the writer last read; without
+one the writer is assumed to have read the live object just now.`,
+		Example: `  # Every method for a manifest, against the cluster (dry run)
+  kubectl rv predict -f deploy.yaml --field-manager ci
+
+  # Offline, in CI, from a saved live object; fail on conflicts or clobbers
+  kubectl get deploy web -o yaml --show-managed-fields > live.yaml
+  kubectl rv predict -f deploy.yaml --offline --live live.yaml --field-manager ci --fail-on any
+
+  # A given JSON patch
+  kubectl rv predict deployment/web --type json --patch '[{"op":"replace","path":"/spec/replicas","value":3}]'
+
+  # Only server-side apply, as JSON
+  kubectl rv predict -f deploy.yaml --method apply --field-manager ci -o json`,
+		RunE: func(c *cobra.Command, args []string) error {
+			if err := o.Complete(f, args); err != nil {
+				return err
+			}
+			if err := o.Validate(); err != nil {
+				return err
+			}
+			return o.Run(c.Context())
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringSliceVarP(&o.Filenames, "filename", "f", nil, "Desired objects: files, directories or - (stdin); multi-document YAML, JSON and Lists.")
+	fl.BoolVarP(&o.Recursive, "recursive", "R", false, "Read the directories given with -f recursively.")
+	fl.StringVar(&o.Patch, "patch", "", "A patch to predict for TYPE/NAME (JSON, or YAML for --type apply).")
+	fl.StringVar(&o.PatchFile, "patch-file", "", "Read the patch for TYPE/NAME from this file.")
+	fl.StringVar(&o.PatchType, "type", "", "The patch's type: json, merge, strategic or apply.")
+	fl.StringVar(&o.FieldManager, "field-manager", "", "The writer's field manager (required for apply; other methods default to kubectl-rv, the user agent).")
+	fl.StringVar(&o.BaseRV, "base-rv", "", "The resourceVersion the writer last read (overrides the manifest's).")
+	fl.StringVar(&o.BaseFile, "base", "", "The object the writer last read, the origin of generated patches (default: the live object).")
+	fl.StringSliceVar(&o.Methods, "method", []string{"all"}, "Methods to predict: all, update, update-no-rv, json-patch, merge-patch, merge-patch-rv, strategic-merge-patch, apply, apply-force.")
+	fl.BoolVar(&o.Offline, "offline", false, "Predict in process from --live instead of dry runs against the cluster.")
+	fl.StringVar(&o.LiveFile, "live", "", "With --offline: the live objects with their managedFields (kubectl get -o yaml --show-managed-fields).")
+	fl.StringVar(&o.SchemaFile, "schema", "", "With --offline: an OpenAPI v3 document or a CustomResourceDefinition typing custom resources.")
+	fl.StringVar(&o.FailOn, "fail-on", "", "Exit 1 when a method would: conflict (conflict or apply-conflict), clobber, or any (also invalid).")
+	o.Output.AddFlags(fl)
+	return cmd
+}
+
+// Complete reads the namespace and wires the clients.
+func (o *PredictOptions) Complete(f *Factory, args []string) error {
+	o.args = args
+	if f != nil {
+		ns, explicit, err := f.Namespace()
+		if err != nil && !o.Offline {
+			return err
+		}
+		if ns == "" {
+			ns = "default"
+		}
+		o.namespace, o.explicitNS = ns, explicit
+		o.dynamic = func() (dynamic.Interface, error) { return f.Dynamic(50, 100) }
+		o.mapper = f.Mapper
+	}
+	if o.namespace == "" {
+		o.namespace = "default"
+	}
+	return nil
+}
+
+// Validate checks the flags without I/O.
+func (o *PredictOptions) Validate() error {
+	if err := o.Output.Validate(); err != nil {
+		return err
+	}
+	ms, err := predict.ParseMethods(o.Methods)
+	if err != nil {
+		return exitcode.Usage(fmt.Errorf("--method: %w", err))
+	}
+	o.methods = ms
+	switch o.FailOn {
+	case "", "conflict", "clobber", "any":
+	default:
+		return exitcode.Usagef("--fail-on %q: use conflict, clobber or any", o.FailOn)
+	}
+	patchMode := o.Patch != "" || o.PatchFile != ""
+	switch {
+	case len(o.Filenames) > 0 && (len(o.args) > 0 || patchMode):
+		return exitcode.Usagef("give either -f FILE or TYPE/NAME with --patch, not both")
+	case len(o.Filenames) == 0 && len(o.args) == 0:
+		return exitcode.Usagef("say what to predict: -f FILE, or TYPE/NAME with --patch and --type")
+	case len(o.args) > 0 && !patchMode:
+		return exitcode.Usagef("TYPE/NAME needs --patch or --patch-file (or use -f FILE)")
+	case o.Patch != "" && o.PatchFile != "":
+		return exitcode.Usagef("give --patch or --patch-file, not both")
+	}
+	if patchMode {
+		if o.PatchType == "" {
+			return exitcode.Usagef("--type is required with --patch: json, merge, strategic or apply")
+		}
+		pt, err := predict.ParsePatchType(o.PatchType)
+		if err != nil {
+			return exitcode.Usage(fmt.Errorf("--type: %w", err))
+		}
+		o.patchType = pt
+		if o.Patch != "" {
+			if err := predict.ValidatePatch(pt, []byte(o.Patch)); err != nil {
+				return exitcode.Usage(fmt.Errorf("--patch: %w", err))
+			}
+		}
+		if pt == predict.PatchApply && o.FieldManager == "" {
+			return exitcode.Usagef("--type apply needs --field-manager: server-side apply requires one")
+		}
+	} else if o.PatchType != "" {
+		return exitcode.Usagef("--type only goes with --patch or --patch-file")
+	}
+	if onlyApply(o.methods) && o.FieldManager == "" {
+		return exitcode.Usagef("--method apply needs --field-manager: server-side apply requires one")
+	}
+	if o.Offline && o.LiveFile == "" {
+		return exitcode.Usagef("--offline needs --live FILE: the live objects with managedFields (kubectl get -o yaml --show-managed-fields)")
+	}
+	if !o.Offline && (o.LiveFile != "" || o.SchemaFile != "") {
+		return exitcode.Usagef("--live and --schema only work with --offline")
+	}
+	return nil
+}
+
+func onlyApply(ms []predict.Method) bool {
+	for _, m := range ms {
+		if m != predict.Apply && m != predict.ApplyForce {
+			return false
+		}
+	}
+	return len(ms) > 0
+}
+
+// job is one object to predict.
+type job struct {
+	in  predict.Input
+	gvk schema.GroupVersionKind
+}
+
+// Run predicts and prints.
+func (o *PredictOptions) Run(ctx context.Context) error {
+	p, err := o.Output.ToPrinter(o.Out)
+	if err != nil {
+		return err
+	}
+	jobs, err := o.jobs()
+	if err != nil {
+		return err
+	}
+	cfg := predict.Config{FieldManager: o.FieldManager, DefaultManager: "kubectl-rv", Methods: o.methods}
+	var results []predict.Result
+	engine := "server"
+	if o.Offline {
+		engine = "offline"
+		results, err = o.runOffline(ctx, cfg, jobs)
+	} else {
+		results, err = o.runServer(ctx, cfg, jobs)
+	}
+	if err != nil {
+		return err
+	}
+	if err := predictprint.Print(p, o.ErrOut, predictprint.NewReport(engine, results)); err != nil {
+		return err
+	}
+	return o.failOn(results)
+}
+
+func (o *PredictOptions) failOn(results []predict.Result) error {
+	if o.FailOn == "" {
+		return nil
+	}
+	n := 0
+	for _, r := range results {
+		for _, m := range r.Methods {
+			switch m.Verdict {
+			case predict.Conflict, predict.ApplyConflict:
+				n += b2i(o.FailOn == "conflict" || o.FailOn == "any")
+			case predict.Clobber:
+				n += b2i(o.FailOn == "clobber" || o.FailOn == "any")
+			case predict.Invalid:
+				n += b2i(o.FailOn == "any")
+			}
+		}
+	}
+	if n == 0 {
+		return nil
+	}
+	return exitcode.Findingf(fmt.Sprintf("%d method prediction(s) match --fail-on %s", n, o.FailOn))
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// jobs reads the desired objects or the patch.
+func (o *PredictOptions) jobs() ([]job, error) {
+	var base *unstructured.Unstructured
+	if o.BaseFile != "" {
+		objs, err := objects.ReadFiles([]string{o.BaseFile}, false, o.In)
+		if err != nil {
+			return nil, exitcode.Usage(fmt.Errorf("--base: %w", err))
+		}
+		if len(objs) != 1 {
+			return nil, exitcode.Usagef("--base %s: want one object, found %d", o.BaseFile, len(objs))
+		}
+		base = objs[0].Object
+	}
+	if len(o.Filenames) > 0 {
+		objs, err := objects.ReadFiles(o.Filenames, o.Recursive, o.In)
+		if err != nil {
+			return nil, exitcode.Usage(err)
+		}
+		if base != nil && len(objs) > 1 {
+			return nil, exitcode.Usagef("--base works with one desired object, -f gave %d", len(objs))
+		}
+		jobs := make([]job, 0, len(objs))
+		for _, ob := range objs {
+			u := ob.Object
+			gvk := u.GroupVersionKind()
+			if gvk.Kind == "" || gvk.Version == "" || u.GetName() == "" {
+				return nil, exitcode.Usagef("%s: the object needs apiVersion, kind and metadata.name", ob.Source)
+			}
+			ref := predict.ObjectRef{APIVersion: u.GetAPIVersion(), Kind: u.GetKind(), Namespace: u.GetNamespace(), Name: u.GetName(), Source: ob.Source.String()}
+			jobs = append(jobs, job{gvk: gvk, in: predict.Input{Ref: ref, Desired: u, Base: base, BaseRV: o.BaseRV}})
+		}
+		return jobs, nil
+	}
+	data := []byte(o.Patch)
+	if o.PatchFile != "" {
+		var err error
+		if o.PatchFile == "-" {
+			data, err = io.ReadAll(o.In)
+		} else {
+			data, err = os.ReadFile(o.PatchFile)
+		}
+		if err != nil {
+			return nil, exitcode.Usage(fmt.Errorf("--patch-file: %w", err))
+		}
+		if err := predict.ValidatePatch(o.patchType, data); err != nil {
+			return nil, exitcode.Usage(fmt.Errorf("--patch-file %s: %w", o.PatchFile, err))
+		}
+	}
+	if len(o.args) != 1 {
+		return nil, exitcode.Usagef("a patch needs exactly one TYPE/NAME argument, got %d", len(o.args))
+	}
+	typ, name, ok := strings.Cut(o.args[0], "/")
+	if !ok || typ == "" || name == "" {
+		return nil, exitcode.Usagef("argument %q: want TYPE/NAME, for example deployment/web", o.args[0])
+	}
+	ref := predict.ObjectRef{Kind: typ, Name: name}
+	return []job{{in: predict.Input{Ref: ref, Patch: data, PatchType: o.patchType, Base: base, BaseRV: o.BaseRV}}}, nil
+}
+
+func (o *PredictOptions) runServer(ctx context.Context, cfg predict.Config, jobs []job) ([]predict.Result, error) {
+	mapper, err := o.mapper()
+	if err != nil {
+		return nil, err
+	}
+	dyn, err := o.dynamic()
+	if err != nil {
+		return nil, exitcode.Cluster(err)
+	}
+	var out []predict.Result
+	for _, j := range jobs {
+		var mapping *meta.RESTMapping
+		if j.in.Patch != nil {
+			gvk, err := kindFor(mapper, j.in.Ref.Kind)
+			if err != nil {
+				return nil, err
+			}
+			j.gvk = gvk
+			j.in.Ref.Kind, j.in.Ref.APIVersion = gvk.Kind, gvk.GroupVersion().String()
+		}
+		mapping, err = mapper.RESTMapping(j.gvk.GroupKind(), j.gvk.Version)
+		if err != nil {
+			if meta.IsNoMatchError(err) {
+				return nil, exitcode.Usage(fmt.Errorf("%s: the cluster does not serve %s: %w", where(j), j.gvk, err))
+			}
+			return nil, exitcode.Cluster(err)
+		}
+		var ri dynamic.ResourceInterface = dyn.Resource(mapping.Resource)
+		if mapping.Scope.Name() == meta.RESTScopeNameNamespace {
+			ns := j.in.Ref.Namespace
+			if ns == "" {
+				ns = o.namespace
+				j.in.Ref.Namespace = ns
+				if j.in.Desired != nil {
+					j.in.Desired = j.in.Desired.DeepCopy()
+					j.in.Desired.SetNamespace(ns)
+				}
+			} else if o.explicitNS && ns != o.namespace {
+				return nil, exitcode.Usagef("%s: the object's namespace %q does not match -n %q", where(j), ns, o.namespace)
+			}
+			ri = dyn.Resource(mapping.Resource).Namespace(ns)
+		}
+		res, err := predict.Predict(ctx, cfg, j.in, predict.Server(ri, j.in.Ref.Name))
+		if err != nil {
+			return nil, classifyPredictErr(j, err)
+		}
+		out = append(out, res)
+	}
+	return out, nil
+}
+
+func where(j job) string {
+	if j.in.Ref.Source != "" {
+		return j.in.Ref.Source
+	}
+	return j.in.Ref.String()
+}
+
+func classifyPredictErr(j job, err error) error {
+	if exitcode.IsClusterError(err) {
+		return exitcode.Cluster(fmt.Errorf("%s: %w", where(j), err))
+	}
+	return exitcode.Usage(fmt.Errorf("%s: %w", where(j), err))
+}
+
+func kindFor(mapper meta.RESTMapper, typ string) (schema.GroupVersionKind, error) {
+	gvr, gr := schema.ParseResourceArg(typ)
+	var err error
+	var gvk schema.GroupVersionKind
+	if gvr != nil {
+		gvk, err = mapper.KindFor(*gvr)
+	}
+	if gvr == nil || err != nil {
+		gvk, err = mapper.KindFor(gr.WithVersion(""))
+	}
+	if err != nil {
+		if meta.IsNoMatchError(err) {
+			return gvk, exitcode.Usage(fmt.Errorf("the cluster does not serve the resource type %q: %w", typ, err))
+		}
+		return gvk, exitcode.Cluster(err)
+	}
+	return gvk, nil
+}
+
+type liveKey struct {
+	kind, namespace, name string
+}
+
+func (o *PredictOptions) runOffline(ctx context.Context, cfg predict.Config, jobs []job) ([]predict.Result, error) {
+	var tc managedfields.TypeConverter = managedfields.BuiltinTypeConverter()
+	if o.SchemaFile != "" {
+		data, err := os.ReadFile(o.SchemaFile)
+		if err != nil {
+			return nil, exitcode.Usage(fmt.Errorf("--schema: %w", err))
+		}
+		stc, err := managedfields.ParseSchema(data)
+		if err != nil {
+			return nil, exitcode.Usage(fmt.Errorf("--schema %s: %w", o.SchemaFile, err))
+		}
+		tc = stc
+	}
+	cfg.TypeConverter = tc
+	lives, err := objects.ReadFiles([]string{o.LiveFile}, false, o.In)
+	if err != nil {
+		return nil, exitcode.Usage(fmt.Errorf("--live: %w", err))
+	}
+	byKey := map[liveKey]*unstructured.Unstructured{}
+	for _, l := range lives {
+		u := l.Object
+		if _, err := managedfields.Entries(u); err != nil {
+			return nil, exitcode.Usage(fmt.Errorf("--live %s: %s %s: %w", l.Source, u.GetKind(), u.GetName(), err))
+		}
+		byKey[liveKey{u.GroupVersionKind().GroupKind().String(), u.GetNamespace(), u.GetName()}] = u
+	}
+	eng := predict.NewOffline(tc)
+	var out []predict.Result
+	for _, j := range jobs {
+		var live *unstructured.Unstructured
+		if j.in.Patch != nil {
+			live = findLive(lives, j.in.Ref.Kind, j.in.Ref.Name, o.namespace, o.explicitNS)
+			if live == nil {
+				return nil, exitcode.Usagef("--live %s holds no %s", o.LiveFile, j.in.Ref.Kind+"/"+j.in.Ref.Name)
+			}
+			j.gvk = live.GroupVersionKind()
+			j.in.Ref = predict.ObjectRef{APIVersion: live.GetAPIVersion(), Kind: live.GetKind(), Namespace: live.GetNamespace(), Name: live.GetName()}
+		} else {
+			ns := j.in.Ref.Namespace
+			live = byKey[liveKey{j.gvk.GroupKind().String(), ns, j.in.Ref.Name}]
+			if live == nil && ns == "" {
+				live = byKey[liveKey{j.gvk.GroupKind().String(), o.namespace, j.in.Ref.Name}]
+				if live != nil {
+					j.in.Ref.Namespace = o.namespace
+				}
+			}
+			if live != nil && live.GroupVersionKind() != j.gvk {
+				return nil, exitcode.Usagef("%s: the live object is %s, the manifest %s: offline prediction cannot convert between versions", where(j), live.GroupVersionKind(), j.gvk)
+			}
+		}
+		ex, err := eng.Executor(j.gvk, j.in.Ref.Name, live)
+		if err != nil {
+			return nil, exitcode.Usage(fmt.Errorf("%s: %w", where(j), err))
+		}
+		res, err := predict.Predict(ctx, cfg, j.in, ex)
+		if err != nil {
+			return nil, exitcode.Usage(fmt.Errorf("%s: %w", where(j), err))
+		}
+		out = append(out, res)
+	}
+	return out, nil
+}
+
+// findLive finds TYPE/NAME among the live objects: TYPE is matched against
+// the kind and the usual resource names (deployment, deployments, deploy is
+// not guessed).
+func findLive(lives []objects.Object, typ, name, ns string, explicitNS bool) *unstructured.Unstructured {
+	typ = strings.ToLower(typ)
+	typ, _, _ = strings.Cut(typ, ".")
+	for _, l := range lives {
+		u := l.Object
+		if u.GetName() != name || (explicitNS && u.GetNamespace() != "" && u.GetNamespace() != ns) {
+			continue
+		}
+		kind := strings.ToLower(u.GetKind())
+		plural, singular := meta.UnsafeGuessKindToResource(u.GroupVersionKind())
+		if typ == kind || typ == plural.Resource || typ == singular.Resource {
+			return u
+		}
+	}
+	return nil
 }

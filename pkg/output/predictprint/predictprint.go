@@ -1,0 +1,195 @@
+package predictprint
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/kubectl-rv/kubectl-rv/pkg/output"
+	"github.com/kubectl-rv/kubectl-rv/pkg/predict"
+)
+
+// Kind is the report's kind.
+const Kind = "PredictReport"
+
+// WebhookNote is the note every server-engine report carries.
+const WebhookNote = "server dry runs (dryRun=All) persist nothing, but still pass through admission webhooks, which see dryRun=true and may have side effects if they are not marked sideEffects: None"
+
+// OfflineNote is the note every offline report carries.
+const OfflineNote = "offline predictions run the API server's field manager and patch code in process; they do not default, validate or run admission, so fields the server would add by defaulting are not seen"
+
+// Report is the structured output of kubectl rv predict.
+type Report struct {
+	output.TypeMeta `json:",inline"`
+	// Engine is server or offline.
+	Engine string `json:"engine"`
+	// Notes qualify the predictions.
+	Notes   []string         `json:"notes,omitempty"`
+	Objects []predict.Result `json:"objects"`
+}
+
+// NewReport wraps results in a report.
+func NewReport(engine string, results []predict.Result) Report {
+	r := Report{TypeMeta: output.NewTypeMeta(Kind), Engine: engine, Objects: results}
+	if r.Objects == nil {
+		r.Objects = []predict.Result{}
+	}
+	switch engine {
+	case "server":
+		r.Notes = []string{WebhookNote}
+	case "offline":
+		r.Notes = []string{OfflineNote}
+	}
+	return r
+}
+
+// Print writes the report with p: structured, or a table of methods with
+// one row per object and method (the OBJECT column only when there are
+// several objects). Notes go to errOut in table mode.
+func Print(p *output.Printer, errOut io.Writer, r Report) error {
+	if p.Structured() {
+		return p.PrintObject(r)
+	}
+	if len(r.Objects) == 1 {
+		o := r.Objects[0]
+		fmt.Fprintf(p.Out, "%s\n", output.Escape(header(o)))
+	}
+	t := Table(r, len(r.Objects) > 1)
+	if err := p.PrintTable(t); err != nil {
+		return err
+	}
+	for _, n := range r.Notes {
+		fmt.Fprintf(errOut, "note: %s\n", n)
+	}
+	return nil
+}
+
+func header(o predict.Result) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s (%s engine, field manager %q)", o.Object, o.Engine, o.FieldManager)
+	if o.LiveResourceVersion == "" {
+		b.WriteString(": does not exist")
+		return b.String()
+	}
+	fmt.Fprintf(&b, ": live resourceVersion %s", o.LiveResourceVersion)
+	switch {
+	case o.BaseAssumed:
+		b.WriteString(", base assumed fresh")
+	case o.Stale:
+		fmt.Fprintf(&b, ", base %s is stale", o.BaseResourceVersion)
+	default:
+		fmt.Fprintf(&b, ", base %s is current", o.BaseResourceVersion)
+	}
+	return b.String()
+}
+
+var verdictStyle = map[predict.Verdict]output.Style{
+	predict.OK:            output.Green,
+	predict.Conflict:      output.Red,
+	predict.ApplyConflict: output.Red,
+	predict.Clobber:       output.Yellow,
+	predict.Invalid:       output.Red,
+	predict.NotFound:      output.Faint,
+}
+
+// Table builds the method table. withObject adds the OBJECT column.
+func Table(r Report, withObject bool) *output.TableData {
+	cols := []output.Column{}
+	if withObject {
+		cols = append(cols, output.Column{Name: "object"})
+	}
+	cols = append(cols, output.Columns("method", "verdict", "code", "generation", "detail")...)
+	cols = append(cols, output.Column{Name: "changed", Wide: true}, output.Column{Name: "ownership", Wide: true})
+	t := &output.TableData{Columns: cols}
+	for _, o := range r.Objects {
+		for _, m := range o.Methods {
+			var row []output.Cell
+			if withObject {
+				row = append(row, output.Cell{Text: o.Object.String()})
+			}
+			gen := "-"
+			switch {
+			case m.Verdict != predict.OK && m.Verdict != predict.Clobber:
+			case m.GenerationBumped:
+				gen = "bumped"
+			default:
+				gen = "same"
+			}
+			code := "-"
+			if m.Code != 0 {
+				code = fmt.Sprint(m.Code)
+			}
+			row = append(row,
+				output.Cell{Text: string(m.Method)},
+				output.Cell{Text: string(m.Verdict), Style: verdictStyle[m.Verdict]},
+				output.Cell{Text: code},
+				output.Cell{Text: gen},
+				output.Cell{Text: Detail(o, m)},
+				output.Cell{Text: changed(m)},
+				output.Cell{Text: ownership(m)},
+			)
+			t.AddRow(row...)
+		}
+	}
+	return t
+}
+
+// Detail explains one method's verdict in a line.
+func Detail(o predict.Result, m predict.MethodResult) string {
+	switch m.Verdict {
+	case predict.Conflict:
+		if o.Stale {
+			return fmt.Sprintf("stale resourceVersion %s (live %s)", o.BaseResourceVersion, o.LiveResourceVersion)
+		}
+		return first(m.Reason)
+	case predict.ApplyConflict:
+		parts := make([]string, len(m.Conflicts))
+		for i, c := range m.Conflicts {
+			parts[i] = fmt.Sprintf("%s (%s)", c.Field, c.Owner())
+		}
+		return fmt.Sprintf("%d conflict(s): %s", len(m.Conflicts), strings.Join(parts, ", "))
+	case predict.Clobber:
+		var parts []string
+		for _, c := range m.Clobbered {
+			parts = append(parts, fmt.Sprintf("%s from %q", strings.Join(c.Fields, ", "), c.Manager))
+		}
+		return "takes " + strings.Join(parts, "; ")
+	case predict.OK:
+		if m.NoOp {
+			return "no change (resourceVersion stays)"
+		}
+		return fmt.Sprintf("%d field(s) change", len(m.Changed))
+	}
+	return first(m.Reason)
+}
+
+func first(s string) string {
+	s, _, _ = strings.Cut(s, "\n")
+	if len(s) > 160 {
+		s = s[:157] + "..."
+	}
+	return s
+}
+
+func changed(m predict.MethodResult) string {
+	parts := make([]string, len(m.Changed))
+	for i, c := range m.Changed {
+		parts[i] = c.Path
+	}
+	return strings.Join(parts, ", ")
+}
+
+func ownership(m predict.MethodResult) string {
+	var parts []string
+	for _, c := range m.OwnershipChanges {
+		s := c.Manager
+		if len(c.Gained) > 0 {
+			s += fmt.Sprintf(" +%d", len(c.Gained))
+		}
+		if len(c.Lost) > 0 {
+			s += fmt.Sprintf(" -%d", len(c.Lost))
+		}
+		parts = append(parts, s)
+	}
+	return strings.Join(parts, ", ")
+}
