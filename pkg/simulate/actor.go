@@ -403,11 +403,18 @@ func (a *actor) value() any {
 func (a *actor) buildWrite() (writeReq, error) {
 	s := a.g.spec
 	read := a.read
-	obj := read.DeepCopy()
+	// The actor owns what it read: it changes it in place and hands it to
+	// the server (see apiserver.Server.Update), reading old values first.
+	rv := read.GetResourceVersion()
+	obj := read
 	c := s.Change
 	path := a.g.path
 	var newVal any
 	var oldVal, _ = getPath(read.Object, path)
+	if c.Insert != "" || a.g.spec.Method == scenario.MethodJSONPatchTest {
+		// Old lists and values are still needed after the change.
+		oldVal = runtimeCopyValue(oldVal)
+	}
 	note := ""
 	switch {
 	case c.Increment != "":
@@ -451,7 +458,6 @@ func (a *actor) buildWrite() (writeReq, error) {
 			return writeReq{}, err
 		}
 	}
-	rv := read.GetResourceVersion()
 	switch s.Method {
 	case scenario.MethodUpdate, scenario.MethodUpdateStatus:
 		verb := "PUT"
@@ -535,6 +541,10 @@ func display(v any) string {
 		b, _ := json.Marshal(x)
 		return string(b)
 	}
+}
+
+func runtimeCopyValue(v any) any {
+	return runtimeCopy(map[string]any{"v": v})["v"]
 }
 
 func runtimeCopy(m map[string]any) map[string]any {

@@ -170,6 +170,26 @@ func withRV(obj map[string]any, rev int64) *unstructured.Unstructured {
 	return u
 }
 
+// shallowWithRV returns obj with resourceVersion rev, copying only the top
+// level and metadata: the result of a write shares the rest with the
+// server's cache and must be deep-copied before it is modified.
+func shallowWithRV(obj map[string]any, rev int64) *unstructured.Unstructured {
+	top := make(map[string]any, len(obj))
+	for k, v := range obj {
+		top[k] = v
+	}
+	if md, ok := obj["metadata"].(map[string]any); ok {
+		m := make(map[string]any, len(md)+1)
+		for k, v := range md {
+			m[k] = v
+		}
+		top["metadata"] = m
+	}
+	u := &unstructured.Unstructured{Object: top}
+	u.SetResourceVersion(strconv.FormatInt(rev, 10))
+	return u
+}
+
 func runtimeDeepCopy(m map[string]any) map[string]any {
 	return (&unstructured.Unstructured{Object: m}).DeepCopy().Object
 }
@@ -282,7 +302,7 @@ func (s *Server) prepareCreate(t *TypeInfo, obj *unstructured.Unstructured) {
 // the stored mod_revision (OptimisticPut). cur is nil for a create.
 func (s *Server) commit(ctx context.Context, t *TypeInfo, key string, cur *stored, obj *unstructured.Unstructured) (*unstructured.Unstructured, error) {
 	obj.SetResourceVersion("")
-	raw, err := json.Marshal(obj.Object)
+	raw, err := encode(obj.Object)
 	if err != nil {
 		return nil, apierrors.NewInternalError(err)
 	}
@@ -290,7 +310,7 @@ func (s *Server) commit(ctx context.Context, t *TypeInfo, key string, cur *store
 	if cur != nil {
 		if bytes.Equal(raw, cur.raw) {
 			// A write that changes nothing is skipped: the RV stays.
-			return withRV(cur.obj, cur.modRev), nil
+			return shallowWithRV(cur.obj, cur.modRev), nil
 		}
 		guard = cur.modRev
 	}
@@ -310,12 +330,14 @@ func (s *Server) commit(ctx context.Context, t *TypeInfo, key string, cur *store
 	}
 	rev := res.Header.Revision
 	s.cache[key] = &stored{modRev: rev, raw: raw, obj: obj.Object}
-	return withRV(obj.Object, rev), nil
+	return shallowWithRV(obj.Object, rev), nil
 }
 
 // Update replaces an object (PUT). With a resourceVersion it is a
 // compare-and-swap that fails with 409 when the object moved on; without
 // one it overwrites if the type allows unconditional updates, else 422.
+// Update takes ownership of obj: the caller must not use it afterwards
+// (the simulator's hot path saves a deep copy this way).
 func (s *Server) Update(ctx context.Context, obj *unstructured.Unstructured, opts WriteOptions) (*unstructured.Unstructured, error) {
 	t, err := s.typeOf(obj)
 	if err != nil {
@@ -338,7 +360,7 @@ func (s *Server) Update(ctx context.Context, obj *unstructured.Unstructured, opt
 	if err := s.checkRV(t, obj, cur); err != nil {
 		return nil, err
 	}
-	return s.updateFrom(ctx, t, key, cur, obj.DeepCopy(), opts)
+	return s.updateFrom(ctx, t, key, cur, obj, opts)
 }
 
 func (s *Server) checkSubresource(t *TypeInfo, sub string) error {

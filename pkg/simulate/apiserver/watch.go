@@ -144,13 +144,22 @@ func setManagedTimes(old, obj *unstructured.Unstructured, now time.Time) {
 		}
 	}
 	t := metav1.NewTime(now.UTC().Truncate(time.Second))
+	same := old != nil && len(entries) == len(prev)
 	for i, e := range entries {
 		p, ok := prev[id{e.Manager, string(e.Operation), e.APIVersion, e.Subresource}]
 		if ok && p.FieldsV1 != nil && e.FieldsV1 != nil && string(p.FieldsV1.Raw) == string(e.FieldsV1.Raw) {
 			entries[i].Time = p.Time
 		} else {
 			entries[i].Time = &t
+			same = false
 		}
+	}
+	if same {
+		// Nobody's fields changed: keep the stored entries as they are
+		// (the field manager may have reordered entries with equal
+		// times), so the write stays a no-op, as on the server.
+		obj.SetManagedFields(old.GetManagedFields())
+		return
 	}
 	obj.SetManagedFields(entries)
 }

@@ -1,7 +1,10 @@
 package scenario
 
 import (
+	"fmt"
 	"time"
+
+	yaml "go.yaml.in/yaml/v3"
 )
 
 // APIVersion and Kind head every scenario file.
@@ -248,6 +251,14 @@ func (d Duration) D() time.Duration { return time.Duration(d) }
 
 // MarshalText implements encoding.TextMarshaler.
 func (d Duration) MarshalText() ([]byte, error) { return []byte(time.Duration(d).String()), nil }
+
+// UnmarshalYAML decodes "10s", naming the line on error.
+func (d *Duration) UnmarshalYAML(n *yaml.Node) error {
+	if err := d.UnmarshalText([]byte(n.Value)); err != nil || n.Kind != yaml.ScalarNode {
+		return fmt.Errorf("line %d: %q is not a duration (write it like 500ms, 10s or 5m)", n.Line, n.Value)
+	}
+	return nil
+}
 
 // UnmarshalText implements encoding.TextUnmarshaler.
 func (d *Duration) UnmarshalText(b []byte) error {

@@ -1,0 +1,23 @@
+// Package simulate runs Kubernetes optimistic-concurrency scenarios
+// offline, in virtual time: actors (clients with a field manager, a write
+// method, a change, a rate and a retry policy) read and write objects
+// through the API server's write path (pkg/simulate/apiserver) over an
+// embedded etcd-exact revision store (pkg/simulate/mvcc), or a real etcd.
+//
+// The engine is a discrete-event driver: one event queue ordered by
+// (virtual time, sequence), one seeded random source per client, no
+// goroutines and no wall clock, so the same scenario and seed give the same
+// Result byte for byte. Requests take a latency drawn from the scenario;
+// the server handles each one at half its round trip, so a client's read
+// and its write can be overtaken by others, which is where 409s come from.
+//
+// Lost updates are found by invariants: a counter that every successful
+// increment moves must end at its start plus the successes, and each
+// state carries which increments it contains so the lost ones are
+// attributed to their actors (see counter).
+//
+// Package simulate owns the engine, the actors, the reports and replay of
+// watch recordings. It does not own the store (mvcc), the API server rules
+// (apiserver), the scenario format (scenario) or rendering
+// (pkg/output/simprint).
+package simulate
