@@ -152,6 +152,11 @@ func (d *Differ) Objects(old, new map[string]any) []Change {
 }
 
 func (d *Differ) maps(out *[]Change, path fieldpath.Path, ign *ignoreNode, old, new map[string]any) {
+	// Most of an object is unchanged between two versions: compare without
+	// allocating first, and walk in order only where something differs.
+	if ign == nil && equal(old, new) {
+		return
+	}
 	keys := make([]string, 0, len(old)+len(new))
 	for k := range old {
 		keys = append(keys, k)
@@ -407,4 +412,40 @@ func (c Change) MarshalJSON() ([]byte, error) {
 		New  any    `json:"new,omitempty"`
 	}
 	return json.Marshal(wire{Path: c.Path.String(), Op: c.Op, Old: c.Old, New: c.New})
+}
+
+// equal reports whether two decoded JSON values are equal, without
+// allocating.
+func equal(a, b any) bool {
+	switch x := a.(type) {
+	case map[string]any:
+		y, ok := b.(map[string]any)
+		if !ok || len(x) != len(y) || (x == nil) != (y == nil) {
+			return false
+		}
+		for k, v := range x {
+			w, ok := y[k]
+			if !ok || !equal(v, w) {
+				return false
+			}
+		}
+		return true
+	case []any:
+		y, ok := b.([]any)
+		if !ok || len(x) != len(y) {
+			return false
+		}
+		for i := range x {
+			if !equal(x[i], y[i]) {
+				return false
+			}
+		}
+		return true
+	default:
+		switch b.(type) {
+		case map[string]any, []any:
+			return false
+		}
+		return scalarEqual(a, b)
+	}
 }

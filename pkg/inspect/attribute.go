@@ -3,7 +3,6 @@ package inspect
 import (
 	"errors"
 	"sort"
-	"strings"
 
 	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 
@@ -73,34 +72,55 @@ const (
 // .spec.replicas) and cur has kubectl-client-side-apply (10:00:00, no longer
 // owns it) and scaler (new, owns .spec.replicas): the writer is scaler.
 func Attribute(prev, cur []managedfields.Entry, changed []fieldpath.Path) Writer {
+	return attribute(viewsOf(prev), viewsOf(cur), changed)
+}
+
+func attribute(prev, cur []*entryView, changed []fieldpath.Path) Writer {
 	if len(cur) == 0 {
 		return Writer{Reason: ReasonNoManagedFields}
 	}
-	prevByID := make(map[string]managedfields.Entry, len(prev))
+	prevByID := make(map[string]*entryView, len(prev))
 	for _, e := range prev {
-		prevByID[e.ID()] = e
+		prevByID[e.id] = e
 	}
-	var moved, grew []managedfields.Entry
+	var moved, same []*entryView
 	for _, e := range cur {
-		p, ok := prevByID[e.ID()]
-		switch {
-		case !ok, !p.Time.Equal(e.Time):
+		p, ok := prevByID[e.id]
+		if !ok || !p.meta.Time.Equal(e.meta.Time) {
 			moved = append(moved, e)
-		case !e.Fields.Difference(p.Fields).Empty():
+		} else {
+			same = append(same, e)
+		}
+	}
+	if len(moved) == 1 {
+		return writerOf(moved[0], "")
+	}
+	if len(moved) > 1 {
+		if owners := owningAll(moved, changed); len(owners) == 1 {
+			return writerOf(owners[0], "")
+		}
+		return Writer{Reason: ReasonSeveral, Candidates: managerNames(moved)}
+	}
+	var grew []*entryView
+	for _, e := range same {
+		cs, err1 := e.set()
+		ps, err2 := prevByID[e.id].set()
+		if err1 != nil || err2 != nil {
+			return Writer{Reason: "invalid managedFields: " + errors.Join(err1, err2).Error()}
+		}
+		if !cs.Difference(ps).Empty() {
 			grew = append(grew, e)
 		}
 	}
-	for _, group := range [][]managedfields.Entry{moved, grew} {
-		switch len(group) {
-		case 0:
-			continue
-		case 1:
-			return writerOf(group[0], "")
-		}
-		if owners := owningAll(group, changed); len(owners) == 1 {
+	switch len(grew) {
+	case 1:
+		return writerOf(grew[0], "")
+	case 0:
+	default:
+		if owners := owningAll(grew, changed); len(owners) == 1 {
 			return writerOf(owners[0], "")
 		}
-		return Writer{Reason: ReasonSeveral, Candidates: managerNames(group)}
+		return Writer{Reason: ReasonSeveral, Candidates: managerNames(grew)}
 	}
 	if len(changed) == 0 {
 		return Writer{Reason: ReasonNoFieldChange}
@@ -113,7 +133,9 @@ func Attribute(prev, cur []managedfields.Entry, changed []fieldpath.Path) Writer
 
 // AttributeCreate finds the creator of a newly seen object: its only entry,
 // or the only entry with the latest time.
-func AttributeCreate(cur []managedfields.Entry) Writer {
+func AttributeCreate(cur []managedfields.Entry) Writer { return attributeCreate(viewsOf(cur)) }
+
+func attributeCreate(cur []*entryView) Writer {
 	if len(cur) == 0 {
 		return Writer{Reason: ReasonNoManagedFields}
 	}
@@ -123,17 +145,17 @@ func AttributeCreate(cur []managedfields.Entry) Writer {
 	return Writer{Reason: ReasonSeveral, Candidates: managerNames(cur)}
 }
 
-func writerOf(e managedfields.Entry, reason string) Writer {
-	return Writer{Manager: e.Manager, Operation: string(e.Operation), Subresource: e.Subresource, Reason: reason}
+func writerOf(e *entryView, reason string) Writer {
+	return Writer{Manager: e.meta.Manager, Operation: string(e.meta.Operation), Subresource: e.meta.Subresource, Reason: reason}
 }
 
-func managerNames(es []managedfields.Entry) []string {
+func managerNames(es []*entryView) []string {
 	seen := map[string]bool{}
 	var out []string
 	for _, e := range es {
-		n := e.Manager
-		if e.Subresource != "" {
-			n += " (" + e.Subresource + ")"
+		n := e.meta.Manager
+		if e.meta.Subresource != "" {
+			n += " (" + e.meta.Subresource + ")"
 		}
 		if !seen[n] {
 			seen[n] = true
@@ -145,15 +167,19 @@ func managerNames(es []managedfields.Entry) []string {
 }
 
 // owningAll returns the entries that own every path in changed.
-func owningAll(es []managedfields.Entry, changed []fieldpath.Path) []managedfields.Entry {
+func owningAll(es []*entryView, changed []fieldpath.Path) []*entryView {
 	if len(changed) == 0 {
 		return nil
 	}
-	var out []managedfields.Entry
+	var out []*entryView
 	for _, e := range es {
+		set, err := e.set()
+		if err != nil {
+			continue
+		}
 		all := true
 		for _, p := range changed {
-			if !Owns(e.Fields, p) {
+			if !Owns(set, p) {
 				all = false
 				break
 			}
@@ -184,15 +210,4 @@ func Owns(set *fieldpath.Set, path fieldpath.Path) bool {
 		sub = children
 	}
 	return false
-}
-
-// decodeEntries decodes managedFields, mapping "none" to an empty list.
-func decodeEntries(entries []managedfields.Entry, err error) ([]managedfields.Entry, string) {
-	if errors.Is(err, managedfields.ErrNoManagedFields) {
-		return nil, ""
-	}
-	if err != nil {
-		return nil, "invalid managedFields: " + strings.ReplaceAll(err.Error(), "\n", " ")
-	}
-	return entries, ""
 }

@@ -12,7 +12,6 @@ import (
 	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 
 	"github.com/kubectl-rv/kubectl-rv/pkg/diff"
-	"github.com/kubectl-rv/kubectl-rv/pkg/managedfields"
 )
 
 // Config tunes the Tracker. NewConfig fills the defaults.
@@ -184,7 +183,7 @@ type objState struct {
 	obj     *unstructured.Unstructured
 	rv      string
 	uid     string
-	entries []managedfields.Entry
+	entries []*entryView
 	// writes are the times of the latest writes, for the hot rate.
 	writes []time.Time
 	fields map[string]*fieldHistory
@@ -287,7 +286,7 @@ func (t *Tracker) write(ev RecordedEvent) []Event {
 // watched, or in a gap of a resource whose state was known).
 func (t *Tracker) created(at time.Time, k objKey, u *unstructured.Unstructured, afterGap bool) Event {
 	st := t.remember(k, u)
-	w := AttributeCreate(st.entries)
+	w := attributeCreate(st.entries)
 	e := t.baseEvent(EventAdded, at, k, u)
 	e.Writer = &w
 	e.AfterGap = afterGap
@@ -306,7 +305,7 @@ func (t *Tracker) firstSight(at time.Time, typ EventType, k objKey, u *unstructu
 }
 
 func (t *Tracker) remember(k objKey, u *unstructured.Unstructured) *objState {
-	entries, _ := decodeEntries(managedfields.Entries(u))
+	entries, _ := readEntries(u)
 	st := &objState{obj: u, rv: u.GetResourceVersion(), uid: string(u.GetUID()), entries: entries}
 	t.objects[k] = st
 	return st
@@ -331,12 +330,12 @@ func (t *Tracker) changed(at time.Time, typ EventType, k objKey, st *objState, u
 	for i, c := range e.Fields {
 		paths[i] = c.Path
 	}
-	entries, bad := decodeEntries(managedfields.Entries(u))
+	entries, err := readEntries(u)
 	var w Writer
-	if bad != "" {
-		w = Writer{Reason: bad}
+	if err != nil {
+		w = Writer{Reason: "invalid managedFields: " + strings.ReplaceAll(err.Error(), "\n", " ")}
 	} else {
-		w = Attribute(st.entries, entries, paths)
+		w = attribute(st.entries, entries, paths)
 	}
 	e.Writer = &w
 	oldGen, oldFound, _ := unstructured.NestedInt64(st.obj.Object, "metadata", "generation")
