@@ -22,7 +22,7 @@ import (
 // loopback ports with a temporary data dir, stopped at the end of the test.
 // The control plane's etcd is not used: its history is not empty and other
 // tests write to it.
-func startEtcd(t *testing.T) string {
+func startEtcd(t testing.TB) string {
 	t.Helper()
 	port := func() int {
 		l, err := net.Listen("tcp", "127.0.0.1:0")
@@ -62,7 +62,7 @@ func startEtcd(t *testing.T) string {
 	return client
 }
 
-func connectEtcd(t *testing.T, endpoint string) *etcdclient.Client {
+func connectEtcd(t testing.TB, endpoint string) *etcdclient.Client {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
@@ -119,4 +119,81 @@ func TestSimulateConformance(t *testing.T) {
 			}
 		})
 	}
+}
+
+// The same operation streams on both engines, one client, one operation at
+// a time; hack/bench-etcd.sh runs them and prints the ratios:
+//
+//	go test -tags e2e -run '^$' -bench BenchmarkSimulateStore -cpu 1 ./test/e2e/
+func benchEngines(b *testing.B, run func(b *testing.B, kv mvcc.WatchKV)) {
+	b.Run("engine=embedded", func(b *testing.B) {
+		s := mvcc.NewDefault()
+		defer s.Close()
+		run(b, s)
+	})
+	b.Run("engine=etcd", func(b *testing.B) {
+		run(b, connectEtcd(b, startEtcd(b)))
+	})
+}
+
+func benchKey(i int) string { return fmt.Sprintf("/registry/configmaps/default/cm-%06d", i%10000) }
+
+// BenchmarkSimulateStorePut: unconditional puts of 100-byte values over
+// 10,000 keys.
+func BenchmarkSimulateStorePut(b *testing.B) {
+	benchEngines(b, func(b *testing.B, kv mvcc.WatchKV) {
+		ctx := context.Background()
+		val := make([]byte, 100)
+		b.ResetTimer()
+		for i := 0; i < b.N; i++ {
+			if _, err := kv.Put(ctx, benchKey(i), val, mvcc.PutOptions{}); err != nil {
+				b.Fatal(err)
+			}
+		}
+		b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "ops/s")
+	})
+}
+
+// BenchmarkSimulateStoreGet: point reads of 10,000 keys.
+func BenchmarkSimulateStoreGet(b *testing.B) {
+	benchEngines(b, func(b *testing.B, kv mvcc.WatchKV) {
+		ctx := context.Background()
+		val := make([]byte, 100)
+		for i := range 10000 {
+			if _, err := kv.Put(ctx, benchKey(i), val, mvcc.PutOptions{}); err != nil {
+				b.Fatal(err)
+			}
+		}
+		b.ResetTimer()
+		for i := 0; i < b.N; i++ {
+			r, err := kv.Range(ctx, benchKey(i), mvcc.RangeOptions{})
+			if err != nil || len(r.KVs) != 1 {
+				b.Fatalf("get: %v", err)
+			}
+		}
+		b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "ops/s")
+	})
+}
+
+// BenchmarkSimulateStoreGuardedUpdate: Kubernetes' update, a txn guarded by
+// the mod revision last read.
+func BenchmarkSimulateStoreGuardedUpdate(b *testing.B) {
+	benchEngines(b, func(b *testing.B, kv mvcc.WatchKV) {
+		ctx := context.Background()
+		val := make([]byte, 100)
+		mods := make([]int64, 10000)
+		b.ResetTimer()
+		for i := 0; i < b.N; i++ {
+			k := i % len(mods)
+			r, err := kv.Txn(ctx, mvcc.Txn{
+				Compare: []mvcc.Compare{mvcc.ModRevision(benchKey(k), mvcc.Equal, mods[k])},
+				Success: []mvcc.Op{mvcc.OpPutKV(benchKey(k), val, mvcc.PutOptions{})},
+			})
+			if err != nil || !r.Succeeded {
+				b.Fatalf("txn: %v", err)
+			}
+			mods[k] = r.Header.Revision
+		}
+		b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "ops/s")
+	})
 }
