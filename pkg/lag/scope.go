@@ -47,6 +47,13 @@ var expectedObserved = map[schema.GroupKind]bool{
 	{Group: "policy", Kind: "PodDisruptionBudget"}:          true,
 }
 
+// controlPlaneKinds are served by kube-apiserver itself but not compiled
+// into client-go's scheme; their status carries no observedGeneration.
+var controlPlaneKinds = []schema.GroupKind{
+	{Group: "apiextensions.k8s.io", Kind: "CustomResourceDefinition"},
+	{Group: "apiregistration.k8s.io", Kind: "APIService"},
+}
+
 // builtinKinds maps every built-in kind to whether its status has an
 // observedGeneration field, from the Go types compiled into client-go.
 var builtinKinds = func() map[schema.GroupKind]bool {
@@ -54,6 +61,9 @@ var builtinKinds = func() map[schema.GroupKind]bool {
 	for gvk, typ := range scheme.Scheme.AllKnownTypes() {
 		gk := gvk.GroupKind()
 		m[gk] = m[gk] || hasObservedGeneration(typ)
+	}
+	for _, gk := range controlPlaneKinds {
+		m[gk] = false
 	}
 	return m
 }()
