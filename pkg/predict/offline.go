@@ -104,6 +104,7 @@ func (e *offlineExecutor) Update(_ context.Context, obj *unstructured.Unstructur
 	}
 	obj.SetResourceVersion(e.live.GetResourceVersion())
 	e.beforeUpdate(obj)
+	applyDefaults(e.gvk, obj)
 	out, err := e.fm.Update(e.live, obj, manager, "")
 	if err != nil {
 		return nil, err
@@ -161,6 +162,7 @@ func (e *offlineExecutor) Patch(_ context.Context, pt types.PatchType, data []by
 		return nil, e.conflict()
 	}
 	e.beforeUpdate(obj)
+	applyDefaults(e.gvk, obj)
 	out, err := e.fm.Update(e.live, obj, manager, "")
 	if err != nil {
 		return nil, err
@@ -187,8 +189,6 @@ func (e *offlineExecutor) apply(data []byte, manager string, force bool) (*unstr
 	live := e.live
 	if live == nil {
 		live = managedfields.NewEmpty(e.gvk)
-	} else if rv := cfg.GetResourceVersion(); rv != "" && rv != live.GetResourceVersion() {
-		return nil, e.conflict()
 	}
 	if live != e.live || hasStatus(e.live) {
 		// The main resource ignores status when a status subresource
@@ -201,6 +201,11 @@ func (e *offlineExecutor) apply(data []byte, manager string, force bool) (*unstr
 	}
 	if e.live == nil {
 		return out, nil
+	}
+	// The server checks the resourceVersion precondition in storage, after
+	// the field manager: apply conflicts win over a stale resourceVersion.
+	if rv := cfg.GetResourceVersion(); rv != "" && rv != e.live.GetResourceVersion() {
+		return nil, e.conflict()
 	}
 	out.SetResourceVersion(e.live.GetResourceVersion())
 	e.beforeUpdate(out)

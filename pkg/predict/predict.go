@@ -11,6 +11,7 @@ import (
 	jsonpatch "gopkg.in/evanphx/json-patch.v4"
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/strategicpatch"
@@ -213,6 +214,9 @@ func classify(mr MethodResult, rq request, err error) (MethodResult, error) {
 	s := st.Status()
 	mr.Code = int(s.Code)
 	mr.Reason = s.Message
+	if s.Details != nil && len(s.Details.Causes) > 0 && s.Details.Causes[0].Type != metav1.CauseTypeFieldManagerConflict {
+		mr.Reason += ": " + s.Details.Causes[0].Message
+	}
 	switch {
 	case apierrors.IsConflict(err):
 		if cs, ok := managedfields.Conflicts(err); ok {
@@ -226,6 +230,9 @@ func classify(mr MethodResult, rq request, err error) (MethodResult, error) {
 	case s.Code == http.StatusUnprocessableEntity, s.Code == http.StatusUnsupportedMediaType,
 		s.Code == http.StatusBadRequest, s.Code == http.StatusRequestEntityTooLarge:
 		mr.Verdict = Invalid
+		if rq.method == JSONPatch && s.Code == http.StatusUnprocessableEntity {
+			mr.Reason = "the JSON patch does not apply to the live object: a test operation failed or a path is missing (" + mr.Reason + ")"
+		}
 		if rq.method == StrategicMergePatch && s.Code == http.StatusUnsupportedMediaType {
 			mr.Reason = "strategic merge patch needs the Go type's patch metadata (patchStrategy, patchMergeKey), which custom resources do not have; the server refuses it with 415 and kubectl falls back to a JSON merge patch"
 		}

@@ -111,7 +111,7 @@ func TestPredictOfflineVerdicts(t *testing.T) {
 			name: "stale manifest resets replicas the hpa owns", rv: "10", image: "nginx:2",
 			want: map[Method]Verdict{
 				Update: Conflict, UpdateNoRV: Clobber, JSONPatch: Invalid, MergePatch: Clobber,
-				MergePatchRV: Conflict, StrategicMergePatch: Clobber, Apply: Conflict, ApplyForce: Conflict,
+				MergePatchRV: Conflict, StrategicMergePatch: Clobber, Apply: ApplyConflict, ApplyForce: Conflict,
 			},
 		},
 		{
