@@ -56,7 +56,7 @@ With no subcommand, runs the two-clients scenario and prints what happened step 
 	}
 	cmd.Flags().Int64Var(&o.Seed, "seed", 0, "Seed of the run (default: the scenario's).")
 	o.Output.AddFlags(cmd.Flags())
-	cmd.AddCommand(newCmdSimulateRun(streams), newCmdSimulateList(streams), newCmdSimulateReplay(f, streams))
+	cmd.AddCommand(newCmdSimulateRun(streams), newCmdSimulateList(streams), newCmdSimulateReplay(f, streams), newCmdSimulateEtcdctl(f, streams))
 	return cmd
 }
 

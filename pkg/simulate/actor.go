@@ -28,11 +28,11 @@ type group struct {
 	values []any
 
 	operations, attempts, successes, noops int
-	conflicts, applyConflicts, invalid    int
-	errors, giveUps, revisions            int
-	retries                               []int
-	latencies                             []time.Duration
-	counters                              []*counter
+	conflicts, applyConflicts, invalid     int
+	errors, giveUps, revisions             int
+	retries                                []int
+	latencies                              []time.Duration
+	counters                               []*counter
 
 	acquisitions, renewals int
 	events, lists, expired int

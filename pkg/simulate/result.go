@@ -18,14 +18,14 @@ type Result struct {
 	End scenario.Duration `json:"end"`
 	// StartRevision and FinalRevision bound the store revisions the run
 	// used.
-	StartRevision int64          `json:"startRevision"`
-	FinalRevision int64          `json:"finalRevision"`
-	Requests      int64          `json:"requests"`
-	Compactions   []Compaction   `json:"compactions,omitempty"`
-	Actors        []ActorReport  `json:"actors"`
-	Objects       []ObjectState  `json:"objects,omitempty"`
+	StartRevision int64             `json:"startRevision"`
+	FinalRevision int64             `json:"finalRevision"`
+	Requests      int64             `json:"requests"`
+	Compactions   []Compaction      `json:"compactions,omitempty"`
+	Actors        []ActorReport     `json:"actors"`
+	Objects       []ObjectState     `json:"objects,omitempty"`
 	Invariants    []InvariantResult `json:"invariants,omitempty"`
-	Leadership    *Leadership    `json:"leadership,omitempty"`
+	Leadership    *Leadership       `json:"leadership,omitempty"`
 	// Steps is the request trace, when tracing is on.
 	Steps []Step `json:"steps,omitempty"`
 }

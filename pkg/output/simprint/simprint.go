@@ -14,7 +14,7 @@ import (
 // Report is the structured output of kubectl rv simulate run (kind
 // SimulationReport).
 type Report struct {
-	output.TypeMeta `json:",inline"`
+	output.TypeMeta  `json:",inline"`
 	*simulate.Result `json:",inline"`
 }
 
