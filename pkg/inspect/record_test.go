@@ -134,3 +134,31 @@ func FuzzReadRecording(f *testing.F) {
 		}
 	})
 }
+
+// FuzzReplay feeds arbitrary recordings through the tracker: whatever a
+// recording holds, a replay must not panic.
+func FuzzReplay(f *testing.F) {
+	header := `{"apiVersion":"rv.kubectl-rv.dev/v1alpha1","kind":"WatchRecording","format":1,"started":"2026-11-21T15:00:00Z"}` + "\n"
+	obj := func(rv, mf string) string {
+		return `{"kind":"Deployment","metadata":{"name":"web","uid":"u","resourceVersion":"` + rv + `","generation":1,"managedFields":` + mf + `},"spec":{"replicas":1,"l":[{"name":"a"}]}}`
+	}
+	f.Add(header + `{"type":"LIST","resource":"apps/v1/deployments","reason":"initial","object":` + obj("5", `[{"manager":"a","operation":"Update","time":"2026-11-21T15:00:00Z","fieldsType":"FieldsV1","fieldsV1":{"f:spec":{"f:replicas":{}}}}]`) + "}\n" +
+		`{"type":"SYNCED","resource":"apps/v1/deployments","reason":"initial","resourceVersion":"5"}` + "\n" +
+		`{"type":"MODIFIED","resource":"apps/v1/deployments","object":` + obj("7", `[{"manager":"b","operation":"Apply","fieldsV1":{"f:spec":{"f:l":{"k:{\"name\":\"a\"}":{}}}}}]`) + "}\n")
+	f.Add(header + `{"type":"MODIFIED","resource":"v1/pods","object":` + obj("x", `"bad"`) + "}\n" +
+		`{"type":"SYNCED","resource":"v1/pods","reason":"relist","resourceVersion":"9","gapFrom":"x"}` + "\n")
+	f.Add(header + `{"type":"MODIFIED","resource":"v1/pods","object":` + obj("3", `[{"manager":"a","operation":"Update","time":"bad"}]`) + "}\n" +
+		`{"type":"MODIFIED","resource":"v1/pods","object":` + obj("4", `[{"manager":"a","operation":"Update","fieldsV1":{"q:x":1}}]`) + "}\n" +
+		`{"type":"DELETED","resource":"v1/pods","object":` + obj("5", `[]`) + "}\n")
+	f.Fuzz(func(t *testing.T, in string) {
+		rec, err := ReadRecording(strings.NewReader(in))
+		if err != nil {
+			return
+		}
+		tr := NewTracker(Config{FightThreshold: 1, ShowBookmarks: true})
+		for _, ev := range rec.Events {
+			tr.Observe(ev)
+		}
+		_ = tr.Summary(time.Time{})
+	})
+}
