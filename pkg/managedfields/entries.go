@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"sort"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -76,11 +77,34 @@ func Entries(obj *unstructured.Unstructured) ([]Entry, error) {
 		if !ok {
 			return nil, &EntryError{Index: i, Err: fmt.Errorf("want an object, got %T", r)}
 		}
+		validated := false
+		var raw []byte
+		fv, isMap := m["fieldsV1"].(map[string]any)
+		if isMap {
+			// Checking and writing the decoded map is much cheaper than
+			// converting it with the generic unstructured converter.
+			if err := validateFieldsMap(fv, nil); err != nil {
+				manager, _ := m["manager"].(string)
+				return nil, &EntryError{Index: i, Manager: manager, Err: fmt.Errorf("fieldsV1: %w", err)}
+			}
+			validated = true
+			raw = appendFieldsJSON(make([]byte, 0, 256), fv)
+			rest := make(map[string]any, len(m))
+			for k, v := range m {
+				if k != "fieldsV1" {
+					rest[k] = v
+				}
+			}
+			m = rest
+		}
 		var mf metav1.ManagedFieldsEntry
 		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(m, &mf); err != nil {
 			return nil, &EntryError{Index: i, Err: err}
 		}
-		e, err := DecodeEntry(i, mf)
+		if isMap {
+			mf.FieldsV1 = &metav1.FieldsV1{Raw: raw}
+		}
+		e, err := decodeEntry(i, mf, validated)
 		if err != nil {
 			return nil, err
 		}
@@ -91,6 +115,10 @@ func Entries(obj *unstructured.Unstructured) ([]Entry, error) {
 
 // DecodeEntry decodes one typed managedFields entry.
 func DecodeEntry(index int, mf metav1.ManagedFieldsEntry) (Entry, error) {
+	return decodeEntry(index, mf, false)
+}
+
+func decodeEntry(index int, mf metav1.ManagedFieldsEntry, validated bool) (Entry, error) {
 	e := Entry{
 		Index:       index,
 		Manager:     mf.Manager,
@@ -111,12 +139,54 @@ func DecodeEntry(index int, mf metav1.ManagedFieldsEntry) (Entry, error) {
 		return Entry{}, &EntryError{Index: index, Manager: mf.Manager, Err: fmt.Errorf("fieldsType %q: only FieldsV1 is defined", mf.FieldsType)}
 	}
 	if mf.FieldsV1 != nil && len(mf.FieldsV1.Raw) > 0 {
-		if err := ValidateFieldsV1(mf.FieldsV1.Raw); err != nil {
+		if err := validateRaw(validated, mf.FieldsV1.Raw); err != nil {
 			return Entry{}, &EntryError{Index: index, Manager: mf.Manager, Err: fmt.Errorf("fieldsV1: %w", err)}
 		}
 		if err := e.Fields.FromJSON(bytes.NewReader(mf.FieldsV1.Raw)); err != nil {
+			if verr := ValidateFieldsV1(mf.FieldsV1.Raw); verr != nil {
+				// The careful check names the bad key and where it is.
+				err = verr
+			}
 			return Entry{}, &EntryError{Index: index, Manager: mf.Manager, Err: fmt.Errorf("fieldsV1: %w", err)}
 		}
 	}
 	return e, nil
+}
+
+// appendFieldsJSON writes a validated FieldsV1 map (nested maps only) as
+// JSON, keys sorted.
+func appendFieldsJSON(b []byte, m map[string]any) []byte {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	b = append(b, '{')
+	for i, k := range keys {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = appendJSONString(b, k)
+		b = append(b, ':')
+		sub, _ := m[k].(map[string]any)
+		b = appendFieldsJSON(b, sub)
+	}
+	return append(b, '}')
+}
+
+func appendJSONString(b []byte, s string) []byte {
+	const hex = "0123456789abcdef"
+	b = append(b, '"')
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == '"' || c == '\\':
+			b = append(b, '\\', c)
+		case c < 0x20:
+			b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
+		default:
+			b = append(b, c)
+		}
+	}
+	return append(b, '"')
 }

@@ -131,14 +131,16 @@ func filterNode(n *Node, f Filter) *Node {
 	for _, ch := range n.Children {
 		if k := filterNode(ch, f); k != nil {
 			c.Children = append(c.Children, k)
-			if c.index == nil {
-				c.index = map[string]*Node{}
-			}
-			c.index[elementKey(k.Element)] = k
 		}
 	}
 	if !c.Owned() && len(c.Children) == 0 && len(n.Path) > 0 {
 		return nil
+	}
+	if len(c.Children) > smallNode {
+		c.index = make(map[string]*Node, len(c.Children))
+		for _, ch := range c.Children {
+			c.index[elementKey(ch.Element)] = ch
+		}
 	}
 	return c
 }

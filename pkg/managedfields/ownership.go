@@ -100,33 +100,38 @@ func SameOwners(a, b []Owner) bool {
 	return true
 }
 
-func (n *Node) child(pe fieldpath.PathElement) *Node {
-	k := elementKey(pe)
-	if n.index == nil {
-		n.index = map[string]*Node{}
-	}
-	if c, ok := n.index[k]; ok {
-		return c
-	}
-	p := make(fieldpath.Path, len(n.Path), len(n.Path)+1)
-	copy(p, n.Path)
-	c := &Node{Element: pe, Path: append(p, pe), Present: true, ItemIndex: -1}
-	n.index[k] = c
-	n.Children = append(n.Children, c)
-	return c
-}
+// smallNode is how many children a node holds before it indexes them.
+const smallNode = 8
 
-// elementKey is a map key for a path element; field names, by far the
-// commonest, avoid the serializer.
-func elementKey(pe fieldpath.PathElement) string {
-	if pe.FieldName != nil {
-		return "f:" + *pe.FieldName
+func (n *Node) child(pe fieldpath.PathElement) *Node {
+	var k string
+	if n.index != nil {
+		k = elementKey(pe)
+		if c, ok := n.index[k]; ok {
+			return c
+		}
+	} else {
+		for _, c := range n.Children {
+			if c.Element.Equals(pe) {
+				return c
+			}
+		}
 	}
-	s, err := fieldpath.SerializePathElement(pe)
-	if err != nil {
-		return "?:" + pe.String()
+	p := make(fieldpath.Path, len(n.Path)+1)
+	copy(p, n.Path)
+	p[len(n.Path)] = pe
+	c := &Node{Element: pe, Path: p, Present: true, ItemIndex: -1}
+	n.Children = append(n.Children, c)
+	switch {
+	case n.index != nil:
+		n.index[k] = c
+	case len(n.Children) > smallNode:
+		n.index = make(map[string]*Node, 2*len(n.Children))
+		for _, ch := range n.Children {
+			n.index[elementKey(ch.Element)] = ch
+		}
 	}
-	return s
+	return c
 }
 
 // Ownership is the decoded ownership of one object: every managedFields
@@ -270,9 +275,24 @@ func (o *Ownership) Attach(obj map[string]any) {
 
 func attach(n *Node, v any, present bool) {
 	n.Present = present
+	var index *listIndex
+	l, isList := v.([]any)
 	for _, c := range n.Children {
-		c.ItemIndex = -1
-		child, idx, ok := resolve(v, c.Element, present)
+		var (
+			child any
+			idx   = -1
+			ok    bool
+		)
+		indexed := false
+		if present && isList && (c.Element.Key != nil || c.Element.Value != nil) {
+			if index == nil {
+				index = newListIndex(l)
+			}
+			child, idx, ok, indexed = index.find(c.Element)
+		}
+		if !indexed {
+			child, idx, ok = resolve(v, c.Element, present)
+		}
 		c.ItemIndex = idx
 		attach(c, child, ok)
 	}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"sort"
 	"strings"
 
 	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
@@ -77,4 +78,65 @@ func describeToken(tok json.Token) string {
 		return "null"
 	}
 	return fmt.Sprintf("%v", tok)
+}
+
+func validateRaw(validated bool, raw []byte) error {
+	if validated {
+		return nil
+	}
+	return ValidateFieldsV1(raw)
+}
+
+// validateFieldsMap is ValidateFieldsV1 for a FieldsV1 trie already decoded
+// into an unstructured map.
+func validateFieldsMap(m map[string]any, where []string) error {
+	if err := validateFieldsMapIn(m, where, false); err != nil {
+		// Report the first bad key in order, so that the message is stable.
+		return validateFieldsMapIn(m, where, true)
+	}
+	return nil
+}
+
+func validateFieldsMapIn(m map[string]any, where []string, sorted bool) error {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	if sorted {
+		sort.Strings(keys)
+	}
+	for _, key := range keys {
+		v := m[key]
+		if key != "." && !knownKeyType(key) {
+			if _, err := fieldpath.DeserializePathElement(key); err != nil {
+				return fmt.Errorf("%sinvalid key %q: want f:<field>, k:<keys>, v:<value>, i:<index> or \".\"", at(where), key)
+			}
+		}
+		sub, ok := v.(map[string]any)
+		if !ok {
+			return fmt.Errorf("%swant a JSON object, got %s", at(append(where, key)), describeValue(v))
+		}
+		if err := validateFieldsMapIn(sub, append(where, key), sorted); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func describeValue(v any) string {
+	switch t := v.(type) {
+	case nil:
+		return "null"
+	case string:
+		return fmt.Sprintf("the string %q", t)
+	case []any:
+		return "a list"
+	}
+	return fmt.Sprintf("%v", v)
+}
+
+// knownKeyType reports whether key has a type fieldpath.Set.FromJSON reads
+// (and whose content it checks itself); it drops keys of other types.
+func knownKeyType(key string) bool {
+	return len(key) >= 2 && key[1] == ':' && (key[0] == 'f' || key[0] == 'k' || key[0] == 'v' || key[0] == 'i')
 }
