@@ -1,6 +1,7 @@
 package predict
 
 import (
+	"fmt"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -115,4 +116,32 @@ func applyDefaults(gvk schema.GroupVersionKind, obj *unstructured.Unstructured) 
 		}
 		template()
 	}
+}
+
+// validate runs the few validations the offline engine knows: every
+// container of a pod template has a name and an image. It returns the
+// server's 422 error text, or "".
+func validate(gvk schema.GroupVersionKind, obj *unstructured.Unstructured) string {
+	var specPath []string
+	switch {
+	case gvk.Group == "" && gvk.Kind == "Pod":
+		specPath = []string{"spec"}
+	case gvk.Group == "apps" && (gvk.Kind == "Deployment" || gvk.Kind == "ReplicaSet" || gvk.Kind == "StatefulSet" || gvk.Kind == "DaemonSet"):
+		specPath = []string{"spec", "template", "spec"}
+	default:
+		return ""
+	}
+	cs, _, _ := unstructured.NestedSlice(obj.Object, append(specPath, "containers")...)
+	for i, c := range cs {
+		cm, ok := c.(map[string]any)
+		if !ok {
+			continue
+		}
+		for _, f := range []string{"name", "image"} {
+			if v, _ := cm[f].(string); v == "" {
+				return fmt.Sprintf("%s.containers[%d].%s: Required value", strings.Join(specPath, "."), i, f)
+			}
+		}
+	}
+	return ""
 }

@@ -15,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/strategicpatch"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/client-go/kubernetes/scheme"
 	"sigs.k8s.io/yaml"
 
@@ -109,7 +110,7 @@ func (e *offlineExecutor) Update(_ context.Context, obj *unstructured.Unstructur
 	if err != nil {
 		return nil, err
 	}
-	return e.finish(out), nil
+	return e.finish(out)
 }
 
 func (e *offlineExecutor) Patch(_ context.Context, pt types.PatchType, data []byte, manager string, force bool) (*unstructured.Unstructured, error) {
@@ -167,7 +168,7 @@ func (e *offlineExecutor) Patch(_ context.Context, pt types.PatchType, data []by
 	if err != nil {
 		return nil, err
 	}
-	return e.finish(out), nil
+	return e.finish(out)
 }
 
 func (e *offlineExecutor) apply(data []byte, manager string, force bool) (*unstructured.Unstructured, error) {
@@ -209,7 +210,7 @@ func (e *offlineExecutor) apply(data []byte, manager string, force bool) (*unstr
 	}
 	out.SetResourceVersion(e.live.GetResourceVersion())
 	e.beforeUpdate(out)
-	return e.finish(out), nil
+	return e.finish(out)
 }
 
 func hasStatus(u *unstructured.Unstructured) bool {
@@ -243,14 +244,17 @@ func (e *offlineExecutor) beforeUpdate(obj *unstructured.Unstructured) {
 
 // finish bumps generation the way the kind's strategy does and keeps the
 // stored object when nothing changed (the server skips identical writes).
-func (e *offlineExecutor) finish(out *unstructured.Unstructured) *unstructured.Unstructured {
+func (e *offlineExecutor) finish(out *unstructured.Unstructured) (*unstructured.Unstructured, error) {
+	if msg := validate(e.gvk, out); msg != "" {
+		return nil, apierrors.NewInvalid(e.gvk.GroupKind(), e.name, field.ErrorList{field.Invalid(nil, nil, msg)})
+	}
 	if g, found, _ := unstructured.NestedInt64(e.live.Object, "metadata", "generation"); found && bumpsGeneration(e.gvk, e.live, out) {
 		_ = unstructured.SetNestedField(out.Object, g+1, "metadata", "generation")
 	}
 	if sameStored(e.live, out) {
-		return e.live.DeepCopy()
+		return e.live.DeepCopy(), nil
 	}
-	return out
+	return out, nil
 }
 
 // bumpsGeneration tells whether a write from before to after bumps

@@ -1,0 +1,347 @@
+//go:build e2e
+
+package e2e
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math/rand"
+	"os"
+	"sort"
+	"strings"
+	"testing"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/dynamic"
+
+	"github.com/kubectl-rv/kubectl-rv/pkg/predict"
+)
+
+// fidelitySeed fixes the corpus; PREDICT_FIDELITY_SEED overrides it to
+// explore other corpora.
+const fidelitySeed = 20261121
+
+// fidelityCases is the corpus size (at least 300).
+const fidelityCases = 320
+
+var (
+	predictCMGVR     = schema.GroupVersionResource{Version: "v1", Resource: "configmaps"}
+	predictDeployGVR = schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "deployments"}
+)
+
+// fidelityCase is one generated case: how the object was written, and the
+// desired change to predict.
+type fidelityCase struct {
+	ID       int
+	Kind     string
+	Writes   []string
+	Desired  string
+	RV       string
+	Manager  string
+	Verdicts map[predict.Method][2]predict.Verdict
+}
+
+// TestPredictFidelity generates a randomized corpus of objects written by 1
+// to 4 managers with update and apply, then a random desired change with a
+// fresh, stale or no resourceVersion and list edits, and checks that the
+// offline engine predicts for every method what the real API server's dry
+// run answers: the verdict, the conflicting fields and their owners, and
+// the clobbered fields and whose they were.
+func TestPredictFidelity(t *testing.T) {
+	seed := int64(fidelitySeed)
+	if s := os.Getenv("PREDICT_FIDELITY_SEED"); s != "" {
+		fmt.Sscan(s, &seed)
+	}
+	ns := cluster.Namespace(t)
+	// The deployment controller would change objects between the dry runs
+	// and the offline prediction.
+	cluster.PauseControllers(t)
+	dyn := cluster.Dynamic(t, "fidelity")
+	ctx := context.Background()
+	rng := rand.New(rand.NewSource(seed))
+	offline := predict.NewOffline(nil)
+
+	var total, agreeVerdict, agreeConflicts, agreeClobber, methods int
+	byVerdict := map[predict.Verdict]int{}
+	var disagreements []string
+	for i := 0; i < fidelityCases; i++ {
+		c, live, in := buildCase(t, ctx, dyn, rng, ns, i)
+		gvr := predictCMGVR
+		if c.Kind == "Deployment" {
+			gvr = predictDeployGVR
+		}
+		ri := dyn.Resource(gvr).Namespace(ns)
+		cfg := predict.Config{FieldManager: c.Manager, DefaultManager: "kubectl-rv"}
+		srv, err := predict.Predict(ctx, cfg, in, predict.Server(ri, live.GetName()))
+		if err != nil {
+			t.Fatalf("case %d: server: %v", i, err)
+		}
+		after, err := ri.Get(ctx, live.GetName(), metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if after.GetResourceVersion() != live.GetResourceVersion() {
+			t.Fatalf("case %d: the object changed during the dry runs (%s -> %s): a dry run persisted or a controller ran", i, live.GetResourceVersion(), after.GetResourceVersion())
+		}
+		ex, err := offline.Executor(live.GroupVersionKind(), live.GetName(), live)
+		if err != nil {
+			t.Fatal(err)
+		}
+		off, err := predict.Predict(ctx, cfg, in, ex)
+		if err != nil {
+			t.Fatalf("case %d: offline: %v", i, err)
+		}
+		total++
+		for j, sm := range srv.Methods {
+			om := off.Methods[j]
+			methods++
+			byVerdict[sm.Verdict]++
+			okV := sm.Verdict == om.Verdict
+			okC := conflictKey(sm) == conflictKey(om)
+			okB := clobberKey(sm) == clobberKey(om)
+			if okV {
+				agreeVerdict++
+			}
+			if okC {
+				agreeConflicts++
+			}
+			if okB {
+				agreeClobber++
+			}
+			if !okV || !okC || !okB {
+				disagreements = append(disagreements, fmt.Sprintf("case %d (%s, writes %s, desired %s, rv %s, manager %s) %s:\n  server  %s %s %s %s\n  offline %s %s %s %s",
+					i, c.Kind, strings.Join(c.Writes, ","), c.Desired, c.RV, c.Manager, sm.Method,
+					sm.Verdict, conflictKey(sm), clobberKey(sm), sm.Reason, om.Verdict, conflictKey(om), clobberKey(om), om.Reason))
+			}
+		}
+	}
+	pct := func(n int) string { return fmt.Sprintf("%d/%d (%.1f%%)", n, methods, 100*float64(n)/float64(methods)) }
+	verdicts := make([]string, 0, len(byVerdict))
+	for v, n := range byVerdict {
+		verdicts = append(verdicts, fmt.Sprintf("%s=%d", v, n))
+	}
+	sort.Strings(verdicts)
+	t.Logf("fidelity (seed %d): %d cases, %d method predictions (server verdicts: %s)", seed, total, methods, strings.Join(verdicts, " "))
+	t.Logf("agreement: verdict %s, apply conflicts (fields and owners) %s, clobbered fields and owners %s", pct(agreeVerdict), pct(agreeConflicts), pct(agreeClobber))
+	for _, d := range disagreements {
+		t.Errorf("disagreement: %s", d)
+	}
+}
+
+func conflictKey(m predict.MethodResult) string {
+	var parts []string
+	for _, c := range m.Conflicts {
+		parts = append(parts, c.Field+"@"+c.Manager+"/"+c.Operation+"/"+c.Subresource)
+	}
+	return "[" + strings.Join(parts, " ") + "]"
+}
+
+func clobberKey(m predict.MethodResult) string {
+	var parts []string
+	for _, c := range m.Clobbered {
+		parts = append(parts, c.Manager+"/"+c.Operation+":"+strings.Join(c.Fields, ","))
+	}
+	return "[" + strings.Join(parts, " ") + "]"
+}
+
+var fidelityManagers = []string{"alpha", "bravo", "charlie", "delta"}
+
+// buildCase writes one object through 1-4 managers and returns the desired
+// change to predict.
+func buildCase(t *testing.T, ctx context.Context, dyn dynamic.Interface, rng *rand.Rand, ns string, i int) (fidelityCase, *unstructured.Unstructured, predict.Input) {
+	t.Helper()
+	c := fidelityCase{ID: i, Kind: "ConfigMap"}
+	if rng.Intn(5) < 2 {
+		c.Kind = "Deployment"
+	}
+	name := fmt.Sprintf("f%03d", i)
+	gvr := predictCMGVR
+	if c.Kind == "Deployment" {
+		gvr = predictDeployGVR
+	}
+	ri := dyn.Resource(gvr).Namespace(ns)
+	nManagers := 1 + rng.Intn(4)
+	var rvs []string
+	var cur *unstructured.Unstructured
+	for w := 0; w < nManagers+rng.Intn(2); w++ {
+		mgr := fidelityManagers[w%nManagers]
+		useApply := rng.Intn(2) == 0
+		var obj *unstructured.Unstructured
+		var err error
+		if cur == nil || useApply {
+			cfgObj := seedObject(rng, c.Kind, name, ns, mgr)
+			if cur != nil {
+				mutate(rng, c.Kind, cfgObj, false)
+			}
+			if cur == nil && !useApply {
+				c.Writes = append(c.Writes, mgr+":create")
+				obj, err = ri.Create(ctx, cfgObj, metav1.CreateOptions{FieldManager: mgr})
+			} else {
+				force := rng.Intn(3) > 0
+				c.Writes = append(c.Writes, fmt.Sprintf("%s:apply(force=%v)", mgr, force))
+				b, _ := json.Marshal(cfgObj.Object)
+				obj, err = ri.Patch(ctx, name, types.ApplyPatchType, b, metav1.PatchOptions{FieldManager: mgr, Force: &force})
+				if err != nil && !force {
+					// A conflicting apply without force leaves the object as it was.
+					err = nil
+					obj = cur
+				}
+			}
+		} else {
+			next := cur.DeepCopy()
+			mutate(rng, c.Kind, next, true)
+			c.Writes = append(c.Writes, mgr+":update")
+			obj, err = ri.Update(ctx, next, metav1.UpdateOptions{FieldManager: mgr})
+		}
+		if err != nil {
+			t.Fatalf("case %d: write %d by %s: %v", i, w, mgr, err)
+		}
+		cur = obj
+		rvs = append(rvs, obj.GetResourceVersion())
+	}
+	live, err := ri.Get(ctx, name, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	var desired *unstructured.Unstructured
+	if rng.Intn(2) == 0 {
+		c.Desired = "read-modify-write"
+		desired = live.DeepCopy()
+		desired.SetManagedFields(nil)
+	} else {
+		c.Desired = "manifest"
+		desired = seedObject(rng, c.Kind, name, ns, "writer")
+	}
+	for n := 1 + rng.Intn(2); n > 0; n-- {
+		mutate(rng, c.Kind, desired, c.Desired == "read-modify-write")
+	}
+	switch rng.Intn(3) {
+	case 0:
+		c.RV = live.GetResourceVersion()
+	case 1:
+		c.RV = rvs[0]
+		if c.RV == live.GetResourceVersion() {
+			c.RV = "1"
+		}
+	default:
+		c.RV = ""
+	}
+	desired.SetResourceVersion(c.RV)
+	c.Manager = "writer"
+	if rng.Intn(4) == 0 {
+		c.Manager = fidelityManagers[rng.Intn(nManagers)]
+	}
+	ref := predict.ObjectRef{APIVersion: live.GetAPIVersion(), Kind: live.GetKind(), Namespace: ns, Name: name}
+	return c, live, predict.Input{Ref: ref, Desired: desired}
+}
+
+// seedObject returns a small object whose content depends on rng: a
+// ConfigMap with data and labels, or a Deployment with 1-3 containers.
+func seedObject(rng *rand.Rand, kind, name, ns, mgr string) *unstructured.Unstructured {
+	u := &unstructured.Unstructured{Object: map[string]any{}}
+	u.SetName(name)
+	u.SetNamespace(ns)
+	labels := map[string]string{"app": name}
+	if rng.Intn(2) == 0 {
+		labels["owner-"+mgr] = "yes"
+	}
+	u.SetLabels(labels)
+	if kind == "ConfigMap" {
+		u.SetAPIVersion("v1")
+		u.SetKind("ConfigMap")
+		data := map[string]any{}
+		for k := 0; k < 1+rng.Intn(4); k++ {
+			data[fmt.Sprintf("k%d", rng.Intn(6))] = fmt.Sprintf("v%d", rng.Intn(3))
+		}
+		u.Object["data"] = data
+		return u
+	}
+	u.SetAPIVersion("apps/v1")
+	u.SetKind("Deployment")
+	var containers []any
+	n := 1 + rng.Intn(3)
+	for k := 0; k < n; k++ {
+		containers = append(containers, map[string]any{
+			"name":  fmt.Sprintf("c%d", k),
+			"image": fmt.Sprintf("registry.example/app%d:%d", k, 1+rng.Intn(3)),
+		})
+	}
+	u.Object["spec"] = map[string]any{
+		"replicas": int64(1 + rng.Intn(3)),
+		"selector": map[string]any{"matchLabels": map[string]any{"app": name}},
+		"template": map[string]any{
+			"metadata": map[string]any{"labels": map[string]any{"app": name}},
+			"spec":     map[string]any{"containers": containers},
+		},
+	}
+	return u
+}
+
+// mutate makes one random edit: a value, a new or removed map key, a label,
+// replicas, an image, or a list edit (a container added, removed or
+// reordered). full says the object is a whole read object (so list edits
+// may remove items others own).
+func mutate(rng *rand.Rand, kind string, u *unstructured.Unstructured, full bool) {
+	switch rng.Intn(3) {
+	case 0:
+		labels := u.GetLabels()
+		if labels == nil {
+			labels = map[string]string{}
+		}
+		labels[fmt.Sprintf("l%d", rng.Intn(3))] = fmt.Sprintf("x%d", rng.Intn(3))
+		u.SetLabels(labels)
+		return
+	}
+	if kind == "ConfigMap" {
+		data, _, _ := unstructured.NestedMap(u.Object, "data")
+		if data == nil {
+			data = map[string]any{}
+		}
+		k := fmt.Sprintf("k%d", rng.Intn(6))
+		if _, ok := data[k]; ok && rng.Intn(3) == 0 {
+			delete(data, k)
+		} else {
+			data[k] = fmt.Sprintf("v%d", rng.Intn(3))
+		}
+		u.Object["data"] = data
+		return
+	}
+	containers, _, _ := unstructured.NestedSlice(u.Object, "spec", "template", "spec", "containers")
+	switch rng.Intn(5) {
+	case 0:
+		_ = unstructured.SetNestedField(u.Object, int64(1+rng.Intn(5)), "spec", "replicas")
+		return
+	case 1, 2:
+		if len(containers) > 0 {
+			k := rng.Intn(len(containers))
+			containers[k].(map[string]any)["image"] = fmt.Sprintf("registry.example/app%d:%d", k, 1+rng.Intn(4))
+		}
+	case 3:
+		names := map[string]bool{}
+		for _, c := range containers {
+			names[c.(map[string]any)["name"].(string)] = true
+		}
+		for k := 0; k < 5; k++ {
+			n := fmt.Sprintf("c%d", k)
+			if !names[n] {
+				containers = append(containers, map[string]any{"name": n, "image": fmt.Sprintf("registry.example/side%d:1", k)})
+				break
+			}
+		}
+	case 4:
+		if len(containers) > 1 {
+			k := rng.Intn(len(containers))
+			if rng.Intn(2) == 0 {
+				containers = append(containers[:k], containers[k+1:]...)
+			} else {
+				containers[0], containers[k] = containers[k], containers[0]
+			}
+		}
+	}
+	_ = unstructured.SetNestedSlice(u.Object, containers, "spec", "template", "spec", "containers")
+}
