@@ -39,6 +39,34 @@ type Printer struct {
 
 // Print renders one result.
 func (p *Printer) Print(r etcdctl.Result) error {
+	if r.Compact != nil {
+		// etcdctl prints this line whatever -w says.
+		_, err := fmt.Fprintf(p.Out, "compacted revision %d\n", r.Command.Rev)
+		return err
+	}
+	if r.Watch != nil {
+		// etcdctl's printWatchCh: the cancellation to stderr and progress
+		// to stdout first, then the response in the chosen format.
+		for _, wr := range r.Watch {
+			if wr.Canceled {
+				p.printCanceled(wr)
+			}
+			if wr.IsProgressNotify() {
+				fmt.Fprintf(p.Out, "progress notify: %d\n", wr.Header.Revision)
+			}
+			one := etcdctl.Result{Command: r.Command, Watch: []mvcc.WatchResponse{wr}}
+			var err error
+			if p.Format == JSON {
+				err = p.printJSON(one)
+			} else {
+				err = p.printSimple(one)
+			}
+			if err != nil {
+				return err
+			}
+		}
+		return nil
+	}
 	if p.Format == JSON {
 		return p.printJSON(r)
 	}
@@ -101,8 +129,6 @@ func (p *Printer) printSimple(r etcdctl.Result) error {
 				simpleGet(w, op.Range)
 			}
 		}
-	case r.Compact != nil:
-		fmt.Fprintf(w, "compacted revision %d\n", r.Command.Rev)
 	case r.Watch != nil:
 		for _, wr := range r.Watch {
 			for i := range wr.Events {
@@ -116,9 +142,6 @@ func (p *Printer) printSimple(r etcdctl.Result) error {
 					printKV(w, ev.PrevKV)
 				}
 				printKV(w, &ev.KV)
-			}
-			if wr.Canceled {
-				p.printCanceled(wr)
 			}
 		}
 	}
@@ -187,10 +210,6 @@ type jsonDel struct {
 	Header  *jsonHeader `json:"header,omitempty"`
 	Deleted int64       `json:"deleted,omitempty"`
 	PrevKvs []*jsonKV   `json:"prev_kvs,omitempty"`
-}
-
-type jsonCompact struct {
-	Header *jsonHeader `json:"header,omitempty"`
 }
 
 type jsonTxn struct {
@@ -276,8 +295,6 @@ func Shape(r etcdctl.Result) []any {
 		return []any{putJSON(r.Put)}
 	case r.Delete != nil:
 		return []any{delJSON(r.Delete)}
-	case r.Compact != nil:
-		return []any{&jsonCompact{Header: header(r.Compact.Header)}}
 	case r.Txn != nil:
 		t := &jsonTxn{Header: header(r.Txn.Header), Succeeded: r.Txn.Succeeded}
 		for _, op := range r.Txn.Responses {
@@ -294,7 +311,8 @@ func Shape(r etcdctl.Result) []any {
 	case r.Watch != nil:
 		var out []any
 		for _, wr := range r.Watch {
-			jw := jsonWatch{Header: *header(wr.Header), CompactRevision: wr.CompactRevision, Canceled: wr.Canceled}
+			// clientv3 always allocates Events, so an empty one is [].
+			jw := jsonWatch{Header: *header(wr.Header), Events: make([]*jsonEvent, 0, len(wr.Events)), CompactRevision: wr.CompactRevision, Canceled: wr.Canceled}
 			for i := range wr.Events {
 				ev := &wr.Events[i]
 				jw.Events = append(jw.Events, &jsonEvent{Type: int32(ev.Type), Kv: kv(&ev.KV), PrevKv: kv(ev.PrevKV)})
@@ -314,11 +332,6 @@ func (p *Printer) printJSON(r etcdctl.Result) error {
 		}
 		if _, err := fmt.Fprintln(p.Out, string(b)); err != nil {
 			return err
-		}
-	}
-	for _, wr := range r.Watch {
-		if wr.Canceled {
-			p.printCanceled(wr)
 		}
 	}
 	return nil
