@@ -110,6 +110,9 @@ func (o *Ownership) Filtered(f Filter) *Ownership {
 	if f.IsZero() {
 		return o
 	}
+	if f.Field != nil {
+		f.Field = o.Resolve(f.Field)
+	}
 	out := &Ownership{entries: o.entries, attached: o.attached}
 	out.root = filterNode(o.root, f)
 	if out.root == nil {
@@ -184,7 +187,7 @@ func FilterHazards(hs []Hazard, f Filter, filtered *Ownership) []Hazard {
 		}
 		var fields []fieldpath.Path
 		for _, p := range h.Fields {
-			if n := filtered.Node(p); (n != nil && n.Owned()) || (f.Field != nil && !f.Shared && hasPrefix(p, f.Field) && f.Manager == "") {
+			if n := filtered.Node(p); n != nil && n.Owned() {
 				fields = append(fields, p)
 			}
 		}
@@ -195,4 +198,48 @@ func FilterHazards(hs []Hazard, f Filter, filtered *Ownership) []Hazard {
 		out = append(out, h)
 	}
 	return out
+}
+
+// Resolve reads a path the way the tree can answer it. The API server's
+// path format does not escape dots in field names, so a path copied from a
+// conflict message or from the table view, such as
+// .metadata.annotations.deployment.kubernetes.io/revision, parses into too
+// many field names; Resolve joins consecutive field names with dots where
+// that is what the tree holds. Paths it cannot place come back unchanged.
+func (o *Ownership) Resolve(p fieldpath.Path) fieldpath.Path {
+	if out, ok := resolveFrom(o.root, p); ok {
+		return out
+	}
+	return p
+}
+
+func resolveFrom(n *Node, p fieldpath.Path) (fieldpath.Path, bool) {
+	if len(p) == 0 {
+		return fieldpath.Path{}, true
+	}
+	name := ""
+	for j := 0; j < len(p); j++ {
+		pe := p[0]
+		if j > 0 {
+			if p[j].FieldName == nil {
+				break
+			}
+			name += "." + *p[j].FieldName
+			pe = fieldpath.FieldNameElement(name)
+		} else if p[0].FieldName != nil {
+			name = *p[0].FieldName
+		}
+		for _, c := range n.Children {
+			if !MatchElement(pe, c.Element) {
+				continue
+			}
+			if rest, ok := resolveFrom(c, p[j+1:]); ok {
+				return append(fieldpath.Path{pe}, rest...), true
+			}
+		}
+		if p[0].FieldName == nil {
+			break
+		}
+	}
+	return nil, false
 }

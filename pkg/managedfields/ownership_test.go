@@ -250,6 +250,8 @@ func TestFilter(t *testing.T) {
 			`.spec.template.spec.containers[name="nginx"].env[name="MODE"].value`,
 		}},
 		{"nothing", Filter{Manager: "nobody"}, nil},
+		{"dotted name as the server prints it", Filter{Field: mustParse(t, ".metadata.annotations.deployment.kubernetes.io/revision")}, []string{".metadata.annotations.deployment.kubernetes.io/revision"}},
+		{"dotted name in brackets", Filter{Field: mustParse(t, `.metadata.annotations["kubectl.kubernetes.io/last-applied-configuration"]`)}, []string{".metadata.annotations.kubectl.kubernetes.io/last-applied-configuration"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if diff := cmp.Diff(tc.want, paths(own.Filtered(tc.filter))); diff != "" {
