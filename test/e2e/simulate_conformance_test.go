@@ -9,13 +9,17 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/kubectl-rv/kubectl-rv/pkg/simulate/etcdclient"
 	"github.com/kubectl-rv/kubectl-rv/pkg/simulate/mvcc"
 	"github.com/kubectl-rv/kubectl-rv/pkg/simulate/mvcc/conformance"
+	"github.com/kubectl-rv/kubectl-rv/test/e2e/framework"
 )
 
 // startEtcd runs a private, empty etcd (the control plane's binary) on free
@@ -136,7 +140,15 @@ func benchEngines(b *testing.B, run func(b *testing.B, kv mvcc.WatchKV)) {
 	})
 }
 
-func benchKey(i int) string { return fmt.Sprintf("/registry/configmaps/default/cm-%06d", i%10000) }
+var benchKeys = func() []string {
+	keys := make([]string, 10000)
+	for i := range keys {
+		keys[i] = fmt.Sprintf("/registry/configmaps/default/cm-%06d", i)
+	}
+	return keys
+}()
+
+func benchKey(i int) string { return benchKeys[i%len(benchKeys)] }
 
 // BenchmarkSimulateStorePut: unconditional puts of 100-byte values over
 // 10,000 keys.
@@ -196,4 +208,40 @@ func BenchmarkSimulateStoreGuardedUpdate(b *testing.B) {
 		}
 		b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "ops/s")
 	})
+}
+
+// TestSimulateEtcdctlMatchesRealEtcd runs etcdctl scripts through
+// `kubectl rv simulate etcdctl` on the embedded store and, with
+// --etcd-endpoints, on a fresh real etcd, and requires the same output
+// (cluster and member IDs aside), the same stderr and the same exit code.
+func TestSimulateEtcdctlMatchesRealEtcd(t *testing.T) {
+	scripts := map[string]string{
+		"transcript": "put a 1\nput b 1\nput c 1\nput d 1\nput k1 a\nput k2 b\nput k1 c\nget k1\ndel k1\nget k1 --rev=6\nput k1 d\nget k1\nget k --prefix --limit 1\n",
+		"txn":        "put k1 v\ntxn\nmod(\"k1\") = \"2\"\nvalue(\"k1\") = \"v\"\n\nput k1 w --prev-kv\nget k1\ndel k2\n\nget k1\n\ntxn\ncreate(\"k9\") = \"0\"\n\nput k9 new\n\n\n",
+		"watch":      "put /r/a 1\nwatch /r/ --prefix --rev 1 --prev-kv\nput /r/a 2\ndel /r/a\nput /r/b 1\nput /other x\ndel /r/ --prefix --prev-kv\n",
+		"compaction": "put k 1\nput k 2\nput k 3\ncompact 3\nget k --rev 3\nwatch k --rev 2\nget k --rev 2\n",
+		"future":     "put k 1\nget k --rev 3\n",
+	}
+	ids := regexp.MustCompile(`"(cluster_id|member_id)":[0-9]+`)
+	for name, script := range scripts {
+		t.Run(name, func(t *testing.T) {
+			for _, format := range []string{"simple", "json"} {
+				// A fresh etcd per run, for the same revisions.
+				endpoint := startEtcd(t)
+				connectEtcd(t, endpoint) // waits until it serves
+				embedded := cluster.Run(t, strings.NewReader(script), "kubectl", "rv", "simulate", "etcdctl", "-w", format)
+				onEtcd := cluster.Run(t, strings.NewReader(script), "kubectl", "rv", "simulate", "etcdctl", "-w", format, "--etcd-endpoints", endpoint)
+				norm := func(r framework.Result) framework.Result {
+					r.Stdout = ids.ReplaceAllString(r.Stdout, `"$1":ID`)
+					return r
+				}
+				if d := cmp.Diff(norm(embedded), norm(onEtcd)); d != "" {
+					t.Errorf("-w %s: embedded (-) and real etcd (+) differ:\n%s", format, d)
+				}
+				if embedded.Stdout == "" {
+					t.Errorf("-w %s: no output: %s", format, embedded)
+				}
+			}
+		})
+	}
 }
