@@ -10,7 +10,9 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -547,3 +549,92 @@ func probeWatch(t *testing.T, ns, rv string) string {
 		return "nothing within 5s"
 	}
 }
+
+// BenchmarkWatchKeepsUp measures, against the real control plane, how many
+// events per second kubectl rv watch -o json turns into rows: writers patch
+// ConfigMaps as fast as the API server takes it for a few seconds while the
+// watch runs; the figure is rows printed per second, from the first write
+// until the row of the last write appeared. Run it with
+// hack/bench-watch.sh (or go test -tags e2e -run XXX -bench WatchKeepsUp
+// -benchtime 1x ./test/e2e/).
+func BenchmarkWatchKeepsUp(b *testing.B) {
+	const (
+		objects  = 50
+		writers  = 32
+		duration = 10 * time.Second
+	)
+	ns := cluster.Namespace(b)
+	ctx := context.Background()
+	cs := cluster.Clientset(b, "e2e-bench")
+	for i := range objects {
+		cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("cm-%d", i), Namespace: ns}, Data: map[string]string{"n": "0"}}
+		if _, err := cs.CoreV1().ConfigMaps(ns).Create(ctx, cm, metav1.CreateOptions{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	for b.Loop() {
+		bg := cluster.StartRV(b, "watch", "configmaps", "-n", ns, "-o", "json", "--hot-rate", "0")
+		bg.WaitFor(b, time.Minute, "the initial rows", func(l string) bool { return strings.Contains(l, `"name":"cm-`+fmt.Sprint(objects-1)+`"`) })
+		start := time.Now()
+		var mu sync.Mutex
+		lastRV, firstRV, writes := "", "", 0
+		var wg sync.WaitGroup
+		for w := range writers {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				c := cluster.Clientset(b, fmt.Sprintf("e2e-bench-%d", w))
+				for n := 0; time.Since(start) < duration; n++ {
+					name := fmt.Sprintf("cm-%d", (w+n*writers)%objects)
+					cm, err := c.CoreV1().ConfigMaps(ns).Patch(ctx, name, types.MergePatchType, []byte(fmt.Sprintf(`{"data":{"n":"%d-%d"}}`, w, n)), metav1.PatchOptions{})
+					if err != nil {
+						b.Error(err)
+						return
+					}
+					mu.Lock()
+					writes++
+					if firstRV == "" || mustInt(cm.ResourceVersion) < mustInt(firstRV) {
+						firstRV = cm.ResourceVersion
+					}
+					if c, _ := strconv.ParseInt(cm.ResourceVersion, 10, 64); c > mustInt(lastRV) {
+						lastRV = cm.ResourceVersion
+					}
+					mu.Unlock()
+				}
+			}()
+		}
+		wg.Wait()
+		wrote := time.Since(start)
+		bg.WaitFor(b, 5*time.Minute, "the row of the last write", func(l string) bool { return strings.Contains(l, `"resourceVersion":"`+lastRV+`"`) })
+		caughtUp := time.Since(start)
+		res := bg.Stop(b)
+		rows := 0
+		for _, l := range strings.Split(res.Stdout, "\n") {
+			if strings.Contains(l, `"type":"MODIFIED"`) {
+				rows++
+			}
+		}
+		if rows != writes {
+			b.Errorf("%d writes but %d MODIFIED rows", writes, rows)
+		}
+		b.ReportMetric(float64(writes)/wrote.Seconds(), "writes/s")
+		b.ReportMetric(float64(rows)/caughtUp.Seconds(), "rows/s")
+		b.ReportMetric((caughtUp - wrote).Seconds(), "lag-s")
+
+		// Backlog: the same writes, replayed to a watch started --since the
+		// RV before them; the API server's watch cache serves them as fast
+		// as the command takes them.
+		since := cluster.StartRV(b, "watch", "configmaps", "-n", ns, "-o", "json", "--hot-rate", "0", "--since", fmt.Sprint(mustInt(firstRV)-1))
+		t0 := time.Now()
+		since.WaitFor(b, 5*time.Minute, "the row of the last write", func(l string) bool { return strings.Contains(l, `"resourceVersion":"`+lastRV+`"`) })
+		drained := time.Since(t0)
+		res = since.Stop(b)
+		rows = strings.Count(res.Stdout, `"type":"MODIFIED"`)
+		if strings.Contains(res.Stdout, `"type":"GAP"`) {
+			b.Logf("the watch cache no longer held the backlog: a GAP was reported")
+		}
+		b.ReportMetric(float64(rows)/drained.Seconds(), "backlog-rows/s")
+	}
+}
+
+func mustInt(s string) int64 { n, _ := strconv.ParseInt(s, 10, 64); return n }
