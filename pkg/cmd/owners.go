@@ -2,14 +2,17 @@ package cmd
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	utilerrors "k8s.io/apimachinery/pkg/util/errors"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
@@ -226,11 +229,44 @@ func (o *OwnersOptions) load(ctx context.Context) ([]objects.Object, error) {
 	}
 	var out []objects.Object
 	err := o.Selection.Visit(ctx, o.getter, o.namespace, func(u *unstructured.Unstructured, _ *meta.RESTMapping) error {
+		if len(u.GetManagedFields()) == 0 {
+			// Not the user's input: say so and go on with the rest.
+			fmt.Fprintf(o.ErrOut, "Warning: %s %s has no managedFields; skipped\n", u.GetKind(), objectName(u))
+			return nil
+		}
 		out = append(out, objects.Object{Object: u, Source: objects.Source{Item: -1}})
 		return nil
 	})
+	if err != nil && len(out) > 0 && isForbidden(err) {
+		// Degrade to what we may read, like kubectl get does per type.
+		fmt.Fprintf(o.ErrOut, "Warning: showing only the objects you may read: %v\n", err)
+		return out, nil
+	}
 	if f, ok := o.getter.(*Factory); ok {
 		err = f.decorate(err)
 	}
 	return out, err
+}
+
+func objectName(u *unstructured.Unstructured) string {
+	if ns := u.GetNamespace(); ns != "" {
+		return ns + "/" + u.GetName()
+	}
+	return u.GetName()
+}
+
+// isForbidden reports whether err, or any error it aggregates, is a 403.
+func isForbidden(err error) bool {
+	if apierrors.IsForbidden(err) {
+		return true
+	}
+	var agg utilerrors.Aggregate
+	if errors.As(err, &agg) {
+		for _, e := range agg.Errors() {
+			if apierrors.IsForbidden(e) {
+				return true
+			}
+		}
+	}
+	return false
 }

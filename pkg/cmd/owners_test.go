@@ -1,0 +1,101 @@
+package cmd
+
+import (
+	"bytes"
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+
+	"github.com/kubectl-rv/kubectl-rv/pkg/exitcode"
+	"github.com/kubectl-rv/kubectl-rv/pkg/objects"
+	"github.com/kubectl-rv/kubectl-rv/pkg/output"
+)
+
+func newOwnersOptions(file string) (*OwnersOptions, *bytes.Buffer, *bytes.Buffer) {
+	var out, errOut bytes.Buffer
+	sel := objects.NewFlags(true)
+	sel.Filenames = []string{file}
+	o := &OwnersOptions{
+		Selection: sel,
+		Output:    output.NewFlags(output.Table, output.Wide, output.JSON, output.YAML),
+		View:      ViewTree,
+		now:       func() time.Time { return time.Date(2026, 11, 21, 16, 0, 0, 0, time.UTC) },
+		IOStreams: genericiooptions.IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut},
+	}
+	return o, &out, &errOut
+}
+
+const hazardsFile = "../managedfields/testdata/hazards.yaml"
+
+func TestOwnersValidate(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		set  func(*OwnersOptions)
+		want string
+	}{
+		{"bad view", func(o *OwnersOptions) { o.View = "graph" }, `--view "graph" is not supported`},
+		{"bad field", func(o *OwnersOptions) { o.Field = ".spec[" }, "--field: invalid field path"},
+		{"bad output", func(o *OwnersOptions) { o.Output.Output = "name" }, `--output "name"`},
+		{"nothing selected", func(o *OwnersOptions) { o.Selection.Filenames = nil }, "say what to look at"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			o, _, _ := newOwnersOptions(hazardsFile)
+			tc.set(o)
+			err := o.Validate()
+			if err == nil || !strings.Contains(err.Error(), tc.want) || exitcode.Code(err) != exitcode.CodeUsage {
+				t.Fatalf("Validate = %v (exit %d), want a usage error mentioning %q", err, exitcode.Code(err), tc.want)
+			}
+		})
+	}
+}
+
+func TestOwnersRunOffline(t *testing.T) {
+	for _, tc := range []struct {
+		name       string
+		set        func(*OwnersOptions)
+		code       int
+		wantOut    []string
+		wantErrOut string
+	}{
+		{"tree", func(*OwnersOptions) {}, 0, []string{"Widget default/w", "argocd (Apply, 5h)", "hazards:"}, ""},
+		{"fail on hazard", func(o *OwnersOptions) { o.FailOnHazard = true }, 1, []string{"GenericManager"}, ""},
+		{"no hazard selected", func(o *OwnersOptions) { o.FailOnHazard = true; o.Field = ".spec.steps[0]" }, 0, []string{"[0].run"}, ""},
+		{"nothing matches", func(o *OwnersOptions) { o.Manager = "nobody" }, 0, []string{"no owned fields match"}, `no field owned by manager "nobody" was found`},
+		{"summary", func(o *OwnersOptions) { o.View = ViewSummary }, 0, []string{"MANAGER", "ancient-changes"}, ""},
+		{"json", func(o *OwnersOptions) { o.Output.Output = "json" }, 0, []string{`"kind": "OwnersReport"`, `"elements": [`}, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			o, out, errOut := newOwnersOptions(hazardsFile)
+			tc.set(o)
+			if err := o.Validate(); err != nil {
+				t.Fatal(err)
+			}
+			err := o.Run(context.Background())
+			if code := exitcode.Code(err); code != tc.code {
+				t.Fatalf("exit %d (%v), want %d", code, err, tc.code)
+			}
+			for _, w := range tc.wantOut {
+				if !strings.Contains(out.String(), w) {
+					t.Errorf("stdout lacks %q:\n%s", w, out)
+				}
+			}
+			if !strings.Contains(errOut.String(), tc.wantErrOut) {
+				t.Errorf("stderr = %q, want %q", errOut, tc.wantErrOut)
+			}
+		})
+	}
+}
+
+func TestOwnersRunBadFileWritesNothing(t *testing.T) {
+	o, out, _ := newOwnersOptions("../managedfields/testdata/no-such-file.yaml")
+	if err := o.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	err := o.Run(context.Background())
+	if exitcode.Code(err) != exitcode.CodeUsage || out.Len() != 0 {
+		t.Fatalf("want exit 2 and no output, got %v and %q", err, out)
+	}
+}
