@@ -13,5 +13,18 @@
 // .spec.template.spec.containers[name="nginx"].image}: the "." key means the
 // list item itself is owned (it exists because this manager put it there).
 //
+// Ownership merges every entry into one tree of field path -> owners (the
+// entries whose set has the path as a member) and, attached to its object,
+// says which node of the object each path is: k: items by their key values
+// (several keys for ports: k:{"containerPort":80,"protocol":"TCP"}), v: items
+// by value (finalizers), i: items by position. Ownership.Owners answers "who
+// owns this path", which is also who a server-side apply changing it would
+// conflict with. ParsePath reads kubectl-style paths
+// (.spec.template.spec.containers[name=nginx].image), Hazards finds the
+// ownership hazards (Apply and Update managers sharing a field, the
+// client-side-apply migration trap, ancient-changes, generic manager names,
+// fields the object lost) and Filter narrows a tree to a manager, a subtree
+// or the shared fields.
+//
 // Package managedfields does not talk to a cluster and does not print.
 package managedfields
