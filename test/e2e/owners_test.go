@@ -904,3 +904,27 @@ metadata:
 		})
 	}
 }
+
+func TestOwnersRespectsRBAC(t *testing.T) {
+	ns := cluster.Namespace(t)
+	cluster.MustKubectl(t, "-n", ns, "create", "configmap", "c", "--from-literal=a=b")
+	r := cluster.RV(t, "owners", "-n", ns, "configmap/c", "--context", "rv-readonly", "--view", "table")
+	if r.Code != 0 || !strings.Contains(r.Stdout, ".data.a") || !strings.Contains(r.Stdout, "kubectl-create") {
+		t.Errorf("a read-only user should see the owners: %s", r)
+	}
+	r = cluster.RV(t, "owners", "-n", ns, "configmap/c", "--context", "rv-nobody")
+	if r.Code != 3 || r.Stdout != "" {
+		t.Errorf("a user without rights should get exit 3 and no report: %s", r)
+	}
+}
+
+func TestOwnersFieldAcceptsServerPaths(t *testing.T) {
+	ns := cluster.Namespace(t)
+	cluster.MustKubectl(t, "-n", ns, "create", "deployment", "d", "--image=nginx:1.25")
+	waitSettled(t, deploymentsGVR, ns, "d")
+	// The path exactly as the table view and conflict messages print it.
+	r := cluster.RV(t, "owners", "-n", ns, "deploy/d", "--view", "table", "--field", ".metadata.annotations.deployment.kubernetes.io/revision")
+	if r.Code != 0 || !strings.Contains(r.Stdout, "kube-controller-manager") || strings.Count(strings.TrimSpace(r.Stdout), "\n") != 1 {
+		t.Errorf("--field with the server's path format should select the one annotation: %s", r)
+	}
+}
