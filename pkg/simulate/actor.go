@@ -21,11 +21,15 @@ import (
 // group is one actor of the scenario with its replicas; it accumulates the
 // report.
 type group struct {
-	idx    int
-	spec   *scenario.Actor
-	target objectRef
-	path   scenario.Path
-	values []any
+	idx      int
+	spec     *scenario.Actor
+	target   objectRef
+	ref      string // target.String(), computed once
+	path     scenario.Path
+	pathText string
+	values   []any
+	// onTarget are the counters on the target object (set after setup).
+	onTarget []*counter
 
 	operations, attempts, successes, noops int
 	conflicts, applyConflicts, invalid     int
@@ -86,10 +90,12 @@ func (e *engine) addGroup(gi int) error {
 		ns = "default"
 	}
 	g := &group{idx: gi, spec: s, target: e.object(t, gvk, ns, s.Target.Name)}
+	g.ref = g.target.String()
 	if p := s.Change.Increment + s.Change.Set + s.Change.Insert; p != "" {
 		if g.path, err = scenario.ParsePath(p); err != nil {
 			return fmt.Errorf("%w: actor %q: %v", ErrScenario, s.Name, err)
 		}
+		g.pathText = pathString(g.path)
 	}
 	vals := s.Change.Values
 	if s.Change.Value != nil {
@@ -231,11 +237,13 @@ func (a *actor) tryOnce() {
 	a.e.request(a.rng, func() {
 		got, err = a.e.srv.Get(a.e.ctx, t.gvk, t.namespace, t.name)
 		code, reason, msg := statusOf(err)
-		st := Step{Actor: a.name, Verb: "GET", Target: t.String(), Code: code, Reason: reason, Message: msg, Outcome: "read"}
+		st := Step{Actor: a.name, Verb: "GET", Target: a.g.ref, Code: code, Reason: reason, Message: msg, Outcome: "read"}
 		if got != nil {
 			st.RV = got.GetResourceVersion()
 		}
-		a.e.step(st)
+		if a.e.trace {
+			a.e.step(st)
+		}
 		a.snapshot()
 	}, func() {
 		if err != nil {
@@ -251,7 +259,7 @@ func (a *actor) tryOnce() {
 // snapshot records, for each counter on the target, which increments the
 // state just read contains.
 func (a *actor) snapshot() {
-	cs := a.e.countersOn(a.g.target.key)
+	cs := a.g.onTarget
 	if len(cs) == 0 {
 		return
 	}
@@ -288,7 +296,7 @@ func (a *actor) write() {
 		}
 		consumed = a.e.rev() > before
 		code, reason, msg := statusOf(werr)
-		st := Step{Actor: a.name, Verb: req.verb, Target: t.String(), SentRV: req.sentRV, Code: code, Reason: reason, Message: msg, Note: req.note}
+		st := Step{Actor: a.name, Verb: req.verb, Target: a.g.ref, SentRV: req.sentRV, Code: code, Reason: reason, Message: msg, Note: req.note}
 		switch {
 		case werr == nil && consumed:
 			st.Outcome = "ok"
@@ -297,7 +305,9 @@ func (a *actor) write() {
 		case werr == nil:
 			a.commitCounters(req.carries, false)
 			st.Outcome = "noop"
-			st.Note = joinNote(st.Note, "no-op: the object did not change, so the resourceVersion stayed")
+			if a.e.trace {
+				st.Note = joinNote(st.Note, "no-op: the object did not change, so the resourceVersion stayed")
+			}
 		case apierrors.IsConflict(werr):
 			st.Outcome = "conflict"
 		case apierrors.IsInvalid(werr) || code == 422:
@@ -305,7 +315,7 @@ func (a *actor) write() {
 		default:
 			st.Outcome = "error"
 		}
-		if res != nil {
+		if res != nil && a.e.trace {
 			st.RV = res.GetResourceVersion()
 		}
 		a.e.step(st)
@@ -427,13 +437,17 @@ func (a *actor) buildWrite() (writeReq, error) {
 		} else {
 			newVal = n + 1
 		}
-		note = fmt.Sprintf("%s %v -> %v", c.Increment, display(oldVal), display(newVal))
+		if a.e.trace {
+			note = fmt.Sprintf("%s %v -> %v", c.Increment, display(oldVal), display(newVal))
+		}
 		if err := setPath(obj.Object, path, newVal); err != nil {
 			return writeReq{}, err
 		}
 	case c.Set != "":
 		newVal = a.value()
-		note = fmt.Sprintf("%s = %v", c.Set, display(newVal))
+		if a.e.trace {
+			note = fmt.Sprintf("%s = %v", c.Set, display(newVal))
+		}
 		if err := setPath(obj.Object, path, newVal); err != nil {
 			return writeReq{}, err
 		}
@@ -453,7 +467,9 @@ func (a *actor) buildWrite() (writeReq, error) {
 		}
 		newList := append(append(append([]any{}, list[:c.At]...), item), list[c.At:]...)
 		newVal = newList
-		note = fmt.Sprintf("insert into %s at %d", c.Insert, c.At)
+		if a.e.trace {
+			note = fmt.Sprintf("insert into %s at %d", c.Insert, c.At)
+		}
 		if err := setPath(obj.Object, path, newList); err != nil {
 			return writeReq{}, err
 		}
@@ -510,7 +526,10 @@ func (a *actor) buildWrite() (writeReq, error) {
 			ops = append(ops, map[string]any{"op": "replace", "path": ptr, "value": newVal})
 		}
 		b, err := json.Marshal(ops)
-		return writeReq{verb: "PATCH json", pt: types.JSONPatchType, patch: b, note: joinNote(note, "at "+ptr), carries: true}, err
+		if a.e.trace {
+			note = joinNote(note, "at "+ptr)
+		}
+		return writeReq{verb: "PATCH json", pt: types.JSONPatchType, patch: b, note: note, carries: true}, err
 	case scenario.MethodApply, scenario.MethodApplyForce:
 		t := a.g.target
 		cfg := nest(obj.Object, path)

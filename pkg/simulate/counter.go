@@ -93,10 +93,9 @@ func (e *engine) countersOn(key string) []*counter {
 // is false for a no-op write, which the client counts as a success but
 // which changed nothing: its increment is lost.
 func (a *actor) commitCounters(carries, changed bool) {
-	cs := a.e.countersOn(a.g.target.key)
-	for i, c := range cs {
+	for i, c := range a.g.onTarget {
 		gi, incr := c.index[a.g]
-		incr = incr && a.g.spec.Change.Increment != "" && pathString(a.g.path) == c.pathText
+		incr = incr && a.g.spec.Change.Increment != "" && a.g.pathText == c.pathText
 		if incr {
 			c.successes[gi]++
 		}

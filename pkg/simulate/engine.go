@@ -169,7 +169,7 @@ func newEngine(ctx context.Context, sc *scenario.Scenario, cfg Config) (*engine,
 	if *sc.ManagedFields {
 		fm = apiserver.NewManagedFields()
 	}
-	e.srv, err = apiserver.New(apiserver.Config{KV: kv, Registry: reg, FieldManager: fm, Now: func() time.Time { return Epoch.Add(e.now) }})
+	e.srv, err = apiserver.New(apiserver.Config{KV: kv, Registry: reg, FieldManager: fm, Now: func() time.Time { return Epoch.Add(e.now) }, Exclusive: cfg.KV == nil})
 	if err != nil {
 		return nil, err
 	}
@@ -290,6 +290,9 @@ func (e *engine) setup(ctx context.Context) error {
 				return fmt.Errorf("%w: invariants[%d]: %v", ErrScenario, i, err)
 			}
 		}
+	}
+	for _, g := range e.groups {
+		g.onTarget = e.countersOn(g.target.key)
 	}
 	if ci := e.sc.CompactionInterval.D(); ci > 0 {
 		e.at(ci, e.compactTick)

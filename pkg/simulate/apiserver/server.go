@@ -54,6 +54,10 @@ type Config struct {
 	// Now is the clock of creationTimestamp and managedFields times; the
 	// simulator injects virtual time. nil means a fixed epoch.
 	Now func() time.Time
+	// Exclusive says the server is the only writer of its keys, so its
+	// cache of the latest objects is authoritative and reads of the latest
+	// state skip the store. Never set it over a shared (real) etcd.
+	Exclusive bool
 }
 
 // Server is the API server's write and read path over a revision store:
@@ -67,6 +71,8 @@ type Server struct {
 	fm   FieldManager
 	now  func() time.Time
 	uids uint64
+	// exclusive: see Config.Exclusive.
+	exclusive bool
 
 	// cache holds the decoded latest state of every key written or read
 	// through this server, so the hot path does not decode JSON; it is
@@ -97,7 +103,7 @@ func New(cfg Config) (*Server, error) {
 		epoch := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 		now = func() time.Time { return epoch }
 	}
-	return &Server{kv: cfg.KV, reg: reg, fm: cfg.FieldManager, now: now, cache: map[string]*stored{}}, nil
+	return &Server{kv: cfg.KV, reg: reg, fm: cfg.FieldManager, now: now, exclusive: cfg.Exclusive, cache: map[string]*stored{}}, nil
 }
 
 // Registry returns the server's kinds.
@@ -134,6 +140,11 @@ func (s *Server) Type(gvk schema.GroupVersionKind) (*TypeInfo, error) {
 
 // current returns the latest stored state of key, or nil.
 func (s *Server) current(ctx context.Context, key string) (*stored, error) {
+	if s.exclusive {
+		if c, ok := s.cache[key]; ok {
+			return c, nil
+		}
+	}
 	res, err := s.kv.Range(ctx, key, mvcc.RangeOptions{})
 	if err != nil {
 		return nil, err
@@ -413,8 +424,20 @@ func (s *Server) updateFrom(ctx context.Context, t *TypeInfo, key string, cur *s
 // prepareUpdate is the registry's PrepareForUpdate plus BeforeUpdate:
 // immutable metadata, the status subresource split and generation.
 func (s *Server) prepareUpdate(t *TypeInfo, old, obj *unstructured.Unstructured, sub string) {
-	obj.SetUID(old.GetUID())
-	obj.SetCreationTimestamp(old.GetCreationTimestamp())
+	// uid and creationTimestamp are immutable: copy the stored values.
+	om, _ := old.Object["metadata"].(map[string]any)
+	nm, _ := obj.Object["metadata"].(map[string]any)
+	if nm == nil {
+		nm = map[string]any{}
+		obj.Object["metadata"] = nm
+	}
+	for _, k := range []string{"uid", "creationTimestamp"} {
+		if v, ok := om[k]; ok {
+			nm[k] = v
+		} else {
+			delete(nm, k)
+		}
+	}
 	if sub == "status" {
 		// The status strategy takes only .status from the request.
 		st, hasStatus := obj.Object["status"]
