@@ -89,7 +89,8 @@ func connectEtcd(t testing.TB, endpoint string) *etcdclient.Client {
 // and their errors, watches from past, current and future revisions)
 // against the embedded store and a real etcd, and requires identical
 // responses: revisions, create/mod revision, version, values, counts and
-// errors, and identical watch event streams.
+// errors, identical watch event streams, and progress notifications at the
+// current revision on every caught-up watch.
 func TestSimulateConformance(t *testing.T) {
 	for _, seed := range []uint64{1, 2} {
 		t.Run(fmt.Sprintf("seed-%d", seed), func(t *testing.T) {
@@ -113,9 +114,15 @@ func TestSimulateConformance(t *testing.T) {
 				"failed txns": stats.Txns - stats.TxnsSucceeded, "historical reads": stats.HistoricalReads,
 				"compactions": stats.Compactions, "watch events": stats.WatchEvents,
 				"ErrCompacted": stats.Errors[mvcc.ErrCompacted.Error()], "ErrFutureRev": stats.Errors[mvcc.ErrFutureRev.Error()],
+				"progress notifications": stats.Progress,
 			} {
 				if n < 100 {
 					t.Errorf("only %d %s in %d operations", n, name, stats.Ops)
+				}
+			}
+			for _, e := range []error{mvcc.ErrDuplicateKey, mvcc.ErrEmptyKey, mvcc.ErrTooManyOps, mvcc.ErrEmptyWatcherRange} {
+				if stats.Errors[e.Error()] == 0 {
+					t.Errorf("no %q in %d operations", e, stats.Ops)
 				}
 			}
 			if stats.Ops < 10000 {

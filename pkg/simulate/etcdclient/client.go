@@ -317,6 +317,9 @@ func (c *Client) RequestProgress(ctx context.Context) error {
 	}
 	c.mu.Unlock()
 	for _, w := range ws {
+		w.mu.Lock()
+		w.userPending++
+		w.mu.Unlock()
 		if err := c.c.RequestProgress(w.streamCtx); err != nil && w.ctx.Err() == nil {
 			return mapErr(err)
 		}
@@ -385,9 +388,16 @@ type watcher struct {
 	// created is closed.
 	err error
 
-	// mu guards queue.
+	// mu guards the fields below.
 	mu    sync.Mutex
 	queue []mvcc.WatchResponse
+	// syncing is set while WaitSynced runs: the progress notifications it
+	// provokes are not queued. syncedRev is the revision of the last one.
+	syncing   bool
+	syncedRev int64
+	// userPending counts progress notifications the caller asked for
+	// (RequestProgress), which are queued.
+	userPending int
 }
 
 func (w *watcher) loop(ch clientv3.WatchChan) {
@@ -431,19 +441,34 @@ func (w *watcher) loop(ch clientv3.WatchChan) {
 			r.Events = append(r.Events, e)
 		}
 		w.mu.Lock()
-		w.queue = append(w.queue, r)
-		w.mu.Unlock()
+		keep := true
 		if wr.IsProgressNotify() {
-			select {
-			case w.progressed <- struct{}{}:
-			default:
+			switch {
+			case w.syncing:
+				// Asked for by WaitSynced, not by the caller.
+				keep = false
+				w.syncedRev = wr.Header.Revision
+				select {
+				case w.progressed <- struct{}{}:
+				default:
+				}
+			case w.userPending > 0:
+				w.userPending--
+			case wr.Header.Revision <= w.syncedRev:
+				// A late answer to one of WaitSynced's retries.
+				keep = false
 			}
 		}
+		if keep {
+			w.queue = append(w.queue, r)
+		}
+		w.mu.Unlock()
 	}
 }
 
 // WaitSynced returns once etcd has caught this watch up with the current
-// revision (it answers a progress request only then). etcd catches a watch
+// revision (it answers a progress request only then). The progress
+// notifications it provokes are not queued. etcd catches a watch
 // from the past up in the background, and a compaction before that cancels
 // it; the conformance test waits, so its histories do not depend on timing.
 // A watch waiting for a future revision never reports progress: do not
@@ -451,6 +476,14 @@ func (w *watcher) loop(ch clientv3.WatchChan) {
 func (w *watcher) WaitSynced(ctx context.Context) error {
 	t := time.NewTicker(20 * time.Millisecond)
 	defer t.Stop()
+	w.mu.Lock()
+	w.syncing = true
+	w.mu.Unlock()
+	defer func() {
+		w.mu.Lock()
+		w.syncing = false
+		w.mu.Unlock()
+	}()
 	for {
 		select {
 		case <-w.progressed:

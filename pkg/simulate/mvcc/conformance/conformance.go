@@ -49,6 +49,9 @@ func DefaultConfig() Config {
 // Stats counts what a history exercised.
 type Stats struct {
 	Ops, Puts, Deletes, Txns, TxnsSucceeded, Ranges, HistoricalReads, Compactions, Watches, WatchEvents int
+	// ProgressRequests counts RequestProgress calls, Progress the progress
+	// notifications checked on both engines.
+	ProgressRequests, Progress int
 	// Errors counts responses that were errors, by message.
 	Errors map[string]int
 	// FinalRevision is the revision after the last operation.
@@ -78,10 +81,12 @@ type runner struct {
 }
 
 type watchPair struct {
-	desc     string
-	a, b     mvcc.Watcher
-	gotA     []flat
-	gotB     []flat
+	desc         string
+	a, b         mvcc.Watcher
+	gotA, gotB   []flat
+	progA, progB []int64
+	// startRev is the first revision the watch delivers.
+	startRev int64
 	canceled bool
 }
 
@@ -345,6 +350,9 @@ func (r *runner) step(ctx context.Context, step int) error {
 	switch p := r.rnd.IntN(100); {
 	case p < 25:
 		k, v := r.key(), r.value()
+		if r.rnd.IntN(200) == 0 {
+			k = "" // ErrEmptyKey
+		}
 		opts := mvcc.PutOptions{PrevKV: r.rnd.IntN(2) == 0}
 		r.stats.Puts++
 		res, err := compare(r, ctx, step, fmt.Sprintf("put %s %q", k, v), func(e mvcc.WatchKV) (*mvcc.PutResult, error) {
@@ -382,6 +390,14 @@ func (r *runner) step(ctx context.Context, step int) error {
 		}
 		for range r.rnd.IntN(3) {
 			t.Failure = append(t.Failure, r.randomOp(true))
+		}
+		switch r.rnd.IntN(200) {
+		case 0:
+			for range mvcc.MaxTxnOps + 1 - len(t.Success) { // ErrTooManyOps
+				t.Success = append(t.Success, mvcc.OpGet(r.key(), mvcc.RangeOptions{}))
+			}
+		case 1:
+			t.Compare = append(t.Compare, mvcc.Version("", mvcc.Equal, 0)) // ErrEmptyKey
 		}
 		r.stats.Txns++
 		res, err := compare(r, ctx, step, fmt.Sprintf("txn %+v", t), func(e mvcc.WatchKV) (*mvcc.TxnResult, error) {
@@ -428,8 +444,10 @@ func (r *runner) step(ctx context.Context, step int) error {
 		if err == nil {
 			r.compacted = rev
 		}
-	default:
+	case p < 98:
 		return r.watch(ctx, step)
+	default:
+		return r.progress(ctx, step)
 	}
 	return nil
 }
@@ -477,7 +495,10 @@ func (r *runner) watch(ctx context.Context, step int) error {
 		return nil
 	}
 	r.stats.Watches++
-	w := &watchPair{desc: fmt.Sprintf("watch %s %+v (step %d)", k, o, step), a: wa, b: wb}
+	w := &watchPair{desc: fmt.Sprintf("watch %s %+v (step %d)", k, o, step), a: wa, b: wb, startRev: o.Rev}
+	if o.Rev <= 0 {
+		w.startRev = r.rev + 1
+	}
 	r.watches = append(r.watches, w)
 	// etcd catches a watcher from the past up in the background (every
 	// 100ms); a compaction before that cancels it. Wait, so the history
@@ -494,9 +515,16 @@ func (r *runner) watch(ctx context.Context, step int) error {
 	return r.syncWatch(ctx, step, w)
 }
 
-func flatten(rs []mvcc.WatchResponse) []flat {
+// flatten turns responses into events and cancellations, and collects the
+// revisions of progress notifications apart: a real etcd may add progress
+// responses of its own (WaitSynced asks for them).
+func flatten(rs []mvcc.WatchResponse, progress *[]int64) []flat {
 	var out []flat
 	for _, r := range rs {
+		if r.IsProgressNotify() {
+			*progress = append(*progress, r.Header.Revision)
+			continue
+		}
 		for _, ev := range r.Events {
 			out = append(out, flat{Type: ev.Type, KV: ev.KV, PrevKV: ev.PrevKV})
 		}
@@ -519,10 +547,10 @@ func (r *runner) syncWatches(ctx context.Context, step int) error {
 // syncWatch waits until b's watcher delivered as much as a's, then
 // compares the two streams.
 func (r *runner) syncWatch(ctx context.Context, step int, w *watchPair) error {
-	w.gotA = append(w.gotA, flatten(w.a.Drain())...)
+	w.gotA = append(w.gotA, flatten(w.a.Drain(), &w.progA)...)
 	deadline := time.Now().Add(r.cfg.WatchTimeout)
 	for {
-		w.gotB = append(w.gotB, flatten(w.b.Drain())...)
+		w.gotB = append(w.gotB, flatten(w.b.Drain(), &w.progB)...)
 		if len(w.gotB) >= len(w.gotA) || time.Now().After(deadline) {
 			break
 		}
@@ -536,6 +564,58 @@ func (r *runner) syncWatch(ctx context.Context, step int, w *watchPair) error {
 		return &Mismatch{Step: step, Op: w.desc, Diff: d}
 	}
 	r.stats.WatchEvents += len(w.gotA)
+	for _, f := range w.gotA {
+		w.canceled = w.canceled || f.Canceled
+	}
 	w.gotA, w.gotB = nil, nil
+	return nil
+}
+
+// progress requests a progress notification from both engines. Every
+// watch that is not canceled and does not wait for a future revision must
+// get exactly one carrying the current revision from the first engine, and
+// one from the second (which may send more: see flatten).
+func (r *runner) progress(ctx context.Context, step int) error {
+	if err := r.syncWatches(ctx, step); err != nil {
+		return err
+	}
+	for _, w := range r.watches {
+		w.progA, w.progB = nil, nil
+	}
+	if err := r.a.RequestProgress(ctx); err != nil {
+		return err
+	}
+	if err := r.b.RequestProgress(ctx); err != nil {
+		return err
+	}
+	r.stats.ProgressRequests++
+	for _, w := range r.watches {
+		eligible := !w.canceled && r.rev >= w.startRev
+		var want []int64
+		if eligible {
+			want = []int64{r.rev}
+		}
+		if evs := flatten(w.a.Drain(), &w.progA); len(evs) > 0 {
+			return &Mismatch{Step: step, Op: "progress " + w.desc, Diff: fmt.Sprintf("events after a progress request: %+v", evs)}
+		}
+		if d := cmp.Diff(want, w.progA, cmpOpts...); d != "" {
+			return &Mismatch{Step: step, Op: "progress " + w.desc, Diff: "first engine's progress notifications (-want +got):\n" + d}
+		}
+		if !eligible {
+			continue
+		}
+		deadline := time.Now().Add(r.cfg.WatchTimeout)
+		for !slices.Contains(w.progB, r.rev) {
+			if time.Now().After(deadline) {
+				return &Mismatch{Step: step, Op: "progress " + w.desc, Diff: fmt.Sprintf("second engine sent no progress notification at %d (got %v)", r.rev, w.progB)}
+			}
+			time.Sleep(2 * time.Millisecond)
+			if evs := flatten(w.b.Drain(), &w.progB); len(evs) > 0 {
+				return &Mismatch{Step: step, Op: "progress " + w.desc, Diff: fmt.Sprintf("second engine sent events after a progress request: %+v", evs)}
+			}
+		}
+		r.stats.Progress++
+		w.progA, w.progB = nil, nil
+	}
 	return nil
 }
