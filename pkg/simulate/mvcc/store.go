@@ -28,6 +28,9 @@ type Store struct {
 	// ranges.
 	keys map[string]*keyIndex
 	tree *btree.BTreeG[*keyIndex]
+	// values is the chunk the next stored values are copied into: one
+	// allocation per many small values instead of one each.
+	values []byte
 	// watchers are the open watchers in creation order.
 	watchers    []*watcher
 	nextWatchID int64
@@ -268,7 +271,7 @@ func (s *Store) unsafePut(tw *writeTxn, key string, value []byte, opts PutOption
 	}
 	rec := record{rev: Revision{Main: main, Sub: tw.changes}, create: main, version: 1}
 	if len(value) > 0 {
-		rec.value = slices.Clone(value)
+		rec.value = s.unsafeCopyValue(value)
 	}
 	if last, ok := ki.latest(); ok {
 		rec.create = last.create
@@ -315,6 +318,25 @@ func (s *Store) unsafeDelete(tw *writeTxn, key string, opts DeleteOptions) *Dele
 		res.Header = Header{Revision: tw.begin}
 	}
 	return res
+}
+
+// valueChunk is the size of the chunks values are copied into. Values
+// larger than a quarter chunk get an allocation of their own.
+const valueChunk = 64 << 10
+
+// unsafeCopyValue copies v into the current chunk. The copy's capacity is
+// its length, so a caller appending to a returned value cannot overwrite
+// its neighbour.
+func (s *Store) unsafeCopyValue(v []byte) []byte {
+	if len(v) > valueChunk/4 {
+		return slices.Clone(v)
+	}
+	if cap(s.values)-len(s.values) < len(v) {
+		s.values = make([]byte, 0, valueChunk)
+	}
+	off := len(s.values)
+	s.values = append(s.values, v...)
+	return s.values[off:len(s.values):len(s.values)]
 }
 
 // unsafeEnd commits a write txn: one revision if anything changed, and the

@@ -77,6 +77,18 @@ func (s *Store) Txn(_ context.Context, t Txn) (*TxnResult, error) {
 // over a range holds only if it holds for every key in it; over no key it
 // compares a zero key-value pair, except that a value compare fails.
 func (s *Store) unsafeCompare(c Compare) bool {
+	if c.End == "" {
+		// The common case, without collecting.
+		if ki, ok := s.keys[c.Key]; ok {
+			if r, ok := ki.at(s.current); ok {
+				return compareKV(c, ki.kv(r, false))
+			}
+		}
+		if c.Target == CompareValue {
+			return false
+		}
+		return compareKV(c, KeyValue{})
+	}
 	var live []KeyValue
 	s.unsafeAscend(c.Key, c.End, func(ki *keyIndex) {
 		if r, ok := ki.at(s.current); ok {
@@ -162,6 +174,9 @@ func checkTxn(t Txn, maxOps int) error {
 // its delete ranges. Like etcd it treats a delete's range end literally
 // ("\x00" is not "every key" here) and an empty end as infinity.
 func checkIntervals(ops []Op) error {
+	if len(ops) < 2 {
+		return nil
+	}
 	type interval struct{ begin, end string }
 	var dels []interval
 	for _, op := range ops {
