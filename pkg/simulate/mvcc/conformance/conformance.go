@@ -295,10 +295,13 @@ func (r *runner) randomOp(allowRange bool) mvcc.Op {
 		end := r.pickEnd(k)
 		if end == "\x00" {
 			// etcd's duplicate-key check takes a "\x00" end literally, so a
-			// txn may put a key and delete it again through a from-key
-			// range; etcd v3.6.8 then crashes on a later read of that
-			// revision after a compaction ("range failed to find revision
-			// pair"). Keep such deletes out of txns.
+			// txn may delete a key through a from-key range and put it again
+			// in the same revision. A compaction at exactly that revision
+			// then makes etcd v3.6.8 drop the live value from its backend
+			// while its index keeps it, and the next read of the key kills
+			// etcd ("range failed to find revision pair"; reproduced by
+			// TestEtcdRecreateInOneTxnThenCompact in pkg/simulate/mvcc).
+			// Keep such deletes out of txns.
 			end = mvcc.PrefixEnd(k[:2])
 		}
 		return mvcc.OpDel(k, mvcc.DeleteOptions{End: end, PrevKV: r.rnd.IntN(2) == 0})
