@@ -283,10 +283,20 @@ func (o *WatchOptions) Run(ctx context.Context) error {
 
 	tr := inspect.NewTracker(o.trackerConfig())
 	counted := 0
+	listed := map[string]int{}
 	var writeErr error
 	handle := func(ev inspect.RecordedEvent) {
 		if writeErr != nil || (o.MaxEvents > 0 && counted >= o.MaxEvents) {
 			return
+		}
+		switch {
+		case ev.Type == inspect.RecordList:
+			listed[ev.Resource]++
+		case ev.Type == inspect.RecordSynced && ev.Reason == inspect.SyncInitial:
+			if listed[ev.Resource] == 0 {
+				fmt.Fprintf(o.ErrOut, "No %s found yet; watching from resourceVersion %s.\n", resourceDisplay(ev.Resource), ev.ResourceVersion)
+			}
+			listed[ev.Resource] = 0
 		}
 		if rec != nil {
 			if err := rec.Write(ev); err != nil {
@@ -331,6 +341,15 @@ func (o *WatchOptions) Run(ctx context.Context) error {
 			return o.fightResult(tr)
 		}
 	}
+}
+
+// resourceDisplay turns group/version/resource into resource.group.
+func resourceDisplay(gvr string) string {
+	parts := strings.Split(gvr, "/")
+	if len(parts) == 3 {
+		return parts[2] + "." + parts[0]
+	}
+	return parts[len(parts)-1]
 }
 
 // counts says whether a row counts towards --max-events.

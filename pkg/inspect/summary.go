@@ -194,7 +194,7 @@ func (t *Tracker) Summary(ended time.Time) Summary {
 	if started.IsZero() {
 		started = ended
 	}
-	s := Summary{Started: started, Ended: ended, Duration: Duration(ended.Sub(started)), Writes: t.stats.writes, Deletes: t.stats.deletes,
+	s := Summary{Started: started, Ended: ended, Duration: Duration(ended.Sub(started).Round(time.Millisecond)), Writes: t.stats.writes, Deletes: t.stats.deletes,
 		Objects: []ObjectSummary{}, Managers: []ManagerSummary{}, HotFields: []FieldSummary{}, Gaps: []Gap{}, Fights: []Fight{}}
 	for _, o := range t.stats.objects {
 		s.Objects = append(s.Objects, *o)

@@ -84,7 +84,8 @@ func NewStreamConfig() StreamConfig {
 
 // ErrInitialContact wraps the error of the first request of a target: a
 // failure there (unreachable cluster, no RBAC rights, unknown resource) ends
-// the watch, while every later error is retried.
+// the watch, while every later error is retried. A target that is only
+// forbidden is left out with a warning while another target can be watched.
 var ErrInitialContact = errors.New("starting the watch")
 
 // Stream lists each target (unless Since is set), then watches it from the
@@ -100,23 +101,35 @@ func Stream(ctx context.Context, client dynamic.Interface, cfg StreamConfig, out
 	defer cancel()
 	var (
 		wg sync.WaitGroup
-		// mu guards first.
-		mu    sync.Mutex
-		first error
+		// mu guards first and forbidden.
+		mu        sync.Mutex
+		first     error
+		forbidden int
 	)
 	for _, tgt := range cfg.Targets {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			s := &streamer{client: client, cfg: cfg, tgt: tgt, out: out}
-			if err := s.run(ctx); err != nil {
-				mu.Lock()
-				if first == nil {
-					first = err
-				}
-				mu.Unlock()
-				cancel()
+			err := s.run(ctx)
+			if err == nil {
+				return
 			}
+			mu.Lock()
+			defer mu.Unlock()
+			// A target the user may not read is left out with a warning, as
+			// long as another target can be watched.
+			if apierrors.IsForbidden(err) {
+				forbidden++
+				if forbidden < len(cfg.Targets) {
+					cfg.Warnf("leaving %s out: %v", tgt, err)
+					return
+				}
+			}
+			if first == nil {
+				first = err
+			}
+			cancel()
 		}()
 	}
 	wg.Wait()

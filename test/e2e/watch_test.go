@@ -4,6 +4,7 @@ package e2e
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -18,6 +19,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	clientv3 "go.etcd.io/etcd/client/v3"
+
+	"github.com/kubectl-rv/kubectl-rv/test/e2e/framework"
 	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -193,7 +196,9 @@ func newWriters(t *testing.T, ns, name string) *writers {
 func (w *writers) round(i int) []expectation {
 	t, ctx := w.t, context.Background()
 	deploys := func(c kubernetes.Interface) func() (*appsv1.Deployment, error) {
-		return func() (*appsv1.Deployment, error) { return c.AppsV1().Deployments(w.ns).Get(ctx, w.name, metav1.GetOptions{}) }
+		return func() (*appsv1.Deployment, error) {
+			return c.AppsV1().Deployments(w.ns).Get(ctx, w.name, metav1.GetOptions{})
+		}
 	}
 	var out []expectation
 
@@ -638,3 +643,63 @@ func BenchmarkWatchKeepsUp(b *testing.B) {
 }
 
 func mustInt(s string) int64 { n, _ := strconv.ParseInt(s, 10, 64); return n }
+
+func TestWatchRedactsSecrets(t *testing.T) {
+	ns := cluster.Namespace(t)
+	ctx := context.Background()
+	cs := cluster.Clientset(t, "e2e-secret-writer")
+	const v1, v2 = "hunter2-initial", "hunter2-rotated"
+	sec := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "db", Namespace: ns}, StringData: map[string]string{"password": v1}}
+	if _, err := cs.CoreV1().Secrets(ns).Create(ctx, sec, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	run := func(t *testing.T, extra ...string) (framework.Result, string) {
+		record := filepath.Join(t.TempDir(), "secrets.jsonl")
+		bg := cluster.StartRV(t, append([]string{"watch", "secrets", "-n", ns, "--diff", "--record", record}, extra...)...)
+		bg.WaitFor(t, time.Minute, "the initial row", func(l string) bool { return strings.Contains(l, "secret/db") })
+		// The rotation may not be seen if the watch is still starting, so
+		// rotate until a MODIFIED row appears.
+		s, err := cs.CoreV1().Secrets(ns).Get(ctx, "db", metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.StringData = map[string]string{"password": v2 + t.Name()}
+		if _, err := cs.CoreV1().Secrets(ns).Update(ctx, s, metav1.UpdateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		bg.WaitFor(t, time.Minute, "the rotation", func(l string) bool { return strings.Contains(l, "MODIFIED") })
+		res := bg.Stop(t)
+		rec, err := os.ReadFile(record)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res, string(rec)
+	}
+	b64 := func(s string) string { return base64.StdEncoding.EncodeToString([]byte(s)) }
+
+	t.Run("redacted", func(t *testing.T) {
+		res, rec := run(t)
+		for _, secret := range []string{v1, b64(v1), v2, b64(v2 + t.Name())} {
+			if strings.Contains(res.Stdout+res.Stderr, secret) || strings.Contains(rec, secret) {
+				t.Errorf("secret value %q leaked:\n%s\nrecording:\n%s", secret, res.Stdout, rec)
+			}
+		}
+		if !strings.Contains(res.Stdout, ".data.password sha256:") {
+			t.Errorf("the change should show as a change of hashes:\n%s", res.Stdout)
+		}
+	})
+	t.Run("--show-secrets", func(t *testing.T) {
+		res, _ := run(t, "--show-secrets")
+		// Long values are cut in the table: the start is enough.
+		if !strings.Contains(res.Stdout, b64(v2 + t.Name())[:40]) {
+			t.Errorf("--show-secrets should show the value:\n%s", res.Stdout)
+		}
+	})
+}
+
+func TestWatchWithoutRightsExits3(t *testing.T) {
+	r := cluster.RV(t, "watch", "configmaps", "--context", "rv-nobody", "--for", "5s")
+	if r.Code != 3 || !strings.Contains(r.Stderr, "forbidden") || r.Stdout != "" {
+		t.Errorf("want exit 3 naming the refusal, got %s", r)
+	}
+}

@@ -75,8 +75,8 @@ func sampleEvents() []inspect.Event {
 func sampleSummary() inspect.Summary {
 	return inspect.Summary{
 		Started: t0, Ended: t0.Add(15 * time.Second), Duration: inspect.Duration(15 * time.Second), Writes: 3, Deletes: 1,
-		Objects: []inspect.ObjectSummary{{Object: "deployment.apps/web", Namespace: "shop", Resource: "apps/v1/deployments", Writes: 3, Spec: 1, Status: 1, Metadata: 1, Managers: []string{"kube-controller-manager (status)", "kubectl-client-side-apply"}, Deleted: true, Hot: true, PeakRate: 1.5}},
-		Managers: []inspect.ManagerSummary{{Manager: "kube-controller-manager (status)", Writes: 1, Fields: 1, Objects: 1}, {Manager: "kubectl-client-side-apply", Writes: 1, Fields: 3, Objects: 1}},
+		Objects:   []inspect.ObjectSummary{{Object: "deployment.apps/web", Namespace: "shop", Resource: "apps/v1/deployments", Writes: 3, Spec: 1, Status: 1, Metadata: 1, Managers: []string{"kube-controller-manager (status)", "kubectl-client-side-apply"}, Deleted: true, Hot: true, PeakRate: 1.5}},
+		Managers:  []inspect.ManagerSummary{{Manager: "kube-controller-manager (status)", Writes: 1, Fields: 1, Objects: 1}, {Manager: "kubectl-client-side-apply", Writes: 1, Fields: 3, Objects: 1}},
 		HotFields: []inspect.FieldSummary{{Object: "deployment.apps/web", Namespace: "shop", Field: ".spec.replicas", Writes: 1, Managers: []string{"kubectl-client-side-apply"}}},
 		Gaps:      []inspect.Gap{*sampleEvents()[4].Gap},
 		Fights:    []inspect.Fight{*sampleEvents()[6].Fight},
