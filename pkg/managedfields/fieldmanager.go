@@ -275,7 +275,9 @@ func (m *FieldManager) Update(live, obj *unstructured.Unstructured, manager, sub
 	if err != nil {
 		return nil, err
 	}
-	out, err := fm.Update(live.DeepCopy(), m.withKind(obj.DeepCopy()), manager)
+	// The server never mutates the live object (it is shared with the
+	// watch cache), so neither does the upstream field manager.
+	out, err := fm.Update(live, m.withKind(obj.DeepCopy()), manager)
 	if err != nil {
 		return nil, err
 	}
@@ -296,7 +298,7 @@ func (m *FieldManager) Apply(live, patch *unstructured.Unstructured, manager str
 	if manager == "" {
 		return nil, errors.New("apply needs a field manager")
 	}
-	out, err := fm.Apply(live.DeepCopy(), m.withKind(patch.DeepCopy()), manager, force)
+	out, err := fm.Apply(live, m.withKind(patch.DeepCopy()), manager, force)
 	if err != nil {
 		return nil, err
 	}

@@ -10,30 +10,49 @@ import (
 
 var deduced = upstream.NewDeducedTypeConverter()
 
-// compareTyped compares two objects field by field with the kind's schema
-// (tc, else the built-in one), falling back to deduced types (lists then
-// count as one field) when the schema does not know the kind or the
-// objects do not fit it. It returns nil when neither works.
-func compareTyped(tc managedfields.TypeConverter, before, after *unstructured.Unstructured) *typed.Comparison {
+// typedObject is an object typed once for many (concurrent) comparisons: with the
+// kind's schema (tc, else the built-in one), falling back to deduced types
+// (lists then count as one field) when the schema does not know the kind
+// or the object does not fit it.
+type typedObject struct {
+	raw    *unstructured.Unstructured
+	tc     managedfields.TypeConverter
+	schema *typed.TypedValue
+	ded    *typed.TypedValue
+}
+
+func newTypedObject(tc managedfields.TypeConverter, u *unstructured.Unstructured) *typedObject {
 	if tc == nil {
 		tc = managedfields.BuiltinTypeConverter()
 	}
-	if c := compareWith(tc, before, after); c != nil {
-		return c
+	t := &typedObject{raw: u, tc: tc}
+	if v, err := tc.ObjectToTyped(u, typed.AllowDuplicates); err == nil {
+		t.schema = v
 	}
-	return compareWith(deduced, before, after)
+	if v, err := deduced.ObjectToTyped(u, typed.AllowDuplicates); err == nil {
+		t.ded = v
+	}
+	return t
 }
 
-func compareWith(tc managedfields.TypeConverter, before, after *unstructured.Unstructured) *typed.Comparison {
-	b, err := tc.ObjectToTyped(before, typed.AllowDuplicates)
+// compare returns the comparison with other, or nil when neither the
+// schema nor deduction can type both.
+func (t *typedObject) compare(other *unstructured.Unstructured) *typed.Comparison {
+	if t.schema != nil {
+		if o, err := t.tc.ObjectToTyped(other, typed.AllowDuplicates); err == nil {
+			if c, err := t.schema.Compare(o); err == nil {
+				return c
+			}
+		}
+	}
+	if t.ded == nil {
+		return nil
+	}
+	o, err := deduced.ObjectToTyped(other, typed.AllowDuplicates)
 	if err != nil {
 		return nil
 	}
-	a, err := tc.ObjectToTyped(after, typed.AllowDuplicates)
-	if err != nil {
-		return nil
-	}
-	c, err := b.Compare(a)
+	c, err := t.ded.Compare(o)
 	if err != nil {
 		return nil
 	}

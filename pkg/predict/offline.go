@@ -1,6 +1,7 @@
 package predict
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -67,7 +68,13 @@ func (o *Offline) Executor(gvk schema.GroupVersionKind, name string, live *unstr
 		return nil, err
 	}
 	gvr, _ := meta.UnsafeGuessKindToResource(gvk)
-	return &offlineExecutor{fm: fm, gvk: gvk, gr: gvr.GroupResource(), name: name, live: live}, nil
+	e := &offlineExecutor{fm: fm, gvk: gvk, gr: gvr.GroupResource(), name: name, live: live}
+	if live != nil {
+		if e.liveJS, err = live.MarshalJSON(); err != nil {
+			return nil, err
+		}
+	}
+	return e, nil
 }
 
 // offlineExecutor replays the API server's handling of writes to one
@@ -78,6 +85,8 @@ type offlineExecutor struct {
 	gr   schema.GroupResource
 	name string
 	live *unstructured.Unstructured
+	// liveJS is live as JSON.
+	liveJS []byte
 }
 
 var _ Executor = (*offlineExecutor)(nil)
@@ -120,10 +129,8 @@ func (e *offlineExecutor) Patch(_ context.Context, pt types.PatchType, data []by
 	if e.live == nil {
 		return nil, apierrors.NewNotFound(e.gr, e.name)
 	}
-	liveJS, err := e.live.MarshalJSON()
-	if err != nil {
-		return nil, err
-	}
+	liveJS := e.liveJS
+	var err error
 	var patched []byte
 	switch pt {
 	case types.JSONPatchType:
@@ -172,13 +179,12 @@ func (e *offlineExecutor) Patch(_ context.Context, pt types.PatchType, data []by
 }
 
 func (e *offlineExecutor) apply(data []byte, manager string, force bool) (*unstructured.Unstructured, error) {
-	var m map[string]any
-	if err := yaml.Unmarshal(data, &m); err != nil {
-		return nil, apierrors.NewBadRequest(fmt.Sprintf("error decoding YAML: %v", err))
-	}
-	js, err := yaml.YAMLToJSON(data)
-	if err != nil {
-		return nil, apierrors.NewBadRequest(fmt.Sprintf("error decoding YAML: %v", err))
+	js := data
+	if t := bytes.TrimSpace(data); len(t) == 0 || t[0] != '{' {
+		var err error
+		if js, err = yaml.YAMLToJSON(data); err != nil {
+			return nil, apierrors.NewBadRequest(fmt.Sprintf("error decoding YAML: %v", err))
+		}
 	}
 	cfg := &unstructured.Unstructured{}
 	if err := cfg.UnmarshalJSON(js); err != nil {

@@ -6,7 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"runtime"
 	"sort"
+	"sync"
 
 	jsonpatch "gopkg.in/evanphx/json-patch.v4"
 	"k8s.io/apimachinery/pkg/api/equality"
@@ -167,17 +169,34 @@ func Predict(ctx context.Context, cfg Config, in Input, ex Executor) (Result, er
 	if err != nil {
 		return res, err
 	}
-	for _, rq := range reqs {
-		mr, err := run(ctx, cfg, ex, rq, live, res.FieldManager)
-		if err != nil {
-			return res, err
-		}
-		res.Methods = append(res.Methods, mr)
+	before := live
+	if before == nil {
+		before = &unstructured.Unstructured{Object: map[string]any{}}
+	}
+	an := newAnalyzer(cfg.TypeConverter, before)
+	// The methods are independent (nothing is persisted), so they run side
+	// by side: dry runs overlap their round trips, offline work uses every
+	// core.
+	res.Methods = make([]MethodResult, len(reqs))
+	errs := make([]error, len(reqs))
+	sem := make(chan struct{}, max(2, runtime.GOMAXPROCS(0)))
+	var wg sync.WaitGroup
+	for i, rq := range reqs {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			res.Methods[i], errs[i] = run(ctx, an, ex, rq, live, res.FieldManager)
+		}()
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return res, err
 	}
 	return res, nil
 }
 
-func run(ctx context.Context, cfg Config, ex Executor, rq request, live *unstructured.Unstructured, writer string) (MethodResult, error) {
+func run(ctx context.Context, an *analyzer, ex Executor, rq request, live *unstructured.Unstructured, writer string) (MethodResult, error) {
 	mr := MethodResult{Method: rq.method}
 	if rq.skip != "" {
 		mr.Verdict, mr.Reason, mr.Code = rq.skipVerdict, rq.skip, 0
@@ -200,9 +219,8 @@ func run(ctx context.Context, cfg Config, ex Executor, rq request, live *unstruc
 	mr.Code = http.StatusOK
 	if live == nil {
 		mr.Code = http.StatusCreated
-		live = &unstructured.Unstructured{Object: map[string]any{}}
 	}
-	analyze(&mr, cfg, live, out, writer, rq.method == Apply || rq.method == ApplyForce)
+	an.analyze(&mr, out, writer)
 	return mr, nil
 }
 
@@ -258,6 +276,9 @@ func buildRequests(cfg Config, in Input, live *unstructured.Unstructured, baseRV
 		full = fillSystemFields(desired, base)
 	}
 	builtin := managedfields.IsBuiltin(desired.GroupVersionKind())
+	// The patch origin and target, encoded once for all patch methods.
+	var from, to map[string]any
+	var fromJS, toJS []byte
 	for _, m := range methods {
 		rq := request{method: m}
 		switch m {
@@ -274,7 +295,16 @@ func buildRequests(cfg Config, in Input, live *unstructured.Unstructured, baseRV
 				rq.skip, rq.skipVerdict = "the object does not exist and no --base was given: there is nothing to patch", NotFound
 				break
 			}
-			from, to := stripForPatch(base), stripForPatch(full)
+			if from == nil {
+				from, to = stripForPatch(base), stripForPatch(full)
+				var err error
+				if fromJS, err = json.Marshal(from); err == nil {
+					toJS, err = json.Marshal(to)
+				}
+				if err != nil {
+					return nil, err
+				}
+			}
 			rq.pt = types.MergePatchType
 			var err error
 			switch m {
@@ -282,14 +312,14 @@ func buildRequests(cfg Config, in Input, live *unstructured.Unstructured, baseRV
 				rq.pt = types.JSONPatchType
 				rq.data, err = GenerateJSONPatch(from, to, baseRV)
 			case MergePatch, MergePatchRV:
-				rq.data, err = mergePatch(from, to, m == MergePatchRV, baseRV)
+				rq.data, err = mergePatch(fromJS, toJS, m == MergePatchRV, baseRV)
 			case StrategicMergePatch:
 				rq.pt = types.StrategicMergePatchType
 				if builtin {
-					rq.data, err = strategicPatch(from, to, desired)
+					rq.data, err = strategicPatch(fromJS, toJS, desired)
 				} else {
 					// Sent anyway, as a client would: the server answers 415.
-					rq.data, err = mergePatch(from, to, false, "")
+					rq.data, err = mergePatch(fromJS, toJS, false, "")
 				}
 			}
 			if err != nil {
@@ -390,15 +420,7 @@ func stripForPatch(u *unstructured.Unstructured) map[string]any {
 	return c.Object
 }
 
-func mergePatch(from, to map[string]any, lock bool, rv string) ([]byte, error) {
-	fb, err := json.Marshal(from)
-	if err != nil {
-		return nil, err
-	}
-	tb, err := json.Marshal(to)
-	if err != nil {
-		return nil, err
-	}
+func mergePatch(fb, tb []byte, lock bool, rv string) ([]byte, error) {
 	p, err := jsonpatch.CreateMergePatch(fb, tb)
 	if err != nil {
 		return nil, err
@@ -424,49 +446,62 @@ func withRV(p []byte, rv string) ([]byte, error) {
 	return json.Marshal(m)
 }
 
-func strategicPatch(from, to map[string]any, desired *unstructured.Unstructured) ([]byte, error) {
+func strategicPatch(fb, tb []byte, desired *unstructured.Unstructured) ([]byte, error) {
 	typed, err := scheme.Scheme.New(desired.GroupVersionKind())
-	if err != nil {
-		return nil, err
-	}
-	fb, err := json.Marshal(from)
-	if err != nil {
-		return nil, err
-	}
-	tb, err := json.Marshal(to)
 	if err != nil {
 		return nil, err
 	}
 	return strategicpatch.CreateTwoWayMergePatch(fb, tb, typed)
 }
 
+// analyzer compares each method's result with the object before the
+// write. It holds what all methods share: the decoded managedFields and the
+// typed value of the object before.
+type analyzer struct {
+	tc          managedfields.TypeConverter
+	before      *unstructured.Unstructured
+	beforeSets  map[entryKey]*fieldpath.Set
+	typedBefore *typedObject
+}
+
+type entryKey struct{ manager, op, sub string }
+
+func newAnalyzer(tc managedfields.TypeConverter, before *unstructured.Unstructured) *analyzer {
+	es, _ := managedfields.Entries(before)
+	b := before.DeepCopy()
+	for _, f := range ignoredForChanges {
+		unstructured.RemoveNestedField(b.Object, f...)
+	}
+	return &analyzer{tc: tc, before: before, beforeSets: entrySets(es), typedBefore: newTypedObject(tc, b)}
+}
+
+func entrySets(es []managedfields.Entry) map[entryKey]*fieldpath.Set {
+	m := map[entryKey]*fieldpath.Set{}
+	for _, e := range es {
+		k := entryKey{e.Manager, string(e.Operation), e.Subresource}
+		if s, ok := m[k]; ok {
+			m[k] = s.Union(e.Fields)
+		} else {
+			m[k] = e.Fields
+		}
+	}
+	return m
+}
+
 // analyze fills ownership, clobbers, changed fields and generation from
 // the object before and after the write.
-func analyze(mr *MethodResult, cfg Config, before, after *unstructured.Unstructured, writer string, isApply bool) {
-	beforeEntries, _ := managedfields.Entries(before)
+func (an *analyzer) analyze(mr *MethodResult, after *unstructured.Unstructured, writer string) {
+	before := an.before
 	afterEntries, _ := managedfields.Entries(after)
-	type key struct{ manager, op, sub string }
-	sets := func(es []managedfields.Entry) map[key]*fieldpath.Set {
-		m := map[key]*fieldpath.Set{}
-		for _, e := range es {
-			k := key{e.Manager, string(e.Operation), e.Subresource}
-			if s, ok := m[k]; ok {
-				m[k] = s.Union(e.Fields)
-			} else {
-				m[k] = e.Fields
-			}
-		}
-		return m
-	}
-	bs, as := sets(beforeEntries), sets(afterEntries)
-	keys := map[key]bool{}
+	bs, as := an.beforeSets, entrySets(afterEntries)
+	keys := map[entryKey]bool{}
 	for k := range bs {
 		keys[k] = true
 	}
 	for k := range as {
 		keys[k] = true
 	}
-	ordered := make([]key, 0, len(keys))
+	ordered := make([]entryKey, 0, len(keys))
 	for k := range keys {
 		ordered = append(ordered, k)
 	}
@@ -508,7 +543,7 @@ func analyze(mr *MethodResult, cfg Config, before, after *unstructured.Unstructu
 		}
 		mr.Reason = fmt.Sprintf("succeeds, but %d field(s) owned by other managers are overwritten or removed", n)
 	}
-	mr.Changed = changedFields(cfg.TypeConverter, before, after)
+	mr.Changed = an.changedFields(after)
 	bg, bfound, _ := unstructured.NestedInt64(before.Object, "metadata", "generation")
 	ag, afound, _ := unstructured.NestedInt64(after.Object, "metadata", "generation")
 	mr.GenerationBumped = bfound && afound && ag > bg
@@ -536,16 +571,12 @@ var ignoredForChanges = [][]string{
 	{"metadata", "managedFields"}, {"metadata", "resourceVersion"}, {"metadata", "generation"},
 }
 
-func changedFields(tc managedfields.TypeConverter, before, after *unstructured.Unstructured) []FieldChange {
-	b, a := before.DeepCopy(), after.DeepCopy()
+func (an *analyzer) changedFields(after *unstructured.Unstructured) []FieldChange {
+	a := after.DeepCopy()
 	for _, f := range ignoredForChanges {
-		unstructured.RemoveNestedField(b.Object, f...)
 		unstructured.RemoveNestedField(a.Object, f...)
 	}
-	if len(b.Object) == 0 {
-		b.SetGroupVersionKind(a.GroupVersionKind())
-	}
-	cmp := compareTyped(tc, b, a)
+	cmp := an.typedBefore.compare(a)
 	if cmp == nil {
 		return nil
 	}
