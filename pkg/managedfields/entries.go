@@ -139,15 +139,17 @@ func decodeEntry(index int, mf metav1.ManagedFieldsEntry, validated bool) (Entry
 		return Entry{}, &EntryError{Index: index, Manager: mf.Manager, Err: fmt.Errorf("fieldsType %q: only FieldsV1 is defined", mf.FieldsType)}
 	}
 	if mf.FieldsV1 != nil && len(mf.FieldsV1.Raw) > 0 {
-		if err := validateRaw(validated, mf.FieldsV1.Raw); err != nil {
-			return Entry{}, &EntryError{Index: index, Manager: mf.Manager, Err: fmt.Errorf("fieldsV1: %w", err)}
-		}
 		if err := e.Fields.FromJSON(bytes.NewReader(mf.FieldsV1.Raw)); err != nil {
 			if verr := ValidateFieldsV1(mf.FieldsV1.Raw); verr != nil {
 				// The careful check names the bad key and where it is.
 				err = verr
 			}
 			return Entry{}, &EntryError{Index: index, Manager: mf.Manager, Err: fmt.Errorf("fieldsV1: %w", err)}
+		}
+		if !validated {
+			if err := checkDecoded(mf.FieldsV1.Raw, e.Fields); err != nil {
+				return Entry{}, &EntryError{Index: index, Manager: mf.Manager, Err: fmt.Errorf("fieldsV1: %w", err)}
+			}
 		}
 	}
 	return e, nil

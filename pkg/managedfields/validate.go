@@ -18,6 +18,29 @@ import (
 // such keys was damaged, and the ownership read from it would be wrong, so
 // this reports the first bad key with its place in the trie.
 func ValidateFieldsV1(raw []byte) error {
+	var m map[string]any
+	if err := json.Unmarshal(raw, &m); err == nil && m != nil {
+		return validateFieldsMapIn(m, nil, true, true)
+	}
+	return validateTokens(raw)
+}
+
+// checkDecoded reports keys fieldpath.Set.FromJSON dropped while decoding
+// raw into s. What the API server writes is exactly what s.ToJSON writes
+// back, so the check is one serialization in the common case.
+func checkDecoded(raw []byte, s *fieldpath.Set) error {
+	if back, err := s.ToJSON(); err == nil && bytes.Equal(back, raw) {
+		return nil
+	}
+	var m map[string]any
+	if err := json.Unmarshal(raw, &m); err != nil || m == nil {
+		return validateTokens(raw)
+	}
+	return validateFieldsMap(m, nil)
+}
+
+// validateTokens reads raw token by token to say where it goes wrong.
+func validateTokens(raw []byte) error {
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
 	if err := validateObject(dec, nil); err != nil {
@@ -80,24 +103,20 @@ func describeToken(tok json.Token) string {
 	return fmt.Sprintf("%v", tok)
 }
 
-func validateRaw(validated bool, raw []byte) error {
-	if validated {
-		return nil
-	}
-	return ValidateFieldsV1(raw)
-}
 
 // validateFieldsMap is ValidateFieldsV1 for a FieldsV1 trie already decoded
 // into an unstructured map.
 func validateFieldsMap(m map[string]any, where []string) error {
-	if err := validateFieldsMapIn(m, where, false); err != nil {
+	if err := validateFieldsMapIn(m, where, false, false); err != nil {
 		// Report the first bad key in order, so that the message is stable.
-		return validateFieldsMapIn(m, where, true)
+		return validateFieldsMapIn(m, where, true, true)
 	}
 	return nil
 }
 
-func validateFieldsMapIn(m map[string]any, where []string, sorted bool) error {
+// validateFieldsMapIn checks keys; strict deserializes every key, not only
+// those of unknown types, to name bad k: and v: keys too.
+func validateFieldsMapIn(m map[string]any, where []string, sorted, strict bool) error {
 	keys := make([]string, 0, len(m))
 	for k := range m {
 		keys = append(keys, k)
@@ -107,7 +126,7 @@ func validateFieldsMapIn(m map[string]any, where []string, sorted bool) error {
 	}
 	for _, key := range keys {
 		v := m[key]
-		if key != "." && !knownKeyType(key) {
+		if key != "." && (strict || !knownKeyType(key)) {
 			if _, err := fieldpath.DeserializePathElement(key); err != nil {
 				return fmt.Errorf("%sinvalid key %q: want f:<field>, k:<keys>, v:<value>, i:<index> or \".\"", at(where), key)
 			}
@@ -116,7 +135,7 @@ func validateFieldsMapIn(m map[string]any, where []string, sorted bool) error {
 		if !ok {
 			return fmt.Errorf("%swant a JSON object, got %s", at(append(where, key)), describeValue(v))
 		}
-		if err := validateFieldsMapIn(sub, append(where, key), sorted); err != nil {
+		if err := validateFieldsMapIn(sub, append(where, key), sorted, strict); err != nil {
 			return err
 		}
 	}
