@@ -103,7 +103,6 @@ func describeToken(tok json.Token) string {
 	return fmt.Sprintf("%v", tok)
 }
 
-
 // validateFieldsMap is ValidateFieldsV1 for a FieldsV1 trie already decoded
 // into an unstructured map.
 func validateFieldsMap(m map[string]any, where []string) error {
