@@ -1,0 +1,197 @@
+// Command pack is hack/release.sh's helper: it writes release archives
+// (.tar.gz and .zip, byte-for-byte reproducible for a given input and
+// timestamp) and renders the krew manifest from krew/rv.yaml with the
+// archives' URIs and sha256 sums, checking the result against krew's rules.
+// It needs no tar, gzip or zip on the machine.
+//
+//	pack archive -o OUT.tar.gz|OUT.zip -mtime UNIX NAME=PATH...
+//	pack manifest -template krew/rv.yaml -version v0.1.0 -base-url URL -o dist/rv.yaml ARCHIVE...
+package main
+
+import (
+	"archive/tar"
+	"archive/zip"
+	"compress/gzip"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/kubectl-rv/kubectl-rv/krew"
+)
+
+func main() {
+	if len(os.Args) < 2 {
+		fmt.Fprintln(os.Stderr, "usage: pack archive|manifest [flags] ...")
+		os.Exit(2)
+	}
+	var err error
+	switch os.Args[1] {
+	case "archive":
+		err = archiveCmd(os.Args[2:])
+	case "manifest":
+		err = manifestCmd(os.Args[2:])
+	default:
+		err = fmt.Errorf("unknown verb %q: want archive or manifest", os.Args[1])
+	}
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "pack: %v\n", err)
+		os.Exit(1)
+	}
+}
+
+// entry is one file of an archive: its name inside and its source.
+type entry struct{ name, path string }
+
+func archiveCmd(args []string) error {
+	fs := flag.NewFlagSet("archive", flag.ContinueOnError)
+	out := fs.String("o", "", "archive to write (.tar.gz or .zip)")
+	mtime := fs.Int64("mtime", 0, "modification time of every entry, in Unix seconds")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	var entries []entry
+	for _, a := range fs.Args() {
+		name, path, ok := strings.Cut(a, "=")
+		if !ok || name == "" || path == "" {
+			return fmt.Errorf("archive entry %q: want NAME=PATH", a)
+		}
+		entries = append(entries, entry{name, path})
+	}
+	if len(entries) == 0 {
+		return errors.New("archive: no entries")
+	}
+	f, err := os.Create(*out)
+	if err != nil {
+		return err
+	}
+	t := time.Unix(*mtime, 0).UTC()
+	switch {
+	case strings.HasSuffix(*out, ".tar.gz"):
+		err = writeTarGz(f, entries, t)
+	case strings.HasSuffix(*out, ".zip"):
+		err = writeZip(f, entries, t)
+	default:
+		err = fmt.Errorf("-o %q: want a .tar.gz or .zip name", *out)
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+func mode(path string) (int64, []byte, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return 0, nil, err
+	}
+	st, err := os.Stat(path)
+	if err != nil {
+		return 0, nil, err
+	}
+	if st.Mode()&0o111 != 0 {
+		return 0o755, data, nil
+	}
+	return 0o644, data, nil
+}
+
+func writeTarGz(w io.Writer, entries []entry, t time.Time) error {
+	gz, err := gzip.NewWriterLevel(w, gzip.BestCompression)
+	if err != nil {
+		return err
+	}
+	tw := tar.NewWriter(gz)
+	for _, e := range entries {
+		m, data, err := mode(e.path)
+		if err != nil {
+			return err
+		}
+		hdr := &tar.Header{Typeflag: tar.TypeReg, Name: e.name, Mode: m, Size: int64(len(data)), ModTime: t, Format: tar.FormatPAX, Uname: "root", Gname: "root"}
+		if err := tw.WriteHeader(hdr); err != nil {
+			return err
+		}
+		if _, err := tw.Write(data); err != nil {
+			return err
+		}
+	}
+	if err := tw.Close(); err != nil {
+		return err
+	}
+	return gz.Close()
+}
+
+func writeZip(w io.Writer, entries []entry, t time.Time) error {
+	zw := zip.NewWriter(w)
+	for _, e := range entries {
+		m, data, err := mode(e.path)
+		if err != nil {
+			return err
+		}
+		hdr := &zip.FileHeader{Name: e.name, Method: zip.Deflate, Modified: t}
+		hdr.SetMode(os.FileMode(m))
+		fw, err := zw.CreateHeader(hdr)
+		if err != nil {
+			return err
+		}
+		if _, err := fw.Write(data); err != nil {
+			return err
+		}
+	}
+	return zw.Close()
+}
+
+// archiveRE names a release archive: kubectl-rv_VERSION_OS_ARCH.tar.gz|zip.
+var archiveRE = regexp.MustCompile(`^kubectl-rv_(.+)_([a-z0-9]+)_([a-z0-9]+)\.(tar\.gz|zip)$`)
+
+func manifestCmd(args []string) error {
+	fs := flag.NewFlagSet("manifest", flag.ContinueOnError)
+	tmplPath := fs.String("template", "krew/rv.yaml", "manifest template")
+	version := fs.String("version", "", "release version (v0.1.0)")
+	baseURL := fs.String("base-url", "", "URL the archives are downloaded from")
+	out := fs.String("o", "", "manifest to write; its file name must be the plugin name")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if !krew.ValidVersion(*version) {
+		return fmt.Errorf("-version %q: want a semantic version with a v prefix, such as v0.1.0", *version)
+	}
+	v := krew.Values{Version: *version, Artifacts: map[string]krew.Artifact{}}
+	for _, a := range fs.Args() {
+		m := archiveRE.FindStringSubmatch(filepath.Base(a))
+		if m == nil || m[1] != *version {
+			return fmt.Errorf("archive %q: want kubectl-rv_%s_OS_ARCH.tar.gz or .zip", a, *version)
+		}
+		data, err := os.ReadFile(a)
+		if err != nil {
+			return err
+		}
+		sum := sha256.Sum256(data)
+		v.Artifacts[m[2]+"/"+m[3]] = krew.Artifact{
+			URI:    strings.TrimSuffix(*baseURL, "/") + "/" + filepath.Base(a),
+			SHA256: hex.EncodeToString(sum[:]),
+		}
+	}
+	tmpl, err := os.ReadFile(*tmplPath)
+	if err != nil {
+		return err
+	}
+	rendered, err := krew.Render(tmpl, v)
+	if err != nil {
+		return err
+	}
+	m, err := krew.Parse(rendered)
+	if err != nil {
+		return err
+	}
+	if err := krew.Validate(m, *out); err != nil {
+		return fmt.Errorf("the rendered manifest breaks krew's rules:\n%w", err)
+	}
+	return os.WriteFile(*out, rendered, 0o644)
+}
