@@ -252,3 +252,27 @@ func TestSimulateEtcdctlMatchesRealEtcd(t *testing.T) {
 		})
 	}
 }
+
+// TestSimulateEtcdctlExitCodes: a bad command is exit 2 with the line
+// named and nothing on stdout; an etcd error is exit 1 with etcdctl's
+// message; an unreachable --etcd-endpoints is exit 3.
+func TestSimulateEtcdctlExitCodes(t *testing.T) {
+	bad := cluster.Run(t, strings.NewReader("put k v\nget k --revision 1\n"), "kubectl", "rv", "simulate", "etcdctl")
+	if bad.Code != 2 || bad.Stdout != "" || !strings.Contains(bad.Stderr, "stdin:2: get: unknown flag --revision") {
+		t.Errorf("bad command: %s", bad)
+	}
+	compacted := cluster.Run(t, strings.NewReader("put k 1\nput k 2\ncompact 3\nget k --rev 2\n"), "kubectl", "rv", "simulate", "etcdctl")
+	if compacted.Code != 1 || !strings.Contains(compacted.Stderr, "Error: etcdserver: mvcc: required revision has been compacted") {
+		t.Errorf("compacted read: %s", compacted)
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	closed := "http://" + l.Addr().String()
+	_ = l.Close()
+	down := cluster.RV(t, "simulate", "etcdctl", "--etcd-endpoints", closed, "get", "k")
+	if down.Code != 3 || !strings.Contains(down.Stderr, "etcd is unreachable") {
+		t.Errorf("unreachable etcd: %s", down)
+	}
+}
