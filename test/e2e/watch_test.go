@@ -703,3 +703,82 @@ func TestWatchWithoutRightsExits3(t *testing.T) {
 		t.Errorf("want exit 3 naming the refusal, got %s", r)
 	}
 }
+
+func TestWatchCRDAndClusterScopedTypes(t *testing.T) {
+	ns := cluster.Namespace(t)
+	ctx := context.Background()
+	dyn := cluster.Dynamic(t, "e2e-crd-setup")
+	crdGVR := schema.GroupVersionResource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions"}
+	const group = "watch.e2e.kubectl-rv.dev"
+	crd := &unstructured.Unstructured{}
+	if err := json.Unmarshal([]byte(`{"apiVersion":"apiextensions.k8s.io/v1","kind":"CustomResourceDefinition",
+		"metadata":{"name":"widgets.`+group+`"},
+		"spec":{"group":"`+group+`","scope":"Namespaced","names":{"plural":"widgets","singular":"widget","kind":"Widget"},
+		"versions":[{"name":"v1","served":true,"storage":true,"subresources":{"status":{}},
+		"schema":{"openAPIV3Schema":{"type":"object","properties":{"spec":{"type":"object","x-kubernetes-preserve-unknown-fields":true},"status":{"type":"object","x-kubernetes-preserve-unknown-fields":true}}}}}]}}`), &crd.Object); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := dyn.Resource(crdGVR).Create(ctx, crd, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = dyn.Resource(crdGVR).Delete(context.Background(), crd.GetName(), metav1.DeleteOptions{}) })
+	widgets := schema.GroupVersionResource{Group: group, Version: "v1", Resource: "widgets"}
+	label := "e2e-watch-" + ns
+	w := &unstructured.Unstructured{Object: map[string]any{"apiVersion": group + "/v1", "kind": "Widget",
+		"metadata": map[string]any{"name": "gizmo", "namespace": ns, "labels": map[string]any{"e2e-watch": label}}, "spec": map[string]any{"size": int64(1)}}}
+	deadline := time.Now().Add(time.Minute)
+	for {
+		_, err := dyn.Resource(widgets).Namespace(ns).Create(ctx, w, metav1.CreateOptions{})
+		if err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("creating a Widget: %v", err)
+		}
+		time.Sleep(500 * time.Millisecond)
+	}
+	if _, err := cluster.Clientset(t, "e2e-ns-setup").CoreV1().Namespaces().Patch(ctx, ns, types.MergePatchType, []byte(`{"metadata":{"labels":{"e2e-watch":"`+label+`"}}}`), metav1.PatchOptions{}); err != nil {
+		t.Fatal(err)
+	}
+
+	bg := cluster.StartRV(t, "watch", "widgets."+group+",namespaces", "-n", ns, "-l", "e2e-watch="+label, "-o", "json")
+	bg.WaitFor(t, time.Minute, "the initial widget", isRow("ADDED", "gizmo"))
+	bg.WaitFor(t, time.Minute, "the initial namespace", isRow("ADDED", ns))
+
+	spec, err := cluster.Dynamic(t, "e2e-widget-spec").Resource(widgets).Namespace(ns).Patch(ctx, "gizmo", types.MergePatchType, []byte(`{"spec":{"size":2}}`), metav1.PatchOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	status, err := cluster.Dynamic(t, "e2e-widget-status").Resource(widgets).Namespace(ns).Patch(ctx, "gizmo", types.MergePatchType, []byte(`{"status":{"ready":true}}`), metav1.PatchOptions{}, "status")
+	if err != nil {
+		t.Fatal(err)
+	}
+	nsObj, err := cluster.Clientset(t, "e2e-ns-labeler").CoreV1().Namespaces().Patch(ctx, ns, types.MergePatchType, []byte(`{"metadata":{"labels":{"tier":"gold"}}}`), metav1.PatchOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	bg.WaitFor(t, time.Minute, "the namespace label", func(l string) bool { return strings.Contains(l, `"resourceVersion":"`+nsObj.ResourceVersion+`"`) })
+	bg.WaitFor(t, time.Minute, "the status write", func(l string) bool { return strings.Contains(l, `"resourceVersion":"`+status.GetResourceVersion()+`"`) })
+	res := bg.Stop(t)
+	rows := parseRows(t, res.Stdout)
+	checkWrites(t, rows, "gizmo", []expectation{
+		{what: "custom resource spec patch", rv: spec.GetResourceVersion(), manager: "e2e-widget-spec", path: ".spec.size", want: "change 1->2"},
+		{what: "custom resource status patch", rv: status.GetResourceVersion(), manager: "e2e-widget-status", subresource: "status", path: ".status.ready", want: "add null->true"},
+	})
+	checkWrites(t, rows, ns, []expectation{
+		{what: "namespace label", rv: nsObj.ResourceVersion, manager: "e2e-ns-labeler", path: ".metadata.labels.tier", want: `add null->"gold"`},
+	})
+	churn := map[string]string{}
+	for _, l := range strings.Split(res.Stdout, "\n") {
+		var r struct {
+			ResourceVersion string `json:"resourceVersion"`
+			Churn           string `json:"churn"`
+		}
+		if json.Unmarshal([]byte(l), &r) == nil && r.Churn != "" {
+			churn[r.ResourceVersion] = r.Churn
+		}
+	}
+	if got := []string{churn[spec.GetResourceVersion()], churn[status.GetResourceVersion()], churn[nsObj.ResourceVersion]}; !slices.Equal(got, []string{"spec", "status", "metadata"}) {
+		t.Errorf("churn of the spec, status and label writes: got %v, want [spec status metadata]", got)
+	}
+}
