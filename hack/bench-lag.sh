@@ -58,13 +58,14 @@ measure() {
   local name=$1; shift
   local out="$work/$name.time"
   /usr/bin/time -v -o "$out" "$@" >"$work/$name.stdout" 2>"$work/$name.stderr" || true
-  local wall rss
+  local wall rss cpu
   wall=$(awk -F': ' '/Elapsed \(wall clock\)/ {print $2}' "$out")
   rss=$(awk -F': ' '/Maximum resident set size/ {print $2}' "$out")
+  cpu=$(awk -F': ' '/User time|System time/ {s += $2} END {print s}' "$out")
   local secs
   secs=$(echo "$wall" | awk -F: '{ if (NF==3) print $1*3600+$2*60+$3; else print $1*60+$2 }')
-  printf '%-28s %8.2f s %8.1f MB\n' "$name" "$secs" "$(echo "$rss" | awk '{print $1/1024}')"
-  echo "$name $secs $rss" >> "$work/results"
+  printf '%-28s %8.2f s %8.1f MB %8.2f s\n' "$name" "$secs" "$(echo "$rss" | awk '{print $1/1024}')" "$cpu"
+  echo "$name $secs $rss $cpu" >> "$work/results"
 }
 
 filter='[.items[] | select(.metadata.generation != null) | select((.status.observedGeneration // -1) < .metadata.generation) | {kind, ns: .metadata.namespace, name: .metadata.name, generation: .metadata.generation, observed: .status.observedGeneration}]'
@@ -72,7 +73,8 @@ filter='[.items[] | select(.metadata.generation != null) | select((.status.obser
 objects=$( (kubectl rv lag -A -o json || true) | jq .summary.objects)
 log "objects scanned by lag -A: $objects"
 echo
-printf '%-28s %10s %11s\n' "command" "wall" "peak RSS"
+echo "load average before measuring: $(cut -d' ' -f1-3 /proc/loadavg)"
+printf '%-28s %10s %11s %10s\n' "command" "wall" "peak RSS" "client CPU"
 for round in $(seq 1 "$ROUNDS"); do
   measure "floor-raw#$round" benchlag floor -types "$types"
   measure "floor-dynamic#$round" benchlag floor -types "$types" -decode
@@ -87,6 +89,7 @@ read -r dyn_s dyn_kb < <(best floor-dynamic)
 read -r lag_s lag_kb < <(best lag)
 read -r cache_s cache_kb < <(best lag-cache)
 read -r kj_s kj_kb < <(best kubectl-jq)
+echo "load average after measuring: $(cut -d' ' -f1-3 /proc/loadavg)"
 awk -v f="$floor_s" -v d="$dyn_s" -v l="$lag_s" -v c="$cache_s" -v k="$kj_s" -v lkb="$lag_kb" -v n="$objects" 'BEGIN {
   printf "objects: %d\n", n
   printf "lag -A / raw floor:        %.2fx (target <= 1.3x)\n", l/f
