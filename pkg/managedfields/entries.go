@@ -64,9 +64,14 @@ func (e *EntryError) Unwrap() error { return e.Err }
 // Entries decodes obj's managedFields. It returns ErrNoManagedFields when
 // there are none and an *EntryError naming the entry when one is invalid.
 func Entries(obj *unstructured.Unstructured) ([]Entry, error) {
-	raw, found, err := unstructured.NestedSlice(obj.Object, "metadata", "managedFields")
+	// No copy: a large object's managedFields is most of it, and it is only read.
+	val, found, err := unstructured.NestedFieldNoCopy(obj.Object, "metadata", "managedFields")
 	if err != nil {
 		return nil, fmt.Errorf("metadata.managedFields: %w", err)
+	}
+	raw, isSlice := val.([]any)
+	if found && val != nil && !isSlice {
+		return nil, fmt.Errorf("metadata.managedFields: want a list, got %T", val)
 	}
 	if !found || len(raw) == 0 {
 		return nil, ErrNoManagedFields

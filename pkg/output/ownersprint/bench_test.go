@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/kubectl-rv/kubectl-rv/pkg/managedfields"
+	"github.com/kubectl-rv/kubectl-rv/pkg/objects"
 	"github.com/kubectl-rv/kubectl-rv/pkg/output"
 )
 
@@ -136,4 +137,41 @@ func cpuTime() time.Duration {
 		return 0
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// BenchmarkManyDeployments is the client side of owners -A over 1,000
+// Deployments (each as the real one in testdata, six managers): decode,
+// attach, analyze and render the summary and the tree.
+func BenchmarkManyDeployments(b *testing.B) {
+	base := load(b, managedfields.Filter{}, "deployment.yaml")[0].Object
+	var objs []objects.Object
+	for i := range 1000 {
+		u := base.DeepCopy()
+		u.SetName(fmt.Sprintf("app-%d", i))
+		objs = append(objs, objects.Object{Object: u, Source: objects.Source{Item: -1}})
+	}
+	for _, view := range []string{"summary", "tree"} {
+		b.Run(view, func(b *testing.B) {
+			b.ReportAllocs()
+			cpu0 := cpuTime()
+			defer func() {
+				b.ReportMetric(float64((cpuTime()-cpu0).Microseconds())/1000/float64(b.N), "cpu-ms/op")
+			}()
+			for b.Loop() {
+				rs, err := NewObjects(objs, managedfields.Filter{})
+				if err != nil {
+					b.Fatal(err)
+				}
+				p := &output.Printer{Format: output.Table, Out: io.Discard}
+				if view == "summary" {
+					err = Summary(p, rs, Options{Now: now})
+				} else {
+					err = Tree(io.Discard, rs, Options{Now: now})
+				}
+				if err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
 }
