@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"net/url"
 	"slices"
 	"strings"
 	"sync"
@@ -197,7 +198,7 @@ func (s *streamer) run(ctx context.Context) error {
 			if !contacted && !apierrors.IsTooManyRequests(err) && !apierrors.IsServiceUnavailable(err) && !apierrors.IsInternalError(err) {
 				return fmt.Errorf("%w: watching %s from resourceVersion %s: %w", ErrInitialContact, s.tgt, rv, err)
 			}
-			s.backoff(ctx, fmt.Sprintf("watch %s: %v; retrying from resourceVersion %s", s.tgt, err, rv))
+			s.backoff(ctx, fmt.Sprintf("watch %s: %v; retrying from resourceVersion %s", s.tgt, short(err), rv))
 			continue
 		}
 		contacted = true
@@ -215,7 +216,7 @@ func (s *streamer) run(ctx context.Context) error {
 		case isGone(err):
 			rv = s.relist(ctx, rv, err)
 		case err != nil:
-			s.backoff(ctx, fmt.Sprintf("watch %s: %v; resuming from resourceVersion %s", s.tgt, err, rv))
+			s.backoff(ctx, fmt.Sprintf("watch %s: %v; resuming from resourceVersion %s", s.tgt, short(err), rv))
 		case n == 0:
 			// Closed without events: likely the server going away.
 			s.backoff(ctx, "")
@@ -281,7 +282,7 @@ func (s *streamer) relist(ctx context.Context, lastRV string, gone error) string
 		if ctx.Err() != nil {
 			break
 		}
-		s.backoff(ctx, fmt.Sprintf("relisting %s: %v", s.tgt, err))
+		s.backoff(ctx, fmt.Sprintf("relisting %s: %v", s.tgt, short(err)))
 	}
 	return lastRV
 }
@@ -361,4 +362,14 @@ func (s *streamer) backoff(ctx context.Context, warning string) {
 
 func isGone(err error) bool {
 	return err != nil && (apierrors.IsResourceExpired(err) || apierrors.IsGone(err))
+}
+
+// short drops the request URL from transport errors: the warning already
+// names the target and the resourceVersion.
+func short(err error) error {
+	var u *url.Error
+	if errors.As(err, &u) {
+		return u.Err
+	}
+	return err
 }

@@ -313,6 +313,12 @@ func TestWatchAttributesEveryWriteAndSurvivesRestart(t *testing.T) {
 			t.Logf("the restart cost a relist: %+v", *r.Gap)
 		}
 	}
+	// The restart must have been felt: the watch lost its connection and
+	// said that it resumed.
+	if !strings.Contains(res.Stderr, "warning: watch deployments.apps -n "+ns) {
+		t.Errorf("no warning about the lost connection: the restart was not exercised?\n%s", res.Stderr)
+	}
+	t.Logf("stderr of the watch across the restart:\n%s", res.Stderr)
 	if !strings.Contains(res.Stdout, `"kind":"WatchSummary"`) {
 		t.Errorf("no summary at the end:\n%s", res.Stdout)
 	}
