@@ -1,13 +1,20 @@
 package mvcc
 
-// record is one write of a key: a put or a tombstone (delete).
+// record is one write of a key: a put or a tombstone (delete). It holds no
+// pointers (the value lives in the store's chunks), so the garbage
+// collector never scans the histories.
 type record struct {
-	rev       Revision
+	main      int64
+	sub       int32
+	tombstone bool
 	create    int64
 	version   int64
-	value     []byte
-	tombstone bool
+	// chunk, off and n locate the value in Store.chunks; n == 0 is empty.
+	chunk, off, n uint32
 }
+
+// rev returns the record's revision.
+func (r *record) rev() Revision { return Revision{Main: r.main, Sub: int64(r.sub)} }
 
 // keyIndex is the history of one key, oldest first. Unlike etcd's keyIndex
 // it keeps the values inline (there is no separate backend), but it answers
@@ -35,7 +42,7 @@ func (ki *keyIndex) at(rev int64) (*record, bool) {
 	h := ki.hist
 	// The newest record is by far the most frequent answer.
 	for i := len(h) - 1; i >= 0; i-- {
-		if h[i].rev.Main <= rev {
+		if h[i].main <= rev {
 			if h[i].tombstone {
 				return nil, false
 			}
@@ -53,13 +60,14 @@ func (ki *keyIndex) latest() (*record, bool) {
 	return nil, false
 }
 
-// compact drops the history that no read at or above rev can see, and
-// reports whether the key has no history left.
-func (ki *keyIndex) compact(rev int64) (empty bool) {
+// compact drops the history that no read at or above rev can see, passing
+// each dropped record to release, and reports whether the key has no
+// history left.
+func (ki *keyIndex) compact(rev int64, release func(*record)) (empty bool) {
 	h := ki.hist
 	keep := -1
 	for i := len(h) - 1; i >= 0; i-- {
-		if h[i].rev.Main <= rev {
+		if h[i].main <= rev {
 			keep = i
 			break
 		}
@@ -67,10 +75,20 @@ func (ki *keyIndex) compact(rev int64) (empty bool) {
 	if keep < 0 {
 		return len(h) == 0
 	}
-	if h[keep].tombstone && h[keep].rev.Main < rev {
+	if h[keep].tombstone && h[keep].main < rev {
 		keep++
 	}
+	if keep == len(h) {
+		for i := range h {
+			release(&h[i])
+		}
+		ki.hist = h[:0]
+		return true
+	}
 	if keep > 0 {
+		for i := range h[:keep] {
+			release(&h[i])
+		}
 		n := copy(h, h[keep:])
 		clear(h[n:])
 		ki.hist = h[:n]
@@ -78,11 +96,4 @@ func (ki *keyIndex) compact(rev int64) (empty bool) {
 	return len(ki.hist) == 0
 }
 
-// kv returns the key-value pair of a record of this key.
-func (ki *keyIndex) kv(r *record, keysOnly bool) KeyValue {
-	kv := KeyValue{Key: ki.key, CreateRevision: r.create, ModRevision: r.rev.Main, Version: r.version}
-	if !keysOnly {
-		kv.Value = r.value
-	}
-	return kv
-}
+

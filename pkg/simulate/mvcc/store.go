@@ -28,9 +28,14 @@ type Store struct {
 	// ranges.
 	keys map[string]*keyIndex
 	tree *btree.BTreeG[*keyIndex]
-	// values is the chunk the next stored values are copied into: one
-	// allocation per many small values instead of one each.
-	values []byte
+	// chunks hold the values: small ones packed into shared chunks (one
+	// allocation per many values, and no pointers in the histories), large
+	// ones alone. live counts the records using each chunk; compaction
+	// frees a chunk whose count drops to zero. cur is the chunk being
+	// filled, -1 if none.
+	chunks [][]byte
+	live   []int32
+	cur    int
 	// watchers are the open watchers in creation order.
 	watchers    []*watcher
 	nextWatchID int64
@@ -53,6 +58,7 @@ func New(cfg Config) *Store {
 		current:     1,
 		compactMain: -1,
 		keys:        make(map[string]*keyIndex),
+		cur:         -1,
 		tree:        btree.NewG(32, func(a, b *keyIndex) bool { return a.key < b.key }),
 	}
 }
@@ -132,7 +138,7 @@ func (s *Store) Compact(_ context.Context, rev int64) (*CompactResult, error) {
 	s.compactMain = rev
 	var empty []*keyIndex
 	s.tree.Ascend(func(ki *keyIndex) bool {
-		if ki.compact(rev) {
+		if ki.compact(rev, s.unsafeRelease) {
 			empty = append(empty, ki)
 		}
 		return true
@@ -189,7 +195,7 @@ func (s *Store) unsafeRange(key string, opts RangeOptions, cur int64) (*RangeRes
 			if r, ok := ki.at(rev); ok {
 				res.Count = 1
 				if !opts.CountOnly {
-					res.KVs = []KeyValue{ki.kv(r, opts.KeysOnly)}
+					res.KVs = []KeyValue{s.kvOf(ki, r, opts.KeysOnly)}
 				}
 			}
 		}
@@ -209,7 +215,7 @@ func (s *Store) unsafeRange(key string, opts RangeOptions, cur int64) (*RangeRes
 			res.More = true
 			return
 		}
-		res.KVs = append(res.KVs, ki.kv(r, opts.KeysOnly))
+		res.KVs = append(res.KVs, s.kvOf(ki, r, opts.KeysOnly))
 	})
 	return res, nil
 }
@@ -269,15 +275,15 @@ func (s *Store) unsafePut(tw *writeTxn, key string, value []byte, opts PutOption
 		s.keys[key] = ki
 		s.tree.ReplaceOrInsert(ki)
 	}
-	rec := record{rev: Revision{Main: main, Sub: tw.changes}, create: main, version: 1}
+	rec := record{main: main, sub: int32(tw.changes), create: main, version: 1}
 	if len(value) > 0 {
-		rec.value = s.unsafeCopyValue(value)
+		rec.chunk, rec.off, rec.n = s.unsafeStoreValue(value)
 	}
 	if last, ok := ki.latest(); ok {
 		rec.create = last.create
 		rec.version = last.version + 1
 		if opts.PrevKV {
-			kv := ki.kv(last, false)
+			kv := s.kvOf(ki, last, false)
 			res.PrevKV = &kv
 		}
 	}
@@ -303,9 +309,9 @@ func (s *Store) unsafeDelete(tw *writeTxn, key string, opts DeleteOptions) *Dele
 	for _, ki := range victims {
 		if opts.PrevKV {
 			last, _ := ki.latest()
-			res.PrevKVs = append(res.PrevKVs, ki.kv(last, false))
+			res.PrevKVs = append(res.PrevKVs, s.kvOf(ki, last, false))
 		}
-		ki.hist = append(ki.hist, record{rev: Revision{Main: main, Sub: tw.changes}, tombstone: true})
+		ki.hist = append(ki.hist, record{main: main, sub: int32(tw.changes), tombstone: true})
 		tw.changes++
 		if len(s.watchers) > 0 {
 			tw.events = append(tw.events, s.unsafeEvent(ki, len(ki.hist)-1, true))
@@ -321,22 +327,58 @@ func (s *Store) unsafeDelete(tw *writeTxn, key string, opts DeleteOptions) *Dele
 }
 
 // valueChunk is the size of the chunks values are copied into. Values
-// larger than a quarter chunk get an allocation of their own.
+// larger than a quarter chunk get a chunk of their own.
 const valueChunk = 64 << 10
 
-// unsafeCopyValue copies v into the current chunk. The copy's capacity is
-// its length, so a caller appending to a returned value cannot overwrite
-// its neighbour.
-func (s *Store) unsafeCopyValue(v []byte) []byte {
+// unsafeStoreValue copies v into a chunk and returns where it is.
+func (s *Store) unsafeStoreValue(v []byte) (chunk, off, n uint32) {
 	if len(v) > valueChunk/4 {
-		return slices.Clone(v)
+		s.chunks = append(s.chunks, slices.Clone(v))
+		s.live = append(s.live, 1)
+		return uint32(len(s.chunks) - 1), 0, uint32(len(v))
 	}
-	if cap(s.values)-len(s.values) < len(v) {
-		s.values = make([]byte, 0, valueChunk)
+	if s.cur < 0 || cap(s.chunks[s.cur])-len(s.chunks[s.cur]) < len(v) {
+		if s.cur >= 0 && s.live[s.cur] == 0 {
+			s.chunks[s.cur] = nil
+		}
+		s.chunks = append(s.chunks, make([]byte, 0, valueChunk))
+		s.live = append(s.live, 0)
+		s.cur = len(s.chunks) - 1
 	}
-	off := len(s.values)
-	s.values = append(s.values, v...)
-	return s.values[off:len(s.values):len(s.values)]
+	c := s.chunks[s.cur]
+	o := len(c)
+	s.chunks[s.cur] = append(c, v...)
+	s.live[s.cur]++
+	return uint32(s.cur), uint32(o), uint32(len(v))
+}
+
+// unsafeRelease drops a compacted record's hold on its value's chunk.
+func (s *Store) unsafeRelease(r *record) {
+	if r.n == 0 {
+		return
+	}
+	s.live[r.chunk]--
+	if s.live[r.chunk] == 0 && int(r.chunk) != s.cur {
+		s.chunks[r.chunk] = nil
+	}
+}
+
+// value returns a record's value. Its capacity is its length, so a caller
+// appending to it cannot overwrite a neighbour.
+func (s *Store) value(r *record) []byte {
+	if r.n == 0 {
+		return nil
+	}
+	return s.chunks[r.chunk][r.off : r.off+r.n : r.off+r.n]
+}
+
+// kvOf returns the key-value pair of a record of ki.
+func (s *Store) kvOf(ki *keyIndex, r *record, keysOnly bool) KeyValue {
+	kv := KeyValue{Key: ki.key, CreateRevision: r.create, ModRevision: r.main, Version: r.version}
+	if !keysOnly {
+		kv.Value = s.value(r)
+	}
+	return kv
 }
 
 // unsafeEnd commits a write txn: one revision if anything changed, and the

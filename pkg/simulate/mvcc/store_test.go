@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -243,5 +244,52 @@ func TestEtcdRecreateInOneTxnThenCompact(t *testing.T) {
 	got := kvs(mustGet(t, s, "a/11", RangeOptions{}).KVs)
 	if d := cmp.Diff([]string{"a/11=y c3 m3 v1"}, got); d != "" {
 		t.Errorf("(-want +got)\n%s", d)
+	}
+}
+
+// TestValuesSurviveCompaction writes small and chunk-sized values, compacts
+// repeatedly (freeing chunks), and checks every live value against a map.
+func TestValuesSurviveCompaction(t *testing.T) {
+	ctx := context.Background()
+	s := NewDefault()
+	model := map[string]string{}
+	for i := range 20000 {
+		k := fmt.Sprintf("k%03d", i%300)
+		v := fmt.Sprintf("%d-%s", i, strings.Repeat("x", i%97))
+		if i%1000 == 7 {
+			v += strings.Repeat("L", valueChunk/2) // a chunk of its own
+		}
+		if i%13 == 0 {
+			if _, err := s.DeleteRange(ctx, k, DeleteOptions{}); err != nil {
+				t.Fatal(err)
+			}
+			delete(model, k)
+		} else {
+			mustPut(t, s, k, v)
+			model[k] = v
+		}
+		if i%2500 == 2499 {
+			cur, _, _ := s.Rev(ctx)
+			if _, err := s.Compact(ctx, cur-100); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	r := mustGet(t, s, "k", RangeOptions{End: "l"})
+	got := map[string]string{}
+	for _, kv := range r.KVs {
+		got[kv.Key] = string(kv.Value)
+	}
+	if d := cmp.Diff(model, got); d != "" {
+		t.Errorf("(-want +got)\n%s", d)
+	}
+	freed := 0
+	for _, c := range s.chunks {
+		if c == nil {
+			freed++
+		}
+	}
+	if freed == 0 {
+		t.Errorf("compaction freed none of %d chunks", len(s.chunks))
 	}
 }

@@ -81,7 +81,7 @@ func (s *Store) unsafeCompare(c Compare) bool {
 		// The common case, without collecting.
 		if ki, ok := s.keys[c.Key]; ok {
 			if r, ok := ki.at(s.current); ok {
-				return compareKV(c, ki.kv(r, false))
+				return compareKV(c, s.kvOf(ki, r, false))
 			}
 		}
 		if c.Target == CompareValue {
@@ -92,7 +92,7 @@ func (s *Store) unsafeCompare(c Compare) bool {
 	var live []KeyValue
 	s.unsafeAscend(c.Key, c.End, func(ki *keyIndex) {
 		if r, ok := ki.at(s.current); ok {
-			live = append(live, ki.kv(r, false))
+			live = append(live, s.kvOf(ki, r, false))
 		}
 	})
 	if len(live) == 0 {

@@ -81,7 +81,7 @@ func (s *Store) unsafeCatchUp(w *watcher) {
 	var revs []revEvent
 	s.unsafeAscend(w.key, w.end, func(ki *keyIndex) {
 		for i := range ki.hist {
-			if r := ki.hist[i].rev; r.Main >= w.nextRev {
+			if r := ki.hist[i].rev(); r.Main >= w.nextRev {
 				revs = append(revs, revEvent{r, s.unsafeEvent(ki, i, w.prevKV)})
 			}
 		}
@@ -119,14 +119,14 @@ func (s *Store) unsafeEvent(ki *keyIndex, i int, withPrev bool) Event {
 	ev := Event{Type: EventPut}
 	if r.tombstone {
 		ev.Type = EventDelete
-		ev.KV = KeyValue{Key: ki.key, ModRevision: r.rev.Main}
+		ev.KV = KeyValue{Key: ki.key, ModRevision: r.main}
 	} else {
-		ev.KV = ki.kv(r, false)
+		ev.KV = s.kvOf(ki, r, false)
 	}
-	isCreate := !r.tombstone && r.create == r.rev.Main
-	if withPrev && !isCreate && r.rev.Main-1 >= s.compactMain {
-		if p, ok := ki.at(r.rev.Main - 1); ok {
-			kv := ki.kv(p, false)
+	isCreate := !r.tombstone && r.create == r.main
+	if withPrev && !isCreate && r.main-1 >= s.compactMain {
+		if p, ok := ki.at(r.main - 1); ok {
+			kv := s.kvOf(ki, p, false)
 			ev.PrevKV = &kv
 		}
 	}
