@@ -95,5 +95,3 @@ func (ki *keyIndex) compact(rev int64, release func(*record)) (empty bool) {
 	}
 	return len(ki.hist) == 0
 }
-
-
