@@ -1,0 +1,147 @@
+package inspect
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/watch"
+	dynamicfake "k8s.io/client-go/dynamic/fake"
+	clienttesting "k8s.io/client-go/testing"
+)
+
+var deployGVR = schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "deployments"}
+
+func fakeDeploy(name, rv string) *unstructured.Unstructured {
+	return &unstructured.Unstructured{Object: map[string]any{"apiVersion": "apps/v1", "kind": "Deployment", "metadata": map[string]any{"name": name, "namespace": "shop", "resourceVersion": rv}}}
+}
+
+// script is what the fake API server answers to each watch, in order.
+type script []func(w *watch.FakeWatcher) error
+
+// TestStreamResumesAndRelists drives Stream through a dropped watch (resume
+// from the last RV seen), an ERROR 410 event (relist, SYNCED with the gap),
+// a refused watch (retry) and a 410 answered to the watch request itself.
+func TestStreamResumesAndRelists(t *testing.T) {
+	client := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(), map[schema.GroupVersionResource]string{deployGVR: "DeploymentList"})
+	var (
+		// mu guards lists and watches.
+		mu      sync.Mutex
+		lists   int
+		watches []string
+	)
+	client.PrependReactor("list", "deployments", func(clienttesting.Action) (bool, runtime.Object, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		lists++
+		l := &unstructured.UnstructuredList{Object: map[string]any{"apiVersion": "apps/v1", "kind": "DeploymentList"}}
+		l.SetResourceVersion(fmt.Sprint(lists * 100))
+		l.Items = []unstructured.Unstructured{*fakeDeploy("web", fmt.Sprint(lists*100-1))}
+		return true, l, nil
+	})
+	steps := script{
+		func(w *watch.FakeWatcher) error { // rv 100: two events, then the connection drops
+			w.Modify(fakeDeploy("web", "101"))
+			w.Action(watch.Bookmark, fakeDeploy("", "105"))
+			w.Stop()
+			return nil
+		},
+		func(*watch.FakeWatcher) error { return fmt.Errorf("connection refused") }, // rv 105
+		func(w *watch.FakeWatcher) error { // rv 105: history gone
+			w.Error(&apierrors.NewResourceExpired("too old resource version: 105 (150)").ErrStatus)
+			return nil
+		},
+		func(*watch.FakeWatcher) error { return apierrors.NewResourceExpired("too old resource version: 200 (250)") }, // rv 200 after the relist
+		func(w *watch.FakeWatcher) error { // rv 300: one event, then stays open
+			w.Modify(fakeDeploy("web", "301"))
+			return nil
+		},
+	}
+	client.PrependWatchReactor("deployments", func(a clienttesting.Action) (bool, watch.Interface, error) {
+		mu.Lock()
+		n := len(watches)
+		watches = append(watches, a.(clienttesting.WatchActionImpl).WatchRestrictions.ResourceVersion)
+		mu.Unlock()
+		w := watch.NewFakeWithChanSize(10, false)
+		if n >= len(steps) {
+			return true, w, nil
+		}
+		if err := steps[n](w); err != nil {
+			return true, nil, err
+		}
+		return true, w, nil
+	})
+
+	cfg := NewStreamConfig()
+	cfg.Targets = []Target{{Resource: deployGVR, Namespace: "shop"}}
+	cfg.MinBackoff, cfg.MaxBackoff = time.Millisecond, 2*time.Millisecond
+	cfg.Now = func() time.Time { return t0 }
+	ctx, cancel := context.WithCancel(context.Background())
+	out := make(chan RecordedEvent, 100)
+	done := make(chan error, 1)
+	go func() { done <- Stream(ctx, client, cfg, out) }()
+
+	var got []string
+	for len(got) < 9 {
+		select {
+		case ev := <-out:
+			s := string(ev.Type)
+			if ev.Object != nil {
+				s += " " + ev.Object.GetResourceVersion()
+			}
+			if ev.Type == RecordSynced || ev.Type == RecordBookmark {
+				s += " rv=" + ev.ResourceVersion
+			}
+			if ev.Reason != "" {
+				s += " " + string(ev.Reason)
+			}
+			if ev.GapFrom != "" {
+				s += " gap-from=" + ev.GapFrom + " (" + ev.GapError + ")"
+			}
+			got = append(got, s)
+		case <-time.After(10 * time.Second):
+			t.Fatalf("stuck after %v", got)
+		}
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatalf("Stream: %v", err)
+	}
+	want := []string{
+		"LIST 99 initial", "SYNCED rv=100 initial",
+		"MODIFIED 101", "BOOKMARK rv=105",
+		"LIST 199 relist", "SYNCED rv=200 relist gap-from=105 (too old resource version: 105 (150))",
+		"LIST 299 relist", "SYNCED rv=300 relist gap-from=200 (too old resource version: 200 (250))",
+		"MODIFIED 301",
+	}
+	got = got[:len(want)]
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("events (-want +got):\n%s", diff)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if diff := cmp.Diff([]string{"100", "105", "105", "200", "300"}, watches[:5]); diff != "" {
+		t.Errorf("watches resumed from the wrong RVs (-want +got):\n%s", diff)
+	}
+}
+
+func TestStreamEndsOnFirstContactFailure(t *testing.T) {
+	client := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(), map[schema.GroupVersionResource]string{deployGVR: "DeploymentList"})
+	client.PrependReactor("list", "deployments", func(clienttesting.Action) (bool, runtime.Object, error) {
+		return true, nil, apierrors.NewForbidden(schema.GroupResource{Group: "apps", Resource: "deployments"}, "", fmt.Errorf("no"))
+	})
+	cfg := NewStreamConfig()
+	cfg.Targets = []Target{{Resource: deployGVR, Namespace: "shop"}}
+	err := Stream(context.Background(), client, cfg, make(chan RecordedEvent, 10))
+	if !apierrors.IsForbidden(err) {
+		t.Fatalf("want the Forbidden error, got %v", err)
+	}
+}
+
