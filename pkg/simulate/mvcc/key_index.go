@@ -1,5 +1,7 @@
 package mvcc
 
+import "sort"
+
 // record is one write of a key: a put or a tombstone (delete). It holds no
 // pointers (the value lives in the store's chunks), so the garbage
 // collector never scans the histories.
@@ -40,16 +42,25 @@ type keyIndex struct {
 // with Main <= rev, unless it is a tombstone.
 func (ki *keyIndex) at(rev int64) (*record, bool) {
 	h := ki.hist
+	n := len(h)
+	if n == 0 {
+		return nil, false
+	}
 	// The newest record is by far the most frequent answer.
-	for i := len(h) - 1; i >= 0; i-- {
-		if h[i].main <= rev {
-			if h[i].tombstone {
-				return nil, false
-			}
-			return &h[i], true
+	i := n - 1
+	if h[i].main > rev {
+		// The first record after rev, minus one.
+		i = sort.Search(n, func(j int) bool { return h[j].main > rev }) - 1
+		if i < 0 {
+			return nil, false
 		}
 	}
-	return nil, false
+	// Records of one revision (a delete and a recreate in one txn) are
+	// ordered by sub: the last one wins.
+	if h[i].tombstone {
+		return nil, false
+	}
+	return &h[i], true
 }
 
 // latest returns the live record at the head of the history.

@@ -189,18 +189,25 @@ func (s *Store) unsafeRange(key string, opts RangeOptions, cur int64) (*RangeRes
 	if rev < s.compactMain {
 		return nil, ErrCompacted
 	}
-	res := &RangeResult{}
 	if opts.End == "" {
 		if ki, ok := s.keys[key]; ok {
 			if r, ok := ki.at(rev); ok {
-				res.Count = 1
-				if !opts.CountOnly {
-					res.KVs = []KeyValue{s.kvOf(ki, r, opts.KeysOnly)}
+				if opts.CountOnly {
+					return &RangeResult{Count: 1}, nil
 				}
+				// One allocation for the result and its only pair.
+				one := &struct {
+					res RangeResult
+					kv  [1]KeyValue
+				}{}
+				one.kv[0] = s.kvOf(ki, r, opts.KeysOnly)
+				one.res.KVs, one.res.Count = one.kv[:], 1
+				return &one.res, nil
 			}
 		}
-		return res, nil
+		return &RangeResult{}, nil
 	}
+	res := &RangeResult{}
 	limit := opts.Limit
 	s.unsafeAscend(key, opts.End, func(ki *keyIndex) {
 		r, ok := ki.at(rev)
