@@ -63,8 +63,9 @@ func main() {
 		fs := flag.NewFlagSet("floor", flag.ExitOnError)
 		types := fs.String("types", "", "comma-separated types (as printed by benchlag types)")
 		decode := fs.Bool("decode", false, "decode pages into unstructured objects (the dynamic client) instead of discarding the bytes")
+		cache := fs.Bool("cache", false, "read the first page from the watch cache (resourceVersion=0), as lag --cache does")
 		_ = fs.Parse(os.Args[2:])
-		err = floor(ctx, cfg, strings.Split(*types, ","), *decode)
+		err = floor(ctx, cfg, strings.Split(*types, ","), *decode, *cache)
 	default:
 		err = fmt.Errorf("unknown subcommand %q", os.Args[1])
 	}
@@ -230,7 +231,7 @@ func printTypes(cfg *rest.Config) error {
 // floor lists every type in pages of 500, four types at a time (as lag
 // does), and either discards the bytes or decodes them with the dynamic
 // client.
-func floor(ctx context.Context, cfg *rest.Config, types []string, decode bool) error {
+func floor(ctx context.Context, cfg *rest.Config, types []string, decode, cache bool) error {
 	d, err := discovery.NewDiscoveryClientForConfig(cfg)
 	if err != nil {
 		return err
@@ -266,6 +267,9 @@ func floor(ctx context.Context, cfg *rest.Config, types []string, decode bool) e
 		go func() {
 			defer func() { <-sem; wg.Done() }()
 			opts := metav1.ListOptions{Limit: 500}
+			if cache {
+				opts.ResourceVersion = "0"
+			}
 			for {
 				var cont string
 				if decode {
@@ -292,7 +296,7 @@ func floor(ctx context.Context, cfg *rest.Config, types []string, decode bool) e
 				if cont == "" {
 					return
 				}
-				opts.Continue = cont
+				opts.Continue, opts.ResourceVersion = cont, ""
 			}
 		}()
 	}
