@@ -194,20 +194,36 @@ func (d *Differ) maps(out *[]Change, path fieldpath.Path, ign *ignoreNode, old, 
 	}
 }
 
-// maxExpanded is the size up to which an added or removed map of scalars
-// (a first label, a first annotation) is shown key by key rather than as
+// maxExpanded is the size up to which an added or removed tree of maps (a
+// first label, a first annotation) is shown scalar by scalar rather than as
 // "{N fields}".
 const maxExpanded = 4
 
 func smallMap(v any) bool {
 	m, ok := v.(map[string]any)
-	if !ok || len(m) == 0 || len(m) > maxExpanded {
+	if !ok || len(m) == 0 {
 		return false
 	}
+	n := 0
+	return countLeaves(m, &n)
+}
+
+// countLeaves counts the scalars of a tree of maps into n; false when the
+// tree holds a list or an empty map, or more than maxExpanded scalars.
+func countLeaves(m map[string]any, n *int) bool {
 	for _, x := range m {
-		switch x.(type) {
-		case map[string]any, []any:
+		switch y := x.(type) {
+		case []any:
 			return false
+		case map[string]any:
+			if len(y) == 0 || !countLeaves(y, n) {
+				return false
+			}
+		default:
+			*n++
+			if *n > maxExpanded {
+				return false
+			}
 		}
 	}
 	return true

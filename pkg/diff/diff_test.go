@@ -2,6 +2,7 @@ package diff
 
 import (
 	"encoding/json"
+	"fmt"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -39,7 +40,8 @@ func TestObjects(t *testing.T) {
 			want: []string{`.metadata.labels.a -1`, `.metadata.labels.b +"two words"`}},
 		{name: "small added map expanded", old: `{"metadata":{}}`, new: `{"metadata":{"labels":{"tier":"web"}}}`, want: []string{".metadata.labels.tier +web"}},
 		{name: "small removed map expanded", old: `{"metadata":{"labels":{"tier":"web"}}}`, new: `{"metadata":{}}`, want: []string{".metadata.labels.tier -web"}},
-		{name: "nested added map summarized", old: `{"spec":{}}`, new: `{"spec":{"strategy":{"type":"Recreate","x":{"a":1}}}}`, want: []string{".spec.strategy +{2 fields}"}},
+		{name: "nested small added map expanded", old: `{"spec":{}}`, new: `{"spec":{"strategy":{"type":"Recreate","x":{"a":1}}}}`, want: []string{".spec.strategy.type +Recreate", ".spec.strategy.x.a +1"}},
+		{name: "added map with a list summarized", old: `{"spec":{}}`, new: `{"spec":{"strategy":{"type":"Recreate","x":[1]}}}`, want: []string{".spec.strategy +{2 fields}"}},
 		{name: "big added map summarized", old: `{"spec":{}}`, new: `{"spec":{"m":{"a":1,"b":2,"c":3,"d":4,"e":5}}}`, want: []string{".spec.m +{5 fields}"}},
 		{name: "containers keyed by name", old: `{"spec":{"containers":[{"name":"a","image":"nginx:1.25"},{"name":"b","image":"busybox"}]}}`,
 			new:  `{"spec":{"containers":[{"name":"b","image":"busybox"},{"name":"a","image":"nginx:1.26"},{"name":"c","image":"x"}]}}`,
@@ -116,4 +118,20 @@ func FuzzObjects(f *testing.F) {
 			}
 		}
 	})
+}
+
+func ExampleObjects() {
+	old := map[string]any{"spec": map[string]any{"replicas": int64(3), "containers": []any{
+		map[string]any{"name": "nginx", "image": "nginx:1.25"},
+	}}}
+	cur := map[string]any{"metadata": map[string]any{"labels": map[string]any{"tier": "web"}}, "spec": map[string]any{"replicas": int64(5), "containers": []any{
+		map[string]any{"name": "nginx", "image": "nginx:1.26"},
+	}}}
+	for _, c := range Objects(old, cur) {
+		fmt.Println(c)
+	}
+	// Output:
+	// .metadata.labels.tier +web
+	// .spec.containers[name="nginx"].image nginx:1.25->nginx:1.26
+	// .spec.replicas 3->5
 }
