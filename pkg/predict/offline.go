@@ -87,6 +87,12 @@ type offlineExecutor struct {
 	live *unstructured.Unstructured
 	// liveJS is live as JSON.
 	liveJS []byte
+
+	// mu guards memo.
+	mu sync.Mutex
+	// memo holds the results of update, shared by methods that merge to
+	// the same object. Callers must not modify the returned objects.
+	memo []memoEntry
 }
 
 var _ Executor = (*offlineExecutor)(nil)
@@ -115,11 +121,7 @@ func (e *offlineExecutor) Update(_ context.Context, obj *unstructured.Unstructur
 	obj.SetResourceVersion(e.live.GetResourceVersion())
 	e.beforeUpdate(obj)
 	applyDefaults(e.gvk, obj)
-	out, err := e.fm.Update(e.live, obj, manager, "")
-	if err != nil {
-		return nil, err
-	}
-	return e.finish(out)
+	return e.update(obj, manager)
 }
 
 func (e *offlineExecutor) Patch(_ context.Context, pt types.PatchType, data []byte, manager string, force bool) (*unstructured.Unstructured, error) {
@@ -171,11 +173,7 @@ func (e *offlineExecutor) Patch(_ context.Context, pt types.PatchType, data []by
 	}
 	e.beforeUpdate(obj)
 	applyDefaults(e.gvk, obj)
-	out, err := e.fm.Update(e.live, obj, manager, "")
-	if err != nil {
-		return nil, err
-	}
-	return e.finish(out)
+	return e.update(obj, manager)
 }
 
 func (e *offlineExecutor) apply(data []byte, manager string, force bool) (*unstructured.Unstructured, error) {
@@ -217,6 +215,33 @@ func (e *offlineExecutor) apply(data []byte, manager string, force bool) (*unstr
 	out.SetResourceVersion(e.live.GetResourceVersion())
 	e.beforeUpdate(out)
 	return e.finish(out)
+}
+
+// update runs the field manager over the merged object, remembering the
+// answer: most methods of one prediction merge to the same object (an
+// update and a merge patch of the same change), and the field manager is
+// the expensive part.
+func (e *offlineExecutor) update(obj *unstructured.Unstructured, manager string) (*unstructured.Unstructured, error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	for _, m := range e.memo {
+		if m.manager == manager && equality.Semantic.DeepEqual(m.in.Object, obj.Object) {
+			return m.out, m.err
+		}
+	}
+	out, err := e.fm.Update(e.live, obj, manager, "")
+	if err == nil {
+		out, err = e.finish(out)
+	}
+	e.memo = append(e.memo, memoEntry{in: obj, manager: manager, out: out, err: err})
+	return out, err
+}
+
+type memoEntry struct {
+	in      *unstructured.Unstructured
+	manager string
+	out     *unstructured.Unstructured
+	err     error
 }
 
 func hasStatus(u *unstructured.Unstructured) bool {

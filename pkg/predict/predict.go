@@ -220,7 +220,7 @@ func run(ctx context.Context, an *analyzer, ex Executor, rq request, live *unstr
 	if live == nil {
 		mr.Code = http.StatusCreated
 	}
-	an.analyze(&mr, out, writer)
+	an.analyzeMemo(&mr, out, writer)
 	return mr, nil
 }
 
@@ -462,17 +462,19 @@ type analyzer struct {
 	before      *unstructured.Unstructured
 	beforeSets  map[entryKey]*fieldpath.Set
 	typedBefore *typedObject
+
+	// mu guards memo.
+	mu   sync.Mutex
+	memo map[*unstructured.Unstructured]MethodResult
 }
 
 type entryKey struct{ manager, op, sub string }
 
 func newAnalyzer(tc managedfields.TypeConverter, before *unstructured.Unstructured) *analyzer {
 	es, _ := managedfields.Entries(before)
-	b := before.DeepCopy()
-	for _, f := range ignoredForChanges {
-		unstructured.RemoveNestedField(b.Object, f...)
-	}
-	return &analyzer{tc: tc, before: before, beforeSets: entrySets(es), typedBefore: newTypedObject(tc, b)}
+	b := &unstructured.Unstructured{Object: withoutMeta(before.Object, ignoredForChanges...)}
+	return &analyzer{tc: tc, before: before, beforeSets: entrySets(es), typedBefore: newTypedObject(tc, b),
+		memo: map[*unstructured.Unstructured]MethodResult{}}
 }
 
 func entrySets(es []managedfields.Entry) map[entryKey]*fieldpath.Set {
@@ -486,6 +488,25 @@ func entrySets(es []managedfields.Entry) map[entryKey]*fieldpath.Set {
 		}
 	}
 	return m
+}
+
+// analyzeMemo is analyze, remembered per result object: executors return
+// the same object for methods with the same outcome.
+func (an *analyzer) analyzeMemo(mr *MethodResult, after *unstructured.Unstructured, writer string) {
+	an.mu.Lock()
+	prev, ok := an.memo[after]
+	an.mu.Unlock()
+	if ok {
+		m, req := mr.Method, mr.Request
+		code := mr.Code
+		*mr = prev
+		mr.Method, mr.Request, mr.Code = m, req, code
+		return
+	}
+	an.analyze(mr, after, writer)
+	an.mu.Lock()
+	an.memo[after] = *mr
+	an.mu.Unlock()
 }
 
 // analyze fills ownership, clobbers, changed fields and generation from
@@ -560,22 +581,35 @@ func paths(s *fieldpath.Set) []string {
 // sameStored reports whether after would be stored as the same bytes as
 // before (ignoring the resourceVersion the server would assign).
 func sameStored(before, after *unstructured.Unstructured) bool {
-	b, a := before.DeepCopy(), after.DeepCopy()
-	b.SetResourceVersion("")
-	a.SetResourceVersion("")
-	return equality.Semantic.DeepEqual(b.Object, a.Object)
+	return equality.Semantic.DeepEqual(withoutMeta(before.Object, "resourceVersion"), withoutMeta(after.Object, "resourceVersion"))
 }
 
-// ignoredForChanges are bookkeeping fields that every write touches.
-var ignoredForChanges = [][]string{
-	{"metadata", "managedFields"}, {"metadata", "resourceVersion"}, {"metadata", "generation"},
+// withoutMeta returns a shallow copy of obj whose metadata lacks keys,
+// without copying anything else.
+func withoutMeta(obj map[string]any, keys ...string) map[string]any {
+	out := make(map[string]any, len(obj))
+	for k, v := range obj {
+		out[k] = v
+	}
+	if md, ok := obj["metadata"].(map[string]any); ok {
+		m := make(map[string]any, len(md))
+		for k, v := range md {
+			m[k] = v
+		}
+		for _, k := range keys {
+			delete(m, k)
+		}
+		out["metadata"] = m
+	}
+	return out
 }
+
+// ignoredForChanges are the bookkeeping fields under metadata that every
+// write touches.
+var ignoredForChanges = []string{"managedFields", "resourceVersion", "generation"}
 
 func (an *analyzer) changedFields(after *unstructured.Unstructured) []FieldChange {
-	a := after.DeepCopy()
-	for _, f := range ignoredForChanges {
-		unstructured.RemoveNestedField(a.Object, f...)
-	}
+	a := &unstructured.Unstructured{Object: withoutMeta(after.Object, ignoredForChanges...)}
 	cmp := an.typedBefore.compare(a)
 	if cmp == nil {
 		return nil

@@ -1,0 +1,197 @@
+package cmd
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+	"sigs.k8s.io/yaml"
+
+	"github.com/kubectl-rv/kubectl-rv/pkg/exitcode"
+	"github.com/kubectl-rv/kubectl-rv/pkg/managedfields"
+	"github.com/kubectl-rv/kubectl-rv/pkg/output"
+)
+
+func newPredictOptions(in string) (*PredictOptions, *bytes.Buffer, *bytes.Buffer) {
+	var out, errOut bytes.Buffer
+	o := &PredictOptions{
+		Output:    output.NewFlags(output.Table, output.Wide, output.JSON, output.YAML),
+		Methods:   []string{"all"},
+		IOStreams: genericiooptions.IOStreams{In: strings.NewReader(in), Out: &out, ErrOut: &errOut},
+	}
+	return o, &out, &errOut
+}
+
+func TestPredictValidate(t *testing.T) {
+	tests := []struct {
+		name string
+		set  func(o *PredictOptions)
+		args []string
+		msg  string
+	}{
+		{"nothing to predict", func(o *PredictOptions) {}, nil, "say what to predict"},
+		{"both -f and a patch", func(o *PredictOptions) { o.Filenames = []string{"x"}; o.Patch = "{}" }, []string{"deploy/web"}, "not both"},
+		{"patch without type", func(o *PredictOptions) { o.Patch = "{}" }, []string{"deploy/web"}, "--type is required"},
+		{"unknown type", func(o *PredictOptions) { o.Patch = "{}"; o.PatchType = "yaml" }, []string{"deploy/web"}, `unknown patch type "yaml"`},
+		{"invalid json patch", func(o *PredictOptions) { o.Patch = `[{"op":`; o.PatchType = "json" }, []string{"deploy/web"}, "invalid JSON patch"},
+		{"invalid merge patch", func(o *PredictOptions) { o.Patch = `[]`; o.PatchType = "merge" }, []string{"deploy/web"}, "invalid merge patch"},
+		{"apply without manager", func(o *PredictOptions) { o.Patch = `{}`; o.PatchType = "apply" }, []string{"deploy/web"}, "--field-manager"},
+		{"apply method without manager", func(o *PredictOptions) { o.Filenames = []string{"x"}; o.Methods = []string{"apply"} }, nil, "--field-manager"},
+		{"unknown method", func(o *PredictOptions) { o.Filenames = []string{"x"}; o.Methods = []string{"put"} }, nil, `unknown method "put"`},
+		{"bad fail-on", func(o *PredictOptions) { o.Filenames = []string{"x"}; o.FailOn = "always" }, nil, "--fail-on"},
+		{"offline without live", func(o *PredictOptions) { o.Filenames = []string{"x"}; o.Offline = true }, nil, "--offline needs --live"},
+		{"live without offline", func(o *PredictOptions) { o.Filenames = []string{"x"}; o.LiveFile = "l" }, nil, "only work with --offline"},
+		{"type without patch", func(o *PredictOptions) { o.Filenames = []string{"x"}; o.PatchType = "json" }, nil, "--type only goes with"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			o, _, _ := newPredictOptions("")
+			tt.set(o)
+			o.args = tt.args
+			err := o.Validate()
+			if err == nil || exitcode.Code(err) != exitcode.CodeUsage || !strings.Contains(err.Error(), tt.msg) {
+				t.Errorf("Validate() = %v (exit %d), want a usage error with %q", err, exitcode.Code(err), tt.msg)
+			}
+		})
+	}
+}
+
+const benchDeploy = `apiVersion: apps/v1
+kind: Deployment
+metadata: {name: NAME, namespace: default}
+spec:
+  replicas: 2
+  selector: {matchLabels: {app: NAME}}
+  template:
+    metadata: {labels: {app: NAME}}
+    spec:
+      containers:
+      - {name: app, image: "registry.example/app:1"}
+      - {name: sidecar, image: "registry.example/sidecar:1"}
+`
+
+// writePredictFixtures writes n desired manifests (one file each) and one
+// live file with n live objects created by kubectl-create and scaled by
+// an HPA-like updater.
+func writePredictFixtures(tb testing.TB, n int) (dir, live string) {
+	tb.Helper()
+	dir = tb.TempDir()
+	gvk := schema.GroupVersionKind{Group: "apps", Version: "v1", Kind: "Deployment"}
+	fm, err := managedfields.NewFieldManager(managedfields.BuiltinTypeConverter(), gvk)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	var lives bytes.Buffer
+	for i := 0; i < n; i++ {
+		name := fmt.Sprintf("app-%04d", i)
+		doc := strings.ReplaceAll(benchDeploy, "NAME", name)
+		js, _ := yaml.YAMLToJSON([]byte(doc))
+		u := &unstructured.Unstructured{}
+		if err := u.UnmarshalJSON(js); err != nil {
+			tb.Fatal(err)
+		}
+		created, err := fm.Update(managedfields.NewEmpty(gvk), u, "kubectl-create", "")
+		if err != nil {
+			tb.Fatal(err)
+		}
+		created.SetUID("uid")
+		created.SetGeneration(1)
+		next := created.DeepCopy()
+		next.SetManagedFields(nil)
+		_ = unstructured.SetNestedField(next.Object, int64(5), "spec", "replicas")
+		scaled, err := fm.Update(created, next, "hpa", "")
+		if err != nil {
+			tb.Fatal(err)
+		}
+		scaled.SetResourceVersion(fmt.Sprint(100 + i))
+		b, _ := yaml.Marshal(scaled.Object)
+		lives.WriteString("---\n")
+		lives.Write(b)
+		desired := strings.Replace(doc, "app:1", "app:2", 1)
+		if err := os.WriteFile(filepath.Join(dir, name+".yaml"), []byte(desired), 0o644); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	live = filepath.Join(tb.TempDir(), "live.yaml")
+	if err := os.WriteFile(live, lives.Bytes(), 0o644); err != nil {
+		tb.Fatal(err)
+	}
+	return dir, live
+}
+
+func TestPredictOfflineDirectory(t *testing.T) {
+	dir, live := writePredictFixtures(t, 3)
+	o, out, errOut := newPredictOptions("")
+	o.Filenames, o.Offline, o.LiveFile, o.FieldManager, o.FailOn = []string{dir}, true, live, "ci", "clobber"
+	if err := o.Complete(nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := o.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	err := o.Run(context.Background())
+	if exitcode.Code(err) != exitcode.CodeFinding {
+		t.Fatalf("Run() = %v, want a finding (exit 1)", err)
+	}
+	for _, want := range []string{"OBJECT", "Deployment default/app-0002", "apply-conflict", `takes .spec.replicas from "hpa"`} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("output lacks %q:\n%s", want, out.String())
+		}
+	}
+	if !strings.Contains(errOut.String(), "offline predictions") {
+		t.Errorf("error stream lacks the offline note: %q", errOut.String())
+	}
+}
+
+func TestPredictOfflineLiveWithoutManagedFields(t *testing.T) {
+	dir := t.TempDir()
+	live := filepath.Join(dir, "live.yaml")
+	if err := os.WriteFile(live, []byte(strings.ReplaceAll(benchDeploy, "NAME", "web")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	o, out, _ := newPredictOptions(strings.ReplaceAll(benchDeploy, "NAME", "web"))
+	o.Filenames, o.Offline, o.LiveFile = []string{"-"}, true, live
+	_ = o.Complete(nil, nil)
+	if err := o.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	err := o.Run(context.Background())
+	if exitcode.Code(err) != exitcode.CodeUsage || !strings.Contains(err.Error(), "--show-managed-fields") || out.Len() != 0 {
+		t.Errorf("Run() = %v, output %q: want exit 2 naming --show-managed-fields and no output", err, out.String())
+	}
+}
+
+func predictCPUTime() time.Duration {
+	var ru syscall.Rusage
+	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// BenchmarkPredictOfflineDirectory1000 runs kubectl rv predict --offline
+// over a directory of 1,000 Deployment manifests, every method (target:
+// under 10 s per run).
+func BenchmarkPredictOfflineDirectory1000(b *testing.B) {
+	dir, live := writePredictFixtures(b, 1000)
+	start := predictCPUTime()
+	for b.Loop() {
+		o, _, _ := newPredictOptions("")
+		o.Filenames, o.Offline, o.LiveFile, o.FieldManager, o.Output.Output = []string{dir}, true, live, "ci", "json"
+		_ = o.Complete(nil, nil)
+		if err := o.Validate(); err != nil {
+			b.Fatal(err)
+		}
+		if err := o.Run(context.Background()); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(predictCPUTime()-start)/float64(b.N), "cpu-ns/op")
+}
