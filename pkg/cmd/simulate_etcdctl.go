@@ -64,8 +64,8 @@ Commands:
 Output is etcdctl's: its default simple format, or -w json with the same shape
 (header with cluster_id/member_id/revision/raft_term, base64 keys and values).
 With --etcd-endpoints the same commands run on a real etcd instead.`,
-		Example: `  # The revision sequence of REFERENCE's transcript
-  printf 'put k1 a\nput k2 b\nput k1 c\ndel k1\nget k1 --rev=2\nput k1 d\nget k1 -w json\n' | kubectl rv simulate etcdctl
+		Example: `  # How etcd numbers revisions: put, overwrite, delete, read the past, recreate
+  printf 'put k1 a\nput k2 b\nput k1 c\ndel k1\nget k1 --rev=2\nput k1 d\nget k1\n' | kubectl rv simulate etcdctl -w json
 
   # One command, etcdctl's JSON
   kubectl rv simulate etcdctl -w json put k1 v1

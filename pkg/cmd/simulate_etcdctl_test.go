@@ -104,3 +104,31 @@ func TestSimulateEtcdctlGolden(t *testing.T) {
 		})
 	}
 }
+
+// TestSimulateEtcdctlExamples runs the examples of --help (those that need
+// no etcd and no file) and requires them to succeed.
+func TestSimulateEtcdctlExamples(t *testing.T) {
+	c := newCmdSimulateEtcdctl(nil, genericiooptions.IOStreams{})
+	n := 0
+	for _, line := range strings.Split(c.Example, "\n") {
+		line = strings.TrimSpace(line)
+		if !strings.Contains(line, "kubectl rv simulate etcdctl") || strings.Contains(line, "--etcd-endpoints") {
+			continue
+		}
+		stdin := ""
+		if pipe, rest, ok := strings.Cut(line, " | "); ok {
+			q := strings.TrimSuffix(strings.TrimPrefix(pipe, "printf '"), "'")
+			stdin = strings.ReplaceAll(q, `\n`, "\n")
+			line = rest
+		}
+		args := strings.Fields(strings.TrimPrefix(line, "kubectl rv simulate etcdctl"))
+		out, errOut, code := runEtcdctl(t, stdin, args...)
+		if code != 0 || out == "" {
+			t.Errorf("example %q: exit %d, stdout %q, stderr %q", line, code, out, errOut)
+		}
+		n++
+	}
+	if n < 3 {
+		t.Errorf("found only %d runnable examples", n)
+	}
+}
