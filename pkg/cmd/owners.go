@@ -97,6 +97,7 @@ Secret values are never printed unless --show-secrets is given.`,
   # One row per managedFields entry, from a saved dump, failing CI on hazards
   kubectl get deploy web -o yaml --show-managed-fields > web.yaml
   kubectl rv owners -f web.yaml --view summary --fail-on-hazard`,
+		ValidArgsFunction: ResourceTypeOrNameCompletion(f),
 		RunE: func(c *cobra.Command, args []string) error {
 			if err := o.Complete(f, args); err != nil {
 				return err
@@ -178,7 +179,7 @@ func (o *OwnersOptions) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	opts := ownersprint.Options{Now: o.now(), ShowSecrets: o.ShowSecrets, Color: p.Color}
+	opts := ownersprint.Options{Now: o.now(), ShowSecrets: o.ShowSecrets, Color: p.Color, ObjectColumns: o.Selection.AllNamespaces}
 	switch {
 	case p.Structured():
 		err = p.PrintObject(ownersprint.NewReport(objs))

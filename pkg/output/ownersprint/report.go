@@ -35,6 +35,9 @@ type Options struct {
 	ShowSecrets bool
 	// Color paints hazards and shared fields.
 	Color bool
+	// ObjectColumns adds NAMESPACE and OBJECT columns to the tables even for
+	// one object (as kubectl does with -A); they are always there for several.
+	ObjectColumns bool
 }
 
 // Report is the structured output of kubectl rv owners.

@@ -9,15 +9,15 @@ import (
 )
 
 // objectColumns are the leading columns of tables that hold several objects.
-func objectColumns(objs []Object) []output.Column {
-	if len(objs) < 2 {
+func objectColumns(objs []Object, opts Options) []output.Column {
+	if len(objs) < 2 && !opts.ObjectColumns {
 		return nil
 	}
 	return output.Columns("NAMESPACE", "OBJECT")
 }
 
-func objectCells(objs []Object, o Object) []output.Cell {
-	if len(objs) < 2 {
+func objectCells(objs []Object, o Object, opts Options) []output.Cell {
+	if len(objs) < 2 && !opts.ObjectColumns {
 		return nil
 	}
 	ns := o.Object.GetNamespace()
@@ -31,7 +31,7 @@ func objectCells(objs []Object, o Object) []output.Cell {
 // SUBRESOURCE, APIVERSION, AGE (parallel lists when a field has several
 // owners), then the hazards.
 func Table(p *output.Printer, objs []Object, opts Options) error {
-	t := &output.TableData{Columns: append(objectColumns(objs), output.Columns("FIELD", "MANAGERS", "OPERATION", "SUBRESOURCE", "APIVERSION", "AGE")...)}
+	t := &output.TableData{Columns: append(objectColumns(objs, opts), output.Columns("FIELD", "MANAGERS", "OPERATION", "SUBRESOURCE", "APIVERSION", "AGE")...)}
 	t.Columns = append(t.Columns, output.Column{Name: "PRESENT", Wide: true})
 	for _, o := range objs {
 		for _, n := range o.Ownership.Fields() {
@@ -50,7 +50,7 @@ func Table(p *output.Printer, objs []Object, opts Options) error {
 			case len(n.Owners) > 1:
 				field.Style = output.Yellow
 			}
-			row := append(objectCells(objs, o), field,
+			row := append(objectCells(objs, o, opts), field,
 				output.Cell{Text: strings.Join(mgrs, ",")}, output.Cell{Text: strings.Join(ops, ",")},
 				output.Cell{Text: strings.Join(subs, ",")}, output.Cell{Text: strings.Join(vers, ",")},
 				output.Cell{Text: strings.Join(ages, ",")}, output.Cell{Text: strconv.FormatBool(n.Present)})
@@ -60,13 +60,13 @@ func Table(p *output.Printer, objs []Object, opts Options) error {
 	if err := p.PrintTable(t); err != nil {
 		return err
 	}
-	return printHazards(p, objs)
+	return printHazards(p, objs, opts)
 }
 
 // Summary writes one row per managedFields entry: MANAGER, OPERATION,
 // APIVERSION, SUBRESOURCE, LAST WRITE, FIELDS, then the hazards.
 func Summary(p *output.Printer, objs []Object, opts Options) error {
-	t := &output.TableData{Columns: append(objectColumns(objs), output.Columns("MANAGER", "OPERATION", "APIVERSION", "SUBRESOURCE", "LAST WRITE", "FIELDS")...)}
+	t := &output.TableData{Columns: append(objectColumns(objs, opts), output.Columns("MANAGER", "OPERATION", "APIVERSION", "SUBRESOURCE", "LAST WRITE", "FIELDS")...)}
 	t.Columns = append(t.Columns, output.Column{Name: "ENTRY", Wide: true}, output.Column{Name: "TIME", Wide: true})
 	for _, o := range objs {
 		for _, e := range o.Entries {
@@ -74,7 +74,7 @@ func Summary(p *output.Printer, objs []Object, opts Options) error {
 			if !e.Time.IsZero() {
 				ts = e.Time.UTC().Format("2006-01-02T15:04:05Z")
 			}
-			row := append(objectCells(objs, o), output.Cells(managerText(e.Manager), string(e.Operation), dash(e.APIVersion), dash(e.Subresource),
+			row := append(objectCells(objs, o, opts), output.Cells(managerText(e.Manager), string(e.Operation), dash(e.APIVersion), dash(e.Subresource),
 				dash(age(opts.Now, e.Time)), strconv.Itoa(e.FieldCount()), strconv.Itoa(e.Index), ts)...)
 			t.AddRow(row...)
 		}
@@ -82,14 +82,14 @@ func Summary(p *output.Printer, objs []Object, opts Options) error {
 	if err := p.PrintTable(t); err != nil {
 		return err
 	}
-	return printHazards(p, objs)
+	return printHazards(p, objs, opts)
 }
 
-func printHazards(p *output.Printer, objs []Object) error {
-	t := &output.TableData{Columns: append(objectColumns(objs), output.Columns("HAZARD", "MANAGERS", "FIELDS", "DETAIL")...)}
+func printHazards(p *output.Printer, objs []Object, opts Options) error {
+	t := &output.TableData{Columns: append(objectColumns(objs, opts), output.Columns("HAZARD", "MANAGERS", "FIELDS", "DETAIL")...)}
 	for _, o := range objs {
 		for _, h := range o.Hazards {
-			row := append(objectCells(objs, o), output.Cell{Text: string(h.Type), Style: output.Yellow},
+			row := append(objectCells(objs, o, opts), output.Cell{Text: string(h.Type), Style: output.Yellow},
 				output.Cell{Text: strings.Join(h.Managers(), ",")}, output.Cell{Text: fieldCount(h.Fields)},
 				output.Cell{Text: h.Message})
 			t.AddRow(row...)
