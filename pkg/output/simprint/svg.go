@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"html"
 	"math"
-	"strconv"
 	"strings"
 	"time"
 
@@ -19,8 +18,8 @@ const (
 	laneRight  = 30
 	laneHeight = 22
 	maxLanes   = 40
-	panelW     = 230
-	panelH     = 150
+	panelW     = 310
+	panelH     = 160
 )
 
 var outcomeColor = map[string]string{
@@ -42,7 +41,7 @@ func esc(s string) string { return html.EscapeString(s) }
 func SVG(r *simulate.Result) []byte {
 	var b bytes.Buffer
 	lanes, hidden := laneOrder(r)
-	top := 70
+	top := 90
 	lanesH := len(lanes)*laneHeight + 40
 	if len(lanes) == 0 {
 		lanesH = 50
@@ -61,7 +60,7 @@ func SVG(r *simulate.Result) []byte {
 	fmt.Fprintf(&b, `<rect x="0" y="0" width="%d" height="%d" fill="#ffffff"/>`+"\n", svgWidth, height)
 	fmt.Fprintf(&b, `<text x="20" y="28" font-size="18" font-weight="bold">%s</text>`+"\n", esc(r.Scenario+": writers over virtual time"))
 	fmt.Fprintf(&b, `<text x="20" y="48" fill="#555">%s</text>`+"\n", esc(fmt.Sprintf("seed %d · %d requests · %s of virtual time · revisions %d → %d", r.Seed, r.Requests, Dur(r.End.D()), r.StartRevision, r.FinalRevision)))
-	legend(&b, svgWidth-520, 28)
+	legend(&b, 20, 72)
 
 	end := r.End.D()
 	if end <= 0 {
@@ -88,9 +87,18 @@ func SVG(r *simulate.Result) []byte {
 			fmt.Fprintf(&b, `<line x1="%.1f" y1="%d" x2="%.1f" y2="%d" stroke="#3b6fd6" stroke-dasharray="4 3"/>`+"\n", cx, top-4, cx, bottom)
 			fmt.Fprintf(&b, `<text x="%.1f" y="%d" fill="#3b6fd6" text-anchor="middle" font-size="10">compact %d</text>`+"\n", cx, top-8, c.Revision)
 		}
+		if l := r.Leadership; l != nil {
+			for _, term := range l.Terms {
+				if i, ok := idx[term.Holder]; ok {
+					x0, x1 := x(term.From.D()), x(term.To.D())
+					fmt.Fprintf(&b, `<rect x="%.1f" y="%d" width="%.1f" height="%d" fill="#2e9e44" fill-opacity="0.15"><title>%s</title></rect>`+"\n",
+						x0, top+i*laneHeight+2, max(x1-x0, 1), laneHeight-4, esc(fmt.Sprintf("%s leads from %s to %s (%s)", term.Holder, Dur(term.From.D()), Dur(term.To.D()), term.Ended)))
+				}
+			}
+		}
 		for _, s := range r.Steps {
 			i, ok := idx[s.Actor]
-			if !ok {
+			if !ok || s.Verb == "RETRY" {
 				continue
 			}
 			cx := x(s.At.D())
@@ -114,15 +122,27 @@ func SVG(r *simulate.Result) []byte {
 	return b.Bytes()
 }
 
+// laneOrder lists the clients that appear in the trace, actor by actor and
+// replica by replica.
 func laneOrder(r *simulate.Result) ([]string, int) {
-	var lanes []string
-	seen := map[string]bool{}
+	active := map[string]bool{}
 	for _, s := range r.Steps {
-		if s.Actor == "kube-apiserver" || seen[s.Actor] {
-			continue
+		active[s.Actor] = true
+	}
+	var lanes []string
+	for _, a := range r.Actors {
+		names := []string{a.Name}
+		if a.Replicas > 1 {
+			names = names[:0]
+			for i := 1; i <= a.Replicas; i++ {
+				names = append(names, fmt.Sprintf("%s-%d", a.Name, i))
+			}
 		}
-		seen[s.Actor] = true
-		lanes = append(lanes, s.Actor)
+		for _, n := range names {
+			if active[n] {
+				lanes = append(lanes, n)
+			}
+		}
 	}
 	if len(lanes) > maxLanes {
 		return lanes[:maxLanes], len(lanes) - maxLanes
@@ -132,7 +152,7 @@ func laneOrder(r *simulate.Result) ([]string, int) {
 
 func legend(b *bytes.Buffer, x, y int) {
 	items := []struct{ outcome, label string }{
-		{"ok", "success"}, {"noop", "no-op"}, {"conflict", "409 / 410"}, {"invalid", "422"}, {"giveup", "give-up"}, {"read", "read"},
+		{"ok", "success"}, {"noop", "no-op"}, {"conflict", "409 / 410"}, {"invalid", "422"}, {"giveup", "give-up / crash"}, {"info", "event"}, {"read", "read"},
 	}
 	for _, it := range items {
 		mark(b, simulate.Step{Outcome: it.outcome}, float64(x), float64(y-4))
@@ -158,6 +178,8 @@ func mark(b *bytes.Buffer, s simulate.Step, cx, cy float64) {
 		fmt.Fprintf(b, `<path d="M%.1f %.1fL%.1f %.1fL%.1f %.1fZ" fill="%s">%s</path>`+"\n", cx, cy-5, cx+5, cy+4, cx-5, cy+4, c, title)
 	case "giveup":
 		fmt.Fprintf(b, `<rect x="%.1f" y="%.1f" width="8" height="8" fill="%s">%s</rect>`+"\n", cx-4, cy-4, c, title)
+	case "info":
+		fmt.Fprintf(b, `<path d="M%.1f %.1fL%.1f %.1fL%.1f %.1fL%.1f %.1fZ" fill="#3b6fd6">%s</path>`+"\n", cx, cy-5, cx+4, cy, cx, cy+5, cx-4, cy, title)
 	case "read":
 		fmt.Fprintf(b, `<line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="#9aa3ad" stroke-width="1">%s</line>`+"\n", cx, cy-3, cx, cy+3, title)
 	}
@@ -167,8 +189,12 @@ func mark(b *bytes.Buffer, s simulate.Step, cx, cy float64) {
 func niceStep(span time.Duration, n int) time.Duration {
 	raw := float64(span) / float64(n)
 	steps := []time.Duration{time.Microsecond, 2 * time.Microsecond, 5 * time.Microsecond}
-	for base := time.Duration(10) * time.Microsecond; base <= time.Hour; base *= 10 {
+	for base := time.Duration(10) * time.Microsecond; base < time.Second; base *= 10 {
 		steps = append(steps, base, 2*base, 5*base)
+	}
+	// Round clock units from a second up.
+	for _, d := range []time.Duration{1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600, 7200, 21600, 43200, 86400} {
+		steps = append(steps, d*time.Second)
 	}
 	for _, s := range steps {
 		if float64(s) >= raw {
@@ -185,7 +211,7 @@ func axis(b *bytes.Buffer, x func(time.Duration) float64, end time.Duration, top
 		tx := x(t)
 		fmt.Fprintf(b, `<line x1="%.1f" y1="%d" x2="%.1f" y2="%d" stroke="#333"/>`+"\n", tx, bottom, tx, bottom+5)
 		fmt.Fprintf(b, `<line x1="%.1f" y1="%d" x2="%.1f" y2="%d" stroke="#e1e4e8"/>`+"\n", tx, top, tx, bottom)
-		fmt.Fprintf(b, `<text x="%.1f" y="%d" text-anchor="middle" font-size="10" fill="#333">%s</text>`+"\n", tx, bottom+17, esc(Dur(t)))
+		fmt.Fprintf(b, `<text x="%.1f" y="%d" text-anchor="middle" font-size="10" fill="#333">%s</text>`+"\n", tx, bottom+17, esc(tickLabel(t)))
 	}
 }
 
@@ -193,7 +219,7 @@ func histogram(b *bytes.Buffer, a simulate.ActorReport, px, py int) {
 	fmt.Fprintf(b, `<rect x="%d" y="%d" width="%d" height="%d" fill="#fafbfc" stroke="#d0d7de"/>`+"\n", px, py, panelW, panelH)
 	fmt.Fprintf(b, `<text x="%d" y="%d" font-weight="bold">%s</text>`+"\n", px+8, py+16, esc(a.Name))
 	fmt.Fprintf(b, `<text x="%d" y="%d" font-size="10" fill="#555">%s</text>`+"\n", px+8, py+30,
-		esc(fmt.Sprintf("p50 %s · p95 %s · p99 %s · n=%d", Dur(a.Latency.P50.D()), Dur(a.Latency.P95.D()), Dur(a.Latency.P99.D()), a.Latency.Count)))
+		esc(fmt.Sprintf("p50 %s · p95 %s · p99 %s · %d ops", Dur(a.Latency.P50.D()), Dur(a.Latency.P95.D()), Dur(a.Latency.P99.D()), a.Latency.Count)))
 	// Draw the buckets from the first to the last non-empty one.
 	first, last := -1, -1
 	maxC := 0
@@ -228,9 +254,9 @@ func histogram(b *bytes.Buffer, a simulate.ActorReport, px, py int) {
 
 func bucketLabel(hs []simulate.LatencyBucket, i int) string {
 	if hs[i].Le == 0 {
-		return ">" + Dur(hs[i-1].Le.D())
+		return ">" + hs[i-1].Le.D().String()
 	}
-	return "≤" + Dur(hs[i].Le.D())
+	return "≤" + hs[i].Le.D().String()
 }
 
 // HTML renders a self-contained page: the picture and the tables.
@@ -286,5 +312,14 @@ p.desc{color:#444;max-width:900px}
 	return b.Bytes()
 }
 
-var _ = strconv.Itoa
-var _ = strings.Join
+// tickLabel prints round axis times short: 250ms, 10s, 1m, 1m30s.
+func tickLabel(t time.Duration) string {
+	s := t.String()
+	if strings.HasSuffix(s, "m0s") {
+		s = strings.TrimSuffix(s, "0s")
+	}
+	if strings.HasSuffix(s, "h0m") {
+		s = strings.TrimSuffix(s, "0m")
+	}
+	return s
+}
