@@ -1,0 +1,162 @@
+package simulate
+
+import (
+	"bytes"
+	"context"
+	"math/rand/v2"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/kubectl-rv/kubectl-rv/pkg/inspect"
+	"github.com/kubectl-rv/kubectl-rv/pkg/simulate/scenario"
+)
+
+// TestTwoClientsSequence pins the classic sequence the README promises.
+func TestTwoClientsSequence(t *testing.T) {
+	sc, err := scenario.LoadBuiltin("two-clients")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := Run(context.Background(), sc, Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	type s struct {
+		Actor, Verb, Sent, RV string
+		Code                  int
+	}
+	var got []s
+	for _, st := range res.Steps {
+		if st.Verb == "RETRY" {
+			continue
+		}
+		got = append(got, s{st.Actor, st.Verb, st.SentRV, st.RV, st.Code})
+	}
+	want := []s{
+		{"a", "GET", "", "100", 200},
+		{"b", "GET", "", "100", 200},
+		{"b", "PUT", "100", "101", 200},
+		{"a", "PUT", "100", "", 409},
+		{"a", "GET", "", "101", 200},
+		{"a", "PUT", "101", "102", 200},
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("steps (-want +got):\n%s", d)
+	}
+}
+
+// TestBackoffMatchesRetryOnConflict checks the number of calls and the
+// sleeps of client-go's DefaultRetry and DefaultBackoff (jitter aside).
+func TestBackoffMatchesRetryOnConflict(t *testing.T) {
+	cases := []struct {
+		policy string
+		want   []time.Duration // the sleeps before calls 2..Steps, unjittered
+	}{
+		{scenario.RetryNone, nil},
+		{scenario.RetryDefaultRetry, []time.Duration{10 * time.Millisecond, 10 * time.Millisecond, 10 * time.Millisecond, 10 * time.Millisecond}},
+		{scenario.RetryDefaultBackoff, []time.Duration{10 * time.Millisecond, 50 * time.Millisecond, 250 * time.Millisecond}},
+	}
+	for _, c := range cases {
+		t.Run(c.policy, func(t *testing.T) {
+			b := newBackoff(scenario.Retry{Policy: c.policy})
+			b.jitter = 0
+			var got []time.Duration
+			for {
+				d, ok := b.step(rand.New(rand.NewPCG(1, 2)))
+				if !ok {
+					break
+				}
+				got = append(got, d)
+			}
+			if d := cmp.Diff(c.want, got); d != "" {
+				t.Errorf("sleeps (-want +got):\n%s", d)
+			}
+		})
+	}
+}
+
+// TestLostUpdatesAreAttributed checks the counter vectors: unconditional
+// writers lose increments, RV-checked writers lose none, and the per-actor
+// losses add up to the invariant's.
+func TestLostUpdatesAreAttributed(t *testing.T) {
+	sc, err := scenario.LoadBuiltin("lost-update")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := false
+	res, err := Run(context.Background(), sc, Config{Trace: &f})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lost := map[string]int{}
+	for _, a := range res.Actors {
+		lost[a.Name] = a.LostUpdates
+	}
+	total := 0
+	for _, inv := range res.Invariants {
+		total += inv.Lost
+	}
+	if lost["rv-checked"] != 0 || lost["unconditional"] == 0 || lost["merge-patch"] == 0 {
+		t.Errorf("unexpected losses: %v", lost)
+	}
+	if sum := lost["rv-checked"] + lost["unconditional"] + lost["merge-patch"]; sum != total {
+		t.Errorf("per-actor losses %v do not add up to the invariants' %d", lost, total)
+	}
+}
+
+func TestReplay(t *testing.T) {
+	var buf bytes.Buffer
+	w, err := inspect.NewRecordingWriter(&buf, inspect.NewRecordingHeader(time.Unix(0, 0), []string{"v1/configmaps"}, true))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cm := func(rv string, v any) *unstructured.Unstructured {
+		u := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": "ConfigMap", "data": map[string]any{"k": v}}}
+		u.SetName("c")
+		u.SetNamespace("ns")
+		u.SetResourceVersion(rv)
+		return u
+	}
+	for _, ev := range []inspect.RecordedEvent{
+		{Type: inspect.RecordList, Resource: "v1/configmaps", Reason: inspect.SyncInitial, Object: cm("10", "a")},
+		{Type: inspect.RecordModified, Resource: "v1/configmaps", Object: cm("12", "b")},
+		{Type: inspect.RecordModified, Resource: "v1/configmaps", Object: cm("20", "c")},
+		{Type: inspect.RecordDeleted, Resource: "v1/configmaps", Object: cm("25", "c")},
+	} {
+		if err := w.Write(ev); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rp, err := LoadReplay(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := rp.Find("configmap/c", "ns")
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := func(rv string) string {
+		v, err := h.At(rv)
+		if err != nil {
+			return "error"
+		}
+		if v.Type == inspect.RecordDeleted {
+			return "deleted"
+		}
+		return v.Object.Object["data"].(map[string]any)["k"].(string)
+	}
+	got := []string{at("9"), at("10"), at("11"), at("12"), at("19"), at("24"), at("25"), at("")}
+	if d := cmp.Diff([]string{"error", "a", "a", "b", "b", "c", "deleted", "deleted"}, got); d != "" {
+		t.Errorf("states (-want +got):\n%s", d)
+	}
+	_, _, changes, err := h.Diff("10", "20")
+	if err != nil || len(changes) != 1 || changes[0].String() != ".data.k a->c" {
+		t.Errorf("diff 10..20: %v %v", changes, err)
+	}
+	if _, err := rp.Find("secrets/c", "ns"); err == nil {
+		t.Errorf("an object not in the recording should be an error")
+	}
+}
