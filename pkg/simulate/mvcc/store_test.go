@@ -293,3 +293,41 @@ func TestValuesSurviveCompaction(t *testing.T) {
 		t.Errorf("compaction freed none of %d chunks", len(s.chunks))
 	}
 }
+
+// TestNotifyProgress is etcd's periodic progress notification: on a tick, a
+// watch that asked for it and got no events since the previous tick gets
+// one at the current revision; a watch waiting for a future revision gets
+// none.
+func TestNotifyProgress(t *testing.T) {
+	ctx := context.Background()
+	s := NewDefault()
+	quiet, _ := s.Watch(ctx, "q", WatchOptions{ProgressNotify: true})
+	busy, _ := s.Watch(ctx, "b", WatchOptions{ProgressNotify: true})
+	future, _ := s.Watch(ctx, "q", WatchOptions{Rev: 50, ProgressNotify: true})
+	plain, _ := s.Watch(ctx, "q", WatchOptions{})
+	mustPut(t, s, "b", "1") // rev 2
+	s.NotifyProgress()
+	summary := func(w Watcher) []string {
+		var out []string
+		for _, r := range w.Drain() {
+			out = append(out, fmt.Sprintf("rev %d events %d progress %v", r.Header.Revision, len(r.Events), r.IsProgressNotify()))
+		}
+		return out
+	}
+	if d := cmp.Diff([]string{"rev 2 events 0 progress true"}, summary(quiet)); d != "" {
+		t.Errorf("quiet (-want +got)\n%s", d)
+	}
+	if d := cmp.Diff([]string{"rev 2 events 1 progress false"}, summary(busy)); d != "" {
+		t.Errorf("busy (-want +got)\n%s", d)
+	}
+	if got := summary(future); got != nil {
+		t.Errorf("future: %v", got)
+	}
+	if got := summary(plain); got != nil {
+		t.Errorf("plain: %v", got)
+	}
+	s.NotifyProgress() // busy had no events since the last tick now
+	if d := cmp.Diff([]string{"rev 2 events 0 progress true"}, summary(busy)); d != "" {
+		t.Errorf("busy, second tick (-want +got)\n%s", d)
+	}
+}
