@@ -1,0 +1,87 @@
+package predictprint
+
+import (
+	"bytes"
+	"flag"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/kubectl-rv/kubectl-rv/pkg/managedfields"
+	"github.com/kubectl-rv/kubectl-rv/pkg/output"
+	"github.com/kubectl-rv/kubectl-rv/pkg/predict"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files")
+
+func sample() []predict.Result {
+	return []predict.Result{{
+		Object:              predict.ObjectRef{APIVersion: "apps/v1", Kind: "Deployment", Namespace: "default", Name: "web", Source: "web.yaml:1"},
+		Engine:              "server",
+		FieldManager:        "ci",
+		LiveResourceVersion: "252",
+		BaseResourceVersion: "240",
+		Stale:               true,
+		Methods: []predict.MethodResult{
+			{Method: predict.Update, Verdict: predict.Conflict, Code: 409, Reason: "Operation cannot be fulfilled"},
+			{Method: predict.UpdateNoRV, Verdict: predict.Clobber, Code: 200, GenerationBumped: true,
+				Clobbered:        []predict.Ownership{{Manager: "hpa", Operation: "Update", Fields: []string{".spec.replicas"}}},
+				OwnershipChanges: []predict.OwnershipChange{{Manager: "ci", Operation: "Update", Gained: []string{".spec.replicas"}}, {Manager: "hpa", Operation: "Update", Lost: []string{".spec.replicas"}}},
+				Changed:          []predict.FieldChange{{Path: ".spec.replicas", Change: "modified"}}},
+			{Method: predict.JSONPatch, Verdict: predict.Invalid, Code: 422, Reason: "the JSON patch does not apply\nsecond line"},
+			{Method: predict.MergePatch, Verdict: predict.OK, Code: 200, NoOp: true},
+			{Method: predict.Apply, Verdict: predict.ApplyConflict, Code: 409,
+				Conflicts: []managedfields.Conflict{{Field: ".spec.replicas", Manager: "hpa", Operation: "Update", APIVersion: "apps/v1"}}},
+			{Method: predict.ApplyForce, Verdict: predict.Clobber, Code: 200, GenerationBumped: true,
+				Clobbered: []predict.Ownership{{Manager: "hpa\x1b[31m", Operation: "Update", Fields: []string{".spec.replicas"}}}},
+		},
+	}}
+}
+
+func golden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	p := filepath.Join("testdata", name)
+	if *update {
+		if err := os.WriteFile(p, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatalf("%v (run with -update to create it)", err)
+	}
+	if diff := cmp.Diff(string(want), string(got)); diff != "" {
+		t.Errorf("%s (-want +got):\n%s", name, diff)
+	}
+}
+
+func TestPrint(t *testing.T) {
+	two := append(sample(), sample()...)
+	two[1].Object.Name = "api"
+	tests := []struct {
+		name    string
+		format  output.Format
+		results []predict.Result
+	}{
+		{"one.txt", output.Table, sample()},
+		{"one-wide.txt", output.Wide, sample()},
+		{"many.txt", output.Table, two},
+		{"one.json", output.JSON, sample()},
+		{"one.yaml", output.YAML, sample()},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var out, errOut bytes.Buffer
+			p := &output.Printer{Format: tt.format, Out: &out}
+			if err := Print(p, &errOut, NewReport("server", tt.results)); err != nil {
+				t.Fatal(err)
+			}
+			golden(t, tt.name, out.Bytes())
+			if !p.Structured() && !bytes.Contains(errOut.Bytes(), []byte("admission webhooks")) {
+				t.Errorf("the webhook note is missing from the error stream: %q", errOut.String())
+			}
+		})
+	}
+}
