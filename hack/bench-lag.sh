@@ -43,7 +43,8 @@ trap cleanup EXIT
 log "building kubectl-rv and hack/benchlag"
 (cd "$root" && go build -o "$work/kubectl-rv" ./cmd/kubectl-rv && go build -o "$work/benchlag" ./hack/benchlag)
 
-eval "$("$root/hack/local-cluster.sh" up)"
+# A kept cluster is reused (env), else a new one is started (up).
+eval "$("$root/hack/local-cluster.sh" env 2>/dev/null || "$root/hack/local-cluster.sh" up)"
 export PATH="$work:$RV_CONTROL_PLANE_BIN:$PATH"
 
 if [ "$(kubectl get crd widgets.bench.kubectl-rv.dev -o name 2>/dev/null)" = "" ]; then
