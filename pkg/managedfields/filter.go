@@ -127,7 +127,7 @@ func filterNode(n *Node, f Filter) *Node {
 	if !inField && !onTheWay {
 		return nil
 	}
-	c := &Node{Element: n.Element, Path: n.Path, Present: n.Present, ItemIndex: n.ItemIndex}
+	c := &Node{Element: n.Element, Path: n.Path, Present: n.Present, ItemIndex: n.ItemIndex, Context: !inField}
 	if inField && f.keepsOwners(n.Owners) {
 		c.Owners = n.Owners
 	}

@@ -56,6 +56,9 @@ type Node struct {
 	// ItemIndex is this list item's position in the object's list, or -1
 	// (field names, or items the object does not have).
 	ItemIndex int
+	// Context marks, in a filtered tree, a node above the selected field:
+	// it is there to lead to the field, its own owners are left out.
+	Context bool
 
 	index map[string]*Node
 }

@@ -97,7 +97,7 @@ func treeNode(lines []treeLine, n *managedfields.Node, prefix, indent string, op
 	if !n.Owned() && len(n.Children) == 1 {
 		return treeNode(lines, n.Children[0], label, indent, opts)
 	}
-	if owners, present, count, ok := uniform(n); ok && count > 1 {
+	if owners, present, count, ok := uniform(n); ok && count > 1 && !n.Context {
 		l := treeLine{label: indent + output.Escape(label), owners: output.Escape(ownersLabel(owners, opts.Now)) + fmt.Sprintf("  [%d fields]", count)}
 		decorate(&l, present, owners)
 		return append(lines, l)
