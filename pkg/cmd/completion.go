@@ -39,12 +39,38 @@ func SingleObjectCompletion(f *Factory) cobra.CompletionFunc {
 	return typeOrNameCompletion(f, false)
 }
 
-// ResourceTypeCompletion returns a ValidArgsFunction (or flag completion)
-// that offers resource types only, as kubectl api-resources -o name prints
-// them (pods, deployments.apps), after any comma-separated types already
-// typed.
+// ObjectRefCompletion returns a ValidArgsFunction for commands that take
+// one object as TYPE/NAME only (not TYPE NAME): resource types followed by a
+// slash, then the names of that type.
+func ObjectRefCompletion(f *Factory) cobra.CompletionFunc {
+	return func(cmd *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
+		if len(args) > 0 {
+			return nil, cobra.ShellCompDirectiveNoFileComp
+		}
+		if slash := strings.Index(toComplete, "/"); slash >= 0 {
+			var comps []string
+			for _, n := range objectNames(cmd, f, toComplete[:slash], toComplete[slash+1:]) {
+				comps = append(comps, toComplete[:slash+1]+n)
+			}
+			return comps, cobra.ShellCompDirectiveNoFileComp
+		}
+		var comps []string
+		for _, t := range completeTypes(cmd, f, toComplete) {
+			comps = append(comps, t+"/")
+		}
+		return comps, cobra.ShellCompDirectiveNoFileComp | cobra.ShellCompDirectiveNoSpace
+	}
+}
+
+// ResourceTypeCompletion returns a ValidArgsFunction for commands whose
+// only argument is TYPE[,TYPE...]: resource types as kubectl api-resources
+// -o name prints them (pods, deployments.apps), after any comma-separated
+// types already typed. Nothing is offered once the argument is given.
 func ResourceTypeCompletion(f *Factory) cobra.CompletionFunc {
-	return func(cmd *cobra.Command, _ []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
+	return func(cmd *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
+		if len(args) > 0 {
+			return nil, cobra.ShellCompDirectiveNoFileComp
+		}
 		return completeTypes(cmd, f, toComplete), cobra.ShellCompDirectiveNoFileComp
 	}
 }

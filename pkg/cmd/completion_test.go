@@ -182,9 +182,25 @@ func TestResourceTypeAndNameCompletion(t *testing.T) {
 	if diff := cmp.Diff([]string{"pods"}, got); diff != "" {
 		t.Errorf("ResourceTypeCompletion (-want +got):\n%s", diff)
 	}
+	got, _ = ResourceTypeCompletion(f)(newCompletionCmd(), []string{"pods"}, "p")
+	if len(got) != 0 {
+		t.Errorf("ResourceTypeCompletion after the argument: want nothing, got %q", got)
+	}
 	got, _ = ResourceNameCompletion(f, "cm")(newCompletionCmd(), nil, "s")
 	if diff := cmp.Diff([]string{"settings"}, got); diff != "" {
 		t.Errorf("ResourceNameCompletion (-want +got):\n%s", diff)
+	}
+	got, directive := ObjectRefCompletion(f)(newCompletionCmd(), nil, "config")
+	if diff := cmp.Diff([]string{"configmaps/"}, got); diff != "" || directive != cobra.ShellCompDirectiveNoFileComp|cobra.ShellCompDirectiveNoSpace {
+		t.Errorf("ObjectRefCompletion of a type (-want +got):\n%s (directive %d)", diff, directive)
+	}
+	got, _ = ObjectRefCompletion(f)(newCompletionCmd(), nil, "cm/")
+	if diff := cmp.Diff([]string{"cm/kube-root-ca.crt", "cm/settings"}, got); diff != "" {
+		t.Errorf("ObjectRefCompletion of a name (-want +got):\n%s", diff)
+	}
+	got, _ = ObjectRefCompletion(f)(newCompletionCmd(), []string{"cm/settings"}, "")
+	if len(got) != 0 {
+		t.Errorf("ObjectRefCompletion after the object: want nothing, got %q", got)
 	}
 }
 

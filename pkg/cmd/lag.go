@@ -104,10 +104,11 @@ func NewCmdLag(f *Factory, streams genericiooptions.IOStreams) *cobra.Command {
 		IOStreams:   streams,
 	}
 	cmd := &cobra.Command{
-		Use:     "lag [TYPE[,TYPE...]]",
-		Short:   "Show objects whose controllers have not caught up with the latest spec",
-		Long:    lagLong,
-		Example: lagExample,
+		Use:               "lag [TYPE[,TYPE...]]",
+		Short:             "Show objects whose controllers have not caught up with the latest spec",
+		Long:              lagLong,
+		Example:           lagExample,
+		ValidArgsFunction: ResourceTypeCompletion(f),
 		RunE: func(c *cobra.Command, args []string) error {
 			o.timeoutSet = c.Flags().Changed("timeout")
 			if err := o.Complete(f, args); err != nil {

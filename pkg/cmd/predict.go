@@ -87,6 +87,7 @@ one the writer is assumed to have read the live object just now.`,
 
   # Only server-side apply, as JSON
   kubectl rv predict -f deploy.yaml --method apply --field-manager ci -o json`,
+		ValidArgsFunction: ObjectRefCompletion(f),
 		RunE: func(c *cobra.Command, args []string) error {
 			if err := o.Complete(f, args); err != nil {
 				return err

@@ -115,10 +115,11 @@ func NewWatchOptions(streams genericiooptions.IOStreams) *WatchOptions {
 func NewCmdWatch(f *Factory, streams genericiooptions.IOStreams) *cobra.Command {
 	o := NewWatchOptions(streams)
 	cmd := &cobra.Command{
-		Use:     "watch (TYPE[,TYPE...] [NAME...] | TYPE/NAME ...) [flags]",
-		Short:   "Stream changes with their writer, changed fields, gaps and fights",
-		Long:    watchLong,
-		Example: watchExample,
+		Use:               "watch (TYPE[,TYPE...] [NAME...] | TYPE/NAME ...) [flags]",
+		Short:             "Stream changes with their writer, changed fields, gaps and fights",
+		Long:              watchLong,
+		Example:           watchExample,
+		ValidArgsFunction: ResourceTypeOrNameCompletion(f),
 		RunE: func(c *cobra.Command, args []string) error {
 			if err := o.Complete(f, args); err != nil {
 				return err
