@@ -157,9 +157,11 @@ func (d *Differ) maps(out *[]Change, path fieldpath.Path, ign *ignoreNode, old, 
 	if ign == nil && equal(old, new) {
 		return
 	}
-	keys := make([]string, 0, len(old)+len(new))
-	for k := range old {
-		keys = append(keys, k)
+	var keys []string
+	for k, ov := range old {
+		if nv, ok := new[k]; !ok || !equal(ov, nv) {
+			keys = append(keys, k)
+		}
 	}
 	for k := range new {
 		if _, ok := old[k]; !ok {
