@@ -58,7 +58,9 @@ func TestStreamResumesAndRelists(t *testing.T) {
 			w.Error(&apierrors.NewResourceExpired("too old resource version: 105 (150)").ErrStatus)
 			return nil
 		},
-		func(*watch.FakeWatcher) error { return apierrors.NewResourceExpired("too old resource version: 200 (250)") }, // rv 200 after the relist
+		func(*watch.FakeWatcher) error {
+			return apierrors.NewResourceExpired("too old resource version: 200 (250)")
+		}, // rv 200 after the relist
 		func(w *watch.FakeWatcher) error { // rv 300: one event, then stays open
 			w.Modify(fakeDeploy("web", "301"))
 			return nil
@@ -144,4 +146,3 @@ func TestStreamEndsOnFirstContactFailure(t *testing.T) {
 		t.Fatalf("want the Forbidden error, got %v", err)
 	}
 }
-
