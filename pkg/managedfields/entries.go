@@ -9,7 +9,6 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 )
 
@@ -94,17 +93,11 @@ func Entries(obj *unstructured.Unstructured) ([]Entry, error) {
 			}
 			validated = true
 			raw = appendFieldsJSON(make([]byte, 0, 256), fv)
-			rest := make(map[string]any, len(m))
-			for k, v := range m {
-				if k != "fieldsV1" {
-					rest[k] = v
-				}
-			}
-			m = rest
 		}
-		var mf metav1.ManagedFieldsEntry
-		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(m, &mf); err != nil {
-			return nil, &EntryError{Index: i, Err: err}
+		mf, err := entryFromMap(m)
+		if err != nil {
+			manager, _ := m["manager"].(string)
+			return nil, &EntryError{Index: i, Manager: manager, Err: err}
 		}
 		if isMap {
 			mf.FieldsV1 = &metav1.FieldsV1{Raw: raw}
@@ -196,4 +189,48 @@ func appendJSONString(b []byte, s string) []byte {
 		}
 	}
 	return append(b, '"')
+}
+
+// entryFromMap reads an unstructured managedFields entry (all but
+// fieldsV1, which the caller handles when it is a map). It is the
+// unstructured converter's job done without reflection, which matters when
+// thousands of objects are read.
+func entryFromMap(m map[string]any) (metav1.ManagedFieldsEntry, error) {
+	var mf metav1.ManagedFieldsEntry
+	str := func(key string) (string, error) {
+		v, found := m[key]
+		if !found || v == nil {
+			return "", nil
+		}
+		s, ok := v.(string)
+		if !ok {
+			return "", fmt.Errorf("%s: want a string, got %T", key, v)
+		}
+		return s, nil
+	}
+	var err error
+	var op, ts string
+	for _, f := range []struct {
+		key string
+		dst *string
+	}{{"manager", &mf.Manager}, {"operation", &op}, {"apiVersion", &mf.APIVersion}, {"subresource", &mf.Subresource}, {"fieldsType", &mf.FieldsType}, {"time", &ts}} {
+		if *f.dst, err = str(f.key); err != nil {
+			return mf, err
+		}
+	}
+	mf.Operation = metav1.ManagedFieldsOperationType(op)
+	if ts != "" {
+		t, err := time.Parse(time.RFC3339, ts)
+		if err != nil {
+			return mf, fmt.Errorf("time %q: %w", ts, err)
+		}
+		mt := metav1.NewTime(t)
+		mf.Time = &mt
+	}
+	if v, found := m["fieldsV1"]; found && v != nil {
+		if _, isMap := v.(map[string]any); !isMap {
+			return mf, fmt.Errorf("fieldsV1: want an object, got %T", v)
+		}
+	}
+	return mf, nil
 }

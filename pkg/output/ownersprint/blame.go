@@ -1,6 +1,7 @@
 package ownersprint
 
 import (
+	"bufio"
 	"fmt"
 	"io"
 	"math"
@@ -36,18 +37,17 @@ type blameLine struct {
 // header and the hazards are comments, and every string is written plain only
 // when that is unambiguous, else double-quoted with escapes.
 func Blame(w io.Writer, objs []Object, opts Options) error {
-	var b strings.Builder
+	b := bufio.NewWriterSize(w, 64<<10)
 	for i, o := range objs {
 		if i > 0 {
 			b.WriteString("---\n")
 		}
-		writeBlame(&b, o, opts)
+		writeBlame(b, o, opts)
 	}
-	_, err := io.WriteString(w, b.String())
-	return err
+	return b.Flush()
 }
 
-func writeBlame(b *strings.Builder, o Object, opts Options) {
+func writeBlame(b *bufio.Writer, o Object, opts Options) {
 	comment(b, describe(o)+`: each line's owners as "manager (operation[/subresource], age)"`)
 	for _, h := range o.Hazards {
 		comment(b, "hazard "+string(h.Type)+": "+h.Message)
@@ -78,7 +78,7 @@ func writeBlame(b *strings.Builder, o Object, opts Options) {
 	}
 }
 
-func comment(b *strings.Builder, s string) {
+func comment(b *bufio.Writer, s string) {
 	b.WriteString("# " + commentSafe(s) + "\n")
 }
 

@@ -1,6 +1,7 @@
 package ownersprint
 
 import (
+	"bufio"
 	"fmt"
 	"io"
 	"strings"
@@ -26,7 +27,7 @@ type treeLine struct {
 // subtree whose owned fields all have the same owners collapsed onto one line
 // ("spec  kubectl (Apply, 2m)  [12 fields]").
 func Tree(w io.Writer, objs []Object, opts Options) error {
-	var b strings.Builder
+	b := bufio.NewWriterSize(w, 64<<10)
 	for i, o := range objs {
 		if i > 0 {
 			b.WriteByte('\n')
@@ -52,18 +53,17 @@ func Tree(w io.Writer, objs []Object, opts Options) error {
 				pad = 0
 			}
 			if l.owners == "" {
-				fmt.Fprintf(&b, "%s\n", l.label)
+				fmt.Fprintf(b, "%s\n", l.label)
 				continue
 			}
-			fmt.Fprintf(&b, "%s%s   %s\n", l.label, strings.Repeat(" ", pad), output.Paint(opts.Color, l.style, l.owners))
+			fmt.Fprintf(b, "%s%s   %s\n", l.label, strings.Repeat(" ", pad), output.Paint(opts.Color, l.style, l.owners))
 		}
-		writeTreeHazards(&b, o.Hazards, opts)
+		writeTreeHazards(b, o.Hazards, opts)
 	}
-	_, err := io.WriteString(w, b.String())
-	return err
+	return b.Flush()
 }
 
-func writeTreeHazards(b *strings.Builder, hs []managedfields.Hazard, opts Options) {
+func writeTreeHazards(b *bufio.Writer, hs []managedfields.Hazard, opts Options) {
 	if len(hs) == 0 {
 		return
 	}
