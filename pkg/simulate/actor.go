@@ -129,6 +129,7 @@ func (e *engine) addGroup(gi int) error {
 			fm = name
 		}
 		a := &actor{e: e, g: g, name: name, manager: fm, rng: rand.New(rand.NewPCG(uint64(e.seed), uint64(gi)<<20|uint64(r)))}
+		a.bind()
 		e.actors = append(e.actors, a)
 		if s.Method == scenario.MethodWatch {
 			e.watchers = append(e.watchers, a)
@@ -169,9 +170,26 @@ type actor struct {
 	readVec [][]int64
 	started bool
 
+	// the requests in flight (one at a time per client)
+	got      *unstructured.Unstructured
+	gerr     error
+	req      writeReq
+	res      *unstructured.Unstructured
+	resRV    int64
+	werr     error
+	consumed bool
+
+	// method values bound once, so scheduling allocates no closures
+	fnServeGet, fnRespondGet, fnWrite, fnServeWrite, fnRespondWrite, fnTryOnce, fnStartOp func()
+
 	// leader election and watch state
 	le *leaderCandidate
 	w  *watchState
+}
+
+func (a *actor) bind() {
+	a.fnServeGet, a.fnRespondGet, a.fnWrite = a.serveGet, a.respondGet, a.write
+	a.fnServeWrite, a.fnRespondWrite, a.fnTryOnce, a.fnStartOp = a.serveWrite, a.respondWrite, a.tryOnce, a.startOp
 }
 
 func (a *actor) stopAt() time.Duration {
@@ -231,29 +249,33 @@ func (a *actor) startOp() {
 // tryOnce is one pass of the RetryOnConflict function: read, then write.
 func (a *actor) tryOnce() {
 	a.attempt++
+	a.e.request(a.rng, a.fnServeGet, a.fnRespondGet)
+}
+
+// serveGet is the server side of the read.
+func (a *actor) serveGet() {
 	t := a.g.target
-	var got *unstructured.Unstructured
-	var err error
-	a.e.request(a.rng, func() {
-		got, err = a.e.srv.Get(a.e.ctx, t.gvk, t.namespace, t.name)
-		code, reason, msg := statusOf(err)
+	a.got, a.gerr = a.e.srv.Get(a.e.ctx, t.gvk, t.namespace, t.name)
+	if a.e.trace {
+		code, reason, msg := statusOf(a.gerr)
 		st := Step{Actor: a.name, Verb: "GET", Target: a.g.ref, Code: code, Reason: reason, Message: msg, Outcome: "read"}
-		if got != nil {
-			st.RV = got.GetResourceVersion()
+		if a.got != nil {
+			st.RV = a.got.GetResourceVersion()
 		}
-		if a.e.trace {
-			a.e.step(st)
-		}
-		a.snapshot()
-	}, func() {
-		if err != nil {
-			a.g.errors++
-			a.endOp(false)
-			return
-		}
-		a.read = got
-		a.e.at(a.g.spec.Work.D(), a.write)
-	})
+		a.e.step(st)
+	}
+	a.snapshot()
+}
+
+// respondGet is the client receiving the read.
+func (a *actor) respondGet() {
+	if a.gerr != nil {
+		a.g.errors++
+		a.endOp(false)
+		return
+	}
+	a.read, a.got = a.got, nil
+	a.e.at(a.g.spec.Work.D(), a.fnWrite)
 }
 
 // snapshot records, for each counter on the target, which increments the
@@ -263,51 +285,62 @@ func (a *actor) snapshot() {
 	if len(cs) == 0 {
 		return
 	}
-	a.readVec = a.readVec[:0]
-	for _, c := range cs {
-		a.readVec = append(a.readVec, append([]int64(nil), c.vec...))
+	for len(a.readVec) < len(cs) {
+		a.readVec = append(a.readVec, nil)
+	}
+	a.readVec = a.readVec[:len(cs)]
+	for i, c := range cs {
+		a.readVec[i] = append(a.readVec[i][:0], c.vec...)
 	}
 }
 
 // write sends the write request of the actor's method.
 func (a *actor) write() {
-	s := a.g.spec
-	t := a.g.target
 	req, err := a.buildWrite()
 	if err != nil {
 		a.e.err = fmt.Errorf("%w: actor %q: %v", ErrScenario, a.name, err)
 		return
 	}
-	var res *unstructured.Unstructured
-	var werr error
-	var consumed bool
-	a.e.request(a.rng, func() {
-		before := a.e.rev()
-		ctx := a.e.ctx
-		wo := apiserver.WriteOptions{FieldManager: a.manager}
-		switch {
-		case req.obj != nil:
-			if s.Method == scenario.MethodUpdateStatus {
-				wo.Subresource = "status"
-			}
-			res, werr = a.e.srv.Update(ctx, req.obj, wo)
-		default:
-			res, werr = a.e.srv.Patch(ctx, t.gvk, t.namespace, t.name, req.pt, req.patch, apiserver.PatchOptions{WriteOptions: wo, Force: s.Method == scenario.MethodApplyForce})
+	a.req = req
+	a.res, a.resRV, a.werr, a.consumed = nil, 0, nil, false
+	a.e.request(a.rng, a.fnServeWrite, a.fnRespondWrite)
+}
+
+// serveWrite is the server side of the write.
+func (a *actor) serveWrite() {
+	s := a.g.spec
+	t := a.g.target
+	req := &a.req
+	before := a.e.rev()
+	ctx := a.e.ctx
+	wo := apiserver.WriteOptions{FieldManager: a.manager}
+	switch {
+	case req.obj != nil:
+		if s.Method == scenario.MethodUpdateStatus {
+			wo.Subresource = "status"
 		}
-		consumed = a.e.rev() > before
+		a.resRV, a.werr = a.e.srv.UpdateRV(ctx, req.obj, wo)
+	default:
+		a.res, a.werr = a.e.srv.Patch(ctx, t.gvk, t.namespace, t.name, req.pt, req.patch, apiserver.PatchOptions{WriteOptions: wo, Force: s.Method == scenario.MethodApplyForce})
+	}
+	werr := a.werr
+	a.consumed = a.e.rev() > before
+	switch {
+	case werr == nil && a.consumed:
+		a.g.revisions++
+		a.commitCounters(req.carries, true)
+	case werr == nil:
+		a.commitCounters(req.carries, false)
+	}
+	if a.e.trace {
 		code, reason, msg := statusOf(werr)
 		st := Step{Actor: a.name, Verb: req.verb, Target: a.g.ref, SentRV: req.sentRV, Code: code, Reason: reason, Message: msg, Note: req.note}
 		switch {
-		case werr == nil && consumed:
+		case werr == nil && a.consumed:
 			st.Outcome = "ok"
-			a.g.revisions++
-			a.commitCounters(req.carries, true)
 		case werr == nil:
-			a.commitCounters(req.carries, false)
 			st.Outcome = "noop"
-			if a.e.trace {
-				st.Note = joinNote(st.Note, "no-op: the object did not change, so the resourceVersion stayed")
-			}
+			st.Note = joinNote(st.Note, "no-op: the object did not change, so the resourceVersion stayed")
 		case apierrors.IsConflict(werr):
 			st.Outcome = "conflict"
 		case apierrors.IsInvalid(werr) || code == 422:
@@ -315,57 +348,70 @@ func (a *actor) write() {
 		default:
 			st.Outcome = "error"
 		}
-		if res != nil && a.e.trace {
-			st.RV = res.GetResourceVersion()
+		if werr == nil {
+			if a.res != nil {
+				st.RV = a.res.GetResourceVersion()
+			} else {
+				st.RV = strconv.FormatInt(a.resRV, 10)
+			}
 		}
 		a.e.step(st)
-		if consumed {
-			a.e.afterWrite()
+	}
+	if a.consumed {
+		a.e.afterWrite()
+	}
+}
+
+// respondWrite is the client receiving the write's answer: done, retry or
+// give up.
+func (a *actor) respondWrite() {
+	s := a.g.spec
+	werr := a.werr
+	a.req = writeReq{}
+	a.g.attempts++
+	if werr == nil {
+		a.g.successes++
+		if !a.consumed {
+			a.g.noops++
 		}
-	}, func() {
-		a.g.attempts++
-		if werr == nil {
-			a.g.successes++
-			if !consumed {
-				a.g.noops++
-			}
-			a.writes++
-			a.next++
-			a.endOp(true)
-			return
-		}
-		isApply := s.Method == scenario.MethodApply || s.Method == scenario.MethodApplyForce
-		code, _, _ := statusOf(werr)
-		switch {
-		case apierrors.IsConflict(werr) && isApply:
-			a.g.applyConflicts++
-		case apierrors.IsConflict(werr):
-			a.g.conflicts++
-		case code == 422:
-			a.g.invalid++
-			a.endOp(false)
-			return
-		default:
-			a.g.errors++
-			a.endOp(false)
-			return
-		}
-		// client-go's retry.RetryOnConflict retries 409s only.
-		if d, ok := a.bo.step(a.rng); ok {
+		a.writes++
+		a.next++
+		a.endOp(true)
+		return
+	}
+	isApply := s.Method == scenario.MethodApply || s.Method == scenario.MethodApplyForce
+	code, _, _ := statusOf(werr)
+	switch {
+	case apierrors.IsConflict(werr) && isApply:
+		a.g.applyConflicts++
+	case apierrors.IsConflict(werr):
+		a.g.conflicts++
+	case code == 422:
+		a.g.invalid++
+		a.endOp(false)
+		return
+	default:
+		a.g.errors++
+		a.endOp(false)
+		return
+	}
+	// client-go's retry.RetryOnConflict retries 409s only.
+	if d, ok := a.bo.step(a.rng); ok {
+		if a.e.trace {
 			a.e.step(Step{Actor: a.name, Verb: "RETRY", Outcome: "info", Note: fmt.Sprintf("conflict: retrying in %s (%s, attempt %d of %d)", fmtDur(d), s.Retry.Policy, a.attempt+1, a.bo.steps())})
-			a.e.at(d, a.tryOnce)
-			return
 		}
-		a.g.giveUps++
-		note := "gave up"
-		if s.Retry.Policy == scenario.RetryNone {
-			note = "gave up: no retry policy"
-		} else {
+		a.e.at(d, a.fnTryOnce)
+		return
+	}
+	a.g.giveUps++
+	if a.e.trace {
+		note := "gave up: no retry policy"
+		if s.Retry.Policy != scenario.RetryNone {
 			note = fmt.Sprintf("gave up after %d attempts (%s): RetryOnConflict returns the last 409", a.attempt, s.Retry.Policy)
 		}
 		a.e.step(Step{Actor: a.name, Verb: "GIVE-UP", Outcome: "giveup", Note: note})
-		a.endOp(false)
-	})
+	}
+	a.endOp(false)
 }
 
 func joinNote(a, b string) string {
@@ -386,7 +432,7 @@ func (a *actor) endOp(success bool) {
 		g.latencies = append(g.latencies, a.e.now-a.opStart)
 	}
 	a.read = nil
-	a.e.at(a.think(), a.startOp)
+	a.e.at(a.think(), a.fnStartOp)
 }
 
 // writeReq is one prepared write.

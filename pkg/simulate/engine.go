@@ -1,7 +1,6 @@
 package simulate
 
 import (
-	"container/heap"
 	"context"
 	"errors"
 	"fmt"
@@ -71,23 +70,55 @@ type event struct {
 	fn  func()
 }
 
+// queue is a binary min-heap of events ordered by (at, seq). It is typed
+// (no container/heap) so pushing and popping do not box events.
 type queue []event
 
 func (q queue) Len() int { return len(q) }
-func (q queue) Less(i, j int) bool {
+
+func (q queue) less(i, j int) bool {
 	if q[i].at != q[j].at {
 		return q[i].at < q[j].at
 	}
 	return q[i].seq < q[j].seq
 }
-func (q queue) Swap(i, j int) { q[i], q[j] = q[j], q[i] }
-func (q *queue) Push(x any)   { *q = append(*q, x.(event)) }
-func (q *queue) Pop() any {
-	old := *q
-	n := len(old)
-	ev := old[n-1]
-	*q = old[:n-1]
-	return ev
+
+func (q *queue) push(ev event) {
+	*q = append(*q, ev)
+	h := *q
+	for i := len(h) - 1; i > 0; {
+		p := (i - 1) / 2
+		if !h.less(i, p) {
+			break
+		}
+		h[i], h[p] = h[p], h[i]
+		i = p
+	}
+}
+
+func (q *queue) pop() event {
+	h := *q
+	top := h[0]
+	n := len(h) - 1
+	h[0] = h[n]
+	h[n] = event{}
+	h = h[:n]
+	for i := 0; ; {
+		l, r, m := 2*i+1, 2*i+2, i
+		if l < n && h.less(l, m) {
+			m = l
+		}
+		if r < n && h.less(r, m) {
+			m = r
+		}
+		if m == i {
+			break
+		}
+		h[i], h[m] = h[m], h[i]
+		i = m
+	}
+	*q = h
+	return top
 }
 
 // engine is the driver: the virtual clock, the event queue and the seeded
@@ -215,7 +246,7 @@ func estimateRequests(sc *scenario.Scenario) float64 {
 
 func (e *engine) at(d time.Duration, fn func()) {
 	e.seq++
-	heap.Push(&e.q, event{at: e.now + d, seq: e.seq, fn: fn})
+	e.q.push(event{at: e.now + d, seq: e.seq, fn: fn})
 }
 
 func (e *engine) latency(rng *rand.Rand) time.Duration {
@@ -346,7 +377,7 @@ func (e *engine) compactTick() {
 func (e *engine) loop(ctx context.Context) error {
 	n := 0
 	for e.q.Len() > 0 {
-		ev := heap.Pop(&e.q).(event)
+		ev := e.q.pop()
 		if ev.at > e.end {
 			break
 		}

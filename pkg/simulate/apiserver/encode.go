@@ -14,10 +14,18 @@ import (
 // every simulated write, and no-op detection compares them. The output is
 // valid JSON that decodes to the same value.
 func encode(obj map[string]any) ([]byte, error) {
-	return appendValue(make([]byte, 0, 512), obj)
+	var e encoder
+	return e.appendValue(make([]byte, 0, 512), obj)
 }
 
-func appendValue(b []byte, v any) ([]byte, error) {
+// encoder holds the scratch space of one encoding: the sorted keys of the
+// maps on the current path share one slice.
+type encoder struct {
+	keys [32]string
+	more []string
+}
+
+func (e *encoder) appendValue(b []byte, v any) ([]byte, error) {
 	var err error
 	switch x := v.(type) {
 	case nil:
@@ -38,11 +46,16 @@ func appendValue(b []byte, v any) ([]byte, error) {
 		}
 		return strconv.AppendFloat(b, x, 'g', -1, 64), nil
 	case map[string]any:
-		keys := make([]string, 0, len(x))
-		for k := range x {
-			keys = append(keys, k)
+		start := len(e.more)
+		if e.more == nil {
+			e.more = e.keys[:0]
 		}
+		for k := range x {
+			e.more = append(e.more, k)
+		}
+		keys := e.more[start:]
 		slices.Sort(keys)
+		defer func() { e.more = e.more[:start] }()
 		b = append(b, '{')
 		for i, k := range keys {
 			if i > 0 {
@@ -50,7 +63,7 @@ func appendValue(b []byte, v any) ([]byte, error) {
 			}
 			b = appendString(b, k)
 			b = append(b, ':')
-			if b, err = appendValue(b, x[k]); err != nil {
+			if b, err = e.appendValue(b, x[k]); err != nil {
 				return nil, err
 			}
 		}
@@ -61,7 +74,7 @@ func appendValue(b []byte, v any) ([]byte, error) {
 			if i > 0 {
 				b = append(b, ',')
 			}
-			if b, err = appendValue(b, it); err != nil {
+			if b, err = e.appendValue(b, it); err != nil {
 				return nil, err
 			}
 		}

@@ -174,11 +174,48 @@ func decode(b []byte) (map[string]any, error) {
 	return m, nil
 }
 
-// withRV returns a deep copy of c's object carrying resourceVersion rev.
+// withRV returns a deep copy of obj carrying resourceVersion rev.
 func withRV(obj map[string]any, rev int64) *unstructured.Unstructured {
-	u := &unstructured.Unstructured{Object: runtimeDeepCopy(obj)}
-	u.SetResourceVersion(strconv.FormatInt(rev, 10))
-	return u
+	m := copyMap(obj)
+	md, ok := m["metadata"].(map[string]any)
+	if !ok {
+		md = map[string]any{}
+		m["metadata"] = md
+	}
+	md["resourceVersion"] = strconv.FormatInt(rev, 10)
+	return &unstructured.Unstructured{Object: m}
+}
+
+// copyMap deep-copies a JSON object (runtime.DeepCopyJSON without its
+// checks: the server only stores values it decoded or built).
+func copyMap(m map[string]any) map[string]any {
+	if m == nil {
+		return nil
+	}
+	out := make(map[string]any, len(m))
+	for k, v := range m {
+		out[k] = copyValue(v)
+	}
+	return out
+}
+
+func copyValue(v any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		return copyMap(x)
+	case []any:
+		if x == nil {
+			return x
+		}
+		out := make([]any, len(x))
+		for i, it := range x {
+			out[i] = copyValue(it)
+		}
+		return out
+	default:
+		// Strings, numbers, bools and nil are immutable.
+		return v
+	}
 }
 
 // shallowWithRV returns obj with resourceVersion rev, copying only the top
@@ -312,36 +349,57 @@ func (s *Server) prepareCreate(t *TypeInfo, obj *unstructured.Unstructured) {
 // commit writes obj under key unless it equals the stored bytes, guarded by
 // the stored mod_revision (OptimisticPut). cur is nil for a create.
 func (s *Server) commit(ctx context.Context, t *TypeInfo, key string, cur *stored, obj *unstructured.Unstructured) (*unstructured.Unstructured, error) {
+	m, rev, err := s.commitRV(ctx, t, key, cur, obj)
+	if err != nil {
+		return nil, err
+	}
+	return shallowWithRV(m, rev), nil
+}
+
+// commitRV is commit without building the returned object.
+func (s *Server) commitRV(ctx context.Context, t *TypeInfo, key string, cur *stored, obj *unstructured.Unstructured) (map[string]any, int64, error) {
 	obj.SetResourceVersion("")
 	raw, err := encode(obj.Object)
 	if err != nil {
-		return nil, apierrors.NewInternalError(err)
+		return nil, 0, apierrors.NewInternalError(err)
 	}
 	var guard int64
 	if cur != nil {
 		if bytes.Equal(raw, cur.raw) {
 			// A write that changes nothing is skipped: the RV stays.
-			return shallowWithRV(cur.obj, cur.modRev), nil
+			return cur.obj, cur.modRev, nil
 		}
 		guard = cur.modRev
 	}
-	res, err := s.kv.Txn(ctx, mvcc.Txn{
-		Compare: []mvcc.Compare{mvcc.ModRevision(key, mvcc.Equal, guard)},
-		Success: []mvcc.Op{mvcc.OpPutKV(key, raw, mvcc.PutOptions{})},
-	})
-	if err != nil {
-		return nil, storageError(t, obj.GetName(), err)
-	}
-	if !res.Succeeded {
-		delete(s.cache, key)
-		if cur == nil {
-			return nil, apierrors.NewAlreadyExists(t.GroupResource(), obj.GetName())
+	var rev int64
+	if s.exclusive && cur != nil {
+		// The cache is authoritative, so the stored mod_revision is guard:
+		// the compare of OptimisticPut holds, and a plain put (one
+		// revision, like the txn) is enough.
+		res, err := s.kv.Put(ctx, key, raw, mvcc.PutOptions{})
+		if err != nil {
+			return nil, 0, storageError(t, obj.GetName(), err)
 		}
-		return nil, apierrors.NewConflict(t.GroupResource(), obj.GetName(), errors.New(OptimisticLockErrorMsg))
+		rev = res.Header.Revision
+	} else {
+		res, err := s.kv.Txn(ctx, mvcc.Txn{
+			Compare: []mvcc.Compare{mvcc.ModRevision(key, mvcc.Equal, guard)},
+			Success: []mvcc.Op{mvcc.OpPutKV(key, raw, mvcc.PutOptions{})},
+		})
+		if err != nil {
+			return nil, 0, storageError(t, obj.GetName(), err)
+		}
+		if !res.Succeeded {
+			delete(s.cache, key)
+			if cur == nil {
+				return nil, 0, apierrors.NewAlreadyExists(t.GroupResource(), obj.GetName())
+			}
+			return nil, 0, apierrors.NewConflict(t.GroupResource(), obj.GetName(), errors.New(OptimisticLockErrorMsg))
+		}
+		rev = res.Header.Revision
 	}
-	rev := res.Header.Revision
 	s.cache[key] = &stored{modRev: rev, raw: raw, obj: obj.Object}
-	return shallowWithRV(obj.Object, rev), nil
+	return obj.Object, rev, nil
 }
 
 // Update replaces an object (PUT). With a resourceVersion it is a
@@ -350,28 +408,43 @@ func (s *Server) commit(ctx context.Context, t *TypeInfo, key string, cur *store
 // Update takes ownership of obj: the caller must not use it afterwards
 // (the simulator's hot path saves a deep copy this way).
 func (s *Server) Update(ctx context.Context, obj *unstructured.Unstructured, opts WriteOptions) (*unstructured.Unstructured, error) {
-	t, err := s.typeOf(obj)
+	m, rev, err := s.update(ctx, obj, opts)
 	if err != nil {
 		return nil, err
 	}
+	return shallowWithRV(m, rev), nil
+}
+
+// UpdateRV is Update returning only the resourceVersion of the result: the
+// simulator's hot path, which does not look at the object.
+func (s *Server) UpdateRV(ctx context.Context, obj *unstructured.Unstructured, opts WriteOptions) (int64, error) {
+	_, rev, err := s.update(ctx, obj, opts)
+	return rev, err
+}
+
+func (s *Server) update(ctx context.Context, obj *unstructured.Unstructured, opts WriteOptions) (map[string]any, int64, error) {
+	t, err := s.typeOf(obj)
+	if err != nil {
+		return nil, 0, err
+	}
 	if err := s.checkSubresource(t, opts.Subresource); err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	if err := s.checkMeta(t, obj); err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	key := t.Key(obj.GetNamespace(), obj.GetName())
 	cur, err := s.current(ctx, key)
 	if err != nil {
-		return nil, storageError(t, obj.GetName(), err)
+		return nil, 0, storageError(t, obj.GetName(), err)
 	}
 	if cur == nil {
-		return nil, apierrors.NewNotFound(t.GroupResource(), obj.GetName())
+		return nil, 0, apierrors.NewNotFound(t.GroupResource(), obj.GetName())
 	}
 	if err := s.checkRV(t, obj, cur); err != nil {
-		return nil, err
+		return nil, 0, err
 	}
-	return s.updateFrom(ctx, t, key, cur, obj, opts)
+	return s.updateFromRV(ctx, t, key, cur, obj, opts)
 }
 
 func (s *Server) checkSubresource(t *TypeInfo, sub string) error {
@@ -408,17 +481,25 @@ func (s *Server) checkRV(t *TypeInfo, obj *unstructured.Unstructured, cur *store
 
 // updateFrom applies the strategy rules to obj over cur and commits it.
 func (s *Server) updateFrom(ctx context.Context, t *TypeInfo, key string, cur *stored, obj *unstructured.Unstructured, opts WriteOptions) (*unstructured.Unstructured, error) {
+	m, rev, err := s.updateFromRV(ctx, t, key, cur, obj, opts)
+	if err != nil {
+		return nil, err
+	}
+	return shallowWithRV(m, rev), nil
+}
+
+func (s *Server) updateFromRV(ctx context.Context, t *TypeInfo, key string, cur *stored, obj *unstructured.Unstructured, opts WriteOptions) (map[string]any, int64, error) {
 	old := &unstructured.Unstructured{Object: cur.obj}
 	s.prepareUpdate(t, old, obj, opts.Subresource)
 	if s.fm != nil {
 		live := withRV(cur.obj, cur.modRev)
 		var err error
 		if obj, err = s.fm.Update(t, opts.Subresource, live, obj, opts.FieldManager); err != nil {
-			return nil, err
+			return nil, 0, err
 		}
 		setManagedTimes(old, obj, s.now())
 	}
-	return s.commit(ctx, t, key, cur, obj)
+	return s.commitRV(ctx, t, key, cur, obj)
 }
 
 // prepareUpdate is the registry's PrepareForUpdate plus BeforeUpdate:
