@@ -204,7 +204,12 @@ func (e *offlineExecutor) apply(data []byte, manager string, force bool) (*unstr
 	if err != nil {
 		return nil, err
 	}
+	// The server defaults the merged object; ownership was settled before.
+	applyDefaults(e.gvk, out)
 	if e.live == nil {
+		if msg := validate(e.gvk, out); msg != "" {
+			return nil, apierrors.NewInvalid(e.gvk.GroupKind(), e.name, field.ErrorList{field.Invalid(nil, nil, msg)})
+		}
 		return out, nil
 	}
 	// The server checks the resourceVersion precondition in storage, after
