@@ -1,0 +1,160 @@
+package main
+
+import (
+	"archive/tar"
+	"archive/zip"
+	"bytes"
+	"compress/gzip"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/kubectl-rv/kubectl-rv/krew"
+)
+
+func writeInputs(t *testing.T) (dir string, entries []entry) {
+	t.Helper()
+	dir = t.TempDir()
+	for name, mode := range map[string]os.FileMode{"kubectl-rv": 0o755, "LICENSE": 0o644} {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte("content of "+name), mode); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chmod(p, mode); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir, []entry{{"kubectl-rv", filepath.Join(dir, "kubectl-rv")}, {"LICENSE", filepath.Join(dir, "LICENSE")}}
+}
+
+type file struct {
+	Mode    os.FileMode
+	Content string
+	ModTime time.Time
+}
+
+func TestArchivesKeepContentModeAndTime(t *testing.T) {
+	_, entries := writeInputs(t)
+	mtime := time.Unix(1763737200, 0).UTC()
+	want := map[string]file{
+		"kubectl-rv": {0o755, "content of kubectl-rv", mtime},
+		"LICENSE":    {0o644, "content of LICENSE", mtime},
+	}
+
+	var tgz bytes.Buffer
+	if err := writeTarGz(&tgz, entries, mtime); err != nil {
+		t.Fatal(err)
+	}
+	gz, err := gzip.NewReader(bytes.NewReader(tgz.Bytes()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]file{}
+	tr := tar.NewReader(gz)
+	for {
+		h, err := tr.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		data, _ := io.ReadAll(tr)
+		got[h.Name] = file{h.FileInfo().Mode().Perm(), string(data), h.ModTime.UTC()}
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("tar.gz entries (-want +got):\n%s", diff)
+	}
+
+	var zbuf bytes.Buffer
+	if err := writeZip(&zbuf, entries, mtime); err != nil {
+		t.Fatal(err)
+	}
+	zr, err := zip.NewReader(bytes.NewReader(zbuf.Bytes()), int64(zbuf.Len()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got = map[string]file{}
+	for _, f := range zr.File {
+		rc, _ := f.Open()
+		data, _ := io.ReadAll(rc)
+		rc.Close()
+		got[f.Name] = file{f.Mode().Perm(), string(data), f.Modified.UTC()}
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("zip entries (-want +got):\n%s", diff)
+	}
+}
+
+func TestArchivesAreReproducible(t *testing.T) {
+	_, entries := writeInputs(t)
+	for _, write := range []func(io.Writer, []entry, time.Time) error{writeTarGz, writeZip} {
+		var a, b bytes.Buffer
+		if err := write(&a, entries, time.Unix(1, 0)); err != nil {
+			t.Fatal(err)
+		}
+		if err := write(&b, entries, time.Unix(1, 0)); err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(a.Bytes(), b.Bytes()) {
+			t.Error("two archives of the same files differ")
+		}
+	}
+}
+
+func TestManifestRendersFromArchives(t *testing.T) {
+	dir := t.TempDir()
+	var archives []string
+	for _, p := range krew.Platforms {
+		os_, arch, _ := strings.Cut(p, "/")
+		ext := ".tar.gz"
+		if os_ == "windows" {
+			ext = ".zip"
+		}
+		a := filepath.Join(dir, "kubectl-rv_v0.1.0_"+os_+"_"+arch+ext)
+		if err := os.WriteFile(a, []byte(p), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		archives = append(archives, a)
+	}
+	out := filepath.Join(dir, "rv.yaml")
+	args := append([]string{"-template", "../../krew/rv.yaml", "-version", "v0.1.0", "-base-url", "https://example.com/dl/", "-o", out}, archives...)
+	if err := manifestCmd(args); err != nil {
+		t.Fatalf("manifest: %v", err)
+	}
+	data, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := krew.Parse(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := sha256.Sum256([]byte("linux/amd64"))
+	p := m.Spec.Platforms[0]
+	if p.URI != "https://example.com/dl/kubectl-rv_v0.1.0_linux_amd64.tar.gz" {
+		t.Errorf("uri = %q", p.URI)
+	}
+	if want := hex.EncodeToString(sum[:]); p.SHA256 != want {
+		t.Errorf("sha256 = %q, want %q", p.SHA256, want)
+	}
+
+	// A missing platform, a bad version or a foreign archive name fail.
+	for name, args := range map[string][]string{
+		"missing platform": append([]string{"-template", "../../krew/rv.yaml", "-version", "v0.1.0", "-base-url", "https://example.com", "-o", out}, archives[1:]...),
+		"bad version":      append([]string{"-template", "../../krew/rv.yaml", "-version", "0.1", "-base-url", "https://example.com", "-o", out}, archives...),
+		"other version":    {"-template", "../../krew/rv.yaml", "-version", "v0.2.0", "-base-url", "https://example.com", "-o", out, archives[0]},
+	} {
+		if err := manifestCmd(args); err == nil {
+			t.Errorf("%s: manifest succeeded", name)
+		}
+	}
+}
