@@ -348,7 +348,8 @@ type Conflict struct {
 
 // Conflicts decodes the conflicts of an apply error (from the server or from
 // FieldManager.Apply). ok is false when err is not an apply conflict.
-// Conflicts come back sorted by field, then manager.
+// Conflicts come back sorted by field, then owner (manager, operation,
+// subresource, apiVersion).
 func Conflicts(err error) (conflicts []Conflict, ok bool) {
 	var se apierrors.APIStatus
 	if !errors.As(err, &se) {
@@ -373,10 +374,20 @@ func Conflicts(err error) (conflicts []Conflict, ok bool) {
 		return nil, false
 	}
 	sort.Slice(conflicts, func(i, j int) bool {
-		if conflicts[i].Field != conflicts[j].Field {
-			return conflicts[i].Field < conflicts[j].Field
+		a, b := conflicts[i], conflicts[j]
+		if a.Field != b.Field {
+			return a.Field < b.Field
 		}
-		return conflicts[i].Manager < conflicts[j].Manager
+		if a.Manager != b.Manager {
+			return a.Manager < b.Manager
+		}
+		if a.Operation != b.Operation {
+			return a.Operation < b.Operation
+		}
+		if a.Subresource != b.Subresource {
+			return a.Subresource < b.Subresource
+		}
+		return a.APIVersion < b.APIVersion
 	})
 	return conflicts, true
 }
