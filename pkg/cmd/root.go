@@ -84,9 +84,17 @@ func NewCmdRV(streams genericiooptions.IOStreams) *cobra.Command {
 	return root
 }
 
+// annotationNoKubeconfig marks a command (and its subcommands) that never
+// talks to the cluster the kubeconfig names, such as the offline simulator:
+// its errors must not be blamed on that cluster.
+const annotationNoKubeconfig = "kubectl-rv.dev/no-kubeconfig"
+
 // wrapRunE makes every command's errors name the server when the cluster
 // could not be reached.
 func wrapRunE(c *cobra.Command, f *Factory) {
+	if c.Annotations[annotationNoKubeconfig] == "true" {
+		return
+	}
 	if c.RunE != nil {
 		run := c.RunE
 		c.RunE = func(cmd *cobra.Command, args []string) error { return f.decorate(run(cmd, args)) }
