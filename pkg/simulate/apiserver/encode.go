@@ -14,14 +14,13 @@ import (
 // every simulated write, and no-op detection compares them. The output is
 // valid JSON that decodes to the same value.
 func encode(obj map[string]any) ([]byte, error) {
-	var e encoder
+	e := encoder{more: make([]string, 0, 16)}
 	return e.appendValue(make([]byte, 0, 512), obj)
 }
 
 // encoder holds the scratch space of one encoding: the sorted keys of the
 // maps on the current path share one slice.
 type encoder struct {
-	keys [32]string
 	more []string
 }
 
@@ -47,9 +46,6 @@ func (e *encoder) appendValue(b []byte, v any) ([]byte, error) {
 		return strconv.AppendFloat(b, x, 'g', -1, 64), nil
 	case map[string]any:
 		start := len(e.more)
-		if e.more == nil {
-			e.more = e.keys[:0]
-		}
 		for k := range x {
 			e.more = append(e.more, k)
 		}
