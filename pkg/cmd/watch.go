@@ -257,7 +257,7 @@ func (o *WatchOptions) Run(ctx context.Context) error {
 		for i, t := range targets {
 			names[i] = t.String()
 		}
-		h := inspect.NewRecordingHeader(o.now(), names, !o.ShowSecrets)
+		h := inspect.NewRecordingHeader(o.now().UTC(), names, !o.ShowSecrets)
 		h.AllNamespaces = o.AllNamespaces
 		if rec, err = inspect.NewRecordingWriter(f, h); err != nil {
 			return err
@@ -274,7 +274,9 @@ func (o *WatchOptions) Run(ctx context.Context) error {
 
 	scfg := inspect.NewStreamConfig()
 	scfg.Targets, scfg.LabelSelector, scfg.FieldSelector, scfg.Since = targets, o.LabelSelector, o.FieldSelector, o.Since
-	scfg.ShowSecrets, scfg.ChunkSize, scfg.Now = o.ShowSecrets, o.ChunkSize, o.now
+	scfg.ShowSecrets, scfg.ChunkSize = o.ShowSecrets, o.ChunkSize
+	// Recordings and JSON keep UTC; the table shows local time.
+	scfg.Now = func() time.Time { return o.now().UTC() }
 	scfg.Warnf = func(format string, args ...any) {
 		fmt.Fprintf(o.ErrOut, "warning: %s\n", output.Escape(fmt.Sprintf(format, args...)))
 	}
@@ -336,7 +338,7 @@ func (o *WatchOptions) Run(ctx context.Context) error {
 			if writeErr != nil {
 				return writeErr
 			}
-			if err := pr.Summary(tr.Summary(o.now())); err != nil {
+			if err := pr.Summary(tr.Summary(o.now().UTC())); err != nil {
 				return err
 			}
 			return o.fightResult(tr)

@@ -247,6 +247,9 @@ func (s *streamer) consume(ctx context.Context, w watch.Interface, rv string) (s
 				if !ok {
 					continue
 				}
+				if u.GetResourceVersion() == "" {
+					continue
+				}
 				rv = u.GetResourceVersion()
 				s.send(ctx, RecordedEvent{Type: RecordBookmark, Time: s.cfg.Now(), Resource: s.tgt.ResourceKey(), ResourceVersion: rv})
 			case watch.Added, watch.Modified, watch.Deleted:
