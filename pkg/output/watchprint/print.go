@@ -154,6 +154,13 @@ func (w *Printer) cells(e inspect.Event) []output.Cell {
 		f := e.Fight
 		manager, mStyle = strings.Join(f.Managers, " <-> "), output.Red
 		fields = fmt.Sprintf("%s changed hands %d times in %s (%.1f/min)", f.Field, f.Flips, f.Span, f.PerMinute)
+	case inspect.EventModified:
+		fields = w.fieldsCell(e.Fields)
+		if len(e.Fields) == 0 && e.PreviousResourceVersion != "" {
+			// resourceVersion, generation and managedFields are not diffed:
+			// a write that changed nothing else changed ownership only.
+			fields = "(only managedFields changed)"
+		}
 	default:
 		fields = w.fieldsCell(e.Fields)
 	}
