@@ -194,7 +194,10 @@ func FilterHazards(hs []Hazard, f Filter, filtered *Ownership) []Hazard {
 		if len(fields) == 0 {
 			continue
 		}
-		h.Fields = fields
+		if len(fields) != len(h.Fields) {
+			h.Fields = fields
+			h.Message = fieldsMessage(h)
+		}
 		out = append(out, h)
 	}
 	return out

@@ -144,18 +144,13 @@ func (o *Ownership) Hazards() []Hazard {
 	})
 	for _, k := range pairOrder {
 		h := pairs[k]
-		a, u := ownerByEntry(h.Owners, k.a), ownerByEntry(h.Owners, k.u)
-		if k.t == HazardClientSideApplyMigration {
-			h.Message = fmt.Sprintf("%s: %d field(s) owned by both client-side apply (%s) and server-side apply (%s): fields you remove from the manifest stay in the object, because %s still owns them; migrate with kubectl apply --server-side once, or drop the %s entry",
-				fieldsSummary(h.Fields), len(h.Fields), quote(u.Manager), quote(a.Manager), quote(u.Manager), quote(u.Manager))
-		} else {
-			h.Message = fmt.Sprintf("%s: %d field(s) owned by both Apply manager %s and Update manager %s: the next apply that changes them conflicts, and one that drops them leaves them owned by %s",
-				fieldsSummary(h.Fields), len(h.Fields), quote(a.Manager), quote(u.Manager), quote(u.Manager))
-		}
+		h.Message = fieldsMessage(*h)
 		out = append(out, *h)
 	}
 	for _, idx := range staleOrder {
-		out = append(out, *stale[idx])
+		h := stale[idx]
+		h.Message = fieldsMessage(*h)
+		out = append(out, *h)
 	}
 	for _, e := range o.entries {
 		if e.Manager == AncientChangesManager {
@@ -191,17 +186,31 @@ func addStale(m map[int]*Hazard, order *[]int, ow Owner, p fieldpath.Path) {
 		*order = append(*order, ow.Entry)
 	}
 	h.Fields = append(h.Fields, p)
-	h.Message = fmt.Sprintf("%s: %s owns %d field(s) the object does not have: a later apply or update may recreate or fight over them; re-apply from that manager to clear them",
-		fieldsSummary(h.Fields), quote(ow.Manager), len(h.Fields))
 }
 
-func ownerByEntry(os []Owner, entry int) Owner {
-	for _, o := range os {
-		if o.Entry == entry {
-			return o
+// fieldsMessage says what a hazard about fields means, for its fields.
+func fieldsMessage(h Hazard) string {
+	var a, u Owner
+	for _, o := range h.Owners {
+		if o.IsApply() {
+			a = o
+		} else {
+			u = o
 		}
 	}
-	return Owner{}
+	switch h.Type {
+	case HazardClientSideApplyMigration:
+		return fmt.Sprintf("%s: %d field(s) owned by both client-side apply (%s) and server-side apply (%s): fields you remove from the manifest stay in the object, because %s still owns them; migrate with kubectl apply --server-side once, or drop the %s entry",
+			fieldsSummary(h.Fields), len(h.Fields), quote(u.Manager), quote(a.Manager), quote(u.Manager), quote(u.Manager))
+	case HazardApplyUpdateShared:
+		return fmt.Sprintf("%s: %d field(s) owned by both Apply manager %s and Update manager %s: the next apply that changes them conflicts, and one that drops them leaves them owned by %s",
+			fieldsSummary(h.Fields), len(h.Fields), quote(a.Manager), quote(u.Manager), quote(u.Manager))
+	case HazardStaleFields:
+		ow := h.Owners[0]
+		return fmt.Sprintf("%s: %s owns %d field(s) the object does not have: a later apply or update may recreate or fight over them; re-apply from that manager to clear them",
+			fieldsSummary(h.Fields), quote(ow.Manager), len(h.Fields))
+	}
+	return h.Message
 }
 
 func sortOwners(os []Owner) []Owner {
