@@ -79,6 +79,30 @@ spec:
       - {name: sidecar, image: "registry.example/sidecar:1"}
 `
 
+// benchDeployDefaulted is benchDeploy as the API server stores it, with
+// its defaults.
+const benchDeployDefaulted = `apiVersion: apps/v1
+kind: Deployment
+metadata: {name: NAME, namespace: default}
+spec:
+  replicas: 2
+  revisionHistoryLimit: 10
+  progressDeadlineSeconds: 600
+  strategy: {type: RollingUpdate, rollingUpdate: {maxSurge: 25%, maxUnavailable: 25%}}
+  selector: {matchLabels: {app: NAME}}
+  template:
+    metadata: {labels: {app: NAME}}
+    spec:
+      dnsPolicy: ClusterFirst
+      restartPolicy: Always
+      schedulerName: default-scheduler
+      securityContext: {}
+      terminationGracePeriodSeconds: 30
+      containers:
+      - {name: app, image: "registry.example/app:1", imagePullPolicy: IfNotPresent, resources: {}, terminationMessagePath: /dev/termination-log, terminationMessagePolicy: File}
+      - {name: sidecar, image: "registry.example/sidecar:1", imagePullPolicy: IfNotPresent, resources: {}, terminationMessagePath: /dev/termination-log, terminationMessagePolicy: File}
+`
+
 // writePredictFixtures writes n desired manifests (one file each) and one
 // live file with n live objects created by kubectl-create and scaled by
 // an HPA-like updater.
@@ -94,7 +118,7 @@ func writePredictFixtures(tb testing.TB, n int) (dir, live string) {
 	for i := 0; i < n; i++ {
 		name := fmt.Sprintf("app-%04d", i)
 		doc := strings.ReplaceAll(benchDeploy, "NAME", name)
-		js, _ := yaml.YAMLToJSON([]byte(doc))
+		js, _ := yaml.YAMLToJSON([]byte(strings.ReplaceAll(benchDeployDefaulted, "NAME", name)))
 		u := &unstructured.Unstructured{}
 		if err := u.UnmarshalJSON(js); err != nil {
 			tb.Fatal(err)

@@ -51,7 +51,10 @@ func liveWeb(t testing.TB) *unstructured.Unstructured {
 	if err != nil {
 		t.Fatal(err)
 	}
-	created, err := fm.Update(managedfields.NewEmpty(deployGVK), obj(t, webYAML), "kubectl-create", "")
+	// The server defaults a created object before the field manager sees it.
+	web := obj(t, webYAML)
+	applyDefaults(deployGVK, web)
+	created, err := fm.Update(managedfields.NewEmpty(deployGVK), web, "kubectl-create", "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -153,5 +156,43 @@ func TestPredictOfflineApplyConflictOwners(t *testing.T) {
 	}
 	if !force.GenerationBumped {
 		t.Errorf("forced apply: generation not bumped")
+	}
+}
+
+func TestPredictOfflineGivenPatches(t *testing.T) {
+	tests := []struct {
+		name   string
+		pt     PatchType
+		patch  string
+		method Method
+		want   Verdict
+		code   int
+	}{
+		{"failing json patch test", PatchJSON, `[{"op":"test","path":"/spec/replicas","value":2}]`, JSONPatch, Invalid, 422},
+		{"json patch taking replicas", PatchJSON, `[{"op":"replace","path":"/spec/replicas","value":3}]`, JSONPatch, Clobber, 200},
+		{"merge patch without change", PatchMerge, `{"spec":{"replicas":4}}`, MergePatch, OK, 200},
+		{"strategic merge patch of an image", PatchStrategic, `{"spec":{"template":{"spec":{"containers":[{"name":"nginx","image":"nginx:9"}]}}}}`, StrategicMergePatch, Clobber, 200},
+		{"apply co-owning the same value", PatchApply, `{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"web"},"spec":{"replicas":4}}`, Apply, OK, 200},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res := predictOffline(t, Config{FieldManager: "ci"}, Input{Patch: []byte(tt.patch), PatchType: tt.pt}, liveWeb(t))
+			got := res.Methods[0]
+			if got.Method != tt.method || got.Verdict != tt.want || got.Code != tt.code {
+				t.Errorf("got %s %s %d (%s), want %s %s %d", got.Method, got.Verdict, got.Code, got.Reason, tt.method, tt.want, tt.code)
+			}
+		})
+	}
+}
+
+func TestPredictOfflineNoOp(t *testing.T) {
+	live := liveWeb(t)
+	desired := live.DeepCopy()
+	desired.SetManagedFields(nil)
+	res := predictOffline(t, Config{FieldManager: "ci", Methods: []Method{Update, MergePatch}}, Input{Desired: desired}, live)
+	for _, m := range res.Methods {
+		if m.Verdict != OK || !m.NoOp || m.GenerationBumped || len(m.Changed) != 0 {
+			t.Errorf("%s: want a no-op, got %+v", m.Method, m)
+		}
 	}
 }
