@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
@@ -17,6 +18,7 @@ import (
 	"github.com/kubectl-rv/kubectl-rv/pkg/output"
 	"github.com/kubectl-rv/kubectl-rv/pkg/output/simprint"
 	"github.com/kubectl-rv/kubectl-rv/pkg/simulate"
+	"github.com/kubectl-rv/kubectl-rv/pkg/simulate/etcdclient"
 	"github.com/kubectl-rv/kubectl-rv/pkg/simulate/scenario"
 )
 
@@ -62,12 +64,15 @@ With no subcommand, runs the two-clients scenario and prints what happened step 
 
 // SimulateRunOptions are the options of kubectl rv simulate run.
 type SimulateRunOptions struct {
-	File    string
-	Builtin string
-	Seed    int64
-	Report  string
-	Steps   bool
-	Output  *output.Flags
+	File          string
+	Builtin       string
+	Seed          int64
+	Report        string
+	Steps         bool
+	EtcdEndpoints []string
+	Output        *output.Flags
+
+	now func() time.Time
 
 	story bool
 	genericiooptions.IOStreams
@@ -93,7 +98,10 @@ Scenario files are documented in docs/simulate.md; examples are in examples/scen
   kubectl rv simulate run examples/scenarios/counter.yaml --report counter.svg
 
   # Every request, step by step
-  kubectl rv simulate run --builtin ssa-fight --steps`,
+  kubectl rv simulate run --builtin ssa-fight --steps
+
+  # The same store operations on a real etcd
+  kubectl rv simulate run --builtin two-clients --steps --etcd-endpoints http://127.0.0.1:2379`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			if len(args) == 1 {
@@ -109,6 +117,7 @@ Scenario files are documented in docs/simulate.md; examples are in examples/scen
 	cmd.Flags().Int64Var(&o.Seed, "seed", 0, "Seed of the run (default: the scenario's seed).")
 	cmd.Flags().StringVar(&o.Report, "report", "", "Also write a picture of the run to this .html or .svg file.")
 	cmd.Flags().BoolVar(&o.Steps, "steps", false, "Print every request of the run before the summary (table output).")
+	cmd.Flags().StringSliceVar(&o.EtcdEndpoints, "etcd-endpoints", nil, "Run the store operations on a real etcd at these client URLs instead of the embedded store. Keys go under /kubectl-rv/simulate/<run>/; compaction is not run.")
 	o.Output.AddFlags(cmd.Flags())
 	return cmd
 }
@@ -120,6 +129,11 @@ func (o *SimulateRunOptions) Validate() error {
 	}
 	if (o.File == "") == (o.Builtin == "") {
 		return exitcode.Usagef("give a scenario FILE or --builtin NAME (one of them)")
+	}
+	for _, e := range o.EtcdEndpoints {
+		if !strings.HasPrefix(e, "http://") && !strings.HasPrefix(e, "https://") {
+			return exitcode.Usagef("--etcd-endpoints: %q is not a URL: want e.g. http://127.0.0.1:2379", e)
+		}
 	}
 	if o.Report != "" {
 		switch strings.ToLower(filepath.Ext(o.Report)) {
@@ -168,12 +182,31 @@ func (o *SimulateRunOptions) Run(ctx context.Context) error {
 		t := true
 		trace = &t
 	}
-	res, err := simulate.Run(ctx, sc, simulate.Config{Seed: o.Seed, Trace: trace})
+	cfg := simulate.Config{Seed: o.Seed, Trace: trace}
+	if len(o.EtcdEndpoints) > 0 {
+		c, err := etcdclient.New(ctx, etcdclient.Config{Endpoints: o.EtcdEndpoints})
+		if err != nil {
+			return exitcode.Cluster(fmt.Errorf("--etcd-endpoints: %w", err))
+		}
+		defer c.Close()
+		now := time.Now
+		if o.now != nil {
+			now = o.now
+		}
+		cfg.KV = c
+		// A fresh prefix per run: a real etcd keeps the keys of earlier runs.
+		cfg.KeyPrefix = fmt.Sprintf("/kubectl-rv/simulate/%s/%d", sc.Name, now().UnixNano())
+		fmt.Fprintf(o.ErrOut, "Running on the etcd at %s under %s/\n", strings.Join(o.EtcdEndpoints, ","), cfg.KeyPrefix)
+	}
+	res, err := simulate.Run(ctx, sc, cfg)
 	if err != nil {
 		if errors.Is(err, simulate.ErrScenario) {
 			return exitcode.Usage(fmt.Errorf("%s: %w", o.source(), err))
 		}
 		return fmt.Errorf("simulating %s: %w", o.source(), err)
+	}
+	for _, n := range res.Notes {
+		fmt.Fprintf(o.ErrOut, "Note: %s\n", n)
 	}
 	if o.Report != "" {
 		pic := simprint.SVG(res)

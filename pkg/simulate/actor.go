@@ -311,7 +311,6 @@ func (a *actor) serveWrite() {
 	s := a.g.spec
 	t := a.g.target
 	req := &a.req
-	before := a.e.rev()
 	ctx := a.e.ctx
 	wo := apiserver.WriteOptions{FieldManager: a.manager}
 	switch {
@@ -324,7 +323,7 @@ func (a *actor) serveWrite() {
 		a.res, a.werr = a.e.srv.Patch(ctx, t.gvk, t.namespace, t.name, req.pt, req.patch, apiserver.PatchOptions{WriteOptions: wo, Force: s.Method == scenario.MethodApplyForce})
 	}
 	werr := a.werr
-	a.consumed = a.e.rev() > before
+	a.consumed = werr == nil && !a.e.srv.LastWriteWasNoOp()
 	switch {
 	case werr == nil && a.consumed:
 		a.g.revisions++

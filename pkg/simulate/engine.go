@@ -28,6 +28,9 @@ type Config struct {
 	Trace *bool
 	// Seed overrides the scenario's seed when non-zero.
 	Seed int64
+	// KeyPrefix is prepended to every key the run writes; set it when KV
+	// is a real etcd so the run stays apart from everything else there.
+	KeyPrefix string
 }
 
 // Epoch is the wall-clock time virtual time 0 maps to, for timestamps
@@ -149,6 +152,9 @@ type engine struct {
 	revAt       []int64
 	leader      *leaderState
 	err         error
+	// shared is true on a real etcd: no compaction, no revision padding.
+	shared bool
+	notes  []string
 }
 
 type objectRef struct {
@@ -195,12 +201,12 @@ func newEngine(ctx context.Context, sc *scenario.Scenario, cfg Config) (*engine,
 	if err != nil {
 		return nil, fmt.Errorf("%w: types: %v", ErrScenario, err)
 	}
-	e := &engine{sc: sc, seed: seed, kv: kv, end: sc.Duration.D(), rng: rand.New(rand.NewPCG(uint64(seed), 0x6b7562656374)), ctx: ctx}
+	e := &engine{sc: sc, seed: seed, kv: kv, end: sc.Duration.D(), rng: rand.New(rand.NewPCG(uint64(seed), 0x6b7562656374)), ctx: ctx, shared: cfg.KV != nil}
 	var fm apiserver.FieldManager
 	if *sc.ManagedFields {
 		fm = apiserver.NewManagedFields()
 	}
-	e.srv, err = apiserver.New(apiserver.Config{KV: kv, Registry: reg, FieldManager: fm, Now: func() time.Time { return Epoch.Add(e.now) }, Exclusive: cfg.KV == nil})
+	e.srv, err = apiserver.New(apiserver.Config{KV: kv, Registry: reg, FieldManager: fm, Now: func() time.Time { return Epoch.Add(e.now) }, Exclusive: cfg.KV == nil, KeyPrefix: cfg.KeyPrefix})
 	if err != nil {
 		return nil, err
 	}
@@ -286,7 +292,7 @@ func (e *engine) setup(ctx context.Context) error {
 	start := e.sc.StartRevision
 	// Move the store so the first object is created at StartRevision, as
 	// in a cluster that has seen writes before.
-	for cur := e.rev(); start > 0 && cur < start-1; cur++ {
+	for cur := e.rev(); !e.shared && start > 0 && cur < start-1; cur++ {
 		if _, err := e.kv.Put(ctx, "/kubectl-rv/simulate/padding", []byte(strconv.FormatInt(cur, 10)), mvcc.PutOptions{}); err != nil {
 			return err
 		}
@@ -326,7 +332,11 @@ func (e *engine) setup(ctx context.Context) error {
 		g.onTarget = e.countersOn(g.target.key)
 	}
 	if ci := e.sc.CompactionInterval.D(); ci > 0 {
-		e.at(ci, e.compactTick)
+		if e.shared {
+			e.notes = append(e.notes, "compaction is not simulated on a real etcd: it would discard the history of every key there, not only the simulation's")
+		} else {
+			e.at(ci, e.compactTick)
+		}
 	}
 	for _, a := range e.actors {
 		a.begin()
@@ -446,6 +456,7 @@ func (e *engine) finish(ctx context.Context) (*Result, error) {
 		Requests:      e.requests,
 		Compactions:   e.compactions,
 		Steps:         e.steps,
+		Notes:         e.notes,
 	}
 	for _, o := range e.objects {
 		u, err := e.srv.Get(ctx, o.gvk, o.namespace, o.name)

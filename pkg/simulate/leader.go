@@ -128,7 +128,6 @@ func (a *actor) leDecide(got *unstructured.Unstructured) {
 	}
 	sent := obj.GetResourceVersion()
 	a.e.request(a.rng, func() {
-		before := a.e.rev()
 		if got == nil {
 			_, werr = a.e.srv.Create(a.e.ctx, obj, apiserver.WriteOptions{FieldManager: a.manager})
 		} else {
@@ -145,7 +144,9 @@ func (a *actor) leDecide(got *unstructured.Unstructured) {
 			st.Outcome = "conflict"
 		} else {
 			st.RV = fmt.Sprint(a.e.rev())
-			a.g.revisions += int(a.e.rev() - before)
+			if !a.e.srv.LastWriteWasNoOp() {
+				a.g.revisions++
+			}
 		}
 		a.e.step(st)
 		a.e.afterWrite()

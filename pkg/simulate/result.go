@@ -26,6 +26,8 @@ type Result struct {
 	Objects       []ObjectState     `json:"objects,omitempty"`
 	Invariants    []InvariantResult `json:"invariants,omitempty"`
 	Leadership    *Leadership       `json:"leadership,omitempty"`
+	// Notes say how the run departs from the scenario (on a real etcd).
+	Notes []string `json:"notes,omitempty"`
 	// Steps is the request trace, when tracing is on.
 	Steps []Step `json:"steps,omitempty"`
 }

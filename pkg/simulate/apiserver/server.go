@@ -58,6 +58,9 @@ type Config struct {
 	// cache of the latest objects is authoritative and reads of the latest
 	// state skip the store. Never set it over a shared (real) etcd.
 	Exclusive bool
+	// KeyPrefix is prepended to every registry key, to keep a simulation
+	// apart from anything else in a real etcd ("" for the embedded store).
+	KeyPrefix string
 }
 
 // Server is the API server's write and read path over a revision store:
@@ -73,6 +76,9 @@ type Server struct {
 	uids uint64
 	// exclusive: see Config.Exclusive.
 	exclusive bool
+	prefix    string
+	// lastNoOp is whether the last successful write was skipped.
+	lastNoOp bool
 
 	// cache holds the decoded latest state of every key written or read
 	// through this server, so the hot path does not decode JSON; it is
@@ -103,7 +109,16 @@ func New(cfg Config) (*Server, error) {
 		epoch := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 		now = func() time.Time { return epoch }
 	}
-	return &Server{kv: cfg.KV, reg: reg, fm: cfg.FieldManager, now: now, exclusive: cfg.Exclusive, cache: map[string]*stored{}}, nil
+	return &Server{kv: cfg.KV, reg: reg, fm: cfg.FieldManager, now: now, exclusive: cfg.Exclusive, prefix: cfg.KeyPrefix, cache: map[string]*stored{}}, nil
+}
+
+// LastWriteWasNoOp reports whether the last successful write changed
+// nothing and was skipped without a new revision.
+func (s *Server) LastWriteWasNoOp() bool { return s.lastNoOp }
+
+// key returns the store key of an object.
+func (s *Server) key(t *TypeInfo, namespace, name string) string {
+	return s.prefix + t.Key(namespace, name)
 }
 
 // Registry returns the server's kinds.
@@ -249,7 +264,7 @@ func (s *Server) Get(ctx context.Context, gvk schema.GroupVersionKind, namespace
 	if err != nil {
 		return nil, err
 	}
-	c, err := s.current(ctx, t.Key(namespace, name))
+	c, err := s.current(ctx, s.key(t, namespace, name))
 	if err != nil {
 		return nil, storageError(t, name, err)
 	}
@@ -266,7 +281,7 @@ func (s *Server) GetAt(ctx context.Context, gvk schema.GroupVersionKind, namespa
 	if err != nil {
 		return nil, err
 	}
-	res, err := s.kv.Range(ctx, t.Key(namespace, name), mvcc.RangeOptions{Rev: rev})
+	res, err := s.kv.Range(ctx, s.key(t, namespace, name), mvcc.RangeOptions{Rev: rev})
 	if err != nil {
 		return nil, storageError(t, name, err)
 	}
@@ -308,7 +323,7 @@ func (s *Server) Create(ctx context.Context, obj *unstructured.Unstructured, opt
 	if err := s.checkMeta(t, obj); err != nil {
 		return nil, err
 	}
-	key := t.Key(obj.GetNamespace(), obj.GetName())
+	key := s.key(t, obj.GetNamespace(), obj.GetName())
 	obj = obj.DeepCopy()
 	s.prepareCreate(t, obj)
 	if s.fm != nil {
@@ -367,6 +382,7 @@ func (s *Server) commitRV(ctx context.Context, t *TypeInfo, key string, cur *sto
 	if cur != nil {
 		if bytes.Equal(raw, cur.raw) {
 			// A write that changes nothing is skipped: the RV stays.
+			s.lastNoOp = true
 			return cur.obj, cur.modRev, nil
 		}
 		guard = cur.modRev
@@ -399,6 +415,7 @@ func (s *Server) commitRV(ctx context.Context, t *TypeInfo, key string, cur *sto
 		rev = res.Header.Revision
 	}
 	s.cache[key] = &stored{modRev: rev, raw: raw, obj: obj.Object}
+	s.lastNoOp = false
 	return obj.Object, rev, nil
 }
 
@@ -433,7 +450,7 @@ func (s *Server) update(ctx context.Context, obj *unstructured.Unstructured, opt
 	if err := s.checkMeta(t, obj); err != nil {
 		return nil, 0, err
 	}
-	key := t.Key(obj.GetNamespace(), obj.GetName())
+	key := s.key(t, obj.GetNamespace(), obj.GetName())
 	cur, err := s.current(ctx, key)
 	if err != nil {
 		return nil, 0, storageError(t, obj.GetName(), err)
@@ -589,7 +606,7 @@ func (s *Server) Patch(ctx context.Context, gvk schema.GroupVersionKind, namespa
 	if err := s.checkSubresource(t, opts.Subresource); err != nil {
 		return nil, err
 	}
-	key := t.Key(namespace, name)
+	key := s.key(t, namespace, name)
 	cur, err := s.current(ctx, key)
 	if err != nil {
 		return nil, storageError(t, name, err)
@@ -729,7 +746,7 @@ func (s *Server) Delete(ctx context.Context, gvk schema.GroupVersionKind, namesp
 	if err != nil {
 		return nil, err
 	}
-	key := t.Key(namespace, name)
+	key := s.key(t, namespace, name)
 	cur, err := s.current(ctx, key)
 	if err != nil {
 		return nil, storageError(t, name, err)
@@ -797,7 +814,7 @@ func (s *Server) List(ctx context.Context, gvk schema.GroupVersionKind, namespac
 			}
 		}
 	}
-	prefix := t.ListPrefix(namespace)
+	prefix := s.prefix + t.ListPrefix(namespace)
 	start := prefix
 	if opts.Continue != "" {
 		// The continue token is "<revision>/<last key>": the next page is

@@ -62,7 +62,7 @@ func (s *Server) Watch(ctx context.Context, gvk schema.GroupVersionKind, namespa
 		}
 		from = n
 	}
-	prefix := t.ListPrefix(namespace)
+	prefix := s.prefix + t.ListPrefix(namespace)
 	mw, err := s.kv.Watch(ctx, prefix, mvcc.WatchOptions{End: mvcc.PrefixEnd(prefix), Rev: from + 1, PrevKV: true})
 	if err != nil {
 		return nil, storageError(t, "", err)
