@@ -134,6 +134,18 @@ func checkWrites(t *testing.T, rows []watchRow, name string, writes []expectatio
 			t.Errorf("resourceVersion %s of %s appears %d times", rv, name, len(rs))
 		}
 	}
+	// Rows of one object come in resourceVersion order.
+	last := int64(0)
+	for _, r := range rows {
+		if r.Name != name || r.ResourceVersion == "" || r.Type == "GAP" || r.Type == "FIGHT" {
+			continue
+		}
+		if n := mustInt(r.ResourceVersion); n <= last {
+			t.Errorf("%s: resourceVersion %d after %d", name, n, last)
+		} else {
+			last = n
+		}
+	}
 	for _, w := range writes {
 		rs := byRV[w.rv]
 		if len(rs) != 1 {
