@@ -88,6 +88,10 @@ type offlineExecutor struct {
 	// liveJS is live as JSON.
 	liveJS []byte
 
+	// applyMu guards applied.
+	applyMu sync.Mutex
+	applied map[applyKey]applyResult
+
 	// mu guards memo.
 	mu sync.Mutex
 	// memo holds the results of update, shared by methods that merge to
@@ -176,7 +180,36 @@ func (e *offlineExecutor) Patch(_ context.Context, pt types.PatchType, data []by
 	return e.update(obj, manager)
 }
 
+// apply runs a server-side apply. Apply and apply-force of the same
+// configuration share work: when the apply without force succeeds, the
+// forced one has nothing to force and gives the same result.
 func (e *offlineExecutor) apply(data []byte, manager string, force bool) (*unstructured.Unstructured, error) {
+	e.applyMu.Lock()
+	defer e.applyMu.Unlock()
+	key := applyKey{data: string(data), manager: manager}
+	if e.applied == nil {
+		e.applied = map[applyKey]applyResult{}
+	}
+	plain, ok := e.applied[key]
+	if !ok {
+		plain.out, plain.err = e.unsafeApply(data, manager, false)
+		e.applied[key] = plain
+	}
+	if !force || plain.err == nil {
+		return plain.out, plain.err
+	}
+	return e.unsafeApply(data, manager, true)
+}
+
+type applyKey struct{ data, manager string }
+
+type applyResult struct {
+	out *unstructured.Unstructured
+	err error
+}
+
+// unsafeApply does one apply; it is called with applyMu held.
+func (e *offlineExecutor) unsafeApply(data []byte, manager string, force bool) (*unstructured.Unstructured, error) {
 	js := data
 	if t := bytes.TrimSpace(data); len(t) == 0 || t[0] != '{' {
 		var err error

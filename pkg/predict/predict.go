@@ -206,8 +206,6 @@ func run(ctx context.Context, an *analyzer, ex Executor, rq request, live *unstr
 	var out *unstructured.Unstructured
 	var err error
 	if rq.obj != nil {
-		b, _ := json.Marshal(rq.obj.Object)
-		mr.Request = string(b)
 		out, err = ex.Update(ctx, rq.obj, manager)
 	} else {
 		mr.Request = string(rq.data)

@@ -179,8 +179,8 @@ type MethodResult struct {
 	NoOp bool `json:"noOp,omitempty"`
 	// GenerationBumped is true when metadata.generation would increase.
 	GenerationBumped bool `json:"generationBumped"`
-	// Request is the body that was (or would be) sent: the patch, or the
-	// object for an update.
+	// Request is the patch that was sent (empty for updates, which send
+	// the desired object completed with the base's system metadata).
 	Request string `json:"request,omitempty"`
 }
 
