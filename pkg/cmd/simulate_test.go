@@ -1,0 +1,70 @@
+package cmd
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestSimulateCommand(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.yaml")
+	if err := os.WriteFile(bad, []byte("apiVersion: rv.kubectl-rv.dev/v1alpha1\nkind: Scenario\nactors:\n- name: a\n  speed: 3\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	svg := filepath.Join(dir, "run.svg")
+	tests := []struct {
+		name     string
+		args     []string
+		code     int
+		inOut    string
+		inErr    string
+		emptyOut bool
+	}{
+		{"bare simulate tells the story", []string{"simulate"}, 0, "409 Conflict: Operation cannot be fulfilled on configmaps \"demo\"", "", false},
+		{"list", []string{"simulate", "list"}, 0, "retry-storm", "", false},
+		{"run a built-in as yaml", []string{"simulate", "run", "--builtin", "lost-update", "-o", "yaml"}, 0, "kind: SimulationReport", "", false},
+		{"picture", []string{"simulate", "run", "--builtin", "two-clients", "--report", svg}, 0, "Scenario two-clients", "Wrote the picture", false},
+		{"unknown field names its line", []string{"simulate", "run", bad}, 2, "", "bad.yaml:5: unknown field \"speed\" in an actor", true},
+		{"unknown built-in", []string{"simulate", "run", "--builtin", "nope"}, 2, "", "no built-in scenario \"nope\"", true},
+		{"file and built-in", []string{"simulate", "run", bad, "--builtin", "quota"}, 2, "", "give a scenario FILE or --builtin NAME", true},
+		{"bad report extension", []string{"simulate", "run", "--builtin", "quota", "--report", "x.png"}, 2, "", "--report \"x.png\"", true},
+		{"missing recording", []string{"simulate", "replay", filepath.Join(dir, "none.jsonl")}, 2, "", "reading the recording", true},
+		{"replay needs --object for --at", []string{"simulate", "replay", bad, "--at", "5"}, 2, "", "need --object", true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			out, errOut, code := run(t, tc.args...)
+			if code != tc.code {
+				t.Fatalf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, tc.code, out, errOut)
+			}
+			if !strings.Contains(out, tc.inOut) || !strings.Contains(errOut, tc.inErr) {
+				t.Errorf("want %q in stdout and %q in stderr, got:\n%s\n---\n%s", tc.inOut, tc.inErr, out, errOut)
+			}
+			if tc.emptyOut && out != "" {
+				t.Errorf("nothing should be written to stdout on bad input, got %q", out)
+			}
+		})
+	}
+	b, err := os.ReadFile(svg)
+	if err != nil || !strings.HasPrefix(string(b), "<svg") {
+		t.Errorf("the --report picture was not written: %v", err)
+	}
+}
+
+func TestSimulateSameSeedSameJSON(t *testing.T) {
+	a, _, _ := run(t, "simulate", "run", "--builtin", "ssa-fight", "--seed", "9", "-o", "json", "--steps")
+	b, _, _ := run(t, "simulate", "run", "--builtin", "ssa-fight", "--seed", "9", "-o", "json", "--steps")
+	if a != b {
+		t.Fatal("two runs with the same seed differ")
+	}
+	var rep struct {
+		Kind string
+		Seed int64
+	}
+	if err := json.Unmarshal([]byte(a), &rep); err != nil || rep.Kind != "SimulationReport" || rep.Seed != 9 {
+		t.Errorf("report: %+v %v", rep, err)
+	}
+}
