@@ -133,9 +133,10 @@ func page(c *cobra.Command, docs string) []byte {
 		fmt.Fprintf(&b, "kubectl's global flags (`-n`, `--context`, `--kubeconfig`, `--server`, `--as`, ...) apply too: see [kubectl rv](%s).\n\n", fileName(c.Root()))
 	}
 	if c.HasParent() {
-		// docs/<command>.md holds the hand-written guide and report schema.
-		guide := c.Name() + ".md"
-		if _, err := os.Stat(filepath.Join(docs, guide)); err == nil && c.Parent() == c.Root() {
+		// docs/<command>.md (docs/simulate-etcdctl.md for a subcommand)
+		// holds the hand-written guide and report schema.
+		guide := strings.ReplaceAll(strings.TrimPrefix(displayPath(c), "kubectl rv "), " ", "-") + ".md"
+		if _, err := os.Stat(filepath.Join(docs, guide)); err == nil {
 			fmt.Fprintf(&b, "## Guide and output schema\n\n[docs/%s](../%s) explains the report and its JSON/YAML schema; [exit codes](../exit-codes.md), [output conventions](../output.md).\n\n", guide, guide)
 		} else {
 			fmt.Fprintf(&b, "See also the [exit codes](../exit-codes.md) and the [output conventions](../output.md).\n\n")
