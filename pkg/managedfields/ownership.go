@@ -106,7 +106,39 @@ func SameOwners(a, b []Owner) bool {
 // smallNode is how many children a node holds before it indexes them.
 const smallNode = 8
 
-func (n *Node) child(pe fieldpath.PathElement) *Node {
+// arena hands out nodes and paths in blocks: a large object has thousands
+// of nodes, and one allocation per node and per path is most of the cost of
+// building the tree.
+type arena struct {
+	nodes []Node
+	elems []fieldpath.PathElement
+}
+
+func (a *arena) node() *Node {
+	if a == nil {
+		return &Node{}
+	}
+	if len(a.nodes) == cap(a.nodes) {
+		a.nodes = make([]Node, 0, 256)
+	}
+	a.nodes = a.nodes[:len(a.nodes)+1]
+	return &a.nodes[len(a.nodes)-1]
+}
+
+// path returns a path of length n that nothing else shares.
+func (a *arena) path(n int) fieldpath.Path {
+	if a == nil || n > 64 {
+		return make(fieldpath.Path, n)
+	}
+	if len(a.elems)+n > cap(a.elems) {
+		a.elems = make([]fieldpath.PathElement, 0, 2048)
+	}
+	start := len(a.elems)
+	a.elems = a.elems[:start+n]
+	return fieldpath.Path(a.elems[start : start+n : start+n])
+}
+
+func (n *Node) child(pe fieldpath.PathElement, a *arena) *Node {
 	var k string
 	if n.index != nil {
 		k = elementKey(pe)
@@ -120,10 +152,11 @@ func (n *Node) child(pe fieldpath.PathElement) *Node {
 			}
 		}
 	}
-	p := make(fieldpath.Path, len(n.Path)+1)
+	p := a.path(len(n.Path) + 1)
 	copy(p, n.Path)
 	p[len(n.Path)] = pe
-	c := &Node{Element: pe, Path: p, Present: true, ItemIndex: -1}
+	c := a.node()
+	*c = Node{Element: pe, Path: p, Present: true, ItemIndex: -1}
 	n.Children = append(n.Children, c)
 	switch {
 	case n.index != nil:
@@ -148,9 +181,10 @@ type Ownership struct {
 // NewOwnership builds the ownership tree of entries (from Entries).
 func NewOwnership(entries []Entry) *Ownership {
 	o := &Ownership{entries: entries, root: &Node{Present: true, ItemIndex: -1}}
+	a := &arena{}
 	for _, e := range entries {
 		owner := ownerOf(e)
-		mergeSet(o.root, e.Fields, owner)
+		mergeSet(o.root, e.Fields, owner, a)
 	}
 	o.root.Walk(func(n *Node) bool {
 		sortNodes(n.Children)
@@ -159,23 +193,27 @@ func NewOwnership(entries []Entry) *Ownership {
 	return o
 }
 
-func mergeSet(n *Node, s *fieldpath.Set, owner Owner) {
+func mergeSet(n *Node, s *fieldpath.Set, owner Owner, a *arena) {
 	if s == nil {
 		return
 	}
 	s.Members.Iterate(func(pe fieldpath.PathElement) {
-		c := n.child(pe)
+		c := n.child(pe, a)
 		c.Owners = insertOwner(c.Owners, owner)
 	})
 	s.Children.Iterate(func(pe fieldpath.PathElement) {
 		sub, ok := s.Children.Get(pe)
 		if ok {
-			mergeSet(n.child(pe), sub, owner)
+			mergeSet(n.child(pe, a), sub, owner, a)
 		}
 	})
 }
 
 func insertOwner(owners []Owner, o Owner) []Owner {
+	if len(owners) == 0 {
+		// Most fields have one or two owners.
+		return append(make([]Owner, 0, 2), o)
+	}
 	i := sort.Search(len(owners), func(i int) bool { return owners[i].Entry >= o.Entry })
 	if i < len(owners) && owners[i].Entry == o.Entry {
 		return owners

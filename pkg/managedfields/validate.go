@@ -105,7 +105,7 @@ func describeToken(tok json.Token) string {
 
 // validateFieldsMap is ValidateFieldsV1 for a FieldsV1 trie already decoded
 // into an unstructured map.
-func validateFieldsMap(m map[string]any, where []string) error {
+func validateFieldsMap(m map[string]any, where *chain) error {
 	if err := validateFieldsMapIn(m, where, false, false); err != nil {
 		// Report the first bad key in order, so that the message is stable.
 		return validateFieldsMapIn(m, where, true, true)
@@ -115,30 +115,54 @@ func validateFieldsMap(m map[string]any, where []string) error {
 
 // validateFieldsMapIn checks keys; strict deserializes every key, not only
 // those of unknown types, to name bad k: and v: keys too.
-func validateFieldsMapIn(m map[string]any, where []string, sorted, strict bool) error {
+func validateFieldsMapIn(m map[string]any, where *chain, sorted, strict bool) error {
+	if !sorted {
+		for key, v := range m {
+			if err := validateFieldsKey(key, v, where, sorted, strict); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
 	keys := make([]string, 0, len(m))
 	for k := range m {
 		keys = append(keys, k)
 	}
-	if sorted {
-		sort.Strings(keys)
-	}
+	sort.Strings(keys)
 	for _, key := range keys {
-		v := m[key]
-		if key != "." && (strict || !knownKeyType(key)) {
-			if _, err := fieldpath.DeserializePathElement(key); err != nil {
-				return fmt.Errorf("%sinvalid key %q: want f:<field>, k:<keys>, v:<value>, i:<index> or \".\"", at(where), key)
-			}
-		}
-		sub, ok := v.(map[string]any)
-		if !ok {
-			return fmt.Errorf("%swant a JSON object, got %s", at(append(where, key)), describeValue(v))
-		}
-		if err := validateFieldsMapIn(sub, append(where, key), sorted, strict); err != nil {
+		if err := validateFieldsKey(key, m[key], where, sorted, strict); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+func validateFieldsKey(key string, v any, where *chain, sorted, strict bool) error {
+	if key != "." && (strict || !knownKeyType(key)) {
+		if _, err := fieldpath.DeserializePathElement(key); err != nil {
+			return fmt.Errorf("%sinvalid key %q: want f:<field>, k:<keys>, v:<value>, i:<index> or \".\"", at(where.keys()), key)
+		}
+	}
+	here := chain{parent: where, key: key}
+	sub, ok := v.(map[string]any)
+	if !ok {
+		return fmt.Errorf("%swant a JSON object, got %s", at(here.keys()), describeValue(v))
+	}
+	return validateFieldsMapIn(sub, &here, sorted, strict)
+}
+
+// chain is the path of keys down to a map, built on the stack as the
+// validation descends and turned into a slice only for an error.
+type chain struct {
+	parent *chain
+	key    string
+}
+
+func (c *chain) keys() []string {
+	if c == nil {
+		return nil
+	}
+	return append(c.parent.keys(), c.key)
 }
 
 func describeValue(v any) string {

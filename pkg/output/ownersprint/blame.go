@@ -8,7 +8,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"time"
 	"unicode/utf8"
 
 	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
@@ -57,7 +56,7 @@ func writeBlame(b *bufio.Writer, o Object, opts Options) {
 		content = hideSecretValues(content)
 		comment(b, "Secret values are shown as "+HiddenValue+"; add --show-secrets to see them")
 	}
-	bl := &blamer{now: opts.Now}
+	bl := &blamer{labels: newLabeler(opts.Now)}
 	bl.mapEntries(content, o.Ownership.Root(), "", "", "", true)
 	width := 0
 	for _, l := range bl.lines {
@@ -126,8 +125,8 @@ func hideSecretValues(in map[string]any) map[string]any {
 }
 
 type blamer struct {
-	now   time.Time
-	lines []blameLine
+	labels *labeler
+	lines  []blameLine
 }
 
 func (bl *blamer) add(code, note string) {
@@ -138,7 +137,7 @@ func (bl *blamer) note(n *managedfields.Node) string {
 	if n == nil || !n.Owned() {
 		return ""
 	}
-	return ownersLabel(n.Owners, bl.now)
+	return bl.labels.label(n.Owners)
 }
 
 func fieldChild(n *managedfields.Node, name string) *managedfields.Node {
@@ -227,7 +226,7 @@ func (bl *blamer) list(l []any, n *managedfields.Node, indent string) {
 		}
 		note := ""
 		if len(owners) > 0 {
-			note = ownersLabel(owners, bl.now)
+			note = bl.labels.label(owners)
 		}
 		switch t := it.(type) {
 		case map[string]any:

@@ -161,3 +161,24 @@ func ownersLabel(owners []managedfields.Owner, now time.Time) string {
 	}
 	return s
 }
+
+// labeler remembers owner labels: every field of an entry has the same one,
+// and a large object has thousands of fields.
+type labeler struct {
+	now   time.Time
+	cache map[int]string
+}
+
+func newLabeler(now time.Time) *labeler { return &labeler{now: now, cache: map[int]string{}} }
+
+func (l *labeler) label(owners []managedfields.Owner) string {
+	if len(owners) == 1 {
+		if s, ok := l.cache[owners[0].Entry]; ok {
+			return s
+		}
+		s := ownerLabel(owners[0], l.now)
+		l.cache[owners[0].Entry] = s
+		return s
+	}
+	return ownersLabel(owners, l.now)
+}

@@ -35,8 +35,9 @@ func Tree(w io.Writer, objs []Object, opts Options) error {
 		b.WriteString(output.Paint(opts.Color, output.Bold, output.Escape(describe(o))) + "\n")
 		var lines []treeLine
 		root := o.Ownership.Root()
+		labels := newLabeler(opts.Now)
 		for _, c := range root.Children {
-			lines = treeNode(lines, c, "", "  ", opts)
+			lines = treeNode(lines, c, "", "  ", labels)
 		}
 		if len(lines) == 0 {
 			b.WriteString("  (no owned fields match)\n")
@@ -92,24 +93,24 @@ func joinLabel(prefix string, pe fieldpath.PathElement) string {
 	return prefix + pe.String()
 }
 
-func treeNode(lines []treeLine, n *managedfields.Node, prefix, indent string, opts Options) []treeLine {
+func treeNode(lines []treeLine, n *managedfields.Node, prefix, indent string, labels *labeler) []treeLine {
 	label := joinLabel(prefix, n.Element)
 	if !n.Owned() && len(n.Children) == 1 {
-		return treeNode(lines, n.Children[0], label, indent, opts)
+		return treeNode(lines, n.Children[0], label, indent, labels)
 	}
 	if owners, present, count, ok := uniform(n); ok && count > 1 && !n.Context {
-		l := treeLine{label: indent + output.Escape(label), owners: output.Escape(ownersLabel(owners, opts.Now)) + fmt.Sprintf("  [%d fields]", count)}
+		l := treeLine{label: indent + output.Escape(label), owners: output.Escape(labels.label(owners)) + fmt.Sprintf("  [%d fields]", count)}
 		decorate(&l, present, owners)
 		return append(lines, l)
 	}
 	l := treeLine{label: indent + output.Escape(label)}
 	if n.Owned() {
-		l.owners = output.Escape(ownersLabel(n.Owners, opts.Now))
+		l.owners = output.Escape(labels.label(n.Owners))
 		decorate(&l, n.Present, n.Owners)
 	}
 	lines = append(lines, l)
 	for _, c := range n.Children {
-		lines = treeNode(lines, c, "", indent+"  ", opts)
+		lines = treeNode(lines, c, "", indent+"  ", labels)
 	}
 	return lines
 }
