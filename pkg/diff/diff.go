@@ -159,12 +159,27 @@ func (d *Differ) maps(out *[]Change, path fieldpath.Path, ign *ignoreNode, old, 
 	}
 	var keys []string
 	for k, ov := range old {
+		if ign != nil {
+			if c := ign.children[k]; c != nil {
+				// Ignored (managedFields, which changes on every write and
+				// is large): skip; holding ignored fields: walk.
+				if !c.leaf {
+					keys = append(keys, k)
+				}
+				continue
+			}
+		}
 		if nv, ok := new[k]; !ok || !equal(ov, nv) {
 			keys = append(keys, k)
 		}
 	}
 	for k := range new {
 		if _, ok := old[k]; !ok {
+			if ign != nil {
+				if c := ign.children[k]; c != nil && c.leaf {
+					continue
+				}
+			}
 			keys = append(keys, k)
 		}
 	}
