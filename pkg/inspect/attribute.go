@@ -79,14 +79,19 @@ func attribute(prev, cur []*entryView, changed []fieldpath.Path) Writer {
 	if len(cur) == 0 {
 		return Writer{Reason: ReasonNoManagedFields}
 	}
-	prevByID := make(map[string]*entryView, len(prev))
-	for _, e := range prev {
-		prevByID[e.id] = e
+	// Objects have a handful of entries: a linear search beats a map.
+	prevOf := func(id string) *entryView {
+		for _, p := range prev {
+			if p.id == id {
+				return p
+			}
+		}
+		return nil
 	}
 	var moved, same []*entryView
 	for _, e := range cur {
-		p, ok := prevByID[e.id]
-		if !ok || !p.meta.Time.Equal(e.meta.Time) {
+		p := prevOf(e.id)
+		if p == nil || !p.meta.Time.Equal(e.meta.Time) {
 			moved = append(moved, e)
 		} else {
 			same = append(same, e)
@@ -104,7 +109,7 @@ func attribute(prev, cur []*entryView, changed []fieldpath.Path) Writer {
 	var grew []*entryView
 	for _, e := range same {
 		cs, err1 := e.set()
-		ps, err2 := prevByID[e.id].set()
+		ps, err2 := prevOf(e.id).set()
 		if err1 != nil || err2 != nil {
 			return Writer{Reason: "invalid managedFields: " + errors.Join(err1, err2).Error()}
 		}

@@ -523,15 +523,17 @@ func (t *Tracker) fights(at time.Time, k objKey, st *objState, e *Event, w Write
 			h.writes = append(h.writes[:0], h.writes[len(h.writes)-maxKeep:]...)
 		}
 		flips := 0
-		managers := map[string]bool{h.writes[0].manager: true}
 		for j := 1; j < len(h.writes); j++ {
-			managers[h.writes[j].manager] = true
 			if h.writes[j].manager != h.writes[j-1].manager {
 				flips++
 			}
 		}
 		if flips < t.cfg.FightThreshold {
 			continue
+		}
+		managers := map[string]bool{}
+		for _, w := range h.writes {
+			managers[w.manager] = true
 		}
 		span := at.Sub(h.writes[0].at)
 		f := Fight{Object: e.Object, Namespace: e.Namespace, Field: path, Managers: sortedKeys(managers), Flips: flips, Span: Duration(span), PerMinute: perMinute(flips, span), Since: h.writes[0].at}
