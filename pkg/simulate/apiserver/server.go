@@ -355,8 +355,9 @@ func (s *Server) prepareCreate(t *TypeInfo, obj *unstructured.Unstructured) {
 	} else {
 		unstructured.RemoveNestedField(obj.Object, "metadata", "generation")
 	}
-	if t.StatusSubresource && t.Generation != GenerationNone {
-		// PrepareForCreate drops status for types with a status subresource.
+	if t.StatusSubresource {
+		// PrepareForCreate resets status for types with a status
+		// subresource: only /status writes set it.
 		unstructured.RemoveNestedField(obj.Object, "status")
 	}
 }
