@@ -87,6 +87,7 @@ ENV
 cmd_up() {
   if pid_alive kube-apiserver; then
     log "already running in $state"
+    bin=$(cat "$state/bin")
     print_env
     return 0
   fi
