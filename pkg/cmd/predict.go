@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -442,7 +443,7 @@ func (o *PredictOptions) runOffline(ctx context.Context, cfg predict.Config, job
 		byKey[liveKey{u.GroupVersionKind().GroupKind().String(), u.GetNamespace(), u.GetName()}] = u
 	}
 	eng := predict.NewOffline(tc)
-	var out []predict.Result
+	items := make([]predict.Item, 0, len(jobs))
 	for _, j := range jobs {
 		var live *unstructured.Unstructured
 		if j.in.Patch != nil {
@@ -469,11 +470,15 @@ func (o *PredictOptions) runOffline(ctx context.Context, cfg predict.Config, job
 		if err != nil {
 			return nil, exitcode.Usage(fmt.Errorf("%s: %w", where(j), err))
 		}
-		res, err := predict.Predict(ctx, cfg, j.in, ex)
-		if err != nil {
-			return nil, exitcode.Usage(fmt.Errorf("%s: %w", where(j), err))
+		items = append(items, predict.Item{Input: j.in, Executor: ex})
+	}
+	out, err := predict.PredictAll(ctx, cfg, items, 0)
+	if err != nil {
+		var ie *predict.ItemError
+		if errors.As(err, &ie) {
+			return nil, exitcode.Usage(fmt.Errorf("%s: %w", where(jobs[ie.Index]), ie.Err))
 		}
-		out = append(out, res)
+		return nil, exitcode.Usage(err)
 	}
 	return out, nil
 }

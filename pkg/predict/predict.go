@@ -196,6 +196,63 @@ func Predict(ctx context.Context, cfg Config, in Input, ex Executor) (Result, er
 	return res, nil
 }
 
+// Item is one object of a batch: its input and its executor.
+type Item struct {
+	Input    Input
+	Executor Executor
+}
+
+// ItemError says which item of a batch failed.
+type ItemError struct {
+	Index int
+	Err   error
+}
+
+func (e *ItemError) Error() string { return fmt.Sprintf("object %d: %v", e.Index, e.Err) }
+
+func (e *ItemError) Unwrap() error { return e.Err }
+
+// PredictAll predicts a batch of objects, workers at a time (0: one per
+// CPU), and returns the results in the items' order. On failure it returns
+// the *ItemError of the first failing item.
+func PredictAll(ctx context.Context, cfg Config, items []Item, workers int) ([]Result, error) {
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	out := make([]Result, len(items))
+	errs := make([]error, len(items))
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				out[i], errs[i] = Predict(ctx, cfg, items[i].Input, items[i].Executor)
+			}
+		}()
+	}
+feed:
+	for i := range items {
+		select {
+		case next <- i:
+		case <-ctx.Done():
+			break feed
+		}
+	}
+	close(next)
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			return nil, &ItemError{Index: i, Err: err}
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 func run(ctx context.Context, an *analyzer, ex Executor, rq request, live *unstructured.Unstructured, writer string) (MethodResult, error) {
 	mr := MethodResult{Method: rq.method}
 	if rq.skip != "" {
