@@ -3,8 +3,10 @@ package simulate
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -255,7 +257,9 @@ func (a *actor) tryOnce() {
 // serveGet is the server side of the read.
 func (a *actor) serveGet() {
 	t := a.g.target
-	a.got, a.gerr = a.e.srv.Get(a.e.ctx, t.gvk, t.namespace, t.name)
+	// The writer changes what it read only through setPath, which copies
+	// on write, so the server's cache can be shared.
+	a.got, a.gerr = a.e.srv.GetShared(a.e.ctx, t.gvk, t.namespace, t.name)
 	if a.e.trace {
 		code, reason, msg := statusOf(a.gerr)
 		st := Step{Actor: a.name, Verb: "GET", Target: a.g.ref, Code: code, Reason: reason, Message: msg, Outcome: "read"}
@@ -458,8 +462,9 @@ func (a *actor) value() any {
 func (a *actor) buildWrite() (writeReq, error) {
 	s := a.g.spec
 	read := a.read
-	// The actor owns what it read: it changes it in place and hands it to
-	// the server (see apiserver.Server.Update), reading old values first.
+	// The actor owns the top of what it read (GetShared): it changes it
+	// copy-on-write with setPath and hands it to the server (see
+	// apiserver.Server.Update), reading old values first.
 	rv := read.GetResourceVersion()
 	obj := read
 	c := s.Change
@@ -664,7 +669,9 @@ func getPath(obj map[string]any, path scenario.Path) (any, bool) {
 	return cur, true
 }
 
-// setPath writes v at path, creating maps on the way.
+// setPath writes v at path, creating maps on the way. It copies every map
+// and list it changes or descends into (copy on write): obj's top level is
+// the caller's, everything below may be shared (see GetShared).
 func setPath(obj map[string]any, path scenario.Path, v any) error {
 	var cur any = obj
 	for i, s := range path {
@@ -685,7 +692,9 @@ func setPath(obj map[string]any, path scenario.Path, v any) error {
 				l[s.Index] = v
 				return nil
 			}
-			cur = l[s.Index]
+			next := ownCopy(l[s.Index])
+			l[s.Index] = next
+			cur = next
 			continue
 		}
 		m, ok := cur.(map[string]any)
@@ -702,11 +711,25 @@ func setPath(obj map[string]any, path scenario.Path, v any) error {
 				return fmt.Errorf("%s: no list", pathString(path[:i+1]))
 			}
 			next = map[string]any{}
-			m[s.Field] = next
+		} else {
+			next = ownCopy(next)
 		}
+		m[s.Field] = next
 		cur = next
 	}
 	return nil
+}
+
+// ownCopy returns a shallow copy of a map or list (other values are
+// immutable).
+func ownCopy(v any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		return maps.Clone(x)
+	case []any:
+		return slices.Clone(x)
+	}
+	return v
 }
 
 func pathString(p scenario.Path) string {

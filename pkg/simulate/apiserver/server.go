@@ -274,6 +274,25 @@ func (s *Server) Get(ctx context.Context, gvk schema.GroupVersionKind, namespace
 	return withRV(c.obj, c.modRev), nil
 }
 
+// GetShared is Get for a caller that changes the object only copy-on-write:
+// the top level and metadata are its own, every other map and list is
+// shared with the server's cache and must be copied before it is changed.
+// The simulator's writers use it to skip a deep copy per read.
+func (s *Server) GetShared(ctx context.Context, gvk schema.GroupVersionKind, namespace, name string) (*unstructured.Unstructured, error) {
+	t, err := s.Type(gvk)
+	if err != nil {
+		return nil, err
+	}
+	c, err := s.current(ctx, s.key(t, namespace, name))
+	if err != nil {
+		return nil, storageError(t, name, err)
+	}
+	if c == nil {
+		return nil, apierrors.NewNotFound(t.GroupResource(), name)
+	}
+	return shallowWithRV(c.obj, c.modRev), nil
+}
+
 // GetAt returns one object as it was at revision rev (resourceVersion=rev
 // with resourceVersionMatch=Exact): 410 Gone when rev was compacted.
 func (s *Server) GetAt(ctx context.Context, gvk schema.GroupVersionKind, namespace, name string, rev int64) (*unstructured.Unstructured, error) {
