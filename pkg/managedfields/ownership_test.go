@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -318,6 +319,21 @@ func FuzzFieldsV1(f *testing.F) {
 				t.Fatalf("error %v is not an *EntryError", err)
 			}
 			return
+		}
+		// The unstructured path (Entries, which checks and rewrites the
+		// decoded map) must read the same set as DecodeEntry.
+		var fm map[string]any
+		// (encoding/json replaces invalid UTF-8, which jsoniter keeps.)
+		if utf8.Valid(fields) && json.Unmarshal(fields, &fm) == nil && fm != nil {
+			u := &unstructured.Unstructured{Object: map[string]any{"metadata": map[string]any{"managedFields": []any{
+				map[string]any{"manager": "m", "operation": "Apply", "fieldsV1": fm}}}}}
+			es, err := Entries(u)
+			if err != nil {
+				t.Fatalf("DecodeEntry accepted %s, Entries refused it: %v", fields, err)
+			}
+			if !es[0].Fields.Equals(e.Fields) {
+				t.Fatalf("Entries read %s, DecodeEntry %s", es[0].Fields, e.Fields)
+			}
 		}
 		own := NewOwnership([]Entry{e, entry(t, 1, "u", "Update", `{"f:spec":{"f:replicas":{}}}`)})
 		var obj map[string]any
