@@ -160,3 +160,52 @@ func TestReplay(t *testing.T) {
 		t.Errorf("an object not in the recording should be an error")
 	}
 }
+
+// TestSetPathCopiesOnWrite checks that a writer's change to what it read
+// with GetShared never reaches the server's cache before it is written.
+func TestSetPathCopiesOnWrite(t *testing.T) {
+	ctx := context.Background()
+	sc, err := scenario.LoadBuiltin("json-patch-index")
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := newEngine(ctx, sc, Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := e.setup(ctx); err != nil {
+		t.Fatal(err)
+	}
+	gvk := e.objects[0].gvk
+	shared, err := e.srv.GetShared(ctx, gvk, "default", "unguarded")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{"spec.template.spec.containers[1].image", "spec.template.spec.containers[name=app].image", "spec.replicas", "metadata.labels.x"} {
+		path, err := scenario.ParsePath(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := setPath(shared.Object, path, "changed"); err != nil {
+			t.Fatalf("%s: %v", p, err)
+		}
+	}
+	fresh, err := e.srv.Get(ctx, gvk, "default", "unguarded")
+	if err != nil {
+		t.Fatal(err)
+	}
+	img, _ := getPath(fresh.Object, mustPath(t, "spec.template.spec.containers[1].image"))
+	app, _ := getPath(fresh.Object, mustPath(t, "spec.template.spec.containers[name=app].image"))
+	if img != "sidecar:1" || app != "app:1" || fresh.GetLabels()["x"] != "" {
+		t.Errorf("a change to a shared read leaked into the server: %v %v %v", img, app, fresh.GetLabels())
+	}
+}
+
+func mustPath(t *testing.T, p string) scenario.Path {
+	t.Helper()
+	path, err := scenario.ParsePath(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
