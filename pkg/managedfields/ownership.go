@@ -180,16 +180,22 @@ type Ownership struct {
 
 // NewOwnership builds the ownership tree of entries (from Entries).
 func NewOwnership(entries []Entry) *Ownership {
+	o := newOwnership(entries)
+	o.root.Walk(func(n *Node) bool {
+		sortNodes(n.Children)
+		return true
+	})
+	return o
+}
+
+// newOwnership builds the tree without ordering it (Attach orders it).
+func newOwnership(entries []Entry) *Ownership {
 	o := &Ownership{entries: entries, root: &Node{Present: true, ItemIndex: -1}}
 	a := &arena{}
 	for _, e := range entries {
 		owner := ownerOf(e)
 		mergeSet(o.root, e.Fields, owner, a)
 	}
-	o.root.Walk(func(n *Node) bool {
-		sortNodes(n.Children)
-		return true
-	})
 	return o
 }
 
@@ -240,7 +246,7 @@ func Build(obj *unstructured.Unstructured) (*Ownership, error) {
 	if err != nil {
 		return nil, err
 	}
-	o := NewOwnership(entries)
+	o := newOwnership(entries)
 	o.Attach(obj.Object)
 	return o, nil
 }
