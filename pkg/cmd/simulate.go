@@ -49,6 +49,8 @@ With no subcommand, runs the two-clients scenario and prints what happened step 
   # Run your own scenario as JSON
   kubectl rv simulate run examples/scenarios/counter.yaml -o json`,
 		Args: cobra.NoArgs,
+		// Offline, or on the etcd --etcd-endpoints names: never the kubeconfig's cluster.
+		Annotations: map[string]string{annotationNoKubeconfig: "true"},
 		RunE: func(c *cobra.Command, _ []string) error {
 			if err := o.Validate(); err != nil {
 				return err
