@@ -140,7 +140,7 @@ func filterNode(n *Node, f Filter) *Node {
 		return nil
 	}
 	if len(c.Children) > smallNode {
-		c.index = make(map[string]*Node, len(c.Children))
+		c.index = make(map[elemKey]*Node, len(c.Children))
 		for _, ch := range c.Children {
 			c.index[elementKey(ch.Element)] = ch
 		}

@@ -46,14 +46,46 @@ func canonScalar(b *strings.Builder, v any) bool {
 	return true
 }
 
-// elementKey is a map key for a path element; it avoids the JSON
-// serializer for field names and scalar keys and values, by far the commonest.
-func elementKey(pe fieldpath.PathElement) string {
+// elemKey is a map key for a path element. The common elements (field
+// names, single-key items and scalar set items) make one without
+// allocating; the rest fall back to a canonical or serialized string.
+type elemKey struct {
+	kind byte
+	a, b string
+	n    int64
+}
+
+func elementKey(pe fieldpath.PathElement) elemKey {
 	switch {
 	case pe.FieldName != nil:
-		return "f:" + *pe.FieldName
+		return elemKey{kind: 'f', a: *pe.FieldName}
 	case pe.Index != nil:
-		return "i:" + strconv.Itoa(*pe.Index)
+		return elemKey{kind: 'i', n: int64(*pe.Index)}
+	case pe.Key != nil && len(*pe.Key) == 1:
+		f := (*pe.Key)[0]
+		switch v := f.Value.Unstructured().(type) {
+		case string:
+			return elemKey{kind: 'k', a: f.Name, b: v}
+		case int64:
+			return elemKey{kind: 'K', a: f.Name, n: v}
+		case float64:
+			// Equal to the int of the same value, as for PathElement.Equals.
+			if v == math.Trunc(v) && math.Abs(v) < 1<<62 {
+				return elemKey{kind: 'K', a: f.Name, n: int64(v)}
+			}
+		}
+	case pe.Value != nil:
+		if v, ok := (*pe.Value).Unstructured().(string); ok {
+			return elemKey{kind: 'v', a: v}
+		}
+	}
+	return elemKey{kind: 'x', a: slowElementKey(pe)}
+}
+
+// slowElementKey writes keys and values canonically (ints and integral
+// floats alike), or serialized when they are not scalars.
+func slowElementKey(pe fieldpath.PathElement) string {
+	switch {
 	case pe.Key != nil:
 		var b strings.Builder
 		b.WriteString("k:")

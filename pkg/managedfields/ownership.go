@@ -60,7 +60,7 @@ type Node struct {
 	// it is there to lead to the field, its own owners are left out.
 	Context bool
 
-	index map[string]*Node
+	index map[elemKey]*Node
 }
 
 // Owned reports whether any entry owns the node itself.
@@ -139,7 +139,7 @@ func (a *arena) path(n int) fieldpath.Path {
 }
 
 func (n *Node) child(pe fieldpath.PathElement, a *arena) *Node {
-	var k string
+	var k elemKey
 	if n.index != nil {
 		k = elementKey(pe)
 		if c, ok := n.index[k]; ok {
@@ -162,7 +162,7 @@ func (n *Node) child(pe fieldpath.PathElement, a *arena) *Node {
 	case n.index != nil:
 		n.index[k] = c
 	case len(n.Children) > smallNode:
-		n.index = make(map[string]*Node, 2*len(n.Children))
+		n.index = make(map[elemKey]*Node, 2*len(n.Children))
 		for _, ch := range n.Children {
 			n.index[elementKey(ch.Element)] = ch
 		}
