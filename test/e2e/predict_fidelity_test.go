@@ -172,6 +172,31 @@ func buildCase(t *testing.T, ctx context.Context, dyn dynamic.Interface, rng *ra
 		useApply := rng.Intn(2) == 0
 		var obj *unstructured.Unstructured
 		var err error
+		if cur != nil && c.Kind == "Deployment" && rng.Intn(4) == 0 {
+			// A controller-like write through a subresource.
+			if rng.Intn(2) == 0 {
+				c.Writes = append(c.Writes, mgr+":scale")
+				var sc *unstructured.Unstructured
+				if sc, err = ri.Get(ctx, name, metav1.GetOptions{}, "scale"); err == nil {
+					_ = unstructured.SetNestedField(sc.Object, int64(1+rng.Intn(6)), "spec", "replicas")
+					if _, err = ri.Update(ctx, sc, metav1.UpdateOptions{FieldManager: mgr}, "scale"); err == nil {
+						obj, err = ri.Get(ctx, name, metav1.GetOptions{})
+					}
+				}
+			} else {
+				c.Writes = append(c.Writes, mgr+":status")
+				next := cur.DeepCopy()
+				_ = unstructured.SetNestedField(next.Object, int64(rng.Intn(3)), "status", "replicas")
+				_ = unstructured.SetNestedField(next.Object, next.GetGeneration(), "status", "observedGeneration")
+				obj, err = ri.UpdateStatus(ctx, next, metav1.UpdateOptions{FieldManager: mgr})
+			}
+			if err != nil {
+				t.Fatalf("case %d: write %d by %s: %v", i, w, mgr, err)
+			}
+			cur = obj
+			rvs = append(rvs, obj.GetResourceVersion())
+			continue
+		}
 		if cur == nil || useApply {
 			cfgObj := seedObject(rng, c.Kind, name, ns, mgr)
 			if cur != nil {
