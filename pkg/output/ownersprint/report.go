@@ -162,23 +162,27 @@ func ownersLabel(owners []managedfields.Owner, now time.Time) string {
 	return s
 }
 
-// labeler remembers owner labels: every field of an entry has the same one,
-// and a large object has thousands of fields.
+// labeler remembers owner labels: every field of an entry (or of the same
+// few entries) has the same one, and a large object has thousands of fields.
 type labeler struct {
 	now   time.Time
-	cache map[int]string
+	cache map[[4]int]string
 }
 
-func newLabeler(now time.Time) *labeler { return &labeler{now: now, cache: map[int]string{}} }
+func newLabeler(now time.Time) *labeler { return &labeler{now: now, cache: map[[4]int]string{}} }
 
 func (l *labeler) label(owners []managedfields.Owner) string {
-	if len(owners) == 1 {
-		if s, ok := l.cache[owners[0].Entry]; ok {
-			return s
-		}
-		s := ownerLabel(owners[0], l.now)
-		l.cache[owners[0].Entry] = s
+	if len(owners) > 4 {
+		return ownersLabel(owners, l.now)
+	}
+	key := [4]int{-1, -1, -1, -1}
+	for i, o := range owners {
+		key[i] = o.Entry
+	}
+	if s, ok := l.cache[key]; ok {
 		return s
 	}
-	return ownersLabel(owners, l.now)
+	s := ownersLabel(owners, l.now)
+	l.cache[key] = s
+	return s
 }
