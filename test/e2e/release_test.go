@@ -1,0 +1,267 @@
+//go:build e2e
+
+package e2e
+
+import (
+	"archive/tar"
+	"archive/zip"
+	"bufio"
+	"bytes"
+	"compress/gzip"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"io"
+	"os"
+	"os/exec"
+	"path"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/kubectl-rv/kubectl-rv/krew"
+)
+
+// archiveFile is one entry of a release archive.
+type archiveFile struct {
+	mode os.FileMode
+	data []byte
+}
+
+func readArchive(t *testing.T, name string) map[string]archiveFile {
+	t.Helper()
+	files := map[string]archiveFile{}
+	if strings.HasSuffix(name, ".zip") {
+		zr, err := zip.OpenReader(name)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		defer zr.Close()
+		for _, f := range zr.File {
+			rc, err := f.Open()
+			if err != nil {
+				t.Fatalf("%s: %s: %v", name, f.Name, err)
+			}
+			data, err := io.ReadAll(rc)
+			rc.Close()
+			if err != nil {
+				t.Fatalf("%s: %s: %v", name, f.Name, err)
+			}
+			files[f.Name] = archiveFile{f.Mode(), data}
+		}
+		return files
+	}
+	fh, err := os.Open(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fh.Close()
+	gz, err := gzip.NewReader(fh)
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	tr := tar.NewReader(gz)
+	for {
+		hdr, err := tr.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		data, err := io.ReadAll(tr)
+		if err != nil {
+			t.Fatalf("%s: %s: %v", name, hdr.Name, err)
+		}
+		files[hdr.Name] = archiveFile{hdr.FileInfo().Mode(), data}
+	}
+	return files
+}
+
+func sha256File(t *testing.T, name string) string {
+	t.Helper()
+	data, err := os.ReadFile(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := sha256.Sum256(data)
+	return hex.EncodeToString(sum[:])
+}
+
+// TestReleaseInstallsLikeKrewAndRunsThroughKubectl builds a release with
+// hack/release.sh, checks the rendered krew manifest, the checksums and
+// every archive, then installs the archive of this machine's platform the
+// way krew does (the manifest's files and bin, the caveats' completion
+// helper) into an empty PATH and runs kubectl rv through kubectl.
+func TestReleaseInstallsLikeKrewAndRunsThroughKubectl(t *testing.T) {
+	const version = "v0.0.0-e2e.1"
+	// Other commits may land while the release builds: either is fine.
+	var commits []string
+	head := func() {
+		out, err := exec.Command("git", "-C", cluster.Root, "rev-parse", "HEAD").Output()
+		if err != nil {
+			t.Fatalf("git rev-parse HEAD: %v", err)
+		}
+		commits = append(commits, strings.TrimSpace(string(out)))
+	}
+	head()
+	tmp := t.TempDir()
+	dist := filepath.Join(tmp, "dist")
+	release := exec.Command(filepath.Join(cluster.Root, "hack", "release.sh"), version)
+	release.Dir = cluster.Root
+	release.Env = append(os.Environ(), "DIST="+dist)
+	if out, err := release.CombinedOutput(); err != nil {
+		t.Fatalf("hack/release.sh %s: %v\n%s", version, err, out)
+	}
+	head()
+
+	// The manifest passes every krew rule and names this release.
+	data, err := os.ReadFile(filepath.Join(dist, "rv.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := krew.Parse(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := krew.Validate(m, filepath.Join(dist, "rv.yaml")); err != nil {
+		t.Fatalf("dist/rv.yaml breaks krew's rules:\n%v", err)
+	}
+	if m.Spec.Version != version {
+		t.Errorf("spec.version = %q, want %q", m.Spec.Version, version)
+	}
+
+	// The checksums file lists every archive with the manifest's sha256.
+	sums := map[string]string{}
+	sf, err := os.Open(filepath.Join(dist, "kubectl-rv_"+version+"_checksums.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc := bufio.NewScanner(sf)
+	for sc.Scan() {
+		if sum, name, ok := strings.Cut(sc.Text(), "  "); ok {
+			sums[name] = sum
+		}
+	}
+	sf.Close()
+	license, err := os.ReadFile(filepath.Join(cluster.Root, "LICENSE"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(license, []byte("Apache License")) || !bytes.Contains(license, []byte("Version 2.0, January 2004")) {
+		t.Fatal("LICENSE is not the Apache License 2.0")
+	}
+
+	var host *krew.Platform
+	for i, p := range m.Spec.Platforms {
+		name := path.Base(p.URI)
+		file := filepath.Join(dist, name)
+		if got := sha256File(t, file); got != p.SHA256 || sums[name] != p.SHA256 {
+			t.Errorf("%s: sha256 of the file %s, in the manifest %s, in the checksums %q", name, got, p.SHA256, sums[name])
+		}
+		files := readArchive(t, file)
+		for _, f := range p.Files {
+			if _, ok := files[f.From]; !ok {
+				t.Errorf("%s: the manifest installs %s, which the archive lacks", name, f.From)
+			}
+		}
+		bin, ok := files[p.Bin]
+		switch {
+		case !ok:
+			t.Errorf("%s: no %s", name, p.Bin)
+		case p.Selector.MatchLabels["os"] != "windows" && bin.mode&0o111 == 0:
+			t.Errorf("%s: %s is not executable (%v)", name, p.Bin, bin.mode)
+		case !bytes.Contains(bin.data, []byte(version)):
+			t.Errorf("%s: %s does not carry its version %s", name, p.Bin, version)
+		}
+		if lic := files["LICENSE"]; !bytes.Equal(lic.data, license) {
+			t.Errorf("%s: LICENSE missing or different from the repository's", name)
+		}
+		if _, ok := files["README.md"]; !ok {
+			t.Errorf("%s: no README.md", name)
+		}
+		if p.Selector.MatchLabels["os"] == runtime.GOOS && p.Selector.MatchLabels["arch"] == runtime.GOARCH {
+			host = &m.Spec.Platforms[i]
+		}
+	}
+	if host == nil {
+		t.Fatalf("no archive for this machine's platform %s/%s", runtime.GOOS, runtime.GOARCH)
+	}
+
+	// Install like krew: unpack, apply the file operations into the
+	// plugin's version folder, link bin into krew's bin folder as
+	// kubectl-<plugin name>.
+	store := filepath.Join(tmp, "krew", "store", m.Metadata.Name, version)
+	binDir := filepath.Join(tmp, "krew", "bin")
+	for _, d := range []string{store, binDir} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	files := readArchive(t, filepath.Join(dist, path.Base(host.URI)))
+	for _, f := range host.Files {
+		dst := filepath.Join(store, f.To, path.Base(f.From))
+		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(dst, files[f.From].data, files[f.From].mode.Perm()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Symlink(filepath.Join(store, host.Bin), filepath.Join(binDir, "kubectl-"+m.Metadata.Name)); err != nil {
+		t.Fatal(err)
+	}
+	// The caveats' commands create the completion helper.
+	var caveat []string
+	for _, l := range strings.Split(m.Spec.Caveats, "\n") {
+		if strings.Contains(l, "~/.krew/bin/") {
+			caveat = append(caveat, strings.ReplaceAll(strings.TrimSpace(l), "~/.krew/bin", binDir))
+		}
+	}
+	if len(caveat) == 0 {
+		t.Fatalf("the caveats give no command for the completion helper:\n%s", m.Spec.Caveats)
+	}
+	if out, err := exec.Command("sh", "-c", strings.Join(caveat, "\n")).CombinedOutput(); err != nil {
+		t.Fatalf("the caveats' commands failed: %v\n%s\n%s", err, strings.Join(caveat, "\n"), out)
+	}
+
+	// Only krew's bin folder and kubectl on PATH: no other kubectl-rv.
+	env := []string{"PATH=" + binDir + string(os.PathListSeparator) + cluster.BinDir + string(os.PathListSeparator) + "/usr/bin:/bin"}
+	for _, e := range cluster.Env() {
+		if !strings.HasPrefix(e, "PATH=") {
+			env = append(env, e)
+		}
+	}
+	kubectl := func(args ...string) (string, error) {
+		c := exec.Command(filepath.Join(cluster.BinDir, "kubectl"), args...)
+		c.Env = env
+		var stderr bytes.Buffer
+		c.Stderr = &stderr
+		out, err := c.Output()
+		if err != nil {
+			return string(out), errors.New(err.Error() + ": " + stderr.String())
+		}
+		return string(out), nil
+	}
+	out, err := kubectl("rv", "version")
+	if err != nil {
+		t.Fatalf("kubectl rv version from the installed archive: %v\n%s", err, out)
+	}
+	for _, want := range []string{"Client Version: " + version + "\n", "Server Version: v1.36."} {
+		if !strings.Contains(out, want) {
+			t.Errorf("kubectl rv version should print %q:\n%s", want, out)
+		}
+	}
+	if !strings.Contains(out, "Git Commit: "+commits[0]+"\n") && !strings.Contains(out, "Git Commit: "+commits[1]+"\n") {
+		t.Errorf("kubectl rv version should print the commit %s:\n%s", commits[1], out)
+	}
+	out, err = kubectl("rv", "version", "--client", "-o", "json")
+	if err != nil || !strings.Contains(out, `"platform": "`+runtime.GOOS+"/"+runtime.GOARCH+`"`) || !strings.Contains(out, `"buildDate": "`) {
+		t.Errorf("kubectl rv version --client -o json: %v\n%s", err, out)
+	}
+	out, err = kubectl("__complete", "rv", "vers")
+	if err != nil || !strings.HasPrefix(out, "version\t") {
+		t.Errorf("completion through the caveats' helper: %v\n%s", err, out)
+	}
+}
