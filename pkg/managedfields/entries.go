@@ -87,12 +87,18 @@ func Entries(obj *unstructured.Unstructured) ([]Entry, error) {
 		if isMap {
 			// Checking and writing the decoded map is much cheaper than
 			// converting it with the generic unstructured converter.
-			if err := validateFieldsMap(fv, nil); err != nil {
+			var ok bool
+			raw, ok = appendFieldsJSON(make([]byte, 0, 256), fv)
+			if !ok {
+				// Walk it again, carefully, to say what is wrong and where.
+				err := validateFieldsMap(fv, nil)
+				if err == nil {
+					err = errors.New("invalid FieldsV1")
+				}
 				manager, _ := m["manager"].(string)
 				return nil, &EntryError{Index: i, Manager: manager, Err: fmt.Errorf("fieldsV1: %w", err)}
 			}
 			validated = true
-			raw = appendFieldsJSON(make([]byte, 0, 256), fv)
 		}
 		mf, err := entryFromMap(m)
 		if err != nil {
@@ -153,11 +159,16 @@ func decodeEntry(index int, mf metav1.ManagedFieldsEntry, validated bool) (Entry
 	return e, nil
 }
 
-// appendFieldsJSON writes a validated FieldsV1 map (nested maps only) as
-// JSON, keys sorted.
-func appendFieldsJSON(b []byte, m map[string]any) []byte {
-	keys := make([]string, 0, len(m))
+// appendFieldsJSON writes a FieldsV1 map as JSON, keys sorted. ok is false
+// when the map is not a FieldsV1 trie (a value that is not a map, a key of
+// a type fieldpath.Set.FromJSON would drop); FromJSON checks the rest.
+func appendFieldsJSON(b []byte, m map[string]any) (out []byte, ok bool) {
+	var small [16]string
+	keys := small[:0]
 	for k := range m {
+		if k != "." && !knownKeyType(k) {
+			return b, false
+		}
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
@@ -168,10 +179,15 @@ func appendFieldsJSON(b []byte, m map[string]any) []byte {
 		}
 		b = appendJSONString(b, k)
 		b = append(b, ':')
-		sub, _ := m[k].(map[string]any)
-		b = appendFieldsJSON(b, sub)
+		sub, isMap := m[k].(map[string]any)
+		if !isMap {
+			return b, false
+		}
+		if b, ok = appendFieldsJSON(b, sub); !ok {
+			return b, false
+		}
 	}
-	return append(b, '}')
+	return append(b, '}'), true
 }
 
 func appendJSONString(b []byte, s string) []byte {

@@ -48,16 +48,18 @@ func Tree(w io.Writer, objs []Object, opts Options) error {
 				width = n
 			}
 		}
+		spaces := strings.Repeat(" ", width+3)
 		for _, l := range lines {
-			pad := width - utf8.RuneCountInString(l.label)
-			if pad < 0 {
-				pad = 0
+			b.WriteString(l.label)
+			if l.owners != "" {
+				pad := width - utf8.RuneCountInString(l.label)
+				if pad < 0 {
+					pad = 0
+				}
+				b.WriteString(spaces[:pad+3])
+				b.WriteString(output.Paint(opts.Color, l.style, l.owners))
 			}
-			if l.owners == "" {
-				fmt.Fprintf(b, "%s\n", l.label)
-				continue
-			}
-			fmt.Fprintf(b, "%s%s   %s\n", l.label, strings.Repeat(" ", pad), output.Paint(opts.Color, l.style, l.owners))
+			b.WriteByte('\n')
 		}
 		writeTreeHazards(b, o.Hazards, opts)
 	}
