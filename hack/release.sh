@@ -41,6 +41,9 @@ LDFLAGS="-s -w -X $PKG.gitVersion=$VERSION -X $PKG.gitCommit=$COMMIT -X $PKG.bui
 
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
+case $DIST in
+/ | "$ROOT" | "$HOME") echo "release: refusing to empty DIST=$DIST" >&2; exit 2 ;;
+esac
 rm -rf "$DIST"
 mkdir -p "$DIST"
 
