@@ -2,34 +2,11 @@ package output
 
 import (
 	"bytes"
-	"flag"
-	"os"
-	"path/filepath"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
-
+	"github.com/kubectl-rv/kubectl-rv/internal/golden"
 	"github.com/kubectl-rv/kubectl-rv/pkg/exitcode"
 )
-
-var update = flag.Bool("update", false, "rewrite golden files in testdata/")
-
-func golden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("reading golden file (run go test -update): %v", err)
-	}
-	if diff := cmp.Diff(string(want), string(got)); diff != "" {
-		t.Errorf("%s mismatch (-want +got):\n%s", name, diff)
-	}
-}
 
 func sampleTable() *TableData {
 	t := &TableData{Columns: []Column{{Name: "Name"}, {Name: "Manager"}, {Name: "RV", Wide: true}, {Name: "Age"}}}
@@ -52,7 +29,7 @@ func TestRenderTable(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			golden(t, tt.golden, tt.printer.RenderTable(sampleTable()))
+			golden.Assert(t, tt.golden, tt.printer.RenderTable(sampleTable()))
 		})
 	}
 }
@@ -91,7 +68,7 @@ func TestPrintObject(t *testing.T) {
 		if err := p.PrintObject(obj); err != nil {
 			t.Fatal(err)
 		}
-		golden(t, "object."+string(f), buf.Bytes())
+		golden.Assert(t, "object."+string(f), buf.Bytes())
 	}
 }
 

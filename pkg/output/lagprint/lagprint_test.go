@@ -2,19 +2,15 @@ package lagprint
 
 import (
 	"bytes"
-	"flag"
-	"os"
-	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/kubectl-rv/kubectl-rv/internal/golden"
 	"github.com/kubectl-rv/kubectl-rv/pkg/lag"
 	"github.com/kubectl-rv/kubectl-rv/pkg/output"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
 
 func i64(n int64) *int64 { return &n }
 
@@ -89,19 +85,7 @@ func TestGolden(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			golden := filepath.Join("testdata", tt.name)
-			if *update {
-				if err := os.WriteFile(golden, buf.Bytes(), 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			want, err := os.ReadFile(golden)
-			if err != nil {
-				t.Fatalf("%v (run go test -update)", err)
-			}
-			if diff := cmp.Diff(string(want), buf.String()); diff != "" {
-				t.Errorf("(-want +got)\n%s", diff)
-			}
+			golden.Assert(t, tt.name, buf.Bytes())
 		})
 	}
 }

@@ -3,8 +3,6 @@ package ownersprint
 import (
 	"bytes"
 	"encoding/json"
-	"flag"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -15,12 +13,11 @@ import (
 	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 	"sigs.k8s.io/yaml"
 
+	"github.com/kubectl-rv/kubectl-rv/internal/golden"
 	"github.com/kubectl-rv/kubectl-rv/pkg/managedfields"
 	"github.com/kubectl-rv/kubectl-rv/pkg/objects"
 	"github.com/kubectl-rv/kubectl-rv/pkg/output"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files")
 
 // now is the fixed time ages are measured from in the golden files.
 var now = time.Date(2026, 11, 21, 16, 0, 0, 0, time.UTC)
@@ -48,22 +45,9 @@ func load(t testing.TB, filter managedfields.Filter, files ...string) []Object {
 	return out
 }
 
-func golden(t *testing.T, name string, got []byte) {
+func goldenFile(t *testing.T, name string, got []byte) {
 	t.Helper()
-	path := filepath.Join("testdata", name+".golden")
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if diff := cmp.Diff(string(want), string(got)); diff != "" {
-		t.Errorf("%s (-want +got):\n%s", path, diff)
-	}
+	golden.Assert(t, name+".golden", got)
 }
 
 func render(t *testing.T, view string, format output.Format, objs []Object, opts Options) []byte {
@@ -140,7 +124,7 @@ func TestViewsGolden(t *testing.T) {
 						t.Errorf("blame: %d documents for %d objects", len(docs), len(objs))
 					}
 				}
-				golden(t, tc.name+"."+ext, got)
+				goldenFile(t, tc.name+"."+ext, got)
 			})
 		}
 	}

@@ -2,19 +2,13 @@ package predictprint
 
 import (
 	"bytes"
-	"flag"
-	"os"
-	"path/filepath"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
-
+	"github.com/kubectl-rv/kubectl-rv/internal/golden"
 	"github.com/kubectl-rv/kubectl-rv/pkg/managedfields"
 	"github.com/kubectl-rv/kubectl-rv/pkg/output"
 	"github.com/kubectl-rv/kubectl-rv/pkg/predict"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files")
 
 func sample() []predict.Result {
 	return []predict.Result{{
@@ -40,23 +34,6 @@ func sample() []predict.Result {
 	}}
 }
 
-func golden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	p := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(p, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(p)
-	if err != nil {
-		t.Fatalf("%v (run with -update to create it)", err)
-	}
-	if diff := cmp.Diff(string(want), string(got)); diff != "" {
-		t.Errorf("%s (-want +got):\n%s", name, diff)
-	}
-}
-
 func TestPrint(t *testing.T) {
 	two := append(sample(), sample()...)
 	two[1].Object.Name = "api"
@@ -78,7 +55,7 @@ func TestPrint(t *testing.T) {
 			if err := Print(p, &errOut, NewReport("server", tt.results)); err != nil {
 				t.Fatal(err)
 			}
-			golden(t, tt.name, out.Bytes())
+			golden.Assert(t, tt.name, out.Bytes())
 			if !p.Structured() && !bytes.Contains(errOut.Bytes(), []byte("admission webhooks")) {
 				t.Errorf("the webhook note is missing from the error stream: %q", errOut.String())
 			}

@@ -5,42 +5,15 @@ import (
 	"context"
 	"encoding/json"
 	"encoding/xml"
-	"flag"
 	"io"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
-
+	"github.com/kubectl-rv/kubectl-rv/internal/golden"
 	"github.com/kubectl-rv/kubectl-rv/pkg/output"
 	"github.com/kubectl-rv/kubectl-rv/pkg/simulate"
 	"github.com/kubectl-rv/kubectl-rv/pkg/simulate/scenario"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files")
-
-func golden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	p := filepath.Join("testdata", name)
-	if *update {
-		if err := os.MkdirAll("testdata", 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(p)
-	if err != nil {
-		t.Fatalf("%v (run go test -update)", err)
-	}
-	if diff := cmp.Diff(string(want), string(got)); diff != "" {
-		t.Errorf("%s mismatch (-want +got):\n%s", name, diff)
-	}
-}
 
 func run(t *testing.T, name string, trace bool) *simulate.Result {
 	t.Helper()
@@ -72,7 +45,7 @@ func TestBuiltinGolden(t *testing.T) {
 			if err := PrintSummary(p, res); err != nil {
 				t.Fatal(err)
 			}
-			golden(t, b.Name+".txt", buf.Bytes())
+			golden.Assert(t, b.Name+".txt", buf.Bytes())
 		})
 	}
 }
@@ -104,8 +77,8 @@ func TestStoryGolden(t *testing.T) {
 	if err := PrintStory(&output.Printer{Format: output.Table, Out: &buf}, res); err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "story.txt", buf.Bytes())
-	golden(t, "two-clients.svg", SVG(res))
+	golden.Assert(t, "story.txt", buf.Bytes())
+	golden.Assert(t, "two-clients.svg", SVG(res))
 }
 
 // TestSVGIsWellFormed checks the pictures structurally: valid XML, one

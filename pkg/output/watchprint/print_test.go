@@ -2,37 +2,14 @@ package watchprint
 
 import (
 	"bytes"
-	"flag"
-	"os"
-	"path/filepath"
 	"testing"
 	"time"
 
-	"github.com/google/go-cmp/cmp"
-
+	"github.com/kubectl-rv/kubectl-rv/internal/golden"
 	"github.com/kubectl-rv/kubectl-rv/pkg/diff"
 	"github.com/kubectl-rv/kubectl-rv/pkg/inspect"
 	"github.com/kubectl-rv/kubectl-rv/pkg/output"
 )
-
-var update = flag.Bool("update", false, "rewrite golden files in testdata/")
-
-func golden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("reading golden file (run go test -update): %v", err)
-	}
-	if d := cmp.Diff(string(want), string(got)); d != "" {
-		t.Errorf("%s mismatch (-want +got):\n%s", name, d)
-	}
-}
 
 var t0 = time.Date(2026, 11, 21, 15, 4, 5, 0, time.UTC)
 
@@ -111,7 +88,7 @@ func TestPrinter(t *testing.T) {
 			if err := w.Summary(sampleSummary()); err != nil {
 				t.Fatal(err)
 			}
-			golden(t, tt.golden, buf.Bytes())
+			golden.Assert(t, tt.golden, buf.Bytes())
 			if bytes.Contains(buf.Bytes(), []byte("\x1b]0;pwned")) {
 				t.Errorf("a server string reached the terminal unescaped")
 			}
