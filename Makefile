@@ -29,7 +29,7 @@ test-unit: ## unit tests with -race
 	$(GO) test -race -count=1 ./...
 
 e2e: control-plane ## end-to-end tests against a real control plane (built on first use)
-	set -o pipefail; $(GO) test -tags e2e -count=1 -timeout $(E2E_TIMEOUT) -v ./test/e2e/... 2>&1 | hack/e2e-summary.sh
+	set -o pipefail; $(GO) test -tags e2e -count=1 -timeout $(E2E_TIMEOUT) -v ./test/e2e/ 2>&1 | hack/e2e-summary.sh
 
 control-plane: ## build (or reuse) etcd, kube-apiserver, kube-controller-manager and kubectl
 	hack/build-control-plane.sh >/dev/null
