@@ -260,18 +260,7 @@ func runtimeDeepCopy(m map[string]any) map[string]any {
 // Get returns the latest state of one object (resourceVersion "" semantics:
 // a consistent read).
 func (s *Server) Get(ctx context.Context, gvk schema.GroupVersionKind, namespace, name string) (*unstructured.Unstructured, error) {
-	t, err := s.Type(gvk)
-	if err != nil {
-		return nil, err
-	}
-	c, err := s.current(ctx, s.key(t, namespace, name))
-	if err != nil {
-		return nil, storageError(t, name, err)
-	}
-	if c == nil {
-		return nil, apierrors.NewNotFound(t.GroupResource(), name)
-	}
-	return withRV(c.obj, c.modRev), nil
+	return s.get(ctx, gvk, namespace, name, withRV)
 }
 
 // GetShared is Get for a caller that changes the object only copy-on-write:
@@ -279,6 +268,12 @@ func (s *Server) Get(ctx context.Context, gvk schema.GroupVersionKind, namespace
 // shared with the server's cache and must be copied before it is changed.
 // The simulator's writers use it to skip a deep copy per read.
 func (s *Server) GetShared(ctx context.Context, gvk schema.GroupVersionKind, namespace, name string) (*unstructured.Unstructured, error) {
+	return s.get(ctx, gvk, namespace, name, shallowWithRV)
+}
+
+// get reads the latest state of one object and hands it out through
+// present, which decides how much of the cached object the caller gets.
+func (s *Server) get(ctx context.Context, gvk schema.GroupVersionKind, namespace, name string, present func(map[string]any, int64) *unstructured.Unstructured) (*unstructured.Unstructured, error) {
 	t, err := s.Type(gvk)
 	if err != nil {
 		return nil, err
@@ -290,7 +285,7 @@ func (s *Server) GetShared(ctx context.Context, gvk schema.GroupVersionKind, nam
 	if c == nil {
 		return nil, apierrors.NewNotFound(t.GroupResource(), name)
 	}
-	return shallowWithRV(c.obj, c.modRev), nil
+	return present(c.obj, c.modRev), nil
 }
 
 // GetAt returns one object as it was at revision rev (resourceVersion=rev
