@@ -8,23 +8,14 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
-	"sigs.k8s.io/yaml"
+
+	"github.com/kubectl-rv/kubectl-rv/internal/testobj"
 )
 
 var deployGVK = schema.GroupVersionKind{Group: "apps", Version: "v1", Kind: "Deployment"}
 
-func mustObj(t testing.TB, y string) *unstructured.Unstructured {
-	t.Helper()
-	js, err := yaml.YAMLToJSON([]byte(y))
-	if err != nil {
-		t.Fatal(err)
-	}
-	u := &unstructured.Unstructured{}
-	if err := u.UnmarshalJSON(js); err != nil {
-		t.Fatal(err)
-	}
-	return u
-}
+// mustObj decodes a one-object YAML fixture.
+var mustObj = testobj.FromYAML
 
 const deployYAML = `
 apiVersion: apps/v1

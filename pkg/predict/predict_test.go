@@ -8,25 +8,15 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"sigs.k8s.io/yaml"
 
+	"github.com/kubectl-rv/kubectl-rv/internal/testobj"
 	"github.com/kubectl-rv/kubectl-rv/pkg/managedfields"
 )
 
 var deployGVK = schema.GroupVersionKind{Group: "apps", Version: "v1", Kind: "Deployment"}
 
-func obj(t testing.TB, y string) *unstructured.Unstructured {
-	t.Helper()
-	js, err := yaml.YAMLToJSON([]byte(y))
-	if err != nil {
-		t.Fatal(err)
-	}
-	u := &unstructured.Unstructured{}
-	if err := u.UnmarshalJSON(js); err != nil {
-		t.Fatal(err)
-	}
-	return u
-}
+// obj decodes a one-object YAML fixture.
+var obj = testobj.FromYAML
 
 const webYAML = `
 apiVersion: apps/v1
