@@ -16,6 +16,7 @@ import (
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"sigs.k8s.io/yaml"
 
+	"github.com/kubectl-rv/kubectl-rv/internal/testobj"
 	"github.com/kubectl-rv/kubectl-rv/pkg/exitcode"
 	"github.com/kubectl-rv/kubectl-rv/pkg/managedfields"
 	"github.com/kubectl-rv/kubectl-rv/pkg/output"
@@ -118,11 +119,7 @@ func writePredictFixtures(tb testing.TB, n int) (dir, live string) {
 	for i := 0; i < n; i++ {
 		name := fmt.Sprintf("app-%04d", i)
 		doc := strings.ReplaceAll(benchDeploy, "NAME", name)
-		js, _ := yaml.YAMLToJSON([]byte(strings.ReplaceAll(benchDeployDefaulted, "NAME", name)))
-		u := &unstructured.Unstructured{}
-		if err := u.UnmarshalJSON(js); err != nil {
-			tb.Fatal(err)
-		}
+		u := testobj.FromYAML(tb, strings.ReplaceAll(benchDeployDefaulted, "NAME", name))
 		created, err := fm.Update(managedfields.NewEmpty(gvk), u, "kubectl-create", "")
 		if err != nil {
 			tb.Fatal(err)
