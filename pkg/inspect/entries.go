@@ -52,7 +52,7 @@ func (e *entryView) set() (*fieldpath.Set, error) {
 		e.err = err
 		return nil, err
 	}
-	e.fields = d.Fields
+	e.fields = d.Fields()
 	return e.fields, nil
 }
 
@@ -60,7 +60,7 @@ func (e *entryView) set() (*fieldpath.Set, error) {
 func viewsOf(es []managedfields.Entry) []*entryView {
 	out := make([]*entryView, len(es))
 	for i, e := range es {
-		out[i] = &entryView{index: e.Index, meta: e, id: e.ID(), decoded: true, fields: e.Fields}
+		out[i] = &entryView{index: e.Index, meta: e, id: e.ID(), decoded: true, fields: e.Fields()}
 	}
 	return out
 }

@@ -227,7 +227,7 @@ func (o Object) Writers() (Writers, error) {
 		if err != nil {
 			return Writers{}, err
 		}
-		if touches(e.Fields, specPE) {
+		if touches(e.Fields(), specPE) {
 			switch {
 			case e.Time.IsZero():
 				w.SpecUntimed, w.UntimedManager = true, e.Manager
@@ -235,12 +235,12 @@ func (o Object) Writers() (Writers, error) {
 				w.SpecTime, w.SpecManager = e.Time, e.Manager
 			}
 		}
-		if touches(e.Fields, statusPE) {
+		if touches(e.Fields(), statusPE) {
 			if e.Time.After(w.StatusTime) {
 				w.StatusTime = e.Time
 			}
 			score := 0
-			if e.Fields.Has(ogPath) {
+			if e.Fields().Has(ogPath) {
 				score += 2
 			}
 			if e.Subresource == "status" {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"sync"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -23,8 +24,47 @@ type Entry struct {
 	// Time is when the manager last added, changed or removed a field it
 	// owns; zero when the server did not record it.
 	Time time.Time
-	// Fields is the decoded FieldsV1 set, never nil.
-	Fields *fieldpath.Set
+
+	// fields is the decoded FieldsV1 set; nil when it is decoded on demand
+	// from lazy.
+	fields *fieldpath.Set
+	lazy   *lazyFields
+}
+
+// lazyFields is the FieldsV1 of an entry that Build read straight into the
+// ownership tree: the set is decoded only when someone asks for it.
+type lazyFields struct {
+	src  map[string]any // validated by Build
+	size int
+	once sync.Once
+	set  *fieldpath.Set
+}
+
+// Fields returns the entry's decoded FieldsV1 set, never nil.
+func (e Entry) Fields() *fieldpath.Set {
+	switch {
+	case e.fields != nil:
+		return e.fields
+	case e.lazy != nil:
+		e.lazy.once.Do(func() {
+			e.lazy.set = fieldpath.NewSet()
+			raw, ok := appendFieldsJSON(make([]byte, 0, 256), e.lazy.src)
+			// Build checked the trie already, so neither step fails.
+			if ok {
+				_ = e.lazy.set.FromJSON(bytes.NewReader(raw))
+			}
+		})
+		return e.lazy.set
+	}
+	return fieldpath.NewSet()
+}
+
+// FieldCount returns how many fields the entry owns.
+func (e Entry) FieldCount() int {
+	if e.fields == nil && e.lazy != nil {
+		return e.lazy.size
+	}
+	return e.Fields().Size()
 }
 
 // IsApply reports whether the entry was written by server-side apply.
@@ -42,6 +82,8 @@ func (e Entry) ID() string {
 	}
 	return id
 }
+
+var errInvalidFieldsV1 = errors.New("invalid FieldsV1")
 
 // ErrNoManagedFields is returned for objects without managedFields, such as
 // those printed by kubectl get without --show-managed-fields.
@@ -63,23 +105,15 @@ func (e *EntryError) Unwrap() error { return e.Err }
 // Entries decodes obj's managedFields. It returns ErrNoManagedFields when
 // there are none and an *EntryError naming the entry when one is invalid.
 func Entries(obj *unstructured.Unstructured) ([]Entry, error) {
-	// No copy: a large object's managedFields is most of it, and it is only read.
-	val, found, err := unstructured.NestedFieldNoCopy(obj.Object, "metadata", "managedFields")
+	raw, err := rawEntries(obj)
 	if err != nil {
-		return nil, fmt.Errorf("metadata.managedFields: %w", err)
-	}
-	raw, isSlice := val.([]any)
-	if found && val != nil && !isSlice {
-		return nil, fmt.Errorf("metadata.managedFields: want a list, got %T", val)
-	}
-	if !found || len(raw) == 0 {
-		return nil, ErrNoManagedFields
+		return nil, err
 	}
 	entries := make([]Entry, 0, len(raw))
 	for i, r := range raw {
-		m, ok := r.(map[string]any)
-		if !ok {
-			return nil, &EntryError{Index: i, Err: fmt.Errorf("want an object, got %T", r)}
+		m, err := rawEntry(i, r)
+		if err != nil {
+			return nil, err
 		}
 		validated := false
 		var raw []byte
@@ -93,7 +127,7 @@ func Entries(obj *unstructured.Unstructured) ([]Entry, error) {
 				// Walk it again, carefully, to say what is wrong and where.
 				err := validateFieldsMap(fv, nil)
 				if err == nil {
-					err = errors.New("invalid FieldsV1")
+					err = errInvalidFieldsV1
 				}
 				manager, _ := m["manager"].(string)
 				return nil, &EntryError{Index: i, Manager: manager, Err: fmt.Errorf("fieldsV1: %w", err)}
@@ -117,19 +151,67 @@ func Entries(obj *unstructured.Unstructured) ([]Entry, error) {
 	return entries, nil
 }
 
+// rawEntries returns obj's managedFields list, unstructured.
+func rawEntries(obj *unstructured.Unstructured) ([]any, error) {
+	// No copy: a large object's managedFields is most of it, and it is only read.
+	val, found, err := unstructured.NestedFieldNoCopy(obj.Object, "metadata", "managedFields")
+	if err != nil {
+		return nil, fmt.Errorf("metadata.managedFields: %w", err)
+	}
+	raw, isSlice := val.([]any)
+	if found && val != nil && !isSlice {
+		return nil, fmt.Errorf("metadata.managedFields: want a list, got %T", val)
+	}
+	if !found || len(raw) == 0 {
+		return nil, ErrNoManagedFields
+	}
+	return raw, nil
+}
+
+func rawEntry(i int, r any) (map[string]any, error) {
+	m, ok := r.(map[string]any)
+	if !ok {
+		return nil, &EntryError{Index: i, Err: fmt.Errorf("want an object, got %T", r)}
+	}
+	return m, nil
+}
+
 // DecodeEntry decodes one typed managedFields entry.
 func DecodeEntry(index int, mf metav1.ManagedFieldsEntry) (Entry, error) {
 	return decodeEntry(index, mf, false)
 }
 
 func decodeEntry(index int, mf metav1.ManagedFieldsEntry, validated bool) (Entry, error) {
+	e, err := entryHeader(index, mf)
+	if err != nil {
+		return Entry{}, err
+	}
+	e.fields = fieldpath.NewSet()
+	if mf.FieldsV1 != nil && len(mf.FieldsV1.Raw) > 0 {
+		if err := e.fields.FromJSON(bytes.NewReader(mf.FieldsV1.Raw)); err != nil {
+			if verr := ValidateFieldsV1(mf.FieldsV1.Raw); verr != nil {
+				// The careful check names the bad key and where it is.
+				err = verr
+			}
+			return Entry{}, &EntryError{Index: index, Manager: mf.Manager, Err: fmt.Errorf("fieldsV1: %w", err)}
+		}
+		if !validated {
+			if err := checkDecoded(mf.FieldsV1.Raw, e.fields); err != nil {
+				return Entry{}, &EntryError{Index: index, Manager: mf.Manager, Err: fmt.Errorf("fieldsV1: %w", err)}
+			}
+		}
+	}
+	return e, nil
+}
+
+// entryHeader checks and copies everything but the FieldsV1 of an entry.
+func entryHeader(index int, mf metav1.ManagedFieldsEntry) (Entry, error) {
 	e := Entry{
 		Index:       index,
 		Manager:     mf.Manager,
 		Operation:   mf.Operation,
 		APIVersion:  mf.APIVersion,
 		Subresource: mf.Subresource,
-		Fields:      fieldpath.NewSet(),
 	}
 	if mf.Time != nil {
 		e.Time = mf.Time.Time
@@ -141,20 +223,6 @@ func decodeEntry(index int, mf metav1.ManagedFieldsEntry, validated bool) (Entry
 	}
 	if mf.FieldsType != "" && mf.FieldsType != "FieldsV1" {
 		return Entry{}, &EntryError{Index: index, Manager: mf.Manager, Err: fmt.Errorf("fieldsType %q: only FieldsV1 is defined", mf.FieldsType)}
-	}
-	if mf.FieldsV1 != nil && len(mf.FieldsV1.Raw) > 0 {
-		if err := e.Fields.FromJSON(bytes.NewReader(mf.FieldsV1.Raw)); err != nil {
-			if verr := ValidateFieldsV1(mf.FieldsV1.Raw); verr != nil {
-				// The careful check names the bad key and where it is.
-				err = verr
-			}
-			return Entry{}, &EntryError{Index: index, Manager: mf.Manager, Err: fmt.Errorf("fieldsV1: %w", err)}
-		}
-		if !validated {
-			if err := checkDecoded(mf.FieldsV1.Raw, e.Fields); err != nil {
-				return Entry{}, &EntryError{Index: index, Manager: mf.Manager, Err: fmt.Errorf("fieldsV1: %w", err)}
-			}
-		}
 	}
 	return e, nil
 }

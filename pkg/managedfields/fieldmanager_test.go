@@ -44,7 +44,7 @@ func ownersOf(t *testing.T, obj *unstructured.Unstructured) map[string][]string 
 	}
 	out := map[string][]string{}
 	for _, e := range es {
-		e.Fields.Leaves().Iterate(func(p fieldpath.Path) {
+		e.Fields().Leaves().Iterate(func(p fieldpath.Path) {
 			out[p.String()] = append(out[p.String()], e.Manager)
 		})
 	}

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 	"sigs.k8s.io/structured-merge-diff/v6/value"
 )
@@ -61,6 +60,11 @@ type Node struct {
 	Context bool
 
 	index map[elemKey]*Node
+	// raw is the FieldsV1 key this node was first read from, and byRaw
+	// indexes large nodes' children by it: the same keys recur in every
+	// entry, and reading a key is most of the cost of reading a trie.
+	raw   string
+	byRaw map[string]*Node
 }
 
 // Owned reports whether any entry owns the node itself.
@@ -194,7 +198,7 @@ func newOwnership(entries []Entry) *Ownership {
 	a := &arena{}
 	for _, e := range entries {
 		owner := ownerOf(e)
-		mergeSet(o.root, e.Fields, owner, a)
+		mergeSet(o.root, e.Fields(), owner, a)
 	}
 	return o
 }
@@ -228,27 +232,24 @@ func insertOwner(owners []Owner, o Owner) []Owner {
 }
 
 func sortNodes(ns []*Node) {
-	sort.SliceStable(ns, func(i, j int) bool {
-		a, b := ns[i], ns[j]
-		if a.ItemIndex >= 0 && b.ItemIndex >= 0 {
-			return a.ItemIndex < b.ItemIndex
-		}
-		if (a.ItemIndex >= 0) != (b.ItemIndex >= 0) {
-			return a.ItemIndex >= 0
-		}
-		return a.Element.Less(b.Element)
-	})
+	if len(ns) < 2 || slices.IsSortedFunc(ns, compareNodes) {
+		return
+	}
+	slices.SortStableFunc(ns, compareNodes)
 }
 
-// Build decodes obj's managedFields and attaches the ownership to obj.
-func Build(obj *unstructured.Unstructured) (*Ownership, error) {
-	entries, err := Entries(obj)
-	if err != nil {
-		return nil, err
+// compareNodes orders list items the object has by their place in it, then
+// everything else by path element.
+func compareNodes(a, b *Node) int {
+	switch {
+	case a.ItemIndex >= 0 && b.ItemIndex >= 0:
+		return a.ItemIndex - b.ItemIndex
+	case a.ItemIndex >= 0:
+		return -1
+	case b.ItemIndex >= 0:
+		return 1
 	}
-	o := newOwnership(entries)
-	o.Attach(obj.Object)
-	return o, nil
+	return a.Element.Compare(b.Element)
 }
 
 // Entries returns the entries the ownership was built from.
@@ -434,9 +435,6 @@ func normalize(v any) any {
 	}
 	return v
 }
-
-// FieldCount returns how many fields the entry owns.
-func (e Entry) FieldCount() int { return e.Fields.Size() }
 
 // String describes the owner for messages: "kubectl (Apply)",
 // "kube-controller-manager (Update apps/v1, status)".

@@ -290,6 +290,9 @@ func TestEntriesErrors(t *testing.T) {
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("Entries = %v, want an error mentioning %q", err, tc.want)
 			}
+			if _, berr := Build(u); berr == nil || berr.Error() != err.Error() {
+				t.Fatalf("Build = %v, want the error of Entries, %v", berr, err)
+			}
 			if tc.name == "none" && !errors.Is(err, ErrNoManagedFields) {
 				t.Errorf("want ErrNoManagedFields, got %v", err)
 			}
@@ -331,9 +334,11 @@ func FuzzFieldsV1(f *testing.F) {
 			if err != nil {
 				t.Fatalf("DecodeEntry accepted %s, Entries refused it: %v", fields, err)
 			}
-			if !es[0].Fields.Equals(e.Fields) {
-				t.Fatalf("Entries read %s, DecodeEntry %s", es[0].Fields, e.Fields)
+			if !es[0].Fields().Equals(e.Fields()) {
+				t.Fatalf("Entries read %s, DecodeEntry %s", es[0].Fields(), e.Fields())
 			}
+			// Build reads the map straight into the tree.
+			checkBuildMatches(t, u)
 		}
 		own := NewOwnership([]Entry{e, entry(t, 1, "u", "Update", `{"f:spec":{"f:replicas":{}}}`)})
 		var obj map[string]any
@@ -348,4 +353,85 @@ func FuzzFieldsV1(f *testing.F) {
 		_ = own.Hazards()
 		_ = own.Filtered(Filter{Shared: true})
 	})
+}
+
+// checkBuildMatches checks that Build, which reads FieldsV1 maps straight
+// into the tree, gives what NewOwnership gives from the decoded entries:
+// the same owned nodes with the same owners and presence, the same field
+// counts and, decoded on demand, the same sets.
+func checkBuildMatches(t *testing.T, u *unstructured.Unstructured) {
+	t.Helper()
+	es, err := Entries(u)
+	got, berr := Build(u)
+	if err != nil || berr != nil {
+		if err == nil || berr == nil || err.Error() != berr.Error() {
+			t.Fatalf("Entries: %v; Build: %v", err, berr)
+		}
+		return
+	}
+	want := NewOwnership(es)
+	want.Attach(u.Object)
+	wf, gf := want.Fields(), got.Fields()
+	if len(wf) != len(gf) {
+		t.Fatalf("Build owns %d nodes, NewOwnership %d", len(gf), len(wf))
+	}
+	for i := range wf {
+		w, g := wf[i], gf[i]
+		if !w.Path.Equals(g.Path) || !SameOwners(w.Owners, g.Owners) || w.Present != g.Present || w.ItemIndex != g.ItemIndex {
+			t.Fatalf("node %d: Build has %s %v present=%v, NewOwnership %s %v present=%v", i, g.Path, managers(g.Owners), g.Present, w.Path, managers(w.Owners), w.Present)
+		}
+	}
+	for i, e := range got.Entries() {
+		if e.FieldCount() != es[i].Fields().Size() {
+			t.Fatalf("entry %d: Build counts %d fields, the set has %d", i, e.FieldCount(), es[i].Fields().Size())
+		}
+		if !e.Fields().Equals(es[i].Fields()) {
+			t.Fatalf("entry %d: decoded on demand %s, want %s", i, e.Fields(), es[i].Fields())
+		}
+		if e.ID() != es[i].ID() || !e.Time.Equal(es[i].Time) {
+			t.Fatalf("entry %d: Build read %s at %v, Entries %s at %v", i, e.ID(), e.Time, es[i].ID(), es[i].Time)
+		}
+	}
+}
+
+func TestBuildMatchesNewOwnership(t *testing.T) {
+	for _, name := range testdataObjects(t) {
+		t.Run(name, func(t *testing.T) {
+			checkBuildMatches(t, loadTestdata(t, name))
+		})
+	}
+	// Keys written differently that are the same element are one node, as
+	// they are for fieldpath: key order, and ints written as floats.
+	u := &unstructured.Unstructured{Object: map[string]any{
+		"metadata": map[string]any{"managedFields": []any{
+			map[string]any{"manager": "a", "operation": "Apply", "fieldsV1": map[string]any{"f:ports": map[string]any{`k:{"containerPort":80,"protocol":"TCP"}`: map[string]any{".": map[string]any{}, "f:name": map[string]any{}}}}},
+			map[string]any{"manager": "b", "operation": "Update", "apiVersion": "v1", "fieldsV1": map[string]any{"f:ports": map[string]any{`k:{"protocol":"TCP","containerPort":80.0}`: map[string]any{"f:name": map[string]any{}}}}},
+			map[string]any{"manager": "c", "operation": "Update", "apiVersion": "v1", "fieldsV1": map[string]any{"f:ports": map[string]any{`k:{"protocol":"TCP","containerPort":80}`: map[string]any{".": map[string]any{"f:x": map[string]any{}}}}}},
+		}},
+		"ports": []any{map[string]any{"containerPort": int64(80), "protocol": "TCP", "name": "http"}},
+	}}
+	checkBuildMatches(t, u)
+	own, err := Build(u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := own.Root().Child(fieldpath.PathElement{FieldName: ptr("ports")}); n == nil || len(n.Children) != 1 {
+		t.Fatalf("three spellings of one port should be one node: %+v", n)
+	}
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// testdataObjects lists the YAML objects in testdata.
+func testdataObjects(t *testing.T) []string {
+	t.Helper()
+	matches, err := filepath.Glob(filepath.Join("testdata", "*.yaml"))
+	if err != nil || len(matches) == 0 {
+		t.Fatalf("no testdata objects: %v", err)
+	}
+	var out []string
+	for _, m := range matches {
+		out = append(out, filepath.Base(m))
+	}
+	return out
 }

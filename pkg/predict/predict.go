@@ -537,9 +537,9 @@ func entrySets(es []managedfields.Entry) map[entryKey]*fieldpath.Set {
 	for _, e := range es {
 		k := entryKey{e.Manager, string(e.Operation), e.Subresource}
 		if s, ok := m[k]; ok {
-			m[k] = s.Union(e.Fields)
+			m[k] = s.Union(e.Fields())
 		} else {
-			m[k] = e.Fields
+			m[k] = e.Fields()
 		}
 	}
 	return m
