@@ -40,6 +40,15 @@ func Paint(on bool, st Style, s string) string {
 	return ansi[st] + s + reset
 }
 
+// Codes returns the escape sequences that start and end the style when
+// color is on, for text written in pieces; empty strings otherwise.
+func Codes(on bool, st Style) (start, end string) {
+	if !on || st == None {
+		return "", ""
+	}
+	return ansi[st], reset
+}
+
 // Paint colors s when the printer colors.
 func (p *Printer) Paint(st Style, s string) string { return Paint(p.Color, st, s) }
 

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -249,3 +250,33 @@ func normalizeJSON(v any) any {
 }
 
 var _ = unstructured.Unstructured{}
+
+// TestTreeColor checks that color only adds escape codes: yellow around the
+// owners of shared fields, red around fields the object no longer has.
+func TestTreeColor(t *testing.T) {
+	objs := load(t, managedfields.Filter{}, "hazards.yaml")
+	plain := render(t, "tree", output.Table, objs, Options{Now: now})
+	colored := render(t, "tree", output.Table, objs, Options{Now: now, Color: true})
+	stripped := regexp.MustCompile("\x1b\\[[0-9;]*m").ReplaceAll(colored, nil)
+	if diff := cmp.Diff(string(plain), string(stripped)); diff != "" {
+		t.Fatalf("colored tree without its escape codes differs from the plain one (-plain +colored):\n%s", diff)
+	}
+	var red, yellow bool
+	for _, line := range strings.Split(string(colored), "\n") {
+		switch {
+		case strings.Contains(line, "(not in the object)"):
+			red = true
+			if !strings.Contains(line, "\x1b[31m") || !strings.HasSuffix(line, "(not in the object)\x1b[0m") {
+				t.Errorf("a field not in the object is not red: %q", line)
+			}
+		case strings.HasPrefix(strings.TrimSpace(line), "color "):
+			yellow = true
+			if !strings.Contains(line, "\x1b[33mkubectl-client-side-apply") || !strings.HasSuffix(line, "\x1b[0m") {
+				t.Errorf("a shared field is not yellow: %q", line)
+			}
+		}
+	}
+	if !red || !yellow {
+		t.Fatalf("the fixture lost its shared field or its missing field:\n%s", colored)
+	}
+}

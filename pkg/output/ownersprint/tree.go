@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -17,8 +18,12 @@ import (
 const maxLabelWidth = 64
 
 type treeLine struct {
-	label  string // indented, escaped
-	owners string // escaped
+	depth  int    // indentation, in levels below the object
+	label  string // escaped
+	width  int    // of the indented label, in runes
+	owners string // escaped; empty for an unowned line
+	count  int    // fields of a collapsed subtree (0: not collapsed)
+	absent bool   // the object no longer has the field(s)
 	style  output.Style
 }
 
@@ -33,32 +38,42 @@ func Tree(w io.Writer, objs []Object, opts Options) error {
 			b.WriteByte('\n')
 		}
 		b.WriteString(output.Paint(opts.Color, output.Bold, output.Escape(describe(o))) + "\n")
-		var lines []treeLine
-		root := o.Ownership.Root()
-		labels := newLabeler(opts.Now)
-		for _, c := range root.Children {
-			lines = treeNode(lines, c, "", "  ", labels)
+		t := &treeWriter{labels: newLabeler(opts.Now), escaped: map[string]string{}}
+		for _, c := range o.Ownership.Root().Children {
+			t.node(c, "", 1)
 		}
-		if len(lines) == 0 {
+		if len(t.lines) == 0 {
 			b.WriteString("  (no owned fields match)\n")
 		}
 		width := 0
-		for _, l := range lines {
-			if n := utf8.RuneCountInString(l.label); n > width && n <= maxLabelWidth {
-				width = n
+		for _, l := range t.lines {
+			if l.width > width && l.width <= maxLabelWidth {
+				width = l.width
 			}
 		}
-		spaces := strings.Repeat(" ", width+3)
-		for _, l := range lines {
+		spaces := strings.Repeat(" ", max(width+3, 2*t.depth))
+		var num []byte
+		for _, l := range t.lines {
+			b.WriteString(spaces[:2*l.depth])
 			b.WriteString(l.label)
-			if l.owners != "" {
-				pad := width - utf8.RuneCountInString(l.label)
-				if pad < 0 {
-					pad = 0
-				}
-				b.WriteString(spaces[:pad+3])
-				b.WriteString(output.Paint(opts.Color, l.style, l.owners))
+			if l.owners == "" {
+				b.WriteByte('\n')
+				continue
 			}
+			b.WriteString(spaces[:max(width-l.width, 0)+3])
+			start, end := output.Codes(opts.Color, l.style)
+			b.WriteString(start)
+			b.WriteString(l.owners)
+			if l.count > 0 {
+				b.WriteString("  [")
+				num = strconv.AppendInt(num[:0], int64(l.count), 10)
+				b.Write(num)
+				b.WriteString(" fields]")
+			}
+			if l.absent {
+				b.WriteString("  (not in the object)")
+			}
+			b.WriteString(end)
 			b.WriteByte('\n')
 		}
 		writeTreeHazards(b, o.Hazards, opts)
@@ -95,35 +110,57 @@ func joinLabel(prefix string, pe fieldpath.PathElement) string {
 	return prefix + pe.String()
 }
 
-func treeNode(lines []treeLine, n *managedfields.Node, prefix, indent string, labels *labeler) []treeLine {
-	label := joinLabel(prefix, n.Element)
-	if !n.Owned() && len(n.Children) == 1 {
-		return treeNode(lines, n.Children[0], label, indent, labels)
-	}
-	if owners, present, count, ok := uniform(n); ok && count > 1 && !n.Context {
-		l := treeLine{label: indent + output.Escape(label), owners: output.Escape(labels.label(owners)) + fmt.Sprintf("  [%d fields]", count)}
-		decorate(&l, present, owners)
-		return append(lines, l)
-	}
-	l := treeLine{label: indent + output.Escape(label)}
-	if n.Owned() {
-		l.owners = output.Escape(labels.label(n.Owners))
-		decorate(&l, n.Present, n.Owners)
-	}
-	lines = append(lines, l)
-	for _, c := range n.Children {
-		lines = treeNode(lines, c, "", indent+"  ", labels)
-	}
-	return lines
+// treeWriter collects the lines of one object's tree.
+type treeWriter struct {
+	labels  *labeler
+	escaped map[string]string // owner labels, escaped
+	lines   []treeLine
+	depth   int // the deepest line's
 }
 
-func decorate(l *treeLine, present bool, owners []managedfields.Owner) {
-	switch {
-	case !present:
-		l.owners += "  (not in the object)"
-		l.style = output.Red
-	case len(owners) > 1:
-		l.style = output.Yellow
+func (t *treeWriter) ownersLabel(owners []managedfields.Owner) string {
+	l := t.labels.label(owners)
+	e, ok := t.escaped[l]
+	if !ok {
+		e = output.Escape(l)
+		t.escaped[l] = e
+	}
+	return e
+}
+
+func (t *treeWriter) add(l treeLine, owners []managedfields.Owner, present bool) {
+	l.width = 2*l.depth + utf8.RuneCountInString(l.label)
+	t.depth = max(t.depth, l.depth)
+	if owners != nil {
+		l.owners = t.ownersLabel(owners)
+		switch {
+		case !present:
+			l.absent = true
+			l.style = output.Red
+		case len(owners) > 1:
+			l.style = output.Yellow
+		}
+	}
+	t.lines = append(t.lines, l)
+}
+
+func (t *treeWriter) node(n *managedfields.Node, prefix string, depth int) {
+	label := joinLabel(prefix, n.Element)
+	if !n.Owned() && len(n.Children) == 1 {
+		t.node(n.Children[0], label, depth)
+		return
+	}
+	if owners, present, count, ok := uniform(n); ok && count > 1 && !n.Context {
+		t.add(treeLine{depth: depth, label: output.Escape(label), count: count}, owners, present)
+		return
+	}
+	var owners []managedfields.Owner
+	if n.Owned() {
+		owners = n.Owners
+	}
+	t.add(treeLine{depth: depth, label: output.Escape(label)}, owners, n.Present)
+	for _, c := range n.Children {
+		t.node(c, "", depth+1)
 	}
 }
 
