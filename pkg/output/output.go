@@ -170,6 +170,10 @@ func (p *Printer) PrintJSONLine(obj any) error {
 // character in caret notation, since a BEL, a tab or a newline in a manager
 // name would ring or break a table's alignment.
 func Escape(s string) string {
+	if printableASCII(s) {
+		// Most text is; nothing to escape.
+		return s
+	}
 	s = cliprinters.EscapeTerminal(s)
 	if strings.IndexFunc(s, isControl) < 0 {
 		return s
@@ -187,3 +191,12 @@ func Escape(s string) string {
 }
 
 func isControl(r rune) bool { return r < 0x20 || r == 0x7f }
+
+func printableASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < 0x20 || s[i] >= 0x7f {
+			return false
+		}
+	}
+	return true
+}

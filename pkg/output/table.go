@@ -5,9 +5,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/olekukonko/tablewriter"
-	"github.com/olekukonko/tablewriter/renderer"
-	"github.com/olekukonko/tablewriter/tw"
+	"github.com/olekukonko/tablewriter/pkg/twwidth"
 )
 
 // TableData is a table to print: kubectl's plain look, upper-case headers,
@@ -62,7 +60,9 @@ func (p *Printer) PrintTable(t *TableData) error {
 	return err
 }
 
-// RenderTable returns t as text.
+// RenderTable returns t as text: left-aligned columns three spaces apart,
+// sized by the display width of their cells (wide East Asian characters
+// count two), no trailing blanks, as kubectl prints.
 func (p *Printer) RenderTable(t *TableData) []byte {
 	keep := make([]int, 0, len(t.Columns))
 	for i, c := range t.Columns {
@@ -70,53 +70,74 @@ func (p *Printer) RenderTable(t *TableData) []byte {
 			keep = append(keep, i)
 		}
 	}
-	var buf bytes.Buffer
-	tbl := tablewriter.NewTable(&buf,
-		tablewriter.WithRenderer(renderer.NewBlueprint(tw.Rendition{
-			Borders: tw.BorderNone,
-			Settings: tw.Settings{
-				Separators: tw.SeparatorsNone,
-				Lines:      tw.LinesNone,
-			},
-		})),
-		tablewriter.WithConfig(tablewriter.Config{
-			Header: tw.CellConfig{
-				Formatting: tw.CellFormatting{AutoFormat: tw.Off, AutoWrap: tw.WrapNone},
-				Alignment:  tw.CellAlignment{Global: tw.AlignLeft},
-				Padding:    tw.CellPadding{Global: tw.Padding{Left: "", Right: "   ", Overwrite: true}},
-			},
-			Row: tw.CellConfig{
-				Formatting: tw.CellFormatting{AutoWrap: tw.WrapNone},
-				Alignment:  tw.CellAlignment{Global: tw.AlignLeft},
-				Padding:    tw.CellPadding{Global: tw.Padding{Left: "", Right: "   ", Overwrite: true}},
-			},
-		}),
-		tablewriter.WithTrimSpace(tw.Off),
-	)
+	if len(keep) == 0 {
+		return nil
+	}
+	type cell struct {
+		text  string // escaped
+		width int
+		style Style
+	}
+	rows := make([][]cell, 0, len(t.Rows)+1)
+	widths := make([]int, len(keep))
+	add := func(row []cell) {
+		for i, c := range row {
+			widths[i] = max(widths[i], c.width)
+		}
+		rows = append(rows, row)
+	}
 	if !p.NoHeaders {
-		hdr := make([]any, len(keep))
+		row := make([]cell, len(keep))
 		for i, k := range keep {
-			hdr[i] = strings.ToUpper(t.Columns[k].Name)
+			h := Escape(strings.ToUpper(t.Columns[k].Name))
+			row[i] = cell{text: h, width: displayWidth(h)}
 		}
-		tbl.Header(hdr...)
+		add(row)
 	}
-	for _, r := range t.Rows {
-		row := make([]string, len(keep))
+	cells := make([]cell, len(t.Rows)*len(keep))
+	for r, in := range t.Rows {
+		row := cells[r*len(keep) : (r+1)*len(keep)]
 		for i, k := range keep {
-			row[i] = p.Paint(r[k].Style, Escape(r[k].Text))
+			text := Escape(in[k].Text)
+			row[i] = cell{text: text, width: displayWidth(text), style: in[k].Style}
 		}
-		_ = tbl.Append(row)
+		add(row)
 	}
-	_ = tbl.Render()
-	// kubectl prints no trailing blanks; the renderer pads the last column.
-	lines := strings.Split(strings.TrimRight(buf.String(), "\n"), "\n")
+	line := 0 // the widest line's width: blanks owed never exceed it
+	for _, w := range widths {
+		line += w + len(columnGap)
+	}
+	spaces := strings.Repeat(" ", line)
 	var out bytes.Buffer
-	for _, l := range lines {
-		if strings.TrimSpace(l) == "" && len(t.Rows) == 0 && p.NoHeaders {
-			continue
+	out.Grow(len(rows) * (line + 1))
+	for _, row := range rows {
+		pad := 0 // blanks owed before the next non-empty cell
+		for i, c := range row {
+			if c.text != "" {
+				out.WriteString(spaces[:pad])
+				out.WriteString(p.Paint(c.style, c.text))
+				pad = 0
+			}
+			if i < len(row)-1 {
+				pad += widths[i] - c.width + len(columnGap)
+			}
 		}
-		out.WriteString(strings.TrimRight(l, " "))
+		// Cells may end in blanks too; kubectl prints none at line ends.
+		b := out.Bytes()
+		out.Truncate(len(bytes.TrimRight(b, " ")))
 		out.WriteByte('\n')
 	}
 	return out.Bytes()
+}
+
+// columnGap separates table columns.
+const columnGap = "   "
+
+// displayWidth is how many terminal columns s takes; s is escaped, so it
+// holds no escape sequences.
+func displayWidth(s string) int {
+	if printableASCII(s) {
+		return len(s)
+	}
+	return twwidth.WidthNoCache(s)
 }
