@@ -102,7 +102,7 @@ func (b *trieReader) entry(root *Node, i int, r any) (Entry, bool) {
 		return Entry{}, false
 	}
 	fv, _ := m["fieldsV1"].(map[string]any)
-	n, ok := b.merge(root, fv, ownerOf(e))
+	n, _, ok := b.merge(root, fv, ownerOf(e))
 	if !ok {
 		return Entry{}, false
 	}
@@ -113,8 +113,9 @@ func (b *trieReader) entry(root *Node, i int, r any) (Entry, bool) {
 // merge adds owner to the nodes trie m marks as members under n, the way
 // fieldpath.Set.FromJSON reads a trie: a key is a member when its object
 // is empty or has ".", and has children when it has other keys. It returns
-// how many members it added; ok is false when m is not a valid trie.
-func (b *trieReader) merge(n *Node, m map[string]any, owner Owner) (added int, ok bool) {
+// how many members it added and whether m has "."; ok is false when m is
+// not a valid trie.
+func (b *trieReader) merge(n *Node, m map[string]any, owner Owner) (added int, dot, ok bool) {
 	if len(m) > smallNode && n.index == nil && len(n.Children) == 0 {
 		// A large list: size its indexes once instead of growing them.
 		n.index = make(map[elemKey]*Node, len(m))
@@ -123,38 +124,40 @@ func (b *trieReader) merge(n *Node, m map[string]any, owner Owner) (added int, o
 	for k, v := range m {
 		sub, isMap := v.(map[string]any)
 		if !isMap {
-			return 0, false
+			return 0, false, false
 		}
 		if k == "." {
 			// FromJSON ignores what is under "."; Entries checks it is a trie.
 			if len(sub) > 0 && validateFieldsMapIn(sub, nil, false, false) != nil {
-				return 0, false
+				return 0, false, false
 			}
+			dot = true
 			continue
 		}
 		if !knownKeyType(k) {
-			return 0, false
+			return 0, false, false
 		}
 		c := b.child(n, k)
 		if c == nil {
-			return 0, false
+			return 0, false, false
 		}
-		_, dot := sub["."]
-		if len(sub) == 0 || dot {
+		member := len(sub) == 0
+		if !member {
+			more, subDot, ok := b.merge(c, sub, owner)
+			if !ok {
+				return 0, false, false
+			}
+			added += more
+			member = subDot
+		}
+		if member {
 			var isNew bool
 			if c.Owners, isNew = b.addOwner(c.Owners, owner); isNew {
 				added++
 			}
 		}
-		if len(sub) > 1 || (len(sub) == 1 && !dot) {
-			more, ok := b.merge(c, sub, owner)
-			if !ok {
-				return 0, false
-			}
-			added += more
-		}
 	}
-	return added, true
+	return added, dot, true
 }
 
 // child returns n's child for the FieldsV1 key k, creating it; nil when k

@@ -450,3 +450,39 @@ func (o Owner) String() string {
 	b.WriteString(")")
 	return b.String()
 }
+
+// EachField calls fn for every owned node, depth first in tree order (the
+// nodes Fields returns), with its path as Path.String writes it and, when
+// elements is true, as PathElements writes it. Both are built as the walk
+// descends, each element written once, which matters for large objects.
+// The elements slice is reused: copy it to keep it.
+func (o *Ownership) EachField(elements bool, fn func(n *Node, path string, elems []string)) {
+	var (
+		stack []string
+		buf   []byte
+		walk  func(n *Node)
+	)
+	walk = func(n *Node) {
+		if n.Owned() {
+			fn(n, string(buf), stack)
+		}
+		for _, c := range n.Children {
+			if elements {
+				stack = append(stack, PathElements(fieldpath.Path{c.Element})[0])
+			}
+			mark := len(buf)
+			if c.Element.FieldName != nil {
+				// What PathElement.String writes, without a string per node.
+				buf = append(append(buf, '.'), *c.Element.FieldName...)
+			} else {
+				buf = append(buf, c.Element.String()...)
+			}
+			walk(c)
+			buf = buf[:mark]
+			if elements {
+				stack = stack[:len(stack)-1]
+			}
+		}
+	}
+	walk(o.root)
+}

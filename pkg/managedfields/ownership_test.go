@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -434,4 +435,27 @@ func testdataObjects(t *testing.T) []string {
 		out = append(out, filepath.Base(m))
 	}
 	return out
+}
+
+func TestEachFieldMatchesFields(t *testing.T) {
+	for _, name := range testdataObjects(t) {
+		own, err := Build(loadTestdata(t, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := own.Fields()
+		i := 0
+		own.EachField(true, func(n *Node, path string, elems []string) {
+			if i >= len(want) || n != want[i] {
+				t.Fatalf("%s: field %d is not the one Fields returns", name, i)
+			}
+			if path != n.Path.String() || !slices.Equal(elems, PathElements(n.Path)) {
+				t.Fatalf("%s: %s: EachField wrote %q %q, want %q %q", name, n.Path, path, elems, n.Path.String(), PathElements(n.Path))
+			}
+			i++
+		})
+		if i != len(want) {
+			t.Fatalf("%s: EachField visited %d fields, Fields returns %d", name, i, len(want))
+		}
+	}
 }

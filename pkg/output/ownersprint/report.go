@@ -1,6 +1,7 @@
 package ownersprint
 
 import (
+	"slices"
 	"time"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -102,9 +103,9 @@ func NewReport(objs []Object) Report {
 			or.Entries = append(or.Entries, EntryReport{Index: e.Index, Manager: e.Manager, Operation: string(e.Operation),
 				APIVersion: e.APIVersion, Subresource: e.Subresource, Time: e.Time, Fields: e.FieldCount()})
 		}
-		for _, n := range o.Ownership.Fields() {
-			or.Fields = append(or.Fields, FieldReport{Path: n.Path.String(), Elements: managedfields.PathElements(n.Path), Owners: n.Owners, Present: n.Present})
-		}
+		o.Ownership.EachField(true, func(n *managedfields.Node, path string, elems []string) {
+			or.Fields = append(or.Fields, FieldReport{Path: path, Elements: slices.Clone(elems), Owners: n.Owners, Present: n.Present})
+		})
 		r.Items = append(r.Items, or)
 	}
 	return r

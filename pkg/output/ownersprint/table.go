@@ -2,9 +2,12 @@ package ownersprint
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
+	"time"
 
+	"github.com/kubectl-rv/kubectl-rv/pkg/managedfields"
 	"github.com/kubectl-rv/kubectl-rv/pkg/output"
 )
 
@@ -34,33 +37,61 @@ func Table(p *output.Printer, objs []Object, opts Options) error {
 	t := &output.TableData{Columns: append(objectColumns(objs, opts), output.Columns("FIELD", "MANAGERS", "OPERATION", "SUBRESOURCE", "APIVERSION", "AGE")...)}
 	t.Columns = append(t.Columns, output.Column{Name: "PRESENT", Wide: true})
 	for _, o := range objs {
-		for _, n := range o.Ownership.Fields() {
-			var mgrs, ops, subs, vers, ages []string
-			for _, ow := range n.Owners {
-				mgrs = append(mgrs, ow.Manager)
-				ops = append(ops, string(ow.Operation))
-				subs = append(subs, dash(ow.Subresource))
-				vers = append(vers, dash(ow.APIVersion))
-				ages = append(ages, dash(age(opts.Now, ow.Time)))
-			}
-			field := output.Cell{Text: n.Path.String()}
+		lead := objectCells(objs, o, opts)
+		// Entry indexes name owners within one object only.
+		cols := ownerColumns{now: opts.Now, cache: map[[4]int][5]string{}}
+		o.Ownership.EachField(false, func(n *managedfields.Node, path string, _ []string) {
+			field := output.Cell{Text: path}
 			switch {
 			case !n.Present:
 				field.Style = output.Red
 			case len(n.Owners) > 1:
 				field.Style = output.Yellow
 			}
-			row := append(objectCells(objs, o, opts), field,
-				output.Cell{Text: strings.Join(mgrs, ",")}, output.Cell{Text: strings.Join(ops, ",")},
-				output.Cell{Text: strings.Join(subs, ",")}, output.Cell{Text: strings.Join(vers, ",")},
-				output.Cell{Text: strings.Join(ages, ",")}, output.Cell{Text: strconv.FormatBool(n.Present)})
+			c := cols.of(n.Owners)
+			row := append(slices.Clip(lead), field,
+				output.Cell{Text: c[0]}, output.Cell{Text: c[1]}, output.Cell{Text: c[2]},
+				output.Cell{Text: c[3]}, output.Cell{Text: c[4]}, output.Cell{Text: strconv.FormatBool(n.Present)})
 			t.AddRow(row...)
-		}
+		})
 	}
 	if err := p.PrintTable(t); err != nil {
 		return err
 	}
 	return printHazards(p, objs, opts)
+}
+
+// ownerColumns writes the owner columns of the table (MANAGERS, OPERATION,
+// SUBRESOURCE, APIVERSION, AGE: parallel lists) for one object,
+// remembering them for the few owner lists a large object has.
+type ownerColumns struct {
+	now   time.Time
+	cache map[[4]int][5]string
+}
+
+func (c *ownerColumns) of(owners []managedfields.Owner) [5]string {
+	key := [4]int{-1, -1, -1, -1}
+	if len(owners) <= len(key) {
+		for i, o := range owners {
+			key[i] = o.Entry
+		}
+		if s, ok := c.cache[key]; ok {
+			return s
+		}
+	}
+	var mgrs, ops, subs, vers, ages []string
+	for _, ow := range owners {
+		mgrs = append(mgrs, ow.Manager)
+		ops = append(ops, string(ow.Operation))
+		subs = append(subs, dash(ow.Subresource))
+		vers = append(vers, dash(ow.APIVersion))
+		ages = append(ages, dash(age(c.now, ow.Time)))
+	}
+	s := [5]string{strings.Join(mgrs, ","), strings.Join(ops, ","), strings.Join(subs, ","), strings.Join(vers, ","), strings.Join(ages, ",")}
+	if len(owners) <= len(key) {
+		c.cache[key] = s
+	}
+	return s
 }
 
 // Summary writes one row per managedFields entry: MANAGER, OPERATION,
