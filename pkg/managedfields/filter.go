@@ -39,20 +39,6 @@ func (f Filter) keepsOwners(owners []Owner) bool {
 // KeepsEntry reports whether an entry passes the manager filter.
 func (f Filter) KeepsEntry(e Entry) bool { return f.Manager == "" || e.Manager == f.Manager }
 
-// hasPrefix reports whether path p starts with the user's path prefix,
-// matching elements the way MatchElement does.
-func hasPrefix(p, prefix fieldpath.Path) bool {
-	if len(p) < len(prefix) {
-		return false
-	}
-	for i := range prefix {
-		if !MatchElement(prefix[i], p[i]) {
-			return false
-		}
-	}
-	return true
-}
-
 // MatchElement reports whether a path element a user wrote selects the
 // element got of an ownership path. It is looser than equality so that
 // people can write what they mean: a key selector may name only some of the
@@ -114,29 +100,33 @@ func (o *Ownership) Filtered(f Filter) *Ownership {
 		f.Field = o.Resolve(f.Field)
 	}
 	out := &Ownership{entries: o.entries, attached: o.attached}
-	out.root = filterNode(o.root, f)
+	out.root = filterNode(o.root, f, true)
 	if out.root == nil {
 		out.root = &Node{Present: true, ItemIndex: -1}
 	}
 	return out
 }
 
-func filterNode(n *Node, f Filter) *Node {
-	inField := f.Field == nil || hasPrefix(n.Path, f.Field)
-	onTheWay := f.Field != nil && len(n.Path) < len(f.Field) && hasPrefix(n.Path, f.Field[:len(n.Path)])
+// filterNode copies n's part of the filtered tree; along says whether n's
+// path matches f.Field as far as both go.
+func filterNode(n *Node, f Filter, along bool) *Node {
+	inField := f.Field == nil || (along && n.depth >= len(f.Field))
+	onTheWay := f.Field != nil && along && n.depth < len(f.Field)
 	if !inField && !onTheWay {
 		return nil
 	}
-	c := &Node{Element: n.Element, Path: n.Path, Present: n.Present, ItemIndex: n.ItemIndex, Context: !inField}
+	c := &Node{Element: n.Element, depth: n.depth, Present: n.Present, ItemIndex: n.ItemIndex, Context: !inField}
 	if inField && f.keepsOwners(n.Owners) {
 		c.Owners = n.Owners
 	}
 	for _, ch := range n.Children {
-		if k := filterNode(ch, f); k != nil {
+		chAlong := along && (ch.depth > len(f.Field) || MatchElement(f.Field[ch.depth-1], ch.Element))
+		if k := filterNode(ch, f, chAlong); k != nil {
+			k.parent = c
 			c.Children = append(c.Children, k)
 		}
 	}
-	if !c.Owned() && len(c.Children) == 0 && len(n.Path) > 0 {
+	if !c.Owned() && len(c.Children) == 0 && n.depth > 0 {
 		return nil
 	}
 	if len(c.Children) > smallNode {

@@ -106,12 +106,12 @@ func (o *Ownership) Hazards() []Hazard {
 		if !n.Present && o.attached {
 			// Report the topmost absent node only: its children are gone with it.
 			for _, ow := range n.Owners {
-				addStale(stale, &staleOrder, ow, n.Path)
+				addStale(stale, &staleOrder, ow, n.Path())
 			}
 			n.Walk(func(c *Node) bool {
 				if c != n {
 					for _, ow := range c.Owners {
-						addStale(stale, &staleOrder, ow, c.Path)
+						addStale(stale, &staleOrder, ow, c.Path())
 					}
 				}
 				return true
@@ -137,7 +137,7 @@ func (o *Ownership) Hazards() []Hazard {
 					pairs[k] = h
 					pairOrder = append(pairOrder, k)
 				}
-				h.Fields = append(h.Fields, n.Path)
+				h.Fields = append(h.Fields, n.Path())
 			}
 		}
 		return true

@@ -42,8 +42,6 @@ func ownerOf(e Entry) Owner {
 type Node struct {
 	// Element selects this node in its parent; zero for the root.
 	Element fieldpath.PathElement
-	// Path is the full path from the object's root.
-	Path fieldpath.Path
 	// Owners are the entries owning this node, ordered by entry index.
 	Owners []Owner
 	// Children are sorted: field names by name, list items in the object's
@@ -59,6 +57,10 @@ type Node struct {
 	// it is there to lead to the field, its own owners are left out.
 	Context bool
 
+	// parent is nil for the root; depth is the length of the node's path.
+	parent *Node
+	depth  int
+
 	index map[elemKey]*Node
 	// raw is the FieldsV1 key this node was first read from, and byRaw
 	// indexes large nodes' children by it: the same keys recur in every
@@ -69,6 +71,15 @@ type Node struct {
 
 // Owned reports whether any entry owns the node itself.
 func (n *Node) Owned() bool { return len(n.Owners) > 0 }
+
+// Path returns the node's full path from the object's root.
+func (n *Node) Path() fieldpath.Path {
+	p := make(fieldpath.Path, n.depth)
+	for c := n; c.depth > 0; c = c.parent {
+		p[c.depth-1] = c.Element
+	}
+	return p
+}
 
 // Child returns the child selected by pe, or nil.
 func (n *Node) Child(pe fieldpath.PathElement) *Node {
@@ -110,12 +121,10 @@ func SameOwners(a, b []Owner) bool {
 // smallNode is how many children a node holds before it indexes them.
 const smallNode = 8
 
-// arena hands out nodes and paths in blocks: a large object has thousands
-// of nodes, and one allocation per node and per path is most of the cost of
-// building the tree.
+// arena hands out nodes in blocks: a large object has thousands of nodes,
+// and one allocation per node is much of the cost of building the tree.
 type arena struct {
 	nodes []Node
-	elems []fieldpath.PathElement
 }
 
 func (a *arena) node() *Node {
@@ -127,19 +136,6 @@ func (a *arena) node() *Node {
 	}
 	a.nodes = a.nodes[:len(a.nodes)+1]
 	return &a.nodes[len(a.nodes)-1]
-}
-
-// path returns a path of length n that nothing else shares.
-func (a *arena) path(n int) fieldpath.Path {
-	if a == nil || n > 64 {
-		return make(fieldpath.Path, n)
-	}
-	if len(a.elems)+n > cap(a.elems) {
-		a.elems = make([]fieldpath.PathElement, 0, 2048)
-	}
-	start := len(a.elems)
-	a.elems = a.elems[:start+n]
-	return fieldpath.Path(a.elems[start : start+n : start+n])
 }
 
 func (n *Node) child(pe fieldpath.PathElement, a *arena) *Node {
@@ -156,11 +152,8 @@ func (n *Node) child(pe fieldpath.PathElement, a *arena) *Node {
 			}
 		}
 	}
-	p := a.path(len(n.Path) + 1)
-	copy(p, n.Path)
-	p[len(n.Path)] = pe
 	c := a.node()
-	*c = Node{Element: pe, Path: p, Present: true, ItemIndex: -1}
+	*c = Node{Element: pe, parent: n, depth: n.depth + 1, Present: true, ItemIndex: -1}
 	n.Children = append(n.Children, c)
 	switch {
 	case n.index != nil:
@@ -468,7 +461,7 @@ func (o *Ownership) EachField(elements bool, fn func(n *Node, path string, elems
 		}
 		for _, c := range n.Children {
 			if elements {
-				stack = append(stack, PathElements(fieldpath.Path{c.Element})[0])
+				stack = append(stack, elementKeyString(c))
 			}
 			mark := len(buf)
 			if c.Element.FieldName != nil {
@@ -485,4 +478,12 @@ func (o *Ownership) EachField(elements bool, fn func(n *Node, path string, elems
 		}
 	}
 	walk(o.root)
+}
+
+// elementKeyString is PathElements for one node's element: its FieldsV1 key.
+func elementKeyString(n *Node) string {
+	if n.Element.FieldName != nil {
+		return "f:" + *n.Element.FieldName
+	}
+	return PathElements(fieldpath.Path{n.Element})[0]
 }

@@ -93,7 +93,7 @@ func TestOwnersOfRealDeployment(t *testing.T) {
 	// Every owned node is in the object, at the right place.
 	for _, n := range own.Fields() {
 		if !n.Present {
-			t.Errorf("%s: not found in the object", n.Path)
+			t.Errorf("%s: not found in the object", n.Path())
 		}
 	}
 	ports := own.Node(mustParse(t, ".spec.template.spec.containers[name=nginx].ports"))
@@ -106,7 +106,7 @@ func TestOwnersOfRealDeployment(t *testing.T) {
 	}
 	for i, c := range ports.Children {
 		if c.ItemIndex != i {
-			t.Errorf("%s: ItemIndex %d, want %d", c.Path, c.ItemIndex, i)
+			t.Errorf("%s: ItemIndex %d, want %d", c.Path(), c.ItemIndex, i)
 		}
 	}
 }
@@ -219,7 +219,7 @@ func TestFilter(t *testing.T) {
 	paths := func(o *Ownership) []string {
 		var out []string
 		for _, n := range o.Fields() {
-			out = append(out, n.Path.String())
+			out = append(out, n.Path().String())
 		}
 		return out
 	}
@@ -347,8 +347,8 @@ func FuzzFieldsV1(f *testing.F) {
 			own.Attach(obj)
 		}
 		for _, n := range own.Fields() {
-			if got := own.Owners(n.Path); len(got) == 0 {
-				t.Fatalf("%s is owned but Owners finds nobody", n.Path)
+			if got := own.Owners(n.Path()); len(got) == 0 {
+				t.Fatalf("%s is owned but Owners finds nobody", n.Path())
 			}
 		}
 		_ = own.Hazards()
@@ -378,8 +378,8 @@ func checkBuildMatches(t *testing.T, u *unstructured.Unstructured) {
 	}
 	for i := range wf {
 		w, g := wf[i], gf[i]
-		if !w.Path.Equals(g.Path) || !SameOwners(w.Owners, g.Owners) || w.Present != g.Present || w.ItemIndex != g.ItemIndex {
-			t.Fatalf("node %d: Build has %s %v present=%v, NewOwnership %s %v present=%v", i, g.Path, managers(g.Owners), g.Present, w.Path, managers(w.Owners), w.Present)
+		if !w.Path().Equals(g.Path()) || !SameOwners(w.Owners, g.Owners) || w.Present != g.Present || w.ItemIndex != g.ItemIndex {
+			t.Fatalf("node %d: Build has %s %v present=%v, NewOwnership %s %v present=%v", i, g.Path(), managers(g.Owners), g.Present, w.Path(), managers(w.Owners), w.Present)
 		}
 	}
 	for i, e := range got.Entries() {
@@ -449,8 +449,8 @@ func TestEachFieldMatchesFields(t *testing.T) {
 			if i >= len(want) || n != want[i] {
 				t.Fatalf("%s: field %d is not the one Fields returns", name, i)
 			}
-			if path != n.Path.String() || !slices.Equal(elems, PathElements(n.Path)) {
-				t.Fatalf("%s: %s: EachField wrote %q %q, want %q %q", name, n.Path, path, elems, n.Path.String(), PathElements(n.Path))
+			if path != n.Path().String() || !slices.Equal(elems, PathElements(n.Path())) {
+				t.Fatalf("%s: %s: EachField wrote %q %q, want %q %q", name, n.Path(), path, elems, n.Path().String(), PathElements(n.Path()))
 			}
 			i++
 		})

@@ -146,6 +146,14 @@ func (p *Printer) PrintObject(obj any) error {
 		_, err = p.Out.Write(b)
 		return err
 	default:
+		if a, ok := obj.(IndentedJSONAppender); ok {
+			b, err := a.AppendIndentedJSON(nil)
+			if err != nil {
+				return fmt.Errorf("encoding json: %w", err)
+			}
+			_, err = p.Out.Write(append(b, '\n'))
+			return err
+		}
 		b, err := json.MarshalIndent(obj, "", "  ")
 		if err != nil {
 			return fmt.Errorf("encoding json: %w", err)

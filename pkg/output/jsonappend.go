@@ -1,0 +1,71 @@
+package output
+
+import (
+	"encoding/json"
+	"strconv"
+)
+
+// IndentedJSONAppender is a report that writes its own indented JSON, for
+// reports so large that encoding/json's reflection and re-indenting would
+// dominate: AppendIndentedJSON must append exactly what
+// json.MarshalIndent(r, "", "  ") returns.
+type IndentedJSONAppender interface {
+	AppendIndentedJSON(b []byte) ([]byte, error)
+}
+
+// AppendJSONString appends s as encoding/json writes it: quoted, with
+// <, > and & escaped for HTML, invalid UTF-8 replaced.
+func AppendJSONString(b []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c >= 0x7f || c == '<' || c == '>' || c == '&' {
+			// Rare: let encoding/json say how.
+			q, _ := json.Marshal(s)
+			return append(b, q...)
+		}
+	}
+	b = append(b, '"')
+	start := 0
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c == '"' || c == '\\' {
+			b = append(b, s[start:i]...)
+			b = append(b, '\\', c)
+			start = i + 1
+		}
+	}
+	b = append(b, s[start:]...)
+	return append(b, '"')
+}
+
+// AppendJSONIndent appends a newline and the indentation of depth levels
+// of json.MarshalIndent(v, "", "  ").
+func AppendJSONIndent(b []byte, depth int) []byte {
+	b = append(b, '\n')
+	for range depth {
+		b = append(b, ' ', ' ')
+	}
+	return b
+}
+
+// AppendJSONKey appends the indentation, "key" and ": ".
+func AppendJSONKey(b []byte, depth int, key string) []byte {
+	b = AppendJSONIndent(b, depth)
+	b = AppendJSONString(b, key)
+	return append(b, ':', ' ')
+}
+
+// AppendJSONInt appends n.
+func AppendJSONInt(b []byte, n int) []byte { return strconv.AppendInt(b, int64(n), 10) }
+
+// AppendMarshalIndent appends json.MarshalIndent of v as it would appear
+// depth levels deep in an indented document.
+func AppendMarshalIndent(b []byte, depth int, v any) ([]byte, error) {
+	prefix := make([]byte, 2*depth)
+	for i := range prefix {
+		prefix[i] = ' '
+	}
+	js, err := json.MarshalIndent(v, string(prefix), "  ")
+	if err != nil {
+		return b, err
+	}
+	return append(b, js...), nil
+}

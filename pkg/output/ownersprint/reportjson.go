@@ -1,0 +1,159 @@
+package ownersprint
+
+import (
+	"slices"
+
+	"github.com/kubectl-rv/kubectl-rv/pkg/managedfields"
+	"github.com/kubectl-rv/kubectl-rv/pkg/output"
+)
+
+// AppendIndentedJSON appends the report exactly as json.MarshalIndent(r,
+// "", "  ") writes it. A large object has thousands of fields, and
+// encoding/json's reflection and re-indenting took most of the time of
+// owners -o json: the fields are written here, each distinct owner list
+// marshalled once per object, and the rest (entries, hazards) by
+// encoding/json.
+func (r Report) AppendIndentedJSON(b []byte) ([]byte, error) {
+	size := 1 << 10
+	for _, or := range r.Items {
+		size += 1<<10 + 512*len(or.Fields) // a field with one owner is about that
+	}
+	b = slices.Grow(b, size)
+	b = append(b, '{')
+	b = output.AppendJSONKey(b, 1, "apiVersion")
+	b = output.AppendJSONString(b, r.APIVersion)
+	b = append(b, ',')
+	b = output.AppendJSONKey(b, 1, "kind")
+	b = output.AppendJSONString(b, r.Kind)
+	b = append(b, ',')
+	b = output.AppendJSONKey(b, 1, "items")
+	var err error
+	b, err = appendArray(b, 1, len(r.Items), r.Items == nil, func(b []byte, i int) ([]byte, error) {
+		return r.Items[i].appendIndentedJSON(b, 2)
+	})
+	if err != nil {
+		return nil, err
+	}
+	b = output.AppendJSONIndent(b, 0)
+	return append(b, '}'), nil
+}
+
+// appendIndentedJSON writes the object report at depth.
+func (or *ObjectReport) appendIndentedJSON(b []byte, depth int) ([]byte, error) {
+	b = output.AppendJSONIndent(b, depth)
+	b = append(b, '{')
+	str := func(key, val string, omitEmpty bool) {
+		if omitEmpty && val == "" {
+			return
+		}
+		b = output.AppendJSONKey(b, depth+1, key)
+		b = output.AppendJSONString(b, val)
+		b = append(b, ',')
+	}
+	str("apiVersion", or.APIVersion, false)
+	str("kind", or.Kind, false)
+	str("namespace", or.Namespace, true)
+	str("name", or.Name, false)
+	str("source", or.Source, true)
+	var err error
+	b = output.AppendJSONKey(b, depth+1, "entries")
+	if b, err = output.AppendMarshalIndent(b, depth+1, or.Entries); err != nil {
+		return nil, err
+	}
+	b = append(b, ',')
+	b = output.AppendJSONKey(b, depth+1, "fields")
+	owners := map[[4]int]ownersJSON{}
+	b, err = appendArray(b, depth+1, len(or.Fields), or.Fields == nil, func(b []byte, i int) ([]byte, error) {
+		return or.Fields[i].appendIndentedJSON(b, depth+2, owners)
+	})
+	if err != nil {
+		return nil, err
+	}
+	b = append(b, ',')
+	b = output.AppendJSONKey(b, depth+1, "hazards")
+	if b, err = output.AppendMarshalIndent(b, depth+1, or.Hazards); err != nil {
+		return nil, err
+	}
+	b = output.AppendJSONIndent(b, depth)
+	return append(b, '}'), nil
+}
+
+// ownersJSON is an owner list and its JSON.
+type ownersJSON struct {
+	owners []managedfields.Owner
+	js     []byte
+}
+
+// appendIndentedJSON writes the field report at depth; owners remembers
+// the JSON of owner lists (most fields of an object share a few).
+func (f *FieldReport) appendIndentedJSON(b []byte, depth int, owners map[[4]int]ownersJSON) ([]byte, error) {
+	b = output.AppendJSONIndent(b, depth)
+	b = append(b, '{')
+	b = output.AppendJSONKey(b, depth+1, "path")
+	b = output.AppendJSONString(b, f.Path)
+	b = append(b, ',')
+	b = output.AppendJSONKey(b, depth+1, "elements")
+	b, _ = appendArray(b, depth+1, len(f.Elements), f.Elements == nil, func(b []byte, i int) ([]byte, error) {
+		b = output.AppendJSONIndent(b, depth+2)
+		return output.AppendJSONString(b, f.Elements[i]), nil
+	})
+	b = append(b, ',')
+	b = output.AppendJSONKey(b, depth+1, "owners")
+	key, cacheable := ownersKey(f.Owners)
+	c, cached := owners[key]
+	if !cacheable || !cached || !slices.Equal(c.owners, f.Owners) {
+		js, err := output.AppendMarshalIndent(nil, depth+1, f.Owners)
+		if err != nil {
+			return nil, err
+		}
+		c = ownersJSON{owners: f.Owners, js: js}
+		if cacheable {
+			owners[key] = c
+		}
+	}
+	b = append(b, c.js...)
+	b = append(b, ',')
+	b = output.AppendJSONKey(b, depth+1, "present")
+	if f.Present {
+		b = append(b, "true"...)
+	} else {
+		b = append(b, "false"...)
+	}
+	b = output.AppendJSONIndent(b, depth)
+	return append(b, '}'), nil
+}
+
+// ownersKey names a non-empty list of up to four owners by their entries.
+func ownersKey(owners []managedfields.Owner) (key [4]int, ok bool) {
+	key = [4]int{-1, -1, -1, -1}
+	if len(owners) == 0 || len(owners) > len(key) {
+		return key, false
+	}
+	for i, o := range owners {
+		key[i] = o.Entry
+	}
+	return key, true
+}
+
+// appendArray writes a JSON array of n elements whose key is at depth, as
+// encoding/json indents it: null when isNil, [] when empty.
+func appendArray(b []byte, depth, n int, isNil bool, elem func(b []byte, i int) ([]byte, error)) ([]byte, error) {
+	switch {
+	case isNil:
+		return append(b, "null"...), nil
+	case n == 0:
+		return append(b, "[]"...), nil
+	}
+	b = append(b, '[')
+	for i := range n {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		var err error
+		if b, err = elem(b, i); err != nil {
+			return nil, err
+		}
+	}
+	b = output.AppendJSONIndent(b, depth)
+	return append(b, ']'), nil
+}
