@@ -40,11 +40,13 @@ func AppendJSONString(b []byte, s string) []byte {
 // of json.MarshalIndent(v, "", "  ").
 func AppendJSONIndent(b []byte, depth int) []byte {
 	b = append(b, '\n')
-	for range depth {
-		b = append(b, ' ', ' ')
+	for ; depth > len(indentation)/2; depth -= len(indentation) / 2 {
+		b = append(b, indentation...)
 	}
-	return b
+	return append(b, indentation[:2*depth]...)
 }
+
+const indentation = "                                " // 16 levels
 
 // AppendJSONKey appends the indentation, "key" and ": ".
 func AppendJSONKey(b []byte, depth int, key string) []byte {

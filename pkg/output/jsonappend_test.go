@@ -2,6 +2,7 @@ package output
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 )
 
@@ -16,4 +17,13 @@ func FuzzAppendJSONString(f *testing.F) {
 			t.Fatalf("AppendJSONString(%q) = %s, want %s", s, got[1:], want)
 		}
 	})
+}
+
+func TestAppendJSONIndent(t *testing.T) {
+	for depth := range 40 {
+		want := "\n" + strings.Repeat("  ", depth)
+		if got := string(AppendJSONIndent(nil, depth)); got != want {
+			t.Fatalf("depth %d: %q, want %q", depth, got, want)
+		}
+	}
 }
