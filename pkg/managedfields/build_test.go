@@ -13,6 +13,7 @@ func FuzzReadElement(f *testing.F) {
 		`k:{"name":"nginx"}`, `k:{"name":""}`, `k:{"":"x"}`, `k:{"name":"a\"b"}`, `k:{"name":"a\\b"}`,
 		`k:{"name":"é"}`, `k:{"a":"b","c":"d"}`, `k:{"port":80}`, `k:{ "name" : "x" }`, `k:{"name":"x"`,
 		`k:{"name":"x"}}`, `k:{"name":"x":"y"}`, `f:spec`, `v:"a"`, `i:3`, `k:{"`, `k:{"a":"`,
+		`k:{"name":"tab\t\u00e9\u2028"}`, `k:{"name":null}`, `k:{"name":true}`, `k:{"name":{"a":1}}`, `k:{"name":1.5}`,
 	} {
 		f.Add(k)
 	}
@@ -27,6 +28,9 @@ func FuzzReadElement(f *testing.F) {
 		}
 		if !got.Equals(want) || got.String() != want.String() || elementKey(got) != elementKey(want) {
 			t.Fatalf("%q: readElement read %s, DeserializePathElement %s", k, got, want)
+		}
+		if s := string(appendElementString([]byte("x"), want)); s != "x"+want.String() {
+			t.Fatalf("%q: appendElementString wrote %q, String %q", k, s[1:], want.String())
 		}
 	})
 }

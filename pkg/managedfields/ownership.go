@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -464,12 +465,7 @@ func (o *Ownership) EachField(elements bool, fn func(n *Node, path string, elems
 				stack = append(stack, elementKeyString(c))
 			}
 			mark := len(buf)
-			if c.Element.FieldName != nil {
-				// What PathElement.String writes, without a string per node.
-				buf = append(append(buf, '.'), *c.Element.FieldName...)
-			} else {
-				buf = append(buf, c.Element.String()...)
-			}
+			buf = appendElementString(buf, c.Element)
 			walk(c)
 			buf = buf[:mark]
 			if elements {
@@ -486,4 +482,19 @@ func elementKeyString(n *Node) string {
 		return "f:" + *n.Element.FieldName
 	}
 	return PathElements(fieldpath.Path{n.Element})[0]
+}
+
+// appendElementString appends what pe.String() returns, without building
+// strings for field names and items with one string key (most elements).
+func appendElementString(b []byte, pe fieldpath.PathElement) []byte {
+	switch {
+	case pe.FieldName != nil:
+		return append(append(b, '.'), *pe.FieldName...)
+	case pe.Key != nil && len(*pe.Key) == 1 && (*pe.Key)[0].Value != nil && (*pe.Key)[0].Value.IsString():
+		f := (*pe.Key)[0]
+		b = append(append(b, '['), f.Name...)
+		b = strconv.AppendQuote(append(b, '='), f.Value.AsString())
+		return append(b, ']')
+	}
+	return append(b, pe.String()...)
 }

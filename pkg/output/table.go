@@ -98,8 +98,12 @@ func (p *Printer) RenderTable(t *TableData) []byte {
 	for r, in := range t.Rows {
 		row := cells[r*len(keep) : (r+1)*len(keep)]
 		for i, k := range keep {
-			text := Escape(in[k].Text)
-			row[i] = cell{text: text, width: displayWidth(text), style: in[k].Style}
+			text, width := in[k].Text, len(in[k].Text)
+			if !printableASCII(text) {
+				text = Escape(text)
+				width = displayWidth(text)
+			}
+			row[i] = cell{text: text, width: width, style: in[k].Style}
 		}
 		add(row)
 	}
