@@ -29,8 +29,8 @@ func FuzzReadElement(f *testing.F) {
 		if !got.Equals(want) || got.String() != want.String() || elementKey(got) != elementKey(want) {
 			t.Fatalf("%q: readElement read %s, DeserializePathElement %s", k, got, want)
 		}
-		if s := string(appendElementString([]byte("x"), want)); s != "x"+want.String() {
-			t.Fatalf("%q: appendElementString wrote %q, String %q", k, s[1:], want.String())
+		if s := string(AppendElementString([]byte("x"), want)); s != "x"+want.String() {
+			t.Fatalf("%q: AppendElementString wrote %q, String %q", k, s[1:], want.String())
 		}
 	})
 }

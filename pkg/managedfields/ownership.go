@@ -465,7 +465,7 @@ func (o *Ownership) EachField(elements bool, fn func(n *Node, path string, elems
 				stack = append(stack, elementKeyString(c))
 			}
 			mark := len(buf)
-			buf = appendElementString(buf, c.Element)
+			buf = AppendElementString(buf, c.Element)
 			walk(c)
 			buf = buf[:mark]
 			if elements {
@@ -484,9 +484,9 @@ func elementKeyString(n *Node) string {
 	return PathElements(fieldpath.Path{n.Element})[0]
 }
 
-// appendElementString appends what pe.String() returns, without building
-// strings for field names and items with one string key (most elements).
-func appendElementString(b []byte, pe fieldpath.PathElement) []byte {
+// AppendElementString appends what pe.String() returns ([name="nginx"],
+// .image), without fmt for field names and items with one string key.
+func AppendElementString(b []byte, pe fieldpath.PathElement) []byte {
 	switch {
 	case pe.FieldName != nil:
 		return append(append(b, '.'), *pe.FieldName...)

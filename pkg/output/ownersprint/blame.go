@@ -56,7 +56,7 @@ func writeBlame(b *bufio.Writer, o Object, opts Options) {
 		content = hideSecretValues(content)
 		comment(b, "Secret values are shown as "+HiddenValue+"; add --show-secrets to see them")
 	}
-	bl := &blamer{labels: newLabeler(opts.Now)}
+	bl := &blamer{labels: newLabeler(opts.Now), lines: make([]blameLine, 0, countValues(content))}
 	bl.mapEntries(content, o.Ownership.Root(), "", "", "", true)
 	width := 0
 	for _, l := range bl.lines {
@@ -415,4 +415,21 @@ func commentSafe(s string) string {
 	}
 	q := doubleQuote(s)
 	return q[1 : len(q)-1]
+}
+
+// countValues counts the map entries and list items in v, about one line
+// of YAML each.
+func countValues(v any) int {
+	n := 0
+	switch t := v.(type) {
+	case map[string]any:
+		for _, c := range t {
+			n += 1 + countValues(c)
+		}
+	case []any:
+		for _, c := range t {
+			n += 1 + countValues(c)
+		}
+	}
+	return n
 }

@@ -36,6 +36,16 @@ func objectCells(objs []Object, o Object, opts Options) []output.Cell {
 func Table(p *output.Printer, objs []Object, opts Options) error {
 	t := &output.TableData{Columns: append(objectColumns(objs, opts), output.Columns("FIELD", "MANAGERS", "OPERATION", "SUBRESOURCE", "APIVERSION", "AGE")...)}
 	t.Columns = append(t.Columns, output.Column{Name: "PRESENT", Wide: true})
+	rows := 0
+	for _, o := range objs {
+		o.Ownership.Root().Walk(func(n *managedfields.Node) bool {
+			if n.Owned() {
+				rows++
+			}
+			return true
+		})
+	}
+	t.Rows = make([][]output.Cell, 0, rows)
 	for _, o := range objs {
 		lead := objectCells(objs, o, opts)
 		// Entry indexes name owners within one object only.

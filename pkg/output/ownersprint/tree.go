@@ -39,6 +39,9 @@ func Tree(w io.Writer, objs []Object, opts Options) error {
 		}
 		b.WriteString(output.Paint(opts.Color, output.Bold, output.Escape(describe(o))) + "\n")
 		t := &treeWriter{labels: newLabeler(opts.Now), escaped: map[string]string{}}
+		nodes := 0
+		o.Ownership.Root().Walk(func(*managedfields.Node) bool { nodes++; return true })
+		t.lines = make([]treeLine, 0, nodes) // at most a line a node
 		for _, c := range o.Ownership.Root().Children {
 			t.node(c, "", 1)
 		}
@@ -97,17 +100,14 @@ func elementLabel(pe fieldpath.PathElement) string {
 	if pe.FieldName != nil {
 		return *pe.FieldName
 	}
-	return pe.String()
+	return string(managedfields.AppendElementString(nil, pe))
 }
 
 func joinLabel(prefix string, pe fieldpath.PathElement) string {
 	if prefix == "" {
 		return elementLabel(pe)
 	}
-	if pe.FieldName != nil {
-		return prefix + "." + *pe.FieldName
-	}
-	return prefix + pe.String()
+	return string(managedfields.AppendElementString([]byte(prefix), pe))
 }
 
 // treeWriter collects the lines of one object's tree.
