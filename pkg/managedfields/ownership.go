@@ -133,7 +133,8 @@ func (a *arena) node() *Node {
 		return &Node{}
 	}
 	if len(a.nodes) == cap(a.nodes) {
-		a.nodes = make([]Node, 0, 256)
+		// Blocks grow with the object: most objects are small.
+		a.nodes = make([]Node, 0, min(max(2*cap(a.nodes), 32), 512))
 	}
 	a.nodes = a.nodes[:len(a.nodes)+1]
 	return &a.nodes[len(a.nodes)-1]
