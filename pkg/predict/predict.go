@@ -520,7 +520,14 @@ type analyzer struct {
 
 	// mu guards memo.
 	mu   sync.Mutex
-	memo map[*unstructured.Unstructured]MethodResult
+	memo map[*unstructured.Unstructured]*analysis
+}
+
+// analysis is the analysis of one result object, done once however many
+// methods return that object, even when they finish at the same time.
+type analysis struct {
+	once sync.Once
+	mr   MethodResult
 }
 
 type entryKey struct{ manager, op, sub string }
@@ -529,7 +536,7 @@ func newAnalyzer(tc managedfields.TypeConverter, before *unstructured.Unstructur
 	es, _ := managedfields.Entries(before)
 	b := &unstructured.Unstructured{Object: withoutMeta(before.Object, ignoredForChanges...)}
 	return &analyzer{tc: tc, before: before, beforeSets: entrySets(es), typedBefore: newTypedObject(tc, b),
-		memo: map[*unstructured.Unstructured]MethodResult{}}
+		memo: map[*unstructured.Unstructured]*analysis{}}
 }
 
 func entrySets(es []managedfields.Entry) map[entryKey]*fieldpath.Set {
@@ -546,22 +553,24 @@ func entrySets(es []managedfields.Entry) map[entryKey]*fieldpath.Set {
 }
 
 // analyzeMemo is analyze, remembered per result object: executors return
-// the same object for methods with the same outcome.
+// the same object for methods with the same outcome. The analysis does not
+// depend on the method, its request or its status code, which each caller
+// keeps.
 func (an *analyzer) analyzeMemo(mr *MethodResult, after *unstructured.Unstructured, writer string) {
 	an.mu.Lock()
-	prev, ok := an.memo[after]
-	an.mu.Unlock()
-	if ok {
-		m, req := mr.Method, mr.Request
-		code := mr.Code
-		*mr = prev
-		mr.Method, mr.Request, mr.Code = m, req, code
-		return
+	a, ok := an.memo[after]
+	if !ok {
+		a = &analysis{}
+		an.memo[after] = a
 	}
-	an.analyze(mr, after, writer)
-	an.mu.Lock()
-	an.memo[after] = *mr
 	an.mu.Unlock()
+	a.once.Do(func() {
+		a.mr = *mr
+		an.analyze(&a.mr, after, writer)
+	})
+	m, req, code := mr.Method, mr.Request, mr.Code
+	*mr = a.mr
+	mr.Method, mr.Request, mr.Code = m, req, code
 }
 
 // analyze fills ownership, clobbers, changed fields and generation from
