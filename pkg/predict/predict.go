@@ -9,6 +9,7 @@ import (
 	"runtime"
 	"sort"
 	"sync"
+	"sync/atomic"
 
 	jsonpatch "gopkg.in/evanphx/json-patch.v4"
 	"k8s.io/apimachinery/pkg/api/equality"
@@ -176,19 +177,30 @@ func Predict(ctx context.Context, cfg Config, in Input, ex Executor) (Result, er
 	an := newAnalyzer(cfg.TypeConverter, before)
 	// The methods are independent (nothing is persisted), so they run side
 	// by side: dry runs overlap their round trips, offline work uses every
-	// core.
+	// core. A few workers, the caller among them, take the methods in
+	// order: each worker grows its stack once for the deep recursion of
+	// the field manager, not once per method.
 	res.Methods = make([]MethodResult, len(reqs))
 	errs := make([]error, len(reqs))
-	sem := make(chan struct{}, max(2, runtime.GOMAXPROCS(0)))
+	var next atomic.Int64
+	work := func() {
+		for {
+			i := int(next.Add(1)) - 1
+			if i >= len(reqs) {
+				return
+			}
+			res.Methods[i], errs[i] = run(ctx, an, ex, reqs[i], live, res.FieldManager)
+		}
+	}
 	var wg sync.WaitGroup
-	for i, rq := range reqs {
+	for w := 1; w < min(len(reqs), max(2, runtime.GOMAXPROCS(0))); w++ {
 		wg.Add(1)
-		sem <- struct{}{}
 		go func() {
-			defer func() { <-sem; wg.Done() }()
-			res.Methods[i], errs[i] = run(ctx, an, ex, rq, live, res.FieldManager)
+			defer wg.Done()
+			work()
 		}()
 	}
+	work()
 	wg.Wait()
 	if err := errors.Join(errs...); err != nil {
 		return res, err
