@@ -3,9 +3,11 @@ package predict
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
+	"strings"
 	"sync"
 
 	jsonpatch "gopkg.in/evanphx/json-patch.v4"
@@ -73,8 +75,113 @@ func (o *Offline) Executor(gvk schema.GroupVersionKind, name string, live *unstr
 		if e.liveJS, err = live.MarshalJSON(); err != nil {
 			return nil, err
 		}
+		if managedFieldsRideAlong(live) {
+			bare := &unstructured.Unstructured{Object: withoutMeta(live.Object, "managedFields")}
+			if e.bareJS, err = bare.MarshalJSON(); err != nil {
+				return nil, err
+			}
+		}
 	}
 	return e, nil
+}
+
+// managedFieldsRideAlong reports whether live's managedFields are ones the
+// field manager reads the same from live whether a write carries a copy of
+// them or none at all: a list of entries, not absent, not empty and not the
+// single empty entry that asks the server to reset them. Patches that
+// cannot see them then run on live without them (bareJS), which is the
+// larger part of a small object's JSON.
+func managedFieldsRideAlong(live *unstructured.Unstructured) bool {
+	md, _ := live.Object["metadata"].(map[string]any)
+	items, _ := md["managedFields"].([]any)
+	switch len(items) {
+	case 0:
+		return false
+	case 1:
+		// A named manager makes the entry non-empty.
+		first, _ := items[0].(map[string]any)
+		name, _ := first["manager"].(string)
+		return name != ""
+	}
+	return true
+}
+
+// patchSeesManagedFields reports whether a patch may read or write
+// metadata.managedFields, or replace, test, move or copy one of its
+// parents. It says false only when it is sure: a JSON patch whose paths all
+// lie elsewhere, or a merge patch (strategic: without directives at the top
+// or in metadata) whose metadata, if any, is an object without
+// managedFields. Such a patch merges to the same object with or without
+// them.
+func patchSeesManagedFields(pt types.PatchType, data []byte) bool {
+	switch pt {
+	case types.JSONPatchType:
+		var ops []map[string]json.RawMessage
+		if json.Unmarshal(data, &ops) != nil {
+			return true
+		}
+		for _, op := range ops {
+			for _, k := range []string{"path", "from"} {
+				raw, ok := op[k]
+				if !ok {
+					continue
+				}
+				var p string
+				if json.Unmarshal(raw, &p) != nil || pointerSeesManagedFields(p) {
+					return true
+				}
+			}
+		}
+		return false
+	case types.MergePatchType, types.StrategicMergePatchType:
+		strategic := pt == types.StrategicMergePatchType
+		var top map[string]json.RawMessage
+		if json.Unmarshal(data, &top) != nil || top == nil || strategic && hasDirective(top) {
+			return true
+		}
+		raw, ok := top["metadata"]
+		if !ok {
+			return false
+		}
+		var md map[string]json.RawMessage
+		if json.Unmarshal(raw, &md) != nil || md == nil || strategic && hasDirective(md) {
+			return true
+		}
+		_, ok = md["managedFields"]
+		return ok
+	}
+	return true
+}
+
+// pointerSeesManagedFields reports whether JSON pointer p (as the JSON
+// patch library reads it: the part before the first "/" is ignored) is the
+// whole document, metadata, or at or under metadata.managedFields. Neither
+// name has characters that escape, so the names compare as written.
+func pointerSeesManagedFields(p string) bool {
+	_, rest, ok := strings.Cut(p, "/")
+	if !ok {
+		return true
+	}
+	first, rest, ok := strings.Cut(rest, "/")
+	if first != "metadata" {
+		return false
+	}
+	if !ok {
+		return true
+	}
+	second, _, _ := strings.Cut(rest, "/")
+	return second == "managedFields"
+}
+
+// hasDirective reports whether a strategic merge patch map holds a
+// directive ($patch, $retainKeys, $setElementOrder/..., $deleteFromPrimitiveList/...).
+func hasDirective(m map[string]json.RawMessage) bool {
+	for k := range m {
+		if strings.HasPrefix(k, "$") {
+			return true
+		}
+	}
+	return false
 }
 
 // offlineExecutor replays the API server's handling of writes to one
@@ -87,6 +194,9 @@ type offlineExecutor struct {
 	live *unstructured.Unstructured
 	// liveJS is live as JSON.
 	liveJS []byte
+	// bareJS is live as JSON without managedFields, for the patches that
+	// cannot see them; nil unless managedFieldsRideAlong(live).
+	bareJS []byte
 
 	// applyMu guards applied.
 	applyMu sync.Mutex
@@ -135,8 +245,35 @@ func (e *offlineExecutor) Patch(_ context.Context, pt types.PatchType, data []by
 	if e.live == nil {
 		return nil, apierrors.NewNotFound(e.gr, e.name)
 	}
-	liveJS := e.liveJS
-	var err error
+	// A patch that cannot see managedFields runs on live without them, and
+	// the patched object then carries none: the field manager reads live's,
+	// as it would read the copy the patched object would carry. Updates
+	// and patches that merge to the same object then also share the field
+	// manager's run (see update). Errors can quote the document, so a
+	// failing patch runs again on all of live for the server's words.
+	var obj *unstructured.Unstructured
+	if e.bareJS != nil && !patchSeesManagedFields(pt, data) {
+		obj, _ = e.patchDoc(e.bareJS, pt, data)
+	}
+	if obj == nil {
+		var err error
+		if obj, err = e.patchDoc(e.liveJS, pt, data); err != nil {
+			return nil, err
+		}
+	}
+	// The patched object carries the resourceVersion the patch left in it:
+	// the live one unless the patch set another (an optimistic lock).
+	if obj.GetResourceVersion() != e.live.GetResourceVersion() {
+		return nil, e.conflict()
+	}
+	e.beforeUpdate(obj)
+	applyDefaults(e.gvk, obj)
+	return e.update(obj, manager)
+}
+
+// patchDoc applies a patch of type pt to doc and decodes the result, with
+// the API server's errors.
+func (e *offlineExecutor) patchDoc(doc []byte, pt types.PatchType, data []byte) (*unstructured.Unstructured, error) {
 	var patched []byte
 	switch pt {
 	case types.JSONPatchType:
@@ -144,22 +281,23 @@ func (e *offlineExecutor) Patch(_ context.Context, pt types.PatchType, data []by
 		if err != nil {
 			return nil, apierrors.NewBadRequest(err.Error())
 		}
-		patched, err = p.Apply(liveJS)
+		patched, err = p.Apply(doc)
 		if err != nil {
 			return nil, apierrors.NewGenericServerResponse(http.StatusUnprocessableEntity, "", schema.GroupResource{}, "", err.Error(), 0, false)
 		}
 	case types.MergePatchType:
-		patched, err = jsonpatch.MergePatch(liveJS, data)
+		var err error
+		patched, err = jsonpatch.MergePatch(doc, data)
 		if err != nil {
 			return nil, apierrors.NewBadRequest(err.Error())
 		}
 	case types.StrategicMergePatchType:
-		typed, serr := scheme.Scheme.New(e.gvk)
-		if serr != nil {
+		typed, err := scheme.Scheme.New(e.gvk)
+		if err != nil {
 			return nil, apierrors.NewGenericServerResponse(http.StatusUnsupportedMediaType, "patch", e.gr, e.name,
 				"the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml", 0, false)
 		}
-		patched, err = strategicpatch.StrategicMergePatch(liveJS, data, typed)
+		patched, err = strategicpatch.StrategicMergePatch(doc, data, typed)
 		if err != nil {
 			return nil, apierrors.NewGenericServerResponse(http.StatusUnprocessableEntity, "", schema.GroupResource{}, "", err.Error(), 0, false)
 		}
@@ -170,14 +308,7 @@ func (e *offlineExecutor) Patch(_ context.Context, pt types.PatchType, data []by
 	if err := obj.UnmarshalJSON(patched); err != nil {
 		return nil, apierrors.NewBadRequest(err.Error())
 	}
-	// The patched object carries the resourceVersion the patch left in it:
-	// the live one unless the patch set another (an optimistic lock).
-	if obj.GetResourceVersion() != e.live.GetResourceVersion() {
-		return nil, e.conflict()
-	}
-	e.beforeUpdate(obj)
-	applyDefaults(e.gvk, obj)
-	return e.update(obj, manager)
+	return obj, nil
 }
 
 // apply runs a server-side apply. Apply and apply-force of the same

@@ -1,0 +1,100 @@
+package predict
+
+import (
+	"context"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"k8s.io/apimachinery/pkg/types"
+)
+
+func TestPatchSeesManagedFields(t *testing.T) {
+	tests := []struct {
+		name  string
+		pt    types.PatchType
+		patch string
+		want  bool
+	}{
+		{"json: spec only", types.JSONPatchType, `[{"op":"replace","path":"/spec/replicas","value":3}]`, false},
+		{"json: labels and a resourceVersion test", types.JSONPatchType, `[{"op":"test","path":"/metadata/resourceVersion","value":"1"},{"op":"add","path":"/metadata/labels/x","value":"y"}]`, false},
+		{"json: a field named like managedFields elsewhere", types.JSONPatchType, `[{"op":"add","path":"/spec/managedFields","value":1}]`, false},
+		{"json: managedFields", types.JSONPatchType, `[{"op":"remove","path":"/metadata/managedFields"}]`, true},
+		{"json: an entry of managedFields", types.JSONPatchType, `[{"op":"test","path":"/metadata/managedFields/0/manager","value":"a"}]`, true},
+		{"json: all of metadata", types.JSONPatchType, `[{"op":"replace","path":"/metadata","value":{}}]`, true},
+		{"json: the whole document", types.JSONPatchType, `[{"op":"test","path":"","value":{}}]`, true},
+		{"json: copy from metadata", types.JSONPatchType, `[{"op":"copy","from":"/metadata","path":"/spec/x"}]`, true},
+		{"json: the library ignores what precedes the first slash", types.JSONPatchType, `[{"op":"remove","path":"x/metadata/managedFields"}]`, true},
+		{"json: path not a string", types.JSONPatchType, `[{"op":"remove","path":1}]`, true},
+		{"json: not a patch", types.JSONPatchType, `{}`, true},
+		{"merge: spec only", types.MergePatchType, `{"spec":{"replicas":3}}`, false},
+		{"merge: resourceVersion lock", types.MergePatchType, `{"metadata":{"resourceVersion":"7"}}`, false},
+		{"merge: managedFields", types.MergePatchType, `{"metadata":{"managedFields":null}}`, true},
+		{"merge: metadata removed", types.MergePatchType, `{"metadata":null}`, true},
+		{"merge: metadata replaced", types.MergePatchType, `{"metadata":"x"}`, true},
+		{"merge: the last of duplicate keys counts", types.MergePatchType, `{"metadata":{},"metadata":null}`, true},
+		{"merge: not an object", types.MergePatchType, `[]`, true},
+		{"merge: a directive is only data", types.MergePatchType, `{"metadata":{"$patch":"replace"}}`, false},
+		{"strategic: containers", types.StrategicMergePatchType, `{"spec":{"template":{"spec":{"containers":[{"name":"a","$patch":"delete"}]}}}}`, false},
+		{"strategic: labels", types.StrategicMergePatchType, `{"metadata":{"labels":{"x":"y"}}}`, false},
+		{"strategic: retainKeys in metadata", types.StrategicMergePatchType, `{"metadata":{"$retainKeys":["name"]}}`, true},
+		{"strategic: replace at the top", types.StrategicMergePatchType, `{"$patch":"replace","metadata":{"name":"x"}}`, true},
+		{"strategic: managedFields", types.StrategicMergePatchType, `{"metadata":{"managedFields":[]}}`, true},
+		{"apply is not patched here", types.ApplyPatchType, `{}`, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := patchSeesManagedFields(tt.pt, []byte(tt.patch)); got != tt.want {
+				t.Errorf("patchSeesManagedFields(%s, %s) = %v, want %v", tt.pt, tt.patch, got, tt.want)
+			}
+		})
+	}
+}
+
+// TestOfflinePatchWithoutManagedFields checks that patches predict the same
+// whether they run on live without its managedFields or on all of it.
+func TestOfflinePatchWithoutManagedFields(t *testing.T) {
+	patches := []struct {
+		pt    PatchType
+		patch string
+	}{
+		{PatchJSON, `[{"op":"replace","path":"/spec/replicas","value":3}]`},
+		{PatchJSON, `[{"op":"test","path":"/spec/replicas","value":2}]`},
+		{PatchJSON, `[{"op":"remove","path":"/kind"}]`},
+		{PatchJSON, `[{"op":"remove","path":"/metadata/managedFields"}]`},
+		{PatchMerge, `{"spec":{"replicas":4}}`},
+		{PatchMerge, `{"metadata":{"labels":{"x":"y"}},"spec":{"template":{"spec":{"containers":null}}}}`},
+		{PatchMerge, `{"kind":null}`},
+		{PatchMerge, `{"metadata":{"managedFields":[]}}`},
+		{PatchStrategic, `{"spec":{"template":{"spec":{"containers":[{"name":"nginx","image":"nginx:9"}]}}}}`},
+		{PatchStrategic, `{"spec":{"template":{"spec":{"containers":[{"name":"sidecar","$patch":"delete"}]}}}}`},
+		{PatchStrategic, `{"metadata":{"$retainKeys":["name"]}}`},
+	}
+	live := liveWeb(t)
+	for _, p := range patches {
+		t.Run(string(p.pt)+" "+p.patch, func(t *testing.T) {
+			in := Input{Patch: []byte(p.patch), PatchType: p.pt}
+			cfg := Config{FieldManager: "ci"}
+			predictWith := func(bare bool) Result {
+				ex, err := NewOffline(nil).Executor(deployGVK, "web", live)
+				if err != nil {
+					t.Fatal(err)
+				}
+				oe := ex.(*offlineExecutor)
+				if oe.bareJS == nil {
+					t.Fatal("live's managedFields do not ride along")
+				}
+				if !bare {
+					oe.bareJS = nil
+				}
+				res, err := Predict(context.Background(), cfg, in, ex)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return res
+			}
+			if diff := cmp.Diff(predictWith(false), predictWith(true)); diff != "" {
+				t.Errorf("on all of live (-) and without managedFields (+):\n%s", diff)
+			}
+		})
+	}
+}
