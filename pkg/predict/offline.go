@@ -113,21 +113,18 @@ func managedFieldsRideAlong(live *unstructured.Unstructured) bool {
 // or in metadata) whose metadata, if any, is an object without
 // managedFields. Such a patch merges to the same object with or without
 // them.
-func patchSeesManagedFields(pt types.PatchType, data []byte) bool {
+func patchSeesManagedFields(pt types.PatchType, data []byte, ops jsonpatch.Patch) bool {
 	switch pt {
 	case types.JSONPatchType:
-		var ops []map[string]json.RawMessage
-		if json.Unmarshal(data, &ops) != nil {
-			return true
-		}
 		for _, op := range ops {
 			for _, k := range []string{"path", "from"} {
-				raw, ok := op[k]
-				if !ok {
+				raw := op[k]
+				if raw == nil {
+					// Absent (or null): the operation fails if it needs it.
 					continue
 				}
-				var p string
-				if json.Unmarshal(raw, &p) != nil || pointerSeesManagedFields(p) {
+				p, ok := jsonString(*raw)
+				if !ok || pointerSeesManagedFields(p) {
 					return true
 				}
 			}
@@ -171,6 +168,16 @@ func pointerSeesManagedFields(p string) bool {
 	}
 	second, _, _ := strings.Cut(rest, "/")
 	return second == "managedFields"
+}
+
+// jsonString decodes a JSON string, without the decoder when it has no
+// escapes.
+func jsonString(raw []byte) (string, bool) {
+	if len(raw) >= 2 && raw[0] == '"' && raw[len(raw)-1] == '"' && bytes.IndexByte(raw, '\\') < 0 {
+		return string(raw[1 : len(raw)-1]), true
+	}
+	var s string
+	return s, json.Unmarshal(raw, &s) == nil
 }
 
 // hasDirective reports whether a strategic merge patch map holds a
@@ -251,13 +258,20 @@ func (e *offlineExecutor) Patch(_ context.Context, pt types.PatchType, data []by
 	// and patches that merge to the same object then also share the field
 	// manager's run (see update). Errors can quote the document, so a
 	// failing patch runs again on all of live for the server's words.
+	var ops jsonpatch.Patch
+	if pt == types.JSONPatchType {
+		var err error
+		if ops, err = jsonpatch.DecodePatch(data); err != nil {
+			return nil, apierrors.NewBadRequest(err.Error())
+		}
+	}
 	var obj *unstructured.Unstructured
-	if e.bareJS != nil && !patchSeesManagedFields(pt, data) {
-		obj, _ = e.patchDoc(e.bareJS, pt, data)
+	if e.bareJS != nil && !patchSeesManagedFields(pt, data, ops) {
+		obj, _ = e.patchDoc(e.bareJS, pt, data, ops)
 	}
 	if obj == nil {
 		var err error
-		if obj, err = e.patchDoc(e.liveJS, pt, data); err != nil {
+		if obj, err = e.patchDoc(e.liveJS, pt, data, ops); err != nil {
 			return nil, err
 		}
 	}
@@ -272,16 +286,14 @@ func (e *offlineExecutor) Patch(_ context.Context, pt types.PatchType, data []by
 }
 
 // patchDoc applies a patch of type pt to doc and decodes the result, with
-// the API server's errors.
-func (e *offlineExecutor) patchDoc(doc []byte, pt types.PatchType, data []byte) (*unstructured.Unstructured, error) {
+// the API server's errors. A JSON patch comes decoded as ops (applying it
+// does not change it).
+func (e *offlineExecutor) patchDoc(doc []byte, pt types.PatchType, data []byte, ops jsonpatch.Patch) (*unstructured.Unstructured, error) {
 	var patched []byte
 	switch pt {
 	case types.JSONPatchType:
-		p, err := jsonpatch.DecodePatch(data)
-		if err != nil {
-			return nil, apierrors.NewBadRequest(err.Error())
-		}
-		patched, err = p.Apply(doc)
+		var err error
+		patched, err = ops.Apply(doc)
 		if err != nil {
 			return nil, apierrors.NewGenericServerResponse(http.StatusUnprocessableEntity, "", schema.GroupResource{}, "", err.Error(), 0, false)
 		}

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	jsonpatch "gopkg.in/evanphx/json-patch.v4"
 	"k8s.io/apimachinery/pkg/types"
 )
 
@@ -25,7 +26,9 @@ func TestPatchSeesManagedFields(t *testing.T) {
 		{"json: copy from metadata", types.JSONPatchType, `[{"op":"copy","from":"/metadata","path":"/spec/x"}]`, true},
 		{"json: the library ignores what precedes the first slash", types.JSONPatchType, `[{"op":"remove","path":"x/metadata/managedFields"}]`, true},
 		{"json: path not a string", types.JSONPatchType, `[{"op":"remove","path":1}]`, true},
-		{"json: not a patch", types.JSONPatchType, `{}`, true},
+		{"json: an escaped path", types.JSONPatchType, `[{"op":"remove","path":"/metadata/managed\u0046ields"}]`, true},
+		{"json: an escaped key elsewhere", types.JSONPatchType, `[{"op":"remove","path":"/metadata/labels/a~1b"}]`, false},
+		{"json: without a path", types.JSONPatchType, `[{"op":"remove"}]`, false},
 		{"merge: spec only", types.MergePatchType, `{"spec":{"replicas":3}}`, false},
 		{"merge: resourceVersion lock", types.MergePatchType, `{"metadata":{"resourceVersion":"7"}}`, false},
 		{"merge: managedFields", types.MergePatchType, `{"metadata":{"managedFields":null}}`, true},
@@ -43,7 +46,14 @@ func TestPatchSeesManagedFields(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := patchSeesManagedFields(tt.pt, []byte(tt.patch)); got != tt.want {
+			var ops jsonpatch.Patch
+			if tt.pt == types.JSONPatchType {
+				var err error
+				if ops, err = jsonpatch.DecodePatch([]byte(tt.patch)); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if got := patchSeesManagedFields(tt.pt, []byte(tt.patch), ops); got != tt.want {
 				t.Errorf("patchSeesManagedFields(%s, %s) = %v, want %v", tt.pt, tt.patch, got, tt.want)
 			}
 		})
