@@ -343,9 +343,17 @@ func buildRequests(cfg Config, in Input, live *unstructured.Unstructured, baseRV
 		full = fillSystemFields(desired, base)
 	}
 	builtin := managedfields.IsBuiltin(desired.GroupVersionKind())
-	// The patch origin and target, encoded once for all patch methods.
+	// The patch origin and target, encoded once for all patch methods, and
+	// the merge patch between them, made once for the methods that send it.
 	var from, to map[string]any
-	var fromJS, toJS []byte
+	var fromJS, toJS, merge []byte
+	mergeOnce := func() ([]byte, error) {
+		var err error
+		if merge == nil {
+			merge, err = jsonpatch.CreateMergePatch(fromJS, toJS)
+		}
+		return merge, err
+	}
 	for _, m := range methods {
 		rq := request{method: m}
 		switch m {
@@ -378,15 +386,19 @@ func buildRequests(cfg Config, in Input, live *unstructured.Unstructured, baseRV
 			case JSONPatch:
 				rq.pt = types.JSONPatchType
 				rq.data, err = GenerateJSONPatch(from, to, baseRV)
-			case MergePatch, MergePatchRV:
-				rq.data, err = mergePatch(fromJS, toJS, m == MergePatchRV, baseRV)
+			case MergePatch:
+				rq.data, err = mergeOnce()
+			case MergePatchRV:
+				if rq.data, err = mergeOnce(); err == nil {
+					rq.data, err = withRV(rq.data, baseRV)
+				}
 			case StrategicMergePatch:
 				rq.pt = types.StrategicMergePatchType
 				if builtin {
 					rq.data, err = strategicPatch(fromJS, toJS, desired)
 				} else {
 					// Sent anyway, as a client would: the server answers 415.
-					rq.data, err = mergePatch(fromJS, toJS, false, "")
+					rq.data, err = mergeOnce()
 				}
 			}
 			if err != nil {
@@ -485,17 +497,6 @@ func stripForPatch(u *unstructured.Unstructured) map[string]any {
 	unstructured.RemoveNestedField(c.Object, "metadata", "managedFields")
 	unstructured.RemoveNestedField(c.Object, "metadata", "resourceVersion")
 	return c.Object
-}
-
-func mergePatch(fb, tb []byte, lock bool, rv string) ([]byte, error) {
-	p, err := jsonpatch.CreateMergePatch(fb, tb)
-	if err != nil {
-		return nil, err
-	}
-	if lock {
-		return withRV(p, rv)
-	}
-	return p, nil
 }
 
 // withRV adds metadata.resourceVersion to a merge patch.
