@@ -15,8 +15,10 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
+	utiljson "k8s.io/apimachinery/pkg/util/json"
 	"k8s.io/apimachinery/pkg/util/strategicpatch"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/client-go/kubernetes/scheme"
@@ -204,6 +206,10 @@ type offlineExecutor struct {
 	// bareJS is live as JSON without managedFields, for the patches that
 	// cannot see them; nil unless managedFieldsRideAlong(live).
 	bareJS []byte
+	// bareObj is bareJS decoded, made on first use by a merge patch.
+	bareOnce sync.Once
+	bareObj  map[string]any
+	bareErr  error
 
 	// applyMu guards applied.
 	applyMu sync.Mutex
@@ -266,7 +272,11 @@ func (e *offlineExecutor) Patch(_ context.Context, pt types.PatchType, data []by
 		}
 	}
 	var obj *unstructured.Unstructured
-	if e.bareJS != nil && !patchSeesManagedFields(pt, data, ops) {
+	switch {
+	case e.bareJS == nil:
+	case pt == types.MergePatchType:
+		obj = e.mergeBare(data)
+	case !patchSeesManagedFields(pt, data, ops):
 		obj, _ = e.patchDoc(e.bareJS, pt, data, ops)
 	}
 	if obj == nil {
@@ -283,6 +293,86 @@ func (e *offlineExecutor) Patch(_ context.Context, pt types.PatchType, data []by
 	e.beforeUpdate(obj)
 	applyDefaults(e.gvk, obj)
 	return e.update(obj, manager)
+}
+
+// mergeBare applies a merge patch to live without managedFields, in
+// memory: no document to decode, patch and encode again. It returns nil
+// when the patch is not an object, may see managedFields, or leaves no
+// kind (the server's error quotes the document).
+func (e *offlineExecutor) mergeBare(data []byte) *unstructured.Unstructured {
+	var patch map[string]any
+	if utiljson.Unmarshal(data, &patch) != nil || patch == nil {
+		return nil
+	}
+	if md, ok := patch["metadata"]; ok {
+		m, isMap := md.(map[string]any)
+		if !isMap {
+			return nil
+		}
+		if _, ok := m["managedFields"]; ok {
+			return nil
+		}
+	}
+	e.bareOnce.Do(func() {
+		// Decoded from JSON, the values have the types the patched
+		// document's decode would give them.
+		e.bareErr = utiljson.Unmarshal(e.bareJS, &e.bareObj)
+	})
+	if e.bareErr != nil {
+		return nil
+	}
+	obj := &unstructured.Unstructured{Object: mergeInto(runtime.DeepCopyJSON(e.bareObj), patch)}
+	if obj.GetKind() == "" {
+		return nil
+	}
+	return obj
+}
+
+// mergeInto applies the JSON merge patch patch to doc in place and returns
+// doc, with the rules of the library the API server uses
+// (gopkg.in/evanphx/json-patch.v4 MergePatch) on decoded values: null
+// removes a key, an object merges into an object, and any other value
+// replaces the old one; a value put where there was none, null or no
+// object loses the nulls of its objects, also of objects in lists, but a
+// value that replaces an object keeps them.
+func mergeInto(doc, patch map[string]any) map[string]any {
+	for k, v := range patch {
+		if v == nil {
+			delete(doc, k)
+			continue
+		}
+		cur, isObj := doc[k].(map[string]any)
+		if !isObj {
+			doc[k] = pruneNulls(v)
+			continue
+		}
+		if p, ok := v.(map[string]any); ok {
+			mergeInto(cur, p)
+		} else {
+			doc[k] = v
+		}
+	}
+	return doc
+}
+
+// pruneNulls drops the null members of v's objects, at any depth, and
+// returns v. Nulls in lists stay.
+func pruneNulls(v any) any {
+	switch t := v.(type) {
+	case map[string]any:
+		for k, e := range t {
+			if e == nil {
+				delete(t, k)
+			} else {
+				pruneNulls(e)
+			}
+		}
+	case []any:
+		for _, e := range t {
+			pruneNulls(e)
+		}
+	}
+	return v
 }
 
 // patchDoc applies a patch of type pt to doc and decodes the result, with

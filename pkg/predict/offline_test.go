@@ -7,6 +7,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	jsonpatch "gopkg.in/evanphx/json-patch.v4"
 	"k8s.io/apimachinery/pkg/types"
+	utiljson "k8s.io/apimachinery/pkg/util/json"
 )
 
 func TestPatchSeesManagedFields(t *testing.T) {
@@ -106,5 +107,52 @@ func TestOfflinePatchWithoutManagedFields(t *testing.T) {
 				t.Errorf("on all of live (-) and without managedFields (+):\n%s", diff)
 			}
 		})
+	}
+}
+
+// TestMergeIntoMatchesLibrary checks the in-memory merge patch against the
+// library the API server uses, quirks included.
+func TestMergeIntoMatchesLibrary(t *testing.T) {
+	docs := []string{
+		`{"kind":"K","a":{"b":1,"c":[1,{"d":null}],"n":null},"l":[1,2],"s":"x","o":{}}`,
+		`{"kind":"K","metadata":{"name":"x","labels":{"a":"b"},"creationTimestamp":null}}`,
+	}
+	patches := []string{
+		`{}`,
+		`{"a":null,"zz":null}`,
+		`{"a":{"b":null,"e":{"f":null,"g":1}}}`,
+		`{"a":{"c":{"x":null,"y":2}}}`,
+		`{"a":[{"x":null},null,{"y":{"z":null}}]}`,
+		`{"l":{"x":null,"y":1}}`,
+		`{"s":{"x":null,"y":[{"z":null}]}}`,
+		`{"n":{"x":null}}`,
+		`{"a":{"n":{"x":null,"y":1}}}`,
+		`{"o":"replaced","new":[null,{"k":null}]}`,
+		`{"a":{"b":2.0,"big":12345678901234567890,"f":1.5,"e":1e3}}`,
+		`{"a":{"b":1},"a":{"c":2}}`,
+		`{"s":"\u00e9\ud83d\ude00<&>","u":"\u0000"}`,
+		`{"metadata":{"labels":{"a":null,"c":"d"},"resourceVersion":"7"}}`,
+		`{"kind":"Other"}`,
+		`{"o":{"$patch":"replace"}}`,
+	}
+	for _, d := range docs {
+		for _, p := range patches {
+			lib, err := jsonpatch.MergePatch([]byte(d), []byte(p))
+			if err != nil {
+				t.Fatalf("library: %v", err)
+			}
+			var want, doc, patch map[string]any
+			for _, x := range []struct {
+				b []byte
+				v *map[string]any
+			}{{lib, &want}, {[]byte(d), &doc}, {[]byte(p), &patch}} {
+				if err := utiljson.Unmarshal(x.b, x.v); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if diff := cmp.Diff(want, mergeInto(doc, patch)); diff != "" {
+				t.Errorf("merge %s into %s (-library +mergeInto):\n%s", p, d, diff)
+			}
+		}
 	}
 }
