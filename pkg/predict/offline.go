@@ -11,7 +11,6 @@ import (
 	"sync"
 
 	jsonpatch "gopkg.in/evanphx/json-patch.v4"
-	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -496,7 +495,7 @@ func (e *offlineExecutor) update(obj *unstructured.Unstructured, manager string)
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	for _, m := range e.memo {
-		if m.manager == manager && equality.Semantic.DeepEqual(m.in.Object, obj.Object) {
+		if m.manager == manager && jsonEqual(m.in.Object, obj.Object) {
 			return m.out, m.err
 		}
 	}
@@ -564,8 +563,8 @@ func (e *offlineExecutor) finish(out *unstructured.Unstructured) (*unstructured.
 // kinds that track generation on any change outside metadata and status.
 func bumpsGeneration(gvk schema.GroupVersionKind, before, after *unstructured.Unstructured) bool {
 	if gvk.Group == "apps" && gvk.Kind == "Deployment" {
-		return !equality.Semantic.DeepEqual(before.Object["spec"], after.Object["spec"]) ||
-			!equality.Semantic.DeepEqual(before.GetAnnotations(), after.GetAnnotations())
+		return !jsonEqual(before.Object["spec"], after.Object["spec"]) ||
+			!jsonEqual(before.GetAnnotations(), after.GetAnnotations())
 	}
 	keys := map[string]bool{}
 	for k := range before.Object {
@@ -579,7 +578,7 @@ func bumpsGeneration(gvk schema.GroupVersionKind, before, after *unstructured.Un
 		case "metadata", "status", "apiVersion", "kind":
 			continue
 		}
-		if !equality.Semantic.DeepEqual(before.Object[k], after.Object[k]) {
+		if !jsonEqual(before.Object[k], after.Object[k]) {
 			return true
 		}
 	}

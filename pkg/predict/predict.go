@@ -12,7 +12,6 @@ import (
 	"sync/atomic"
 
 	jsonpatch "gopkg.in/evanphx/json-patch.v4"
-	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -658,7 +657,7 @@ func paths(s *fieldpath.Set) []string {
 // sameStored reports whether after would be stored as the same bytes as
 // before (ignoring the resourceVersion the server would assign).
 func sameStored(before, after *unstructured.Unstructured) bool {
-	return equality.Semantic.DeepEqual(withoutMeta(before.Object, "resourceVersion"), withoutMeta(after.Object, "resourceVersion"))
+	return jsonEqual(withoutMeta(before.Object, "resourceVersion"), withoutMeta(after.Object, "resourceVersion"))
 }
 
 // withoutMeta returns a shallow copy of obj whose metadata lacks keys,
