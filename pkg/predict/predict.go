@@ -32,7 +32,8 @@ type Executor interface {
 	Engine() string
 	// Live returns the current object, or a NotFound API error.
 	Live(ctx context.Context) (*unstructured.Unstructured, error)
-	// Update is a PUT of obj by manager.
+	// Update is a PUT of obj by manager. obj shares parts with other
+	// requests: an executor must not modify it.
 	Update(ctx context.Context, obj *unstructured.Unstructured, manager string) (*unstructured.Unstructured, error)
 	// Patch is a PATCH of the given type by manager; force only matters
 	// for apply.
@@ -357,13 +358,9 @@ func buildRequests(cfg Config, in Input, live *unstructured.Unstructured, baseRV
 		rq := request{method: m}
 		switch m {
 		case Update:
-			o := full.DeepCopy()
-			o.SetResourceVersion(baseRV)
-			rq.obj = o
+			rq.obj = withResourceVersion(full, baseRV)
 		case UpdateNoRV:
-			o := full.DeepCopy()
-			o.SetResourceVersion("")
-			rq.obj = o
+			rq.obj = withResourceVersion(full, "")
 		case JSONPatch, MergePatch, MergePatchRV, StrategicMergePatch:
 			if base == nil {
 				rq.skip, rq.skipVerdict = "the object does not exist and no --base was given: there is nothing to patch", NotFound
@@ -410,9 +407,7 @@ func buildRequests(cfg Config, in Input, live *unstructured.Unstructured, baseRV
 			}
 			rq.pt = types.ApplyPatchType
 			rq.force = m == ApplyForce
-			cfgObj := desired.DeepCopy()
-			cfgObj.SetManagedFields(nil)
-			b, err := json.Marshal(cfgObj.Object)
+			b, err := json.Marshal(withoutMeta(desired.Object, "managedFields"))
 			if err != nil {
 				return nil, err
 			}
@@ -472,7 +467,8 @@ var systemFields = []string{"uid", "creationTimestamp", "generation", "selfLink"
 // where desired has none.
 func fillSystemFields(desired, base *unstructured.Unstructured) *unstructured.Unstructured {
 	out := desired.DeepCopy()
-	bm, _, _ := unstructured.NestedMap(base.Object, "metadata")
+	// Only read; SetNestedField copies what it takes.
+	bm, _ := base.Object["metadata"].(map[string]any)
 	for _, f := range systemFields {
 		if _, found, _ := unstructured.NestedFieldNoCopy(out.Object, "metadata", f); found {
 			continue
@@ -490,12 +486,20 @@ func fillSystemFields(desired, base *unstructured.Unstructured) *unstructured.Un
 }
 
 // stripForPatch drops what patch generators never diff: managedFields and
-// the resourceVersion (the locked variants add it back on purpose).
+// the resourceVersion (the locked variants add it back on purpose). The
+// result shares all but its top level and metadata with u: the generators
+// only read it.
 func stripForPatch(u *unstructured.Unstructured) map[string]any {
-	c := u.DeepCopy()
-	unstructured.RemoveNestedField(c.Object, "metadata", "managedFields")
-	unstructured.RemoveNestedField(c.Object, "metadata", "resourceVersion")
-	return c.Object
+	return withoutMeta(u.Object, "managedFields", "resourceVersion")
+}
+
+// withResourceVersion returns u with its resourceVersion set to rv (""
+// removes it). The copy shares all but its top level and metadata with u:
+// executors copy an object before they change it.
+func withResourceVersion(u *unstructured.Unstructured, rv string) *unstructured.Unstructured {
+	o := &unstructured.Unstructured{Object: withoutMeta(u.Object)}
+	o.SetResourceVersion(rv)
+	return o
 }
 
 // withRV adds metadata.resourceVersion to a merge patch.
