@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"net/http"
 	"strings"
 	"sync"
@@ -72,18 +73,57 @@ func (o *Offline) Executor(gvk schema.GroupVersionKind, name string, live *unstr
 	}
 	gvr, _ := meta.UnsafeGuessKindToResource(gvk)
 	e := &offlineExecutor{fm: fm, gvk: gvk, gr: gvr.GroupResource(), name: name, live: live}
-	if live != nil {
-		if e.liveJS, err = live.MarshalJSON(); err != nil {
+	if live == nil {
+		return e, nil
+	}
+	rideAlong := managedFieldsRideAlong(live)
+	// All of live as JSON is needed only by patches that see managedFields
+	// and by failing ones: it is made on first use, unless only encoding
+	// it can tell whether it encodes at all.
+	if !rideAlong || !encodes(live.Object["metadata"].(map[string]any)["managedFields"]) {
+		if _, err := e.liveJSON(); err != nil {
 			return nil, err
 		}
-		if managedFieldsRideAlong(live) {
-			bare := &unstructured.Unstructured{Object: withoutMeta(live.Object, "managedFields")}
-			if e.bareJS, err = bare.MarshalJSON(); err != nil {
-				return nil, err
-			}
+	}
+	if rideAlong {
+		bare := &unstructured.Unstructured{Object: withoutMeta(live.Object, "managedFields")}
+		if e.bareJS, err = bare.MarshalJSON(); err != nil {
+			return nil, err
 		}
 	}
 	return e, nil
+}
+
+// liveJSON returns live as JSON, encoding it on first use.
+func (e *offlineExecutor) liveJSON() ([]byte, error) {
+	e.liveOnce.Do(func() { e.liveJS, e.liveErr = e.live.MarshalJSON() })
+	return e.liveJS, e.liveErr
+}
+
+// encodes reports whether v certainly encodes as JSON: it holds only the
+// types JSON decodes to, and no NaN or infinity. (Then the first error in
+// encoding all of live, if any, is the same as in encoding it without v.)
+func encodes(v any) bool {
+	switch t := v.(type) {
+	case map[string]any:
+		for _, e := range t {
+			if !encodes(e) {
+				return false
+			}
+		}
+	case []any:
+		for _, e := range t {
+			if !encodes(e) {
+				return false
+			}
+		}
+	case float64:
+		return !math.IsNaN(t) && !math.IsInf(t, 0)
+	case nil, string, bool, int64:
+	default:
+		return false
+	}
+	return true
 }
 
 // managedFieldsRideAlong reports whether live's managedFields are ones the
@@ -200,8 +240,10 @@ type offlineExecutor struct {
 	gr   schema.GroupResource
 	name string
 	live *unstructured.Unstructured
-	// liveJS is live as JSON.
-	liveJS []byte
+	// liveJS is live as JSON, made on first use (see liveJSON).
+	liveOnce sync.Once
+	liveJS   []byte
+	liveErr  error
 	// bareJS is live as JSON without managedFields, for the patches that
 	// cannot see them; nil unless managedFieldsRideAlong(live).
 	bareJS []byte
@@ -279,8 +321,11 @@ func (e *offlineExecutor) Patch(_ context.Context, pt types.PatchType, data []by
 		obj, _ = e.patchDoc(e.bareJS, pt, data, ops)
 	}
 	if obj == nil {
-		var err error
-		if obj, err = e.patchDoc(e.liveJS, pt, data, ops); err != nil {
+		liveJS, err := e.liveJSON()
+		if err != nil {
+			return nil, err
+		}
+		if obj, err = e.patchDoc(liveJS, pt, data, ops); err != nil {
 			return nil, err
 		}
 	}

@@ -2,6 +2,8 @@ package predict
 
 import (
 	"context"
+	"math"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -154,5 +156,26 @@ func TestMergeIntoMatchesLibrary(t *testing.T) {
 				t.Errorf("merge %s into %s (-library +mergeInto):\n%s", p, d, diff)
 			}
 		}
+	}
+}
+
+// TestOfflineExecutorUnencodableLive checks that a live object JSON cannot
+// encode fails as it always did, wherever the bad value is.
+func TestOfflineExecutorUnencodableLive(t *testing.T) {
+	for _, where := range [][]string{{"spec", "x"}, {"metadata", "managedFields"}} {
+		t.Run(strings.Join(where, "."), func(t *testing.T) {
+			live := liveWeb(t)
+			if where[1] == "managedFields" {
+				mf := live.Object["metadata"].(map[string]any)["managedFields"].([]any)
+				mf[0].(map[string]any)["x"] = math.NaN()
+			} else {
+				live.Object["spec"].(map[string]any)["x"] = math.Inf(1)
+			}
+			_, want := live.MarshalJSON()
+			_, err := NewOffline(nil).Executor(deployGVK, "web", live)
+			if want == nil || err == nil || err.Error() != want.Error() {
+				t.Errorf("Executor: %v, want %v", err, want)
+			}
+		})
 	}
 }
