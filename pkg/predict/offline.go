@@ -469,24 +469,31 @@ func (e *offlineExecutor) apply(data []byte, manager string, force bool) (*unstr
 	}
 	plain, ok := e.applied[key]
 	if !ok {
-		plain.out, plain.err = e.unsafeApply(data, manager, false)
+		if plain.cfg, plain.err = decodeApplyConfig(data); plain.err == nil {
+			plain.out, plain.err = e.unsafeApply(plain.cfg, manager, false)
+		}
 		e.applied[key] = plain
 	}
-	if !force || plain.err == nil {
+	if !force || plain.err == nil || plain.cfg == nil {
 		return plain.out, plain.err
 	}
-	return e.unsafeApply(data, manager, true)
+	return e.unsafeApply(plain.cfg, manager, true)
 }
 
 type applyKey struct{ data, manager string }
 
 type applyResult struct {
+	// cfg is the decoded configuration, nil when it does not decode; a
+	// forced apply after a failed one reuses it (applying does not change
+	// it).
+	cfg *unstructured.Unstructured
 	out *unstructured.Unstructured
 	err error
 }
 
-// unsafeApply does one apply; it is called with applyMu held.
-func (e *offlineExecutor) unsafeApply(data []byte, manager string, force bool) (*unstructured.Unstructured, error) {
+// decodeApplyConfig decodes an apply configuration (JSON or YAML), with
+// the server's errors.
+func decodeApplyConfig(data []byte) (*unstructured.Unstructured, error) {
 	js := data
 	if t := bytes.TrimSpace(data); len(t) == 0 || t[0] != '{' {
 		var err error
@@ -501,6 +508,11 @@ func (e *offlineExecutor) unsafeApply(data []byte, manager string, force bool) (
 	if len(cfg.GetManagedFields()) > 0 {
 		return nil, apierrors.NewBadRequest("metadata.managedFields must be nil")
 	}
+	return cfg, nil
+}
+
+// unsafeApply does one apply of cfg; it is called with applyMu held.
+func (e *offlineExecutor) unsafeApply(cfg *unstructured.Unstructured, manager string, force bool) (*unstructured.Unstructured, error) {
 	live := e.live
 	if live == nil {
 		live = managedfields.NewEmpty(e.gvk)
