@@ -147,13 +147,13 @@ func managedFieldsRideAlong(live *unstructured.Unstructured) bool {
 	return true
 }
 
-// patchSeesManagedFields reports whether a patch may read or write
-// metadata.managedFields, or replace, test, move or copy one of its
-// parents. It says false only when it is sure: a JSON patch whose paths all
-// lie elsewhere, or a merge patch (strategic: without directives at the top
-// or in metadata) whose metadata, if any, is an object without
-// managedFields. Such a patch merges to the same object with or without
-// them.
+// patchSeesManagedFields reports whether a JSON patch (decoded as ops) or
+// a strategic merge patch may read or write metadata.managedFields, or
+// replace, test, move or copy one of its parents. It says false only when
+// it is sure: a JSON patch whose paths all lie elsewhere, or a strategic
+// merge patch without directives at the top or in metadata whose metadata,
+// if any, is an object without managedFields. Such a patch gives the same
+// object with or without them. (Merge patches are checked by mergeBare.)
 func patchSeesManagedFields(pt types.PatchType, data []byte, ops jsonpatch.Patch) bool {
 	switch pt {
 	case types.JSONPatchType:
@@ -171,10 +171,9 @@ func patchSeesManagedFields(pt types.PatchType, data []byte, ops jsonpatch.Patch
 			}
 		}
 		return false
-	case types.MergePatchType, types.StrategicMergePatchType:
-		strategic := pt == types.StrategicMergePatchType
+	case types.StrategicMergePatchType:
 		var top map[string]json.RawMessage
-		if json.Unmarshal(data, &top) != nil || top == nil || strategic && hasDirective(top) {
+		if json.Unmarshal(data, &top) != nil || top == nil || hasDirective(top) {
 			return true
 		}
 		raw, ok := top["metadata"]
@@ -182,7 +181,7 @@ func patchSeesManagedFields(pt types.PatchType, data []byte, ops jsonpatch.Patch
 			return false
 		}
 		var md map[string]json.RawMessage
-		if json.Unmarshal(raw, &md) != nil || md == nil || strategic && hasDirective(md) {
+		if json.Unmarshal(raw, &md) != nil || md == nil || hasDirective(md) {
 			return true
 		}
 		_, ok = md["managedFields"]
@@ -341,8 +340,9 @@ func (e *offlineExecutor) Patch(_ context.Context, pt types.PatchType, data []by
 
 // mergeBare applies a merge patch to live without managedFields, in
 // memory: no document to decode, patch and encode again. It returns nil
-// when the patch is not an object, may see managedFields, or leaves no
-// kind (the server's error quotes the document).
+// when the patch is not an object, may see managedFields (its metadata, if
+// any, is not an object without them), or leaves no kind (the server's
+// error quotes the document).
 func (e *offlineExecutor) mergeBare(data []byte) *unstructured.Unstructured {
 	var patch map[string]any
 	if utiljson.Unmarshal(data, &patch) != nil || patch == nil {

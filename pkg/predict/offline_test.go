@@ -32,20 +32,13 @@ func TestPatchSeesManagedFields(t *testing.T) {
 		{"json: an escaped path", types.JSONPatchType, `[{"op":"remove","path":"/metadata/managed\u0046ields"}]`, true},
 		{"json: an escaped key elsewhere", types.JSONPatchType, `[{"op":"remove","path":"/metadata/labels/a~1b"}]`, false},
 		{"json: without a path", types.JSONPatchType, `[{"op":"remove"}]`, false},
-		{"merge: spec only", types.MergePatchType, `{"spec":{"replicas":3}}`, false},
-		{"merge: resourceVersion lock", types.MergePatchType, `{"metadata":{"resourceVersion":"7"}}`, false},
-		{"merge: managedFields", types.MergePatchType, `{"metadata":{"managedFields":null}}`, true},
-		{"merge: metadata removed", types.MergePatchType, `{"metadata":null}`, true},
-		{"merge: metadata replaced", types.MergePatchType, `{"metadata":"x"}`, true},
-		{"merge: the last of duplicate keys counts", types.MergePatchType, `{"metadata":{},"metadata":null}`, true},
-		{"merge: not an object", types.MergePatchType, `[]`, true},
-		{"merge: a directive is only data", types.MergePatchType, `{"metadata":{"$patch":"replace"}}`, false},
 		{"strategic: containers", types.StrategicMergePatchType, `{"spec":{"template":{"spec":{"containers":[{"name":"a","$patch":"delete"}]}}}}`, false},
 		{"strategic: labels", types.StrategicMergePatchType, `{"metadata":{"labels":{"x":"y"}}}`, false},
 		{"strategic: retainKeys in metadata", types.StrategicMergePatchType, `{"metadata":{"$retainKeys":["name"]}}`, true},
 		{"strategic: replace at the top", types.StrategicMergePatchType, `{"$patch":"replace","metadata":{"name":"x"}}`, true},
 		{"strategic: managedFields", types.StrategicMergePatchType, `{"metadata":{"managedFields":[]}}`, true},
-		{"apply is not patched here", types.ApplyPatchType, `{}`, true},
+		{"strategic: the last of duplicate keys counts", types.StrategicMergePatchType, `{"metadata":{},"metadata":null}`, true},
+		{"merge patches are checked elsewhere", types.MergePatchType, `{}`, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -58,6 +51,36 @@ func TestPatchSeesManagedFields(t *testing.T) {
 			}
 			if got := patchSeesManagedFields(tt.pt, []byte(tt.patch), ops); got != tt.want {
 				t.Errorf("patchSeesManagedFields(%s, %s) = %v, want %v", tt.pt, tt.patch, got, tt.want)
+			}
+		})
+	}
+}
+
+func TestMergeBareDeclines(t *testing.T) {
+	tests := []struct {
+		name    string
+		patch   string
+		decline bool
+	}{
+		{"spec only", `{"spec":{"replicas":3}}`, false},
+		{"resourceVersion lock", `{"metadata":{"resourceVersion":"7"}}`, false},
+		{"a directive is only data", `{"metadata":{"$patch":"replace"}}`, false},
+		{"managedFields", `{"metadata":{"managedFields":null}}`, true},
+		{"metadata removed", `{"metadata":null}`, true},
+		{"metadata replaced", `{"metadata":"x"}`, true},
+		{"the last of duplicate keys counts", `{"metadata":{},"metadata":null}`, true},
+		{"not an object", `[]`, true},
+		{"null", `null`, true},
+		{"kind removed", `{"kind":null}`, true},
+	}
+	ex, err := NewOffline(nil).Executor(deployGVK, "web", liveWeb(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := ex.(*offlineExecutor).mergeBare([]byte(tt.patch)) == nil; got != tt.decline {
+				t.Errorf("mergeBare(%s) declines: %v, want %v", tt.patch, got, tt.decline)
 			}
 		})
 	}
