@@ -466,7 +466,8 @@ var systemFields = []string{"uid", "creationTimestamp", "generation", "selfLink"
 // base and edited it would send it: system metadata and status from base
 // where desired has none.
 func fillSystemFields(desired, base *unstructured.Unstructured) *unstructured.Unstructured {
-	out := desired.DeepCopy()
+	// Only the top level and metadata change: the rest is shared.
+	out := &unstructured.Unstructured{Object: withoutMeta(desired.Object)}
 	// Only read; SetNestedField copies what it takes.
 	bm, _ := base.Object["metadata"].(map[string]any)
 	for _, f := range systemFields {
