@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	jsonpatch "gopkg.in/evanphx/json-patch.v4"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
 	utiljson "k8s.io/apimachinery/pkg/util/json"
 )
@@ -200,5 +201,29 @@ func TestOfflineExecutorUnencodableLive(t *testing.T) {
 				t.Errorf("Executor: %v, want %v", err, want)
 			}
 		})
+	}
+}
+
+// TestPredictLeavesLiveAlone checks that a prediction does not change the
+// live object, which the offline executor shares with Predict, nor the
+// desired one, which requests share parts of.
+func TestPredictLeavesLiveAlone(t *testing.T) {
+	live := liveWeb(t)
+	liveBefore := live.DeepCopy()
+	desired := desiredWeb(t, "11", "nginx:2")
+	unstructured.RemoveNestedField(desired.Object, "spec", "replicas")
+	desiredBefore := desired.DeepCopy()
+	ex, err := NewOffline(nil).Executor(deployGVK, "web", live)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Predict(context.Background(), Config{FieldManager: "ci"}, Input{Desired: desired}, ex); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(liveBefore, live); diff != "" {
+		t.Errorf("live changed (-before +after):\n%s", diff)
+	}
+	if diff := cmp.Diff(desiredBefore, desired); diff != "" {
+		t.Errorf("desired changed (-before +after):\n%s", diff)
 	}
 }

@@ -30,7 +30,8 @@ import (
 type Executor interface {
 	// Engine names the executor: "server" or "offline".
 	Engine() string
-	// Live returns the current object, or a NotFound API error.
+	// Live returns the current object, or a NotFound API error. The
+	// object may be the executor's own: callers must not modify it.
 	Live(ctx context.Context) (*unstructured.Unstructured, error)
 	// Update is a PUT of obj by manager. obj shares parts with other
 	// requests: an executor must not modify it.
