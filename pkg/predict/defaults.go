@@ -77,9 +77,11 @@ func applyDefaults(gvk schema.GroupVersionKind, obj *unstructured.Unstructured) 
 		return
 	}
 	template := func() {
+		// The pod spec is defaulted on a copy that then takes its place:
+		// one copy, not a second one to set it back.
 		if ts, found, _ := unstructured.NestedMap(spec, "template", "spec"); found {
 			defaultPodSpec(ts)
-			_ = unstructured.SetNestedMap(spec, ts, "template", "spec")
+			spec["template"].(map[string]any)["spec"] = ts
 		}
 	}
 	switch {

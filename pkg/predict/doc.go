@@ -14,9 +14,11 @@
 // request as a server-side dry run (dryRun=All, never persisted, but still
 // passed through admission webhooks), and the offline executor replays the
 // API server's request handling in process from a live object with its
-// managedFields: apimachinery's JSON patch, merge patch and strategic merge
-// patch code, the resourceVersion precondition, and the API server's own
-// field manager (pkg/managedfields.FieldManager).
+// managedFields: the JSON patch, merge patch and strategic merge patch
+// libraries the API server uses (merge patches that cannot touch
+// managedFields are applied in memory with the same rules), the
+// resourceVersion precondition, and the API server's own field manager
+// (pkg/managedfields.FieldManager).
 //
 // Package predict does not parse flags, read files or print; pkg/cmd and
 // pkg/output/predictprint do.

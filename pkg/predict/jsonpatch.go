@@ -5,8 +5,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-
-	"k8s.io/apimachinery/pkg/api/equality"
 )
 
 // Op is one RFC 6902 operation.
@@ -56,7 +54,7 @@ func escapePointer(s string) string {
 }
 
 func diffValue(ops []Op, path string, a, b any) []Op {
-	if equality.Semantic.DeepEqual(a, b) {
+	if jsonEqual(a, b) {
 		return ops
 	}
 	am, aok := a.(map[string]any)
@@ -115,7 +113,7 @@ func identity(path string, item any) Op {
 func diffList(ops []Op, path string, a, b []any) []Op {
 	n := min(len(a), len(b))
 	for i := 0; i < n; i++ {
-		if equality.Semantic.DeepEqual(a[i], b[i]) {
+		if jsonEqual(a[i], b[i]) {
 			continue
 		}
 		p := path + "/" + strconv.Itoa(i)

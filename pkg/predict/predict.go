@@ -9,9 +9,9 @@ import (
 	"runtime"
 	"sort"
 	"sync"
+	"sync/atomic"
 
 	jsonpatch "gopkg.in/evanphx/json-patch.v4"
-	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -30,9 +30,11 @@ import (
 type Executor interface {
 	// Engine names the executor: "server" or "offline".
 	Engine() string
-	// Live returns the current object, or a NotFound API error.
+	// Live returns the current object, or a NotFound API error. The
+	// object may be the executor's own: callers must not modify it.
 	Live(ctx context.Context) (*unstructured.Unstructured, error)
-	// Update is a PUT of obj by manager.
+	// Update is a PUT of obj by manager. obj shares parts with other
+	// requests: an executor must not modify it.
 	Update(ctx context.Context, obj *unstructured.Unstructured, manager string) (*unstructured.Unstructured, error)
 	// Patch is a PATCH of the given type by manager; force only matters
 	// for apply.
@@ -176,19 +178,30 @@ func Predict(ctx context.Context, cfg Config, in Input, ex Executor) (Result, er
 	an := newAnalyzer(cfg.TypeConverter, before)
 	// The methods are independent (nothing is persisted), so they run side
 	// by side: dry runs overlap their round trips, offline work uses every
-	// core.
+	// core. A few workers, the caller among them, take the methods in
+	// order: each worker grows its stack once for the deep recursion of
+	// the field manager, not once per method.
 	res.Methods = make([]MethodResult, len(reqs))
 	errs := make([]error, len(reqs))
-	sem := make(chan struct{}, max(2, runtime.GOMAXPROCS(0)))
+	var next atomic.Int64
+	work := func() {
+		for {
+			i := int(next.Add(1)) - 1
+			if i >= len(reqs) {
+				return
+			}
+			res.Methods[i], errs[i] = run(ctx, an, ex, reqs[i], live, res.FieldManager)
+		}
+	}
 	var wg sync.WaitGroup
-	for i, rq := range reqs {
+	for w := 1; w < min(len(reqs), max(2, runtime.GOMAXPROCS(0))); w++ {
 		wg.Add(1)
-		sem <- struct{}{}
 		go func() {
-			defer func() { <-sem; wg.Done() }()
-			res.Methods[i], errs[i] = run(ctx, an, ex, rq, live, res.FieldManager)
+			defer wg.Done()
+			work()
 		}()
 	}
+	work()
 	wg.Wait()
 	if err := errors.Join(errs...); err != nil {
 		return res, err
@@ -331,20 +344,24 @@ func buildRequests(cfg Config, in Input, live *unstructured.Unstructured, baseRV
 		full = fillSystemFields(desired, base)
 	}
 	builtin := managedfields.IsBuiltin(desired.GroupVersionKind())
-	// The patch origin and target, encoded once for all patch methods.
+	// The patch origin and target, encoded once for all patch methods, and
+	// the merge patch between them, made once for the methods that send it.
 	var from, to map[string]any
-	var fromJS, toJS []byte
+	var fromJS, toJS, merge []byte
+	mergeOnce := func() ([]byte, error) {
+		var err error
+		if merge == nil {
+			merge, err = jsonpatch.CreateMergePatch(fromJS, toJS)
+		}
+		return merge, err
+	}
 	for _, m := range methods {
 		rq := request{method: m}
 		switch m {
 		case Update:
-			o := full.DeepCopy()
-			o.SetResourceVersion(baseRV)
-			rq.obj = o
+			rq.obj = withResourceVersion(full, baseRV)
 		case UpdateNoRV:
-			o := full.DeepCopy()
-			o.SetResourceVersion("")
-			rq.obj = o
+			rq.obj = withResourceVersion(full, "")
 		case JSONPatch, MergePatch, MergePatchRV, StrategicMergePatch:
 			if base == nil {
 				rq.skip, rq.skipVerdict = "the object does not exist and no --base was given: there is nothing to patch", NotFound
@@ -366,15 +383,19 @@ func buildRequests(cfg Config, in Input, live *unstructured.Unstructured, baseRV
 			case JSONPatch:
 				rq.pt = types.JSONPatchType
 				rq.data, err = GenerateJSONPatch(from, to, baseRV)
-			case MergePatch, MergePatchRV:
-				rq.data, err = mergePatch(fromJS, toJS, m == MergePatchRV, baseRV)
+			case MergePatch:
+				rq.data, err = mergeOnce()
+			case MergePatchRV:
+				if rq.data, err = mergeOnce(); err == nil {
+					rq.data, err = withRV(rq.data, baseRV)
+				}
 			case StrategicMergePatch:
 				rq.pt = types.StrategicMergePatchType
 				if builtin {
 					rq.data, err = strategicPatch(fromJS, toJS, desired)
 				} else {
 					// Sent anyway, as a client would: the server answers 415.
-					rq.data, err = mergePatch(fromJS, toJS, false, "")
+					rq.data, err = mergeOnce()
 				}
 			}
 			if err != nil {
@@ -387,9 +408,7 @@ func buildRequests(cfg Config, in Input, live *unstructured.Unstructured, baseRV
 			}
 			rq.pt = types.ApplyPatchType
 			rq.force = m == ApplyForce
-			cfgObj := desired.DeepCopy()
-			cfgObj.SetManagedFields(nil)
-			b, err := json.Marshal(cfgObj.Object)
+			b, err := json.Marshal(withoutMeta(desired.Object, "managedFields"))
 			if err != nil {
 				return nil, err
 			}
@@ -448,8 +467,10 @@ var systemFields = []string{"uid", "creationTimestamp", "generation", "selfLink"
 // base and edited it would send it: system metadata and status from base
 // where desired has none.
 func fillSystemFields(desired, base *unstructured.Unstructured) *unstructured.Unstructured {
-	out := desired.DeepCopy()
-	bm, _, _ := unstructured.NestedMap(base.Object, "metadata")
+	// Only the top level and metadata change: the rest is shared.
+	out := &unstructured.Unstructured{Object: withoutMeta(desired.Object)}
+	// Only read; SetNestedField copies what it takes.
+	bm, _ := base.Object["metadata"].(map[string]any)
 	for _, f := range systemFields {
 		if _, found, _ := unstructured.NestedFieldNoCopy(out.Object, "metadata", f); found {
 			continue
@@ -467,23 +488,20 @@ func fillSystemFields(desired, base *unstructured.Unstructured) *unstructured.Un
 }
 
 // stripForPatch drops what patch generators never diff: managedFields and
-// the resourceVersion (the locked variants add it back on purpose).
+// the resourceVersion (the locked variants add it back on purpose). The
+// result shares all but its top level and metadata with u: the generators
+// only read it.
 func stripForPatch(u *unstructured.Unstructured) map[string]any {
-	c := u.DeepCopy()
-	unstructured.RemoveNestedField(c.Object, "metadata", "managedFields")
-	unstructured.RemoveNestedField(c.Object, "metadata", "resourceVersion")
-	return c.Object
+	return withoutMeta(u.Object, "managedFields", "resourceVersion")
 }
 
-func mergePatch(fb, tb []byte, lock bool, rv string) ([]byte, error) {
-	p, err := jsonpatch.CreateMergePatch(fb, tb)
-	if err != nil {
-		return nil, err
-	}
-	if lock {
-		return withRV(p, rv)
-	}
-	return p, nil
+// withResourceVersion returns u with its resourceVersion set to rv (""
+// removes it). The copy shares all but its top level and metadata with u:
+// executors copy an object before they change it.
+func withResourceVersion(u *unstructured.Unstructured, rv string) *unstructured.Unstructured {
+	o := &unstructured.Unstructured{Object: withoutMeta(u.Object)}
+	o.SetResourceVersion(rv)
+	return o
 }
 
 // withRV adds metadata.resourceVersion to a merge patch.
@@ -520,7 +538,14 @@ type analyzer struct {
 
 	// mu guards memo.
 	mu   sync.Mutex
-	memo map[*unstructured.Unstructured]MethodResult
+	memo map[*unstructured.Unstructured]*analysis
+}
+
+// analysis is the analysis of one result object, done once however many
+// methods return that object, even when they finish at the same time.
+type analysis struct {
+	once sync.Once
+	mr   MethodResult
 }
 
 type entryKey struct{ manager, op, sub string }
@@ -529,7 +554,7 @@ func newAnalyzer(tc managedfields.TypeConverter, before *unstructured.Unstructur
 	es, _ := managedfields.Entries(before)
 	b := &unstructured.Unstructured{Object: withoutMeta(before.Object, ignoredForChanges...)}
 	return &analyzer{tc: tc, before: before, beforeSets: entrySets(es), typedBefore: newTypedObject(tc, b),
-		memo: map[*unstructured.Unstructured]MethodResult{}}
+		memo: map[*unstructured.Unstructured]*analysis{}}
 }
 
 func entrySets(es []managedfields.Entry) map[entryKey]*fieldpath.Set {
@@ -546,22 +571,24 @@ func entrySets(es []managedfields.Entry) map[entryKey]*fieldpath.Set {
 }
 
 // analyzeMemo is analyze, remembered per result object: executors return
-// the same object for methods with the same outcome.
+// the same object for methods with the same outcome. The analysis does not
+// depend on the method, its request or its status code, which each caller
+// keeps.
 func (an *analyzer) analyzeMemo(mr *MethodResult, after *unstructured.Unstructured, writer string) {
 	an.mu.Lock()
-	prev, ok := an.memo[after]
-	an.mu.Unlock()
-	if ok {
-		m, req := mr.Method, mr.Request
-		code := mr.Code
-		*mr = prev
-		mr.Method, mr.Request, mr.Code = m, req, code
-		return
+	a, ok := an.memo[after]
+	if !ok {
+		a = &analysis{}
+		an.memo[after] = a
 	}
-	an.analyze(mr, after, writer)
-	an.mu.Lock()
-	an.memo[after] = *mr
 	an.mu.Unlock()
+	a.once.Do(func() {
+		a.mr = *mr
+		an.analyze(&a.mr, after, writer)
+	})
+	m, req, code := mr.Method, mr.Request, mr.Code
+	*mr = a.mr
+	mr.Method, mr.Request, mr.Code = m, req, code
 }
 
 // analyze fills ownership, clobbers, changed fields and generation from
@@ -636,7 +663,7 @@ func paths(s *fieldpath.Set) []string {
 // sameStored reports whether after would be stored as the same bytes as
 // before (ignoring the resourceVersion the server would assign).
 func sameStored(before, after *unstructured.Unstructured) bool {
-	return equality.Semantic.DeepEqual(withoutMeta(before.Object, "resourceVersion"), withoutMeta(after.Object, "resourceVersion"))
+	return jsonEqual(withoutMeta(before.Object, "resourceVersion"), withoutMeta(after.Object, "resourceVersion"))
 }
 
 // withoutMeta returns a shallow copy of obj whose metadata lacks keys,
