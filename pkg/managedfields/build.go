@@ -52,6 +52,9 @@ type trieReader struct {
 	// place (insertOwner copies a full one), so sharing them is safe.
 	singles [][]Owner
 	pairs   map[[2]int][]Owner
+	// names are the field names read so far, by key ("f:image"); path
+	// elements share them, and nothing writes through them.
+	names map[string]*string
 }
 
 // addOwner returns owners with o added, and whether it was not there yet.
@@ -174,9 +177,21 @@ func (b *trieReader) child(n *Node, k string) *Node {
 			}
 		}
 	}
-	pe, err := readElement(k)
-	if err != nil {
-		return nil
+	var pe fieldpath.PathElement
+	if name, ok := b.names[k]; ok {
+		pe = fieldpath.PathElement{FieldName: name}
+	} else {
+		var err error
+		if pe, err = readElement(k); err != nil {
+			return nil
+		}
+		if pe.FieldName != nil {
+			// Field names recur (f:image in every container): share them.
+			if b.names == nil {
+				b.names = map[string]*string{}
+			}
+			b.names[k] = pe.FieldName
+		}
 	}
 	c := n.child(pe, &b.a)
 	if c.raw == "" {

@@ -60,7 +60,7 @@ type Hazard struct {
 func (h Hazard) FieldStrings() []string {
 	out := make([]string, len(h.Fields))
 	for i, f := range h.Fields {
-		out[i] = f.String()
+		out[i] = PathString(f)
 	}
 	return out
 }
@@ -223,7 +223,7 @@ func fieldsSummary(fs []fieldpath.Path) string {
 	if len(fs) == 0 {
 		return ""
 	}
-	s := fs[0].String()
+	s := PathString(fs[0])
 	if len(fs) > 1 {
 		s += fmt.Sprintf(" and %d more", len(fs)-1)
 	}

@@ -230,18 +230,19 @@ func sortNodes(ns []*Node) {
 	if len(ns) < 2 || slices.IsSortedFunc(ns, compareNodes) {
 		return
 	}
-	slices.SortStableFunc(ns, compareNodes)
+	slices.SortFunc(ns, compareNodes)
 }
 
 // compareNodes orders list items the object has by their place in it, then
-// everything else by path element.
+// everything else by path element. Siblings' elements differ, so the order
+// is total (two elements may select the same item: [0] and [name="a"]).
 func compareNodes(a, b *Node) int {
 	switch {
-	case a.ItemIndex >= 0 && b.ItemIndex >= 0:
+	case a.ItemIndex >= 0 && b.ItemIndex >= 0 && a.ItemIndex != b.ItemIndex:
 		return a.ItemIndex - b.ItemIndex
-	case a.ItemIndex >= 0:
+	case a.ItemIndex >= 0 && b.ItemIndex < 0:
 		return -1
-	case b.ItemIndex >= 0:
+	case b.ItemIndex >= 0 && a.ItemIndex < 0:
 		return 1
 	}
 	return a.Element.Compare(b.Element)
@@ -498,4 +499,13 @@ func AppendElementString(b []byte, pe fieldpath.PathElement) []byte {
 		return append(b, ']')
 	}
 	return append(b, pe.String()...)
+}
+
+// PathString is p.String(), written with AppendElementString.
+func PathString(p fieldpath.Path) string {
+	var b []byte
+	for _, pe := range p {
+		b = AppendElementString(b, pe)
+	}
+	return string(b)
 }

@@ -449,7 +449,7 @@ func TestEachFieldMatchesFields(t *testing.T) {
 			if i >= len(want) || n != want[i] {
 				t.Fatalf("%s: field %d is not the one Fields returns", name, i)
 			}
-			if path != n.Path().String() || !slices.Equal(elems, PathElements(n.Path())) {
+			if path != n.Path().String() || PathString(n.Path()) != path || !slices.Equal(elems, PathElements(n.Path())) {
 				t.Fatalf("%s: %s: EachField wrote %q %q, want %q %q", name, n.Path(), path, elems, n.Path().String(), PathElements(n.Path()))
 			}
 			i++

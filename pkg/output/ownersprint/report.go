@@ -103,6 +103,14 @@ func NewReport(objs []Object) Report {
 			or.Entries = append(or.Entries, EntryReport{Index: e.Index, Manager: e.Manager, Operation: string(e.Operation),
 				APIVersion: e.APIVersion, Subresource: e.Subresource, Time: e.Time, Fields: e.FieldCount()})
 		}
+		owned := 0
+		o.Ownership.Root().Walk(func(n *managedfields.Node) bool {
+			if n.Owned() {
+				owned++
+			}
+			return true
+		})
+		or.Fields = make([]FieldReport, 0, owned)
 		o.Ownership.EachField(true, func(n *managedfields.Node, path string, elems []string) {
 			or.Fields = append(or.Fields, FieldReport{Path: path, Elements: slices.Clone(elems), Owners: n.Owners, Present: n.Present})
 		})

@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 
 	"github.com/kubectl-rv/kubectl-rv/pkg/managedfields"
 	"github.com/kubectl-rv/kubectl-rv/pkg/output"
@@ -43,6 +44,14 @@ func TestReportJSONMatchesMarshalIndent(t *testing.T) {
 	owner := func(i int) managedfields.Owner {
 		return managedfields.Owner{Entry: i, Manager: str(), Operation: metav1.ManagedFieldsOperationType(str()), APIVersion: str(), Subresource: str(), Time: times[rng.IntN(len(times))]}
 	}
+	var paths []fieldpath.Path
+	for _, p := range []string{".spec.replicas", `.spec.containers[name="a\"b"].image`, ".metadata.finalizers[=\"x<y\"]", ".spec.l[3]"} {
+		fp, err := managedfields.ParsePath(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		paths = append(paths, fp)
+	}
 	for i := range 300 {
 		r := NewReport(nil)
 		if rng.IntN(10) == 0 {
@@ -74,8 +83,15 @@ func TestReportJSONMatchesMarshalIndent(t *testing.T) {
 				}
 				or.Fields = append(or.Fields, f)
 			}
-			if rng.IntN(2) == 0 {
-				or.Hazards = append(or.Hazards, managedfields.Hazard{Type: managedfields.HazardStaleFields, Owners: pool[:1], Message: str()})
+			for range rng.IntN(3) {
+				h := managedfields.Hazard{Type: managedfields.HazardType(str()), Message: str()}
+				if rng.IntN(4) > 0 {
+					h.Owners = pool[:1+rng.IntN(3)]
+				}
+				for range rng.IntN(3) {
+					h.Fields = append(h.Fields, paths[rng.IntN(len(paths))])
+				}
+				or.Hazards = append(or.Hazards, h)
 			}
 			switch rng.IntN(8) {
 			case 0:
