@@ -510,6 +510,9 @@ func withRV(p []byte, rv string) ([]byte, error) {
 	if err := json.Unmarshal(p, &m); err != nil {
 		return nil, err
 	}
+	if m == nil {
+		return nil, errors.New("a merge patch must be a JSON object, not null")
+	}
 	md, _ := m["metadata"].(map[string]any)
 	if md == nil {
 		md = map[string]any{}

@@ -3,6 +3,7 @@ package predict
 import (
 	"context"
 	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -184,5 +185,15 @@ func TestPredictOfflineNoOp(t *testing.T) {
 		if m.Verdict != OK || !m.NoOp || m.GenerationBumped || len(m.Changed) != 0 {
 			t.Errorf("%s: want a no-op, got %+v", m.Method, m)
 		}
+	}
+}
+
+func TestWithRVRefusesNull(t *testing.T) {
+	if _, err := withRV([]byte("null"), "7"); err == nil || !strings.Contains(err.Error(), "JSON object") {
+		t.Fatalf("withRV(null) = %v, want an error saying a merge patch is an object", err)
+	}
+	got, err := withRV([]byte(`{"spec":{"replicas":3}}`), "7")
+	if err != nil || string(got) != `{"metadata":{"resourceVersion":"7"},"spec":{"replicas":3}}` {
+		t.Fatalf("withRV = %s, %v", got, err)
 	}
 }
