@@ -22,13 +22,16 @@ names=$("$work/bench.test" -test.list "$re" | grep '^Benchmark' || true)
 count() { # bench iterations -> instructions
   local out
   for attempt in 1 2 3; do
-    # Go's asynchronous preemption signals confuse valgrind now and then.
-    # A run now and then spins for ever under valgrind; give up on it.
-    out=$(cd "$work" && GODEBUG=asyncpreemptoff=1 timeout 600 valgrind --tool=callgrind --callgrind-out-file="$work/cg.out" \
-      ./bench.test -test.run '^$' -test.bench "^$1\$" -test.benchtime "${2}x" -test.cpu 1 2>&1 | sed -n 's/.*Collected : //p')
-    [ -n "$out" ] && { echo "$out"; return; }
+    # Go's signals and spinning threads confuse valgrind now and then: a run
+    # that fails or takes too long is thrown away and tried again.
+    if (cd "$work" && GODEBUG=asyncpreemptoff=1 timeout 600 valgrind --tool=callgrind --callgrind-out-file="$work/cg.out" \
+      ./bench.test -test.run '^$' -test.bench "^$1\$" -test.benchtime "${2}x" -test.cpu 1) > "$work/run.log" 2>&1; then
+      out=$(sed -n 's/.*Collected : //p' "$work/run.log")
+      [ -n "$out" ] && { echo "$out"; return; }
+    fi
   done
-  echo "valgrind failed on $1" >&2
+  echo "valgrind failed on $1 three times; the last run said:" >&2
+  tail -20 "$work/run.log" >&2
   exit 1
 }
 for name in $names; do
