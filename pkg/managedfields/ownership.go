@@ -295,6 +295,18 @@ func (o *Ownership) OwnersWithin(p fieldpath.Path) []Owner {
 	return out
 }
 
+// OwnedCount returns how many nodes are owned: len(Fields()), without the list.
+func (o *Ownership) OwnedCount() int {
+	n := 0
+	o.root.Walk(func(c *Node) bool {
+		if c.Owned() {
+			n++
+		}
+		return true
+	})
+	return n
+}
+
 // Fields returns every owned node, depth first in tree order.
 func (o *Ownership) Fields() []*Node {
 	var out []*Node

@@ -103,14 +103,7 @@ func NewReport(objs []Object) Report {
 			or.Entries = append(or.Entries, EntryReport{Index: e.Index, Manager: e.Manager, Operation: string(e.Operation),
 				APIVersion: e.APIVersion, Subresource: e.Subresource, Time: e.Time, Fields: e.FieldCount()})
 		}
-		owned := 0
-		o.Ownership.Root().Walk(func(n *managedfields.Node) bool {
-			if n.Owned() {
-				owned++
-			}
-			return true
-		})
-		or.Fields = make([]FieldReport, 0, owned)
+		or.Fields = make([]FieldReport, 0, o.Ownership.OwnedCount())
 		o.Ownership.EachField(true, func(n *managedfields.Node, path string, elems []string) {
 			or.Fields = append(or.Fields, FieldReport{Path: path, Elements: slices.Clone(elems), Owners: n.Owners, Present: n.Present})
 		})
@@ -181,12 +174,9 @@ type labeler struct {
 func newLabeler(now time.Time) *labeler { return &labeler{now: now, cache: map[[4]int]string{}} }
 
 func (l *labeler) label(owners []managedfields.Owner) string {
-	if len(owners) > 4 {
+	key, ok := ownersKey(owners)
+	if !ok {
 		return ownersLabel(owners, l.now)
-	}
-	key := [4]int{-1, -1, -1, -1}
-	for i, o := range owners {
-		key[i] = o.Entry
 	}
 	if s, ok := l.cache[key]; ok {
 		return s

@@ -38,12 +38,7 @@ func Table(p *output.Printer, objs []Object, opts Options) error {
 	t.Columns = append(t.Columns, output.Column{Name: "PRESENT", Wide: true})
 	rows := 0
 	for _, o := range objs {
-		o.Ownership.Root().Walk(func(n *managedfields.Node) bool {
-			if n.Owned() {
-				rows++
-			}
-			return true
-		})
+		rows += o.Ownership.OwnedCount()
 	}
 	t.Rows = make([][]output.Cell, 0, rows)
 	for _, o := range objs {
@@ -80,14 +75,9 @@ type ownerColumns struct {
 }
 
 func (c *ownerColumns) of(owners []managedfields.Owner) [5]string {
-	key := [4]int{-1, -1, -1, -1}
-	if len(owners) <= len(key) {
-		for i, o := range owners {
-			key[i] = o.Entry
-		}
-		if s, ok := c.cache[key]; ok {
-			return s
-		}
+	key, cacheable := ownersKey(owners)
+	if s, ok := c.cache[key]; ok && cacheable {
+		return s
 	}
 	var mgrs, ops, subs, vers, ages []string
 	for _, ow := range owners {
@@ -98,7 +88,7 @@ func (c *ownerColumns) of(owners []managedfields.Owner) [5]string {
 		ages = append(ages, dash(age(c.now, ow.Time)))
 	}
 	s := [5]string{strings.Join(mgrs, ","), strings.Join(ops, ","), strings.Join(subs, ","), strings.Join(vers, ","), strings.Join(ages, ",")}
-	if len(owners) <= len(key) {
+	if cacheable {
 		c.cache[key] = s
 	}
 	return s
