@@ -38,7 +38,7 @@ func Tree(w io.Writer, objs []Object, opts Options) error {
 			b.WriteByte('\n')
 		}
 		b.WriteString(output.Paint(opts.Color, output.Bold, output.Escape(describe(o))) + "\n")
-		t := &treeWriter{labels: newLabeler(opts.Now), escaped: map[string]string{}}
+		t := &treeWriter{labels: newLabeler(opts.Now)}
 		nodes := 0
 		o.Ownership.Root().Walk(func(*managedfields.Node) bool { nodes++; return true })
 		t.lines = make([]treeLine, 0, nodes) // at most a line a node
@@ -112,20 +112,15 @@ func joinLabel(prefix string, pe fieldpath.PathElement) string {
 
 // treeWriter collects the lines of one object's tree.
 type treeWriter struct {
-	labels  *labeler
-	escaped map[string]string // owner labels, escaped
-	lines   []treeLine
-	depth   int // the deepest line's
+	labels *labeler
+	lines  []treeLine
+	depth  int // the deepest line's
 }
 
+// ownersLabel is the escaped owner label; Escape returns printable ASCII,
+// the usual manager name, as it is.
 func (t *treeWriter) ownersLabel(owners []managedfields.Owner) string {
-	l := t.labels.label(owners)
-	e, ok := t.escaped[l]
-	if !ok {
-		e = output.Escape(l)
-		t.escaped[l] = e
-	}
-	return e
+	return output.Escape(t.labels.label(owners))
 }
 
 func (t *treeWriter) add(l treeLine, owners []managedfields.Owner, present bool) {
