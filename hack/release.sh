@@ -12,6 +12,9 @@
 #     archive's URI (under $RELEASE_BASE_URL, default the GitHub release of
 #     VERSION) and sha256, and checks it against krew's rules.
 #
+# PLATFORMS="linux/amd64 darwin/arm64" builds only those; the manifest then
+# lists only those (a release for krew-index needs all five).
+#
 # Usage: hack/release.sh v0.1.0   (or: make release VERSION=v0.1.0)
 set -euo pipefail
 
@@ -26,7 +29,14 @@ ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$ROOT"
 DIST=${DIST:-$ROOT/dist}
 BASE_URL=${RELEASE_BASE_URL:-https://github.com/kubectl-rv/kubectl-rv/releases/download/$VERSION}
-PLATFORMS=${PLATFORMS:-linux/amd64 linux/arm64 darwin/amd64 darwin/arm64 windows/amd64}
+ALL_PLATFORMS="linux/amd64 linux/arm64 darwin/amd64 darwin/arm64 windows/amd64"
+PLATFORMS=${PLATFORMS:-$ALL_PLATFORMS}
+for platform in $PLATFORMS; do
+	case " $ALL_PLATFORMS " in
+	*" $platform "*) ;;
+	*) echo "release: PLATFORMS: $platform is not one of $ALL_PLATFORMS" >&2; exit 2 ;;
+	esac
+done
 GO=${GO:-go}
 
 COMMIT=$(git rev-parse HEAD 2>/dev/null || true)

@@ -88,13 +88,20 @@ type Values struct {
 }
 
 // Render executes the manifest template with v. The template uses
-// {{ .Version }}, {{ uri "linux/amd64" }} and {{ sha256 "linux/amd64" }};
-// naming a platform that v has no artifact for is an error. The template's
-// leading comment, which is about the template, is left out.
+// {{ .Version }}, {{ uri "linux/amd64" }} and {{ sha256 "linux/amd64" }}.
+// A platform entry of the template (a "  - selector:" block under
+// "  platforms:") whose platform v has no artifact for is left out, so that
+// a build of some platforms renders a manifest of those; an artifact for a
+// platform the template does not list is an error. The template's leading
+// comment, which is about the template, is left out.
 func Render(tmpl []byte, v Values) ([]byte, error) {
 	for bytes.HasPrefix(tmpl, []byte("#")) {
 		_, rest, _ := bytes.Cut(tmpl, []byte("\n"))
 		tmpl = rest
+	}
+	tmpl, err := onlyPlatforms(tmpl, v.Artifacts)
+	if err != nil {
+		return nil, err
 	}
 	artifact := func(platform string) (Artifact, error) {
 		a, ok := v.Artifacts[platform]
@@ -121,6 +128,56 @@ func Render(tmpl []byte, v Values) ([]byte, error) {
 		return nil, fmt.Errorf("rendering the manifest template: %w", err)
 	}
 	return buf.Bytes(), nil
+}
+
+// platformRE finds the platform a template's platform entry is for.
+var platformRE = regexp.MustCompile(`\{\{\s*uri\s+"([^"]+)"\s*\}\}`)
+
+// onlyPlatforms drops the template's platform entries that have no artifact.
+func onlyPlatforms(tmpl []byte, artifacts map[string]Artifact) ([]byte, error) {
+	head, list, ok := bytes.Cut(tmpl, []byte("\n  platforms:\n"))
+	if !ok {
+		return tmpl, nil
+	}
+	const start = "  - selector:"
+	blocks := strings.SplitAfter(string(list), "\n")
+	var kept strings.Builder
+	var block strings.Builder
+	listed := map[string]bool{}
+	flush := func() {
+		b := block.String()
+		block.Reset()
+		if b == "" {
+			return
+		}
+		m := platformRE.FindStringSubmatch(b)
+		if m == nil {
+			kept.WriteString(b)
+			return
+		}
+		listed[m[1]] = true
+		if _, ok := artifacts[m[1]]; ok {
+			kept.WriteString(b)
+		}
+	}
+	for _, line := range blocks {
+		if strings.HasPrefix(line, start) || !strings.HasPrefix(line, "  ") && line != "" {
+			flush()
+		}
+		block.WriteString(line)
+	}
+	flush()
+	var unknown []string
+	for p := range artifacts {
+		if !listed[p] {
+			unknown = append(unknown, p)
+		}
+	}
+	if len(unknown) > 0 {
+		slices.Sort(unknown)
+		return nil, fmt.Errorf("no platform entry in the manifest template for %s: build only %s", strings.Join(unknown, ", "), strings.Join(Platforms, ", "))
+	}
+	return []byte(string(head) + "\n  platforms:\n" + kept.String()), nil
 }
 
 // Parse decodes a manifest strictly: unknown or duplicate fields are errors,
@@ -151,6 +208,12 @@ func ValidVersion(v string) bool { return semverRE.MatchString(v) }
 // and the project's own (the five platforms, the LICENSE shipped with the
 // binary). It returns every violation found, joined, or nil.
 func Validate(m *Manifest, fileName string) error {
+	return ValidateFor(m, fileName, Platforms)
+}
+
+// ValidateFor is Validate for a build of only some platforms (hack/release.sh
+// with PLATFORMS set): the manifest must list exactly those.
+func ValidateFor(m *Manifest, fileName string, platforms []string) error {
 	var errs []error
 	bad := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
 
@@ -201,9 +264,14 @@ func Validate(m *Manifest, fileName string) error {
 		}
 		seen[key] = i
 	}
-	for _, want := range Platforms {
+	for _, want := range platforms {
 		if _, ok := seen[want]; !ok {
 			bad("spec.platforms: no archive for %s", want)
+		}
+	}
+	for key, i := range seen {
+		if !slices.Contains(platforms, key) {
+			bad("spec.platforms[%d]: %s was not built", i, key)
 		}
 	}
 	return errors.Join(errs...)

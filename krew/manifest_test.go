@@ -101,7 +101,7 @@ func TestDescriptionsSayWhatRVIsAndListTheCommands(t *testing.T) {
 
 func TestCaveatsExplainCompletion(t *testing.T) {
 	m := renderTemplate(t, "v0.1.0")
-	for _, want := range []string{"kubectl_complete-rv", "__complete", "~/.krew/bin", "chmod +x", "1.26"} {
+	for _, want := range []string{"kubectl_complete-rv", "__complete", `"${KREW_ROOT:-$HOME/.krew}/bin/kubectl_complete-rv"`, "chmod +x", "1.26"} {
 		if !strings.Contains(m.Spec.Caveats, want) {
 			t.Errorf("caveats should mention %q:\n%s", want, m.Spec.Caveats)
 		}

@@ -10,9 +10,11 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -182,8 +184,13 @@ func manifestCmd(args []string) error {
 	if err != nil {
 		return err
 	}
-	if err := krew.Validate(m, *out); err != nil {
+	built := slices.Sorted(maps.Keys(v.Artifacts))
+	if err := krew.ValidateFor(m, *out, built); err != nil {
 		return fmt.Errorf("the rendered manifest breaks krew's rules:\n%w", err)
+	}
+	if len(built) < len(krew.Platforms) {
+		fmt.Fprintf(os.Stderr, "pack: warning: the manifest lists only the platforms built (%s); a release for krew-index ships all of %s\n",
+			strings.Join(built, ", "), strings.Join(krew.Platforms, ", "))
 	}
 	return os.WriteFile(*out, rendered, 0o644)
 }

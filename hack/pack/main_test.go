@@ -147,14 +147,60 @@ func TestManifestRendersFromArchives(t *testing.T) {
 		t.Errorf("sha256 = %q, want %q", p.SHA256, want)
 	}
 
-	// A missing platform, a bad version or a foreign archive name fail.
+	// A platform the template does not list, a bad version or a foreign
+	// archive name fail.
+	plan9 := filepath.Join(dir, "kubectl-rv_v0.1.0_plan9_amd64.tar.gz")
+	if err := os.WriteFile(plan9, []byte("plan9"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	for name, args := range map[string][]string{
-		"missing platform": append([]string{"-template", "../../krew/rv.yaml", "-version", "v0.1.0", "-base-url", "https://example.com", "-o", out}, archives[1:]...),
+		"unknown platform": append([]string{"-template", "../../krew/rv.yaml", "-version", "v0.1.0", "-base-url", "https://example.com", "-o", out}, append(archives, plan9)...),
 		"bad version":      append([]string{"-template", "../../krew/rv.yaml", "-version", "0.1", "-base-url", "https://example.com", "-o", out}, archives...),
 		"other version":    {"-template", "../../krew/rv.yaml", "-version", "v0.2.0", "-base-url", "https://example.com", "-o", out, archives[0]},
 	} {
 		if err := manifestCmd(args); err == nil {
 			t.Errorf("%s: manifest succeeded", name)
 		}
+	}
+}
+
+// TestManifestOfSomePlatforms is hack/release.sh with PLATFORMS set: the
+// manifest lists exactly the platforms built, in the template's order.
+func TestManifestOfSomePlatforms(t *testing.T) {
+	dir := t.TempDir()
+	var archives []string
+	for _, name := range []string{"kubectl-rv_v0.1.0_windows_amd64.zip", "kubectl-rv_v0.1.0_linux_arm64.tar.gz"} {
+		a := filepath.Join(dir, name)
+		if err := os.WriteFile(a, []byte(name), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		archives = append(archives, a)
+	}
+	out := filepath.Join(dir, "rv.yaml")
+	args := append([]string{"-template", "../../krew/rv.yaml", "-version", "v0.1.0", "-base-url", "https://example.com/dl", "-o", out}, archives...)
+	if err := manifestCmd(args); err != nil {
+		t.Fatalf("manifest: %v", err)
+	}
+	data, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := krew.Parse(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, p := range m.Spec.Platforms {
+		got = append(got, p.Selector.MatchLabels["os"]+"/"+p.Selector.MatchLabels["arch"]+" "+p.URI)
+	}
+	want := []string{
+		"linux/arm64 https://example.com/dl/kubectl-rv_v0.1.0_linux_arm64.tar.gz",
+		"windows/amd64 https://example.com/dl/kubectl-rv_v0.1.0_windows_amd64.zip",
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("platforms (-want +got):\n%s", diff)
+	}
+	if err := krew.Validate(m, out); err == nil {
+		t.Error("Validate accepted a manifest without all five platforms; only ValidateFor should")
 	}
 }

@@ -212,17 +212,20 @@ func TestReleaseInstallsLikeKrewAndRunsThroughKubectl(t *testing.T) {
 	if err := os.Symlink(filepath.Join(store, host.Bin), filepath.Join(binDir, "kubectl-"+m.Metadata.Name)); err != nil {
 		t.Fatal(err)
 	}
-	// The caveats' commands create the completion helper.
+	// The caveats' commands create the completion helper, as written: with
+	// KREW_ROOT set (krew's own variable) they must write into $KREW_ROOT/bin.
 	var caveat []string
 	for _, l := range strings.Split(m.Spec.Caveats, "\n") {
-		if strings.Contains(l, "~/.krew/bin/") {
-			caveat = append(caveat, strings.ReplaceAll(strings.TrimSpace(l), "~/.krew/bin", binDir))
+		if strings.Contains(l, "/bin/kubectl_complete-rv") {
+			caveat = append(caveat, strings.TrimSpace(l))
 		}
 	}
 	if len(caveat) == 0 {
 		t.Fatalf("the caveats give no command for the completion helper:\n%s", m.Spec.Caveats)
 	}
-	if out, err := exec.Command("sh", "-c", strings.Join(caveat, "\n")).CombinedOutput(); err != nil {
+	caveatCmd := exec.Command("sh", "-c", strings.Join(caveat, "\n"))
+	caveatCmd.Env = append(os.Environ(), "KREW_ROOT="+filepath.Dir(binDir), "HOME="+filepath.Join(tmp, "home-without-krew"))
+	if out, err := caveatCmd.CombinedOutput(); err != nil {
 		t.Fatalf("the caveats' commands failed: %v\n%s\n%s", err, strings.Join(caveat, "\n"), out)
 	}
 
