@@ -1,0 +1,73 @@
+package doctor
+
+// The checks, by ID.
+const (
+	ListConsistent     = "list-consistent"
+	ListAny            = "list-any"
+	ListNotOlderThan   = "list-not-older-than"
+	ListExact          = "list-exact"
+	ListExactExpired   = "list-exact-expired"
+	ListFuture         = "list-future"
+	ItemsHaveRV        = "items-have-rv"
+	ListCoversItems    = "list-rv-covers-items"
+	Paging             = "paging"
+	ComparableRVs      = "comparable-rvs"
+	WatchBookmarks     = "watch-bookmarks"
+	InitialEventsEnd   = "watch-initial-events-end"
+	WatchExpired       = "watch-expired"
+	ConsistentLatency  = "consistent-list-latency"
+	WriteRVsIncreasing = "write-rvs-increase"
+)
+
+// CheckInfo describes a check for --help, docs and the report.
+type CheckInfo struct {
+	ID string
+	// Contract is what the endpoint must do.
+	Contract string
+	// Breaks names the clients that break when it does not.
+	Breaks string
+}
+
+// Checks lists every check in the order they run and are shown.
+var Checks = []CheckInfo{
+	{ListConsistent, `a list with resourceVersion "" (a consistent read) succeeds and names its resourceVersion`,
+		"every informer and reflector: they list this way when they start and whenever they relist"},
+	{ListAny, `a list with resourceVersion "0" (any version, from the watch cache) succeeds`,
+		"controllers and caches that start from resourceVersion 0 to spare the server a consistent read"},
+	{ListNotOlderThan, "a list with resourceVersionMatch=NotOlderThan at the list's own version answers that version or a newer one",
+		"reflectors that resume from a version they saw"},
+	{ListExact, "a list with resourceVersionMatch=Exact at an earlier version answers exactly that version",
+		"clients that re-read a snapshot: paging, consistent reads at a version"},
+	{ListExactExpired, "a list with resourceVersionMatch=Exact at a compacted version answers 410 Gone",
+		"clients that relist on 410; without it they take an old answer for an exact one"},
+	{ListFuture, `a list at a version far in the future answers "Too large resource version" (504) instead of waiting or answering`,
+		"clients that wait to read their own writes (kubernetes/kubernetes#94315)"},
+	{ItemsHaveRV, "every item of a list carries metadata.resourceVersion",
+		"caches and GitOps engines that compare item versions (argoproj/gitops-engine#704)"},
+	{ListCoversItems, "the list's resourceVersion is not older than any item's",
+		"informers that watch from the list's version: newer items are replayed or lost"},
+	{Paging, "pages (limit and continue) are one consistent snapshot: same resourceVersion, no item twice, none missing",
+		"kubectl get (--chunk-size 500 by default) and every paging client (folio-pro/kdashboard#70)"},
+	{ComparableRVs, "resourceVersions are positive integers without leading zeros, comparable within the resource",
+		"clients from 1.35 on that compare resourceVersions (KEP-5504)"},
+	{WatchBookmarks, "a watch with allowWatchBookmarks from the list's version sends a BOOKMARK before it times out",
+		"informers that resume after a restart without a full relist"},
+	{InitialEventsEnd, "a streaming list (sendInitialEvents=true) ends its initial events with a BOOKMARK annotated k8s.io/initial-events-end",
+		"client-go 0.35+ informers, which stream lists by default and hang without it (gravitational/teleport#64188, antrea-io/antrea#8123, cozystack/cozystack#2786)"},
+	{WatchExpired, "a watch from a compacted version answers 410 Gone (Expired)",
+		"reflectors, which relist on 410 and otherwise stall (kubernetes/kubernetes#94315)"},
+	{ConsistentLatency, "a consistent list is not much slower than a cached one",
+		"every consistent LIST waits about 3 s on backends without progress notifications (canonical/microk8s#5568, k3s-io/kine#250)"},
+	{WriteRVsIncreasing, "with --write-probe: a ConfigMap's resourceVersions increase across create, updates and delete, and its watch sees them in order",
+		"every client that orders events by resourceVersion"},
+}
+
+// Info returns the description of the check id, and whether it exists.
+func Info(id string) (CheckInfo, bool) {
+	for _, c := range Checks {
+		if c.ID == id {
+			return c, true
+		}
+	}
+	return CheckInfo{}, false
+}

@@ -1,0 +1,227 @@
+package doctor
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/metadata"
+
+	"github.com/kubectl-rv/kubectl-rv/pkg/apitypes"
+)
+
+// store answers lists and watches the way the API server's contract says,
+// or breaks one rule on request. It stands in for the server in the unit
+// tests of the judging logic; test/e2e holds the real thing.
+type store struct {
+	metadata.Getter // unused methods panic
+
+	rv        uint64 // the newest revision
+	compacted uint64 // revisions below this are gone
+	items     []metav1.PartialObjectMetadata
+
+	ignoreMatch    bool // treat every resourceVersion as NotOlderThan
+	stripItemRVs   bool
+	noInitialEnd   bool
+	expiredWatchOK bool // answer a watch from a compacted version with nothing
+	slowConsistent time.Duration
+}
+
+func newStore(n int) *store {
+	s := &store{rv: 500, compacted: 300}
+	for i := range n {
+		s.items = append(s.items, metav1.PartialObjectMetadata{ObjectMeta: metav1.ObjectMeta{
+			Namespace: "ns", Name: fmt.Sprintf("o%d", i), ResourceVersion: strconv.Itoa(400 + i),
+		}})
+	}
+	return s
+}
+
+func (s *store) Namespace(string) metadata.ResourceInterface { return s }
+
+var gr = schema.GroupResource{Resource: "widgets"}
+
+func (s *store) List(ctx context.Context, o metav1.ListOptions) (*metav1.PartialObjectMetadataList, error) {
+	at := s.rv
+	if o.ResourceVersion != "" && o.ResourceVersion != "0" {
+		asked, _ := strconv.ParseUint(o.ResourceVersion, 10, 64)
+		exact := o.ResourceVersionMatch == metav1.ResourceVersionMatchExact && !s.ignoreMatch
+		switch {
+		case exact && asked < s.compacted:
+			return nil, apierrors.NewResourceExpired("too old resource version")
+		case exact:
+			at = asked
+		case asked > s.rv:
+			return nil, apierrors.NewTimeoutError(fmt.Sprintf("Too large resource version: %d, current: %d", asked, s.rv), 1)
+		}
+	}
+	if o.ResourceVersion == "" && s.slowConsistent > 0 {
+		time.Sleep(s.slowConsistent)
+	}
+	items := s.items
+	start, _ := strconv.Atoi(o.Continue)
+	out := &metav1.PartialObjectMetadataList{ListMeta: metav1.ListMeta{ResourceVersion: strconv.FormatUint(at, 10)}}
+	items = items[start:]
+	if o.Limit > 0 && int(o.Limit) < len(items) {
+		items = items[:o.Limit]
+		out.Continue = strconv.Itoa(start + int(o.Limit))
+	}
+	for _, it := range items {
+		if s.stripItemRVs {
+			it.ResourceVersion = ""
+		}
+		out.Items = append(out.Items, it)
+	}
+	return out, nil
+}
+
+func (s *store) Watch(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
+	ch := make(chan watch.Event, len(s.items)+2)
+	asked, _ := strconv.ParseUint(o.ResourceVersion, 10, 64)
+	switch {
+	case o.SendInitialEvents != nil && *o.SendInitialEvents:
+		for i := range s.items {
+			ch <- watch.Event{Type: watch.Added, Object: &s.items[i]}
+		}
+		if !s.noInitialEnd {
+			ch <- watch.Event{Type: watch.Bookmark, Object: &metav1.PartialObjectMetadata{ObjectMeta: metav1.ObjectMeta{
+				ResourceVersion: strconv.FormatUint(s.rv, 10), Annotations: map[string]string{InitialEventsEndAnnotation: "true"}}}}
+		}
+	case o.ResourceVersion != "" && asked < s.compacted:
+		if !s.expiredWatchOK {
+			st := apierrors.NewResourceExpired("too old resource version: 1 (300)").ErrStatus
+			ch <- watch.Event{Type: watch.Error, Object: &st}
+		}
+	case o.AllowWatchBookmarks:
+		ch <- watch.Event{Type: watch.Bookmark, Object: &metav1.PartialObjectMetadata{ObjectMeta: metav1.ObjectMeta{ResourceVersion: strconv.FormatUint(s.rv, 10)}}}
+	}
+	close(ch)
+	return watch.NewProxyWatcher(ch), nil
+}
+
+type client struct{ s *store }
+
+func (c client) Resource(schema.GroupVersionResource) metadata.Getter { return c.s }
+
+func statuses(t *testing.T, s *store) map[string]Status {
+	t.Helper()
+	cfg := NewConfig()
+	cfg.LatencySamples = 1
+	cfg.SlowConsistentList = 50 * time.Millisecond
+	rep, err := Run(context.Background(), Clients{Metadata: client{s}}, []apitypes.Type{{Resource: gr.WithVersion("v1"), Kind: "Widget", Namespaced: true}}, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]Status{}
+	for _, c := range rep.Resources[0].Checks {
+		got[c.ID] = c.Status
+	}
+	return got
+}
+
+func allPass() map[string]Status {
+	m := map[string]Status{}
+	for _, c := range Checks {
+		if c.ID != WriteRVsIncreasing {
+			m[c.ID] = Pass
+		}
+	}
+	return m
+}
+
+// TestEachFaultFailsExactlyItsCheck holds every check to the contract: a
+// store that keeps it passes them all, and each broken rule turns exactly
+// the one check that holds it to fail.
+func TestEachFaultFailsExactlyItsCheck(t *testing.T) {
+	tests := []struct {
+		name  string
+		break_ func(*store)
+		fails string
+	}{
+		{"healthy", func(*store) {}, ""},
+		{"ignores resourceVersionMatch", func(s *store) { s.ignoreMatch = true }, ListExact},
+		{"strips item resourceVersions", func(s *store) { s.stripItemRVs = true }, ItemsHaveRV},
+		{"no initial-events-end bookmark", func(s *store) { s.noInitialEnd = true }, InitialEventsEnd},
+		{"compacted watch answers 200", func(s *store) { s.expiredWatchOK = true }, WatchExpired},
+		{"slow consistent lists", func(s *store) { s.slowConsistent = 80 * time.Millisecond }, ConsistentLatency},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			s := newStore(7)
+			tc.break_(s)
+			want := allPass()
+			if tc.fails != "" {
+				want[tc.fails] = Fail
+			}
+			switch tc.fails {
+			case ListExact:
+				// Exact at 1 is then answered with the newest list: there is
+				// no 410 to see, and doctor says it cannot tell.
+				want[ListExactExpired] = Skip
+			case ItemsHaveRV:
+				// Nothing is left to compare the list's version with.
+				want[ListCoversItems] = Skip
+			}
+			if diff := cmp.Diff(want, statuses(t, s)); diff != "" {
+				t.Errorf("verdicts (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestFewItemsSkipPaging(t *testing.T) {
+	got := statuses(t, newStore(1))
+	if got[Paging] != Skip {
+		t.Errorf("paging with one item = %s, want skip", got[Paging])
+	}
+}
+
+func TestJudges(t *testing.T) {
+	list := func(rv string, items ...string) *metav1.PartialObjectMetadataList {
+		l := &metav1.PartialObjectMetadataList{ListMeta: metav1.ListMeta{ResourceVersion: rv}}
+		for i, it := range items {
+			l.Items = append(l.Items, metav1.PartialObjectMetadata{ObjectMeta: metav1.ObjectMeta{Name: "o" + strconv.Itoa(i), ResourceVersion: it}})
+		}
+		return l
+	}
+	tests := []struct {
+		name string
+		got  Check
+		want Status
+	}{
+		{"item newer than list", judgeCoversItems(list("10", "9", "11")), Fail},
+		{"items older", judgeCoversItems(list("10", "9", "10")), Pass},
+		{"no item rv", judgeCoversItems(list("10", "")), Skip},
+		{"leading zero", judgeComparable(list("10", "09")), Fail},
+		{"not a number", judgeComparable(list("abc")), Fail},
+		{"integers", judgeComparable(list("10", "9", "1")), Pass},
+		{"writes increase", judgeWrites([]string{"5", "6", "7"}, []string{"MODIFIED@6", "MODIFIED@7", "DELETED@8"}), Pass},
+		{"writes go back", judgeWrites([]string{"5", "7", "6"}, []string{"MODIFIED@7", "MODIFIED@6", "DELETED@8"}), Fail},
+		{"watch out of order", judgeWrites([]string{"5", "6", "7"}, []string{"MODIFIED@7", "MODIFIED@6", "DELETED@8"}), Fail},
+		{"delete before update", judgeWrites([]string{"5", "6", "7"}, []string{"MODIFIED@6", "MODIFIED@7", "DELETED@7"}), Fail},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if tc.got.Status != tc.want {
+				t.Errorf("status = %s (%s), want %s", tc.got.Status, tc.got.Observed, tc.want)
+			}
+		})
+	}
+}
+
+func TestEveryCheckIsDescribed(t *testing.T) {
+	seen := map[string]bool{}
+	for _, c := range Checks {
+		if c.Contract == "" || c.Breaks == "" || seen[c.ID] {
+			t.Errorf("check %q: contract, breaks and a unique id are required", c.ID)
+		}
+		seen[c.ID] = true
+	}
+}

@@ -1,0 +1,111 @@
+package doctor
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"time"
+
+	"golang.org/x/sync/errgroup"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/metadata"
+
+	"github.com/kubectl-rv/kubectl-rv/pkg/apitypes"
+)
+
+// Clients are what doctor needs of the API server: the metadata client for
+// every read (lists and watches of PartialObjectMetadata: no object bodies
+// cross the wire) and, for the write probe only, a dynamic client.
+type Clients struct {
+	Metadata metadata.Interface
+	// Dynamic is used only when WriteProbe is set.
+	Dynamic dynamic.Interface
+}
+
+// Run probes every type, cfg.Parallel at a time, and returns each check's
+// verdict. Only reads are sent. A type the user may not list gets a
+// warning and no checks; Run fails only when ctx ends.
+func Run(ctx context.Context, c Clients, types []apitypes.Type, cfg Config) (*Report, error) {
+	start := time.Now()
+	rep := &Report{Resources: make([]Resource, len(types))}
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(max(cfg.Parallel, 1))
+	for i, t := range types {
+		g.Go(func() error {
+			rep.Resources[i] = probeResource(gctx, c.Metadata, t, cfg)
+			return nil
+		})
+	}
+	_ = g.Wait()
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	rep.summarize()
+	rep.Elapsed = time.Since(start)
+	return rep, nil
+}
+
+// WriteProbe creates, updates twice and deletes one ConfigMap in namespace
+// and returns the write-rvs-increase verdict as the report's last resource.
+func (r *Report) WriteProbe(ctx context.Context, c Clients, namespace string, cfg Config) {
+	res := Resource{Version: "v1", Resource: "configmaps", Kind: "ConfigMap", Namespaced: true}
+	res.Checks = []Check{writeProbe(ctx, c.Dynamic, namespace, cfg)}
+	r.Resources = append(r.Resources, res)
+	r.summarize()
+}
+
+func (r *Report) summarize() {
+	s := Summary{Resources: len(r.Resources)}
+	for _, res := range r.Resources {
+		if res.Warning != "" {
+			s.Forbidden++
+		}
+		s.Pass += res.Count(Pass)
+		s.Fail += res.Count(Fail)
+		s.Warn += res.Count(Warn)
+		s.Skip += res.Count(Skip)
+	}
+	r.Summary = s
+}
+
+// prober runs the checks on one resource.
+type prober struct {
+	ri  metadata.ResourceInterface
+	cfg Config
+}
+
+func (p *prober) on(id string) bool {
+	return len(p.cfg.Checks) == 0 || slices.Contains(p.cfg.Checks, id)
+}
+
+func probeResource(ctx context.Context, c metadata.Interface, t apitypes.Type, cfg Config) Resource {
+	res := newResource(t)
+	p := &prober{ri: resourceClient(c, t, cfg.Namespace), cfg: cfg}
+	base := list(ctx, p.ri, metav1.ListOptions{})
+	if base.err != nil && isForbidden(base.err) {
+		res.Warning = fmt.Sprintf("not probed: %v", base.err)
+		return res
+	}
+	checks := p.probeLists(ctx, base)
+	if base.err == nil {
+		checks = append(checks, p.probeWatches(ctx, base.list)...)
+		if p.on(ConsistentLatency) {
+			checks = append(checks, p.checkLatency(ctx))
+		}
+	}
+	for _, ch := range checks {
+		if p.on(ch.ID) {
+			res.Checks = append(res.Checks, ch)
+		}
+	}
+	return res
+}
+
+func resourceClient(c metadata.Interface, t apitypes.Type, namespace string) metadata.ResourceInterface {
+	r := c.Resource(t.Resource)
+	if t.Namespaced && namespace != "" {
+		return r.Namespace(namespace)
+	}
+	return r
+}

@@ -1,0 +1,129 @@
+package doctor
+
+import (
+	"time"
+
+	"github.com/kubectl-rv/kubectl-rv/pkg/apitypes"
+)
+
+// Status is a check's verdict.
+type Status string
+
+// The verdicts. Only Fail makes doctor exit 1.
+const (
+	// Pass: the endpoint kept the contract.
+	Pass Status = "pass"
+	// Fail: the endpoint broke the contract; Check.Observed says how.
+	Fail Status = "fail"
+	// Warn: the contract held, but something a client may trip on was seen.
+	Warn Status = "warn"
+	// Skip: the check could not be made (nothing to page, a history that was
+	// never compacted, a forbidden request); Check.Observed says why.
+	Skip Status = "skip"
+)
+
+// Check is one check's verdict on one resource.
+type Check struct {
+	// ID names the check (see Checks).
+	ID string `json:"id"`
+	// Status is the verdict.
+	Status Status `json:"status"`
+	// Observed says in a sentence what was seen.
+	Observed string `json:"observed"`
+	// Values are the observed figures behind the verdict (resourceVersions,
+	// counts, HTTP codes, milliseconds), for scripts and tests.
+	Values map[string]string `json:"values,omitempty"`
+}
+
+// Resource is every check's verdict on one group/version/resource.
+type Resource struct {
+	Group      string  `json:"group"`
+	Version    string  `json:"version"`
+	Resource   string  `json:"resource"`
+	Kind       string  `json:"kind"`
+	Namespaced bool    `json:"namespaced"`
+	Checks     []Check `json:"checks"`
+	// Warning is set when the resource could not be probed (a 403): its
+	// checks are then skipped.
+	Warning string `json:"warning,omitempty"`
+}
+
+// Name names the resource the way kubectl does: deployments.apps.
+func (r Resource) Name() string {
+	if r.Group == "" {
+		return r.Resource
+	}
+	return r.Resource + "." + r.Group
+}
+
+// Count returns how many of the resource's checks have status s.
+func (r Resource) Count(s Status) int {
+	n := 0
+	for _, c := range r.Checks {
+		if c.Status == s {
+			n++
+		}
+	}
+	return n
+}
+
+// Summary counts the verdicts of a whole run.
+type Summary struct {
+	Resources int `json:"resources"`
+	// Forbidden counts the resources the user may not list or watch.
+	Forbidden int `json:"forbidden"`
+	Pass      int `json:"pass"`
+	Fail      int `json:"fail"`
+	Warn      int `json:"warn"`
+	Skip      int `json:"skip"`
+}
+
+// Report is the result of Run.
+type Report struct {
+	Resources []Resource `json:"resources"`
+	Summary   Summary    `json:"summary"`
+	// Warnings are problems that made the result partial.
+	Warnings []string `json:"warnings,omitempty"`
+	// Elapsed is how long the run took.
+	Elapsed time.Duration `json:"-"`
+}
+
+// Config tunes a run. NewConfig fills in the defaults.
+type Config struct {
+	// Namespace limits namespaced resources to one namespace; "" is all.
+	Namespace string
+	// Parallel is how many resources are probed at once.
+	Parallel int
+	// LatencySamples is how many consistent and cached lists are timed.
+	LatencySamples int
+	// SlowConsistentList is how much longer than a cached list a consistent
+	// list may take (median against median) before it counts as waiting on
+	// the watch cache.
+	SlowConsistentList time.Duration
+	// WatchTimeout is the timeoutSeconds doctor's watches ask for; the
+	// server sends a bookmark shortly before it.
+	WatchTimeout time.Duration
+	// Grace is how long past WatchTimeout a watch may stay open, and how
+	// long a streaming list may take to send its initial events.
+	Grace time.Duration
+	// Checks selects checks by ID; empty is all of them.
+	Checks []string
+}
+
+// NewConfig returns the default configuration.
+func NewConfig() Config {
+	return Config{
+		Parallel:           8,
+		LatencySamples:     5,
+		SlowConsistentList: time.Second,
+		WatchTimeout:       4 * time.Second,
+		Grace:              10 * time.Second,
+	}
+}
+
+func newResource(t apitypes.Type) Resource {
+	return Resource{
+		Group: t.Resource.Group, Version: t.Resource.Version, Resource: t.Resource.Resource,
+		Kind: t.Kind, Namespaced: t.Namespaced,
+	}
+}
