@@ -141,9 +141,9 @@ func allPass() map[string]Status {
 // the one check that holds it to fail.
 func TestEachFaultFailsExactlyItsCheck(t *testing.T) {
 	tests := []struct {
-		name  string
+		name   string
 		break_ func(*store)
-		fails string
+		fails  string
 	}{
 		{"healthy", func(*store) {}, ""},
 		{"ignores resourceVersionMatch", func(s *store) { s.ignoreMatch = true }, ListExact},
