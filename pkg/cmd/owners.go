@@ -21,6 +21,7 @@ import (
 	"github.com/kubectl-rv/kubectl-rv/pkg/objects"
 	"github.com/kubectl-rv/kubectl-rv/pkg/output"
 	"github.com/kubectl-rv/kubectl-rv/pkg/output/ownersprint"
+	"github.com/kubectl-rv/kubectl-rv/pkg/owners"
 )
 
 // The owners views.
@@ -45,7 +46,7 @@ type OwnersOptions struct {
 	FailOnHazard bool
 	ShowSecrets  bool
 
-	filter    managedfields.Filter
+	config    owners.Config
 	namespace string
 	getter    genericclioptions.RESTClientGetter
 	now       func() time.Time
@@ -147,18 +148,19 @@ func (o *OwnersOptions) Validate() error {
 	if !slices.Contains(ownersViews, o.View) {
 		return exitcode.Usagef("--view %q is not supported: use one of %s", o.View, strings.Join(ownersViews, ", "))
 	}
-	o.filter = managedfields.Filter{Manager: o.Manager, Shared: o.Shared}
+	filter := managedfields.Filter{Manager: o.Manager, Shared: o.Shared}
 	if o.Field != "" {
 		p, err := managedfields.ParsePath(o.Field)
 		if err != nil {
 			return exitcode.Usage(fmt.Errorf("--field: %w; write it like .spec.replicas or .spec.template.spec.containers[name=nginx].image", err))
 		}
-		o.filter.Field = p
+		filter.Field = p
 	}
+	o.config = owners.Config{Filter: filter}
 	return nil
 }
 
-// Run loads the objects, decodes their ownership and prints it.
+// Run loads the objects, has the owners engine analyze them and prints the result.
 func (o *OwnersOptions) Run(ctx context.Context) error {
 	loaded, err := o.load(ctx)
 	if err != nil {
@@ -168,13 +170,24 @@ func (o *OwnersOptions) Run(ctx context.Context) error {
 		fmt.Fprintln(o.ErrOut, "No resources found")
 		return nil
 	}
-	objs, err := ownersprint.NewObjects(loaded, o.filter)
+	res, err := owners.Analyze(loaded, o.config)
 	if err != nil {
 		return exitcode.Usage(err)
 	}
-	if !o.filter.IsZero() && !anyOwned(objs) {
+	if res.NothingMatched {
 		fmt.Fprintln(o.ErrOut, o.nothingMatched())
 	}
+	if err := o.print(res.Objects); err != nil {
+		return err
+	}
+	if o.FailOnHazard && res.Findings > 0 {
+		return exitcode.SilentFinding()
+	}
+	return nil
+}
+
+// print renders the objects' ownership in the view or format asked for.
+func (o *OwnersOptions) print(objs []owners.Object) error {
 	p, err := o.Output.ToPrinter(o.Out)
 	if err != nil {
 		return err
@@ -192,13 +205,7 @@ func (o *OwnersOptions) Run(ctx context.Context) error {
 	default:
 		err = ownersprint.Tree(o.Out, objs, opts)
 	}
-	if err != nil {
-		return err
-	}
-	if o.FailOnHazard && ownersprint.HazardCount(objs) > 0 {
-		return exitcode.SilentFinding()
-	}
-	return nil
+	return err
 }
 
 func (o *OwnersOptions) nothingMatched() string {
@@ -213,15 +220,6 @@ func (o *OwnersOptions) nothingMatched() string {
 		parts = append(parts, "shared by several managers")
 	}
 	return "no field " + strings.Join(parts, ", ") + " was found"
-}
-
-func anyOwned(objs []ownersprint.Object) bool {
-	for _, o := range objs {
-		if len(o.Ownership.Fields()) > 0 {
-			return true
-		}
-	}
-	return false
 }
 
 func (o *OwnersOptions) load(ctx context.Context) ([]objects.Object, error) {

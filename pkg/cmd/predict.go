@@ -45,6 +45,7 @@ type PredictOptions struct {
 	explicitNS bool
 	methods    []predict.Method
 	patchType  predict.PatchType
+	failOn     predict.FailOn
 
 	dynamic func() (dynamic.Interface, error)
 	mapper  func() (meta.RESTMapper, error)
@@ -148,11 +149,11 @@ func (o *PredictOptions) Validate() error {
 		return exitcode.Usage(fmt.Errorf("--method: %w", err))
 	}
 	o.methods = ms
-	switch o.FailOn {
-	case "", "conflict", "clobber", "any":
-	default:
+	failOn, ok := predict.ParseFailOn(o.FailOn)
+	if !ok {
 		return exitcode.Usagef("--fail-on %q: use conflict, clobber or any", o.FailOn)
 	}
+	o.failOn = failOn
 	patchMode := o.Patch != "" || o.PatchFile != ""
 	switch {
 	case len(o.Filenames) > 0 && (len(o.args) > 0 || patchMode):
@@ -205,19 +206,13 @@ func onlyApply(ms []predict.Method) bool {
 	return len(ms) > 0
 }
 
-// job is one object to predict.
-type job struct {
-	in  predict.Input
-	gvk schema.GroupVersionKind
-}
-
 // Run predicts and prints.
 func (o *PredictOptions) Run(ctx context.Context) error {
 	p, err := o.Output.ToPrinter(o.Out)
 	if err != nil {
 		return err
 	}
-	jobs, err := o.jobs()
+	targets, err := o.targets()
 	if err != nil {
 		return err
 	}
@@ -226,9 +221,9 @@ func (o *PredictOptions) Run(ctx context.Context) error {
 	engine := "server"
 	if o.Offline {
 		engine = "offline"
-		results, err = o.runOffline(ctx, cfg, jobs)
+		results, err = o.runOffline(ctx, cfg, targets)
 	} else {
-		results, err = o.runServer(ctx, cfg, jobs)
+		results, err = o.runServer(ctx, cfg, targets)
 	}
 	if err != nil {
 		return err
@@ -236,41 +231,14 @@ func (o *PredictOptions) Run(ctx context.Context) error {
 	if err := predictprint.Print(p, o.ErrOut, predictprint.NewReport(engine, results)); err != nil {
 		return err
 	}
-	return o.failOn(results)
+	if n := o.failOn.Findings(results); n > 0 {
+		return exitcode.Findingf(fmt.Sprintf("%d method prediction(s) match --fail-on %s", n, o.FailOn))
+	}
+	return nil
 }
 
-func (o *PredictOptions) failOn(results []predict.Result) error {
-	if o.FailOn == "" {
-		return nil
-	}
-	n := 0
-	for _, r := range results {
-		for _, m := range r.Methods {
-			switch m.Verdict {
-			case predict.Conflict, predict.ApplyConflict:
-				n += b2i(o.FailOn == "conflict" || o.FailOn == "any")
-			case predict.Clobber:
-				n += b2i(o.FailOn == "clobber" || o.FailOn == "any")
-			case predict.Invalid:
-				n += b2i(o.FailOn == "any")
-			}
-		}
-	}
-	if n == 0 {
-		return nil
-	}
-	return exitcode.Findingf(fmt.Sprintf("%d method prediction(s) match --fail-on %s", n, o.FailOn))
-}
-
-func b2i(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
-}
-
-// jobs reads the desired objects or the patch.
-func (o *PredictOptions) jobs() ([]job, error) {
+// targets reads the desired objects or the patch.
+func (o *PredictOptions) targets() ([]predict.Target, error) {
 	var base *unstructured.Unstructured
 	if o.BaseFile != "" {
 		objs, err := objects.ReadFiles([]string{o.BaseFile}, false, o.In)
@@ -290,7 +258,7 @@ func (o *PredictOptions) jobs() ([]job, error) {
 		if base != nil && len(objs) > 1 {
 			return nil, exitcode.Usagef("--base works with one desired object, -f gave %d", len(objs))
 		}
-		jobs := make([]job, 0, len(objs))
+		targets := make([]predict.Target, 0, len(objs))
 		for _, ob := range objs {
 			u := ob.Object
 			gvk := u.GroupVersionKind()
@@ -298,9 +266,9 @@ func (o *PredictOptions) jobs() ([]job, error) {
 				return nil, exitcode.Usagef("%s: the object needs apiVersion, kind and metadata.name", ob.Source)
 			}
 			ref := predict.ObjectRef{APIVersion: u.GetAPIVersion(), Kind: u.GetKind(), Namespace: u.GetNamespace(), Name: u.GetName(), Source: ob.Source.String()}
-			jobs = append(jobs, job{gvk: gvk, in: predict.Input{Ref: ref, Desired: u, Base: base, BaseRV: o.BaseRV}})
+			targets = append(targets, predict.Target{GVK: gvk, Input: predict.Input{Ref: ref, Desired: u, Base: base, BaseRV: o.BaseRV}})
 		}
-		return jobs, nil
+		return targets, nil
 	}
 	data := []byte(o.Patch)
 	if o.PatchFile != "" {
@@ -325,10 +293,10 @@ func (o *PredictOptions) jobs() ([]job, error) {
 		return nil, exitcode.Usagef("argument %q: want TYPE/NAME, for example deployment/web", o.args[0])
 	}
 	ref := predict.ObjectRef{Kind: typ, Name: name}
-	return []job{{in: predict.Input{Ref: ref, Patch: data, PatchType: o.patchType, Base: base, BaseRV: o.BaseRV}}}, nil
+	return []predict.Target{{Input: predict.Input{Ref: ref, Patch: data, PatchType: o.patchType, Base: base, BaseRV: o.BaseRV}}}, nil
 }
 
-func (o *PredictOptions) runServer(ctx context.Context, cfg predict.Config, jobs []job) ([]predict.Result, error) {
+func (o *PredictOptions) runServer(ctx context.Context, cfg predict.Config, targets []predict.Target) ([]predict.Result, error) {
 	mapper, err := o.mapper()
 	if err != nil {
 		return nil, err
@@ -337,56 +305,56 @@ func (o *PredictOptions) runServer(ctx context.Context, cfg predict.Config, jobs
 	if err != nil {
 		return nil, exitcode.Cluster(err)
 	}
-	var out []predict.Result
-	for _, j := range jobs {
-		var mapping *meta.RESTMapping
-		if j.in.Patch != nil {
-			gvk, err := kindFor(mapper, j.in.Ref.Kind)
-			if err != nil {
-				return nil, err
-			}
-			j.gvk = gvk
-			j.in.Ref.Kind, j.in.Ref.APIVersion = gvk.Kind, gvk.GroupVersion().String()
+	items, err := predict.MatchCluster(targets, o.defaultNamespace(), predictCluster{mapper: mapper, dyn: dyn})
+	if err != nil {
+		var nsErr *predict.NamespaceError
+		var classified *exitcode.Error
+		switch {
+		case errors.As(err, &nsErr):
+			return nil, exitcode.Usagef("%s: the object's namespace %q does not match -n %q", nsErr.Where, nsErr.Namespace, nsErr.Want)
+		case errors.As(err, &classified):
+			return nil, err
 		}
-		mapping, err = mapper.RESTMapping(j.gvk.GroupKind(), j.gvk.Version)
-		if err != nil {
-			if meta.IsNoMatchError(err) {
-				return nil, exitcode.Usage(fmt.Errorf("%s: the cluster does not serve %s: %w", where(j), j.gvk, err))
-			}
-			return nil, exitcode.Cluster(err)
-		}
-		var ri dynamic.ResourceInterface = dyn.Resource(mapping.Resource)
-		if mapping.Scope.Name() == meta.RESTScopeNameNamespace {
-			ns := j.in.Ref.Namespace
-			if ns == "" {
-				ns = o.namespace
-				j.in.Ref.Namespace = ns
-				if j.in.Desired != nil {
-					j.in.Desired = j.in.Desired.DeepCopy()
-					j.in.Desired.SetNamespace(ns)
-				}
-			} else if o.explicitNS && ns != o.namespace {
-				return nil, exitcode.Usagef("%s: the object's namespace %q does not match -n %q", where(j), ns, o.namespace)
-			}
-			ri = dyn.Resource(mapping.Resource).Namespace(ns)
-		}
-		res, err := predict.Predict(ctx, cfg, j.in, predict.Server(ri, j.in.Ref.Name))
-		if err != nil {
-			return nil, classifyPredictErr(j, err)
-		}
-		out = append(out, res)
+		return nil, exitcode.Usage(err)
 	}
-	return out, nil
+	out, err := predict.PredictEach(ctx, cfg, items)
+	var ie *predict.ItemError
+	if errors.As(err, &ie) {
+		return nil, classifyPredictErr(predict.Target{Input: items[ie.Index].Input}, ie.Err)
+	}
+	return out, err
 }
 
-func where(j job) string {
-	if j.in.Ref.Source != "" {
-		return j.in.Ref.Source
-	}
-	return j.in.Ref.String()
+// predictCluster is predict's view of the cluster: the REST mapper and the
+// dynamic client, with the errors that are the cluster's marked so.
+type predictCluster struct {
+	mapper meta.RESTMapper
+	dyn    dynamic.Interface
 }
 
-func classifyPredictErr(j job, err error) error {
+func (c predictCluster) KindFor(typ string) (schema.GroupVersionKind, error) {
+	return kindFor(c.mapper, typ)
+}
+
+func (c predictCluster) RESTMapping(gvk schema.GroupVersionKind) (*meta.RESTMapping, error) {
+	m, err := c.mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
+	if err != nil && !meta.IsNoMatchError(err) {
+		return nil, exitcode.Cluster(err)
+	}
+	return m, err
+}
+
+func (c predictCluster) Resource(gvr schema.GroupVersionResource) dynamic.NamespaceableResourceInterface {
+	return c.dyn.Resource(gvr)
+}
+
+func (o *PredictOptions) defaultNamespace() predict.DefaultNamespace {
+	return predict.DefaultNamespace{Name: o.namespace, Explicit: o.explicitNS}
+}
+
+func where(j predict.Target) string { return j.Where() }
+
+func classifyPredictErr(j predict.Target, err error) error {
 	if exitcode.IsClusterError(err) {
 		return exitcode.Cluster(fmt.Errorf("%s: %w", where(j), err))
 	}
@@ -412,93 +380,64 @@ func kindFor(mapper meta.RESTMapper, typ string) (schema.GroupVersionKind, error
 	return gvk, nil
 }
 
-type liveKey struct {
-	kind, namespace, name string
-}
-
-func (o *PredictOptions) runOffline(ctx context.Context, cfg predict.Config, jobs []job) ([]predict.Result, error) {
-	var tc managedfields.TypeConverter = managedfields.BuiltinTypeConverter()
-	if o.SchemaFile != "" {
-		data, err := os.ReadFile(o.SchemaFile)
-		if err != nil {
-			return nil, exitcode.Usage(fmt.Errorf("--schema: %w", err))
-		}
-		stc, err := managedfields.ParseSchema(data)
-		if err != nil {
-			return nil, exitcode.Usage(fmt.Errorf("--schema %s: %w", o.SchemaFile, err))
-		}
-		tc = stc
+func (o *PredictOptions) runOffline(ctx context.Context, cfg predict.Config, targets []predict.Target) ([]predict.Result, error) {
+	tc, err := o.typeConverter()
+	if err != nil {
+		return nil, err
 	}
 	cfg.TypeConverter = tc
-	lives, err := objects.ReadFiles([]string{o.LiveFile}, false, o.In)
+	lives, err := o.readLive()
 	if err != nil {
-		return nil, exitcode.Usage(fmt.Errorf("--live: %w", err))
+		return nil, err
 	}
-	byKey := map[liveKey]*unstructured.Unstructured{}
-	for _, l := range lives {
-		u := l.Object
-		if _, err := managedfields.Entries(u); err != nil {
-			return nil, exitcode.Usage(fmt.Errorf("--live %s: %s %s: %w", l.Source, u.GetKind(), u.GetName(), err))
+	items, err := predict.MatchOffline(targets, predict.NewLiveSet(lives), o.defaultNamespace(), predict.NewOffline(tc).Executor)
+	if err != nil {
+		var nl *predict.NoLiveObjectError
+		if errors.As(err, &nl) {
+			return nil, exitcode.Usagef("--live %s holds no %s", o.LiveFile, nl.Type+"/"+nl.Name)
 		}
-		byKey[liveKey{u.GroupVersionKind().GroupKind().String(), u.GetNamespace(), u.GetName()}] = u
-	}
-	eng := predict.NewOffline(tc)
-	items := make([]predict.Item, 0, len(jobs))
-	for _, j := range jobs {
-		var live *unstructured.Unstructured
-		if j.in.Patch != nil {
-			live = findLive(lives, j.in.Ref.Kind, j.in.Ref.Name, o.namespace, o.explicitNS)
-			if live == nil {
-				return nil, exitcode.Usagef("--live %s holds no %s", o.LiveFile, j.in.Ref.Kind+"/"+j.in.Ref.Name)
-			}
-			j.gvk = live.GroupVersionKind()
-			j.in.Ref = predict.ObjectRef{APIVersion: live.GetAPIVersion(), Kind: live.GetKind(), Namespace: live.GetNamespace(), Name: live.GetName()}
-		} else {
-			ns := j.in.Ref.Namespace
-			live = byKey[liveKey{j.gvk.GroupKind().String(), ns, j.in.Ref.Name}]
-			if live == nil && ns == "" {
-				live = byKey[liveKey{j.gvk.GroupKind().String(), o.namespace, j.in.Ref.Name}]
-				if live != nil {
-					j.in.Ref.Namespace = o.namespace
-				}
-			}
-			if live != nil && live.GroupVersionKind() != j.gvk {
-				return nil, exitcode.Usagef("%s: the live object is %s, the manifest %s: offline prediction cannot convert between versions", where(j), live.GroupVersionKind(), j.gvk)
-			}
-		}
-		ex, err := eng.Executor(j.gvk, j.in.Ref.Name, live)
-		if err != nil {
-			return nil, exitcode.Usage(fmt.Errorf("%s: %w", where(j), err))
-		}
-		items = append(items, predict.Item{Input: j.in, Executor: ex})
+		return nil, exitcode.Usage(err)
 	}
 	out, err := predict.PredictAll(ctx, cfg, items, 0)
 	if err != nil {
 		var ie *predict.ItemError
 		if errors.As(err, &ie) {
-			return nil, exitcode.Usage(fmt.Errorf("%s: %w", where(jobs[ie.Index]), ie.Err))
+			return nil, exitcode.Usage(fmt.Errorf("%s: %w", where(targets[ie.Index]), ie.Err))
 		}
 		return nil, exitcode.Usage(err)
 	}
 	return out, nil
 }
 
-// findLive finds TYPE/NAME among the live objects: TYPE is matched against
-// the kind and the usual resource names (deployment, deployments, deploy is
-// not guessed).
-func findLive(lives []objects.Object, typ, name, ns string, explicitNS bool) *unstructured.Unstructured {
-	typ = strings.ToLower(typ)
-	typ, _, _ = strings.Cut(typ, ".")
+// typeConverter returns the schema --schema names, or the built-in one.
+func (o *PredictOptions) typeConverter() (managedfields.TypeConverter, error) {
+	if o.SchemaFile == "" {
+		return managedfields.BuiltinTypeConverter(), nil
+	}
+	data, err := os.ReadFile(o.SchemaFile)
+	if err != nil {
+		return nil, exitcode.Usage(fmt.Errorf("--schema: %w", err))
+	}
+	stc, err := managedfields.ParseSchema(data)
+	if err != nil {
+		return nil, exitcode.Usage(fmt.Errorf("--schema %s: %w", o.SchemaFile, err))
+	}
+	return stc, nil
+}
+
+// readLive reads the --live objects; each must have valid managedFields.
+func (o *PredictOptions) readLive() ([]*unstructured.Unstructured, error) {
+	lives, err := objects.ReadFiles([]string{o.LiveFile}, false, o.In)
+	if err != nil {
+		return nil, exitcode.Usage(fmt.Errorf("--live: %w", err))
+	}
+	out := make([]*unstructured.Unstructured, 0, len(lives))
 	for _, l := range lives {
 		u := l.Object
-		if u.GetName() != name || (explicitNS && u.GetNamespace() != "" && u.GetNamespace() != ns) {
-			continue
+		if _, err := managedfields.Entries(u); err != nil {
+			return nil, exitcode.Usage(fmt.Errorf("--live %s: %s %s: %w", l.Source, u.GetKind(), u.GetName(), err))
 		}
-		kind := strings.ToLower(u.GetKind())
-		plural, singular := meta.UnsafeGuessKindToResource(u.GroupVersionKind())
-		if typ == kind || typ == plural.Resource || typ == singular.Resource {
-			return u
-		}
+		out = append(out, u)
 	}
-	return nil
+	return out, nil
 }

@@ -11,9 +11,13 @@ import (
 	"testing"
 	"time"
 
+	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
+	"k8s.io/client-go/dynamic"
+	dynamicfake "k8s.io/client-go/dynamic/fake"
 	"sigs.k8s.io/yaml"
 
 	"github.com/kubectl-rv/kubectl-rv/internal/testobj"
@@ -215,4 +219,65 @@ func BenchmarkPredictOfflineDirectory1000(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(predictCPUTime()-start)/float64(b.N), "cpu-ns/op")
+}
+
+// TestPredictMatchErrors pins the messages and exit codes of the objects
+// predict cannot match to a live object.
+func TestPredictMatchErrors(t *testing.T) {
+	dir := t.TempDir()
+	live := filepath.Join(dir, "live.yaml")
+	_, fixtures := writePredictFixtures(t, 1)
+	data, err := os.ReadFile(fixtures)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(live, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	mapper := meta.NewDefaultRESTMapper(nil)
+	mapper.Add(schema.GroupVersionKind{Group: "apps", Version: "v1", Kind: "Deployment"}, meta.RESTScopeNamespace)
+	cluster := func(o *PredictOptions) {
+		o.mapper = func() (meta.RESTMapper, error) { return mapper, nil }
+		o.dynamic = func() (dynamic.Interface, error) {
+			return dynamicfake.NewSimpleDynamicClient(runtime.NewScheme()), nil
+		}
+	}
+	deploy := strings.ReplaceAll(benchDeploy, "NAME", "app-0000")
+	tests := []struct {
+		name string
+		in   string
+		set  func(o *PredictOptions)
+		msg  string
+	}{
+		{"offline patch to a missing object", "", func(o *PredictOptions) {
+			o.args, o.Patch, o.PatchType, o.Offline, o.LiveFile = []string{"deploy/web"}, "{}", "merge", true, live
+		}, "--live " + live + " holds no deploy/web"},
+		{"offline version mismatch", strings.Replace(deploy, "apps/v1", "apps/v1beta1", 1), func(o *PredictOptions) {
+			o.Filenames, o.Offline, o.LiveFile = []string{"-"}, true, live
+		}, "<stdin>:1: the live object is apps/v1, Kind=Deployment, the manifest apps/v1beta1, Kind=Deployment: offline prediction cannot convert between versions"},
+		{"namespace other than -n", deploy, func(o *PredictOptions) {
+			o.Filenames, o.namespace, o.explicitNS = []string{"-"}, "team", true
+			cluster(o)
+		}, `<stdin>:1: the object's namespace "default" does not match -n "team"`},
+		{"kind the cluster does not serve", strings.Replace(deploy, "kind: Deployment", "kind: Widget", 1), func(o *PredictOptions) {
+			o.Filenames = []string{"-"}
+			cluster(o)
+		}, "<stdin>:1: the cluster does not serve apps/v1, Kind=Widget: "},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			o, out, _ := newPredictOptions(tt.in)
+			tt.set(o)
+			if err := o.Validate(); err != nil {
+				t.Fatal(err)
+			}
+			if o.namespace == "" {
+				o.namespace = "default"
+			}
+			err := o.Run(context.Background())
+			if exitcode.Code(err) != exitcode.CodeUsage || !strings.HasPrefix(err.Error(), tt.msg) || out.Len() != 0 {
+				t.Errorf("Run() = %v (exit %d), output %q: want exit 2, no output and %q", err, exitcode.Code(err), out.String(), tt.msg)
+			}
+		})
+	}
 }

@@ -1,7 +1,6 @@
 package managedfields
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -479,18 +478,6 @@ type creater struct{}
 
 func (creater) New(gvk schema.GroupVersionKind) (runtime.Object, error) {
 	return NewEmpty(gvk), nil
-}
-
-// EncodeConflicts renders conflicts the way the server words its 409.
-func EncodeConflicts(cs []Conflict) string {
-	var b bytes.Buffer
-	for i, c := range cs {
-		if i > 0 {
-			b.WriteString("; ")
-		}
-		fmt.Fprintf(&b, "%s (%s)", c.Field, c.Owner())
-	}
-	return b.String()
 }
 
 // Owner names the conflict's owner like the server: "kubectl-create" using

@@ -90,11 +90,10 @@ func IsGenericManager(name string) bool {
 // ownership was attached to its object (Build, or Attach). Hazards come in
 // a stable order: by type, then by the entries involved.
 func (o *Ownership) Hazards() []Hazard {
-	var out []Hazard
-	type pairKey struct {
-		t    HazardType
-		a, u int
-	}
+	// The hazards about fields: one per pair of entries sharing fields, one
+	// per entry owning fields the object lost, in the order first met. The
+	// maps are passed around rather than held in a struct, so that they
+	// stay on the stack.
 	pairs := map[pairKey]*Hazard{}
 	var pairOrder []pairKey
 	stale := map[int]*Hazard{}
@@ -105,53 +104,83 @@ func (o *Ownership) Hazards() []Hazard {
 		}
 		if !n.Present && o.attached {
 			// Report the topmost absent node only: its children are gone with it.
-			for _, ow := range n.Owners {
-				addStale(stale, &staleOrder, ow, n.Path())
-			}
-			n.Walk(func(c *Node) bool {
-				if c != n {
-					for _, ow := range c.Owners {
-						addStale(stale, &staleOrder, ow, c.Path())
-					}
-				}
-				return true
-			})
+			addStale(stale, &staleOrder, n)
 			return false
 		}
-		for _, a := range n.Owners {
-			if !a.IsApply() {
+		addShared(pairs, &pairOrder, n)
+		return true
+	})
+	out := make([]Hazard, 0, len(pairOrder)+len(staleOrder))
+	for _, k := range pairOrder {
+		out = append(out, withMessage(pairs[k]))
+	}
+	for _, idx := range staleOrder {
+		out = append(out, withMessage(stale[idx]))
+	}
+	out = append(out, o.entryHazards()...)
+	sort.SliceStable(out, func(i, j int) bool { return hazardRank[out[i].Type] < hazardRank[out[j].Type] })
+	return out
+}
+
+// pairKey names the hazard of an Apply entry a and an Update entry u.
+type pairKey struct {
+	t    HazardType
+	a, u int
+}
+
+// addShared records n's field for every pair of an Apply and an Update
+// owner.
+func addShared(pairs map[pairKey]*Hazard, order *[]pairKey, n *Node) {
+	for _, a := range n.Owners {
+		if !a.IsApply() {
+			continue
+		}
+		for _, u := range n.Owners {
+			if u.IsApply() {
 				continue
 			}
-			for _, u := range n.Owners {
-				if u.IsApply() {
-					continue
-				}
-				t := HazardApplyUpdateShared
-				if u.Manager == ClientSideApplyManager {
-					t = HazardClientSideApplyMigration
-				}
-				k := pairKey{t, a.Entry, u.Entry}
-				h := pairs[k]
-				if h == nil {
-					h = &Hazard{Type: t, Owners: sortOwners([]Owner{a, u})}
-					pairs[k] = h
-					pairOrder = append(pairOrder, k)
-				}
-				h.Fields = append(h.Fields, n.Path())
+			t := HazardApplyUpdateShared
+			if u.Manager == ClientSideApplyManager {
+				t = HazardClientSideApplyMigration
 			}
+			k := pairKey{t, a.Entry, u.Entry}
+			h := pairs[k]
+			if h == nil {
+				h = &Hazard{Type: t, Owners: sortOwners([]Owner{a, u})}
+				pairs[k] = h
+				*order = append(*order, k)
+			}
+			h.Fields = append(h.Fields, n.Path())
+		}
+	}
+}
+
+// addStale records every owned field of the absent subtree n for its
+// owners (entry index -> hazard).
+func addStale(stale map[int]*Hazard, order *[]int, n *Node) {
+	n.Walk(func(c *Node) bool {
+		for _, ow := range c.Owners {
+			h := stale[ow.Entry]
+			if h == nil {
+				h = &Hazard{Type: HazardStaleFields, Owners: []Owner{ow}}
+				stale[ow.Entry] = h
+				*order = append(*order, ow.Entry)
+			}
+			h.Fields = append(h.Fields, c.Path())
 		}
 		return true
 	})
-	for _, k := range pairOrder {
-		h := pairs[k]
-		h.Message = fieldsMessage(*h)
-		out = append(out, *h)
-	}
-	for _, idx := range staleOrder {
-		h := stale[idx]
-		h.Message = fieldsMessage(*h)
-		out = append(out, *h)
-	}
+}
+
+func withMessage(h *Hazard) Hazard {
+	h.Message = fieldsMessage(*h)
+	return *h
+}
+
+// entryHazards are the hazards of whole entries: ancient-changes and
+// generic manager names.
+func (o *Ownership) entryHazards() []Hazard {
+	var out []Hazard
 	for _, e := range o.entries {
 		if e.Manager == AncientChangesManager {
 			out = append(out, Hazard{Type: HazardAncientChanges, Owners: []Owner{ownerOf(e)},
@@ -166,7 +195,6 @@ func (o *Ownership) Hazards() []Hazard {
 				Message: fmt.Sprintf("entry %d has %s, which hides the real writer of %d field(s): set a user agent or --field-manager in that client", e.Index, name, e.FieldCount())})
 		}
 	}
-	sort.SliceStable(out, func(i, j int) bool { return hazardRank[out[i].Type] < hazardRank[out[j].Type] })
 	return out
 }
 
@@ -176,16 +204,6 @@ var hazardRank = map[HazardType]int{
 	HazardStaleFields:              2,
 	HazardAncientChanges:           3,
 	HazardGenericManager:           4,
-}
-
-func addStale(m map[int]*Hazard, order *[]int, ow Owner, p fieldpath.Path) {
-	h := m[ow.Entry]
-	if h == nil {
-		h = &Hazard{Type: HazardStaleFields, Owners: []Owner{ow}}
-		m[ow.Entry] = h
-		*order = append(*order, ow.Entry)
-	}
-	h.Fields = append(h.Fields, p)
 }
 
 // fieldsMessage says what a hazard about fields means, for its fields.

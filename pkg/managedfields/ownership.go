@@ -254,9 +254,6 @@ func (o *Ownership) Entries() []Entry { return o.entries }
 // Root returns the tree's root, standing for the whole object.
 func (o *Ownership) Root() *Node { return o.root }
 
-// Attached reports whether Attach was called, so that Node.Present is known.
-func (o *Ownership) Attached() bool { return o.attached }
-
 // Node returns the node at p, or nil when no entry owns p or anything below it.
 func (o *Ownership) Node(p fieldpath.Path) *Node {
 	n := o.root

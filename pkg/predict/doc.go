@@ -20,6 +20,14 @@
 // resourceVersion precondition, and the API server's own field manager
 // (pkg/managedfields.FieldManager).
 //
+// A batch of targets (desired manifests, or a patch to TYPE/NAME) is first
+// matched to the live objects: MatchCluster resolves kinds and namespaces
+// through a Cluster the caller implements (a REST mapper and a dynamic
+// client), MatchOffline finds each object among the saved live objects.
+// PredictEach (one object at a time, for the cluster) or PredictAll (in
+// parallel, for offline executors) then predicts the items, and FailOn
+// counts the verdicts that are findings.
+//
 // Package predict does not parse flags, read files or print; pkg/cmd and
 // pkg/output/predictprint do.
 package predict

@@ -14,6 +14,7 @@ import (
 	"github.com/kubectl-rv/kubectl-rv/pkg/managedfields"
 	"github.com/kubectl-rv/kubectl-rv/pkg/objects"
 	"github.com/kubectl-rv/kubectl-rv/pkg/output"
+	"github.com/kubectl-rv/kubectl-rv/pkg/owners"
 )
 
 // bigObject returns an object with items*5 owned leaves in a keyed list,
@@ -65,6 +66,7 @@ func bigObject(tb testing.TB, items, managers int) *unstructured.Unstructured {
 
 func benchView(b *testing.B, view string) {
 	u := bigObject(b, 1000, 12)
+	in := []objects.Object{{Object: u, Source: objects.Source{Item: -1}}}
 	b.ReportAllocs()
 	b.ResetTimer()
 	cpu0 := cpuTime()
@@ -74,11 +76,11 @@ func benchView(b *testing.B, view string) {
 		b.ReportMetric(float64((cpuTime()-cpu0).Microseconds())/1000/float64(b.N), "cpu-ms/op")
 	}()
 	for b.Loop() {
-		own, err := managedfields.Build(u)
+		r, err := owners.Analyze(in, owners.Config{})
 		if err != nil {
 			b.Fatal(err)
 		}
-		objs := []Object{{Object: u, Ownership: own, Entries: own.Entries(), Hazards: own.Hazards()}}
+		objs := r.Objects
 		p := &output.Printer{Format: output.Table, Out: io.Discard}
 		switch view {
 		case "tree":
@@ -110,21 +112,18 @@ func BenchmarkDecodeRenderJSON(b *testing.B)    { benchView(b, "json") }
 
 func TestBigObjectShape(t *testing.T) {
 	u := bigObject(t, 1000, 12)
-	own, err := managedfields.Build(u)
-	if err != nil {
-		t.Fatal(err)
-	}
+	objs := analyze(t, u)
 	leaves := 0
-	for _, n := range own.Fields() {
+	for _, n := range objs[0].Ownership.Fields() {
 		if len(n.Children) == 0 {
 			leaves++
 		}
 	}
-	if leaves != 5000 || len(own.Entries()) != 12 {
-		t.Fatalf("the benchmark object has %d owned leaves and %d managers, want 5000 and 12", leaves, len(own.Entries()))
+	if leaves != 5000 || len(objs[0].Entries) != 12 {
+		t.Fatalf("the benchmark object has %d owned leaves and %d managers, want 5000 and 12", leaves, len(objs[0].Entries))
 	}
 	var buf strings.Builder
-	if err := Blame(&buf, []Object{{Object: u, Ownership: own}}, Options{Now: now}); err != nil {
+	if err := Blame(&buf, objs, Options{Now: now}); err != nil {
 		t.Fatal(err)
 	}
 	checkRoundTrip(t, u.Object, []byte(buf.String()))
@@ -158,10 +157,11 @@ func BenchmarkManyDeployments(b *testing.B) {
 				b.ReportMetric(float64((cpuTime()-cpu0).Microseconds())/1000/float64(b.N), "cpu-ms/op")
 			}()
 			for b.Loop() {
-				rs, err := NewObjects(objs, managedfields.Filter{})
+				r, err := owners.Analyze(objs, owners.Config{})
 				if err != nil {
 					b.Fatal(err)
 				}
+				rs := r.Objects
 				p := &output.Printer{Format: output.Table, Out: io.Discard}
 				if view == "summary" {
 					err = Summary(p, rs, Options{Now: now})

@@ -13,6 +13,7 @@ import (
 	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 
 	"github.com/kubectl-rv/kubectl-rv/pkg/managedfields"
+	"github.com/kubectl-rv/kubectl-rv/pkg/owners"
 )
 
 // maxCodeWidth caps the column the owner comments are aligned on.
@@ -35,7 +36,7 @@ type blameLine struct {
 // The output is valid YAML: several objects are separate documents, the
 // header and the hazards are comments, and every string is written plain only
 // when that is unambiguous, else double-quoted with escapes.
-func Blame(w io.Writer, objs []Object, opts Options) error {
+func Blame(w io.Writer, objs []owners.Object, opts Options) error {
 	b := bufio.NewWriterSize(w, 64<<10)
 	for i, o := range objs {
 		if i > 0 {
@@ -46,7 +47,7 @@ func Blame(w io.Writer, objs []Object, opts Options) error {
 	return b.Flush()
 }
 
-func writeBlame(b *bufio.Writer, o Object, opts Options) {
+func writeBlame(b *bufio.Writer, o owners.Object, opts Options) {
 	comment(b, describe(o)+`: each line's owners as "manager (operation[/subresource], age)"`)
 	for _, h := range o.Hazards {
 		comment(b, "hazard "+string(h.Type)+": "+h.Message)
@@ -81,7 +82,7 @@ func comment(b *bufio.Writer, s string) {
 	b.WriteString("# " + commentSafe(s) + "\n")
 }
 
-func isSecret(o Object) bool {
+func isSecret(o owners.Object) bool {
 	return o.Object.GetKind() == "Secret" && o.Object.GetAPIVersion() == "v1"
 }
 

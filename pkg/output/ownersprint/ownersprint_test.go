@@ -18,6 +18,7 @@ import (
 	"github.com/kubectl-rv/kubectl-rv/pkg/managedfields"
 	"github.com/kubectl-rv/kubectl-rv/pkg/objects"
 	"github.com/kubectl-rv/kubectl-rv/pkg/output"
+	"github.com/kubectl-rv/kubectl-rv/pkg/owners"
 )
 
 // now is the fixed time ages are measured from in the golden files.
@@ -25,7 +26,7 @@ var now = time.Date(2026, 11, 21, 16, 0, 0, 0, time.UTC)
 
 const inputs = "../../managedfields/testdata"
 
-func load(t testing.TB, filter managedfields.Filter, files ...string) []Object {
+func load(t testing.TB, filter managedfields.Filter, files ...string) []owners.Object {
 	t.Helper()
 	var paths []string
 	for _, f := range files {
@@ -39,11 +40,22 @@ func load(t testing.TB, filter managedfields.Filter, files ...string) []Object {
 	for i := range objs {
 		objs[i].Source.File = filepath.Base(objs[i].Source.File)
 	}
-	out, err := NewObjects(objs, filter)
+	r, err := owners.Analyze(objs, owners.Config{Filter: filter})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return out
+	return r.Objects
+}
+
+// analyze runs the owners engine on one object read from the cluster,
+// without a filter.
+func analyze(tb testing.TB, u *unstructured.Unstructured) []owners.Object {
+	tb.Helper()
+	r, err := owners.Analyze([]objects.Object{{Object: u, Source: objects.Source{Item: -1}}}, owners.Config{})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return r.Objects
 }
 
 func goldenFile(t *testing.T, name string, got []byte) {
@@ -51,7 +63,7 @@ func goldenFile(t *testing.T, name string, got []byte) {
 	golden.Assert(t, name+".golden", got)
 }
 
-func render(t *testing.T, view string, format output.Format, objs []Object, opts Options) []byte {
+func render(t *testing.T, view string, format output.Format, objs []owners.Object, opts Options) []byte {
 	t.Helper()
 	var buf bytes.Buffer
 	p := &output.Printer{Format: format, Out: &buf}
@@ -218,18 +230,17 @@ func FuzzBlame(f *testing.F) {
 		if err != nil || len(decoded) != 1 {
 			return
 		}
-		own, err := managedfields.Build(decoded[0].Object)
+		r, err := owners.Analyze(decoded, owners.Config{})
 		if err != nil {
 			return
 		}
-		o := Object{Object: decoded[0].Object, Ownership: own, Entries: own.Entries(), Hazards: own.Hazards()}
 		var buf bytes.Buffer
-		if err := Blame(&buf, []Object{o}, Options{Now: now}); err != nil {
+		if err := Blame(&buf, r.Objects, Options{Now: now}); err != nil {
 			t.Fatal(err)
 		}
 		checkRoundTrip(t, decoded[0].Object.Object, buf.Bytes())
 		buf.Reset()
-		if err := Tree(&buf, []Object{o}, Options{Now: now}); err != nil {
+		if err := Tree(&buf, r.Objects, Options{Now: now}); err != nil {
 			t.Fatal(err)
 		}
 	})
@@ -248,8 +259,6 @@ func normalizeJSON(v any) any {
 	}
 	return v
 }
-
-var _ = unstructured.Unstructured{}
 
 // TestTreeColor checks that color only adds escape codes: yellow around the
 // owners of shared fields, red around fields the object no longer has.

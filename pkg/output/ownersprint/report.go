@@ -4,29 +4,15 @@ import (
 	"slices"
 	"time"
 
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/util/duration"
 
 	"github.com/kubectl-rv/kubectl-rv/pkg/managedfields"
 	"github.com/kubectl-rv/kubectl-rv/pkg/output"
+	"github.com/kubectl-rv/kubectl-rv/pkg/owners"
 )
 
 // Kind is the kind of the structured report.
 const Kind = "OwnersReport"
-
-// Object is one object's ownership, ready to render.
-type Object struct {
-	Object *unstructured.Unstructured
-	// Source is where the object was read from ("deploy.yaml:3"), empty for
-	// the cluster.
-	Source string
-	// Ownership is the (possibly filtered) ownership tree.
-	Ownership *managedfields.Ownership
-	// Entries are the managedFields entries to list in the summary.
-	Entries []managedfields.Entry
-	// Hazards are the (possibly filtered) hazards.
-	Hazards []managedfields.Hazard
-}
 
 // Options tune the renderers.
 type Options struct {
@@ -88,7 +74,7 @@ type FieldReport struct {
 }
 
 // NewReport builds the structured report.
-func NewReport(objs []Object) Report {
+func NewReport(objs []owners.Object) Report {
 	r := Report{TypeMeta: output.NewTypeMeta(Kind), Items: make([]ObjectReport, 0, len(objs))}
 	for _, o := range objs {
 		or := ObjectReport{
@@ -125,7 +111,7 @@ func age(now, t time.Time) string {
 }
 
 // describe names an object: "Deployment default/web".
-func describe(o Object) string {
+func describe(o owners.Object) string {
 	name := o.Object.GetName()
 	if ns := o.Object.GetNamespace(); ns != "" {
 		name = ns + "/" + name

@@ -107,9 +107,5 @@ func TestReportJSONMatchesMarshalIndent(t *testing.T) {
 
 func TestReportJSONOfLargeObject(t *testing.T) {
 	u := bigObject(t, 200, 12)
-	own, err := managedfields.Build(u)
-	if err != nil {
-		t.Fatal(err)
-	}
-	checkSameJSON(t, "large object", NewReport([]Object{{Object: u, Ownership: own, Entries: own.Entries(), Hazards: own.Hazards()}}))
+	checkSameJSON(t, "large object", NewReport(analyze(t, u)))
 }

@@ -9,17 +9,18 @@ import (
 
 	"github.com/kubectl-rv/kubectl-rv/pkg/managedfields"
 	"github.com/kubectl-rv/kubectl-rv/pkg/output"
+	"github.com/kubectl-rv/kubectl-rv/pkg/owners"
 )
 
 // objectColumns are the leading columns of tables that hold several objects.
-func objectColumns(objs []Object, opts Options) []output.Column {
+func objectColumns(objs []owners.Object, opts Options) []output.Column {
 	if len(objs) < 2 && !opts.ObjectColumns {
 		return nil
 	}
 	return output.Columns("NAMESPACE", "OBJECT")
 }
 
-func objectCells(objs []Object, o Object, opts Options) []output.Cell {
+func objectCells(objs []owners.Object, o owners.Object, opts Options) []output.Cell {
 	if len(objs) < 2 && !opts.ObjectColumns {
 		return nil
 	}
@@ -33,7 +34,7 @@ func objectCells(objs []Object, o Object, opts Options) []output.Cell {
 // Table writes one row per owned field: FIELD, MANAGERS, OPERATION,
 // SUBRESOURCE, APIVERSION, AGE (parallel lists when a field has several
 // owners), then the hazards.
-func Table(p *output.Printer, objs []Object, opts Options) error {
+func Table(p *output.Printer, objs []owners.Object, opts Options) error {
 	t := &output.TableData{Columns: append(objectColumns(objs, opts), output.Columns("FIELD", "MANAGERS", "OPERATION", "SUBRESOURCE", "APIVERSION", "AGE")...)}
 	t.Columns = append(t.Columns, output.Column{Name: "PRESENT", Wide: true})
 	rows := 0
@@ -96,7 +97,7 @@ func (c *ownerColumns) of(owners []managedfields.Owner) [5]string {
 
 // Summary writes one row per managedFields entry: MANAGER, OPERATION,
 // APIVERSION, SUBRESOURCE, LAST WRITE, FIELDS, then the hazards.
-func Summary(p *output.Printer, objs []Object, opts Options) error {
+func Summary(p *output.Printer, objs []owners.Object, opts Options) error {
 	t := &output.TableData{Columns: append(objectColumns(objs, opts), output.Columns("MANAGER", "OPERATION", "APIVERSION", "SUBRESOURCE", "LAST WRITE", "FIELDS")...)}
 	t.Columns = append(t.Columns, output.Column{Name: "ENTRY", Wide: true}, output.Column{Name: "TIME", Wide: true})
 	for _, o := range objs {
@@ -116,7 +117,7 @@ func Summary(p *output.Printer, objs []Object, opts Options) error {
 	return printHazards(p, objs, opts)
 }
 
-func printHazards(p *output.Printer, objs []Object, opts Options) error {
+func printHazards(p *output.Printer, objs []owners.Object, opts Options) error {
 	t := &output.TableData{Columns: append(objectColumns(objs, opts), output.Columns("HAZARD", "MANAGERS", "FIELDS", "DETAIL")...)}
 	for _, o := range objs {
 		for _, h := range o.Hazards {
@@ -147,15 +148,6 @@ func managerText(s string) string {
 		return `""`
 	}
 	return s
-}
-
-// HazardCount returns how many hazards the objects have.
-func HazardCount(objs []Object) int {
-	n := 0
-	for _, o := range objs {
-		n += len(o.Hazards)
-	}
-	return n
 }
 
 func fieldCount[T any](fs []T) string {

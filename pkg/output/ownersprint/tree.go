@@ -12,6 +12,7 @@ import (
 
 	"github.com/kubectl-rv/kubectl-rv/pkg/managedfields"
 	"github.com/kubectl-rv/kubectl-rv/pkg/output"
+	"github.com/kubectl-rv/kubectl-rv/pkg/owners"
 )
 
 // maxLabelWidth caps the column the owners are aligned on in the tree.
@@ -31,7 +32,7 @@ type treeLine struct {
 // with chains of unowned single-child fields joined (spec.template.spec) and a
 // subtree whose owned fields all have the same owners collapsed onto one line
 // ("spec  kubectl (Apply, 2m)  [12 fields]").
-func Tree(w io.Writer, objs []Object, opts Options) error {
+func Tree(w io.Writer, objs []owners.Object, opts Options) error {
 	b := bufio.NewWriterSize(w, 64<<10)
 	for i, o := range objs {
 		if i > 0 {

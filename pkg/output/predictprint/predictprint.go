@@ -51,15 +51,18 @@ func Print(p *output.Printer, errOut io.Writer, r Report) error {
 		return p.PrintObject(r)
 	}
 	if len(r.Objects) == 1 {
-		o := r.Objects[0]
-		fmt.Fprintf(p.Out, "%s\n", output.Escape(header(o)))
+		if _, err := fmt.Fprintf(p.Out, "%s\n", output.Escape(header(r.Objects[0]))); err != nil {
+			return err
+		}
 	}
 	t := Table(r, len(r.Objects) > 1)
 	if err := p.PrintTable(t); err != nil {
 		return err
 	}
 	for _, n := range r.Notes {
-		fmt.Fprintf(errOut, "note: %s\n", n)
+		if _, err := fmt.Fprintf(errOut, "note: %s\n", n); err != nil {
+			return err
+		}
 	}
 	return nil
 }

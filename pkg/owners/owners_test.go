@@ -1,0 +1,144 @@
+package owners
+
+import (
+	"fmt"
+	"path/filepath"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/kubectl-rv/kubectl-rv/pkg/managedfields"
+	"github.com/kubectl-rv/kubectl-rv/pkg/objects"
+)
+
+const inputs = "../managedfields/testdata"
+
+func read(tb testing.TB, files ...string) []objects.Object {
+	tb.Helper()
+	var paths []string
+	for _, f := range files {
+		paths = append(paths, filepath.Join(inputs, f))
+	}
+	objs, err := objects.ReadFiles(paths, false, nil)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return objs
+}
+
+func TestAnalyze(t *testing.T) {
+	mustPath := func(s string) managedfields.Filter {
+		p, err := managedfields.ParsePath(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return managedfields.Filter{Field: p}
+	}
+	type summary struct {
+		Entries        []int // kept entry indexes, per object
+		Hazards        int
+		Findings       int
+		NothingMatched bool
+	}
+	for _, tc := range []struct {
+		name   string
+		files  []string
+		filter managedfields.Filter
+		want   summary
+	}{
+		{"no filter keeps everything", []string{"hazards.yaml"}, managedfields.Filter{}, summary{Entries: []int{0, 1, 2, 3}, Hazards: 5, Findings: 5}},
+		{"manager keeps its entry and hazards", []string{"hazards.yaml"}, managedfields.Filter{Manager: "argocd"}, summary{Entries: []int{1}, Hazards: 1, Findings: 1}},
+		{"field without hazard", []string{"hazards.yaml"}, mustPath(".spec.steps[0]"), summary{Entries: []int{0, 1, 2, 3}}},
+		{"unknown manager matches nothing", []string{"hazards.yaml"}, managedfields.Filter{Manager: "nobody"}, summary{NothingMatched: true}},
+		{"findings add up over objects", []string{"hazards.yaml", "hazards.yaml"}, managedfields.Filter{}, summary{Entries: []int{0, 1, 2, 3, 0, 1, 2, 3}, Hazards: 10, Findings: 10}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r, err := Analyze(read(t, tc.files...), Config{Filter: tc.filter})
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := summary{Findings: r.Findings, NothingMatched: r.NothingMatched}
+			for _, o := range r.Objects {
+				for _, e := range o.Entries {
+					got.Entries = append(got.Entries, e.Index)
+				}
+				got.Hazards += len(o.Hazards)
+				if o.Decoded == nil || o.Ownership == nil {
+					t.Fatalf("an object lacks its ownership: %+v", o)
+				}
+				if o.Source != filepath.Join(inputs, tc.files[0])+":3" {
+					t.Errorf("Source = %q", o.Source)
+				}
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("Analyze (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestAnalyzeKeepsDecodedOwnership(t *testing.T) {
+	r, err := Analyze(read(t, "deployment.yaml"), Config{Filter: managedfields.Filter{Manager: "team-b"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := r.Objects[0]
+	if o.Ownership.OwnedCount() == 0 || o.Ownership.OwnedCount() >= o.Decoded.OwnedCount() {
+		t.Errorf("filtered %d owned fields of %d, want some but not all", o.Ownership.OwnedCount(), o.Decoded.OwnedCount())
+	}
+	if len(o.Decoded.Entries()) <= len(o.Entries) {
+		t.Errorf("kept %d entries of %d, want fewer", len(o.Entries), len(o.Decoded.Entries()))
+	}
+}
+
+// TestAnalyzeErrorNamesTheObject pins the error text: the file and line
+// first for an object read from a file, the object alone for the cluster.
+func TestAnalyzeErrorNamesTheObject(t *testing.T) {
+	u := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "v1", "kind": "ConfigMap",
+		"metadata": map[string]any{"name": "broken", "namespace": "default", "managedFields": []any{
+			map[string]any{"manager": "m", "operation": "Update", "fieldsType": "FieldsV1", "fieldsV1": map[string]any{"q:x": map[string]any{}}},
+		}},
+	}}
+	_, entriesErr := managedfields.Entries(u)
+	if entriesErr == nil {
+		t.Fatal("the fixture is valid")
+	}
+	for _, tc := range []struct {
+		name string
+		src  objects.Source
+		want string
+	}{
+		{"file", objects.Source{File: "cm.yaml", Line: 3, Item: -1}, "cm.yaml:3: ConfigMap default/broken: "},
+		{"list item", objects.Source{File: "list.json", Line: 1, Item: 2}, "list.json:1 (items[2]): ConfigMap default/broken: "},
+		{"cluster", objects.Source{Item: -1}, "ConfigMap default/broken: "},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := Analyze([]objects.Object{{Object: u, Source: tc.src}}, Config{})
+			want := tc.want + entriesErr.Error()
+			if err == nil || err.Error() != want {
+				t.Errorf("Analyze error = %v, want %q", err, want)
+			}
+		})
+	}
+}
+
+// BenchmarkAnalyzeManyDeployments is the engine's share of owners -A over
+// 1,000 Deployments (each as the real one in testdata, six managers):
+// decode, attach and find hazards, without rendering.
+func BenchmarkAnalyzeManyDeployments(b *testing.B) {
+	base := read(b, "deployment.yaml")[0].Object
+	var objs []objects.Object
+	for i := range 1000 {
+		u := base.DeepCopy()
+		u.SetName(fmt.Sprintf("app-%d", i))
+		objs = append(objs, objects.Object{Object: u, Source: objects.Source{Item: -1}})
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := Analyze(objs, Config{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -1,0 +1,226 @@
+package predict
+
+import (
+	"fmt"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/dynamic"
+)
+
+// Target is one object to predict, before it is matched to its live
+// object: a desired manifest (Input.Desired, whose kind is GVK) or a patch
+// to TYPE/NAME (Input.Patch; Input.Ref.Kind is TYPE as the user wrote it,
+// and GVK is empty until matching resolves it).
+type Target struct {
+	Input Input
+	GVK   schema.GroupVersionKind
+}
+
+// Where names the target in messages: the file and line it was read from,
+// else its kind and name.
+func (t Target) Where() string {
+	if t.Input.Ref.Source != "" {
+		return t.Input.Ref.Source
+	}
+	return t.Input.Ref.String()
+}
+
+// DefaultNamespace is the namespace of objects that name none.
+type DefaultNamespace struct {
+	Name string
+	// Explicit is true when the user chose Name (kubectl's -n): an object
+	// naming another namespace is then a mistake.
+	Explicit bool
+}
+
+// NamespaceError says that an object names another namespace than the one
+// the user chose.
+type NamespaceError struct {
+	// Where names the object, as Target.Where does.
+	Where string
+	// Namespace is the object's, Want the one the user chose.
+	Namespace, Want string
+}
+
+func (e *NamespaceError) Error() string {
+	return fmt.Sprintf("%s: the object's namespace %q is not %q", e.Where, e.Namespace, e.Want)
+}
+
+// NoLiveObjectError says that the live objects hold no TYPE/NAME for a
+// patch to predict.
+type NoLiveObjectError struct {
+	// Type and Name are as the user wrote them.
+	Type, Name string
+}
+
+func (e *NoLiveObjectError) Error() string {
+	return fmt.Sprintf("no live object %s/%s", e.Type, e.Name)
+}
+
+// LiveSet holds the live objects of an offline prediction (saved with
+// kubectl get -o yaml --show-managed-fields), indexed for matching.
+type LiveSet struct {
+	objs  []*unstructured.Unstructured
+	byKey map[liveKey]*unstructured.Unstructured
+}
+
+type liveKey struct {
+	groupKind, namespace, name string
+}
+
+// NewLiveSet indexes live objects; of two with the same kind, namespace
+// and name, the later one counts.
+func NewLiveSet(objs []*unstructured.Unstructured) *LiveSet {
+	s := &LiveSet{objs: objs, byKey: make(map[liveKey]*unstructured.Unstructured, len(objs))}
+	for _, u := range objs {
+		s.byKey[liveKey{u.GroupVersionKind().GroupKind().String(), u.GetNamespace(), u.GetName()}] = u
+	}
+	return s
+}
+
+// byTypeName finds TYPE/NAME: TYPE is matched against the kind and the
+// usual resource names (deployment, deployments; deploy is not guessed).
+// With an explicit namespace, a namespaced object must be in it.
+func (s *LiveSet) byTypeName(typ, name string, ns DefaultNamespace) *unstructured.Unstructured {
+	typ = strings.ToLower(typ)
+	typ, _, _ = strings.Cut(typ, ".")
+	for _, u := range s.objs {
+		if u.GetName() != name || (ns.Explicit && u.GetNamespace() != "" && u.GetNamespace() != ns.Name) {
+			continue
+		}
+		kind := strings.ToLower(u.GetKind())
+		plural, singular := meta.UnsafeGuessKindToResource(u.GroupVersionKind())
+		if typ == kind || typ == plural.Resource || typ == singular.Resource {
+			return u
+		}
+	}
+	return nil
+}
+
+// ExecutorFunc returns the executor of one object from its live state
+// (nil when it does not exist yet), such as Offline.Executor.
+type ExecutorFunc func(gvk schema.GroupVersionKind, name string, live *unstructured.Unstructured) (Executor, error)
+
+// MatchOffline pairs every target with its live object among lives and
+// returns the items to predict, in the targets' order, with the executors
+// newExecutor makes.
+//
+// A patch's TYPE/NAME must be among lives (else a *NoLiveObjectError), and
+// takes the live object's kind and name. A manifest is matched by group,
+// kind, namespace and name; one without a namespace is looked up in its own
+// (none) first, then in ns. A manifest without a live object is a create.
+// The live object must have the manifest's version: offline prediction
+// does not convert.
+func MatchOffline(targets []Target, lives *LiveSet, ns DefaultNamespace, newExecutor ExecutorFunc) ([]Item, error) {
+	items := make([]Item, 0, len(targets))
+	for _, t := range targets {
+		live, err := lives.match(&t, ns)
+		if err != nil {
+			return nil, err
+		}
+		ex, err := newExecutor(t.GVK, t.Input.Ref.Name, live)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", t.Where(), err)
+		}
+		items = append(items, Item{Input: t.Input, Executor: ex})
+	}
+	return items, nil
+}
+
+// match finds t's live object, completing t with what the match tells.
+func (s *LiveSet) match(t *Target, ns DefaultNamespace) (*unstructured.Unstructured, error) {
+	ref := &t.Input.Ref
+	if t.Input.Patch != nil {
+		live := s.byTypeName(ref.Kind, ref.Name, ns)
+		if live == nil {
+			return nil, &NoLiveObjectError{Type: ref.Kind, Name: ref.Name}
+		}
+		t.GVK = live.GroupVersionKind()
+		*ref = ObjectRef{APIVersion: live.GetAPIVersion(), Kind: live.GetKind(), Namespace: live.GetNamespace(), Name: live.GetName()}
+		return live, nil
+	}
+	gk := t.GVK.GroupKind().String()
+	live := s.byKey[liveKey{gk, ref.Namespace, ref.Name}]
+	if live == nil && ref.Namespace == "" {
+		live = s.byKey[liveKey{gk, ns.Name, ref.Name}]
+		if live != nil {
+			ref.Namespace = ns.Name
+		}
+	}
+	if live != nil && live.GroupVersionKind() != t.GVK {
+		return nil, fmt.Errorf("%s: the live object is %s, the manifest %s: offline prediction cannot convert between versions", t.Where(), live.GroupVersionKind(), t.GVK)
+	}
+	return live, nil
+}
+
+// Cluster is what matching targets to their objects on a cluster needs:
+// pkg/cmd implements it with its REST mapper and dynamic client. MatchCluster
+// passes the errors it returns on, wrapped only to name the target of a
+// no-match error, so that the caller can classify them.
+type Cluster interface {
+	// KindFor resolves the TYPE of a patch's TYPE/NAME (deploy,
+	// deployments.apps) to a kind the cluster serves.
+	KindFor(typ string) (schema.GroupVersionKind, error)
+	// RESTMapping returns the resource and scope of a kind.
+	RESTMapping(gvk schema.GroupVersionKind) (*meta.RESTMapping, error)
+	// Resource returns the client of a resource.
+	Resource(gvr schema.GroupVersionResource) dynamic.NamespaceableResourceInterface
+}
+
+// MatchCluster resolves every target on the cluster and returns the items
+// to predict, in the targets' order, with server (dry-run) executors.
+//
+// A patch's TYPE is resolved to a kind. A namespaced object without a
+// namespace goes to ns (the desired object is copied to say so); one
+// naming another namespace than an explicit ns is a *NamespaceError. A
+// kind the cluster does not serve is an error naming the target and
+// wrapping the REST mapper's no-match error.
+func MatchCluster(targets []Target, ns DefaultNamespace, c Cluster) ([]Item, error) {
+	items := make([]Item, 0, len(targets))
+	for _, t := range targets {
+		ri, err := matchCluster(&t, ns, c)
+		if err != nil {
+			return nil, err
+		}
+		items = append(items, Item{Input: t.Input, Executor: Server(ri, t.Input.Ref.Name)})
+	}
+	return items, nil
+}
+
+// matchCluster returns the client of t's object, completing t with its
+// kind and namespace.
+func matchCluster(t *Target, ns DefaultNamespace, c Cluster) (dynamic.ResourceInterface, error) {
+	in := &t.Input
+	if in.Patch != nil {
+		gvk, err := c.KindFor(in.Ref.Kind)
+		if err != nil {
+			return nil, err
+		}
+		t.GVK = gvk
+		in.Ref.Kind, in.Ref.APIVersion = gvk.Kind, gvk.GroupVersion().String()
+	}
+	mapping, err := c.RESTMapping(t.GVK)
+	if err != nil {
+		if meta.IsNoMatchError(err) {
+			return nil, fmt.Errorf("%s: the cluster does not serve %s: %w", t.Where(), t.GVK, err)
+		}
+		return nil, err
+	}
+	if mapping.Scope.Name() != meta.RESTScopeNameNamespace {
+		return c.Resource(mapping.Resource), nil
+	}
+	switch {
+	case in.Ref.Namespace == "":
+		in.Ref.Namespace = ns.Name
+		if in.Desired != nil {
+			in.Desired = in.Desired.DeepCopy()
+			in.Desired.SetNamespace(ns.Name)
+		}
+	case ns.Explicit && in.Ref.Namespace != ns.Name:
+		return nil, &NamespaceError{Where: t.Where(), Namespace: in.Ref.Namespace, Want: ns.Name}
+	}
+	return c.Resource(mapping.Resource).Namespace(in.Ref.Namespace), nil
+}
