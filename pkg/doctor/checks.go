@@ -50,7 +50,7 @@ var Checks = []CheckInfo{
 		"kubectl get (--chunk-size 500 by default) and every paging client (folio-pro/kdashboard#70)"},
 	{ComparableRVs, "resourceVersions are positive integers without leading zeros, comparable within the resource",
 		"clients from 1.35 on that compare resourceVersions (KEP-5504)"},
-	{WatchBookmarks, "a watch with allowWatchBookmarks from the list's version sends a BOOKMARK before it times out",
+	{WatchBookmarks, "a watch with allowWatchBookmarks from just before the list's version sends a BOOKMARK before it times out",
 		"informers that resume after a restart without a full relist"},
 	{InitialEventsEnd, "a streaming list (sendInitialEvents=true) ends its initial events with a BOOKMARK annotated k8s.io/initial-events-end",
 		"client-go 0.35+ informers, which stream lists by default and hang without it (gravitational/teleport#64188, antrea-io/antrea#8123, cozystack/cozystack#2786)"},

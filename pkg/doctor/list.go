@@ -54,7 +54,7 @@ func (p *prober) probeLists(ctx context.Context, base listed) []Check {
 	out = append(out, p.checkAny(ctx))
 	out = append(out, p.checkNotOlderThan(ctx, rv))
 	out = append(out, p.checkExact(ctx, rv))
-	out = append(out, p.checkExactExpired(ctx))
+	out = append(out, judgeExactExpired(p.exactAtExpired(ctx)))
 	out = append(out, p.checkFuture(ctx, rv))
 	out = append(out, judgeItemsHaveRV(base.list), judgeCoversItems(base.list))
 	out = append(out, p.checkPaging(ctx, len(base.list.Items)))
@@ -120,8 +120,18 @@ func (p *prober) checkExact(ctx context.Context, rv string) Check {
 // empty etcd starts at revision 1.
 const expiredRV = "1"
 
-func (p *prober) checkExactExpired(ctx context.Context) Check {
-	l := list(ctx, p.ri, metav1.ListOptions{ResourceVersion: expiredRV, ResourceVersionMatch: metav1.ResourceVersionMatchExact})
+// exactAtExpired lists exactly at expiredRV; the answer says whether the
+// store still holds that version, which the watch-expired check needs too.
+// It is asked once per resource.
+func (p *prober) exactAtExpired(ctx context.Context) listed {
+	if p.expired == nil {
+		l := list(ctx, p.ri, metav1.ListOptions{ResourceVersion: expiredRV, ResourceVersionMatch: metav1.ResourceVersionMatchExact})
+		p.expired = &l
+	}
+	return *p.expired
+}
+
+func judgeExactExpired(l listed) Check {
 	switch {
 	case l.code() == 410:
 		return pass(ListExactExpired, "an exact list at resourceVersion 1 answered 410 Gone", "asked", expiredRV, "code", "410")

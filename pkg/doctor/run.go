@@ -73,6 +73,8 @@ func (r *Report) summarize() {
 type prober struct {
 	ri  metadata.ResourceInterface
 	cfg Config
+	// expired is the exact list at expiredRV, once asked.
+	expired *listed
 }
 
 func (p *prober) on(id string) bool {
