@@ -21,11 +21,11 @@ const (
 
 // CheckInfo describes a check for --help, docs and the report.
 type CheckInfo struct {
-	ID string
+	ID string `json:"id"`
 	// Contract is what the endpoint must do.
-	Contract string
+	Contract string `json:"contract"`
 	// Breaks names the clients that break when it does not.
-	Breaks string
+	Breaks string `json:"breaks"`
 }
 
 // Checks lists every check in the order they run and are shown.
