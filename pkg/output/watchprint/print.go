@@ -29,6 +29,8 @@ type Options struct {
 	// MaxFields is how many changes the FIELDS column shows before "+N
 	// more" (all with -o wide). Default 3.
 	MaxFields int
+	// ErrOut receives warnings and notices; nil discards them.
+	ErrOut io.Writer
 }
 
 // Printer renders a watch stream.
@@ -47,7 +49,24 @@ func New(p *output.Printer, opts Options) *Printer {
 	if opts.MaxFields <= 0 {
 		opts.MaxFields = 3
 	}
+	if opts.ErrOut == nil {
+		opts.ErrOut = io.Discard
+	}
 	return &Printer{p: p, opts: opts}
+}
+
+// The Printer is the sink of kubectl rv watch: rows to Out, warnings and
+// notices to ErrOut.
+var _ inspect.Sink = (*Printer)(nil)
+
+// Warning writes a warning the watch survives to ErrOut.
+func (w *Printer) Warning(msg string) {
+	fmt.Fprintf(w.opts.ErrOut, "warning: %s\n", output.Escape(msg))
+}
+
+// Empty tells on ErrOut that a resource's initial list found nothing yet.
+func (w *Printer) Empty(resource, rv string) {
+	fmt.Fprintf(w.opts.ErrOut, "No %s found yet; watching from resourceVersion %s.\n", resource, rv)
 }
 
 type eventJSON struct {
