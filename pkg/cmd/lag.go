@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -383,29 +384,17 @@ func (o *LagOptions) runWatch(ctx context.Context, cfg lag.Config, targets []lag
 		_ = o.print(p, rep, scope, popts)
 	}
 	redraw()
-	prev := map[string]lag.Item{}
-	for _, it := range rep.Items {
-		prev[it.Key()] = it
-	}
+	// Follow rewrites rep.Items in place: keep a copy to diff against.
+	prev := slices.Clone(rep.Items)
 	onChange := func(r *lag.Report) {
 		if live || p.Structured() {
 			redraw()
 			return
 		}
-		cur := map[string]lag.Item{}
-		for _, it := range r.Items {
-			cur[it.Key()] = it
-			if old, ok := prev[it.Key()]; !ok || lagItemChanged(old, it) {
-				o.printChange(p, r, it, popts)
-			}
+		for _, it := range lag.Diff(prev, r.Items) {
+			o.printChange(p, r, it, popts)
 		}
-		for k, it := range prev {
-			if _, ok := cur[k]; !ok {
-				it.State, it.Lag, it.LaggingConditions, it.Finding, it.ObservedGeneration = lag.Current, 0, nil, false, it.Generation
-				o.printChange(p, r, it, popts)
-			}
-		}
-		prev = cur
+		prev = slices.Clone(r.Items)
 	}
 	wctx, cancel := o.withTimeout(ctx, o.timeoutSet)
 	defer cancel()
@@ -420,18 +409,6 @@ func (o *LagOptions) runWatch(ctx context.Context, cfg lag.Config, targets []lag
 		return exitcode.SilentFinding()
 	}
 	return nil
-}
-
-func lagItemChanged(a, b lag.Item) bool {
-	return a.State != b.State || a.Lag != b.Lag || a.Finding != b.Finding || len(a.LaggingConditions) != len(b.LaggingConditions) ||
-		lagOpt(a.Generation) != lagOpt(b.Generation) || lagOpt(a.ObservedGeneration) != lagOpt(b.ObservedGeneration)
-}
-
-func lagOpt(p *int64) int64 {
-	if p == nil {
-		return -1
-	}
-	return *p
 }
 
 func (o *LagOptions) printChange(p *output.Printer, rep *lag.Report, it lag.Item, popts lagprint.Options) {

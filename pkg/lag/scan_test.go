@@ -416,3 +416,45 @@ func BenchmarkDecodeList(b *testing.B) {
 		}
 	})
 }
+
+// countingClient records the most lists in flight at once.
+type countingClient struct {
+	fakeClient
+	// mu guards inFlight and peak.
+	mu             sync.Mutex
+	inFlight, peak int
+}
+
+func (c *countingClient) List(ctx context.Context, t Target, ns string, opts metav1.ListOptions) (io.ReadCloser, error) {
+	c.mu.Lock()
+	c.inFlight++
+	c.peak = max(c.peak, c.inFlight)
+	c.mu.Unlock()
+	time.Sleep(5 * time.Millisecond)
+	defer func() {
+		c.mu.Lock()
+		c.inFlight--
+		c.mu.Unlock()
+	}()
+	return c.fakeClient.List(ctx, t, ns, opts)
+}
+
+func TestScanBoundsConcurrency(t *testing.T) {
+	var targets []Target
+	for i := range 6 {
+		targets = append(targets, NewTarget(schema.GroupVersionResource{Group: "example.com", Version: "v1", Resource: fmt.Sprintf("things%d", i)}, "Thing", true))
+	}
+	c := &countingClient{}
+	cfg := testConfig()
+	cfg.Concurrency = 2
+	rep, err := Scan(context.Background(), cfg, c, targets)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Types) != 6 || rep.Types[5].Resource != "things5" {
+		t.Errorf("want the six types in order, got %+v", rep.Types)
+	}
+	if c.peak > 2 {
+		t.Errorf("%d lists at once, want at most 2", c.peak)
+	}
+}
