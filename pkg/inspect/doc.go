@@ -3,8 +3,10 @@
 // who wrote it (from managedFields), which fields changed (from pkg/diff),
 // how many cluster revisions passed since the object's previous version, and
 // whether history was lost (a GAP) or two managers fight over a field. It
-// also owns recordings: it writes them (record) and reads them back, to
-// re-render them (replay).
+// also owns recordings, the one home of everything that reads them: it writes
+// them (record), reads them back to re-render them (Replay, for kubectl rv
+// watch --replay), and indexes them by object (Timeline, for kubectl rv
+// simulate replay: an object at a resourceVersion, the diff of two).
 //
 // The entry points are Run (a live watch) and Replay (a recording), both
 // driven by a Config and delivering rows to a Sink; they return a Result
@@ -26,7 +28,9 @@
 //     Events, which is what makes a recording replayable.
 //   - The recording (record.go) is the JSON-lines form of the RecordedEvents:
 //     RecordingWriter writes it, ReadRecording reads it back. Its format is
-//     documented in docs/watch.md and is stable.
+//     documented in docs/watch.md and is stable. Timeline (history.go)
+//     indexes a recording by object and returns typed reports (HistoryList,
+//     VersionAt, VersionDiff).
 //
 // Package inspect does not print (pkg/output/watchprint does), does not parse
 // flags or resolve TYPE/NAME arguments (pkg/cmd does) and never writes to the
