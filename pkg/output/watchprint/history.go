@@ -3,6 +3,7 @@ package watchprint
 import (
 	"fmt"
 	"io"
+	"strings"
 
 	"sigs.k8s.io/yaml"
 
@@ -71,7 +72,16 @@ func PrintVersionAt(p *output.Printer, v inspect.VersionAt) error {
 	if _, err := fmt.Fprintf(p.Out, "# %s at resourceVersion %s (%s)\n", output.Escape(v.Ref), output.Escape(v.ResourceVersion), v.Type); err != nil {
 		return err
 	}
-	_, err = io.WriteString(p.Out, output.Escape(string(b)))
+	// Escape line by line: the newlines are the YAML's own.
+	lines := strings.SplitAfter(string(b), "\n")
+	for i, l := range lines {
+		text, nl := strings.CutSuffix(l, "\n")
+		lines[i] = output.Escape(text)
+		if nl {
+			lines[i] += "\n"
+		}
+	}
+	_, err = io.WriteString(p.Out, strings.Join(lines, ""))
 	return err
 }
 
