@@ -373,7 +373,7 @@ func (o *LagOptions) runWait(ctx context.Context, cfg lag.Config, targets []lag.
 
 func (o *LagOptions) runWatch(ctx context.Context, cfg lag.Config, targets []lag.Target, rep *lag.Report, p *output.Printer, scope lagprint.Scope, popts lagprint.Options) error {
 	live := !p.Structured() && output.IsTerminal(o.Out)
-	redraw := func() {
+	redraw := func() error {
 		if p.Format == output.YAML {
 			fmt.Fprintln(o.Out, "---")
 		}
@@ -381,20 +381,24 @@ func (o *LagOptions) runWatch(ctx context.Context, cfg lag.Config, targets []lag
 			fmt.Fprint(o.Out, "\x1b[H\x1b[2J")
 			fmt.Fprintf(o.Out, "kubectl rv lag: %s\n\n", rep.Now.Format(time.TimeOnly))
 		}
-		_ = o.print(p, rep, scope, popts)
+		return o.print(p, rep, scope, popts)
 	}
-	redraw()
+	if err := redraw(); err != nil {
+		return err
+	}
 	// Follow rewrites rep.Items in place: keep a copy to diff against.
 	prev := slices.Clone(rep.Items)
-	onChange := func(r *lag.Report) {
+	onChange := func(r *lag.Report) error {
 		if live || p.Structured() {
-			redraw()
-			return
+			return redraw()
 		}
 		for _, it := range lag.Diff(prev, r.Items) {
-			o.printChange(p, r, it, popts)
+			if err := lagprint.PrintChange(p, r, it, popts); err != nil {
+				return err
+			}
 		}
 		prev = slices.Clone(r.Items)
+		return nil
 	}
 	wctx, cancel := o.withTimeout(ctx, o.timeoutSet)
 	defer cancel()
@@ -409,10 +413,6 @@ func (o *LagOptions) runWatch(ctx context.Context, cfg lag.Config, targets []lag
 		return exitcode.SilentFinding()
 	}
 	return nil
-}
-
-func (o *LagOptions) printChange(p *output.Printer, rep *lag.Report, it lag.Item, popts lagprint.Options) {
-	_ = lagprint.PrintChange(p, rep, it, popts)
 }
 
 func lagPlural(n int, word string) string {

@@ -347,7 +347,7 @@ func TestFollowUntilClear(t *testing.T) {
 	done := make(chan error, 1)
 	var changes []int
 	go func() {
-		done <- Follow(ctx, cfg, c, []Target{deployments}, rep, true, func(r *Report) { changes = append(changes, r.Findings()) })
+		done <- Follow(ctx, cfg, c, []Target{deployments}, rep, true, func(r *Report) error { changes = append(changes, r.Findings()); return nil })
 	}()
 	w := c.watcher(deployments.Name())
 	// Another object starts lagging, then both catch up.
@@ -376,6 +376,26 @@ func TestFollowStopsWithContext(t *testing.T) {
 	go func() { c.watcher(deployments.Name()); cancel() }()
 	if err := Follow(ctx, cfg, c, []Target{deployments}, rep, true, nil); !errors.Is(err, context.Canceled) {
 		t.Fatalf("want context.Canceled, got %v", err)
+	}
+}
+
+func TestFollowEndsOnAFailedPrint(t *testing.T) {
+	c := &fakeClient{objects: map[string][]string{deployments.Name(): {obj(objSpec{name: "b", ns: "ns", gen: i64(2), obs: i64(1), specWrite: t0, observer: "kcm"})}}}
+	cfg := testConfig()
+	rep, err := Scan(context.Background(), cfg, c, []Target{deployments})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	broken := errors.New("broken pipe")
+	done := make(chan error, 1)
+	go func() {
+		done <- Follow(ctx, cfg, c, []Target{deployments}, rep, false, func(*Report) error { return broken })
+	}()
+	c.watcher(deployments.Name()).Modify(toUnstructured(t, obj(objSpec{name: "b", ns: "ns", gen: i64(3), obs: i64(1), specWrite: t0, observer: "kcm"})))
+	if err := <-done; !errors.Is(err, broken) {
+		t.Fatalf("want the print error, got %v", err)
 	}
 }
 
