@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -372,7 +373,7 @@ func (o *LagOptions) runWait(ctx context.Context, cfg lag.Config, targets []lag.
 
 func (o *LagOptions) runWatch(ctx context.Context, cfg lag.Config, targets []lag.Target, rep *lag.Report, p *output.Printer, scope lagprint.Scope, popts lagprint.Options) error {
 	live := !p.Structured() && output.IsTerminal(o.Out)
-	redraw := func() {
+	redraw := func() error {
 		if p.Format == output.YAML {
 			fmt.Fprintln(o.Out, "---")
 		}
@@ -380,32 +381,24 @@ func (o *LagOptions) runWatch(ctx context.Context, cfg lag.Config, targets []lag
 			fmt.Fprint(o.Out, "\x1b[H\x1b[2J")
 			fmt.Fprintf(o.Out, "kubectl rv lag: %s\n\n", rep.Now.Format(time.TimeOnly))
 		}
-		_ = o.print(p, rep, scope, popts)
+		return o.print(p, rep, scope, popts)
 	}
-	redraw()
-	prev := map[string]lag.Item{}
-	for _, it := range rep.Items {
-		prev[it.Key()] = it
+	if err := redraw(); err != nil {
+		return err
 	}
-	onChange := func(r *lag.Report) {
+	// Follow rewrites rep.Items in place: keep a copy to diff against.
+	prev := slices.Clone(rep.Items)
+	onChange := func(r *lag.Report) error {
 		if live || p.Structured() {
-			redraw()
-			return
+			return redraw()
 		}
-		cur := map[string]lag.Item{}
-		for _, it := range r.Items {
-			cur[it.Key()] = it
-			if old, ok := prev[it.Key()]; !ok || lagItemChanged(old, it) {
-				o.printChange(p, r, it, popts)
+		for _, it := range lag.Diff(prev, r.Items) {
+			if err := lagprint.PrintChange(p, r, it, popts); err != nil {
+				return err
 			}
 		}
-		for k, it := range prev {
-			if _, ok := cur[k]; !ok {
-				it.State, it.Lag, it.LaggingConditions, it.Finding, it.ObservedGeneration = lag.Current, 0, nil, false, it.Generation
-				o.printChange(p, r, it, popts)
-			}
-		}
-		prev = cur
+		prev = slices.Clone(r.Items)
+		return nil
 	}
 	wctx, cancel := o.withTimeout(ctx, o.timeoutSet)
 	defer cancel()
@@ -420,22 +413,6 @@ func (o *LagOptions) runWatch(ctx context.Context, cfg lag.Config, targets []lag
 		return exitcode.SilentFinding()
 	}
 	return nil
-}
-
-func lagItemChanged(a, b lag.Item) bool {
-	return a.State != b.State || a.Lag != b.Lag || a.Finding != b.Finding || len(a.LaggingConditions) != len(b.LaggingConditions) ||
-		lagOpt(a.Generation) != lagOpt(b.Generation) || lagOpt(a.ObservedGeneration) != lagOpt(b.ObservedGeneration)
-}
-
-func lagOpt(p *int64) int64 {
-	if p == nil {
-		return -1
-	}
-	return *p
-}
-
-func (o *LagOptions) printChange(p *output.Printer, rep *lag.Report, it lag.Item, popts lagprint.Options) {
-	_ = lagprint.PrintChange(p, rep, it, popts)
 }
 
 func lagPlural(n int, word string) string {

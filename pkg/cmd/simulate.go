@@ -11,12 +11,12 @@ import (
 
 	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
-	"sigs.k8s.io/yaml"
 
 	"github.com/kubectl-rv/kubectl-rv/pkg/exitcode"
 	"github.com/kubectl-rv/kubectl-rv/pkg/inspect"
 	"github.com/kubectl-rv/kubectl-rv/pkg/output"
 	"github.com/kubectl-rv/kubectl-rv/pkg/output/simprint"
+	"github.com/kubectl-rv/kubectl-rv/pkg/output/watchprint"
 	"github.com/kubectl-rv/kubectl-rv/pkg/simulate"
 	"github.com/kubectl-rv/kubectl-rv/pkg/simulate/etcdclient"
 	"github.com/kubectl-rv/kubectl-rv/pkg/simulate/scenario"
@@ -350,44 +350,7 @@ func (o *SimulateReplayOptions) Validate() error {
 	return nil
 }
 
-// ReplayObject is the structured output of replay --object [--at].
-type ReplayObject struct {
-	output.TypeMeta `json:",inline"`
-	Ref             string `json:"ref"`
-	simulate.Version
-}
-
-// ReplayDiff is the structured output of replay --from --to.
-type ReplayDiff struct {
-	output.TypeMeta `json:",inline"`
-	Ref             string        `json:"ref"`
-	From            string        `json:"from"`
-	To              string        `json:"to"`
-	Changes         []ReplayField `json:"changes"`
-}
-
-// ReplayField is one changed field.
-type ReplayField struct {
-	Path string `json:"path"`
-	Op   string `json:"op"`
-	Old  any    `json:"old,omitempty"`
-	New  any    `json:"new,omitempty"`
-}
-
-// ReplayList is the structured output of replay without --object.
-type ReplayList struct {
-	output.TypeMeta `json:",inline"`
-	Objects         []ReplayHistory `json:"objects"`
-}
-
-// ReplayHistory lists one object's recorded versions.
-type ReplayHistory struct {
-	Ref              string   `json:"ref"`
-	ResourceVersions []string `json:"resourceVersions"`
-	Deleted          bool     `json:"deleted"`
-}
-
-// Run loads the recording and answers.
+// Run reads the recording and prints the asked view of its history.
 func (o *SimulateReplayOptions) Run(context.Context) error {
 	p, err := o.Output.ToPrinter(o.Out)
 	if err != nil {
@@ -398,36 +361,13 @@ func (o *SimulateReplayOptions) Run(context.Context) error {
 		return exitcode.Usage(fmt.Errorf("reading the recording: %w", err))
 	}
 	defer fh.Close()
-	rp, err := simulate.LoadReplay(fh)
+	rec, err := inspect.ReadRecording(fh)
 	if err != nil {
 		return exitcode.Usage(fmt.Errorf("%s: %w", o.File, err))
 	}
+	tl := inspect.NewTimeline(rec)
 	if o.Object == "" {
-		l := ReplayList{TypeMeta: output.NewTypeMeta("ReplayList"), Objects: []ReplayHistory{}}
-		for _, h := range rp.Objects() {
-			rh := ReplayHistory{Ref: h.Ref}
-			for _, v := range h.Versions {
-				rh.ResourceVersions = append(rh.ResourceVersions, v.ResourceVersion)
-			}
-			rh.Deleted = h.Versions[len(h.Versions)-1].Type == inspect.RecordDeleted
-			l.Objects = append(l.Objects, rh)
-		}
-		if p.Structured() {
-			return p.PrintObject(l)
-		}
-		if len(l.Objects) == 0 {
-			fmt.Fprintln(o.ErrOut, "The recording holds no objects.")
-			return nil
-		}
-		t := &output.TableData{Columns: output.Columns("Object", "Versions", "First RV", "Last RV", "Deleted")}
-		for _, h := range l.Objects {
-			del := "no"
-			if h.Deleted {
-				del = "yes"
-			}
-			t.AddRow(output.Cells(h.Ref, fmt.Sprint(len(h.ResourceVersions)), h.ResourceVersions[0], h.ResourceVersions[len(h.ResourceVersions)-1], del)...)
-		}
-		return p.PrintTable(t)
+		return watchprint.PrintHistoryList(p, o.ErrOut, tl.List())
 	}
 	ns := o.Namespace
 	if o.namespace != nil {
@@ -435,49 +375,20 @@ func (o *SimulateReplayOptions) Run(context.Context) error {
 			ns = n
 		}
 	}
-	h, err := rp.Find(o.Object, ns)
+	h, err := tl.Find(o.Object, ns)
 	if err != nil {
 		return exitcode.Usage(fmt.Errorf("--object: %w", err))
 	}
 	if o.From != "" {
-		a, b, changes, err := h.Diff(o.From, o.To)
+		d, err := h.Diff(o.From, o.To)
 		if err != nil {
 			return exitcode.Usage(err)
 		}
-		rd := ReplayDiff{TypeMeta: output.NewTypeMeta("ReplayDiff"), Ref: h.Ref, From: a.ResourceVersion, To: b.ResourceVersion, Changes: []ReplayField{}}
-		for _, c := range changes {
-			rd.Changes = append(rd.Changes, ReplayField{Path: c.PathString(), Op: string(c.Op), Old: c.Old, New: c.New})
-		}
-		if p.Structured() {
-			return p.PrintObject(rd)
-		}
-		fmt.Fprintf(o.Out, "%s: resourceVersion %s -> %s\n", output.Escape(h.Ref), output.Escape(a.ResourceVersion), output.Escape(b.ResourceVersion))
-		if len(changes) == 0 {
-			fmt.Fprintln(o.ErrOut, "No field changed.")
-			return nil
-		}
-		for _, c := range changes {
-			fmt.Fprintf(o.Out, "  %s\n", output.Escape(c.String()))
-		}
-		return nil
+		return watchprint.PrintVersionDiff(p, o.ErrOut, d)
 	}
 	v, err := h.At(o.At)
 	if err != nil {
 		return exitcode.Usage(err)
 	}
-	ro := ReplayObject{TypeMeta: output.NewTypeMeta("ReplayObject"), Ref: h.Ref, Version: v}
-	if p.Structured() {
-		return p.PrintObject(ro)
-	}
-	if v.Type == inspect.RecordDeleted {
-		fmt.Fprintf(o.Out, "%s was deleted at resourceVersion %s\n", output.Escape(h.Ref), output.Escape(v.ResourceVersion))
-		return nil
-	}
-	b, err := yaml.Marshal(v.Object.Object)
-	if err != nil {
-		return err
-	}
-	fmt.Fprintf(o.Out, "# %s at resourceVersion %s (%s)\n", output.Escape(h.Ref), output.Escape(v.ResourceVersion), v.Type)
-	_, err = o.Out.Write([]byte(output.Escape(string(b))))
-	return err
+	return watchprint.PrintVersionAt(p, v)
 }

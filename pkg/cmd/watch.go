@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"slices"
@@ -99,7 +100,7 @@ type WatchOptions struct {
 
 // NewWatchOptions returns the options with their defaults.
 func NewWatchOptions(streams genericiooptions.IOStreams) *WatchOptions {
-	def := inspect.NewConfig()
+	def := inspect.NewTrackerConfig()
 	return &WatchOptions{
 		ChunkSize:      500,
 		FightThreshold: def.FightThreshold,
@@ -221,10 +222,27 @@ func (o *WatchOptions) Validate() error {
 	return nil
 }
 
-func (o *WatchOptions) trackerConfig() inspect.Config {
+// config turns the flags into the engine's configuration; targets are
+// nil for --replay.
+func (o *WatchOptions) config(targets []inspect.Target) inspect.Config {
 	cfg := inspect.NewConfig()
-	cfg.FightThreshold, cfg.FightWindow, cfg.HotRate, cfg.ShowBookmarks = o.FightThreshold, o.FightWindow, o.HotRate, o.ShowBookmarks
+	cfg.Tracker.FightThreshold, cfg.Tracker.FightWindow, cfg.Tracker.HotRate, cfg.Tracker.ShowBookmarks = o.FightThreshold, o.FightWindow, o.HotRate, o.ShowBookmarks
+	cfg.MaxEvents = o.MaxEvents
+	s := &cfg.Stream
+	s.Targets, s.LabelSelector, s.FieldSelector, s.Since = targets, o.LabelSelector, o.FieldSelector, o.Since
+	s.ShowSecrets, s.ChunkSize = o.ShowSecrets, o.ChunkSize
+	// Recordings and JSON keep UTC; the table shows local time.
+	s.Now = func() time.Time { return o.now().UTC() }
+	cfg.AllNamespaces = o.AllNamespaces
 	return cfg
+}
+
+func (o *WatchOptions) printer(allNamespaces bool) (*watchprint.Printer, error) {
+	p, err := o.Output.ToPrinter(o.Out)
+	if err != nil {
+		return nil, err
+	}
+	return watchprint.New(p, watchprint.Options{Diff: o.Diff, ShowNamespace: allNamespaces, Location: time.Local, ErrOut: o.ErrOut}), nil
 }
 
 // Run watches (or replays) and prints.
@@ -240,129 +258,41 @@ func (o *WatchOptions) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	p, err := o.Output.ToPrinter(o.Out)
+	pr, err := o.printer(o.AllNamespaces)
 	if err != nil {
 		return err
 	}
-	pr := watchprint.New(p, watchprint.Options{Diff: o.Diff, ShowNamespace: o.AllNamespaces, Location: time.Local})
-
-	var rec *inspect.RecordingWriter
+	cfg := o.config(targets)
 	if o.Record != "" {
 		f, err := os.Create(o.Record)
 		if err != nil {
 			return exitcode.Usagef("--record: %w", err)
 		}
 		defer f.Close()
-		names := make([]string, len(targets))
-		for i, t := range targets {
-			names[i] = t.String()
-		}
-		h := inspect.NewRecordingHeader(o.now().UTC(), names, !o.ShowSecrets)
-		h.AllNamespaces = o.AllNamespaces
-		if rec, err = inspect.NewRecordingWriter(f, h); err != nil {
-			return err
-		}
+		cfg.Record = f
 	}
-
 	if o.For > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, o.For)
 		defer cancel()
 	}
-	ctx, stop := context.WithCancel(ctx)
-	defer stop()
-
-	scfg := inspect.NewStreamConfig()
-	scfg.Targets, scfg.LabelSelector, scfg.FieldSelector, scfg.Since = targets, o.LabelSelector, o.FieldSelector, o.Since
-	scfg.ShowSecrets, scfg.ChunkSize = o.ShowSecrets, o.ChunkSize
-	// Recordings and JSON keep UTC; the table shows local time.
-	scfg.Now = func() time.Time { return o.now().UTC() }
-	scfg.Warnf = func(format string, args ...any) {
-		fmt.Fprintf(o.ErrOut, "warning: %s\n", output.Escape(fmt.Sprintf(format, args...)))
+	res, err := inspect.Run(ctx, inspect.NewDynamicSource(client), cfg, pr)
+	if errors.Is(err, inspect.ErrInitialContact) {
+		return classifyWatchError(err)
 	}
-	events := make(chan inspect.RecordedEvent, 1024)
-	done := make(chan error, 1)
-	go func() { done <- inspect.Stream(ctx, client, scfg, events) }()
-
-	tr := inspect.NewTracker(o.trackerConfig())
-	counted := 0
-	listed := map[string]int{}
-	var writeErr error
-	handle := func(ev inspect.RecordedEvent) {
-		if writeErr != nil || (o.MaxEvents > 0 && counted >= o.MaxEvents) {
-			return
-		}
-		switch {
-		case ev.Type == inspect.RecordList:
-			listed[ev.Resource]++
-		case ev.Type == inspect.RecordSynced && ev.Reason == inspect.SyncInitial:
-			if listed[ev.Resource] == 0 {
-				fmt.Fprintf(o.ErrOut, "No %s found yet; watching from resourceVersion %s.\n", resourceDisplay(ev.Resource), ev.ResourceVersion)
-			}
-			listed[ev.Resource] = 0
-		}
-		if rec != nil {
-			if err := rec.Write(ev); err != nil {
-				writeErr = err
-				stop()
-				return
-			}
-		}
-		for _, e := range tr.Observe(ev) {
-			if err := pr.Event(e); err != nil {
-				writeErr = err
-				stop()
-				return
-			}
-			if counts(e) {
-				counted++
-			}
-		}
-		if o.MaxEvents > 0 && counted >= o.MaxEvents {
-			stop()
-		}
+	if err != nil {
+		return err
 	}
-	for {
-		select {
-		case ev := <-events:
-			handle(ev)
-		case err := <-done:
-			if err != nil {
-				return classifyWatchError(err)
-			}
-			// Stream has returned, so nothing more is sent: drain what is
-			// buffered.
-			for len(events) > 0 {
-				handle(<-events)
-			}
-			if writeErr != nil {
-				return writeErr
-			}
-			if err := pr.Summary(tr.Summary(o.now().UTC())); err != nil {
-				return err
-			}
-			return o.fightResult(tr)
-		}
-	}
+	return o.finish(pr, res)
 }
 
-// resourceDisplay turns group/version/resource into resource.group.
-func resourceDisplay(gvr string) string {
-	parts := strings.Split(gvr, "/")
-	if len(parts) == 3 {
-		return parts[2] + "." + parts[0]
+// finish prints the summary and maps fights to the exit code.
+func (o *WatchOptions) finish(pr *watchprint.Printer, res inspect.Result) error {
+	if err := pr.Summary(res.Summary); err != nil {
+		return err
 	}
-	return parts[len(parts)-1]
-}
-
-// counts says whether a row counts towards --max-events.
-func counts(e inspect.Event) bool {
-	return e.Type != inspect.EventBookmark && !e.Initial
-}
-
-func (o *WatchOptions) fightResult(tr *inspect.Tracker) error {
-	if o.FailOnFight && tr.Fights() > 0 {
-		return exitcode.Findingf(fmt.Sprintf("%d fights seen (--fail-on-fight)", tr.Fights()))
+	if o.FailOnFight && res.Fights > 0 {
+		return exitcode.Findingf(fmt.Sprintf("%d fights seen (--fail-on-fight)", res.Fights))
 	}
 	return nil
 }
@@ -384,30 +314,15 @@ func (o *WatchOptions) runReplay() error {
 	if err != nil {
 		return exitcode.Usagef("--replay %s: %w", o.Replay, err)
 	}
-	p, err := o.Output.ToPrinter(o.Out)
+	pr, err := o.printer(rec.Header.AllNamespaces)
 	if err != nil {
 		return err
 	}
-	pr := watchprint.New(p, watchprint.Options{Diff: o.Diff, ShowNamespace: rec.Header.AllNamespaces, Location: time.Local})
-	tr := inspect.NewTracker(o.trackerConfig())
-	counted := 0
-	for _, ev := range rec.Events {
-		for _, e := range tr.Observe(ev) {
-			if err := pr.Event(e); err != nil {
-				return err
-			}
-			if counts(e) {
-				counted++
-			}
-		}
-		if o.MaxEvents > 0 && counted >= o.MaxEvents {
-			break
-		}
-	}
-	if err := pr.Summary(tr.Summary(time.Time{})); err != nil {
+	res, err := inspect.Replay(rec, o.config(nil), pr)
+	if err != nil {
 		return err
 	}
-	return o.fightResult(tr)
+	return o.finish(pr, res)
 }
 
 // resolveTargets maps the arguments to resources the kubectl way:

@@ -136,10 +136,8 @@ func attribute(prev, cur []*entryView, changed []fieldpath.Path) Writer {
 	return Writer{Reason: ReasonTimeNotMoved}
 }
 
-// AttributeCreate finds the creator of a newly seen object: its only entry,
-// or the only entry with the latest time.
-func AttributeCreate(cur []managedfields.Entry) Writer { return attributeCreate(viewsOf(cur)) }
-
+// attributeCreate finds the creator of an object created while watched: its
+// only entry; with several entries the creator cannot be told apart.
 func attributeCreate(cur []*entryView) Writer {
 	if len(cur) == 0 {
 		return Writer{Reason: ReasonNoManagedFields}

@@ -74,7 +74,7 @@ func benchmarkPipeline(b *testing.B, format output.Format) {
 	const objects = 100
 	payloads := watchPayloads(b, 2000, objects)
 	pr := watchprint.New(&output.Printer{Format: format, Out: io.Discard}, watchprint.Options{})
-	tr := inspect.NewTracker(inspect.NewConfig())
+	tr := inspect.NewTracker(inspect.NewTrackerConfig())
 	t0 := time.Date(2026, 11, 21, 15, 0, 0, 0, time.UTC)
 	b.SetBytes(int64(len(payloads[0])))
 	b.ReportAllocs()

@@ -155,7 +155,7 @@ func FuzzReplay(f *testing.F) {
 		if err != nil {
 			return
 		}
-		tr := NewTracker(Config{FightThreshold: 1, ShowBookmarks: true})
+		tr := NewTracker(TrackerConfig{FightThreshold: 1, ShowBookmarks: true})
 		for _, ev := range rec.Events {
 			tr.Observe(ev)
 		}

@@ -244,5 +244,5 @@ func (t *Tracker) Summary(ended time.Time) Summary {
 	return s
 }
 
-// Fights reports whether any fight was seen (for --fail-on-fight).
+// Fights returns how many fights were seen (for --fail-on-fight).
 func (t *Tracker) Fights() int { return len(t.stats.fights) }

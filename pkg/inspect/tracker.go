@@ -14,8 +14,8 @@ import (
 	"github.com/kubectl-rv/kubectl-rv/pkg/diff"
 )
 
-// Config tunes the Tracker. NewConfig fills the defaults.
-type Config struct {
+// TrackerConfig tunes the Tracker. NewTrackerConfig fills the defaults.
+type TrackerConfig struct {
 	// FightThreshold is how many times a field must change hands between
 	// managers within FightWindow to be reported as a fight. Default 4.
 	FightThreshold int
@@ -32,9 +32,9 @@ type Config struct {
 	TopFields int
 }
 
-// NewConfig returns a Config with the documented defaults.
-func NewConfig() Config {
-	return Config{FightThreshold: 4, FightWindow: time.Minute, HotRate: 1, HotWindow: 10 * time.Second, TopFields: 10}
+// NewTrackerConfig returns a TrackerConfig with the documented defaults.
+func NewTrackerConfig() TrackerConfig {
+	return TrackerConfig{FightThreshold: 4, FightWindow: time.Minute, HotRate: 1, HotWindow: 10 * time.Second, TopFields: 10}
 }
 
 // EventType is the type of a row.
@@ -163,7 +163,7 @@ func (d Duration) String() string { return time.Duration(d).String() }
 // fights and hot objects, so its memory grows with the number of watched
 // objects, not with the number of events. It is not safe for concurrent use.
 type Tracker struct {
-	cfg    Config
+	cfg    TrackerConfig
 	differ *diff.Differ
 
 	objects map[objKey]*objState
@@ -199,9 +199,10 @@ type fieldWrite struct {
 	at      time.Time
 }
 
-// NewTracker returns a Tracker; zero Config fields take their defaults.
-func NewTracker(cfg Config) *Tracker {
-	def := NewConfig()
+// NewTracker returns a Tracker; zero TrackerConfig fields take their
+// defaults.
+func NewTracker(cfg TrackerConfig) *Tracker {
+	def := NewTrackerConfig()
 	if cfg.FightThreshold <= 0 {
 		cfg.FightThreshold = def.FightThreshold
 	}

@@ -142,7 +142,7 @@ func TestTrackerStream(t *testing.T) {
 	}
 	tests := []struct {
 		name   string
-		cfg    Config
+		cfg    TrackerConfig
 		events []RecordedEvent
 		want   []string
 	}{
@@ -247,7 +247,7 @@ func TestTrackerStream(t *testing.T) {
 		},
 		{
 			name: "bookmarks are rows only when asked",
-			cfg:  Config{ShowBookmarks: true},
+			cfg:  TrackerConfig{ShowBookmarks: true},
 			events: []RecordedEvent{
 				{Type: RecordBookmark, Time: t0, Resource: deploy, ResourceVersion: "99"},
 			},
@@ -293,7 +293,7 @@ func flipping(t *testing.T, n int, a, b string) []RecordedEvent {
 }
 
 func TestTrackerFight(t *testing.T) {
-	tr := NewTracker(Config{FightThreshold: 3, FightWindow: time.Minute, HotRate: 0})
+	tr := NewTracker(TrackerConfig{FightThreshold: 3, FightWindow: time.Minute, HotRate: 0})
 	got := observeAll(tr, flipping(t, 6, "hpa", "argo"))
 	var fights []string
 	for _, r := range got {
@@ -315,7 +315,7 @@ func TestTrackerFight(t *testing.T) {
 }
 
 func TestTrackerFightNeedsAlternation(t *testing.T) {
-	tr := NewTracker(Config{FightThreshold: 2, FightWindow: 2 * time.Second, HotRate: 0})
+	tr := NewTracker(TrackerConfig{FightThreshold: 2, FightWindow: 2 * time.Second, HotRate: 0})
 	// Alternating, but two seconds apart: the window never holds 2 flips.
 	var evs []RecordedEvent
 	for _, e := range flipping(t, 6, "hpa", "argo") {
@@ -330,7 +330,7 @@ func TestTrackerFightNeedsAlternation(t *testing.T) {
 }
 
 func TestTrackerHot(t *testing.T) {
-	tr := NewTracker(Config{HotRate: 0.5, HotWindow: 4 * time.Second, FightThreshold: 100})
+	tr := NewTracker(TrackerConfig{HotRate: 0.5, HotWindow: 4 * time.Second, FightThreshold: 100})
 	got := observeAll(tr, flipping(t, 4, "a", "b"))
 	want := []string{
 		`ADDED deployment.apps/web rv=10 gen=1 by="? first sight" initial`,
@@ -345,7 +345,7 @@ func TestTrackerHot(t *testing.T) {
 }
 
 func TestTrackerSummary(t *testing.T) {
-	tr := NewTracker(Config{FightThreshold: 3, HotRate: 0})
+	tr := NewTracker(TrackerConfig{FightThreshold: 3, HotRate: 0})
 	observeAll(tr, flipping(t, 4, "hpa", "argo"))
 	tr.Observe(ev(t, RecordModified, 9, version{name: "web", rv: "20", gen: 5, replicas: 3, ready: 2, mfs: []mf{{"kubectl-create", "Update", "", 0, `{"f:spec":{}}`}, {"kcm", "Update", "status", 9, fReady}}}))
 	s := tr.Summary(t0.Add(10 * time.Second))
@@ -360,7 +360,7 @@ func TestTrackerSummary(t *testing.T) {
 // capped whatever the number of events: the tracker keeps the last version
 // and bounded write and field histories.
 func TestTrackerMemoryIsBoundedByObjects(t *testing.T) {
-	cfg := Config{FightThreshold: 3, FightWindow: time.Hour, HotRate: 2, HotWindow: 10 * time.Second}
+	cfg := TrackerConfig{FightThreshold: 3, FightWindow: time.Hour, HotRate: 2, HotWindow: 10 * time.Second}
 	tr := NewTracker(cfg)
 	evs := flipping(t, 2000, "hpa", "argo")
 	for i := range evs {

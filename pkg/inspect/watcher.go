@@ -56,8 +56,41 @@ func (t Target) String() string {
 	return s
 }
 
-// StreamConfig says what Stream watches and how it retries. NewStreamConfig
-// fills the defaults.
+// Source lists and watches the objects of one target: the seam between the
+// watch engine and the API server. NewDynamicSource implements it over a
+// dynamic client; unit tests implement it with scripted answers.
+type Source interface {
+	// List returns one page of the target's objects.
+	List(ctx context.Context, t Target, opts metav1.ListOptions) (*unstructured.UnstructuredList, error)
+	// Watch watches the target's objects from opts.ResourceVersion.
+	Watch(ctx context.Context, t Target, opts metav1.ListOptions) (watch.Interface, error)
+}
+
+// NewDynamicSource returns a Source over a dynamic client.
+func NewDynamicSource(client dynamic.Interface) Source { return dynamicSource{client: client} }
+
+type dynamicSource struct{ client dynamic.Interface }
+
+var _ Source = dynamicSource{}
+
+func (d dynamicSource) resource(t Target) dynamic.ResourceInterface {
+	r := d.client.Resource(t.Resource)
+	if t.Namespace != "" {
+		return r.Namespace(t.Namespace)
+	}
+	return r
+}
+
+func (d dynamicSource) List(ctx context.Context, t Target, opts metav1.ListOptions) (*unstructured.UnstructuredList, error) {
+	return d.resource(t).List(ctx, opts)
+}
+
+func (d dynamicSource) Watch(ctx context.Context, t Target, opts metav1.ListOptions) (watch.Interface, error) {
+	return d.resource(t).Watch(ctx, opts)
+}
+
+// StreamConfig says what a watch lists and watches, and how it retries.
+// NewStreamConfig fills the defaults.
 type StreamConfig struct {
 	Targets       []Target
 	LabelSelector string
@@ -72,15 +105,14 @@ type StreamConfig struct {
 	// doubles up to MaxBackoff, with up to 50% jitter, and falls back to
 	// MinBackoff once a watch delivers events again.
 	MinBackoff, MaxBackoff time.Duration
-	// Now stamps received events; Warnf reports retries (to ErrOut).
-	Now   func() time.Time
-	Warnf func(format string, args ...any)
+	// Now stamps received events and the recording's header.
+	Now func() time.Time
 }
 
 // NewStreamConfig returns a StreamConfig with the default backoff
-// (250ms to 5s), the wall clock and no warnings.
+// (250ms to 5s) and the wall clock.
 func NewStreamConfig() StreamConfig {
-	return StreamConfig{ChunkSize: 500, MinBackoff: 250 * time.Millisecond, MaxBackoff: 5 * time.Second, Now: time.Now, Warnf: func(string, ...any) {}}
+	return StreamConfig{ChunkSize: 500, MinBackoff: 250 * time.Millisecond, MaxBackoff: 5 * time.Second, Now: time.Now}
 }
 
 // ErrInitialContact wraps the error of the first request of a target: a
@@ -89,15 +121,16 @@ func NewStreamConfig() StreamConfig {
 // forbidden is left out with a warning while another target can be watched.
 var ErrInitialContact = errors.New("starting the watch")
 
-// Stream lists each target (unless Since is set), then watches it from the
+// stream lists each target (unless Since is set), then watches it from the
 // list's resourceVersion with bookmarks, sending every event to out, until
 // ctx is done. It never gives up after the first successful contact: a
 // dropped connection or an API server restart resumes the watch from the
 // last resourceVersion seen, after a backoff with jitter, so no event is
 // seen twice; a 410 Gone relists and sends the relist as LIST events ended
-// by a SYNCED event naming the lost range. Stream returns nil when ctx is
-// done, or an error wrapping ErrInitialContact.
-func Stream(ctx context.Context, client dynamic.Interface, cfg StreamConfig, out chan<- RecordedEvent) error {
+// by a SYNCED event naming the lost range. Retries and targets left out are
+// reported to warnf, from the targets' goroutines. stream returns nil when
+// ctx is done, or an error wrapping ErrInitialContact.
+func stream(ctx context.Context, src Source, cfg StreamConfig, warnf func(format string, args ...any), out chan<- RecordedEvent) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	var (
@@ -111,7 +144,7 @@ func Stream(ctx context.Context, client dynamic.Interface, cfg StreamConfig, out
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			s := &streamer{client: client, cfg: cfg, tgt: tgt, out: out}
+			s := &streamer{src: src, cfg: cfg, warnf: warnf, tgt: tgt, out: out}
 			err := s.run(ctx)
 			if err == nil {
 				return
@@ -123,7 +156,7 @@ func Stream(ctx context.Context, client dynamic.Interface, cfg StreamConfig, out
 			if apierrors.IsForbidden(err) {
 				forbidden++
 				if forbidden < len(cfg.Targets) {
-					cfg.Warnf("leaving %s out: %v", tgt, err)
+					warnf("leaving %s out: %v", tgt, err)
 					return
 				}
 			}
@@ -137,20 +170,16 @@ func Stream(ctx context.Context, client dynamic.Interface, cfg StreamConfig, out
 	return first
 }
 
+// streamer follows one target; its fields are set before run and only
+// run's goroutine touches them after.
 type streamer struct {
-	client dynamic.Interface
-	cfg    StreamConfig
-	tgt    Target
-	out    chan<- RecordedEvent
-	wait   time.Duration
-}
-
-func (s *streamer) resource() dynamic.ResourceInterface {
-	r := s.client.Resource(s.tgt.Resource)
-	if s.tgt.Namespace != "" {
-		return r.Namespace(s.tgt.Namespace)
-	}
-	return r
+	src   Source
+	cfg   StreamConfig
+	warnf func(format string, args ...any)
+	tgt   Target
+	out   chan<- RecordedEvent
+	// wait is the current backoff, 0 after a healthy watch.
+	wait time.Duration
 }
 
 func (s *streamer) options() metav1.ListOptions {
@@ -186,7 +215,7 @@ func (s *streamer) run(ctx context.Context) error {
 		// half-dead connection is not kept forever.
 		timeout := int64(300 + rand.IntN(300))
 		opts.TimeoutSeconds = &timeout
-		w, err := s.resource().Watch(ctx, opts)
+		w, err := s.src.Watch(ctx, s.tgt, opts)
 		if err != nil {
 			if ctx.Err() != nil {
 				return nil
@@ -276,7 +305,7 @@ func (s *streamer) relist(ctx context.Context, lastRV string, gone error) string
 	if errors.As(gone, &st) {
 		msg = st.Status().Message
 	}
-	s.cfg.Warnf("watch %s: history after resourceVersion %s is gone (%s); relisting", s.tgt, lastRV, msg)
+	s.warnf("watch %s: history after resourceVersion %s is gone (%s); relisting", s.tgt, lastRV, msg)
 	for ctx.Err() == nil {
 		rv, err := s.list(ctx, SyncRelist, lastRV, msg)
 		if err == nil {
@@ -299,7 +328,7 @@ func (s *streamer) list(ctx context.Context, reason SyncReason, gapFrom, gapErr 
 	var items []unstructured.Unstructured
 	rv := ""
 	for {
-		l, err := s.resource().List(ctx, opts)
+		l, err := s.src.List(ctx, s.tgt, opts)
 		if err != nil {
 			return "", err
 		}
@@ -353,7 +382,7 @@ func (s *streamer) backoff(ctx context.Context, warning string) {
 	}
 	d := s.wait + time.Duration(rand.Float64()*0.5*float64(s.wait))
 	if warning != "" {
-		s.cfg.Warnf("%s in %s", warning, d.Round(time.Millisecond))
+		s.warnf("%s in %s", warning, d.Round(time.Millisecond))
 	}
 	t := time.NewTimer(d)
 	defer t.Stop()

@@ -26,7 +26,7 @@ func fakeDeploy(name, rv string) *unstructured.Unstructured {
 // script is what the fake API server answers to each watch, in order.
 type script []func(w *watch.FakeWatcher) error
 
-// TestStreamResumesAndRelists drives Stream through a dropped watch (resume
+// TestStreamResumesAndRelists drives stream through a dropped watch (resume
 // from the last RV seen), an ERROR 410 event (relist, SYNCED with the gap),
 // a refused watch (retry) and a 410 answered to the watch request itself.
 func TestStreamResumesAndRelists(t *testing.T) {
@@ -88,7 +88,7 @@ func TestStreamResumesAndRelists(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	out := make(chan RecordedEvent, 100)
 	done := make(chan error, 1)
-	go func() { done <- Stream(ctx, client, cfg, out) }()
+	go func() { done <- stream(ctx, NewDynamicSource(client), cfg, t.Logf, out) }()
 
 	var got []string
 	for len(got) < 9 {
@@ -141,7 +141,7 @@ func TestStreamEndsOnFirstContactFailure(t *testing.T) {
 	})
 	cfg := NewStreamConfig()
 	cfg.Targets = []Target{{Resource: deployGVR, Namespace: "shop"}}
-	err := Stream(context.Background(), client, cfg, make(chan RecordedEvent, 10))
+	err := stream(context.Background(), NewDynamicSource(client), cfg, t.Logf, make(chan RecordedEvent, 10))
 	if !apierrors.IsForbidden(err) {
 		t.Fatalf("want the Forbidden error, got %v", err)
 	}

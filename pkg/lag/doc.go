@@ -22,8 +22,9 @@
 // an observation (of nothing), one that is missing is not.
 //
 // Package lag owns the scope (which served types to scan, from discovery),
-// the scan (paginated lists streamed page by page, types in parallel with a
-// bound), the classification and the watch-driven wait. Lists are decoded as
+// the scan (Scan: paginated lists streamed page by page, types in parallel
+// with a bound), the classification, the watch-driven wait (Follow) and the
+// diffing of a live view (Diff: which rows to print again). Lists are decoded as
 // a JSON stream into a narrow view of each object (metadata, status) rather
 // than into unstructured maps, so that memory does not grow with the number
 // of objects and a scan costs little more than the list itself; fields keep

@@ -11,84 +11,62 @@ import (
 	"sync/atomic"
 	"time"
 
+	"golang.org/x/sync/errgroup"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
-// Scan lists every target, page by page and several types at once, and
-// returns the report. A type the user may not list (403), or that vanished
-// (404), becomes a warning and a partial result; any other failure ends the
-// scan with an error naming the type.
+// Scan lists every target, page by page and Config.Concurrency types at
+// once, and returns the report. A type the user may not list (403), or that
+// vanished (404), becomes a warning and a partial result; any other failure
+// ends the scan with an error naming the type.
 func Scan(ctx context.Context, cfg Config, client Client, targets []Target) (*Report, error) {
 	now := cfg.Now()
 	rep := &Report{Now: now, Types: make([]TypeSummary, len(targets))}
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-
-	var (
-		objects atomic.Int64
-		done    atomic.Int64
-		// mu guards firstErr and items.
-		mu       sync.Mutex
-		firstErr error
-		items    = make([][]Item, len(targets))
-	)
-	stopProgress := startProgress(ctx, cfg, len(targets), &objects, &done)
+	var objects, done atomic.Int64
+	// Each type's goroutine writes only its own index of items and rep.Types.
+	items := make([][]Item, len(targets))
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(max(cfg.Concurrency, 1))
+	stopProgress := startProgress(gctx, cfg, len(targets), &objects, &done)
 	defer stopProgress()
-
-	workers := max(cfg.Concurrency, 1)
-	next := make(chan int)
-	var wg sync.WaitGroup
-	for range min(workers, len(targets)) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				ts := newTypeScan(targets[i], cfg, now)
-				rv, err := scanType(ctx, cfg, client, targets[i], func(o Object) {
-					objects.Add(1)
-					ts.add(o)
-				})
-				done.Add(1)
-				ts.finish()
-				ts.sum.listRV = rv
-				if err != nil {
-					if !partial(err) {
-						mu.Lock()
-						if firstErr == nil {
-							firstErr = fmt.Errorf("listing %s: %w", targets[i].Name(), err)
-							cancel()
-						}
-						mu.Unlock()
-						continue
-					}
-					ts.sum.Error = err.Error()
-				}
-				rep.Types[i] = ts.sum
-				mu.Lock()
-				items[i] = ts.items
-				mu.Unlock()
-			}
-		}()
-	}
-	for i := range targets {
-		select {
-		case next <- i:
-		case <-ctx.Done():
-		}
-		if ctx.Err() != nil {
+	for i, t := range targets {
+		if gctx.Err() != nil {
 			break
 		}
+		g.Go(func() error {
+			ts := newTypeScan(t, cfg, now)
+			rv, err := scanType(gctx, cfg, client, t, func(o Object) {
+				objects.Add(1)
+				ts.add(o)
+			})
+			done.Add(1)
+			ts.finish()
+			ts.sum.listRV = rv
+			if err != nil {
+				if !partial(err) {
+					return fmt.Errorf("listing %s: %w", t.Name(), err)
+				}
+				ts.sum.Error = err.Error()
+			}
+			rep.Types[i], items[i] = ts.sum, ts.items
+			return nil
+		})
 	}
-	close(next)
-	wg.Wait()
+	err := g.Wait()
 	stopProgress()
-	if firstErr != nil {
-		return nil, firstErr
+	if err != nil {
+		return nil, err
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	return rep, assemble(rep, items)
+}
+
+// assemble gathers the types' items into rep, sorted, and warns about the
+// types that could not be listed: an error when none could.
+func assemble(rep *Report, items [][]Item) error {
 	failed := 0
 	for i, t := range rep.Types {
 		rep.Items = append(rep.Items, items[i]...)
@@ -97,11 +75,11 @@ func Scan(ctx context.Context, cfg Config, client Client, targets []Target) (*Re
 			rep.Warnings = append(rep.Warnings, fmt.Sprintf("%s: %s; the results are partial", t.Name(), t.Error))
 		}
 	}
-	if failed > 0 && failed == len(targets) {
-		return rep, fmt.Errorf("no type could be listed: %w", ErrAllRefused)
+	if failed > 0 && failed == len(rep.Types) {
+		return fmt.Errorf("no type could be listed: %w", ErrAllRefused)
 	}
 	SortItems(rep.Items)
-	return rep, nil
+	return nil
 }
 
 // ErrAllRefused is returned (with the report) when every type was refused.

@@ -347,7 +347,7 @@ func TestFollowUntilClear(t *testing.T) {
 	done := make(chan error, 1)
 	var changes []int
 	go func() {
-		done <- Follow(ctx, cfg, c, []Target{deployments}, rep, true, func(r *Report) { changes = append(changes, r.Findings()) })
+		done <- Follow(ctx, cfg, c, []Target{deployments}, rep, true, func(r *Report) error { changes = append(changes, r.Findings()); return nil })
 	}()
 	w := c.watcher(deployments.Name())
 	// Another object starts lagging, then both catch up.
@@ -376,6 +376,26 @@ func TestFollowStopsWithContext(t *testing.T) {
 	go func() { c.watcher(deployments.Name()); cancel() }()
 	if err := Follow(ctx, cfg, c, []Target{deployments}, rep, true, nil); !errors.Is(err, context.Canceled) {
 		t.Fatalf("want context.Canceled, got %v", err)
+	}
+}
+
+func TestFollowEndsOnAFailedPrint(t *testing.T) {
+	c := &fakeClient{objects: map[string][]string{deployments.Name(): {obj(objSpec{name: "b", ns: "ns", gen: i64(2), obs: i64(1), specWrite: t0, observer: "kcm"})}}}
+	cfg := testConfig()
+	rep, err := Scan(context.Background(), cfg, c, []Target{deployments})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	broken := errors.New("broken pipe")
+	done := make(chan error, 1)
+	go func() {
+		done <- Follow(ctx, cfg, c, []Target{deployments}, rep, false, func(*Report) error { return broken })
+	}()
+	c.watcher(deployments.Name()).Modify(toUnstructured(t, obj(objSpec{name: "b", ns: "ns", gen: i64(3), obs: i64(1), specWrite: t0, observer: "kcm"})))
+	if err := <-done; !errors.Is(err, broken) {
+		t.Fatalf("want the print error, got %v", err)
 	}
 }
 
@@ -415,4 +435,46 @@ func BenchmarkDecodeList(b *testing.B) {
 			}
 		}
 	})
+}
+
+// countingClient records the most lists in flight at once.
+type countingClient struct {
+	fakeClient
+	// mu guards inFlight and peak.
+	mu             sync.Mutex
+	inFlight, peak int
+}
+
+func (c *countingClient) List(ctx context.Context, t Target, ns string, opts metav1.ListOptions) (io.ReadCloser, error) {
+	c.mu.Lock()
+	c.inFlight++
+	c.peak = max(c.peak, c.inFlight)
+	c.mu.Unlock()
+	time.Sleep(5 * time.Millisecond)
+	defer func() {
+		c.mu.Lock()
+		c.inFlight--
+		c.mu.Unlock()
+	}()
+	return c.fakeClient.List(ctx, t, ns, opts)
+}
+
+func TestScanBoundsConcurrency(t *testing.T) {
+	var targets []Target
+	for i := range 6 {
+		targets = append(targets, NewTarget(schema.GroupVersionResource{Group: "example.com", Version: "v1", Resource: fmt.Sprintf("things%d", i)}, "Thing", true))
+	}
+	c := &countingClient{}
+	cfg := testConfig()
+	cfg.Concurrency = 2
+	rep, err := Scan(context.Background(), cfg, c, targets)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Types) != 6 || rep.Types[5].Resource != "things5" {
+		t.Errorf("want the six types in order, got %+v", rep.Types)
+	}
+	if c.peak > 2 {
+		t.Errorf("%d lists at once, want at most 2", c.peak)
+	}
 }

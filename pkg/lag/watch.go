@@ -14,16 +14,17 @@ import (
 
 // Follow keeps rep up to date by watching every scanned type from the
 // resourceVersion of its list: no polling, one watch per type. After each
-// change it calls onChange (when set) with the updated report. It returns nil
-// as soon as nothing counts as a finding when untilClear is set, else when
-// ctx ends (returning ctx's error). A watch that expires (410) relists its
+// change it calls onChange (when set) with the updated report; an error from
+// onChange (a failed print) ends Follow with that error. It returns nil as
+// soon as nothing counts as a finding when untilClear is set, else when ctx
+// ends (returning ctx's error). A watch that expires (410) relists its
 // type and resumes; a type that may not be watched (403) keeps its last
 // state and adds a warning.
 //
 // Memory stays bounded by the objects the report shows: for the others only
 // counts are kept, so an object that was current and is deleted is assumed
 // to have been current.
-func Follow(ctx context.Context, cfg Config, client Client, targets []Target, rep *Report, untilClear bool, onChange func(*Report)) error {
+func Follow(ctx context.Context, cfg Config, client Client, targets []Target, rep *Report, untilClear bool, onChange func(*Report) error) error {
 	f := newFollower(cfg, targets, rep)
 	if untilClear && f.findings() == 0 {
 		return nil
@@ -53,7 +54,9 @@ func Follow(ctx context.Context, cfg Config, client Client, targets []Target, re
 		}
 		f.refresh(rep)
 		if onChange != nil {
-			onChange(rep)
+			if err := onChange(rep); err != nil {
+				return err
+			}
 		}
 		if untilClear && f.findings() == 0 {
 			return nil

@@ -16,8 +16,8 @@
 // state carries which increments it contains so the lost ones are
 // attributed to their actors (see counter).
 //
-// Package simulate owns the engine, the actors, the reports and replay of
-// watch recordings. It does not own the store (mvcc), the API server rules
-// (apiserver), the scenario format (scenario) or rendering
-// (pkg/output/simprint).
+// Package simulate owns the engine, the actors and the reports. It does not
+// own the store (mvcc), the API server rules (apiserver), the scenario format
+// (scenario), rendering (pkg/output/simprint) or watch recordings and their
+// history (pkg/inspect).
 package simulate

@@ -1,16 +1,13 @@
 package simulate
 
 import (
-	"bytes"
 	"context"
 	"math/rand/v2"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
-	"github.com/kubectl-rv/kubectl-rv/pkg/inspect"
 	"github.com/kubectl-rv/kubectl-rv/pkg/simulate/scenario"
 )
 
@@ -104,60 +101,6 @@ func TestLostUpdatesAreAttributed(t *testing.T) {
 	}
 	if sum := lost["rv-checked"] + lost["unconditional"] + lost["merge-patch"]; sum != total {
 		t.Errorf("per-actor losses %v do not add up to the invariants' %d", lost, total)
-	}
-}
-
-func TestReplay(t *testing.T) {
-	var buf bytes.Buffer
-	w, err := inspect.NewRecordingWriter(&buf, inspect.NewRecordingHeader(time.Unix(0, 0), []string{"v1/configmaps"}, true))
-	if err != nil {
-		t.Fatal(err)
-	}
-	cm := func(rv string, v any) *unstructured.Unstructured {
-		u := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": "ConfigMap", "data": map[string]any{"k": v}}}
-		u.SetName("c")
-		u.SetNamespace("ns")
-		u.SetResourceVersion(rv)
-		return u
-	}
-	for _, ev := range []inspect.RecordedEvent{
-		{Type: inspect.RecordList, Resource: "v1/configmaps", Reason: inspect.SyncInitial, Object: cm("10", "a")},
-		{Type: inspect.RecordModified, Resource: "v1/configmaps", Object: cm("12", "b")},
-		{Type: inspect.RecordModified, Resource: "v1/configmaps", Object: cm("20", "c")},
-		{Type: inspect.RecordDeleted, Resource: "v1/configmaps", Object: cm("25", "c")},
-	} {
-		if err := w.Write(ev); err != nil {
-			t.Fatal(err)
-		}
-	}
-	rp, err := LoadReplay(&buf)
-	if err != nil {
-		t.Fatal(err)
-	}
-	h, err := rp.Find("configmap/c", "ns")
-	if err != nil {
-		t.Fatal(err)
-	}
-	at := func(rv string) string {
-		v, err := h.At(rv)
-		if err != nil {
-			return "error"
-		}
-		if v.Type == inspect.RecordDeleted {
-			return "deleted"
-		}
-		return v.Object.Object["data"].(map[string]any)["k"].(string)
-	}
-	got := []string{at("9"), at("10"), at("11"), at("12"), at("19"), at("24"), at("25"), at("")}
-	if d := cmp.Diff([]string{"error", "a", "a", "b", "b", "c", "deleted", "deleted"}, got); d != "" {
-		t.Errorf("states (-want +got):\n%s", d)
-	}
-	_, _, changes, err := h.Diff("10", "20")
-	if err != nil || len(changes) != 1 || changes[0].String() != ".data.k a->c" {
-		t.Errorf("diff 10..20: %v %v", changes, err)
-	}
-	if _, err := rp.Find("secrets/c", "ns"); err == nil {
-		t.Errorf("an object not in the recording should be an error")
 	}
 }
 

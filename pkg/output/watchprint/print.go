@@ -29,6 +29,8 @@ type Options struct {
 	// MaxFields is how many changes the FIELDS column shows before "+N
 	// more" (all with -o wide). Default 3.
 	MaxFields int
+	// ErrOut receives warnings and notices; nil discards them.
+	ErrOut io.Writer
 }
 
 // Printer renders a watch stream.
@@ -47,7 +49,24 @@ func New(p *output.Printer, opts Options) *Printer {
 	if opts.MaxFields <= 0 {
 		opts.MaxFields = 3
 	}
+	if opts.ErrOut == nil {
+		opts.ErrOut = io.Discard
+	}
 	return &Printer{p: p, opts: opts}
+}
+
+// The Printer is the sink of kubectl rv watch: rows to Out, warnings and
+// notices to ErrOut.
+var _ inspect.Sink = (*Printer)(nil)
+
+// Warning writes a warning the watch survives to ErrOut.
+func (w *Printer) Warning(msg string) {
+	fmt.Fprintf(w.opts.ErrOut, "warning: %s\n", output.Escape(msg))
+}
+
+// Empty tells on ErrOut that a resource's initial list found nothing yet.
+func (w *Printer) Empty(resource, rv string) {
+	fmt.Fprintf(w.opts.ErrOut, "No %s found yet; watching from resourceVersion %s.\n", resource, rv)
 }
 
 type eventJSON struct {
@@ -99,83 +118,24 @@ func toCells(ss []string) []output.Cell {
 }
 
 func (w *Printer) cells(e inspect.Event) []output.Cell {
-	evStyle := output.None
-	switch e.Type {
-	case inspect.EventAdded:
-		evStyle = output.Green
-	case inspect.EventDeleted:
-		evStyle = output.Red
-	case inspect.EventGap:
-		evStyle = output.Yellow
-	case inspect.EventFight:
-		evStyle = output.Red
-	case inspect.EventBookmark:
-		evStyle = output.Faint
-	}
-	cells := []output.Cell{{Text: e.Time.In(w.opts.Location).Format("15:04:05")}, {Text: string(e.Type), Style: evStyle}}
+	cells := []output.Cell{{Text: e.Time.In(w.opts.Location).Format("15:04:05")}, {Text: string(e.Type), Style: eventStyle(e.Type)}}
 	if w.opts.ShowNamespace {
 		cells = append(cells, output.Cell{Text: dash(e.Namespace)})
 	}
-	rv := e.ResourceVersion
-	if rv == "" {
-		rv = "?"
-	}
-	revs := "-"
-	if e.Revisions != nil {
-		revs = "+" + strconv.FormatUint(*e.Revisions, 10)
-	}
-	gen := "-"
-	if e.Generation != nil {
-		gen = strconv.FormatInt(*e.Generation, 10)
-		if e.GenerationBumped {
-			gen += "*"
-		}
-	}
-	manager, mStyle := "", output.None
-	if e.Writer != nil {
-		manager = e.Writer.String()
-		if !e.Writer.Known() {
-			mStyle = output.Faint
-			if len(e.Writer.Candidates) > 0 {
-				manager += ": " + strings.Join(e.Writer.Candidates, ", ")
-			}
-		}
-	}
-	fields := ""
-	switch e.Type {
-	case inspect.EventGap:
-		g := e.Gap
-		fields = fmt.Sprintf("lost events after RV %s up to %s", dash(g.From), g.To)
-		if g.Revisions != nil {
-			fields += fmt.Sprintf(" (%d revisions)", *g.Revisions)
-		}
-		fields += fmt.Sprintf("; %d changes seen after the gap", g.Changes)
-	case inspect.EventFight:
-		f := e.Fight
-		manager, mStyle = strings.Join(f.Managers, " <-> "), output.Red
-		fields = fmt.Sprintf("%s changed hands %d times in %s (%.1f/min)", f.Field, f.Flips, f.Span, f.PerMinute)
-	case inspect.EventModified:
-		fields = w.fieldsCell(e.Fields)
-		if len(e.Fields) == 0 && e.PreviousResourceVersion != "" {
-			// resourceVersion, generation and managedFields are not diffed:
-			// a write that changed nothing else changed ownership only.
-			fields = "(only managedFields changed)"
-		}
-	default:
-		fields = w.fieldsCell(e.Fields)
-	}
+	manager, mStyle := managerCell(e)
 	cells = append(cells,
 		output.Cell{Text: e.Object},
-		output.Cell{Text: rv},
-		output.Cell{Text: revs},
-		output.Cell{Text: gen},
+		output.Cell{Text: rvCell(e)},
+		output.Cell{Text: revsCell(e)},
+		output.Cell{Text: genCell(e)},
 		output.Cell{Text: dash(manager), Style: mStyle},
-		output.Cell{Text: fields},
+		output.Cell{Text: w.fieldsText(e)},
 	)
 	note := notes(e, w.p.Format == output.Wide)
 	if w.p.Format == output.Wide {
-		cells = append(cells, output.Cell{Text: note, Style: output.Yellow})
-	} else if note != "" {
+		return append(cells, output.Cell{Text: note, Style: output.Yellow})
+	}
+	if note != "" {
 		last := &cells[len(cells)-1]
 		if last.Text == "" {
 			last.Text = "(" + note + ")"
@@ -184,6 +144,91 @@ func (w *Printer) cells(e inspect.Event) []output.Cell {
 		}
 	}
 	return cells
+}
+
+func eventStyle(t inspect.EventType) output.Style {
+	switch t {
+	case inspect.EventAdded:
+		return output.Green
+	case inspect.EventDeleted, inspect.EventFight:
+		return output.Red
+	case inspect.EventGap:
+		return output.Yellow
+	case inspect.EventBookmark:
+		return output.Faint
+	}
+	return output.None
+}
+
+// rvCell is the new resourceVersion, "?" when unknown (a deletion seen
+// only after a gap).
+func rvCell(e inspect.Event) string {
+	if e.ResourceVersion == "" {
+		return "?"
+	}
+	return e.ResourceVersion
+}
+
+func revsCell(e inspect.Event) string {
+	if e.Revisions == nil {
+		return "-"
+	}
+	return "+" + strconv.FormatUint(*e.Revisions, 10)
+}
+
+// genCell is the generation, with * when this write bumped it.
+func genCell(e inspect.Event) string {
+	if e.Generation == nil {
+		return "-"
+	}
+	gen := strconv.FormatInt(*e.Generation, 10)
+	if e.GenerationBumped {
+		gen += "*"
+	}
+	return gen
+}
+
+// managerCell is the writer, the candidates when it is unknown, or the
+// managers of a fight.
+func managerCell(e inspect.Event) (string, output.Style) {
+	if e.Type == inspect.EventFight {
+		return strings.Join(e.Fight.Managers, " <-> "), output.Red
+	}
+	if e.Writer == nil {
+		return "", output.None
+	}
+	if e.Writer.Known() {
+		return e.Writer.String(), output.None
+	}
+	manager := e.Writer.String()
+	if len(e.Writer.Candidates) > 0 {
+		manager += ": " + strings.Join(e.Writer.Candidates, ", ")
+	}
+	return manager, output.Faint
+}
+
+// fieldsText is the FIELDS cell: the changes, or what a GAP lost and a
+// FIGHT fought over.
+func (w *Printer) fieldsText(e inspect.Event) string {
+	switch e.Type {
+	case inspect.EventGap:
+		g := e.Gap
+		fields := fmt.Sprintf("lost events after RV %s up to %s", dash(g.From), g.To)
+		if g.Revisions != nil {
+			fields += fmt.Sprintf(" (%d revisions)", *g.Revisions)
+		}
+		return fields + fmt.Sprintf("; %d changes seen after the gap", g.Changes)
+	case inspect.EventFight:
+		f := e.Fight
+		return fmt.Sprintf("%s changed hands %d times in %s (%.1f/min)", f.Field, f.Flips, f.Span, f.PerMinute)
+	case inspect.EventModified:
+		if len(e.Fields) == 0 && e.PreviousResourceVersion != "" {
+			// resourceVersion, generation and managedFields are not diffed:
+			// a write that changed nothing else changed ownership only.
+			return "(only managedFields changed)"
+		}
+	}
+	return w.fieldsCell(e.Fields)
 }
 
 func notes(e inspect.Event, wide bool) string {

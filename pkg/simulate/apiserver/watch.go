@@ -21,7 +21,6 @@ import (
 type Watch struct {
 	w       mvcc.Watcher
 	pending []watch.Event
-	stopped bool
 }
 
 // Watch starts a watch of gvk in namespace ("" = all) from resourceVersion
@@ -57,7 +56,6 @@ func (s *Server) Watch(ctx context.Context, gvk schema.GroupVersionKind, namespa
 		if n < compacted {
 			st := apierrors.NewResourceExpired(fmt.Sprintf("too old resource version: %d (%d)", n, compacted)).ErrStatus
 			w.pending = append(w.pending, watch.Event{Type: watch.Error, Object: &st})
-			w.stopped = true
 			return w, nil
 		}
 		from = n
@@ -114,11 +112,7 @@ func (w *Watch) Stop() {
 		_ = w.w.Close()
 		w.w = nil
 	}
-	w.stopped = true
 }
-
-// Stopped reports whether the watch ended (stopped, or expired).
-func (w *Watch) Stopped() bool { return w.stopped && len(w.pending) == 0 }
 
 // Compact compacts the store at rev, as kube-apiserver's compactor does
 // every --etcd-compaction-interval.

@@ -1,0 +1,241 @@
+package inspect
+
+import (
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/util/resourceversion"
+
+	"github.com/kubectl-rv/kubectl-rv/pkg/diff"
+)
+
+// Timeline is a recording indexed by object, to answer "what did this
+// object look like at resourceVersion N" and "what changed between N and M"
+// (kubectl rv simulate replay).
+type Timeline struct {
+	Header  RecordingHeader
+	objects map[string]*History
+	order   []string
+}
+
+// History is every recorded version of one object, in recording order.
+type History struct {
+	// Ref is resource/namespace/name (resource/name when cluster-scoped).
+	Ref      string
+	Resource string
+	Versions []Version
+}
+
+// Version is one recorded state of an object.
+type Version struct {
+	ResourceVersion string                     `json:"resourceVersion"`
+	Type            RecordType                 `json:"type"`
+	Object          *unstructured.Unstructured `json:"object,omitempty"`
+}
+
+// ErrNoSuchVersion is returned when an object has no recorded state at or
+// before the asked resourceVersion.
+var ErrNoSuchVersion = errors.New("no recorded state at or before that resourceVersion")
+
+// NewTimeline indexes a recording by object. A relist that repeats the
+// state already recorded adds no version.
+func NewTimeline(rec *Recording) *Timeline {
+	tl := &Timeline{Header: rec.Header, objects: map[string]*History{}}
+	for _, ev := range rec.Events {
+		if ev.Object == nil {
+			continue
+		}
+		ref := historyRef(ev.Resource, ev.Object)
+		h, ok := tl.objects[ref]
+		if !ok {
+			h = &History{Ref: ref, Resource: ev.Resource}
+			tl.objects[ref] = h
+			tl.order = append(tl.order, ref)
+		}
+		rv := ev.Object.GetResourceVersion()
+		if n := len(h.Versions); n > 0 && h.Versions[n-1].ResourceVersion == rv && ev.Type == RecordList {
+			continue
+		}
+		h.Versions = append(h.Versions, Version{ResourceVersion: rv, Type: ev.Type, Object: ev.Object})
+	}
+	sort.Strings(tl.order)
+	return tl
+}
+
+// historyRef is resource/namespace/name, or resource/name when
+// cluster-scoped, for an object of group/version/resource.
+func historyRef(resource string, u *unstructured.Unstructured) string {
+	if i := strings.LastIndexByte(resource, '/'); i >= 0 {
+		resource = resource[i+1:]
+	}
+	if ns := u.GetNamespace(); ns != "" {
+		return resource + "/" + ns + "/" + u.GetName()
+	}
+	return resource + "/" + u.GetName()
+}
+
+// Objects returns the recorded objects, sorted by reference.
+func (tl *Timeline) Objects() []*History {
+	out := make([]*History, 0, len(tl.order))
+	for _, r := range tl.order {
+		out = append(out, tl.objects[r])
+	}
+	return out
+}
+
+// Find resolves a reference typed by a user: resource/name, or
+// resource/namespace/name, where resource may be the plural
+// ("deployments"), the singular ("deployment") or the plural with its
+// group ("deployments.apps"); namespace fills in a missing namespace.
+func (tl *Timeline) Find(ref, namespace string) (*History, error) {
+	parts := strings.Split(ref, "/")
+	var res, ns, name string
+	switch len(parts) {
+	case 2:
+		res, name = parts[0], parts[1]
+		ns = namespace
+	case 3:
+		res, ns, name = parts[0], parts[1], parts[2]
+	default:
+		return nil, fmt.Errorf("object %q: want RESOURCE/NAME or RESOURCE/NAMESPACE/NAME", ref)
+	}
+	res = strings.ToLower(res)
+	if i := strings.IndexByte(res, '.'); i >= 0 {
+		res = res[:i]
+	}
+	var matches []*History
+	for _, r := range tl.order {
+		h := tl.objects[r]
+		if h.matches(res, ns, name) {
+			matches = append(matches, h)
+		}
+	}
+	switch len(matches) {
+	case 0:
+		return nil, fmt.Errorf("object %q is not in the recording (list them with kubectl rv simulate replay FILE)", ref)
+	case 1:
+		return matches[0], nil
+	}
+	return nil, fmt.Errorf("object %q is ambiguous: give the namespace (RESOURCE/NAMESPACE/NAME)", ref)
+}
+
+// matches reports whether the history is of the object name in namespace
+// ns ("" matches any), of resource res in the plural or the singular.
+func (h *History) matches(res, ns, name string) bool {
+	p := strings.Split(h.Ref, "/")
+	hres, hname := p[0], p[len(p)-1]
+	hns := ""
+	if len(p) == 3 {
+		hns = p[1]
+	}
+	if hname != name || (ns != "" && hns != ns) {
+		return false
+	}
+	return hres == res || hres == res+"s" || hres == res+"es" || strings.TrimSuffix(hres, "ies")+"y" == res
+}
+
+// At returns the object's state at resourceVersion rv: the last recorded
+// version at or before rv ("" means the last one). A DELETED version means
+// the object did not exist at rv.
+func (h *History) At(rv string) (VersionAt, error) {
+	v, err := h.version(rv)
+	return VersionAt{Ref: h.Ref, Version: v}, err
+}
+
+func (h *History) version(rv string) (Version, error) {
+	if rv == "" {
+		return h.Versions[len(h.Versions)-1], nil
+	}
+	var found *Version
+	for i := range h.Versions {
+		v := &h.Versions[i]
+		c, err := resourceversion.CompareResourceVersion(v.ResourceVersion, rv)
+		if err != nil {
+			return Version{}, fmt.Errorf("resourceVersion %q: %w", rv, err)
+		}
+		if c <= 0 {
+			found = v
+		}
+	}
+	if found == nil {
+		return Version{}, fmt.Errorf("%s at %s: %w (the first is %s)", h.Ref, rv, ErrNoSuchVersion, h.Versions[0].ResourceVersion)
+	}
+	return *found, nil
+}
+
+// Diff returns the changed fields between the states at from and to,
+// ignoring resourceVersion and managedFields.
+func (h *History) Diff(from, to string) (VersionDiff, error) {
+	a, err := h.version(from)
+	if err != nil {
+		return VersionDiff{}, err
+	}
+	b, err := h.version(to)
+	if err != nil {
+		return VersionDiff{}, err
+	}
+	var am, bm map[string]any
+	if a.Type != RecordDeleted {
+		am = a.Object.Object
+	}
+	if b.Type != RecordDeleted {
+		bm = b.Object.Object
+	}
+	d := diff.New(diff.Options{Ignore: [][]string{{"metadata", "resourceVersion"}, {"metadata", "managedFields"}}})
+	changes := d.Objects(am, bm)
+	if changes == nil {
+		changes = []diff.Change{}
+	}
+	return VersionDiff{Ref: h.Ref, From: a.ResourceVersion, To: b.ResourceVersion, Changes: changes}, nil
+}
+
+// Summary lists the history's resourceVersions.
+func (h *History) Summary() HistorySummary {
+	s := HistorySummary{Ref: h.Ref, Deleted: h.Versions[len(h.Versions)-1].Type == RecordDeleted}
+	for _, v := range h.Versions {
+		s.ResourceVersions = append(s.ResourceVersions, v.ResourceVersion)
+	}
+	return s
+}
+
+// The reports of a Timeline, as kubectl rv simulate replay prints them
+// (kinds ReplayList, ReplayObject and ReplayDiff: the command's name).
+
+// HistoryList lists the recorded objects.
+type HistoryList struct {
+	Objects []HistorySummary `json:"objects"`
+}
+
+// List returns the recorded objects and their versions.
+func (tl *Timeline) List() HistoryList {
+	l := HistoryList{Objects: []HistorySummary{}}
+	for _, h := range tl.Objects() {
+		l.Objects = append(l.Objects, h.Summary())
+	}
+	return l
+}
+
+// HistorySummary lists one object's recorded versions.
+type HistorySummary struct {
+	Ref              string   `json:"ref"`
+	ResourceVersions []string `json:"resourceVersions"`
+	Deleted          bool     `json:"deleted"`
+}
+
+// VersionAt is one object as it was at a resourceVersion.
+type VersionAt struct {
+	Ref string `json:"ref"`
+	Version
+}
+
+// VersionDiff is what changed in one object between two resourceVersions.
+type VersionDiff struct {
+	Ref  string `json:"ref"`
+	From string `json:"from"`
+	To   string `json:"to"`
+	// Changes are the changed fields, never nil.
+	Changes []diff.Change `json:"changes"`
+}
