@@ -1,0 +1,75 @@
+package writepath
+
+import "k8s.io/apimachinery/pkg/types"
+
+// Method is one way a client writes an object. predict reports what each
+// would do; the simulator's writers use one each.
+type Method string
+
+// The write methods.
+const (
+	// Update is a PUT carrying the resourceVersion the writer last read
+	// (409 on a race).
+	Update Method = "update"
+	// UpdateNoRV is a PUT without resourceVersion: last write wins, or 422
+	// for kinds that refuse unconditional updates (custom resources).
+	// Scenarios may spell it update-unconditional.
+	UpdateNoRV Method = "update-no-rv"
+	// UpdateStatus is Update on the status subresource.
+	UpdateStatus Method = "update-status"
+	// JSONPatch is an RFC 6902 patch.
+	JSONPatch Method = "json-patch"
+	// JSONPatchTest is a JSON patch guarded by a test operation on the
+	// value read: 422 on a race.
+	JSONPatchTest Method = "json-patch-test"
+	// MergePatch is an RFC 7386 merge patch without precondition (never
+	// 409).
+	MergePatch Method = "merge-patch"
+	// MergePatchRV is a merge patch carrying metadata.resourceVersion, the
+	// optimistic lock of controller-runtime's MergeFromWithOptimisticLock.
+	MergePatchRV Method = "merge-patch-rv"
+	// StrategicMergePatch is Kubernetes' strategic merge patch (built-in
+	// types only).
+	StrategicMergePatch Method = "strategic-merge-patch"
+	// Apply is a server-side apply without force (409 on field conflicts).
+	Apply Method = "apply"
+	// ApplyForce is a server-side apply with force=true.
+	ApplyForce Method = "apply-force"
+)
+
+// Methods lists every write method.
+var Methods = []Method{Update, UpdateNoRV, UpdateStatus, JSONPatch, JSONPatchTest, MergePatch, MergePatchRV, StrategicMergePatch, Apply, ApplyForce}
+
+// aliases are other accepted spellings of a method.
+var aliases = map[string]Method{"update-unconditional": UpdateNoRV}
+
+// ParseMethod returns the method a name spells: its own name or an alias.
+func ParseMethod(name string) (Method, bool) {
+	if m, ok := aliases[name]; ok {
+		return m, true
+	}
+	for _, m := range Methods {
+		if string(m) == name {
+			return m, true
+		}
+	}
+	return "", false
+}
+
+// PatchType is the patch type the method sends; "" for a PUT.
+func (m Method) PatchType() types.PatchType {
+	switch m {
+	case JSONPatch, JSONPatchTest:
+		return types.JSONPatchType
+	case MergePatch, MergePatchRV:
+		return types.MergePatchType
+	case StrategicMergePatch:
+		return types.StrategicMergePatchType
+	case Apply, ApplyForce:
+		return types.ApplyPatchType
+	}
+	return ""
+}
+
+// IsApply reports whether the method is a server-side apply.
+func (m Method) IsApply() bool { return m == Apply || m == ApplyForce }
