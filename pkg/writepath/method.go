@@ -38,20 +38,20 @@ const (
 )
 
 // Methods lists every write method.
-var Methods = []Method{Update, UpdateNoRV, UpdateStatus, JSONPatch, JSONPatchTest, MergePatch, MergePatchRV, StrategicMergePatch, Apply, ApplyForce}
+var Methods = []Method{Update, UpdateNoRV, UpdateStatus, MergePatch, MergePatchRV, StrategicMergePatch, JSONPatch, JSONPatchTest, Apply, ApplyForce}
 
-// aliases are other accepted spellings of a method.
-var aliases = map[string]Method{"update-unconditional": UpdateNoRV}
+// UpdateUnconditional is the scenario spelling of UpdateNoRV, accepted
+// wherever a method is named.
+const UpdateUnconditional = "update-unconditional"
 
-// ParseMethod returns the method a name spells: its own name or an alias.
+// ParseMethod returns the method a name spells: its own name, or
+// update-unconditional for UpdateNoRV.
 func ParseMethod(name string) (Method, bool) {
-	if m, ok := aliases[name]; ok {
+	switch m := Method(name); m {
+	case Update, UpdateNoRV, UpdateStatus, JSONPatch, JSONPatchTest, MergePatch, MergePatchRV, StrategicMergePatch, Apply, ApplyForce:
 		return m, true
-	}
-	for _, m := range Methods {
-		if string(m) == name {
-			return m, true
-		}
+	case UpdateUnconditional:
+		return UpdateNoRV, true
 	}
 	return "", false
 }
