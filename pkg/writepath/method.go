@@ -1,7 +1,5 @@
 package writepath
 
-import "k8s.io/apimachinery/pkg/types"
-
 // Method is one way a client writes an object. predict reports what each
 // would do; the simulator's writers use one each.
 type Method string
@@ -54,21 +52,6 @@ func ParseMethod(name string) (Method, bool) {
 		return UpdateNoRV, true
 	}
 	return "", false
-}
-
-// PatchType is the patch type the method sends; "" for a PUT.
-func (m Method) PatchType() types.PatchType {
-	switch m {
-	case JSONPatch, JSONPatchTest:
-		return types.JSONPatchType
-	case MergePatch, MergePatchRV:
-		return types.MergePatchType
-	case StrategicMergePatch:
-		return types.StrategicMergePatchType
-	case Apply, ApplyForce:
-		return types.ApplyPatchType
-	}
-	return ""
 }
 
 // IsApply reports whether the method is a server-side apply.

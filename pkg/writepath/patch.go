@@ -123,7 +123,7 @@ func (w *Writer) apply(t *Type, cur *Stored, namespace, name string, data []byte
 	if opts.FieldManager == "" {
 		return nil, apierrors.NewBadRequest("PatchOptions.meta.k8s.io \"\" is invalid: fieldManager: Required value: is required for apply patch")
 	}
-	cfg, err := DecodeApplyConfig(data)
+	cfg, err := decodeApplyConfig(data)
 	if err != nil {
 		return nil, err
 	}
@@ -180,9 +180,9 @@ func (w *Writer) created(t *Type, obj *unstructured.Unstructured, namespace stri
 	return obj, nil
 }
 
-// DecodeApplyConfig decodes an apply configuration (JSON or YAML), with
+// decodeApplyConfig decodes an apply configuration (JSON or YAML), with
 // the server's errors.
-func DecodeApplyConfig(data []byte) (*unstructured.Unstructured, error) {
+func decodeApplyConfig(data []byte) (*unstructured.Unstructured, error) {
 	js := data
 	if t := bytes.TrimSpace(data); len(t) == 0 || t[0] != '{' {
 		var err error

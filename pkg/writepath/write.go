@@ -16,9 +16,9 @@ import (
 	"github.com/kubectl-rv/kubectl-rv/pkg/managedfields"
 )
 
-// OptimisticLockErrorMsg is the API server's text for an update whose
+// optimisticLockErrorMsg is the API server's text for an update whose
 // resourceVersion is not the stored one (registry/generic/registry/store.go).
-const OptimisticLockErrorMsg = "the object has been modified; please apply your changes to the latest version and try again"
+const optimisticLockErrorMsg = "the object has been modified; please apply your changes to the latest version and try again"
 
 // Writer runs writes the way the API server's handlers and registry do,
 // short of storage. Its fields are optional; a Writer is safe for
@@ -191,7 +191,7 @@ func checkRV(t *Type, obj *unstructured.Unstructured, cur *Stored) error {
 // Conflict is the API server's 409 for a failed resourceVersion
 // precondition.
 func Conflict(t *Type, name string) error {
-	return apierrors.NewConflict(t.GroupResource(), name, errors.New(OptimisticLockErrorMsg))
+	return apierrors.NewConflict(t.GroupResource(), name, errors.New(optimisticLockErrorMsg))
 }
 
 func validate(t *Type, obj *unstructured.Unstructured) error {
