@@ -118,7 +118,8 @@ func patchDoc(t *Type, doc []byte, pt types.PatchType, data []byte, name string)
 // the field manager.
 func (w *Writer) apply(t *Type, cur *Stored, namespace, name string, data []byte, opts Options) (*unstructured.Unstructured, error) {
 	if w.FieldManager == nil {
-		return nil, apierrors.NewBadRequest("server-side apply needs the field manager, which this server does not run")
+		// Only a simulation without managedFields runs without one.
+		return nil, apierrors.NewBadRequest("server-side apply needs the field manager, which this simulation does not run")
 	}
 	if opts.FieldManager == "" {
 		return nil, apierrors.NewBadRequest("PatchOptions.meta.k8s.io \"\" is invalid: fieldManager: Required value: is required for apply patch")
