@@ -44,7 +44,7 @@ func (w *Writer) Patch(t *Type, cur *Stored, namespace, name string, pt types.Pa
 			return nil, apierrors.NewInternalError(err)
 		}
 	}
-	obj, err := patchDoc(t, doc, pt, data, name)
+	obj, err := patchDoc(t, doc, pt, data)
 	if err != nil {
 		return nil, err
 	}
@@ -78,7 +78,7 @@ func encodeWithRV(cur *Stored) ([]byte, error) {
 
 // patchDoc applies a patch of type pt to the JSON document doc and decodes
 // the result, with the API server's errors.
-func patchDoc(t *Type, doc []byte, pt types.PatchType, data []byte, name string) (*unstructured.Unstructured, error) {
+func patchDoc(t *Type, doc []byte, pt types.PatchType, data []byte) (*unstructured.Unstructured, error) {
 	var patched []byte
 	var err error
 	switch pt {
@@ -96,7 +96,8 @@ func patchDoc(t *Type, doc []byte, pt types.PatchType, data []byte, name string)
 		}
 	case types.StrategicMergePatchType:
 		if t.New == nil {
-			return nil, apierrors.NewGenericServerResponse(http.StatusUnsupportedMediaType, "patch", t.GroupResource(), name, unsupportedPatchMsg, 0, false)
+			// The server's negotiation error: its message names no resource.
+			return nil, apierrors.NewGenericServerResponse(http.StatusUnsupportedMediaType, "", schema.GroupResource{}, "", unsupportedPatchMsg, 0, false)
 		}
 		if patched, err = strategicpatch.StrategicMergePatch(doc, data, t.New()); err != nil {
 			return nil, apierrors.NewGenericServerResponse(http.StatusUnprocessableEntity, "", schema.GroupResource{}, "", err.Error(), 0, false)
