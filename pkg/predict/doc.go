@@ -12,13 +12,14 @@
 //
 // Two executors produce the same results: the server executor sends each
 // request as a server-side dry run (dryRun=All, never persisted, but still
-// passed through admission webhooks), and the offline executor replays the
-// API server's request handling in process from a live object with its
+// passed through admission webhooks), and the offline executor runs each
+// request through the shared in-process write path (pkg/writepath, which
+// the simulator's API server runs too) on a live object with its
 // managedFields: the JSON patch, merge patch and strategic merge patch
-// libraries the API server uses (merge patches that cannot touch
-// managedFields are applied in memory with the same rules), the
-// resourceVersion precondition, and the API server's own field manager
-// (pkg/managedfields.FieldManager).
+// libraries the API server uses, the resourceVersion precondition, the
+// registry's generation and status rules, and the API server's own field
+// manager (pkg/managedfields.FieldManager). What the offline executor does
+// not know of a kind it tells from the live object (see offlineType).
 //
 // A batch of targets (desired manifests, or a patch to TYPE/NAME) is first
 // matched to the live objects: MatchCluster resolves kinds and namespaces

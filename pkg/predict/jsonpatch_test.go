@@ -101,6 +101,14 @@ func TestParseMethods(t *testing.T) {
 	if _, err := ParseMethods([]string{"put"}); err == nil {
 		t.Error("ParseMethods(put): want an error")
 	}
+	// The simulator's spelling names the same method; its methods predict
+	// does not report are unknown here.
+	if got, err := ParseMethods([]string{"update-unconditional"}); err != nil || !cmp.Equal(got, []Method{UpdateNoRV}) {
+		t.Errorf("ParseMethods(update-unconditional) = %v, %v; want [update-no-rv]", got, err)
+	}
+	if _, err := ParseMethods([]string{"update-status"}); err == nil {
+		t.Error("ParseMethods(update-status): want an error")
+	}
 }
 
 func FuzzValidatePatch(f *testing.F) {

@@ -176,12 +176,21 @@ func Predict(ctx context.Context, cfg Config, in Input, ex Executor) (Result, er
 		before = &unstructured.Unstructured{Object: map[string]any{}}
 	}
 	an := newAnalyzer(cfg.TypeConverter, before)
-	// The methods are independent (nothing is persisted), so they run side
-	// by side: dry runs overlap their round trips, offline work uses every
-	// core. A few workers, the caller among them, take the methods in
-	// order: each worker grows its stack once for the deep recursion of
-	// the field manager, not once per method.
-	res.Methods = make([]MethodResult, len(reqs))
+	var errs []error
+	res.Methods, errs = runAll(ctx, an, ex, reqs, live, res.FieldManager)
+	if err := errors.Join(errs...); err != nil {
+		return res, err
+	}
+	return res, nil
+}
+
+// runAll runs the requests. The methods are independent (nothing is
+// persisted), so they run side by side: dry runs overlap their round
+// trips, offline work uses every core. A few workers, the caller among
+// them, take the methods in order: each worker grows its stack once for
+// the deep recursion of the field manager, not once per method.
+func runAll(ctx context.Context, an *analyzer, ex Executor, reqs []request, live *unstructured.Unstructured, writer string) ([]MethodResult, []error) {
+	out := make([]MethodResult, len(reqs))
 	errs := make([]error, len(reqs))
 	var next atomic.Int64
 	work := func() {
@@ -190,7 +199,7 @@ func Predict(ctx context.Context, cfg Config, in Input, ex Executor) (Result, er
 			if i >= len(reqs) {
 				return
 			}
-			res.Methods[i], errs[i] = run(ctx, an, ex, reqs[i], live, res.FieldManager)
+			out[i], errs[i] = run(ctx, an, ex, reqs[i], live, writer)
 		}
 	}
 	var wg sync.WaitGroup
@@ -203,10 +212,7 @@ func Predict(ctx context.Context, cfg Config, in Input, ex Executor) (Result, er
 	}
 	work()
 	wg.Wait()
-	if err := errors.Join(errs...); err != nil {
-		return res, err
-	}
-	return res, nil
+	return out, errs
 }
 
 // Item is one object of a batch: its input and its executor.
@@ -330,7 +336,6 @@ func classify(mr MethodResult, rq request, err error) (MethodResult, error) {
 
 // buildRequests makes each method's request from the input.
 func buildRequests(cfg Config, in Input, live *unstructured.Unstructured, baseRV string, methods []Method) ([]request, error) {
-	var reqs []request
 	if in.Patch != nil {
 		return givenPatchRequests(cfg, in, baseRV, methods)
 	}
@@ -338,23 +343,12 @@ func buildRequests(cfg Config, in Input, live *unstructured.Unstructured, baseRV
 	if base == nil {
 		base = live
 	}
-	desired := in.Desired
-	full := desired
+	full := in.Desired
 	if base != nil {
-		full = fillSystemFields(desired, base)
+		full = fillSystemFields(in.Desired, base)
 	}
-	builtin := managedfields.IsBuiltin(desired.GroupVersionKind())
-	// The patch origin and target, encoded once for all patch methods, and
-	// the merge patch between them, made once for the methods that send it.
-	var from, to map[string]any
-	var fromJS, toJS, merge []byte
-	mergeOnce := func() ([]byte, error) {
-		var err error
-		if merge == nil {
-			merge, err = jsonpatch.CreateMergePatch(fromJS, toJS)
-		}
-		return merge, err
-	}
+	pb := &patchBuilder{base: base, full: full, desired: in.Desired, rv: baseRV}
+	var reqs []request
 	for _, m := range methods {
 		rq := request{method: m}
 		switch m {
@@ -367,38 +361,10 @@ func buildRequests(cfg Config, in Input, live *unstructured.Unstructured, baseRV
 				rq.skip, rq.skipVerdict = "the object does not exist and no --base was given: there is nothing to patch", NotFound
 				break
 			}
-			if from == nil {
-				from, to = stripForPatch(base), stripForPatch(full)
-				var err error
-				if fromJS, err = json.Marshal(from); err == nil {
-					toJS, err = json.Marshal(to)
-				}
-				if err != nil {
-					return nil, err
-				}
+			if err := pb.encode(); err != nil {
+				return nil, err
 			}
-			rq.pt = types.MergePatchType
-			var err error
-			switch m {
-			case JSONPatch:
-				rq.pt = types.JSONPatchType
-				rq.data, err = GenerateJSONPatch(from, to, baseRV)
-			case MergePatch:
-				rq.data, err = mergeOnce()
-			case MergePatchRV:
-				if rq.data, err = mergeOnce(); err == nil {
-					rq.data, err = withRV(rq.data, baseRV)
-				}
-			case StrategicMergePatch:
-				rq.pt = types.StrategicMergePatchType
-				if builtin {
-					rq.data, err = strategicPatch(fromJS, toJS, desired)
-				} else {
-					// Sent anyway, as a client would: the server answers 415.
-					rq.data, err = mergeOnce()
-				}
-			}
-			if err != nil {
+			if err := pb.request(&rq); err != nil {
 				return nil, fmt.Errorf("%s: generating the %s: %w", in.Ref, m, err)
 			}
 		case Apply, ApplyForce:
@@ -408,7 +374,7 @@ func buildRequests(cfg Config, in Input, live *unstructured.Unstructured, baseRV
 			}
 			rq.pt = types.ApplyPatchType
 			rq.force = m == ApplyForce
-			b, err := json.Marshal(withoutMeta(desired.Object, "managedFields"))
+			b, err := json.Marshal(withoutMeta(in.Desired.Object, "managedFields"))
 			if err != nil {
 				return nil, err
 			}
@@ -417,6 +383,66 @@ func buildRequests(cfg Config, in Input, live *unstructured.Unstructured, baseRV
 		reqs = append(reqs, rq)
 	}
 	return reqs, nil
+}
+
+// patchBuilder generates the patches from the writer's base to the full
+// desired object. The origin and target are encoded once for all patch
+// methods, and the merge patch between them is made once for the methods
+// that send it.
+type patchBuilder struct {
+	base, full, desired *unstructured.Unstructured
+	rv                  string
+
+	from, to            map[string]any
+	fromJS, toJS, merge []byte
+}
+
+// encode encodes the origin and the target, once.
+func (pb *patchBuilder) encode() error {
+	if pb.from != nil {
+		return nil
+	}
+	pb.from, pb.to = stripForPatch(pb.base), stripForPatch(pb.full)
+	var err error
+	if pb.fromJS, err = json.Marshal(pb.from); err == nil {
+		pb.toJS, err = json.Marshal(pb.to)
+	}
+	return err
+}
+
+// request fills in the patch of rq's method; the base exists and is
+// encoded.
+func (pb *patchBuilder) request(rq *request) error {
+	rq.pt = types.MergePatchType
+	var err error
+	switch rq.method {
+	case JSONPatch:
+		rq.pt = types.JSONPatchType
+		rq.data, err = GenerateJSONPatch(pb.from, pb.to, pb.rv)
+	case MergePatch:
+		rq.data, err = pb.mergePatch()
+	case MergePatchRV:
+		if rq.data, err = pb.mergePatch(); err == nil {
+			rq.data, err = withRV(rq.data, pb.rv)
+		}
+	case StrategicMergePatch:
+		rq.pt = types.StrategicMergePatchType
+		if managedfields.IsBuiltin(pb.desired.GroupVersionKind()) {
+			rq.data, err = strategicPatch(pb.fromJS, pb.toJS, pb.desired)
+		} else {
+			// Sent anyway, as a client would: the server answers 415.
+			rq.data, err = pb.mergePatch()
+		}
+	}
+	return err
+}
+
+func (pb *patchBuilder) mergePatch() ([]byte, error) {
+	var err error
+	if pb.merge == nil {
+		pb.merge, err = jsonpatch.CreateMergePatch(pb.fromJS, pb.toJS)
+	}
+	return pb.merge, err
 }
 
 func givenPatchRequests(cfg Config, in Input, baseRV string, methods []Method) ([]request, error) {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/kubectl-rv/kubectl-rv/internal/testobj"
 	"github.com/kubectl-rv/kubectl-rv/pkg/managedfields"
+	"github.com/kubectl-rv/kubectl-rv/pkg/writepath"
 )
 
 var deployGVK = schema.GroupVersionKind{Group: "apps", Version: "v1", Kind: "Deployment"}
@@ -44,7 +45,7 @@ func liveWeb(t testing.TB) *unstructured.Unstructured {
 	}
 	// The server defaults a created object before the field manager sees it.
 	web := obj(t, webYAML)
-	applyDefaults(deployGVK, web)
+	writepath.BuiltinDefaults(deployGVK, web)
 	created, err := fm.Update(managedfields.NewEmpty(deployGVK), web, "kubectl-create", "")
 	if err != nil {
 		t.Fatal(err)

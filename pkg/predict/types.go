@@ -2,35 +2,39 @@ package predict
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/kubectl-rv/kubectl-rv/pkg/managedfields"
+	"github.com/kubectl-rv/kubectl-rv/pkg/writepath"
 )
 
-// Method is one way to write an object.
-type Method string
+// Method is one way to write an object (writepath.Method). predict
+// reports eight of them; their constants are repeated here so callers of
+// predict need not import writepath.
+type Method = writepath.Method
 
-// The write methods, in the order they are reported.
+// The write methods predict reports, in the order they are reported.
 const (
 	// Update is a PUT carrying the resourceVersion the writer last read.
-	Update Method = "update"
+	Update = writepath.Update
 	// UpdateNoRV is a PUT without resourceVersion: last write wins.
-	UpdateNoRV Method = "update-no-rv"
+	UpdateNoRV = writepath.UpdateNoRV
 	// JSONPatch is an RFC 6902 patch: given, or generated from the writer's
 	// base with index-based list operations and test operations.
-	JSONPatch Method = "json-patch"
+	JSONPatch = writepath.JSONPatch
 	// MergePatch is an RFC 7386 merge patch without precondition.
-	MergePatch Method = "merge-patch"
+	MergePatch = writepath.MergePatch
 	// MergePatchRV is a merge patch carrying metadata.resourceVersion, the
 	// optimistic lock of controller-runtime's MergeFromWithOptimisticLock.
-	MergePatchRV Method = "merge-patch-rv"
+	MergePatchRV = writepath.MergePatchRV
 	// StrategicMergePatch is Kubernetes' strategic merge patch (built-in
 	// types only).
-	StrategicMergePatch Method = "strategic-merge-patch"
+	StrategicMergePatch = writepath.StrategicMergePatch
 	// Apply is a server-side apply without force.
-	Apply Method = "apply"
+	Apply = writepath.Apply
 	// ApplyForce is a server-side apply with force=true.
-	ApplyForce Method = "apply-force"
+	ApplyForce = writepath.ApplyForce
 )
 
 // AllMethods lists every method in report order.
@@ -64,6 +68,10 @@ func ParseMethods(names []string) ([]Method, error) {
 				continue
 			}
 			ms, ok := methodFamilies[part]
+			if m, one := writepath.ParseMethod(part); !ok && one && slices.Contains(AllMethods, m) {
+				// Another spelling of one method (update-unconditional).
+				ms, ok = []Method{m}, true
+			}
 			if !ok {
 				return nil, fmt.Errorf("unknown method %q: use all, update, update-no-rv, json-patch, merge-patch, merge-patch-rv, strategic-merge-patch, apply or apply-force", part)
 			}

@@ -18,6 +18,7 @@ import (
 
 	"github.com/kubectl-rv/kubectl-rv/pkg/simulate/apiserver"
 	"github.com/kubectl-rv/kubectl-rv/pkg/simulate/scenario"
+	"github.com/kubectl-rv/kubectl-rv/pkg/writepath"
 )
 
 // group is one actor of the scenario with its replicas; it accumulates the
@@ -319,12 +320,12 @@ func (a *actor) serveWrite() {
 	wo := apiserver.WriteOptions{FieldManager: a.manager}
 	switch {
 	case req.obj != nil:
-		if s.Method == scenario.MethodUpdateStatus {
+		if s.Write() == writepath.UpdateStatus {
 			wo.Subresource = "status"
 		}
 		a.resRV, a.werr = a.e.srv.UpdateRV(ctx, req.obj, wo)
 	default:
-		a.res, a.werr = a.e.srv.Patch(ctx, t.gvk, t.namespace, t.name, req.pt, req.patch, apiserver.PatchOptions{WriteOptions: wo, Force: s.Method == scenario.MethodApplyForce})
+		a.res, a.werr = a.e.srv.Patch(ctx, t.gvk, t.namespace, t.name, req.pt, req.patch, apiserver.PatchOptions{WriteOptions: wo, Force: s.Write() == writepath.ApplyForce})
 	}
 	werr := a.werr
 	a.consumed = werr == nil && !a.e.srv.LastWriteWasNoOp()
@@ -382,7 +383,7 @@ func (a *actor) respondWrite() {
 		a.endOp(true)
 		return
 	}
-	isApply := s.Method == scenario.MethodApply || s.Method == scenario.MethodApplyForce
+	isApply := s.Write().IsApply()
 	code, _, _ := statusOf(werr)
 	switch {
 	case apierrors.IsConflict(werr) && isApply:
@@ -471,7 +472,7 @@ func (a *actor) buildWrite() (writeReq, error) {
 	path := a.g.path
 	var newVal any
 	var oldVal, _ = getPath(read.Object, path)
-	if c.Insert != "" || a.g.spec.Method == scenario.MethodJSONPatchTest {
+	if c.Insert != "" || a.g.spec.Write() == writepath.JSONPatchTest {
 		// Old lists and values are still needed after the change.
 		oldVal = runtimeCopyValue(oldVal)
 	}
@@ -524,23 +525,23 @@ func (a *actor) buildWrite() (writeReq, error) {
 			return writeReq{}, err
 		}
 	}
-	switch s.Method {
-	case scenario.MethodUpdate, scenario.MethodUpdateStatus:
+	switch s.Write() {
+	case writepath.Update, writepath.UpdateStatus:
 		verb := "PUT"
-		if s.Method == scenario.MethodUpdateStatus {
+		if s.Write() == writepath.UpdateStatus {
 			verb = "PUT /status"
 		}
 		return writeReq{verb: verb, obj: obj, sentRV: rv, note: note, carries: true}, nil
-	case scenario.MethodUpdateUnconditional:
+	case writepath.UpdateNoRV:
 		obj.SetResourceVersion("")
 		return writeReq{verb: "PUT", obj: obj, note: joinNote(note, "no resourceVersion: last write wins"), carries: true}, nil
-	case scenario.MethodMergePatch, scenario.MethodMergePatchRV, scenario.MethodStrategicMergePatch:
+	case writepath.MergePatch, writepath.MergePatchRV, writepath.StrategicMergePatch:
 		p := nest(obj.Object, path)
 		w := writeReq{verb: "PATCH merge", pt: types.MergePatchType, note: note, carries: true}
-		if s.Method == scenario.MethodStrategicMergePatch {
+		if s.Write() == writepath.StrategicMergePatch {
 			w.verb, w.pt = "PATCH strategic", types.StrategicMergePatchType
 		}
-		if s.Method == scenario.MethodMergePatchRV {
+		if s.Write() == writepath.MergePatchRV {
 			md, _ := p["metadata"].(map[string]any)
 			if md == nil {
 				md = map[string]any{}
@@ -552,10 +553,10 @@ func (a *actor) buildWrite() (writeReq, error) {
 		b, err := json.Marshal(p)
 		w.patch = b
 		return w, err
-	case scenario.MethodJSONPatch, scenario.MethodJSONPatchTest:
+	case writepath.JSONPatch, writepath.JSONPatchTest:
 		ptr := pointer(path)
 		var ops []map[string]any
-		if s.Method == scenario.MethodJSONPatchTest {
+		if s.Write() == writepath.JSONPatchTest {
 			if g := c.Test; g != nil {
 				tp, _ := scenario.ParsePath(g.Path)
 				tv, err := normalizeValue(g.Value)
@@ -580,7 +581,7 @@ func (a *actor) buildWrite() (writeReq, error) {
 			note = joinNote(note, "at "+ptr)
 		}
 		return writeReq{verb: "PATCH json", pt: types.JSONPatchType, patch: b, note: note, carries: true}, err
-	case scenario.MethodApply, scenario.MethodApplyForce:
+	case writepath.Apply, writepath.ApplyForce:
 		t := a.g.target
 		cfg := nest(obj.Object, path)
 		cfg["apiVersion"] = t.gvk.GroupVersion().String()
@@ -592,7 +593,7 @@ func (a *actor) buildWrite() (writeReq, error) {
 		cfg["metadata"] = md
 		b, err := json.Marshal(cfg)
 		verb := "APPLY"
-		if s.Method == scenario.MethodApplyForce {
+		if s.Write() == writepath.ApplyForce {
 			verb = "APPLY force"
 		}
 		return writeReq{verb: verb, pt: types.ApplyPatchType, patch: b, note: note, carries: true}, err

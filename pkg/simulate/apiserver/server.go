@@ -3,45 +3,30 @@ package apiserver
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"net/http"
-	"reflect"
 	"strconv"
 	"strings"
 	"time"
 
-	jsonpatch "gopkg.in/evanphx/json-patch.v4"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	utiljson "k8s.io/apimachinery/pkg/util/json"
-	"k8s.io/apimachinery/pkg/util/strategicpatch"
-	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/kubectl-rv/kubectl-rv/pkg/simulate/mvcc"
+	"github.com/kubectl-rv/kubectl-rv/pkg/writepath"
 )
 
-// OptimisticLockErrorMsg is the API server's text for an update whose
-// resourceVersion is not the stored one (registry/generic/registry/store.go).
-const OptimisticLockErrorMsg = "the object has been modified; please apply your changes to the latest version and try again"
+// FieldManager maintains managedFields (writepath.FieldManager).
+type FieldManager = writepath.FieldManager
 
-// FieldManager maintains metadata.managedFields the way the API server's
-// field manager does. The simulator passes an adapter over the in-process
-// field manager of pkg/managedfields; a nil FieldManager leaves
-// managedFields alone (and makes server-side apply unavailable).
-type FieldManager interface {
-	// Update records a non-apply write of obj over live by manager. live is
-	// nil on create.
-	Update(t *TypeInfo, subresource string, live, obj *unstructured.Unstructured, manager string) (*unstructured.Unstructured, error)
-	// Apply merges the applied configuration into live (nil when the object
-	// does not exist yet) as server-side apply does, returning the 409 with
-	// FieldManagerConflict causes on conflicts unless force is set.
-	Apply(t *TypeInfo, subresource string, live, applied *unstructured.Unstructured, manager string, force bool) (*unstructured.Unstructured, error)
-}
+// NewManagedFields returns the in-process field manager of the API server,
+// typing built-in kinds with their schema and deducing the others.
+func NewManagedFields() *writepath.ManagedFields { return writepath.NewManagedFields(nil) }
 
 // Config configures a Server.
 type Config struct {
@@ -63,16 +48,17 @@ type Config struct {
 	KeyPrefix string
 }
 
-// Server is the API server's write and read path over a revision store:
-// registry keys, resourceVersion = mod_revision, optimistic concurrency,
-// no-op detection, generation, the status subresource, the four patch
-// types, list and watch. It is not safe for concurrent use: the simulator
-// drives it from one event loop.
+// Server is the API server's storage over a revision store: registry
+// keys, resourceVersion = mod_revision, the compare-and-swap of every
+// write, no-op detection, list and watch. What a write stores comes from
+// the shared write path (pkg/writepath). It is not safe for concurrent
+// use: the simulator drives it from one event loop.
 type Server struct {
-	kv   mvcc.WatchKV
-	reg  *Registry
-	fm   FieldManager
-	now  func() time.Time
+	kv  mvcc.WatchKV
+	reg *Registry
+	// w is the write path: the registry's rules, patches and the field
+	// manager.
+	w    *writepath.Writer
 	uids uint64
 	// exclusive: see Config.Exclusive.
 	exclusive bool
@@ -90,6 +76,10 @@ type stored struct {
 	modRev int64
 	raw    []byte // the stored bytes (no resourceVersion)
 	obj    map[string]any
+	// ws is obj as the write path reads it (ws.Object is &u), made on
+	// first use: every write of the simulator's hot path reads it.
+	ws writepath.Stored
+	u  unstructured.Unstructured
 }
 
 // New returns a server over cfg.KV.
@@ -109,7 +99,16 @@ func New(cfg Config) (*Server, error) {
 		epoch := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 		now = func() time.Time { return epoch }
 	}
-	return &Server{kv: cfg.KV, reg: reg, fm: cfg.FieldManager, now: now, exclusive: cfg.Exclusive, prefix: cfg.KeyPrefix, cache: map[string]*stored{}}, nil
+	s := &Server{kv: cfg.KV, reg: reg, exclusive: cfg.Exclusive, prefix: cfg.KeyPrefix, cache: map[string]*stored{}}
+	s.w = &writepath.Writer{FieldManager: cfg.FieldManager, Now: now, NewUID: s.newUID}
+	return s, nil
+}
+
+// newUID returns the uid of the next created object: a counter, so runs
+// are reproducible.
+func (s *Server) newUID() types.UID {
+	s.uids++
+	return types.UID(fmt.Sprintf("00000000-0000-4000-8000-%012x", s.uids))
 }
 
 // LastWriteWasNoOp reports whether the last successful write changed
@@ -191,51 +190,17 @@ func decode(b []byte) (map[string]any, error) {
 
 // withRV returns a deep copy of obj carrying resourceVersion rev.
 func withRV(obj map[string]any, rev int64) *unstructured.Unstructured {
-	m := copyMap(obj)
-	md, ok := m["metadata"].(map[string]any)
-	if !ok {
-		md = map[string]any{}
-		m["metadata"] = md
-	}
-	md["resourceVersion"] = strconv.FormatInt(rev, 10)
-	return &unstructured.Unstructured{Object: m}
-}
-
-// copyMap deep-copies a JSON object (runtime.DeepCopyJSON without its
-// checks: the server only stores values it decoded or built).
-func copyMap(m map[string]any) map[string]any {
-	if m == nil {
-		return nil
-	}
-	out := make(map[string]any, len(m))
-	for k, v := range m {
-		out[k] = copyValue(v)
-	}
-	return out
-}
-
-func copyValue(v any) any {
-	switch x := v.(type) {
-	case map[string]any:
-		return copyMap(x)
-	case []any:
-		if x == nil {
-			return x
-		}
-		out := make([]any, len(x))
-		for i, it := range x {
-			out[i] = copyValue(it)
-		}
-		return out
-	default:
-		// Strings, numbers, bools and nil are immutable.
-		return v
-	}
+	u := &unstructured.Unstructured{Object: runtime.DeepCopyJSON(obj)}
+	u.SetResourceVersion(strconv.FormatInt(rev, 10))
+	return u
 }
 
 // shallowWithRV returns obj with resourceVersion rev, copying only the top
 // level and metadata: the result of a write shares the rest with the
-// server's cache and must be deep-copied before it is modified.
+// server's cache and must be deep-copied before it is modified. It is a
+// deliberate shallow copy: the simulator's writers change what they read
+// copy-on-write, and a deep copy per request was a large part of a
+// simulated write's cost.
 func shallowWithRV(obj map[string]any, rev int64) *unstructured.Unstructured {
 	top := make(map[string]any, len(obj))
 	for k, v := range obj {
@@ -251,10 +216,6 @@ func shallowWithRV(obj map[string]any, rev int64) *unstructured.Unstructured {
 	u := &unstructured.Unstructured{Object: top}
 	u.SetResourceVersion(strconv.FormatInt(rev, 10))
 	return u
-}
-
-func runtimeDeepCopy(m map[string]any) map[string]any {
-	return (&unstructured.Unstructured{Object: m}).DeepCopy().Object
 }
 
 // Get returns the latest state of one object (resourceVersion "" semantics:
@@ -288,27 +249,6 @@ func (s *Server) get(ctx context.Context, gvk schema.GroupVersionKind, namespace
 	return present(c.obj, c.modRev), nil
 }
 
-// GetAt returns one object as it was at revision rev (resourceVersion=rev
-// with resourceVersionMatch=Exact): 410 Gone when rev was compacted.
-func (s *Server) GetAt(ctx context.Context, gvk schema.GroupVersionKind, namespace, name string, rev int64) (*unstructured.Unstructured, error) {
-	t, err := s.Type(gvk)
-	if err != nil {
-		return nil, err
-	}
-	res, err := s.kv.Range(ctx, s.key(t, namespace, name), mvcc.RangeOptions{Rev: rev})
-	if err != nil {
-		return nil, storageError(t, name, err)
-	}
-	if len(res.KVs) == 0 {
-		return nil, apierrors.NewNotFound(t.GroupResource(), name)
-	}
-	obj, err := decode(res.KVs[0].Value)
-	if err != nil {
-		return nil, apierrors.NewInternalError(err)
-	}
-	return withRV(obj, res.KVs[0].ModRevision), nil
-}
-
 // storageError turns store errors into the API server's status errors.
 func storageError(t *TypeInfo, name string, err error) error {
 	switch {
@@ -334,46 +274,15 @@ func (s *Server) Create(ctx context.Context, obj *unstructured.Unstructured, opt
 	if obj.GetResourceVersion() != "" {
 		return nil, apierrors.NewBadRequest("resourceVersion should not be set on objects to be created")
 	}
-	if err := s.checkMeta(t, obj); err != nil {
-		return nil, err
-	}
 	key := s.key(t, obj.GetNamespace(), obj.GetName())
-	obj = obj.DeepCopy()
-	s.prepareCreate(t, obj)
-	if s.fm != nil {
-		if obj, err = s.fm.Update(t, opts.Subresource, nil, obj, opts.FieldManager); err != nil {
-			return nil, err
-		}
-		setManagedTimes(nil, obj, s.now())
+	if obj, err = s.w.Create(&t.Type, obj.DeepCopy(), writeOptions(opts)); err != nil {
+		return nil, err
 	}
 	return s.commit(ctx, t, key, nil, obj)
 }
 
-func (s *Server) checkMeta(t *TypeInfo, obj *unstructured.Unstructured) error {
-	if obj.GetName() == "" {
-		return apierrors.NewInvalid(t.GVK.GroupKind(), "", field.ErrorList{field.Required(field.NewPath("metadata", "name"), "name or generateName is required")})
-	}
-	if t.Namespaced && obj.GetNamespace() == "" {
-		return apierrors.NewBadRequest("the namespace of the provided object does not match the namespace sent on the request")
-	}
-	return nil
-}
-
-func (s *Server) prepareCreate(t *TypeInfo, obj *unstructured.Unstructured) {
-	s.uids++
-	obj.SetUID(types.UID(fmt.Sprintf("00000000-0000-4000-8000-%012x", s.uids)))
-	obj.SetCreationTimestamp(metav1.NewTime(s.now()))
-	obj.SetResourceVersion("")
-	if t.Generation != GenerationNone {
-		obj.SetGeneration(1)
-	} else {
-		unstructured.RemoveNestedField(obj.Object, "metadata", "generation")
-	}
-	if t.StatusSubresource {
-		// PrepareForCreate resets status for types with a status
-		// subresource: only /status writes set it.
-		unstructured.RemoveNestedField(obj.Object, "status")
-	}
+func writeOptions(o WriteOptions) writepath.Options {
+	return writepath.Options{FieldManager: o.FieldManager, Subresource: o.Subresource}
 }
 
 // commit writes obj under key unless it equals the stored bytes, guarded by
@@ -402,36 +311,43 @@ func (s *Server) commitRV(ctx context.Context, t *TypeInfo, key string, cur *sto
 		}
 		guard = cur.modRev
 	}
-	var rev int64
+	rev, err := s.put(ctx, t, key, cur, guard, raw, obj.GetName())
+	if err != nil {
+		return nil, 0, err
+	}
+	s.cache[key] = &stored{modRev: rev, raw: raw, obj: obj.Object}
+	s.lastNoOp = false
+	return obj.Object, rev, nil
+}
+
+// put stores raw under key if its mod_revision is still guard (0: the key
+// does not exist) and returns the new revision.
+func (s *Server) put(ctx context.Context, t *TypeInfo, key string, cur *stored, guard int64, raw []byte, name string) (int64, error) {
 	if s.exclusive && cur != nil {
 		// The cache is authoritative, so the stored mod_revision is guard:
 		// the compare of OptimisticPut holds, and a plain put (one
 		// revision, like the txn) is enough.
 		res, err := s.kv.Put(ctx, key, raw, mvcc.PutOptions{})
 		if err != nil {
-			return nil, 0, storageError(t, obj.GetName(), err)
+			return 0, storageError(t, name, err)
 		}
-		rev = res.Header.Revision
-	} else {
-		res, err := s.kv.Txn(ctx, mvcc.Txn{
-			Compare: []mvcc.Compare{mvcc.ModRevision(key, mvcc.Equal, guard)},
-			Success: []mvcc.Op{mvcc.OpPutKV(key, raw, mvcc.PutOptions{})},
-		})
-		if err != nil {
-			return nil, 0, storageError(t, obj.GetName(), err)
-		}
-		if !res.Succeeded {
-			delete(s.cache, key)
-			if cur == nil {
-				return nil, 0, apierrors.NewAlreadyExists(t.GroupResource(), obj.GetName())
-			}
-			return nil, 0, apierrors.NewConflict(t.GroupResource(), obj.GetName(), errors.New(OptimisticLockErrorMsg))
-		}
-		rev = res.Header.Revision
+		return res.Header.Revision, nil
 	}
-	s.cache[key] = &stored{modRev: rev, raw: raw, obj: obj.Object}
-	s.lastNoOp = false
-	return obj.Object, rev, nil
+	res, err := s.kv.Txn(ctx, mvcc.Txn{
+		Compare: []mvcc.Compare{mvcc.ModRevision(key, mvcc.Equal, guard)},
+		Success: []mvcc.Op{mvcc.OpPutKV(key, raw, mvcc.PutOptions{})},
+	})
+	if err != nil {
+		return 0, storageError(t, name, err)
+	}
+	if !res.Succeeded {
+		delete(s.cache, key)
+		if cur == nil {
+			return 0, apierrors.NewAlreadyExists(t.GroupResource(), name)
+		}
+		return 0, writepath.Conflict(&t.Type, name)
+	}
+	return res.Header.Revision, nil
 }
 
 // Update replaces an object (PUT). With a resourceVersion it is a
@@ -459,154 +375,28 @@ func (s *Server) update(ctx context.Context, obj *unstructured.Unstructured, opt
 	if err != nil {
 		return nil, 0, err
 	}
-	if err := s.checkSubresource(t, opts.Subresource); err != nil {
-		return nil, 0, err
-	}
-	if err := s.checkMeta(t, obj); err != nil {
-		return nil, 0, err
-	}
 	key := s.key(t, obj.GetNamespace(), obj.GetName())
 	cur, err := s.current(ctx, key)
 	if err != nil {
 		return nil, 0, storageError(t, obj.GetName(), err)
 	}
-	if cur == nil {
-		return nil, 0, apierrors.NewNotFound(t.GroupResource(), obj.GetName())
-	}
-	if err := s.checkRV(t, obj, cur); err != nil {
+	if obj, err = s.w.Update(&t.Type, cur.writeState(), obj, writeOptions(opts)); err != nil {
 		return nil, 0, err
-	}
-	return s.updateFromRV(ctx, t, key, cur, obj, opts)
-}
-
-func (s *Server) checkSubresource(t *TypeInfo, sub string) error {
-	switch sub {
-	case "":
-		return nil
-	case "status":
-		if t.StatusSubresource {
-			return nil
-		}
-	}
-	return apierrors.NewNotFound(schema.GroupResource{Group: t.GVK.Group, Resource: t.Resource + "/" + sub}, "")
-}
-
-// checkRV is the precondition of store.go Update.
-func (s *Server) checkRV(t *TypeInfo, obj *unstructured.Unstructured, cur *stored) error {
-	rvs := obj.GetResourceVersion()
-	if rvs == "" {
-		if !t.AllowUnconditionalUpdate {
-			qualifiedKind := schema.GroupKind{Group: t.GVK.Group, Kind: t.Resource}
-			return apierrors.NewInvalid(qualifiedKind, obj.GetName(), field.ErrorList{field.Invalid(field.NewPath("metadata").Child("resourceVersion"), int64(0), "must be specified for an update")})
-		}
-		return nil
-	}
-	rv, err := strconv.ParseInt(rvs, 10, 64)
-	if err != nil || rv <= 0 {
-		return apierrors.NewBadRequest(fmt.Sprintf("invalid resource version: %q", rvs))
-	}
-	if rv != cur.modRev {
-		return apierrors.NewConflict(t.GroupResource(), obj.GetName(), errors.New(OptimisticLockErrorMsg))
-	}
-	return nil
-}
-
-// updateFrom applies the strategy rules to obj over cur and commits it.
-func (s *Server) updateFrom(ctx context.Context, t *TypeInfo, key string, cur *stored, obj *unstructured.Unstructured, opts WriteOptions) (*unstructured.Unstructured, error) {
-	m, rev, err := s.updateFromRV(ctx, t, key, cur, obj, opts)
-	if err != nil {
-		return nil, err
-	}
-	return shallowWithRV(m, rev), nil
-}
-
-func (s *Server) updateFromRV(ctx context.Context, t *TypeInfo, key string, cur *stored, obj *unstructured.Unstructured, opts WriteOptions) (map[string]any, int64, error) {
-	old := &unstructured.Unstructured{Object: cur.obj}
-	s.prepareUpdate(t, old, obj, opts.Subresource)
-	if s.fm != nil {
-		live := withRV(cur.obj, cur.modRev)
-		var err error
-		if obj, err = s.fm.Update(t, opts.Subresource, live, obj, opts.FieldManager); err != nil {
-			return nil, 0, err
-		}
-		setManagedTimes(old, obj, s.now())
 	}
 	return s.commitRV(ctx, t, key, cur, obj)
 }
 
-// prepareUpdate is the registry's PrepareForUpdate plus BeforeUpdate:
-// immutable metadata, the status subresource split and generation.
-func (s *Server) prepareUpdate(t *TypeInfo, old, obj *unstructured.Unstructured, sub string) {
-	// uid and creationTimestamp are immutable: copy the stored values.
-	om, _ := old.Object["metadata"].(map[string]any)
-	nm, _ := obj.Object["metadata"].(map[string]any)
-	if nm == nil {
-		nm = map[string]any{}
-		obj.Object["metadata"] = nm
+// writeState hands the stored state to the write path; nil when there is
+// none.
+func (c *stored) writeState() *writepath.Stored {
+	if c == nil {
+		return nil
 	}
-	for _, k := range []string{"uid", "creationTimestamp"} {
-		if v, ok := om[k]; ok {
-			nm[k] = v
-		} else {
-			delete(nm, k)
-		}
+	if c.ws.Object == nil {
+		c.u.Object = c.obj
+		c.ws = writepath.Stored{Object: &c.u, ResourceVersion: strconv.FormatInt(c.modRev, 10)}
 	}
-	if sub == "status" {
-		// The status strategy takes only .status from the request.
-		st, hasStatus := obj.Object["status"]
-		fresh := runtimeDeepCopy(old.Object)
-		if hasStatus {
-			fresh["status"] = st
-		} else {
-			delete(fresh, "status")
-		}
-		if mf, ok := obj.Object["metadata"].(map[string]any)["managedFields"]; ok {
-			fresh["metadata"].(map[string]any)["managedFields"] = mf
-		}
-		obj.Object = fresh
-		return
-	}
-	if t.StatusSubresource {
-		if st, ok := old.Object["status"]; ok {
-			obj.Object["status"] = runtime2(st)
-		} else {
-			delete(obj.Object, "status")
-		}
-	}
-	gen := old.GetGeneration()
-	if t.Generation == GenerationNone {
-		unstructured.RemoveNestedField(obj.Object, "metadata", "generation")
-		return
-	}
-	bump := false
-	switch t.Generation {
-	case GenerationSpec:
-		bump = !reflect.DeepEqual(old.Object["spec"], obj.Object["spec"])
-	case GenerationSpecAndAnnotations:
-		bump = !reflect.DeepEqual(old.Object["spec"], obj.Object["spec"]) || !reflect.DeepEqual(old.GetAnnotations(), obj.GetAnnotations())
-	case GenerationNonMetadata:
-		for k, v := range obj.Object {
-			if k == "metadata" || k == "apiVersion" || k == "kind" || (k == "status" && t.StatusSubresource) {
-				continue
-			}
-			if !reflect.DeepEqual(old.Object[k], v) {
-				bump = true
-			}
-		}
-		for k := range old.Object {
-			if _, ok := obj.Object[k]; !ok && k != "metadata" && !(k == "status" && t.StatusSubresource) {
-				bump = true
-			}
-		}
-	}
-	if bump {
-		gen++
-	}
-	obj.SetGeneration(gen)
-}
-
-func runtime2(v any) any {
-	return runtimeDeepCopy(map[string]any{"v": v})["v"]
+	return &c.ws
 }
 
 // Patch changes an object with one of the four patch types. Patches are
@@ -618,66 +408,18 @@ func (s *Server) Patch(ctx context.Context, gvk schema.GroupVersionKind, namespa
 	if err != nil {
 		return nil, err
 	}
-	if err := s.checkSubresource(t, opts.Subresource); err != nil {
-		return nil, err
-	}
 	key := s.key(t, namespace, name)
 	cur, err := s.current(ctx, key)
 	if err != nil {
 		return nil, storageError(t, name, err)
 	}
-	if pt == types.ApplyPatchType || pt == types.ApplyYAMLPatchType {
-		return s.apply(ctx, t, key, cur, namespace, name, data, opts)
-	}
-	if cur == nil {
-		return nil, apierrors.NewNotFound(t.GroupResource(), name)
-	}
-	live := withRV(cur.obj, cur.modRev)
-	liveJS, err := json.Marshal(live.Object)
+	wo := writeOptions(opts.WriteOptions)
+	wo.Force = opts.Force
+	obj, err := s.w.Patch(&t.Type, cur.writeState(), namespace, name, pt, data, wo)
 	if err != nil {
-		return nil, apierrors.NewInternalError(err)
-	}
-	var patched []byte
-	switch pt {
-	case types.JSONPatchType:
-		p, err := jsonpatch.DecodePatch(data)
-		if err != nil {
-			return nil, apierrors.NewBadRequest(err.Error())
-		}
-		if patched, err = p.Apply(liveJS); err != nil {
-			return nil, apierrors.NewGenericServerResponse(http.StatusUnprocessableEntity, "", schema.GroupResource{}, "", err.Error(), 0, false)
-		}
-	case types.MergePatchType:
-		if patched, err = jsonpatch.MergePatch(liveJS, data); err != nil {
-			if errors.Is(err, jsonpatch.ErrBadJSONPatch) {
-				return nil, apierrors.NewBadRequest(err.Error())
-			}
-			return nil, apierrors.NewBadRequest(err.Error())
-		}
-	case types.StrategicMergePatchType:
-		if t.New == nil {
-			return nil, apierrors.NewGenericServerResponse(http.StatusUnsupportedMediaType, "", schema.GroupResource{}, "",
-				"the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml", 0, false)
-		}
-		if patched, err = strategicpatch.StrategicMergePatch(liveJS, data, t.New()); err != nil {
-			return nil, apierrors.NewBadRequest(err.Error())
-		}
-	default:
-		return nil, apierrors.NewBadRequest(fmt.Sprintf("unsupported patch type %q", pt))
-	}
-	m, err := decode(patched)
-	if err != nil {
-		return nil, apierrors.NewBadRequest(err.Error())
-	}
-	obj := &unstructured.Unstructured{Object: m}
-	if obj.GetName() != name || obj.GetNamespace() != namespace {
-		return nil, apierrors.NewBadRequest("the name and namespace of the object may not change in a patch")
-	}
-	// A patch that sets metadata.resourceVersion is a precondition.
-	if err := s.checkRV(t, obj, cur); err != nil {
 		return nil, err
 	}
-	return s.updateFrom(ctx, t, key, cur, obj, opts.WriteOptions)
+	return s.commit(ctx, t, key, cur, obj)
 }
 
 // PatchOptions are the options of a patch request.
@@ -685,66 +427,6 @@ type PatchOptions struct {
 	WriteOptions
 	// Force takes conflicting fields in server-side apply.
 	Force bool
-}
-
-func (s *Server) apply(ctx context.Context, t *TypeInfo, key string, cur *stored, namespace, name string, data []byte, opts PatchOptions) (*unstructured.Unstructured, error) {
-	if s.fm == nil {
-		return nil, apierrors.NewBadRequest("server-side apply needs the field manager, which this simulation does not run")
-	}
-	if opts.FieldManager == "" {
-		return nil, apierrors.NewBadRequest("PatchOptions.meta.k8s.io \"\" is invalid: fieldManager: Required value: is required for apply patch")
-	}
-	m, err := decodeApply(data)
-	if err != nil {
-		return nil, apierrors.NewBadRequest(fmt.Sprintf("error decoding YAML: %v", err))
-	}
-	applied := &unstructured.Unstructured{Object: m}
-	if applied.GetName() != name || (t.Namespaced && applied.GetNamespace() != "" && applied.GetNamespace() != namespace) {
-		return nil, apierrors.NewBadRequest("the name of the object in the apply patch does not match the name on the URL")
-	}
-	if cur == nil {
-		// Apply creates: the field manager runs over an empty live object.
-		empty := &unstructured.Unstructured{Object: map[string]any{}}
-		empty.SetGroupVersionKind(t.GVK)
-		empty.SetName(name)
-		if t.Namespaced {
-			empty.SetNamespace(namespace)
-		}
-		obj, err := s.fm.Apply(t, opts.Subresource, empty, applied, opts.FieldManager, opts.Force)
-		if err != nil {
-			return nil, err
-		}
-		obj.SetNamespace(namespace)
-		s.prepareCreate(t, obj)
-		setManagedTimes(nil, obj, s.now())
-		return s.commit(ctx, t, key, nil, obj)
-	}
-	if rv := applied.GetResourceVersion(); rv != "" {
-		if err := s.checkRV(t, applied, cur); err != nil {
-			return nil, err
-		}
-	}
-	live := withRV(cur.obj, cur.modRev)
-	obj, err := s.fm.Apply(t, opts.Subresource, live, applied, opts.FieldManager, opts.Force)
-	if err != nil {
-		return nil, err
-	}
-	old := &unstructured.Unstructured{Object: cur.obj}
-	s.prepareUpdate(t, old, obj, opts.Subresource)
-	setManagedTimes(old, obj, s.now())
-	return s.commit(ctx, t, key, cur, obj)
-}
-
-func decodeApply(data []byte) (map[string]any, error) {
-	var m map[string]any
-	if err := utiljson.Unmarshal(data, &m); err == nil {
-		return m, nil
-	}
-	j, err := yamlToJSON(data)
-	if err != nil {
-		return nil, err
-	}
-	return decode(j)
 }
 
 // Preconditions guard a delete.
@@ -786,7 +468,7 @@ func (s *Server) Delete(ctx context.Context, gvk schema.GroupVersionKind, namesp
 	}
 	delete(s.cache, key)
 	if !res.Succeeded {
-		return nil, apierrors.NewConflict(t.GroupResource(), name, errors.New(OptimisticLockErrorMsg))
+		return nil, writepath.Conflict(&t.Type, name)
 	}
 	return withRV(cur.obj, res.Header.Revision), nil
 }

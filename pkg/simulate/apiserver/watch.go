@@ -4,14 +4,10 @@ import (
 	"context"
 	"fmt"
 	"strconv"
-	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/watch"
-	"sigs.k8s.io/yaml"
 
 	"github.com/kubectl-rv/kubectl-rv/pkg/simulate/mvcc"
 )
@@ -120,42 +116,3 @@ func (s *Server) Compact(ctx context.Context, rev int64) error {
 	_, err := s.kv.Compact(ctx, rev)
 	return err
 }
-
-// setManagedTimes gives every managedFields entry that is new or whose
-// fields changed the (virtual) time now and keeps the old time of the
-// others, so no-op writes stay no-ops and output is reproducible. The real
-// server does the same: time moves only when a manager's set changes.
-func setManagedTimes(old, obj *unstructured.Unstructured, now time.Time) {
-	entries := obj.GetManagedFields()
-	if len(entries) == 0 {
-		return
-	}
-	type id struct{ m, op, av, sub string }
-	prev := map[id]metav1.ManagedFieldsEntry{}
-	if old != nil {
-		for _, e := range old.GetManagedFields() {
-			prev[id{e.Manager, string(e.Operation), e.APIVersion, e.Subresource}] = e
-		}
-	}
-	t := metav1.NewTime(now.UTC().Truncate(time.Second))
-	same := old != nil && len(entries) == len(prev)
-	for i, e := range entries {
-		p, ok := prev[id{e.Manager, string(e.Operation), e.APIVersion, e.Subresource}]
-		if ok && p.FieldsV1 != nil && e.FieldsV1 != nil && string(p.FieldsV1.Raw) == string(e.FieldsV1.Raw) {
-			entries[i].Time = p.Time
-		} else {
-			entries[i].Time = &t
-			same = false
-		}
-	}
-	if same {
-		// Nobody's fields changed: keep the stored entries as they are
-		// (the field manager may have reordered entries with equal
-		// times), so the write stays a no-op, as on the server.
-		obj.SetManagedFields(old.GetManagedFields())
-		return
-	}
-	obj.SetManagedFields(entries)
-}
-
-func yamlToJSON(b []byte) ([]byte, error) { return yaml.YAMLToJSON(b) }

@@ -6,12 +6,13 @@ import (
 	"fmt"
 	"io"
 	"regexp"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
 
 	yaml "go.yaml.in/yaml/v3"
+
+	"github.com/kubectl-rv/kubectl-rv/pkg/writepath"
 )
 
 // Error is an invalid scenario: the source file, the line (0 when
@@ -298,7 +299,7 @@ func (a *Actor) validate(l lines, p string, total Duration) *Error {
 	if err := a.Target.validate(l, p+".target"); err != nil {
 		return err
 	}
-	if !slices.Contains(Methods, a.Method) {
+	if a.Write() == "" && a.Method != MethodLeaderElection && a.Method != MethodWatch {
 		return errAt(l, p+".method", "%s: unknown method %q: use one of %s", where, a.Method, strings.Join(Methods, ", "))
 	}
 	if a.Start < 0 || a.Start >= total {
@@ -352,7 +353,7 @@ func (a *Actor) validate(l lines, p string, total Duration) *Error {
 			if err != nil {
 				return errAt(l, p+".change", "%s: change path %q: %v", where, s, err)
 			}
-			if path.HasSelector() && (a.Method == MethodJSONPatch || a.Method == MethodJSONPatchTest) {
+			if path.HasSelector() && (a.Write() == writepath.JSONPatch || a.Write() == writepath.JSONPatchTest) {
 				return errAt(l, p+".change", "%s: a JSON patch addresses list items by index, not by [key=value]", where)
 			}
 		}
@@ -370,7 +371,7 @@ func (a *Actor) validate(l lines, p string, total Duration) *Error {
 		return errAt(l, p+".change", "%s: change.insert needs a value", where)
 	}
 	if c.Test != nil {
-		if a.Method != MethodJSONPatchTest {
+		if a.Write() != writepath.JSONPatchTest {
 			return errAt(l, p+".change.test", "%s: change.test is only for method json-patch-test", where)
 		}
 		tp, err := ParsePath(c.Test.Path)
@@ -381,10 +382,10 @@ func (a *Actor) validate(l lines, p string, total Duration) *Error {
 	if c.At < 0 {
 		return errAt(l, p+".change.at", "%s: change.at must not be negative", where)
 	}
-	if (a.Method == MethodApply || a.Method == MethodApplyForce) && c.Set == "" {
+	if a.Write().IsApply() && c.Set == "" {
 		return errAt(l, p+".change", "%s: apply actors declare the field they own with change.set", where)
 	}
-	if a.Method == MethodUpdateStatus && !strings.HasPrefix(firstPath(c), "status") {
+	if a.Write() == writepath.UpdateStatus && !strings.HasPrefix(firstPath(c), "status") {
 		return errAt(l, p+".change", "%s: update-status can only change .status fields", where)
 	}
 	return a.validateRetry(l, p, where)

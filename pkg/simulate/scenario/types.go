@@ -5,6 +5,8 @@ import (
 	"time"
 
 	yaml "go.yaml.in/yaml/v3"
+
+	"github.com/kubectl-rv/kubectl-rv/pkg/writepath"
 )
 
 // APIVersion and Kind head every scenario file.
@@ -77,43 +79,29 @@ type Ref struct {
 	Name       string `yaml:"name" json:"name"`
 }
 
-// The write methods of an actor.
+// The methods of the actors that do not write: a write actor's method is
+// a writepath.Method (Actor.Write).
 const (
-	// MethodUpdate: GET, change, PUT with the resourceVersion read (409 on
-	// a race).
-	MethodUpdate = "update"
-	// MethodUpdateUnconditional: GET, change, PUT without resourceVersion
-	// (last write wins; 422 for custom resources).
-	MethodUpdateUnconditional = "update-unconditional"
-	// MethodUpdateStatus: like update, on the status subresource.
-	MethodUpdateStatus = "update-status"
-	// MethodMergePatch: GET, compute, merge patch of the changed fields
-	// without a resourceVersion (never 409).
-	MethodMergePatch = "merge-patch"
-	// MethodMergePatchRV: merge patch carrying metadata.resourceVersion
-	// (controller-runtime's MergeFromWithOptimisticLock): 409 on a race.
-	MethodMergePatchRV = "merge-patch-rv"
-	// MethodStrategicMergePatch: strategic merge patch without RV.
-	MethodStrategicMergePatch = "strategic-merge-patch"
-	// MethodJSONPatch: JSON patch (RFC 6902) of the change, addressed by
-	// list index where the path has one.
-	MethodJSONPatch = "json-patch"
-	// MethodJSONPatchTest: JSON patch guarded by a test op on the value
-	// read: 422 on a race.
-	MethodJSONPatchTest = "json-patch-test"
-	// MethodApply: server-side apply without force (409 on field conflicts).
-	MethodApply = "apply"
-	// MethodApplyForce: server-side apply with force=true.
-	MethodApplyForce = "apply-force"
 	// MethodLeaderElection: client-go's leader election on a Lease.
 	MethodLeaderElection = "leader-election"
 	// MethodWatch: an informer (list, then watch; relist on 410).
 	MethodWatch = "watch"
 )
 
-// Methods lists every method, for help and errors.
-var Methods = []string{MethodUpdate, MethodUpdateUnconditional, MethodUpdateStatus, MethodMergePatch, MethodMergePatchRV,
-	MethodStrategicMergePatch, MethodJSONPatch, MethodJSONPatchTest, MethodApply, MethodApplyForce, MethodLeaderElection, MethodWatch}
+// Methods lists every method name, for help and errors: the write methods
+// (update-no-rv spelled update-unconditional, the name scenarios have
+// always used; both are accepted), then the two that do not write.
+var Methods = func() []string {
+	var out []string
+	for _, m := range writepath.Methods {
+		if m == writepath.UpdateNoRV {
+			out = append(out, writepath.UpdateUnconditional)
+		} else {
+			out = append(out, string(m))
+		}
+	}
+	return append(out, MethodLeaderElection, MethodWatch)
+}()
 
 // Actor is one client (or Replicas identical clients).
 type Actor struct {
@@ -124,7 +112,9 @@ type Actor struct {
 	// actor's name (the replica name for replicas).
 	FieldManager string `yaml:"fieldManager,omitempty" json:"fieldManager,omitempty"`
 	Target       Ref    `yaml:"target" json:"target"`
-	Method       string `yaml:"method" json:"method"`
+	// Method is a write method (see Write) or one of MethodLeaderElection
+	// and MethodWatch, as the scenario spells it.
+	Method string `yaml:"method" json:"method"`
 	// Change is what each write changes.
 	Change Change `yaml:"change,omitempty" json:"change,omitempty"`
 	// Rate is the writes per second the actor starts (a Poisson process);
@@ -146,6 +136,13 @@ type Actor struct {
 	Lease *Lease `yaml:"lease,omitempty" json:"lease,omitempty"`
 	// Watch configures watch actors.
 	Watch *Watch `yaml:"watch,omitempty" json:"watch,omitempty"`
+}
+
+// Write returns the actor's write method; "" for the actors that do not
+// write (leader election, watch) and for unknown names.
+func (a *Actor) Write() writepath.Method {
+	m, _ := writepath.ParseMethod(a.Method)
+	return m
 }
 
 // Change says what one write changes. Paths are dotted with [i] for list

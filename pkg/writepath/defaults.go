@@ -1,4 +1,4 @@
-package predict
+package writepath
 
 import (
 	"fmt"
@@ -6,18 +6,21 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 )
 
-// The offline engine cannot run the API server's defaulting (the
+// The write path cannot run the API server's defaulting yet (the
 // defaulting functions live in k8s.io/kubernetes, not in a library), yet
 // a manifest from git omits every defaulted field and the server fills
 // them back before the field manager compares old and new. Without them
 // every PUT or generated patch would seem to remove (clobber) the
-// defaulted fields the creator owns. applyDefaults fills in the defaults
-// of the workload kinds and their pod templates, the fields that matter
-// in practice; other kinds are left as they are (a documented limit).
+// defaulted fields the creator owns. BuiltinDefaults fills in the
+// defaults of the workload kinds and their pod templates, the fields that
+// matter in practice; other kinds are left as they are (a documented
+// limit of predict --offline). The simulator does not use them: its
+// objects are what the scenario declares.
 
-// podSpecDefaults are SetDefaults_PodSpec and SetDefaults_Container.
+// defaultPodSpec is SetDefaults_PodSpec and SetDefaults_Container.
 func defaultPodSpec(spec map[string]any) {
 	setDefault(spec, "dnsPolicy", "ClusterFirst")
 	setDefault(spec, "restartPolicy", "Always")
@@ -70,8 +73,8 @@ func setDefault(m map[string]any, key string, v any) {
 	}
 }
 
-// applyDefaults fills the defaults of obj's kind in place.
-func applyDefaults(gvk schema.GroupVersionKind, obj *unstructured.Unstructured) {
+// BuiltinDefaults fills the defaults of obj's kind (gvk) in place.
+func BuiltinDefaults(gvk schema.GroupVersionKind, obj *unstructured.Unstructured) {
 	spec, ok := obj.Object["spec"].(map[string]any)
 	if !ok {
 		return
@@ -120,10 +123,10 @@ func applyDefaults(gvk schema.GroupVersionKind, obj *unstructured.Unstructured) 
 	}
 }
 
-// validate runs the few validations the offline engine knows: every
-// container of a pod template has a name and an image. It returns the
-// server's 422 error text, or "".
-func validate(gvk schema.GroupVersionKind, obj *unstructured.Unstructured) string {
+// BuiltinValidate runs the few validations the write path knows: every
+// container of a pod template has a name and an image. It returns what
+// the server would refuse with 422, or nil.
+func BuiltinValidate(gvk schema.GroupVersionKind, obj *unstructured.Unstructured) field.ErrorList {
 	var specPath []string
 	switch {
 	case gvk.Group == "" && gvk.Kind == "Pod":
@@ -131,7 +134,7 @@ func validate(gvk schema.GroupVersionKind, obj *unstructured.Unstructured) strin
 	case gvk.Group == "apps" && (gvk.Kind == "Deployment" || gvk.Kind == "ReplicaSet" || gvk.Kind == "StatefulSet" || gvk.Kind == "DaemonSet"):
 		specPath = []string{"spec", "template", "spec"}
 	default:
-		return ""
+		return nil
 	}
 	cs, _, _ := unstructured.NestedSlice(obj.Object, append(specPath, "containers")...)
 	for i, c := range cs {
@@ -141,9 +144,10 @@ func validate(gvk schema.GroupVersionKind, obj *unstructured.Unstructured) strin
 		}
 		for _, f := range []string{"name", "image"} {
 			if v, _ := cm[f].(string); v == "" {
-				return fmt.Sprintf("%s.containers[%d].%s: Required value", strings.Join(specPath, "."), i, f)
+				msg := fmt.Sprintf("%s.containers[%d].%s: Required value", strings.Join(specPath, "."), i, f)
+				return field.ErrorList{field.Invalid(nil, nil, msg)}
 			}
 		}
 	}
-	return ""
+	return nil
 }

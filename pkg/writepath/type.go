@@ -1,0 +1,106 @@
+package writepath
+
+import (
+	appsv1 "k8s.io/api/apps/v1"
+	coordinationv1 "k8s.io/api/coordination/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+)
+
+// GenerationRule says when an update bumps metadata.generation. The rules
+// are the registry strategies' (PrepareForUpdate) of each type.
+type GenerationRule int
+
+// The generation rules.
+const (
+	// GenerationNone: the type has no generation (ConfigMap, Lease, ...).
+	GenerationNone GenerationRule = iota
+	// GenerationSpec: a change of .spec bumps it (ReplicaSet, StatefulSet,
+	// DaemonSet, Pod).
+	GenerationSpec
+	// GenerationSpecAndAnnotations: a change of .spec or of the annotations
+	// bumps it (Deployment).
+	GenerationSpecAndAnnotations
+	// GenerationNonMetadata: a change anywhere outside .metadata (and outside
+	// .status when the status subresource is on) bumps it (custom resources).
+	GenerationNonMetadata
+)
+
+// Type is what the write path knows about one kind: the rules of its
+// registry strategy. It says nothing about where objects are stored.
+type Type struct {
+	GVK schema.GroupVersionKind
+	// Resource is the plural resource name, e.g. "deployments".
+	Resource   string
+	Namespaced bool
+	// StatusSubresource makes /status the only way to write .status:
+	// main-resource writes keep the stored status, and apply ignores the
+	// status of its configuration (the strategy's reset fields).
+	StatusSubresource bool
+	// AllowUnconditionalUpdate lets an update without resourceVersion
+	// overwrite the stored object (last write wins); without it such an
+	// update is rejected with 422, as for custom resources.
+	AllowUnconditionalUpdate bool
+	Generation               GenerationRule
+	// New returns the Go type of a built-in kind, whose struct tags carry
+	// the strategic-merge-patch metadata; nil for custom resources, which
+	// refuse strategic merge patch with 415 as the API server does.
+	New func() runtime.Object
+	// Default fills the kind's defaults into an object in place, as the
+	// server does when it decodes a request; nil: none.
+	Default func(obj *unstructured.Unstructured)
+	// Validate returns what the kind's validation refuses (the server's
+	// 422); nil: nothing is refused.
+	Validate func(obj *unstructured.Unstructured) field.ErrorList
+}
+
+// GroupResource returns the type's group and resource, as errors name it.
+func (t *Type) GroupResource() schema.GroupResource {
+	return schema.GroupResource{Group: t.GVK.Group, Resource: t.Resource}
+}
+
+func builtin(group, version, kind, resource string, namespaced, status bool, gen GenerationRule, newObj func() runtime.Object) Type {
+	return Type{
+		GVK:                      schema.GroupVersionKind{Group: group, Version: version, Kind: kind},
+		Resource:                 resource,
+		Namespaced:               namespaced,
+		StatusSubresource:        status,
+		AllowUnconditionalUpdate: true,
+		Generation:               gen,
+		New:                      newObj,
+	}
+}
+
+// BuiltinTypes returns the rules of the registry strategies of the
+// built-in kinds the simulator knows, in Kubernetes 1.36. They carry no
+// Default or Validate.
+func BuiltinTypes() []Type {
+	return []Type{
+		builtin("", "v1", "ConfigMap", "configmaps", true, false, GenerationNone, func() runtime.Object { return &corev1.ConfigMap{} }),
+		builtin("", "v1", "Secret", "secrets", true, false, GenerationNone, func() runtime.Object { return &corev1.Secret{} }),
+		builtin("", "v1", "Pod", "pods", true, true, GenerationSpec, func() runtime.Object { return &corev1.Pod{} }),
+		builtin("", "v1", "Service", "services", true, true, GenerationNone, func() runtime.Object { return &corev1.Service{} }),
+		builtin("", "v1", "ResourceQuota", "resourcequotas", true, true, GenerationNone, func() runtime.Object { return &corev1.ResourceQuota{} }),
+		builtin("", "v1", "Namespace", "namespaces", false, true, GenerationNone, func() runtime.Object { return &corev1.Namespace{} }),
+		builtin("apps", "v1", "Deployment", "deployments", true, true, GenerationSpecAndAnnotations, func() runtime.Object { return &appsv1.Deployment{} }),
+		builtin("apps", "v1", "ReplicaSet", "replicasets", true, true, GenerationSpec, func() runtime.Object { return &appsv1.ReplicaSet{} }),
+		builtin("apps", "v1", "StatefulSet", "statefulsets", true, true, GenerationSpec, func() runtime.Object { return &appsv1.StatefulSet{} }),
+		builtin("apps", "v1", "DaemonSet", "daemonsets", true, true, GenerationSpec, func() runtime.Object { return &appsv1.DaemonSet{} }),
+		builtin("coordination.k8s.io", "v1", "Lease", "leases", true, false, GenerationNone, func() runtime.Object { return &coordinationv1.Lease{} }),
+	}
+}
+
+// CustomType returns the rules of a custom resource: no unconditional
+// update, generation bumped outside .metadata, no strategic merge patch.
+func CustomType(gvk schema.GroupVersionKind, resource string, namespaced, statusSubresource bool) Type {
+	return Type{
+		GVK:               gvk,
+		Resource:          resource,
+		Namespaced:        namespaced,
+		StatusSubresource: statusSubresource,
+		Generation:        GenerationNonMetadata,
+	}
+}
