@@ -13,12 +13,12 @@ import (
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"sigs.k8s.io/yaml"
 
+	"github.com/kubectl-rv/kubectl-rv/pkg/etcdclient"
 	"github.com/kubectl-rv/kubectl-rv/pkg/exitcode"
 	"github.com/kubectl-rv/kubectl-rv/pkg/inspect"
 	"github.com/kubectl-rv/kubectl-rv/pkg/output"
 	"github.com/kubectl-rv/kubectl-rv/pkg/output/simprint"
 	"github.com/kubectl-rv/kubectl-rv/pkg/simulate"
-	"github.com/kubectl-rv/kubectl-rv/pkg/simulate/etcdclient"
 	"github.com/kubectl-rv/kubectl-rv/pkg/simulate/scenario"
 )
 

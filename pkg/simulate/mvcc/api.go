@@ -6,7 +6,7 @@ import (
 )
 
 // This file is the stable surface of the revision store. The embedded Store
-// and the real-etcd adapter (pkg/simulate/etcdclient) both implement WatchKV,
+// and the real-etcd adapter (pkg/etcdclient) both implement WatchKV,
 // and pkg/simulate codes against these names only.
 
 // The sentinel errors. Their texts are etcd's mvcc texts; the real-etcd
