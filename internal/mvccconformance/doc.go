@@ -1,11 +1,15 @@
-// Package mvccconformance is a test harness: it runs one seeded random
-// history of etcd operations (puts, txns with compares, deletes and
+// Package mvccconformance is a test harness: it generates randomized,
+// seeded etcd operation histories (puts, txns with compares, deletes and
 // recreates, ranges at past revisions, compactions, watches, progress
-// requests) on two mvcc.WatchKV engines, operation by operation, and
-// reports the first response in which they differ.
+// requests) and runs each history against two mvcc.WatchKV engines,
+// operation by operation, reporting the first response that differs.
 //
 // Only tests import it: its own test runs two embedded stores (to catch
 // nondeterminism), and test/e2e/simulate_conformance_test.go holds the
-// embedded store (pkg/simulate/mvcc) to a real etcd (pkg/etcdclient). It
-// does not own either engine.
+// embedded store (pkg/simulate/mvcc) to a real etcd (pkg/etcdclient).
+//
+// It does not own either engine, and it compares only what etcd
+// guarantees: response headers by revision (cluster and member IDs differ),
+// every key-value field, errors by sentinel, and watch events as one
+// ordered stream per watcher (response boundaries are timing-dependent).
 package mvccconformance
