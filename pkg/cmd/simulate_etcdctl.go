@@ -228,7 +228,7 @@ func (o *SimulateEtcdctlOptions) Run(ctx context.Context) error {
 	if len(o.EtcdEndpoints) > 0 {
 		// A real etcd delivers watch events asynchronously: let the
 		// watches catch up before their events are printed.
-		r.Settle = settleWatches
+		r.Settle = etcdplay.SettleWatch
 	}
 	for i := range o.commands {
 		if err := r.Run(ctx, &o.commands[i]); err != nil {
@@ -244,30 +244,7 @@ func (o *SimulateEtcdctlOptions) Run(ctx context.Context) error {
 		}
 	}
 	if o.single && len(o.EtcdEndpoints) > 0 && r.Watching() {
-		// etcdctl watch streams until interrupted.
-		t := time.NewTicker(50 * time.Millisecond)
-		defer t.Stop()
-		for {
-			select {
-			case <-ctx.Done():
-				return nil
-			case <-t.C:
-				if err := r.Drain(); err != nil {
-					return err
-				}
-			}
-		}
+		return r.Follow(ctx, 50*time.Millisecond)
 	}
 	return nil
-}
-
-// settleWatches waits briefly for a real etcd's watch to catch up.
-func settleWatches(ctx context.Context, w mvcc.Watcher) {
-	s, ok := w.(interface{ WaitSynced(context.Context) error })
-	if !ok {
-		return
-	}
-	sctx, cancel := context.WithTimeout(ctx, 300*time.Millisecond)
-	defer cancel()
-	_ = s.WaitSynced(sctx)
 }
