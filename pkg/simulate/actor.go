@@ -3,10 +3,8 @@ package simulate
 import (
 	"encoding/json"
 	"fmt"
-	"maps"
 	"math"
 	"math/rand/v2"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -15,7 +13,9 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 
+	"github.com/kubectl-rv/kubectl-rv/pkg/managedfields"
 	"github.com/kubectl-rv/kubectl-rv/pkg/simulate/apiserver"
 	"github.com/kubectl-rv/kubectl-rv/pkg/simulate/scenario"
 )
@@ -27,7 +27,7 @@ type group struct {
 	spec     *scenario.Actor
 	target   objectRef
 	ref      string // target.String(), computed once
-	path     scenario.Path
+	path     fieldpath.Path
 	pathText string
 	values   []any
 	// onTarget are the counters on the target object (set after setup).
@@ -97,7 +97,7 @@ func (e *engine) addGroup(gi int) error {
 		if g.path, err = scenario.ParsePath(p); err != nil {
 			return fmt.Errorf("%w: actor %q: %v", ErrScenario, s.Name, err)
 		}
-		g.pathText = pathString(g.path)
+		g.pathText = managedfields.ShortPathString(g.path)
 	}
 	vals := s.Change.Values
 	if s.Change.Value != nil {
@@ -470,7 +470,7 @@ func (a *actor) buildWrite() (writeReq, error) {
 	c := s.Change
 	path := a.g.path
 	var newVal any
-	var oldVal, _ = getPath(read.Object, path)
+	var oldVal, _ = managedfields.GetPath(read.Object, path)
 	if c.Insert != "" || a.g.spec.Method == scenario.MethodJSONPatchTest {
 		// Old lists and values are still needed after the change.
 		oldVal = runtimeCopyValue(oldVal)
@@ -490,7 +490,7 @@ func (a *actor) buildWrite() (writeReq, error) {
 		if a.e.trace {
 			note = fmt.Sprintf("%s %v -> %v", c.Increment, display(oldVal), display(newVal))
 		}
-		if err := setPath(obj.Object, path, newVal); err != nil {
+		if err := managedfields.SetPath(obj.Object, path, newVal); err != nil {
 			return writeReq{}, err
 		}
 	case c.Set != "":
@@ -498,7 +498,7 @@ func (a *actor) buildWrite() (writeReq, error) {
 		if a.e.trace {
 			note = fmt.Sprintf("%s = %v", c.Set, display(newVal))
 		}
-		if err := setPath(obj.Object, path, newVal); err != nil {
+		if err := managedfields.SetPath(obj.Object, path, newVal); err != nil {
 			return writeReq{}, err
 		}
 	case c.Insert != "":
@@ -520,7 +520,7 @@ func (a *actor) buildWrite() (writeReq, error) {
 		if a.e.trace {
 			note = fmt.Sprintf("insert into %s at %d", c.Insert, c.At)
 		}
-		if err := setPath(obj.Object, path, newList); err != nil {
+		if err := managedfields.SetPath(obj.Object, path, newList); err != nil {
 			return writeReq{}, err
 		}
 	}
@@ -638,166 +638,41 @@ func asInt(v any) (int64, error) {
 	return 0, fmt.Errorf("%v is not an integer", display(v))
 }
 
-// getPath reads the value at path; ok is false when it is absent.
-func getPath(obj map[string]any, path scenario.Path) (any, bool) {
-	var cur any = obj
-	for _, s := range path {
-		if s.Key != "" {
-			i := selectItem(cur, s)
-			if i < 0 {
-				return nil, false
-			}
-			cur = cur.([]any)[i]
-			continue
-		}
-		if s.Index >= 0 {
-			l, ok := cur.([]any)
-			if !ok || s.Index >= len(l) {
-				return nil, false
-			}
-			cur = l[s.Index]
-			continue
-		}
-		m, ok := cur.(map[string]any)
-		if !ok {
-			return nil, false
-		}
-		if cur, ok = m[s.Field]; !ok {
-			return nil, false
-		}
-	}
-	return cur, true
-}
-
-// setPath writes v at path, creating maps on the way. It copies every map
-// and list it changes or descends into (copy on write): obj's top level is
-// the caller's, everything below may be shared (see GetShared).
-func setPath(obj map[string]any, path scenario.Path, v any) error {
-	var cur any = obj
-	for i, s := range path {
-		last := i == len(path)-1
-		if s.Key != "" {
-			j := selectItem(cur, s)
-			if j < 0 {
-				return fmt.Errorf("%s: no list item with %s=%s", pathString(path[:i+1]), s.Key, s.Value)
-			}
-			s.Index = j
-		}
-		if s.Index >= 0 {
-			l, ok := cur.([]any)
-			if !ok || s.Index >= len(l) {
-				return fmt.Errorf("%s: no list item %d", pathString(path[:i+1]), s.Index)
-			}
-			if last {
-				l[s.Index] = v
-				return nil
-			}
-			next := ownCopy(l[s.Index])
-			l[s.Index] = next
-			cur = next
-			continue
-		}
-		m, ok := cur.(map[string]any)
-		if !ok {
-			return fmt.Errorf("%s is not an object", pathString(path[:i]))
-		}
-		if last {
-			m[s.Field] = v
-			return nil
-		}
-		next, ok := m[s.Field]
-		if !ok || next == nil {
-			if !path[i+1].IsField() {
-				return fmt.Errorf("%s: no list", pathString(path[:i+1]))
-			}
-			next = map[string]any{}
-		} else {
-			next = ownCopy(next)
-		}
-		m[s.Field] = next
-		cur = next
-	}
-	return nil
-}
-
-// ownCopy returns a shallow copy of a map or list (other values are
-// immutable).
-func ownCopy(v any) any {
-	switch x := v.(type) {
-	case map[string]any:
-		return maps.Clone(x)
-	case []any:
-		return slices.Clone(x)
-	}
-	return v
-}
-
-func pathString(p scenario.Path) string {
-	var b strings.Builder
-	for _, s := range p {
-		if s.Key != "" {
-			fmt.Fprintf(&b, "[%s=%s]", s.Key, s.Value)
-			continue
-		}
-		if s.Index >= 0 {
-			fmt.Fprintf(&b, "[%d]", s.Index)
-			continue
-		}
-		if b.Len() > 0 {
-			b.WriteByte('.')
-		}
-		b.WriteString(s.Field)
-	}
-	return b.String()
-}
-
-// selectItem returns the index of the list item whose s.Key field is
-// s.Value, or -1.
-func selectItem(list any, s scenario.Segment) int {
-	l, ok := list.([]any)
-	if !ok {
-		return -1
-	}
-	for i, it := range l {
-		if m, ok := it.(map[string]any); ok && fmt.Sprint(m[s.Key]) == s.Value {
-			return i
-		}
-	}
-	return -1
-}
-
 // nest builds the merge patch {a: {b: v}} of a field path from the changed
 // object; a path through a list sends the whole list (merge patch has no
 // index).
-func nest(obj map[string]any, path scenario.Path) map[string]any {
+func nest(obj map[string]any, path fieldpath.Path) map[string]any {
 	out := map[string]any{}
 	cur := out
-	for i, s := range path {
-		if i == len(path)-1 || !path[i+1].IsField() {
-			v, _ := getPath(obj, path[:i+1])
-			cur[s.Field] = v
+	for i, pe := range path {
+		if i == len(path)-1 || path[i+1].FieldName == nil {
+			v, _ := managedfields.GetPath(obj, path[:i+1])
+			cur[*pe.FieldName] = v
 			return out
 		}
 		m := map[string]any{}
-		cur[s.Field] = m
+		cur[*pe.FieldName] = m
 		cur = m
 	}
 	return out
 }
 
 // pointer returns the RFC 6901 JSON pointer of a path.
-func pointer(path scenario.Path) string {
+// (Validation keeps key and value selectors out of JSON patch paths.)
+func pointer(path fieldpath.Path) string {
 	var b strings.Builder
-	for _, s := range path {
+	for _, pe := range path {
 		b.WriteByte('/')
-		if s.Index >= 0 {
-			b.WriteString(strconv.Itoa(s.Index))
+		if pe.Index != nil {
+			b.WriteString(strconv.Itoa(*pe.Index))
 			continue
 		}
-		b.WriteString(strings.NewReplacer("~", "~0", "/", "~1").Replace(s.Field))
+		b.WriteString(pointerEscaper.Replace(*pe.FieldName))
 	}
 	return b.String()
 }
+
+var pointerEscaper = strings.NewReplacer("~", "~0", "/", "~1")
 
 func fmtDur(d time.Duration) string {
 	return scenarioDuration(d)

@@ -6,7 +6,9 @@ import (
 	"strconv"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 
+	"github.com/kubectl-rv/kubectl-rv/pkg/managedfields"
 	"github.com/kubectl-rv/kubectl-rv/pkg/simulate/scenario"
 )
 
@@ -22,7 +24,7 @@ import (
 // 1, successes are 2, and B's increment is the lost one.
 type counter struct {
 	target    objectRef
-	path      scenario.Path
+	path      fieldpath.Path
 	pathText  string
 	groups    []*group
 	index     map[*group]int
@@ -51,16 +53,16 @@ func (e *engine) counterFor(ref scenario.Ref, path string) (*counter, error) {
 		return nil, err
 	}
 	for _, c := range e.counters {
-		if c.target.key == o.key && c.pathText == pathString(p) {
+		if c.target.key == o.key && c.pathText == managedfields.ShortPathString(p) {
 			return c, nil
 		}
 	}
-	c := &counter{target: o, path: p, pathText: pathString(p), index: map[*group]int{}}
+	c := &counter{target: o, path: p, pathText: managedfields.ShortPathString(p), index: map[*group]int{}}
 	u, err := e.srv.Get(e.ctx, gvk, ns, ref.Name)
 	if err != nil {
 		return nil, fmt.Errorf("counter %s %s: %v", o, path, err)
 	}
-	v, _ := getPath(u.Object, p)
+	v, _ := managedfields.GetPath(u.Object, p)
 	if c.start, err = asInt(v); err != nil {
 		return nil, fmt.Errorf("counter %s %s: %v", o, path, err)
 	}
@@ -121,7 +123,7 @@ func (c *counter) check(ctx context.Context, e *engine) (InvariantResult, error)
 		r.Lost = int(expected - c.start)
 		return r, nil
 	}
-	v, _ := getPath(u.Object, c.path)
+	v, _ := managedfields.GetPath(u.Object, c.path)
 	n, err := asInt(v)
 	if err != nil {
 		r.Actual = display(v)
@@ -155,13 +157,13 @@ func (e *engine) checkEquals(ctx context.Context, q *scenario.Equals) (Invariant
 	if err != nil {
 		return InvariantResult{}, err
 	}
-	r := InvariantResult{Name: fmt.Sprintf("equals %s %s", refString(gvk, ns, q.Target.Name), pathString(p)), Expected: display(want)}
+	r := InvariantResult{Name: fmt.Sprintf("equals %s %s", refString(gvk, ns, q.Target.Name), managedfields.ShortPathString(p)), Expected: display(want)}
 	u, err := e.srv.Get(ctx, gvk, ns, q.Target.Name)
 	if err != nil {
 		r.Actual = "object gone"
 		return r, nil
 	}
-	got, ok := getPath(u.Object, p)
+	got, ok := managedfields.GetPath(u.Object, p)
 	if !ok {
 		r.Actual = "<absent>"
 		return r, nil
