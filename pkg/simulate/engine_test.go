@@ -171,7 +171,7 @@ func TestSetPathCopiesOnWrite(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e, err := newEngine(ctx, sc, Config{})
+	e, err := newEngine(sc, Config{})
 	if err != nil {
 		t.Fatal(err)
 	}
