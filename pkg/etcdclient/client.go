@@ -356,17 +356,9 @@ func (c *Client) Watch(ctx context.Context, key string, opts mvcc.WatchOptions) 
 	w := &watcher{c: c, id: id, streamCtx: sctx, ctx: wctx, cancel: cancel, done: make(chan struct{}), created: make(chan struct{}), progressed: make(chan struct{}, 1)}
 	ch := c.c.Watch(wctx, key, oo...)
 	go w.loop(ch)
-	select {
-	case <-w.created:
-		if w.err != nil {
-			_ = w.Close()
-			return nil, w.err
-		}
-	case <-w.done:
-		return nil, fmt.Errorf("%w: the watch stream closed", ErrUnreachable)
-	case <-ctx.Done():
+	if err := w.awaitCreated(ctx); err != nil {
 		_ = w.Close()
-		return nil, ctx.Err()
+		return nil, err
 	}
 	c.mu.Lock()
 	c.watchers[id] = w
@@ -398,6 +390,25 @@ type watcher struct {
 	// userPending counts progress notifications the caller asked for
 	// (RequestProgress), which are queued.
 	userPending int
+}
+
+// awaitCreated waits until etcd created the watch or refused it (w.err).
+// loop closes created before done, and a refusal closes both at once: a
+// caller that gets here late sees both closed, and select would pick one
+// at random. So done only means "unreachable" when created is still open.
+func (w *watcher) awaitCreated(ctx context.Context) error {
+	select {
+	case <-w.created:
+	case <-w.done:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	select {
+	case <-w.created:
+		return w.err
+	default:
+		return fmt.Errorf("%w: the watch stream closed", ErrUnreachable)
+	}
 }
 
 func (w *watcher) loop(ch clientv3.WatchChan) {
