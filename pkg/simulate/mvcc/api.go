@@ -159,11 +159,6 @@ func ModRevision(key string, result CompareResult, rev int64) Compare {
 	return Compare{Key: key, Target: CompareMod, Result: result, Int: rev}
 }
 
-// CreateRevision returns the compare "create_revision(key) <result> rev".
-func CreateRevision(key string, result CompareResult, rev int64) Compare {
-	return Compare{Key: key, Target: CompareCreate, Result: result, Int: rev}
-}
-
 // Version returns the compare "version(key) <result> v".
 func Version(key string, result CompareResult, v int64) Compare {
 	return Compare{Key: key, Target: CompareVersion, Result: result, Int: v}
