@@ -463,6 +463,7 @@ func statusOf(err error) (code int, reason, msg string) {
 	return 500, "InternalError", err.Error()
 }
 
+// finish reads the final state and builds the Result.
 func (e *engine) finish(ctx context.Context) (*Result, error) {
 	res := &Result{
 		Scenario:      e.sc.Name,
@@ -477,6 +478,26 @@ func (e *engine) finish(ctx context.Context) (*Result, error) {
 		Steps:         e.steps,
 		Notes:         e.notes,
 	}
+	var err error
+	if res.Objects, err = e.objectStates(ctx); err != nil {
+		return nil, err
+	}
+	if res.Invariants, err = e.checkInvariants(ctx); err != nil {
+		return nil, err
+	}
+	for _, g := range e.groups {
+		res.Actors = append(res.Actors, g.report())
+	}
+	if e.leader != nil {
+		res.Leadership = e.leader.report(e)
+	}
+	return res, nil
+}
+
+// objectStates returns the final resourceVersion and generation of each
+// target object and the revisions the actors' writes to it took.
+func (e *engine) objectStates(ctx context.Context) ([]ObjectState, error) {
+	var out []ObjectState
 	for _, o := range e.objects {
 		u, err := e.srv.Get(ctx, o.gvk, o.namespace, o.name)
 		st := ObjectState{Ref: o.String()}
@@ -488,14 +509,34 @@ func (e *engine) finish(ctx context.Context) (*Result, error) {
 		} else {
 			return nil, err
 		}
-		res.Objects = append(res.Objects, st)
+		out = append(out, st)
 	}
+	for _, o := range e.objects {
+		n := 0
+		for _, g := range e.groups {
+			if g.target.key == o.key {
+				n += g.revisions
+			}
+		}
+		for i := range out {
+			if out[i].Ref == o.String() {
+				out[i].Writes = n
+			}
+		}
+	}
+	return out, nil
+}
+
+// checkInvariants checks the counters, then the scenario's equals
+// invariants.
+func (e *engine) checkInvariants(ctx context.Context) ([]InvariantResult, error) {
+	var out []InvariantResult
 	for _, c := range e.counters {
 		inv, err := c.check(ctx, e)
 		if err != nil {
 			return nil, err
 		}
-		res.Invariants = append(res.Invariants, inv)
+		out = append(out, inv)
 	}
 	for i, inv := range e.sc.Invariants {
 		if inv.Equals == nil {
@@ -505,28 +546,9 @@ func (e *engine) finish(ctx context.Context) (*Result, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%w: invariants[%d]: %v", ErrScenario, i, err)
 		}
-		res.Invariants = append(res.Invariants, r)
+		out = append(out, r)
 	}
-	for _, g := range e.groups {
-		res.Actors = append(res.Actors, g.report())
-	}
-	for _, o := range e.objects {
-		n := 0
-		for _, g := range e.groups {
-			if g.target.key == o.key {
-				n += g.revisions
-			}
-		}
-		for i := range res.Objects {
-			if res.Objects[i].Ref == o.String() {
-				res.Objects[i].Writes = n
-			}
-		}
-	}
-	if e.leader != nil {
-		res.Leadership = e.leader.report(e)
-	}
-	return res, nil
+	return out, nil
 }
 
 // percentile returns the nearest-rank percentile of sorted durations.
