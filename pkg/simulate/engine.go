@@ -179,12 +179,13 @@ type engine struct {
 	notes []string
 }
 
+// objectRef is an object the actors or invariants target.
 type objectRef struct {
 	gvk       schema.GroupVersionKind
 	namespace string
 	name      string
-	key       string
-	startRev  int64
+	// key is the object's store key, which identifies it.
+	key string
 }
 
 func (o objectRef) String() string {
