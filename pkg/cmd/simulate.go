@@ -12,13 +12,13 @@ import (
 	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
+	"github.com/kubectl-rv/kubectl-rv/pkg/etcdclient"
 	"github.com/kubectl-rv/kubectl-rv/pkg/exitcode"
 	"github.com/kubectl-rv/kubectl-rv/pkg/inspect"
 	"github.com/kubectl-rv/kubectl-rv/pkg/output"
 	"github.com/kubectl-rv/kubectl-rv/pkg/output/simprint"
 	"github.com/kubectl-rv/kubectl-rv/pkg/output/watchprint"
 	"github.com/kubectl-rv/kubectl-rv/pkg/simulate"
-	"github.com/kubectl-rv/kubectl-rv/pkg/simulate/etcdclient"
 	"github.com/kubectl-rv/kubectl-rv/pkg/simulate/scenario"
 )
 
@@ -179,27 +179,11 @@ func (o *SimulateRunOptions) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	var trace *bool
-	if o.story || o.Steps || o.Report != "" {
-		t := true
-		trace = &t
+	cfg, closeKV, err := o.config(ctx, sc)
+	if err != nil {
+		return err
 	}
-	cfg := simulate.Config{Seed: o.Seed, Trace: trace}
-	if len(o.EtcdEndpoints) > 0 {
-		c, err := etcdclient.New(ctx, etcdclient.Config{Endpoints: o.EtcdEndpoints})
-		if err != nil {
-			return exitcode.Cluster(fmt.Errorf("--etcd-endpoints: %w", err))
-		}
-		defer c.Close()
-		now := time.Now
-		if o.now != nil {
-			now = o.now
-		}
-		cfg.KV = c
-		// A fresh prefix per run: a real etcd keeps the keys of earlier runs.
-		cfg.KeyPrefix = fmt.Sprintf("/kubectl-rv/simulate/%s/%d", sc.Name, now().UnixNano())
-		fmt.Fprintf(o.ErrOut, "Running on the etcd at %s under %s/\n", strings.Join(o.EtcdEndpoints, ","), cfg.KeyPrefix)
-	}
+	defer closeKV()
 	res, err := simulate.Run(ctx, sc, cfg)
 	if err != nil {
 		if errors.Is(err, simulate.ErrScenario) {
@@ -210,16 +194,58 @@ func (o *SimulateRunOptions) Run(ctx context.Context) error {
 	for _, n := range res.Notes {
 		fmt.Fprintf(o.ErrOut, "Note: %s\n", n)
 	}
-	if o.Report != "" {
-		pic := simprint.SVG(res)
-		if strings.EqualFold(filepath.Ext(o.Report), ".html") {
-			pic = simprint.HTML(res)
-		}
-		if err := os.WriteFile(o.Report, pic, 0o644); err != nil {
-			return fmt.Errorf("writing --report: %w", err)
-		}
-		fmt.Fprintf(o.ErrOut, "Wrote the picture of the run to %s\n", o.Report)
+	if err := o.writeReport(res); err != nil {
+		return err
 	}
+	return o.print(p, res)
+}
+
+// config is the run's configuration: tracing when something shows the
+// steps, and a real etcd under a fresh key prefix with --etcd-endpoints.
+// closeKV closes the etcd connection.
+func (o *SimulateRunOptions) config(ctx context.Context, sc *scenario.Scenario) (cfg simulate.Config, closeKV func(), err error) {
+	if o.story || o.Steps || o.Report != "" {
+		t := true
+		cfg.Trace = &t
+	}
+	cfg.Seed = o.Seed
+	if len(o.EtcdEndpoints) == 0 {
+		return cfg, func() {}, nil
+	}
+	c, err := etcdclient.New(ctx, etcdclient.Config{Endpoints: o.EtcdEndpoints})
+	if err != nil {
+		return cfg, nil, exitcode.Cluster(fmt.Errorf("--etcd-endpoints: %w", err))
+	}
+	now := time.Now
+	if o.now != nil {
+		now = o.now
+	}
+	cfg.KV = c
+	// A fresh prefix per run: a real etcd keeps the keys of earlier runs.
+	cfg.KeyPrefix = fmt.Sprintf("/kubectl-rv/simulate/%s/%d", sc.Name, now().UnixNano())
+	fmt.Fprintf(o.ErrOut, "Running on the etcd at %s under %s/\n", strings.Join(o.EtcdEndpoints, ","), cfg.KeyPrefix)
+	return cfg, func() { _ = c.Close() }, nil
+}
+
+// writeReport writes the --report picture.
+func (o *SimulateRunOptions) writeReport(res *simulate.Result) error {
+	if o.Report == "" {
+		return nil
+	}
+	pic := simprint.SVG(res)
+	if strings.EqualFold(filepath.Ext(o.Report), ".html") {
+		pic = simprint.HTML(res)
+	}
+	if err := os.WriteFile(o.Report, pic, 0o644); err != nil {
+		return fmt.Errorf("writing --report: %w", err)
+	}
+	fmt.Fprintf(o.ErrOut, "Wrote the picture of the run to %s\n", o.Report)
+	return nil
+}
+
+// print prints the report: the structured SimulationReport, or the story,
+// the steps and the summary tables.
+func (o *SimulateRunOptions) print(p *output.Printer, res *simulate.Result) error {
 	if p.Structured() {
 		if !o.Steps && !o.story {
 			res.Steps = nil

@@ -15,11 +15,11 @@ import (
 	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
+	"github.com/kubectl-rv/kubectl-rv/pkg/etcdclient"
+	"github.com/kubectl-rv/kubectl-rv/pkg/etcdplay"
 	"github.com/kubectl-rv/kubectl-rv/pkg/exitcode"
 	"github.com/kubectl-rv/kubectl-rv/pkg/output/etcdprint"
-	"github.com/kubectl-rv/kubectl-rv/pkg/simulate/etcdclient"
 	"github.com/kubectl-rv/kubectl-rv/pkg/simulate/mvcc"
-	"github.com/kubectl-rv/kubectl-rv/pkg/simulate/mvcc/etcdctl"
 )
 
 // SimulateEtcdctlOptions are the options of kubectl rv simulate etcdctl.
@@ -30,7 +30,7 @@ type SimulateEtcdctlOptions struct {
 	Args          []string
 
 	format   etcdprint.Format
-	commands []etcdctl.Command
+	commands []etcdplay.Command
 	// single is set when one command came from the arguments.
 	single bool
 	newKV  func(ctx context.Context) (mvcc.WatchKV, error)
@@ -55,8 +55,8 @@ script print their events after each later command. Lines starting with # are co
 Commands:
   ` + strings.Join(func() []string {
 			var u []string
-			for _, k := range etcdctl.Kinds() {
-				u = append(u, etcdctl.Usage(k))
+			for _, k := range etcdplay.Kinds() {
+				u = append(u, etcdplay.Usage(k))
 			}
 			return u
 		}(), "\n  ") + `
@@ -149,29 +149,29 @@ func (o *SimulateEtcdctlOptions) Complete() error {
 	}
 	if len(args) > 0 {
 		o.single = true
-		c, err := etcdctl.ParseArgs("args", args)
+		c, err := etcdplay.ParseArgs("args", args)
 		if err != nil {
 			return exitcode.Usage(err)
 		}
-		if c.Kind == etcdctl.Txn {
+		if c.Kind == etcdplay.Txn {
 			name, r, done, err := input()
 			if err != nil {
 				return err
 			}
 			defer done()
-			if c.Txn, err = etcdctl.ParseTxnBody(name, r); err != nil {
+			if c.Txn, err = etcdplay.ParseTxnBody(name, r); err != nil {
 				return exitcode.Usage(err)
 			}
 		}
-		o.commands = []etcdctl.Command{c}
+		o.commands = []etcdplay.Command{c}
 	} else {
 		name, r, done, err := input()
 		if err != nil {
 			return err
 		}
 		defer done()
-		if o.commands, err = etcdctl.ParseScript(name, r); err != nil {
-			if errors.Is(err, etcdctl.ErrSyntax) {
+		if o.commands, err = etcdplay.ParseScript(name, r); err != nil {
+			if errors.Is(err, etcdplay.ErrSyntax) {
 				return exitcode.Usage(err)
 			}
 			return err
@@ -205,7 +205,7 @@ func (o *SimulateEtcdctlOptions) Validate() error {
 		}
 	}
 	for _, c := range o.commands {
-		if c.Kind == etcdctl.Get && c.Range.CountOnly && f != etcdprint.JSON {
+		if c.Kind == etcdplay.Get && c.Range.CountOnly && f != etcdprint.JSON {
 			return exitcode.Usagef("%s: get --count-only prints only with -w json (etcdctl allows it only with --write-out=fields)", c.Source)
 		}
 	}
@@ -223,16 +223,16 @@ func (o *SimulateEtcdctlOptions) Run(ctx context.Context) error {
 	}
 	defer kv.Close()
 	p := &etcdprint.Printer{Format: o.format, Out: o.Out, ErrOut: o.ErrOut}
-	r := &etcdctl.Runner{KV: kv, Emit: p.Print}
+	r := &etcdplay.Runner{KV: kv, Emit: p.Print}
 	defer r.Close()
 	if len(o.EtcdEndpoints) > 0 {
 		// A real etcd delivers watch events asynchronously: let the
 		// watches catch up before their events are printed.
-		r.Settle = settleWatches
+		r.Settle = etcdplay.SettleWatch
 	}
 	for i := range o.commands {
 		if err := r.Run(ctx, &o.commands[i]); err != nil {
-			var ce *etcdctl.CommandError
+			var ce *etcdplay.CommandError
 			if errors.As(err, &ce) {
 				if errors.Is(err, etcdclient.ErrUnreachable) || errors.Is(err, context.DeadlineExceeded) {
 					return exitcode.Cluster(err)
@@ -244,30 +244,7 @@ func (o *SimulateEtcdctlOptions) Run(ctx context.Context) error {
 		}
 	}
 	if o.single && len(o.EtcdEndpoints) > 0 && r.Watching() {
-		// etcdctl watch streams until interrupted.
-		t := time.NewTicker(50 * time.Millisecond)
-		defer t.Stop()
-		for {
-			select {
-			case <-ctx.Done():
-				return nil
-			case <-t.C:
-				if err := r.Drain(); err != nil {
-					return err
-				}
-			}
-		}
+		return r.Follow(ctx, 50*time.Millisecond)
 	}
 	return nil
-}
-
-// settleWatches waits briefly for a real etcd's watch to catch up.
-func settleWatches(ctx context.Context, w mvcc.Watcher) {
-	s, ok := w.(interface{ WaitSynced(context.Context) error })
-	if !ok {
-		return
-	}
-	sctx, cancel := context.WithTimeout(ctx, 300*time.Millisecond)
-	defer cancel()
-	_ = s.WaitSynced(sctx)
 }

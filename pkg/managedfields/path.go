@@ -116,42 +116,65 @@ func (p *pathParser) bracket() (fieldpath.PathElement, error) {
 	}
 	switch c := p.s[p.pos]; {
 	case c == '"' || c == '\'':
-		name, err := p.quoted()
-		if err != nil {
-			return fieldpath.PathElement{}, err
-		}
-		if err := p.close(open); err != nil {
-			return fieldpath.PathElement{}, err
-		}
-		return fieldpath.FieldNameElement(name), nil
+		return p.quotedName(open)
 	case c == '=':
-		p.pos++
-		v, err := p.scalar()
-		if err != nil {
-			return fieldpath.PathElement{}, err
-		}
-		if err := p.close(open); err != nil {
-			return fieldpath.PathElement{}, err
-		}
-		return fieldpath.ValueElement(v), nil
+		return p.setItem(open)
 	case c >= '0' && c <= '9':
-		end := p.pos
-		for end < len(p.s) && p.s[end] >= '0' && p.s[end] <= '9' {
-			end++
-		}
-		rest := strings.TrimLeft(p.s[end:], " ")
-		if strings.HasPrefix(rest, "]") {
-			i, err := strconv.Atoi(p.s[p.pos:end])
-			if err != nil {
-				return fieldpath.PathElement{}, fmt.Errorf("index %q at offset %d: %v", p.s[p.pos:end], p.pos, err)
-			}
-			p.pos = end
-			if err := p.close(open); err != nil {
-				return fieldpath.PathElement{}, err
-			}
-			return fieldpath.IndexElement(i), nil
+		if pe, ok, err := p.index(open); ok {
+			return pe, err
 		}
 	}
+	return p.keys(open)
+}
+
+// quotedName reads "name"] or 'name'].
+func (p *pathParser) quotedName(open int) (fieldpath.PathElement, error) {
+	name, err := p.quoted()
+	if err != nil {
+		return fieldpath.PathElement{}, err
+	}
+	if err := p.close(open); err != nil {
+		return fieldpath.PathElement{}, err
+	}
+	return fieldpath.FieldNameElement(name), nil
+}
+
+// setItem reads =value].
+func (p *pathParser) setItem(open int) (fieldpath.PathElement, error) {
+	p.pos++ // =
+	v, err := p.scalar()
+	if err != nil {
+		return fieldpath.PathElement{}, err
+	}
+	if err := p.close(open); err != nil {
+		return fieldpath.PathElement{}, err
+	}
+	return fieldpath.ValueElement(v), nil
+}
+
+// index reads digits]; ok is false, and nothing is consumed, when the digits
+// begin a key name instead ([0x=1]).
+func (p *pathParser) index(open int) (pe fieldpath.PathElement, ok bool, err error) {
+	end := p.pos
+	for end < len(p.s) && p.s[end] >= '0' && p.s[end] <= '9' {
+		end++
+	}
+	if !strings.HasPrefix(strings.TrimLeft(p.s[end:], " "), "]") {
+		return fieldpath.PathElement{}, false, nil
+	}
+	i, err := strconv.Atoi(p.s[p.pos:end])
+	if err != nil {
+		return fieldpath.PathElement{}, true, fmt.Errorf("index %q at offset %d: %v", p.s[p.pos:end], p.pos, err)
+	}
+	p.pos = end
+	if err := p.close(open); err != nil {
+		return fieldpath.PathElement{}, true, err
+	}
+	return fieldpath.IndexElement(i), true, nil
+}
+
+// keys reads key=value,...] into a key element, its fields sorted.
+func (p *pathParser) keys(open int) (fieldpath.PathElement, error) {
 	var fields value.FieldList
 	for {
 		p.skipSpace()
@@ -278,6 +301,62 @@ func bareValue(tok string) value.Value {
 func isNumberLike(tok string) bool {
 	c := tok[0]
 	return c == '-' || c == '+' || c == '.' || (c >= '0' && c <= '9')
+}
+
+// ShortPathString prints p in the short form that ParsePath reads back and
+// scenario files use: no leading dot, field names bare unless they hold
+// . [ ] or \ (then ["app.kubernetes.io/name"]), key and set values bare
+// unless they would read back as another value or break the syntax.
+//
+//	spec.template.spec.containers[name=app].image
+//	spec.ports[port=80,protocol=TCP]
+//	metadata.labels["app.kubernetes.io/name"]
+//	metadata.finalizers[="80"]
+func ShortPathString(p fieldpath.Path) string {
+	var b strings.Builder
+	for _, pe := range p {
+		switch {
+		case pe.FieldName != nil:
+			n := *pe.FieldName
+			if strings.TrimSpace(n) == "" || strings.ContainsAny(n, ".[]\\") {
+				b.WriteString("[" + strconv.Quote(n) + "]")
+				continue
+			}
+			if b.Len() > 0 {
+				b.WriteByte('.')
+			}
+			b.WriteString(n)
+		case pe.Index != nil:
+			fmt.Fprintf(&b, "[%d]", *pe.Index)
+		case pe.Value != nil:
+			b.WriteString("[=" + shortValue(*pe.Value) + "]")
+		case pe.Key != nil:
+			b.WriteByte('[')
+			for i, f := range *pe.Key {
+				if i > 0 {
+					b.WriteByte(',')
+				}
+				b.WriteString(f.Name + "=" + shortValue(f.Value))
+			}
+			b.WriteByte(']')
+		}
+	}
+	return b.String()
+}
+
+// shortValue prints a key or set value the way scalar reads it back.
+func shortValue(v value.Value) string {
+	if v == nil {
+		return "null"
+	}
+	if !v.IsString() {
+		return value.ToString(v)
+	}
+	s := v.AsString()
+	if s == "" || strings.TrimSpace(s) != s || strings.ContainsAny(s, ",]") || s[0] == '"' || s[0] == '\'' || !bareValue(s).IsString() {
+		return strconv.Quote(s)
+	}
+	return s
 }
 
 // PathElements returns p's elements serialized as FieldsV1 keys (f:name,

@@ -6,7 +6,9 @@ import (
 	"strconv"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 
+	"github.com/kubectl-rv/kubectl-rv/pkg/managedfields"
 	"github.com/kubectl-rv/kubectl-rv/pkg/simulate/scenario"
 )
 
@@ -21,17 +23,25 @@ import (
 // vector [0 1]. A writes 1 from its stale read: vector [1 0]. The value is
 // 1, successes are 2, and B's increment is the lost one.
 type counter struct {
-	target    objectRef
-	path      scenario.Path
-	pathText  string
-	groups    []*group
-	index     map[*group]int
-	vec       []int64
+	// target and path say where the counter is; pathText is the path's
+	// short form, which names the invariant.
+	target   objectRef
+	path     fieldpath.Path
+	pathText string
+	// groups are the actors that increment it; index gives each one's
+	// position in vec and successes.
+	groups []*group
+	index  map[*group]int
+	// vec is the vector of the object's current state: how many
+	// increments of each group it contains.
+	vec []int64
+	// successes counts each group's accepted increments.
 	successes []int
-	start     int64
+	// start is the counter's value before the run.
+	start int64
 }
 
-func (e *engine) counterFor(ref scenario.Ref, path string) (*counter, error) {
+func (e *engine) counterFor(ctx context.Context, ref scenario.Ref, path string) (*counter, error) {
 	gv, err := schema.ParseGroupVersion(ref.APIVersion)
 	if err != nil {
 		return nil, err
@@ -51,16 +61,16 @@ func (e *engine) counterFor(ref scenario.Ref, path string) (*counter, error) {
 		return nil, err
 	}
 	for _, c := range e.counters {
-		if c.target.key == o.key && c.pathText == pathString(p) {
+		if c.target.key == o.key && c.pathText == managedfields.ShortPathString(p) {
 			return c, nil
 		}
 	}
-	c := &counter{target: o, path: p, pathText: pathString(p), index: map[*group]int{}}
-	u, err := e.srv.Get(e.ctx, gvk, ns, ref.Name)
+	c := &counter{target: o, path: p, pathText: managedfields.ShortPathString(p), index: map[*group]int{}}
+	u, err := e.srv.Get(ctx, gvk, ns, ref.Name)
 	if err != nil {
 		return nil, fmt.Errorf("counter %s %s: %v", o, path, err)
 	}
-	v, _ := getPath(u.Object, p)
+	v, _ := managedfields.GetPath(u.Object, p)
 	if c.start, err = asInt(v); err != nil {
 		return nil, fmt.Errorf("counter %s %s: %v", o, path, err)
 	}
@@ -92,17 +102,18 @@ func (e *engine) countersOn(key string) []*counter {
 // commitCounters runs when the server accepted the actor's write; changed
 // is false for a no-op write, which the client counts as a success but
 // which changed nothing: its increment is lost.
-func (a *actor) commitCounters(carries, changed bool) {
-	for i, c := range a.g.onTarget {
-		gi, incr := c.index[a.g]
-		incr = incr && a.g.spec.Change.Increment != "" && a.g.pathText == c.pathText
+func (w *writer) commitCounters(carries, changed bool) {
+	g := w.group
+	for i, c := range g.onTarget {
+		gi, incr := c.index[g]
+		incr = incr && g.spec.Change.Increment != "" && g.pathText == c.pathText
 		if incr {
 			c.successes[gi]++
 		}
-		if !changed || !carries || i >= len(a.readVec) {
+		if !changed || !carries || i >= len(w.readVectors) {
 			continue
 		}
-		copy(c.vec, a.readVec[i])
+		copy(c.vec, w.readVectors[i])
 		if incr {
 			c.vec[gi]++
 		}
@@ -121,7 +132,7 @@ func (c *counter) check(ctx context.Context, e *engine) (InvariantResult, error)
 		r.Lost = int(expected - c.start)
 		return r, nil
 	}
-	v, _ := getPath(u.Object, c.path)
+	v, _ := managedfields.GetPath(u.Object, c.path)
 	n, err := asInt(v)
 	if err != nil {
 		r.Actual = display(v)
@@ -155,13 +166,13 @@ func (e *engine) checkEquals(ctx context.Context, q *scenario.Equals) (Invariant
 	if err != nil {
 		return InvariantResult{}, err
 	}
-	r := InvariantResult{Name: fmt.Sprintf("equals %s %s", refString(gvk, ns, q.Target.Name), pathString(p)), Expected: display(want)}
+	r := InvariantResult{Name: fmt.Sprintf("equals %s %s", refString(gvk, ns, q.Target.Name), managedfields.ShortPathString(p)), Expected: display(want)}
 	u, err := e.srv.Get(ctx, gvk, ns, q.Target.Name)
 	if err != nil {
 		r.Actual = "object gone"
 		return r, nil
 	}
-	got, ok := getPath(u.Object, p)
+	got, ok := managedfields.GetPath(u.Object, p)
 	if !ok {
 		r.Actual = "<absent>"
 		return r, nil

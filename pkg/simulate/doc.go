@@ -2,7 +2,8 @@
 // offline, in virtual time: actors (clients with a field manager, a write
 // method, a change, a rate and a retry policy) read and write objects
 // through the API server's write path (pkg/simulate/apiserver) over an
-// embedded etcd-exact revision store (pkg/simulate/mvcc), or a real etcd.
+// embedded etcd-exact revision store (pkg/simulate/mvcc), or a real etcd
+// (pkg/etcdclient).
 //
 // The engine is a discrete-event driver: one event queue ordered by
 // (virtual time, sequence), one seeded random source per client, no
@@ -10,6 +11,14 @@
 // Result byte for byte. Requests take a latency drawn from the scenario;
 // the server handles each one at half its round trip, so a client's read
 // and its write can be overtaken by others, which is where 409s come from.
+//
+// Each replica of a scenario actor is one actor: a writer (read, change,
+// write, retry on 409 as client-go's RetryOnConflict does), a leader
+// candidate (client-go's leader election on a Lease) or a watcher (an
+// informer's reflector: list, watch, relist on 410). A writer computes its
+// change on the object read and then encodes it the way its method sends
+// it (update, merge, strategic or JSON patch, apply); fields are addressed
+// with fieldpath.Path (pkg/managedfields reads and writes them).
 //
 // Lost updates are found by invariants: a counter that every successful
 // increment moves must end at its start plus the successes, and each

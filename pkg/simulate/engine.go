@@ -49,7 +49,7 @@ var ErrScenario = errors.New("invalid scenario")
 // returns its result. The run is deterministic: the same scenario and seed
 // give the same Result.
 func Run(ctx context.Context, sc *scenario.Scenario, cfg Config) (*Result, error) {
-	e, err := newEngine(ctx, sc, cfg)
+	e, err := newEngine(sc, cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -67,10 +67,12 @@ func Run(ctx context.Context, sc *scenario.Scenario, cfg Config) (*Result, error
 	return e.finish(ctx)
 }
 
+// event is one scheduled piece of work: fn runs at virtual time at; seq
+// orders events due at the same time by when they were scheduled.
 type event struct {
 	at  time.Duration
 	seq uint64
-	fn  func()
+	fn  func(ctx context.Context)
 }
 
 // queue is a binary min-heap of events ordered by (at, seq). It is typed
@@ -125,44 +127,65 @@ func (q *queue) pop() event {
 }
 
 // engine is the driver: the virtual clock, the event queue and the seeded
-// randomness around the deterministic server and store.
+// randomness around the deterministic server and store. It runs on one
+// goroutine; events get the run's context as their first parameter.
 type engine struct {
-	sc    *scenario.Scenario
-	seed  int64
-	kv    mvcc.WatchKV
-	srv   *apiserver.Server
-	ctx   context.Context
-	now   time.Duration
-	end   time.Duration
-	q     queue
-	seq   uint64
-	rng   *rand.Rand
+	// sc is the validated scenario; seed the seed in effect (sc.Seed or
+	// Config.Seed).
+	sc   *scenario.Scenario
+	seed int64
+	// kv is the revision store under srv, the API server's write path.
+	kv  mvcc.WatchKV
+	srv *apiserver.Server
+	// now is the virtual time of the event running; end is sc.Duration.
+	now time.Duration
+	end time.Duration
+	// q holds the scheduled events; seq numbers them in scheduling order.
+	q   queue
+	seq uint64
+	// rng is the engine's own seeded source (each actor has its own).
+	rng *rand.Rand
+	// trace says whether steps records every request.
 	trace bool
 	steps []Step
 
+	// groups are the scenario's actors (with their replicas), actors every
+	// replica, watchers the replicas among them that watch: every write
+	// delivers their events.
 	groups   []*group
-	actors   []*actor
+	actors   []actor
+	watchers []*watcher
+	// counters are the counter invariants; objects the objects the actors
+	// and invariants target, in order of first mention.
 	counters []*counter
-	watchers []*actor
 	objects  []objectRef
 
-	requests    int64
-	startRev    int64
+	// requests counts the requests sent.
+	requests int64
+	// startRev is the store revision once the scenario's objects exist.
+	startRev int64
+	// compactions are the compactions run; revAt the revision at each
+	// compaction tick, so each tick compacts to the one an interval earlier.
 	compactions []Compaction
 	revAt       []int64
-	leader      *leaderState
-	err         error
+	// leader collects leader-election terms and crashes (nil without
+	// leader-election actors).
+	leader *leaderState
+	// err is the first engine failure; the loop stops on it.
+	err error
 	// shared is true on a real etcd: no compaction, no revision padding.
 	shared bool
-	notes  []string
+	// notes say how the run departs from the scenario.
+	notes []string
 }
 
+// objectRef is an object the actors or invariants target.
 type objectRef struct {
 	gvk       schema.GroupVersionKind
 	namespace string
 	name      string
-	key       string
-	startRev  int64
+	// key is the object's store key, which identifies it.
+	key string
 }
 
 func (o objectRef) String() string {
@@ -180,7 +203,7 @@ func refString(gvk schema.GroupVersionKind, ns, name string) string {
 	return r + "/" + name
 }
 
-func newEngine(ctx context.Context, sc *scenario.Scenario, cfg Config) (*engine, error) {
+func newEngine(sc *scenario.Scenario, cfg Config) (*engine, error) {
 	seed := sc.Seed
 	if cfg.Seed != 0 {
 		seed = cfg.Seed
@@ -201,7 +224,7 @@ func newEngine(ctx context.Context, sc *scenario.Scenario, cfg Config) (*engine,
 	if err != nil {
 		return nil, fmt.Errorf("%w: types: %v", ErrScenario, err)
 	}
-	e := &engine{sc: sc, seed: seed, kv: kv, end: sc.Duration.D(), rng: rand.New(rand.NewPCG(uint64(seed), 0x6b7562656374)), ctx: ctx, shared: cfg.KV != nil}
+	e := &engine{sc: sc, seed: seed, kv: kv, end: sc.Duration.D(), rng: rand.New(rand.NewPCG(uint64(seed), 0x6b7562656374)), shared: cfg.KV != nil}
 	var fm apiserver.FieldManager
 	if *sc.ManagedFields {
 		fm = apiserver.NewManagedFields()
@@ -250,7 +273,8 @@ func estimateRequests(sc *scenario.Scenario) float64 {
 	return total
 }
 
-func (e *engine) at(d time.Duration, fn func()) {
+// at schedules fn d after now.
+func (e *engine) at(d time.Duration, fn func(context.Context)) {
 	e.seq++
 	e.q.push(event{at: e.now + d, seq: e.seq, fn: fn})
 }
@@ -265,7 +289,7 @@ func (e *engine) latency(rng *rand.Rand) time.Duration {
 
 // request models one API call: the server handles it half a round trip
 // after it is sent, the answer arrives after the full round trip.
-func (e *engine) request(rng *rand.Rand, serve func(), respond func()) {
+func (e *engine) request(rng *rand.Rand, serve, respond func(context.Context)) {
 	l := e.latency(rng)
 	e.requests++
 	e.at(l/2, serve)
@@ -280,8 +304,9 @@ func (e *engine) step(s Step) {
 	e.steps = append(e.steps, s)
 }
 
-func (e *engine) rev() int64 {
-	cur, _, err := e.kv.Rev(e.ctx)
+// rev returns the store's current revision; a failure stops the run.
+func (e *engine) rev(ctx context.Context) int64 {
+	cur, _, err := e.kv.Rev(ctx)
 	if err != nil && e.err == nil {
 		e.err = err
 	}
@@ -292,7 +317,7 @@ func (e *engine) setup(ctx context.Context) error {
 	start := e.sc.StartRevision
 	// Move the store so the first object is created at StartRevision, as
 	// in a cluster that has seen writes before.
-	for cur := e.rev(); !e.shared && start > 0 && cur < start-1; cur++ {
+	for cur := e.rev(ctx); !e.shared && start > 0 && cur < start-1; cur++ {
 		if _, err := e.kv.Put(ctx, "/kubectl-rv/simulate/padding", []byte(strconv.FormatInt(cur, 10)), mvcc.PutOptions{}); err != nil {
 			return err
 		}
@@ -314,16 +339,16 @@ func (e *engine) setup(ctx context.Context) error {
 			return fmt.Errorf("%w: creating objects[%d] %s: %v", ErrScenario, i, u.GetName(), err)
 		}
 	}
-	e.startRev = e.rev()
+	e.startRev = e.rev(ctx)
 	e.revAt = []int64{e.startRev}
 	for gi := range e.sc.Actors {
-		if err := e.addGroup(gi); err != nil {
+		if err := e.addGroup(ctx, gi); err != nil {
 			return err
 		}
 	}
 	for i, inv := range e.sc.Invariants {
 		if inv.Counter != nil {
-			if _, err := e.counterFor(inv.Counter.Target, inv.Counter.Path); err != nil {
+			if _, err := e.counterFor(ctx, inv.Counter.Target, inv.Counter.Path); err != nil {
 				return fmt.Errorf("%w: invariants[%d]: %v", ErrScenario, i, err)
 			}
 		}
@@ -368,12 +393,12 @@ func normalizeValue(v any) (any, error) {
 
 // compactTick is kube-apiserver's compactor: every interval it compacts to
 // the revision it saw one interval earlier.
-func (e *engine) compactTick() {
+func (e *engine) compactTick(ctx context.Context) {
 	ci := e.sc.CompactionInterval.D()
 	prev := e.revAt[len(e.revAt)-1]
-	e.revAt = append(e.revAt, e.rev())
-	if _, compacted, _ := e.kv.Rev(e.ctx); prev > compacted {
-		if err := e.srv.Compact(e.ctx, prev); err != nil && !errors.Is(err, mvcc.ErrCompacted) {
+	e.revAt = append(e.revAt, e.rev(ctx))
+	if _, compacted, _ := e.kv.Rev(ctx); prev > compacted {
+		if err := e.srv.Compact(ctx, prev); err != nil && !errors.Is(err, mvcc.ErrCompacted) {
 			e.err = err
 			return
 		}
@@ -392,7 +417,7 @@ func (e *engine) loop(ctx context.Context) error {
 			break
 		}
 		e.now = ev.at
-		ev.fn()
+		ev.fn(ctx)
 		if e.err != nil {
 			return e.err
 		}
@@ -412,23 +437,18 @@ func (e *engine) loop(ctx context.Context) error {
 // has finished.
 func (e *engine) idle() bool {
 	for _, a := range e.actors {
-		if !a.done {
+		if !a.finished() {
 			return false
 		}
 	}
 	return true
 }
 
-func (e *engine) deliverWatches() {
-	for _, w := range e.watchers {
-		w.pollWatch()
-	}
-}
-
-// afterWrite runs after every write the server handled.
+// afterWrite runs after every write the server handled: the watchers take
+// the events it caused.
 func (e *engine) afterWrite() {
-	if len(e.watchers) > 0 {
-		e.deliverWatches()
+	for _, w := range e.watchers {
+		w.poll()
 	}
 }
 
@@ -444,6 +464,7 @@ func statusOf(err error) (code int, reason, msg string) {
 	return 500, "InternalError", err.Error()
 }
 
+// finish reads the final state and builds the Result.
 func (e *engine) finish(ctx context.Context) (*Result, error) {
 	res := &Result{
 		Scenario:      e.sc.Name,
@@ -452,12 +473,32 @@ func (e *engine) finish(ctx context.Context) (*Result, error) {
 		Duration:      e.sc.Duration,
 		End:           scenario.Duration(e.now),
 		StartRevision: e.startRev,
-		FinalRevision: e.rev(),
+		FinalRevision: e.rev(ctx),
 		Requests:      e.requests,
 		Compactions:   e.compactions,
 		Steps:         e.steps,
 		Notes:         e.notes,
 	}
+	var err error
+	if res.Objects, err = e.objectStates(ctx); err != nil {
+		return nil, err
+	}
+	if res.Invariants, err = e.checkInvariants(ctx); err != nil {
+		return nil, err
+	}
+	for _, g := range e.groups {
+		res.Actors = append(res.Actors, g.report())
+	}
+	if e.leader != nil {
+		res.Leadership = e.leader.report(e)
+	}
+	return res, nil
+}
+
+// objectStates returns the final resourceVersion and generation of each
+// target object and the revisions the actors' writes to it took.
+func (e *engine) objectStates(ctx context.Context) ([]ObjectState, error) {
+	var out []ObjectState
 	for _, o := range e.objects {
 		u, err := e.srv.Get(ctx, o.gvk, o.namespace, o.name)
 		st := ObjectState{Ref: o.String()}
@@ -469,14 +510,34 @@ func (e *engine) finish(ctx context.Context) (*Result, error) {
 		} else {
 			return nil, err
 		}
-		res.Objects = append(res.Objects, st)
+		out = append(out, st)
 	}
+	for _, o := range e.objects {
+		n := 0
+		for _, g := range e.groups {
+			if g.target.key == o.key {
+				n += g.revisions
+			}
+		}
+		for i := range out {
+			if out[i].Ref == o.String() {
+				out[i].Writes = n
+			}
+		}
+	}
+	return out, nil
+}
+
+// checkInvariants checks the counters, then the scenario's equals
+// invariants.
+func (e *engine) checkInvariants(ctx context.Context) ([]InvariantResult, error) {
+	var out []InvariantResult
 	for _, c := range e.counters {
 		inv, err := c.check(ctx, e)
 		if err != nil {
 			return nil, err
 		}
-		res.Invariants = append(res.Invariants, inv)
+		out = append(out, inv)
 	}
 	for i, inv := range e.sc.Invariants {
 		if inv.Equals == nil {
@@ -486,28 +547,9 @@ func (e *engine) finish(ctx context.Context) (*Result, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%w: invariants[%d]: %v", ErrScenario, i, err)
 		}
-		res.Invariants = append(res.Invariants, r)
+		out = append(out, r)
 	}
-	for _, g := range e.groups {
-		res.Actors = append(res.Actors, g.report())
-	}
-	for _, o := range e.objects {
-		n := 0
-		for _, g := range e.groups {
-			if g.target.key == o.key {
-				n += g.revisions
-			}
-		}
-		for i := range res.Objects {
-			if res.Objects[i].Ref == o.String() {
-				res.Objects[i].Writes = n
-			}
-		}
-	}
-	if e.leader != nil {
-		res.Leadership = e.leader.report(e)
-	}
-	return res, nil
+	return out, nil
 }
 
 // percentile returns the nearest-rank percentile of sorted durations.

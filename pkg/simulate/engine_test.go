@@ -7,7 +7,9 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 
+	"github.com/kubectl-rv/kubectl-rv/pkg/managedfields"
 	"github.com/kubectl-rv/kubectl-rv/pkg/simulate/scenario"
 )
 
@@ -112,7 +114,7 @@ func TestSetPathCopiesOnWrite(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e, err := newEngine(ctx, sc, Config{})
+	e, err := newEngine(sc, Config{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -129,7 +131,7 @@ func TestSetPathCopiesOnWrite(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := setPath(shared.Object, path, "changed"); err != nil {
+		if err := managedfields.SetPath(shared.Object, path, "changed"); err != nil {
 			t.Fatalf("%s: %v", p, err)
 		}
 	}
@@ -137,14 +139,14 @@ func TestSetPathCopiesOnWrite(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	img, _ := getPath(fresh.Object, mustPath(t, "spec.template.spec.containers[1].image"))
-	app, _ := getPath(fresh.Object, mustPath(t, "spec.template.spec.containers[name=app].image"))
+	img, _ := managedfields.GetPath(fresh.Object, mustPath(t, "spec.template.spec.containers[1].image"))
+	app, _ := managedfields.GetPath(fresh.Object, mustPath(t, "spec.template.spec.containers[name=app].image"))
 	if img != "sidecar:1" || app != "app:1" || fresh.GetLabels()["x"] != "" {
 		t.Errorf("a change to a shared read leaked into the server: %v %v %v", img, app, fresh.GetLabels())
 	}
 }
 
-func mustPath(t *testing.T, p string) scenario.Path {
+func mustPath(t *testing.T, p string) fieldpath.Path {
 	t.Helper()
 	path, err := scenario.ParsePath(p)
 	if err != nil {

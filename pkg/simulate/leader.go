@@ -1,6 +1,7 @@
 package simulate
 
 import (
+	"context"
 	"fmt"
 	"time"
 
@@ -11,19 +12,27 @@ import (
 	"github.com/kubectl-rv/kubectl-rv/pkg/simulate/scenario"
 )
 
-// leaderCandidate is client-go's LeaderElector reduced to its timing: every
-// RetryPeriod (jittered by 1.2 while not leading) it reads the Lease; it
-// takes the lease when it is free or when the holder's record has not
-// changed for LeaseDuration on its own clock (observedTime), and the leader
-// renews every RetryPeriod until RenewDeadline passes without a renewal.
-type leaderCandidate struct {
-	leading      bool
-	crashed      bool
-	observed     string // holder + renewTime of the last record seen
+// candidate is a leader-election client: client-go's LeaderElector reduced
+// to its timing. Every RetryPeriod (jittered by 1.2 while not leading) it
+// reads the Lease; it takes the lease when it is free or when the holder's
+// record has not changed for LeaseDuration on its own clock (observedTime),
+// and the leader renews every RetryPeriod until RenewDeadline passes
+// without a renewal.
+type candidate struct {
+	client
+	// leading says whether the candidate holds the lease; crashed that it
+	// died (crashAt) and does nothing more.
+	leading bool
+	crashed bool
+	// observed is the holder and renewTime of the last record seen,
+	// observedTime when it last changed.
+	observed     string
 	observedTime time.Duration
-	lastRenew    time.Duration
+	// lastRenew is when the candidate last wrote the lease successfully.
+	lastRenew time.Duration
 }
 
+// leaderState collects the leadership terms and crashes of a run.
 type leaderState struct {
 	terms   []Term
 	crashes []Failover
@@ -31,76 +40,95 @@ type leaderState struct {
 
 const leJitter = 1.2
 
-func (a *actor) leTick() {
-	if a.le.crashed || a.e.now >= a.stopAt() {
-		a.done = true
+func (c *candidate) begin() {
+	s := c.group.spec
+	c.eng.at(s.Start.D(), c.tick)
+	if s.Lease.CrashAt != nil {
+		c.eng.at(s.Lease.CrashAt.D(), c.crash)
+	}
+}
+
+// tick reads the lease and decides.
+func (c *candidate) tick(context.Context) {
+	if c.crashed || c.eng.now >= c.stopAt() {
+		c.done = true
 		return
 	}
-	t := a.g.target
+	t := c.group.target
 	var got *unstructured.Unstructured
 	var err error
-	a.e.request(a.rng, func() {
-		got, err = a.e.srv.Get(a.e.ctx, t.gvk, t.namespace, t.name)
+	c.eng.request(c.rng, func(ctx context.Context) {
+		got, err = c.eng.srv.Get(ctx, t.gvk, t.namespace, t.name)
 		code, reason, msg := statusOf(err)
-		st := Step{Actor: a.name, Verb: "GET", Target: t.String(), Code: code, Reason: reason, Message: msg, Outcome: "read"}
+		st := Step{Actor: c.name, Verb: "GET", Target: t.String(), Code: code, Reason: reason, Message: msg, Outcome: "read"}
 		if got != nil {
 			st.RV = got.GetResourceVersion()
 		}
-		a.e.step(st)
-	}, func() {
-		if a.le.crashed {
+		c.eng.step(st)
+	}, func(context.Context) {
+		if c.crashed {
 			return
 		}
 		if err != nil && !apierrors.IsNotFound(err) {
-			a.g.errors++
-			a.leNext()
+			c.group.errors++
+			c.next()
 			return
 		}
-		a.leDecide(got)
+		c.decide(got)
 	})
 }
 
-func (a *actor) leNext() {
-	rp := a.g.spec.Lease.RetryPeriod.D()
-	if a.le.leading {
-		a.e.at(rp, a.leTick)
+// next schedules the next tick.
+func (c *candidate) next() {
+	rp := c.group.spec.Lease.RetryPeriod.D()
+	if c.leading {
+		c.eng.at(rp, c.tick)
 		return
 	}
 	// wait.JitterUntil(retryPeriod, 1.2): sleep in [rp, rp*2.2).
-	a.e.at(rp+time.Duration(a.rng.Float64()*leJitter*float64(rp)), a.leTick)
+	c.eng.at(rp+time.Duration(c.rng.Float64()*leJitter*float64(rp)), c.tick)
 }
 
-func (a *actor) leDecide(got *unstructured.Unstructured) {
-	le := a.g.spec.Lease
-	now := a.e.now
+// decide follows the lease record read: wait while another holder's lease
+// is fresh, step down past the renew deadline, else acquire or renew.
+func (c *candidate) decide(got *unstructured.Unstructured) {
+	le := c.group.spec.Lease
+	now := c.eng.now
 	holder, renew := "", ""
 	if got != nil {
 		holder, _, _ = unstructured.NestedString(got.Object, "spec", "holderIdentity")
 		renew, _, _ = unstructured.NestedString(got.Object, "spec", "renewTime")
 	}
-	if rec := holder + "|" + renew; rec != a.le.observed {
-		a.le.observed = rec
-		a.le.observedTime = now
+	if rec := holder + "|" + renew; rec != c.observed {
+		c.observed = rec
+		c.observedTime = now
 	}
-	if a.le.leading && holder != a.name {
-		a.loseLead("lost")
+	if c.leading && holder != c.name {
+		c.loseLead("lost")
 	}
-	if !a.le.leading && holder != "" && holder != a.name && a.le.observedTime+le.LeaseDuration.D() > now {
-		a.leNext()
+	if !c.leading && holder != "" && holder != c.name && c.observedTime+le.LeaseDuration.D() > now {
+		c.next()
 		return
 	}
-	if a.le.leading && now-a.le.lastRenew > le.RenewDeadline.D() {
-		a.loseLead("lost")
-		a.leNext()
+	if c.leading && now-c.lastRenew > le.RenewDeadline.D() {
+		c.loseLead("lost")
+		c.next()
 		return
 	}
+	c.writeLease(got, holder != c.name)
+}
+
+// leaseRecord returns the Lease to write: the one read (or a new one) with
+// this candidate as the holder.
+func (c *candidate) leaseRecord(got *unstructured.Unstructured, acquiring bool) *unstructured.Unstructured {
+	le := c.group.spec.Lease
+	ts := Epoch.Add(c.eng.now).Format("2006-01-02T15:04:05.000000Z07:00")
 	obj := got
-	ts := Epoch.Add(now).Format("2006-01-02T15:04:05.000000Z07:00")
 	if obj == nil {
 		obj = &unstructured.Unstructured{Object: map[string]any{}}
-		obj.SetGroupVersionKind(a.g.target.gvk)
-		obj.SetName(a.g.target.name)
-		obj.SetNamespace(a.g.target.namespace)
+		obj.SetGroupVersionKind(c.group.target.gvk)
+		obj.SetName(c.group.target.name)
+		obj.SetNamespace(c.group.target.namespace)
 	} else {
 		obj = obj.DeepCopy()
 	}
@@ -108,33 +136,39 @@ func (a *actor) leDecide(got *unstructured.Unstructured) {
 	if spec == nil {
 		spec = map[string]any{}
 	}
-	acquiring := holder != a.name
 	if acquiring {
 		trans, _, _ := unstructured.NestedInt64(obj.Object, "spec", "leaseTransitions")
-		if holder != "" {
+		if holder, _, _ := unstructured.NestedString(obj.Object, "spec", "holderIdentity"); holder != "" {
 			trans++
 		}
 		spec["leaseTransitions"] = trans
 		spec["acquireTime"] = ts
 	}
-	spec["holderIdentity"] = a.name
+	spec["holderIdentity"] = c.name
 	spec["leaseDurationSeconds"] = int64(le.LeaseDuration.D() / time.Second)
 	spec["renewTime"] = ts
 	obj.Object["spec"] = spec
+	return obj
+}
+
+// writeLease creates or updates the lease to acquire or renew it.
+func (c *candidate) writeLease(got *unstructured.Unstructured, acquiring bool) {
+	obj := c.leaseRecord(got, acquiring)
+	now := c.eng.now
 	var werr error
 	verb := "PUT"
 	if got == nil {
 		verb = "POST"
 	}
 	sent := obj.GetResourceVersion()
-	a.e.request(a.rng, func() {
+	c.eng.request(c.rng, func(ctx context.Context) {
 		if got == nil {
-			_, werr = a.e.srv.Create(a.e.ctx, obj, apiserver.WriteOptions{FieldManager: a.manager})
+			_, werr = c.eng.srv.Create(ctx, obj, apiserver.WriteOptions{FieldManager: c.manager})
 		} else {
-			_, werr = a.e.srv.Update(a.e.ctx, obj, apiserver.WriteOptions{FieldManager: a.manager})
+			_, werr = c.eng.srv.Update(ctx, obj, apiserver.WriteOptions{FieldManager: c.manager})
 		}
 		code, reason, msg := statusOf(werr)
-		st := Step{Actor: a.name, Verb: verb, Target: a.g.target.String(), SentRV: sent, Code: code, Reason: reason, Message: msg, Outcome: "ok"}
+		st := Step{Actor: c.name, Verb: verb, Target: c.group.target.String(), SentRV: sent, Code: code, Reason: reason, Message: msg, Outcome: "ok"}
 		if acquiring {
 			st.Note = "acquire the lease"
 		} else {
@@ -143,68 +177,74 @@ func (a *actor) leDecide(got *unstructured.Unstructured) {
 		if werr != nil {
 			st.Outcome = "conflict"
 		} else {
-			st.RV = fmt.Sprint(a.e.rev())
-			if !a.e.srv.LastWriteWasNoOp() {
-				a.g.revisions++
+			st.RV = fmt.Sprint(c.eng.rev(ctx))
+			if !c.eng.srv.LastWriteWasNoOp() {
+				c.group.revisions++
 			}
 		}
-		a.e.step(st)
-		a.e.afterWrite()
-	}, func() {
-		if a.le.crashed {
-			return
-		}
-		a.g.attempts++
-		if werr != nil {
-			if apierrors.IsConflict(werr) || apierrors.IsAlreadyExists(werr) {
-				a.g.conflicts++
-			} else {
-				a.g.errors++
-			}
-			a.leNext()
-			return
-		}
-		a.g.successes++
-		a.le.lastRenew = now
-		if acquiring {
-			a.le.leading = true
-			a.g.acquisitions++
-			a.e.leader.terms = append(a.e.leader.terms, Term{Holder: a.name, From: scenario.Duration(a.e.now), Ended: "end"})
-		} else {
-			a.g.renewals++
-		}
-		a.leNext()
+		c.eng.step(st)
+		c.eng.afterWrite()
+	}, func(context.Context) {
+		c.leaseWritten(werr, now, acquiring)
 	})
 }
 
-func (a *actor) loseLead(how string) {
-	if !a.le.leading {
+// leaseWritten is the candidate receiving the answer to its lease write,
+// sent at virtual time sentAt.
+func (c *candidate) leaseWritten(werr error, sentAt time.Duration, acquiring bool) {
+	if c.crashed {
 		return
 	}
-	a.le.leading = false
-	ts := a.e.leader.terms
+	c.group.attempts++
+	if werr != nil {
+		if apierrors.IsConflict(werr) || apierrors.IsAlreadyExists(werr) {
+			c.group.conflicts++
+		} else {
+			c.group.errors++
+		}
+		c.next()
+		return
+	}
+	c.group.successes++
+	c.lastRenew = sentAt
+	if acquiring {
+		c.leading = true
+		c.group.acquisitions++
+		c.eng.leader.terms = append(c.eng.leader.terms, Term{Holder: c.name, From: scenario.Duration(c.eng.now), Ended: "end"})
+	} else {
+		c.group.renewals++
+	}
+	c.next()
+}
+
+func (c *candidate) loseLead(how string) {
+	if !c.leading {
+		return
+	}
+	c.leading = false
+	ts := c.eng.leader.terms
 	for i := len(ts) - 1; i >= 0; i-- {
-		if ts[i].Holder == a.name && ts[i].Ended == "end" {
-			ts[i].To = scenario.Duration(a.e.now)
+		if ts[i].Holder == c.name && ts[i].Ended == "end" {
+			ts[i].To = scenario.Duration(c.eng.now)
 			ts[i].Ended = how
 			break
 		}
 	}
-	a.e.step(Step{Actor: a.name, Verb: "LEADER", Outcome: "info", Note: "stopped leading (" + how + ")"})
+	c.eng.step(Step{Actor: c.name, Verb: "LEADER", Outcome: "info", Note: "stopped leading (" + how + ")"})
 }
 
 // crash stops the candidate without releasing the lease.
-func (a *actor) crash() {
-	if a.le.crashed {
+func (c *candidate) crash(context.Context) {
+	if c.crashed {
 		return
 	}
-	wasLeading := a.le.leading
-	a.loseLead("crashed")
-	a.le.crashed = true
-	a.done = true
-	a.e.step(Step{Actor: a.name, Verb: "CRASH", Outcome: "giveup", Note: "the process dies without releasing the lease"})
+	wasLeading := c.leading
+	c.loseLead("crashed")
+	c.crashed = true
+	c.done = true
+	c.eng.step(Step{Actor: c.name, Verb: "CRASH", Outcome: "giveup", Note: "the process dies without releasing the lease"})
 	if wasLeading {
-		a.e.leader.crashes = append(a.e.leader.crashes, Failover{Crashed: a.name, CrashedAt: scenario.Duration(a.e.now)})
+		c.eng.leader.crashes = append(c.eng.leader.crashes, Failover{Crashed: c.name, CrashedAt: scenario.Duration(c.eng.now)})
 	}
 }
 

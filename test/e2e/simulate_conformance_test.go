@@ -16,9 +16,9 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/kubectl-rv/kubectl-rv/pkg/simulate/etcdclient"
+	"github.com/kubectl-rv/kubectl-rv/internal/mvccconformance"
+	"github.com/kubectl-rv/kubectl-rv/pkg/etcdclient"
 	"github.com/kubectl-rv/kubectl-rv/pkg/simulate/mvcc"
-	"github.com/kubectl-rv/kubectl-rv/pkg/simulate/mvcc/conformance"
 	"github.com/kubectl-rv/kubectl-rv/test/e2e/framework"
 )
 
@@ -101,9 +101,9 @@ func TestSimulateConformance(t *testing.T) {
 			if cur, _, err := etcd.Rev(ctx); err != nil || cur != 1 {
 				t.Fatalf("fresh etcd at revision %d (%v), want 1", cur, err)
 			}
-			cfg := conformance.DefaultConfig()
+			cfg := mvccconformance.DefaultConfig()
 			cfg.Seed = seed
-			stats, err := conformance.Run(ctx, cfg, embedded, etcd)
+			stats, err := mvccconformance.Run(ctx, cfg, embedded, etcd)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -3,5 +3,5 @@
 // -w json, whose shape is etcdctl's json.Marshal of the gRPC responses
 // (snake_case fields, omitempty everywhere, keys and values base64).
 //
-// It owns only the rendering. Results come from pkg/simulate/mvcc/etcdctl.
+// It owns only the rendering. Results come from pkg/etcdplay.
 package etcdprint

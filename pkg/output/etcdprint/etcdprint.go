@@ -7,9 +7,9 @@ import (
 	"io"
 	"strings"
 
+	"github.com/kubectl-rv/kubectl-rv/pkg/etcdplay"
 	"github.com/kubectl-rv/kubectl-rv/pkg/output"
 	"github.com/kubectl-rv/kubectl-rv/pkg/simulate/mvcc"
-	"github.com/kubectl-rv/kubectl-rv/pkg/simulate/mvcc/etcdctl"
 )
 
 // Format is an etcdctl -w value.
@@ -32,7 +32,7 @@ type Printer struct {
 }
 
 // Print renders one result.
-func (p *Printer) Print(r etcdctl.Result) error {
+func (p *Printer) Print(r etcdplay.Result) error {
 	if r.Compact != nil {
 		// etcdctl prints this line whatever -w says.
 		_, err := fmt.Fprintf(p.Out, "compacted revision %d\n", r.Command.Rev)
@@ -48,7 +48,7 @@ func (p *Printer) Print(r etcdctl.Result) error {
 			if wr.IsProgressNotify() {
 				fmt.Fprintf(p.Out, "progress notify: %d\n", wr.Header.Revision)
 			}
-			one := etcdctl.Result{Command: r.Command, Watch: []mvcc.WatchResponse{wr}}
+			one := etcdplay.Result{Command: r.Command, Watch: []mvcc.WatchResponse{wr}}
 			var err error
 			if p.Format == JSON {
 				err = p.printJSON(one)
@@ -78,7 +78,7 @@ func ErrorText(err error) string {
 		}
 		return "etcdserver: " + inner.Error()
 	}
-	var ce *etcdctl.CommandError
+	var ce *etcdplay.CommandError
 	if errors.As(err, &ce) {
 		return ce.Err.Error()
 	}
@@ -97,7 +97,7 @@ func printKV(w io.Writer, kv *mvcc.KeyValue) {
 	fmt.Fprintln(w, output.Escape(string(kv.Value)))
 }
 
-func (p *Printer) printSimple(r etcdctl.Result) error {
+func (p *Printer) printSimple(r etcdplay.Result) error {
 	w := p.Out
 	switch {
 	case r.Range != nil:
@@ -281,7 +281,7 @@ func delJSON(r *mvcc.DeleteResult) *jsonDel {
 
 // Shape returns the value etcdctl would marshal for r, one per output
 // line (a watch result gives one per response).
-func Shape(r etcdctl.Result) []any {
+func Shape(r etcdplay.Result) []any {
 	switch {
 	case r.Range != nil:
 		return []any{rangeJSON(r.Range)}
@@ -318,7 +318,7 @@ func Shape(r etcdctl.Result) []any {
 	return nil
 }
 
-func (p *Printer) printJSON(r etcdctl.Result) error {
+func (p *Printer) printJSON(r etcdplay.Result) error {
 	for _, v := range Shape(r) {
 		b, err := json.Marshal(v)
 		if err != nil {

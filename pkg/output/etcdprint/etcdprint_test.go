@@ -7,8 +7,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/kubectl-rv/kubectl-rv/pkg/etcdplay"
 	"github.com/kubectl-rv/kubectl-rv/pkg/simulate/mvcc"
-	"github.com/kubectl-rv/kubectl-rv/pkg/simulate/mvcc/etcdctl"
 )
 
 func TestErrorText(t *testing.T) {
@@ -18,7 +18,7 @@ func TestErrorText(t *testing.T) {
 	}{
 		{mvcc.ErrCompacted, "etcdserver: mvcc: required revision has been compacted"},
 		{fmt.Errorf("get: %w", mvcc.ErrFutureRev), "etcdserver: mvcc: required revision is a future revision"},
-		{&etcdctl.CommandError{Command: &etcdctl.Command{Kind: etcdctl.Txn}, Err: mvcc.ErrDuplicateKey}, "etcdserver: duplicate key given in txn request"},
+		{&etcdplay.CommandError{Command: &etcdplay.Command{Kind: etcdplay.Txn}, Err: mvcc.ErrDuplicateKey}, "etcdserver: duplicate key given in txn request"},
 	}
 	for _, tt := range tests {
 		if got := ErrorText(tt.err); got != tt.want {
@@ -32,7 +32,7 @@ func TestSimpleEscapes(t *testing.T) {
 	var out bytes.Buffer
 	p := &Printer{Format: Simple, Out: &out, ErrOut: &out}
 	r := &mvcc.RangeResult{KVs: []mvcc.KeyValue{{Key: "k\x1b[31m", Value: []byte("v\x1b]0;x\x07")}}}
-	if err := p.Print(etcdctl.Result{Range: r}); err != nil {
+	if err := p.Print(etcdplay.Result{Range: r}); err != nil {
 		t.Fatal(err)
 	}
 	if bytes.ContainsRune(out.Bytes(), 0x1b) {
@@ -40,7 +40,7 @@ func TestSimpleEscapes(t *testing.T) {
 	}
 	var js bytes.Buffer
 	p = &Printer{Format: JSON, Out: &js, ErrOut: &js}
-	if err := p.Print(etcdctl.Result{Range: r}); err != nil {
+	if err := p.Print(etcdplay.Result{Range: r}); err != nil {
 		t.Fatal(err)
 	}
 	want := `{"header":{},"kvs":[{"key":"axtbMzFt","value":"dhtdMDt4Bw=="}]}` + "\n"

@@ -62,52 +62,10 @@ func SVG(r *simulate.Result) []byte {
 	fmt.Fprintf(&b, `<text x="20" y="48" fill="#555">%s</text>`+"\n", esc(fmt.Sprintf("seed %d · %d requests · %s of virtual time · revisions %d → %d", r.Seed, r.Requests, Dur(r.End.D()), r.StartRevision, r.FinalRevision)))
 	legend(&b, 20, 72)
 
-	end := r.End.D()
-	if end <= 0 {
-		end = time.Millisecond
-	}
-	plotW := float64(svgWidth - laneLeft - laneRight)
-	x := func(t time.Duration) float64 { return float64(laneLeft) + plotW*float64(t)/float64(end) }
 	if len(lanes) == 0 {
 		fmt.Fprintf(&b, `<text x="20" y="%d" fill="#555">%s</text>`+"\n", top+20, esc("No request trace: the run was too long to trace (set trace: true in the scenario to draw every request)."))
 	} else {
-		idx := map[string]int{}
-		for i, l := range lanes {
-			idx[l] = i
-			y := top + i*laneHeight
-			if i%2 == 0 {
-				fmt.Fprintf(&b, `<rect x="%d" y="%d" width="%d" height="%d" fill="#f4f6f8"/>`+"\n", laneLeft, y, svgWidth-laneLeft-laneRight, laneHeight)
-			}
-			fmt.Fprintf(&b, `<text x="%d" y="%d" text-anchor="end">%s</text>`+"\n", laneLeft-8, y+15, esc(l))
-		}
-		bottom := top + len(lanes)*laneHeight
-		axis(&b, x, end, top, bottom)
-		for _, c := range r.Compactions {
-			cx := x(c.At.D())
-			fmt.Fprintf(&b, `<line x1="%.1f" y1="%d" x2="%.1f" y2="%d" stroke="#3b6fd6" stroke-dasharray="4 3"/>`+"\n", cx, top-4, cx, bottom)
-			fmt.Fprintf(&b, `<text x="%.1f" y="%d" fill="#3b6fd6" text-anchor="middle" font-size="10">compact %d</text>`+"\n", cx, top-8, c.Revision)
-		}
-		if l := r.Leadership; l != nil {
-			for _, term := range l.Terms {
-				if i, ok := idx[term.Holder]; ok {
-					x0, x1 := x(term.From.D()), x(term.To.D())
-					fmt.Fprintf(&b, `<rect x="%.1f" y="%d" width="%.1f" height="%d" fill="#2e9e44" fill-opacity="0.15"><title>%s</title></rect>`+"\n",
-						x0, top+i*laneHeight+2, max(x1-x0, 1), laneHeight-4, esc(fmt.Sprintf("%s leads from %s to %s (%s)", term.Holder, Dur(term.From.D()), Dur(term.To.D()), term.Ended)))
-				}
-			}
-		}
-		for _, s := range r.Steps {
-			i, ok := idx[s.Actor]
-			if !ok || s.Verb == "RETRY" {
-				continue
-			}
-			cx := x(s.At.D())
-			cy := float64(top+i*laneHeight) + laneHeight/2
-			mark(&b, s, cx, cy)
-		}
-		if hidden > 0 {
-			fmt.Fprintf(&b, `<text x="%d" y="%d" fill="#555">%s</text>`+"\n", laneLeft, bottom+34, esc(fmt.Sprintf("%d more clients not drawn", hidden)))
-		}
+		drawLanes(&b, r, lanes, hidden, top)
 	}
 
 	if len(withLatency) > 0 {
@@ -120,6 +78,52 @@ func SVG(r *simulate.Result) []byte {
 	}
 	b.WriteString("</svg>\n")
 	return b.Bytes()
+}
+
+// drawLanes draws one lane per client from y = top: the time axis,
+// compactions, leadership terms and a mark per request.
+func drawLanes(b *bytes.Buffer, r *simulate.Result, lanes []string, hidden, top int) {
+	end := r.End.D()
+	if end <= 0 {
+		end = time.Millisecond
+	}
+	plotW := float64(svgWidth - laneLeft - laneRight)
+	x := func(t time.Duration) float64 { return float64(laneLeft) + plotW*float64(t)/float64(end) }
+	idx := map[string]int{}
+	for i, l := range lanes {
+		idx[l] = i
+		y := top + i*laneHeight
+		if i%2 == 0 {
+			fmt.Fprintf(b, `<rect x="%d" y="%d" width="%d" height="%d" fill="#f4f6f8"/>`+"\n", laneLeft, y, svgWidth-laneLeft-laneRight, laneHeight)
+		}
+		fmt.Fprintf(b, `<text x="%d" y="%d" text-anchor="end">%s</text>`+"\n", laneLeft-8, y+15, esc(l))
+	}
+	bottom := top + len(lanes)*laneHeight
+	axis(b, x, end, top, bottom)
+	for _, c := range r.Compactions {
+		cx := x(c.At.D())
+		fmt.Fprintf(b, `<line x1="%.1f" y1="%d" x2="%.1f" y2="%d" stroke="#3b6fd6" stroke-dasharray="4 3"/>`+"\n", cx, top-4, cx, bottom)
+		fmt.Fprintf(b, `<text x="%.1f" y="%d" fill="#3b6fd6" text-anchor="middle" font-size="10">compact %d</text>`+"\n", cx, top-8, c.Revision)
+	}
+	if l := r.Leadership; l != nil {
+		for _, term := range l.Terms {
+			if i, ok := idx[term.Holder]; ok {
+				x0, x1 := x(term.From.D()), x(term.To.D())
+				fmt.Fprintf(b, `<rect x="%.1f" y="%d" width="%.1f" height="%d" fill="#2e9e44" fill-opacity="0.15"><title>%s</title></rect>`+"\n",
+					x0, top+i*laneHeight+2, max(x1-x0, 1), laneHeight-4, esc(fmt.Sprintf("%s leads from %s to %s (%s)", term.Holder, Dur(term.From.D()), Dur(term.To.D()), term.Ended)))
+			}
+		}
+	}
+	for _, s := range r.Steps {
+		i, ok := idx[s.Actor]
+		if !ok || s.Verb == "RETRY" {
+			continue
+		}
+		mark(b, s, x(s.At.D()), float64(top+i*laneHeight)+laneHeight/2)
+	}
+	if hidden > 0 {
+		fmt.Fprintf(b, `<text x="%d" y="%d" fill="#555">%s</text>`+"\n", laneLeft, bottom+34, esc(fmt.Sprintf("%d more clients not drawn", hidden)))
+	}
 }
 
 // laneOrder lists the clients that appear in the trace, actor by actor and

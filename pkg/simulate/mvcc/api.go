@@ -6,7 +6,7 @@ import (
 )
 
 // This file is the stable surface of the revision store. The embedded Store
-// and the real-etcd adapter (pkg/simulate/etcdclient) both implement WatchKV,
+// and the real-etcd adapter (pkg/etcdclient) both implement WatchKV,
 // and pkg/simulate codes against these names only.
 
 // The sentinel errors. Their texts are etcd's mvcc texts; the real-etcd
@@ -157,11 +157,6 @@ type Compare struct {
 // ModRevision returns the compare "mod_revision(key) <result> rev".
 func ModRevision(key string, result CompareResult, rev int64) Compare {
 	return Compare{Key: key, Target: CompareMod, Result: result, Int: rev}
-}
-
-// CreateRevision returns the compare "create_revision(key) <result> rev".
-func CreateRevision(key string, result CompareResult, rev int64) Compare {
-	return Compare{Key: key, Target: CompareCreate, Result: result, Int: rev}
 }
 
 // Version returns the compare "version(key) <result> v".

@@ -11,8 +11,9 @@
 // NotifyProgress or Compact. Watchers are pull-based (Watcher.Drain).
 //
 // It does not own the API-server layer (objects, resourceVersion,
-// conflicts: pkg/simulate), talking to a real etcd (pkg/simulate/etcdclient
-// implements the same WatchKV interface), leases, auth or the etcd wire
+// conflicts: pkg/simulate/apiserver), talking to a real etcd
+// (pkg/etcdclient implements the same WatchKV interface), leases, auth, a
+// command-line syntax (pkg/etcdplay parses etcdctl's) or the etcd wire
 // format (pkg/output/etcdprint renders etcdctl-shaped output).
 //
 // Semantics follow etcd v3.6 server/storage/mvcc and server/etcdserver/txn:

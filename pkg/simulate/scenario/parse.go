@@ -6,11 +6,15 @@ import (
 	"fmt"
 	"io"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 
 	yaml "go.yaml.in/yaml/v3"
+	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
+
+	"github.com/kubectl-rv/kubectl-rv/pkg/managedfields"
 
 	"github.com/kubectl-rv/kubectl-rv/pkg/writepath"
 )
@@ -169,6 +173,16 @@ func (s *Scenario) validate(l lines) *Error {
 	if s.Kind != Kind {
 		return errAt(l, "kind", "kind must be %s, not %q", Kind, s.Kind)
 	}
+	for _, check := range []func(lines) *Error{s.validateSettings, s.validateTypes, s.validateObjects, s.validateActors, s.validateInvariants} {
+		if err := check(l); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// validateSettings fills the run's defaults and checks its settings.
+func (s *Scenario) validateSettings(l lines) *Error {
 	if s.Seed == 0 {
 		s.Seed = DefaultSeed
 	}
@@ -198,6 +212,10 @@ func (s *Scenario) validate(l lines) *Error {
 		t := true
 		s.ManagedFields = &t
 	}
+	return nil
+}
+
+func (s *Scenario) validateTypes(l lines) *Error {
 	for i := range s.Types {
 		t := &s.Types[i]
 		p := fmt.Sprintf("types.%d", i)
@@ -208,6 +226,10 @@ func (s *Scenario) validate(l lines) *Error {
 			t.Resource = strings.ToLower(t.Kind) + "s"
 		}
 	}
+	return nil
+}
+
+func (s *Scenario) validateObjects(l lines) *Error {
 	for i, o := range s.Objects {
 		p := fmt.Sprintf("objects.%d", i)
 		av, _ := o["apiVersion"].(string)
@@ -221,6 +243,10 @@ func (s *Scenario) validate(l lines) *Error {
 			return errAt(l, p+".metadata.resourceVersion", "objects[%d]: metadata.resourceVersion must not be set: the store assigns it", i)
 		}
 	}
+	return nil
+}
+
+func (s *Scenario) validateActors(l lines) *Error {
 	if len(s.Actors) == 0 {
 		return errAt(l, "actors", "a scenario needs at least one actor")
 	}
@@ -235,26 +261,26 @@ func (s *Scenario) validate(l lines) *Error {
 		}
 		seen[n] = true
 	}
+	return nil
+}
+
+func (s *Scenario) validateInvariants(l lines) *Error {
 	for i, inv := range s.Invariants {
 		p := fmt.Sprintf("invariants.%d", i)
 		if (inv.Counter == nil) == (inv.Equals == nil) {
 			return errAt(l, p, "invariants[%d]: set exactly one of counter and equals", i)
 		}
+		target, path, field := Ref{}, "", ""
 		if c := inv.Counter; c != nil {
-			if err := c.Target.validate(l, p+".counter.target"); err != nil {
-				return err
-			}
-			if _, err := ParsePath(c.Path); err != nil {
-				return errAt(l, p+".counter.path", "invariants[%d].counter.path: %v", i, err)
-			}
+			target, path, field = c.Target, c.Path, "counter"
+		} else {
+			target, path, field = inv.Equals.Target, inv.Equals.Path, "equals"
 		}
-		if q := inv.Equals; q != nil {
-			if err := q.Target.validate(l, p+".equals.target"); err != nil {
-				return err
-			}
-			if _, err := ParsePath(q.Path); err != nil {
-				return errAt(l, p+".equals.path", "invariants[%d].equals.path: %v", i, err)
-			}
+		if err := target.validate(l, p+"."+field+".target"); err != nil {
+			return err
+		}
+		if _, err := ParsePath(path); err != nil {
+			return errAt(l, p+"."+field+".path", "invariants[%d].%s.path: %v", i, field, err)
 		}
 	}
 	return nil
@@ -318,17 +344,27 @@ func (a *Actor) validate(l lines, p string, total Duration) *Error {
 	case MethodLeaderElection:
 		return a.validateLease(l, p, where)
 	case MethodWatch:
-		if a.Watch == nil {
-			a.Watch = &Watch{}
-		}
-		if a.Watch.DisconnectAt != nil && (*a.Watch.DisconnectAt < 0 || a.Watch.Downtime <= 0) {
-			return errAt(l, p+".watch", "%s: a disconnect needs disconnectAt >= 0 and a positive downtime", where)
-		}
-		if a.Lease != nil {
-			return errAt(l, p+".lease", "%s: lease is only for method leader-election", where)
-		}
-		return nil
+		return a.validateWatch(l, p, where)
 	}
+	return a.validateWriter(l, p, where)
+}
+
+func (a *Actor) validateWatch(l lines, p, where string) *Error {
+	if a.Watch == nil {
+		a.Watch = &Watch{}
+	}
+	if a.Watch.DisconnectAt != nil && (*a.Watch.DisconnectAt < 0 || a.Watch.Downtime <= 0) {
+		return errAt(l, p+".watch", "%s: a disconnect needs disconnectAt >= 0 and a positive downtime", where)
+	}
+	if a.Lease != nil {
+		return errAt(l, p+".lease", "%s: lease is only for method leader-election", where)
+	}
+	return nil
+}
+
+// validateWriter checks the pace, the change and the retry policy of an
+// actor that writes.
+func (a *Actor) validateWriter(l lines, p, where string) *Error {
 	if a.Lease != nil || a.Watch != nil {
 		return errAt(l, p+".method", "%s: lease and watch settings need method leader-election or watch", where)
 	}
@@ -344,18 +380,27 @@ func (a *Actor) validate(l lines, p string, total Duration) *Error {
 	if a.ThinkTime != nil && *a.ThinkTime == 0 && a.Work == 0 && a.Writes == 0 {
 		return errAt(l, p+".thinkTime", "%s: thinkTime 0 with work 0 never lets virtual time advance: set writes, work or a thinkTime", where)
 	}
+	if err := a.validateChange(l, p, where); err != nil {
+		return err
+	}
+	return a.validateRetry(l, p, where)
+}
+
+func (a *Actor) validateChange(l lines, p, where string) *Error {
 	c := a.Change
+	var path fieldpath.Path
 	n := 0
 	for _, s := range []string{c.Increment, c.Set, c.Insert} {
-		if s != "" {
-			n++
-			path, err := ParsePath(s)
-			if err != nil {
-				return errAt(l, p+".change", "%s: change path %q: %v", where, s, err)
-			}
-			if path.HasSelector() && (a.Write() == writepath.JSONPatch || a.Write() == writepath.JSONPatchTest) {
-				return errAt(l, p+".change", "%s: a JSON patch addresses list items by index, not by [key=value]", where)
-			}
+		if s == "" {
+			continue
+		}
+		n++
+		var err error
+		if path, err = ParsePath(s); err != nil {
+			return errAt(l, p+".change", "%s: change path %q: %v", where, s, err)
+		}
+		if HasSelector(path) && (a.Write() == writepath.JSONPatch || a.Write() == writepath.JSONPatchTest) {
+			return errAt(l, p+".change", "%s: a JSON patch addresses list items by index, not by [key=value]", where)
 		}
 	}
 	if n != 1 {
@@ -375,7 +420,7 @@ func (a *Actor) validate(l lines, p string, total Duration) *Error {
 			return errAt(l, p+".change.test", "%s: change.test is only for method json-patch-test", where)
 		}
 		tp, err := ParsePath(c.Test.Path)
-		if err != nil || tp.HasSelector() {
+		if err != nil || HasSelector(tp) {
 			return errAt(l, p+".change.test.path", "%s: change.test.path must be a dotted path with [i] indexes", where)
 		}
 	}
@@ -385,14 +430,10 @@ func (a *Actor) validate(l lines, p string, total Duration) *Error {
 	if a.Write().IsApply() && c.Set == "" {
 		return errAt(l, p+".change", "%s: apply actors declare the field they own with change.set", where)
 	}
-	if a.Write() == writepath.UpdateStatus && !strings.HasPrefix(firstPath(c), "status") {
+	if a.Write() == writepath.UpdateStatus && (path[0].FieldName == nil || *path[0].FieldName != "status") {
 		return errAt(l, p+".change", "%s: update-status can only change .status fields", where)
 	}
-	return a.validateRetry(l, p, where)
-}
-
-func firstPath(c Change) string {
-	return c.Increment + c.Set + c.Insert
+	return nil
 }
 
 func (a *Actor) validateRetry(l lines, p, where string) *Error {
@@ -452,78 +493,28 @@ func (a *Actor) validateLease(l lines, p, where string) *Error {
 	return nil
 }
 
-var pathRE = regexp.MustCompile(`^[A-Za-z_][-A-Za-z0-9_/]*(\[(\d+|[A-Za-z_][-A-Za-z0-9_]*=[^\[\]]*)\])*(\.[A-Za-z_][-A-Za-z0-9_/]*(\[(\d+|[A-Za-z_][-A-Za-z0-9_]*=[^\[\]]*)\])*)*$`)
+// serverFields are the metadata fields the API server maintains.
+var serverFields = []string{"resourceVersion", "managedFields", "generation"}
 
-// checkPath checks a dotted change path.
-func checkPath(p string) error {
-	if p == "" || !pathRE.MatchString(p) {
-		return fmt.Errorf("want a dotted path such as data.count or spec.containers[0].image")
+// ParsePath parses a change or invariant path with managedfields.ParsePath
+// (data.count, spec.containers[0].image, spec.containers[name=app].image)
+// and refuses the fields the server maintains.
+func ParsePath(s string) (fieldpath.Path, error) {
+	p, err := managedfields.ParsePath(s)
+	if err != nil {
+		return nil, fmt.Errorf("want a dotted path such as data.count or spec.containers[0].image: %w", err)
 	}
-	if strings.HasPrefix(p, "metadata.resourceVersion") || strings.HasPrefix(p, "metadata.managedFields") || strings.HasPrefix(p, "metadata.generation") {
-		return fmt.Errorf("%s is maintained by the server", p)
+	if p[0].FieldName == nil {
+		return nil, fmt.Errorf("%s: a path starts with a field name", s)
 	}
-	return nil
+	if len(p) >= 2 && p[0].FieldName != nil && *p[0].FieldName == "metadata" && p[1].FieldName != nil && slices.Contains(serverFields, *p[1].FieldName) {
+		return nil, fmt.Errorf("%s is maintained by the server", s)
+	}
+	return p, nil
 }
 
-// Path is a parsed path: each segment is a field name, a list index
-// ([i]) or a list item selected by a key ([name=app]).
-type Path []Segment
-
-// Segment is one step of a Path.
-type Segment struct {
-	Field string
-	// Index is the list index of an [i] segment, -1 otherwise.
-	Index int
-	// Key and Value select the list item whose Key field equals Value.
-	Key, Value string
-}
-
-// IsField reports whether the segment names a field.
-func (s Segment) IsField() bool { return s.Index < 0 && s.Key == "" }
-
-// HasSelector reports whether the path selects list items by key.
-func (p Path) HasSelector() bool {
-	for _, s := range p {
-		if s.Key != "" {
-			return true
-		}
-	}
-	return false
-}
-
-// ParsePath splits a dotted path with [i] indexes and [key=value]
-// selectors.
-func ParsePath(p string) (Path, error) {
-	if err := checkPath(p); err != nil {
-		return nil, err
-	}
-	var out Path
-	rest := p
-	for rest != "" {
-		i := strings.IndexAny(rest, ".[")
-		if i < 0 {
-			out = append(out, Segment{Field: rest, Index: -1})
-			break
-		}
-		if i > 0 {
-			out = append(out, Segment{Field: rest[:i], Index: -1})
-		}
-		if rest[i] == '.' {
-			rest = rest[i+1:]
-			continue
-		}
-		j := strings.IndexByte(rest[i:], ']')
-		inner := rest[i+1 : i+j]
-		rest = rest[i+j+1:]
-		if k, v, ok := strings.Cut(inner, "="); ok {
-			out = append(out, Segment{Index: -1, Key: k, Value: v})
-			continue
-		}
-		n, err := strconv.Atoi(inner)
-		if err != nil {
-			return nil, fmt.Errorf("bad index [%s]", inner)
-		}
-		out = append(out, Segment{Index: n})
-	}
-	return out, nil
+// HasSelector reports whether p selects a list item by key or value, which
+// a JSON patch cannot address.
+func HasSelector(p fieldpath.Path) bool {
+	return slices.ContainsFunc(p, func(pe fieldpath.PathElement) bool { return pe.Key != nil || pe.Value != nil })
 }

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 )
 
 const valid = `apiVersion: rv.kubectl-rv.dev/v1alpha1
@@ -96,12 +97,11 @@ func TestParsePath(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := Path{{Field: "spec", Index: -1}, {Field: "template", Index: -1}, {Field: "spec", Index: -1}, {Field: "containers", Index: -1},
-		{Index: -1, Key: "name", Value: "app"}, {Field: "ports", Index: -1}, {Index: 0}, {Field: "containerPort", Index: -1}}
-	if d := cmp.Diff(want, p); d != "" {
-		t.Errorf("(-want +got):\n%s", d)
+	want := fieldpath.MakePathOrDie("spec", "template", "spec", "containers", fieldpath.KeyByFields("name", "app"), "ports", 0, "containerPort")
+	if !p.Equals(want) {
+		t.Errorf("ParsePath = %s, want %s", p, want)
 	}
-	for _, bad := range []string{"", ".spec", "spec..x", "spec[", "metadata.resourceVersion", "a[x]"} {
+	for _, bad := range []string{"", "spec.", "spec..x", "spec[", "metadata.resourceVersion", ".metadata.managedFields[0]", "a[x]", "[0].x"} {
 		if _, err := ParsePath(bad); err == nil {
 			t.Errorf("ParsePath(%q) should fail", bad)
 		}

@@ -1,4 +1,4 @@
-package etcdctl
+package etcdplay
 
 import (
 	"bufio"
@@ -218,60 +218,88 @@ func ParseArgs(src string, args []string) (Command, error) {
 		return Command{}, err
 	}
 	c := Command{Source: src, Kind: kind}
-	switch kind {
-	case Put:
-		if len(pos) != 2 {
-			return c, perr(src, "put: want KEY VALUE, got %d argument(s) (usage: %s)", len(pos), usage[Put])
-		}
-		if pos[0] == "" {
-			return c, perr(src, "put: KEY must not be empty")
-		}
-		c.Key, c.Value = pos[0], []byte(pos[1])
-		_, c.Put.PrevKV = flags["prev-kv"]
-	case Get:
-		if c.Key, c.Range.End, err = rangeEnd(src, kind, pos, flags); err != nil {
-			return c, err
-		}
-		if c.Range.Rev, err = intFlag(src, kind, flags, "rev"); err != nil {
-			return c, err
-		}
-		if c.Range.Limit, err = intFlag(src, kind, flags, "limit"); err != nil {
-			return c, err
-		}
-		_, c.Range.KeysOnly = flags["keys-only"]
-		_, c.Range.CountOnly = flags["count-only"]
-	case Del:
-		if c.Key, c.Delete.End, err = rangeEnd(src, kind, pos, flags); err != nil {
-			return c, err
-		}
-		_, c.Delete.PrevKV = flags["prev-kv"]
-	case Compact:
-		if len(pos) != 1 {
-			return c, perr(src, "compact: want REVISION (usage: %s)", usage[Compact])
-		}
-		n, err := strconv.ParseInt(pos[0], 10, 64)
-		if err != nil {
-			return c, perr(src, "compact: bad revision %q: want an integer", pos[0])
-		}
-		c.Rev = n
-	case Watch:
-		if _, ok := flags["from-key"]; ok {
-			return c, perr(src, "watch: unknown flag --from-key")
-		}
-		if c.Key, c.Watch.End, err = rangeEnd(src, kind, pos, flags); err != nil {
-			return c, err
-		}
-		if c.Watch.Rev, err = intFlag(src, kind, flags, "rev"); err != nil {
-			return c, err
-		}
-		_, c.Watch.PrevKV = flags["prev-kv"]
-		_, c.Watch.ProgressNotify = flags["progress-notify"]
-	case Txn:
-		if len(pos) != 0 {
-			return c, perr(src, "txn: takes no arguments; give compares and requests on the following lines")
-		}
+	err = argParsers[kind](&c, pos, flags)
+	return c, err
+}
+
+// argParsers fill a command of each kind from its positional arguments and
+// flags.
+var argParsers = map[Kind]func(c *Command, pos []string, flags map[string]string) error{
+	Put:     (*Command).putArgs,
+	Get:     (*Command).getArgs,
+	Del:     (*Command).delArgs,
+	Compact: (*Command).compactArgs,
+	Watch:   (*Command).watchArgs,
+	Txn:     (*Command).txnArgs,
+}
+
+func (c *Command) putArgs(pos []string, flags map[string]string) error {
+	if len(pos) != 2 {
+		return perr(c.Source, "put: want KEY VALUE, got %d argument(s) (usage: %s)", len(pos), usage[Put])
 	}
-	return c, nil
+	if pos[0] == "" {
+		return perr(c.Source, "put: KEY must not be empty")
+	}
+	c.Key, c.Value = pos[0], []byte(pos[1])
+	_, c.Put.PrevKV = flags["prev-kv"]
+	return nil
+}
+
+func (c *Command) getArgs(pos []string, flags map[string]string) (err error) {
+	if c.Key, c.Range.End, err = rangeEnd(c.Source, c.Kind, pos, flags); err != nil {
+		return err
+	}
+	if c.Range.Rev, err = intFlag(c.Source, c.Kind, flags, "rev"); err != nil {
+		return err
+	}
+	if c.Range.Limit, err = intFlag(c.Source, c.Kind, flags, "limit"); err != nil {
+		return err
+	}
+	_, c.Range.KeysOnly = flags["keys-only"]
+	_, c.Range.CountOnly = flags["count-only"]
+	return nil
+}
+
+func (c *Command) delArgs(pos []string, flags map[string]string) (err error) {
+	if c.Key, c.Delete.End, err = rangeEnd(c.Source, c.Kind, pos, flags); err != nil {
+		return err
+	}
+	_, c.Delete.PrevKV = flags["prev-kv"]
+	return nil
+}
+
+func (c *Command) compactArgs(pos []string, _ map[string]string) error {
+	if len(pos) != 1 {
+		return perr(c.Source, "compact: want REVISION (usage: %s)", usage[Compact])
+	}
+	n, err := strconv.ParseInt(pos[0], 10, 64)
+	if err != nil {
+		return perr(c.Source, "compact: bad revision %q: want an integer", pos[0])
+	}
+	c.Rev = n
+	return nil
+}
+
+func (c *Command) watchArgs(pos []string, flags map[string]string) (err error) {
+	if _, ok := flags["from-key"]; ok {
+		return perr(c.Source, "watch: unknown flag --from-key")
+	}
+	if c.Key, c.Watch.End, err = rangeEnd(c.Source, c.Kind, pos, flags); err != nil {
+		return err
+	}
+	if c.Watch.Rev, err = intFlag(c.Source, c.Kind, flags, "rev"); err != nil {
+		return err
+	}
+	_, c.Watch.PrevKV = flags["prev-kv"]
+	_, c.Watch.ProgressNotify = flags["progress-notify"]
+	return nil
+}
+
+func (c *Command) txnArgs(pos []string, _ map[string]string) error {
+	if len(pos) != 0 {
+		return perr(c.Source, "txn: takes no arguments; give compares and requests on the following lines")
+	}
+	return nil
 }
 
 // parseCompare parses etcdctl's compare syntax, e.g. mod("k1") > "0" or

@@ -1,8 +1,9 @@
-package etcdctl
+package etcdplay
 
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/kubectl-rv/kubectl-rv/pkg/simulate/mvcc"
 )
@@ -112,4 +113,34 @@ func (r *Runner) Close() {
 		_ = w.w.Close()
 	}
 	r.watches = nil
+}
+
+// Follow emits the watches' responses every interval until ctx is done:
+// etcdctl watch streams until interrupted.
+func (r *Runner) Follow(ctx context.Context, interval time.Duration) error {
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-t.C:
+			if err := r.Drain(); err != nil {
+				return err
+			}
+		}
+	}
+}
+
+// SettleWatch waits up to 300ms for an asynchronous engine's watch (a real
+// etcd's) to catch up, so its events print after the command that caused
+// them. Watches of the embedded store have nothing to wait for.
+func SettleWatch(ctx context.Context, w mvcc.Watcher) {
+	s, ok := w.(interface{ WaitSynced(context.Context) error })
+	if !ok {
+		return
+	}
+	sctx, cancel := context.WithTimeout(ctx, 300*time.Millisecond)
+	defer cancel()
+	_ = s.WaitSynced(sctx)
 }

@@ -356,17 +356,9 @@ func (c *Client) Watch(ctx context.Context, key string, opts mvcc.WatchOptions) 
 	w := &watcher{c: c, id: id, streamCtx: sctx, ctx: wctx, cancel: cancel, done: make(chan struct{}), created: make(chan struct{}), progressed: make(chan struct{}, 1)}
 	ch := c.c.Watch(wctx, key, oo...)
 	go w.loop(ch)
-	select {
-	case <-w.created:
-		if w.err != nil {
-			_ = w.Close()
-			return nil, w.err
-		}
-	case <-w.done:
-		return nil, fmt.Errorf("%w: the watch stream closed", ErrUnreachable)
-	case <-ctx.Done():
+	if err := w.awaitCreated(ctx); err != nil {
 		_ = w.Close()
-		return nil, ctx.Err()
+		return nil, err
 	}
 	c.mu.Lock()
 	c.watchers[id] = w
@@ -400,6 +392,25 @@ type watcher struct {
 	userPending int
 }
 
+// awaitCreated waits until etcd created the watch or refused it (w.err).
+// loop closes created before done, and a refusal closes both at once: a
+// caller that gets here late sees both closed, and select would pick one
+// at random. So done only means "unreachable" when created is still open.
+func (w *watcher) awaitCreated(ctx context.Context) error {
+	select {
+	case <-w.created:
+	case <-w.done:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	select {
+	case <-w.created:
+		return w.err
+	default:
+		return fmt.Errorf("%w: the watch stream closed", ErrUnreachable)
+	}
+}
+
 func (w *watcher) loop(ch clientv3.WatchChan) {
 	defer close(w.done)
 	created, canceled := false, false
@@ -423,47 +434,55 @@ func (w *watcher) loop(ch clientv3.WatchChan) {
 			continue
 		}
 		canceled = wr.Canceled
-		r := mvcc.WatchResponse{
-			Header:          header(&wr.Header),
-			WatchID:         w.id,
-			CompactRevision: wr.CompactRevision,
-			Canceled:        wr.Canceled,
-		}
-		if err := wr.Err(); err != nil && wr.Canceled && wr.CompactRevision == 0 {
-			r.CancelReason = err.Error()
-		}
-		for _, ev := range wr.Events {
-			e := mvcc.Event{Type: mvcc.EventType(ev.Type), KV: keyValue(ev.Kv)}
-			if ev.PrevKv != nil {
-				p := keyValue(ev.PrevKv)
-				e.PrevKV = &p
-			}
-			r.Events = append(r.Events, e)
-		}
-		w.mu.Lock()
-		keep := true
-		if wr.IsProgressNotify() {
-			switch {
-			case w.syncing:
-				// Asked for by WaitSynced, not by the caller.
-				keep = false
-				w.syncedRev = wr.Header.Revision
-				select {
-				case w.progressed <- struct{}{}:
-				default:
-				}
-			case w.userPending > 0:
-				w.userPending--
-			case wr.Header.Revision <= w.syncedRev:
-				// A late answer to one of WaitSynced's retries.
-				keep = false
-			}
-		}
-		if keep {
-			w.queue = append(w.queue, r)
-		}
-		w.mu.Unlock()
+		w.queueResponse(&wr, w.response(&wr))
 	}
+}
+
+// response translates a clientv3 watch response.
+func (w *watcher) response(wr *clientv3.WatchResponse) mvcc.WatchResponse {
+	r := mvcc.WatchResponse{
+		Header:          header(&wr.Header),
+		WatchID:         w.id,
+		CompactRevision: wr.CompactRevision,
+		Canceled:        wr.Canceled,
+	}
+	if err := wr.Err(); err != nil && wr.Canceled && wr.CompactRevision == 0 {
+		r.CancelReason = err.Error()
+	}
+	for _, ev := range wr.Events {
+		e := mvcc.Event{Type: mvcc.EventType(ev.Type), KV: keyValue(ev.Kv)}
+		if ev.PrevKv != nil {
+			p := keyValue(ev.PrevKv)
+			e.PrevKV = &p
+		}
+		r.Events = append(r.Events, e)
+	}
+	return r
+}
+
+// queueResponse queues r for Drain, except the progress notifications
+// that WaitSynced provoked.
+func (w *watcher) queueResponse(wr *clientv3.WatchResponse, r mvcc.WatchResponse) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if wr.IsProgressNotify() {
+		switch {
+		case w.syncing:
+			// Asked for by WaitSynced, not by the caller.
+			w.syncedRev = wr.Header.Revision
+			select {
+			case w.progressed <- struct{}{}:
+			default:
+			}
+			return
+		case w.userPending > 0:
+			w.userPending--
+		case wr.Header.Revision <= w.syncedRev:
+			// A late answer to one of WaitSynced's retries.
+			return
+		}
+	}
+	w.queue = append(w.queue, r)
 }
 
 // WaitSynced returns once etcd has caught this watch up with the current

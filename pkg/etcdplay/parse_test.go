@@ -1,4 +1,4 @@
-package etcdctl
+package etcdplay
 
 import (
 	"context"

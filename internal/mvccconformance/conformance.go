@@ -1,4 +1,4 @@
-package conformance
+package mvccconformance
 
 import (
 	"context"
@@ -338,109 +338,140 @@ func (r *runner) aimedCompare(ctx context.Context) mvcc.Compare {
 	return c
 }
 
+// step runs one random operation on both engines.
 func (r *runner) step(ctx context.Context, step int) error {
 	r.stats.Ops++
 	switch p := r.rnd.IntN(100); {
 	case p < 25:
-		k, v := r.key(), r.value()
-		if r.rnd.IntN(200) == 0 {
-			k = "" // ErrEmptyKey
-		}
-		opts := mvcc.PutOptions{PrevKV: r.rnd.IntN(2) == 0}
-		r.stats.Puts++
-		res, err := compare(r, ctx, step, fmt.Sprintf("put %s %q", k, v), func(e mvcc.WatchKV) (*mvcc.PutResult, error) {
-			return e.Put(ctx, k, v, opts)
-		}, func(x *mvcc.PutResult) any { return normPut(x) })
-		if err := r.fatal(err); err != nil {
-			return err
-		}
-		if res != nil {
-			r.rev = res.Header.Revision
-		}
+		return r.put(ctx, step)
 	case p < 33:
-		k := r.key()
-		opts := mvcc.DeleteOptions{End: r.pickEnd(k), PrevKV: r.rnd.IntN(2) == 0}
-		r.stats.Deletes++
-		res, err := compare(r, ctx, step, fmt.Sprintf("del %s %q", k, opts.End), func(e mvcc.WatchKV) (*mvcc.DeleteResult, error) {
-			return e.DeleteRange(ctx, k, opts)
-		}, func(x *mvcc.DeleteResult) any { return normDel(x) })
-		if err := r.fatal(err); err != nil {
-			return err
-		}
-		if res != nil {
-			r.rev = res.Header.Revision
-		}
+		return r.del(ctx, step)
 	case p < 60:
-		t := mvcc.Txn{}
-		if r.rnd.IntN(2) == 0 {
-			t.Compare = append(t.Compare, r.aimedCompare(ctx))
-		}
-		for range r.rnd.IntN(3) {
-			t.Compare = append(t.Compare, r.randomCompare())
-		}
-		for range r.rnd.IntN(4) {
-			t.Success = append(t.Success, r.randomOp(true))
-		}
-		for range r.rnd.IntN(3) {
-			t.Failure = append(t.Failure, r.randomOp(true))
-		}
-		switch r.rnd.IntN(200) {
-		case 0:
-			for range mvcc.MaxTxnOps + 1 - len(t.Success) { // ErrTooManyOps
-				t.Success = append(t.Success, mvcc.OpGet(r.key(), mvcc.RangeOptions{}))
-			}
-		case 1:
-			t.Compare = append(t.Compare, mvcc.Version("", mvcc.Equal, 0)) // ErrEmptyKey
-		}
-		r.stats.Txns++
-		res, err := compare(r, ctx, step, fmt.Sprintf("txn %+v", t), func(e mvcc.WatchKV) (*mvcc.TxnResult, error) {
-			return e.Txn(ctx, t)
-		}, normTxn)
-		if err := r.fatal(err); err != nil {
-			return err
-		}
-		if res != nil {
-			r.rev = res.Header.Revision
-			if res.Succeeded {
-				r.stats.TxnsSucceeded++
-			}
-		}
+		return r.txn(ctx, step)
 	case p < 90:
-		k := r.key()
-		o := r.rangeOpts()
-		o.End = r.pickEnd(k)
-		r.stats.Ranges++
-		if o.Rev != 0 && o.Rev < r.rev {
-			r.stats.HistoricalReads++
-		}
-		_, err := compare(r, ctx, step, fmt.Sprintf("get %s %+v", k, o), func(e mvcc.WatchKV) (*mvcc.RangeResult, error) {
-			return e.Range(ctx, k, o)
-		}, func(x *mvcc.RangeResult) any { return normRange(x) })
-		if err := r.fatal(err); err != nil {
-			return err
-		}
+		return r.get(ctx, step)
 	case p < 93:
-		rev := r.compacted - 1 + r.rnd.Int64N(max(r.rev-r.compacted, 0)+3)
-		if r.rnd.IntN(2) == 0 {
-			rev = r.rev - int64(r.rnd.IntN(50))
-		}
-		r.stats.Compactions++
-		if err := r.syncWatches(ctx, step); err != nil {
-			return err
-		}
-		_, err := compare(r, ctx, step, fmt.Sprintf("compact %d", rev), func(e mvcc.WatchKV) (*mvcc.CompactResult, error) {
-			return e.Compact(ctx, rev)
-		}, func(x *mvcc.CompactResult) any { return x.Header.Revision })
-		if err := r.fatal(err); err != nil {
-			return err
-		}
-		if err == nil {
-			r.compacted = rev
-		}
+		return r.compact(ctx, step)
 	case p < 98:
 		return r.watch(ctx, step)
 	default:
 		return r.progress(ctx, step)
+	}
+}
+
+func (r *runner) put(ctx context.Context, step int) error {
+	k, v := r.key(), r.value()
+	if r.rnd.IntN(200) == 0 {
+		k = "" // ErrEmptyKey
+	}
+	opts := mvcc.PutOptions{PrevKV: r.rnd.IntN(2) == 0}
+	r.stats.Puts++
+	res, err := compare(r, ctx, step, fmt.Sprintf("put %s %q", k, v), func(e mvcc.WatchKV) (*mvcc.PutResult, error) {
+		return e.Put(ctx, k, v, opts)
+	}, func(x *mvcc.PutResult) any { return normPut(x) })
+	if err := r.fatal(err); err != nil {
+		return err
+	}
+	if res != nil {
+		r.rev = res.Header.Revision
+	}
+	return nil
+}
+
+func (r *runner) del(ctx context.Context, step int) error {
+	k := r.key()
+	opts := mvcc.DeleteOptions{End: r.pickEnd(k), PrevKV: r.rnd.IntN(2) == 0}
+	r.stats.Deletes++
+	res, err := compare(r, ctx, step, fmt.Sprintf("del %s %q", k, opts.End), func(e mvcc.WatchKV) (*mvcc.DeleteResult, error) {
+		return e.DeleteRange(ctx, k, opts)
+	}, func(x *mvcc.DeleteResult) any { return normDel(x) })
+	if err := r.fatal(err); err != nil {
+		return err
+	}
+	if res != nil {
+		r.rev = res.Header.Revision
+	}
+	return nil
+}
+
+// randomTxn returns a txn of random compares and operations, now and then
+// one that etcd refuses (too many operations, an empty key).
+func (r *runner) randomTxn(ctx context.Context) mvcc.Txn {
+	t := mvcc.Txn{}
+	if r.rnd.IntN(2) == 0 {
+		t.Compare = append(t.Compare, r.aimedCompare(ctx))
+	}
+	for range r.rnd.IntN(3) {
+		t.Compare = append(t.Compare, r.randomCompare())
+	}
+	for range r.rnd.IntN(4) {
+		t.Success = append(t.Success, r.randomOp(true))
+	}
+	for range r.rnd.IntN(3) {
+		t.Failure = append(t.Failure, r.randomOp(true))
+	}
+	switch r.rnd.IntN(200) {
+	case 0:
+		for range mvcc.MaxTxnOps + 1 - len(t.Success) { // ErrTooManyOps
+			t.Success = append(t.Success, mvcc.OpGet(r.key(), mvcc.RangeOptions{}))
+		}
+	case 1:
+		t.Compare = append(t.Compare, mvcc.Version("", mvcc.Equal, 0)) // ErrEmptyKey
+	}
+	return t
+}
+
+func (r *runner) txn(ctx context.Context, step int) error {
+	t := r.randomTxn(ctx)
+	r.stats.Txns++
+	res, err := compare(r, ctx, step, fmt.Sprintf("txn %+v", t), func(e mvcc.WatchKV) (*mvcc.TxnResult, error) {
+		return e.Txn(ctx, t)
+	}, normTxn)
+	if err := r.fatal(err); err != nil {
+		return err
+	}
+	if res != nil {
+		r.rev = res.Header.Revision
+		if res.Succeeded {
+			r.stats.TxnsSucceeded++
+		}
+	}
+	return nil
+}
+
+func (r *runner) get(ctx context.Context, step int) error {
+	k := r.key()
+	o := r.rangeOpts()
+	o.End = r.pickEnd(k)
+	r.stats.Ranges++
+	if o.Rev != 0 && o.Rev < r.rev {
+		r.stats.HistoricalReads++
+	}
+	_, err := compare(r, ctx, step, fmt.Sprintf("get %s %+v", k, o), func(e mvcc.WatchKV) (*mvcc.RangeResult, error) {
+		return e.Range(ctx, k, o)
+	}, func(x *mvcc.RangeResult) any { return normRange(x) })
+	return r.fatal(err)
+}
+
+// compact compacts around the compaction boundary or to a recent revision,
+// after comparing the watches (a compaction cancels watches behind it).
+func (r *runner) compact(ctx context.Context, step int) error {
+	rev := r.compacted - 1 + r.rnd.Int64N(max(r.rev-r.compacted, 0)+3)
+	if r.rnd.IntN(2) == 0 {
+		rev = r.rev - int64(r.rnd.IntN(50))
+	}
+	r.stats.Compactions++
+	if err := r.syncWatches(ctx, step); err != nil {
+		return err
+	}
+	_, err := compare(r, ctx, step, fmt.Sprintf("compact %d", rev), func(e mvcc.WatchKV) (*mvcc.CompactResult, error) {
+		return e.Compact(ctx, rev)
+	}, func(x *mvcc.CompactResult) any { return x.Header.Revision })
+	if err := r.fatal(err); err != nil {
+		return err
+	}
+	if err == nil {
+		r.compacted = rev
 	}
 	return nil
 }
