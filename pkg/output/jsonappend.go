@@ -2,7 +2,6 @@ package output
 
 import (
 	"encoding/json"
-	"strconv"
 )
 
 // IndentedJSONAppender is a report that writes its own indented JSON, for
@@ -54,9 +53,6 @@ func AppendJSONKey(b []byte, depth int, key string) []byte {
 	b = AppendJSONString(b, key)
 	return append(b, ':', ' ')
 }
-
-// AppendJSONInt appends n.
-func AppendJSONInt(b []byte, n int) []byte { return strconv.AppendInt(b, int64(n), 10) }
 
 // AppendMarshalIndent appends json.MarshalIndent of v as it would appear
 // depth levels deep in an indented document.
