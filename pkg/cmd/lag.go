@@ -199,7 +199,7 @@ func lagResolveTypes(m meta.RESTMapper, names []string) ([]lag.Target, error) {
 				}
 			}
 		}
-		if exitcode.IsClusterError(err) {
+		if exitcode.Classify(err) == exitcode.CodeCluster {
 			return nil, exitcode.Cluster(fmt.Errorf("resolving type %q: %w", n, err))
 		}
 		return nil, exitcode.Usagef("unknown resource type %q: list the served types with kubectl api-resources", n)
@@ -285,7 +285,7 @@ func (o *LagOptions) Run(ctx context.Context) error {
 			fmt.Fprintln(o.ErrOut, "nothing to check: "+err.Error())
 			return nil
 		}
-		return classifyLagError(err)
+		return err
 	}
 	cfg := o.config()
 	rep, err := lag.Scan(ctx, cfg, o.client, targets)
@@ -298,7 +298,7 @@ func (o *LagOptions) Run(ctx context.Context) error {
 		if errors.Is(err, lag.ErrAllRefused) {
 			return exitcode.Cluster(err)
 		}
-		return classifyLagError(err)
+		return err
 	}
 	scope := o.scope(targets)
 	popts := lagprint.Options{ShowNamespace: o.Selection.AllNamespaces}
@@ -317,16 +317,6 @@ func (o *LagOptions) Run(ctx context.Context) error {
 		return exitcode.SilentFinding()
 	}
 	return nil
-}
-
-// classifyLagError keeps an error's exit code if it carries one; anything
-// else went wrong talking to the cluster (exit 3).
-func classifyLagError(err error) error {
-	var e *exitcode.Error
-	if errors.As(err, &e) {
-		return err
-	}
-	return exitcode.Cluster(err)
 }
 
 func (o *LagOptions) print(p *output.Printer, rep *lag.Report, scope lagprint.Scope, popts lagprint.Options) error {
@@ -365,7 +355,7 @@ func (o *LagOptions) runWait(ctx context.Context, cfg lag.Config, targets []lag.
 		return perr
 	}
 	if err != nil {
-		return exitcode.Findingf(fmt.Sprintf("timed out after %s: %s still lag", o.Timeout, lagPlural(rep.Findings(), "object")))
+		return exitcode.Findingf("timed out after %s: %s still lag", o.Timeout, lagPlural(rep.Findings(), "object"))
 	}
 	return nil
 }

@@ -44,8 +44,8 @@ func TestLagValidate(t *testing.T) {
 				}
 				return
 			}
-			if err == nil || !strings.Contains(err.Error(), tt.want) || exitcode.Code(err) != exitcode.CodeUsage {
-				t.Fatalf("want a usage error containing %q, got %v (exit %d)", tt.want, err, exitcode.Code(err))
+			if err == nil || !strings.Contains(err.Error(), tt.want) || exitcode.Classify(err) != exitcode.CodeUsage {
+				t.Fatalf("want a usage error containing %q, got %v (exit %d)", tt.want, err, exitcode.Classify(err))
 			}
 		})
 	}

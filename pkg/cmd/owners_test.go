@@ -45,8 +45,8 @@ func TestOwnersValidate(t *testing.T) {
 			o, _, _ := newOwnersOptions(hazardsFile)
 			tc.set(o)
 			err := o.Validate()
-			if err == nil || !strings.Contains(err.Error(), tc.want) || exitcode.Code(err) != exitcode.CodeUsage {
-				t.Fatalf("Validate = %v (exit %d), want a usage error mentioning %q", err, exitcode.Code(err), tc.want)
+			if err == nil || !strings.Contains(err.Error(), tc.want) || exitcode.Classify(err) != exitcode.CodeUsage {
+				t.Fatalf("Validate = %v (exit %d), want a usage error mentioning %q", err, exitcode.Classify(err), tc.want)
 			}
 		})
 	}
@@ -74,7 +74,7 @@ func TestOwnersRunOffline(t *testing.T) {
 				t.Fatal(err)
 			}
 			err := o.Run(context.Background())
-			if code := exitcode.Code(err); code != tc.code {
+			if code := exitcode.Classify(err); code != tc.code {
 				t.Fatalf("exit %d (%v), want %d", code, err, tc.code)
 			}
 			for _, w := range tc.wantOut {
@@ -95,7 +95,7 @@ func TestOwnersRunBadFileWritesNothing(t *testing.T) {
 		t.Fatal(err)
 	}
 	err := o.Run(context.Background())
-	if exitcode.Code(err) != exitcode.CodeUsage || out.Len() != 0 {
+	if exitcode.Classify(err) != exitcode.CodeUsage || out.Len() != 0 {
 		t.Fatalf("want exit 2 and no output, got %v and %q", err, out)
 	}
 }

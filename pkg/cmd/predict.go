@@ -259,7 +259,7 @@ func (o *PredictOptions) failOn(results []predict.Result) error {
 	if n == 0 {
 		return nil
 	}
-	return exitcode.Findingf(fmt.Sprintf("%d method prediction(s) match --fail-on %s", n, o.FailOn))
+	return exitcode.Findingf("%d method prediction(s) match --fail-on %s", n, o.FailOn)
 }
 
 func b2i(b bool) int {
@@ -372,7 +372,7 @@ func (o *PredictOptions) runServer(ctx context.Context, cfg predict.Config, jobs
 		}
 		res, err := predict.Predict(ctx, cfg, j.in, predict.Server(ri, j.in.Ref.Name))
 		if err != nil {
-			return nil, classifyPredictErr(j, err)
+			return nil, fmt.Errorf("%s: %w", where(j), err)
 		}
 		out = append(out, res)
 	}
@@ -384,13 +384,6 @@ func where(j job) string {
 		return j.in.Ref.Source
 	}
 	return j.in.Ref.String()
-}
-
-func classifyPredictErr(j job, err error) error {
-	if exitcode.IsClusterError(err) {
-		return exitcode.Cluster(fmt.Errorf("%s: %w", where(j), err))
-	}
-	return exitcode.Usage(fmt.Errorf("%s: %w", where(j), err))
 }
 
 func kindFor(mapper meta.RESTMapper, typ string) (schema.GroupVersionKind, error) {

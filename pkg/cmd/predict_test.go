@@ -59,8 +59,8 @@ func TestPredictValidate(t *testing.T) {
 			tt.set(o)
 			o.args = tt.args
 			err := o.Validate()
-			if err == nil || exitcode.Code(err) != exitcode.CodeUsage || !strings.Contains(err.Error(), tt.msg) {
-				t.Errorf("Validate() = %v (exit %d), want a usage error with %q", err, exitcode.Code(err), tt.msg)
+			if err == nil || exitcode.Classify(err) != exitcode.CodeUsage || !strings.Contains(err.Error(), tt.msg) {
+				t.Errorf("Validate() = %v (exit %d), want a usage error with %q", err, exitcode.Classify(err), tt.msg)
 			}
 		})
 	}
@@ -160,7 +160,7 @@ func TestPredictOfflineDirectory(t *testing.T) {
 		t.Fatal(err)
 	}
 	err := o.Run(context.Background())
-	if exitcode.Code(err) != exitcode.CodeFinding {
+	if exitcode.Classify(err) != exitcode.CodeFinding {
 		t.Fatalf("Run() = %v, want a finding (exit 1)", err)
 	}
 	for _, want := range []string{"OBJECT", "Deployment default/app-0002", "apply-conflict", `takes .spec.replicas from "hpa"`} {
@@ -186,7 +186,7 @@ func TestPredictOfflineLiveWithoutManagedFields(t *testing.T) {
 		t.Fatal(err)
 	}
 	err := o.Run(context.Background())
-	if exitcode.Code(err) != exitcode.CodeUsage || !strings.Contains(err.Error(), "--show-managed-fields") || out.Len() != 0 {
+	if exitcode.Classify(err) != exitcode.CodeUsage || !strings.Contains(err.Error(), "--show-managed-fields") || out.Len() != 0 {
 		t.Errorf("Run() = %v, output %q: want exit 2 naming --show-managed-fields and no output", err, out.String())
 	}
 }

@@ -83,7 +83,7 @@ func (o *VersionOptions) Run(ctx context.Context) error {
 	if !o.ClientOnly {
 		rep.ServerVersion, serverErr = o.serverVersion()
 		if serverErr != nil {
-			if exitcode.Code(serverErr) != exitcode.CodeCluster {
+			if exitcode.Classify(serverErr) != exitcode.CodeCluster {
 				serverErr = exitcode.Cluster(serverErr)
 			}
 			serverErr = fmt.Errorf("getting the server version: %w", serverErr)

@@ -328,7 +328,7 @@ func (o *WatchOptions) Run(ctx context.Context) error {
 			handle(ev)
 		case err := <-done:
 			if err != nil {
-				return classifyWatchError(err)
+				return err
 			}
 			// Stream has returned, so nothing more is sent: drain what is
 			// buffered.
@@ -362,16 +362,9 @@ func counts(e inspect.Event) bool {
 
 func (o *WatchOptions) fightResult(tr *inspect.Tracker) error {
 	if o.FailOnFight && tr.Fights() > 0 {
-		return exitcode.Findingf(fmt.Sprintf("%d fights seen (--fail-on-fight)", tr.Fights()))
+		return exitcode.Findingf("%d fights seen (--fail-on-fight)", tr.Fights())
 	}
 	return nil
-}
-
-func classifyWatchError(err error) error {
-	if exitcode.IsClusterError(err) {
-		return exitcode.Cluster(err)
-	}
-	return exitcode.Usage(err)
 }
 
 func (o *WatchOptions) runReplay() error {
@@ -482,18 +475,18 @@ func resolveType(mapper meta.RESTMapper, typ string) (schema.GroupVersionResourc
 		gvr, err = mapper.ResourceFor(gr.WithVersion(""))
 	}
 	if err != nil {
-		if meta.IsNoMatchError(err) || !exitcode.IsClusterError(err) {
+		if exitcode.Classify(err) != exitcode.CodeCluster {
 			return gvr, false, exitcode.Usagef("unknown resource type %q: %w (see kubectl api-resources)", typ, err)
 		}
 		return gvr, false, exitcode.Cluster(err)
 	}
 	gvk, err := mapper.KindFor(gvr)
 	if err != nil {
-		return gvr, false, classifyWatchError(err)
+		return gvr, false, err
 	}
 	m, err := mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
 	if err != nil {
-		return gvr, false, classifyWatchError(err)
+		return gvr, false, err
 	}
 	return gvr, m.Scope.Name() == meta.RESTScopeNameNamespace, nil
 }

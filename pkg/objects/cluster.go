@@ -74,8 +74,8 @@ func (s Selection) Offline() bool { return len(s.Filenames) > 0 }
 
 // Load returns the selected objects: from files when -f was given (no cluster
 // needed), else from the cluster through getter in namespace (ignored with
-// -A). Errors in the input are usage errors (exit 2); cluster failures keep
-// their classification (exit 3).
+// -A). Errors in the files are usage errors (exit 2); the cluster's errors
+// come back as the client returned them, for exitcode.Classify.
 func (s Selection) Load(ctx context.Context, getter genericclioptions.RESTClientGetter, namespace string, stdin io.Reader) ([]Object, error) {
 	if s.Offline() {
 		objs, err := ReadFiles(s.Filenames, s.Recursive, stdin)
@@ -106,9 +106,9 @@ func (s Selection) Visit(ctx context.Context, getter genericclioptions.RESTClien
 		Flatten().
 		Do()
 	if err := r.Err(); err != nil {
-		return classify(err)
+		return err
 	}
-	err := r.Visit(func(info *resource.Info, err error) error {
+	return r.Visit(func(info *resource.Info, err error) error {
 		if err != nil {
 			return err
 		}
@@ -121,20 +121,4 @@ func (s Selection) Visit(ctx context.Context, getter genericclioptions.RESTClien
 		}
 		return fn(u, info.Mapping)
 	})
-	return classify(err)
-}
-
-// classify turns builder errors about the input (an unknown resource type,
-// a malformed argument) into usage errors.
-func classify(err error) error {
-	if err == nil {
-		return nil
-	}
-	if meta.IsNoMatchError(err) {
-		return exitcode.Usage(err)
-	}
-	if exitcode.IsClusterError(err) {
-		return exitcode.Cluster(err)
-	}
-	return err
 }

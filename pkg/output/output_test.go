@@ -98,8 +98,8 @@ func TestFlagsValidate(t *testing.T) {
 			if err == nil || err.Error() != tt.wantErr {
 				t.Fatalf("error = %v, want %q", err, tt.wantErr)
 			}
-			if exitcode.Code(err) != exitcode.CodeUsage {
-				t.Errorf("exit code = %d, want %d", exitcode.Code(err), exitcode.CodeUsage)
+			if exitcode.Classify(err) != exitcode.CodeUsage {
+				t.Errorf("exit code = %d, want %d", exitcode.Classify(err), exitcode.CodeUsage)
 			}
 		})
 	}
