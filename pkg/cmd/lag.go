@@ -14,7 +14,6 @@ import (
 
 	"github.com/kubectl-rv/kubectl-rv/pkg/exitcode"
 	"github.com/kubectl-rv/kubectl-rv/pkg/lag"
-	"github.com/kubectl-rv/kubectl-rv/pkg/objects"
 	"github.com/kubectl-rv/kubectl-rv/pkg/output"
 	"github.com/kubectl-rv/kubectl-rv/pkg/output/lagprint"
 )
@@ -74,8 +73,8 @@ const (
 
 // LagOptions are the options of kubectl rv lag.
 type LagOptions struct {
-	Selection   *objects.Flags
-	Output      *output.Flags
+	Selection   *SelectionFlags
+	Output      *OutputFlags
 	All         bool
 	MaxLag      int64
 	MinAge      time.Duration
@@ -97,8 +96,8 @@ type LagOptions struct {
 // NewCmdLag returns kubectl rv lag.
 func NewCmdLag(f *Factory, streams genericiooptions.IOStreams) *cobra.Command {
 	o := &LagOptions{
-		Selection:   objects.NewFlags(false),
-		Output:      output.NewFlags(output.Table, output.Wide, output.JSON, output.YAML),
+		Selection:   NewSelectionFlags(false),
+		Output:      NewOutputFlags(output.Table, output.Wide, output.JSON, output.YAML),
 		Timeout:     5 * time.Minute,
 		Concurrency: lag.DefaultConcurrency,
 		IOStreams:   streams,

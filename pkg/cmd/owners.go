@@ -35,8 +35,8 @@ var ownersViews = []string{ViewTree, ViewBlame, ViewTable, ViewSummary}
 
 // OwnersOptions are the options of kubectl rv owners.
 type OwnersOptions struct {
-	Selection *objects.Flags
-	Output    *output.Flags
+	Selection *SelectionFlags
+	Output    *OutputFlags
 
 	View         string
 	Manager      string
@@ -55,8 +55,8 @@ type OwnersOptions struct {
 // NewCmdOwners returns kubectl rv owners.
 func NewCmdOwners(f *Factory, streams genericiooptions.IOStreams) *cobra.Command {
 	o := &OwnersOptions{
-		Selection: objects.NewFlags(true),
-		Output:    output.NewFlags(output.Table, output.Wide, output.JSON, output.YAML),
+		Selection: NewSelectionFlags(true),
+		Output:    NewOutputFlags(output.Table, output.Wide, output.JSON, output.YAML),
 		View:      ViewTree,
 		IOStreams: streams,
 	}

@@ -10,17 +10,16 @@ import (
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
 	"github.com/kubectl-rv/kubectl-rv/pkg/exitcode"
-	"github.com/kubectl-rv/kubectl-rv/pkg/objects"
 	"github.com/kubectl-rv/kubectl-rv/pkg/output"
 )
 
 func newOwnersOptions(file string) (*OwnersOptions, *bytes.Buffer, *bytes.Buffer) {
 	var out, errOut bytes.Buffer
-	sel := objects.NewFlags(true)
+	sel := NewSelectionFlags(true)
 	sel.Filenames = []string{file}
 	o := &OwnersOptions{
 		Selection: sel,
-		Output:    output.NewFlags(output.Table, output.Wide, output.JSON, output.YAML),
+		Output:    NewOutputFlags(output.Table, output.Wide, output.JSON, output.YAML),
 		View:      ViewTree,
 		now:       func() time.Time { return time.Date(2026, 11, 21, 16, 0, 0, 0, time.UTC) },
 		IOStreams: genericiooptions.IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut},

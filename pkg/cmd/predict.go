@@ -38,7 +38,7 @@ type PredictOptions struct {
 	LiveFile     string
 	SchemaFile   string
 	FailOn       string
-	Output       *output.Flags
+	Output       *OutputFlags
 
 	args       []string
 	namespace  string
@@ -53,7 +53,7 @@ type PredictOptions struct {
 
 // NewCmdPredict returns kubectl rv predict.
 func NewCmdPredict(f *Factory, streams genericiooptions.IOStreams) *cobra.Command {
-	o := &PredictOptions{Output: output.NewFlags(output.Table, output.Wide, output.JSON, output.YAML), IOStreams: streams}
+	o := &PredictOptions{Output: NewOutputFlags(output.Table, output.Wide, output.JSON, output.YAML), IOStreams: streams}
 	cmd := &cobra.Command{
 		Use:   "predict (-f FILENAME | TYPE/NAME (--patch JSON | --patch-file FILE) --type json|merge|strategic|apply)",
 		Short: "Predict what each write method would do: 409s, apply conflicts, silent clobbers, ownership changes",

@@ -25,7 +25,7 @@ import (
 func newPredictOptions(in string) (*PredictOptions, *bytes.Buffer, *bytes.Buffer) {
 	var out, errOut bytes.Buffer
 	o := &PredictOptions{
-		Output:    output.NewFlags(output.Table, output.Wide, output.JSON, output.YAML),
+		Output:    NewOutputFlags(output.Table, output.Wide, output.JSON, output.YAML),
 		Methods:   []string{"all"},
 		IOStreams: genericiooptions.IOStreams{In: strings.NewReader(in), Out: &out, ErrOut: &errOut},
 	}

@@ -23,7 +23,7 @@ type VersionReport struct {
 // VersionOptions are the options of kubectl rv version.
 type VersionOptions struct {
 	ClientOnly bool
-	Output     *output.Flags
+	Output     *OutputFlags
 
 	serverVersion func() (*k8sversion.Info, error)
 	genericiooptions.IOStreams
@@ -31,7 +31,7 @@ type VersionOptions struct {
 
 // NewCmdVersion returns kubectl rv version.
 func NewCmdVersion(f *Factory, streams genericiooptions.IOStreams) *cobra.Command {
-	o := &VersionOptions{Output: output.NewFlags(output.Table, output.JSON, output.YAML), IOStreams: streams}
+	o := &VersionOptions{Output: NewOutputFlags(output.Table, output.JSON, output.YAML), IOStreams: streams}
 	cmd := &cobra.Command{
 		Use:   "version",
 		Short: "Print the client and server versions",

@@ -88,7 +88,7 @@ type WatchOptions struct {
 	HotRate        float64
 	For            time.Duration
 	MaxEvents      int
-	Output         *output.Flags
+	Output         *OutputFlags
 
 	namespace string
 	dynamic   func() (dynamic.Interface, error)
@@ -105,7 +105,7 @@ func NewWatchOptions(streams genericiooptions.IOStreams) *WatchOptions {
 		FightThreshold: def.FightThreshold,
 		FightWindow:    def.FightWindow,
 		HotRate:        def.HotRate,
-		Output:         output.NewFlags(output.Table, output.Wide, output.JSON),
+		Output:         NewOutputFlags(output.Table, output.Wide, output.JSON),
 		now:            time.Now,
 		IOStreams:      streams,
 	}
