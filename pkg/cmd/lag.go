@@ -184,24 +184,14 @@ func lagResolveTypes(m meta.RESTMapper, names []string) ([]lag.Target, error) {
 	var out []lag.Target
 	seen := map[schema.GroupVersionResource]bool{}
 	for _, n := range names {
-		gvr, err := m.ResourceFor(schema.ParseGroupResource(n).WithVersion(""))
-		if err == nil {
-			var gvk schema.GroupVersionKind
-			if gvk, err = m.KindFor(gvr); err == nil {
-				var mapping *meta.RESTMapping
-				if mapping, err = m.RESTMapping(gvk.GroupKind(), gvk.Version); err == nil {
-					if !seen[gvr] {
-						seen[gvr] = true
-						out = append(out, lag.NewTarget(gvr, gvk.Kind, mapping.Scope.Name() == meta.RESTScopeNameNamespace))
-					}
-					continue
-				}
-			}
+		mapping, err := resolveType(m, n)
+		if err != nil {
+			return nil, err
 		}
-		if exitcode.Classify(err) == exitcode.CodeCluster {
-			return nil, exitcode.Cluster(fmt.Errorf("resolving type %q: %w", n, err))
+		if !seen[mapping.Resource] {
+			seen[mapping.Resource] = true
+			out = append(out, lag.NewTarget(mapping.Resource, mapping.GroupVersionKind.Kind, mapping.Scope.Name() == meta.RESTScopeNameNamespace))
 		}
-		return nil, exitcode.Usagef("unknown resource type %q: list the served types with kubectl api-resources", n)
 	}
 	lag.SortTargets(out)
 	return out, nil

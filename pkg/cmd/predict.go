@@ -387,22 +387,11 @@ func where(j job) string {
 }
 
 func kindFor(mapper meta.RESTMapper, typ string) (schema.GroupVersionKind, error) {
-	gvr, gr := schema.ParseResourceArg(typ)
-	var err error
-	var gvk schema.GroupVersionKind
-	if gvr != nil {
-		gvk, err = mapper.KindFor(*gvr)
-	}
-	if gvr == nil || err != nil {
-		gvk, err = mapper.KindFor(gr.WithVersion(""))
-	}
+	m, err := resolveType(mapper, typ)
 	if err != nil {
-		if meta.IsNoMatchError(err) {
-			return gvk, exitcode.Usage(fmt.Errorf("the cluster does not serve the resource type %q: %w", typ, err))
-		}
-		return gvk, exitcode.Cluster(err)
+		return schema.GroupVersionKind{}, err
 	}
-	return gvk, nil
+	return m.GroupVersionKind, nil
 }
 
 type liveKey struct {
@@ -476,22 +465,24 @@ func (o *PredictOptions) runOffline(ctx context.Context, cfg predict.Config, job
 	return out, nil
 }
 
-// findLive finds TYPE/NAME among the live objects: TYPE is matched against
-// the kind and the usual resource names (deployment, deployments, deploy is
-// not guessed).
+// findLive finds TYPE/NAME among the live objects: TYPE is resolved as
+// against a cluster, by the kinds the live objects have (deployment,
+// deployments, Deployment, deployments.apps; deploy is not guessed).
 func findLive(lives []objects.Object, typ, name, ns string, explicitNS bool) *unstructured.Unstructured {
-	typ = strings.ToLower(typ)
-	typ, _, _ = strings.Cut(typ, ".")
-	for _, l := range lives {
-		u := l.Object
-		if u.GetName() != name || (explicitNS && u.GetNamespace() != "" && u.GetNamespace() != ns) {
+	us := make([]*unstructured.Unstructured, len(lives))
+	for i, l := range lives {
+		us[i] = l.Object
+	}
+	m, err := resolveType(offlineMapper(us), typ)
+	if err != nil {
+		return nil
+	}
+	gk := m.GroupVersionKind.GroupKind()
+	for _, u := range us {
+		if u.GetName() != name || u.GroupVersionKind().GroupKind() != gk || (explicitNS && u.GetNamespace() != "" && u.GetNamespace() != ns) {
 			continue
 		}
-		kind := strings.ToLower(u.GetKind())
-		plural, singular := meta.UnsafeGuessKindToResource(u.GroupVersionKind())
-		if typ == kind || typ == plural.Resource || typ == singular.Resource {
-			return u
-		}
+		return u
 	}
 	return nil
 }

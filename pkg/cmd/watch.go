@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"slices"
 	"strings"
 	"time"
 
@@ -12,7 +11,6 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/labels"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/resourceversion"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"k8s.io/client-go/dynamic"
@@ -411,82 +409,16 @@ func (o *WatchOptions) resolveTargets() ([]inspect.Target, error) {
 	if err != nil {
 		return nil, err
 	}
-	type want struct {
-		typ   string
-		names []string
+	types, err := resolveTypeNameArgs(mapper, o.Args)
+	if err != nil {
+		return nil, err
 	}
-	var wants []want
-	if strings.Contains(o.Args[0], "/") {
-		for _, a := range o.Args {
-			typ, name, ok := strings.Cut(a, "/")
-			if !ok || typ == "" || name == "" {
-				return nil, exitcode.Usagef("argument %q: when one argument is TYPE/NAME, all must be (or use TYPE NAME...)", a)
-			}
-			wants = append(wants, want{typ: typ, names: []string{name}})
-		}
-	} else {
-		names := o.Args[1:]
-		for _, typ := range strings.Split(o.Args[0], ",") {
-			if typ == "" {
-				return nil, exitcode.Usagef("argument %q: empty resource type", o.Args[0])
-			}
-			wants = append(wants, want{typ: typ, names: names})
-		}
-	}
-	var targets []inspect.Target
-	index := map[schema.GroupVersionResource]int{}
-	for _, w := range wants {
-		gvr, namespaced, err := resolveType(mapper, w.typ)
-		if err != nil {
-			return nil, err
-		}
-		i, ok := index[gvr]
-		if !ok {
-			t := inspect.Target{Resource: gvr}
-			if namespaced && !o.AllNamespaces {
-				t.Namespace = o.namespace
-			}
-			targets = append(targets, t)
-			i = len(targets) - 1
-			index[gvr] = i
-		} else if len(targets[i].Names) == 0 || len(w.names) == 0 {
-			// One watch of the whole resource covers both.
-			targets[i].Names = nil
-			continue
-		}
-		for _, n := range w.names {
-			if !slices.Contains(targets[i].Names, n) {
-				targets[i].Names = append(targets[i].Names, n)
-			}
+	targets := make([]inspect.Target, len(types))
+	for i, t := range types {
+		targets[i] = inspect.Target{Resource: t.mapping.Resource, Names: t.names}
+		if t.mapping.Scope.Name() == meta.RESTScopeNameNamespace && !o.AllNamespaces {
+			targets[i].Namespace = o.namespace
 		}
 	}
 	return targets, nil
-}
-
-func resolveType(mapper meta.RESTMapper, typ string) (schema.GroupVersionResource, bool, error) {
-	var gvr schema.GroupVersionResource
-	var err error
-	if full, gr := schema.ParseResourceArg(strings.ToLower(typ)); full != nil {
-		gvr, err = mapper.ResourceFor(*full)
-		if err != nil {
-			gvr, err = mapper.ResourceFor(gr.WithVersion(""))
-		}
-	} else {
-		gvr, err = mapper.ResourceFor(gr.WithVersion(""))
-	}
-	if err != nil {
-		if exitcode.Classify(err) != exitcode.CodeCluster {
-			return gvr, false, exitcode.Usagef("unknown resource type %q: %w (see kubectl api-resources)", typ, err)
-		}
-		return gvr, false, exitcode.Cluster(err)
-	}
-	gvk, err := mapper.KindFor(gvr)
-	if err != nil {
-		return gvr, false, err
-	}
-	m, err := mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
-	if err != nil {
-		return gvr, false, err
-	}
-	return gvr, m.Scope.Name() == meta.RESTScopeNameNamespace, nil
 }
