@@ -267,7 +267,7 @@ func (o *LagOptions) Run(ctx context.Context) error {
 	}
 	targets, warnings, err := o.resolve()
 	for _, w := range warnings {
-		fmt.Fprintf(o.ErrOut, "warning: %s\n", output.Escape(w))
+		output.Warnf(o.ErrOut, "%s", w)
 	}
 	if err != nil {
 		if errors.Is(err, lag.ErrNoTypes) {
@@ -280,7 +280,7 @@ func (o *LagOptions) Run(ctx context.Context) error {
 	rep, err := lag.Scan(ctx, cfg, o.client, targets)
 	if rep != nil {
 		for _, w := range rep.Warnings {
-			fmt.Fprintf(o.ErrOut, "warning: %s\n", output.Escape(w))
+			output.Warnf(o.ErrOut, "%s", w)
 		}
 	}
 	if err != nil {

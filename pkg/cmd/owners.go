@@ -232,7 +232,7 @@ func (o *OwnersOptions) load(ctx context.Context) ([]objects.Object, error) {
 	err := o.Selection.Visit(ctx, o.getter, o.namespace, func(u *unstructured.Unstructured, _ *meta.RESTMapping) error {
 		if len(u.GetManagedFields()) == 0 {
 			// Not the user's input: say so and go on with the rest.
-			fmt.Fprintf(o.ErrOut, "Warning: %s %s has no managedFields; skipped\n", u.GetKind(), objectName(u))
+			output.Warnf(o.ErrOut, "%s %s has no managedFields; skipped", u.GetKind(), objectName(u))
 			return nil
 		}
 		out = append(out, objects.Object{Object: u, Source: objects.Source{Item: -1}})
@@ -240,11 +240,8 @@ func (o *OwnersOptions) load(ctx context.Context) ([]objects.Object, error) {
 	})
 	if err != nil && len(out) > 0 && isForbidden(err) {
 		// Degrade to what we may read, like kubectl get does per type.
-		fmt.Fprintf(o.ErrOut, "Warning: showing only the objects you may read: %v\n", err)
+		output.Warnf(o.ErrOut, "showing only the objects you may read: %v", err)
 		return out, nil
-	}
-	if f, ok := o.getter.(*Factory); ok {
-		err = f.decorate(err)
 	}
 	return out, err
 }

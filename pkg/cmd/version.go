@@ -3,6 +3,8 @@ package cmd
 import (
 	"context"
 	"fmt"
+	"io"
+	"strings"
 
 	"github.com/spf13/cobra"
 	k8sversion "k8s.io/apimachinery/pkg/version"
@@ -96,12 +98,16 @@ func (o *VersionOptions) Run(ctx context.Context) error {
 		return serverErr
 	}
 	c := rep.ClientVersion
-	fmt.Fprintf(o.Out, "Client Version: %s\n", c.Version)
+	var b strings.Builder
+	fmt.Fprintf(&b, "Client Version: %s\n", c.Version)
 	if c.GitCommit != "" {
-		fmt.Fprintf(o.Out, "Git Commit: %s\n", c.GitCommit)
+		fmt.Fprintf(&b, "Git Commit: %s\n", c.GitCommit)
 	}
 	if rep.ServerVersion != nil {
-		fmt.Fprintf(o.Out, "Server Version: %s\n", output.Escape(rep.ServerVersion.GitVersion))
+		fmt.Fprintf(&b, "Server Version: %s\n", output.Escape(rep.ServerVersion.GitVersion))
+	}
+	if _, err := io.WriteString(o.Out, b.String()); err != nil {
+		return err
 	}
 	return serverErr
 }

@@ -276,7 +276,7 @@ func (o *WatchOptions) Run(ctx context.Context) error {
 	// Recordings and JSON keep UTC; the table shows local time.
 	scfg.Now = func() time.Time { return o.now().UTC() }
 	scfg.Warnf = func(format string, args ...any) {
-		fmt.Fprintf(o.ErrOut, "warning: %s\n", output.Escape(fmt.Sprintf(format, args...)))
+		output.Warnf(o.ErrOut, format, args...)
 	}
 	events := make(chan inspect.RecordedEvent, 1024)
 	done := make(chan error, 1)

@@ -160,3 +160,13 @@ func printableASCII(s string) bool {
 	}
 	return true
 }
+
+// Warnf writes a warning to w, the error stream: "warning: " and the
+// message on one line, the way kubectl-rv prints every warning of its own
+// (the API server's warnings keep client-go's "Warning:"). The message is
+// escaped for the terminal, since it often quotes the server or a file.
+// A warning that cannot be written has nowhere else to go, so Warnf
+// returns nothing.
+func Warnf(w io.Writer, format string, args ...any) {
+	fmt.Fprintf(w, "warning: %s\n", Escape(fmt.Sprintf(format, args...)))
+}

@@ -93,3 +93,11 @@ func TestUseColor(t *testing.T) {
 		})
 	}
 }
+
+func TestWarnf(t *testing.T) {
+	var buf bytes.Buffer
+	Warnf(&buf, "%s has no managedFields; skipped", "ConfigMap x\x1b]0;t\x07")
+	if got, want := buf.String(), "warning: ConfigMap x^[]0;t^G has no managedFields; skipped\n"; got != want {
+		t.Errorf("Warnf wrote %q, want %q", got, want)
+	}
+}
