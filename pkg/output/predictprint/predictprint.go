@@ -52,7 +52,9 @@ func Print(p *output.Printer, errOut io.Writer, r Report) error {
 	}
 	if len(r.Objects) == 1 {
 		o := r.Objects[0]
-		fmt.Fprintf(p.Out, "%s\n", output.Escape(header(o)))
+		if _, err := fmt.Fprintf(p.Out, "%s\n", output.Escape(header(o))); err != nil {
+			return err
+		}
 	}
 	t := Table(r, len(r.Objects) > 1)
 	if err := p.PrintTable(t); err != nil {
