@@ -40,11 +40,12 @@ cluster-up: ## start a local control plane; prints the export KUBECONFIG line
 cluster-down: ## stop the local control plane
 	hack/local-cluster.sh down
 
-lint: ## gofmt, go vet, and the generated docs check
+lint: ## gofmt, go vet, function length (at most 80 lines in pkg/), and the generated docs check
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
 	$(GO) vet -tags e2e ./test/...
 	@if [ -x hack/verify-docs.sh ]; then hack/verify-docs.sh; fi
+	$(GO) run ./hack/funclen -max 80 pkg
 
 bench: ## benchmarks of the engines
 	$(GO) test -run '^$$' -bench . -benchmem ./pkg/...

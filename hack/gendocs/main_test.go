@@ -55,13 +55,20 @@ func TestEveryVisibleCommandGetsAPageAndNothingElse(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"# kubectl rv version\n", "kubectl rv version [flags]", "--client", "## Examples", "[kubectl rv](kubectl_rv.md)"} {
+	for _, want := range []string{"DO NOT EDIT", "## kubectl rv version\n", "kubectl rv version [flags]", "--client", "### Examples", "[kubectl rv](kubectl_rv.md)", "### Options inherited from parent commands", "--kubeconfig", "(../exit-codes.md)"} {
 		if !strings.Contains(string(page), want) {
 			t.Errorf("kubectl_rv_version.md lacks %q:\n%s", want, page)
 		}
 	}
-	if strings.Contains(string(page), "--certificate-authority") {
-		t.Error("the global flags belong on the root's page only")
+	if strings.Contains(string(page), "Auto generated") {
+		t.Error("pages must not carry cobra's dated auto-generated tag")
+	}
+	lag, err := os.ReadFile(filepath.Join(out, "kubectl_rv_lag.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(lag), "[docs/lag.md](../lag.md)") {
+		t.Errorf("kubectl_rv_lag.md does not link its guide:\n%s", lag)
 	}
 }
 

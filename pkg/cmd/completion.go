@@ -258,11 +258,7 @@ func restMapping(f *Factory, resourceType string) (*meta.RESTMapping, error) {
 	if err != nil {
 		return nil, err
 	}
-	gvk, err := m.KindFor(schema.ParseGroupResource(resourceType).WithVersion(""))
-	if err != nil {
-		return nil, err
-	}
-	return m.RESTMapping(gvk.GroupKind(), gvk.Version)
+	return resolveType(m, resourceType)
 }
 
 // allNamespaces reports whether the command was given -A/--all-namespaces.

@@ -4,4 +4,11 @@
 // (pkg/inspect, pkg/managedfields, pkg/lag, pkg/simulate) and hands its
 // result to pkg/output. Commands hold no business logic and engines never
 // import cobra.
+//
+// pkg/cmd is the only package that binds flags: flags.go binds the ones
+// several commands share (OutputFlags, SelectionFlags) into the typed
+// configs of pkg/output and pkg/objects. resolve.go is the one place a
+// resource type named on the command line becomes a REST mapping, through
+// cli-runtime's resource.Builder. Errors are marked with pkg/exitcode's
+// wrappers and turned into exit codes by exitcode.Classify in HandleError.
 package cmd

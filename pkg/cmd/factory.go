@@ -104,7 +104,7 @@ func configError(err error) error {
 // decorate names the server in errors that say the cluster could not be
 // reached, so the user sees which cluster failed.
 func (f *Factory) decorate(err error) error {
-	if err == nil || exitcode.Code(err) != exitcode.CodeCluster {
+	if err == nil || exitcode.Classify(err) != exitcode.CodeCluster {
 		return err
 	}
 	server := f.Server()

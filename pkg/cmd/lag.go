@@ -15,7 +15,6 @@ import (
 
 	"github.com/kubectl-rv/kubectl-rv/pkg/exitcode"
 	"github.com/kubectl-rv/kubectl-rv/pkg/lag"
-	"github.com/kubectl-rv/kubectl-rv/pkg/objects"
 	"github.com/kubectl-rv/kubectl-rv/pkg/output"
 	"github.com/kubectl-rv/kubectl-rv/pkg/output/lagprint"
 )
@@ -75,8 +74,8 @@ const (
 
 // LagOptions are the options of kubectl rv lag.
 type LagOptions struct {
-	Selection   *objects.Flags
-	Output      *output.Flags
+	Selection   *SelectionFlags
+	Output      *OutputFlags
 	All         bool
 	MaxLag      int64
 	MinAge      time.Duration
@@ -98,8 +97,8 @@ type LagOptions struct {
 // NewCmdLag returns kubectl rv lag.
 func NewCmdLag(f *Factory, streams genericiooptions.IOStreams) *cobra.Command {
 	o := &LagOptions{
-		Selection:   objects.NewFlags(false),
-		Output:      output.NewFlags(output.Table, output.Wide, output.JSON, output.YAML),
+		Selection:   NewSelectionFlags(false),
+		Output:      NewOutputFlags(output.Table, output.Wide, output.JSON, output.YAML),
 		Timeout:     5 * time.Minute,
 		Concurrency: lag.DefaultConcurrency,
 		IOStreams:   streams,
@@ -186,24 +185,14 @@ func lagResolveTypes(m meta.RESTMapper, names []string) ([]lag.Target, error) {
 	var out []lag.Target
 	seen := map[schema.GroupVersionResource]bool{}
 	for _, n := range names {
-		gvr, err := m.ResourceFor(schema.ParseGroupResource(n).WithVersion(""))
-		if err == nil {
-			var gvk schema.GroupVersionKind
-			if gvk, err = m.KindFor(gvr); err == nil {
-				var mapping *meta.RESTMapping
-				if mapping, err = m.RESTMapping(gvk.GroupKind(), gvk.Version); err == nil {
-					if !seen[gvr] {
-						seen[gvr] = true
-						out = append(out, lag.NewTarget(gvr, gvk.Kind, mapping.Scope.Name() == meta.RESTScopeNameNamespace))
-					}
-					continue
-				}
-			}
+		mapping, err := resolveType(m, n)
+		if err != nil {
+			return nil, err
 		}
-		if exitcode.IsClusterError(err) {
-			return nil, exitcode.Cluster(fmt.Errorf("resolving type %q: %w", n, err))
+		if !seen[mapping.Resource] {
+			seen[mapping.Resource] = true
+			out = append(out, lag.NewTarget(mapping.Resource, mapping.GroupVersionKind.Kind, mapping.Scope.Name() == meta.RESTScopeNameNamespace))
 		}
-		return nil, exitcode.Usagef("unknown resource type %q: list the served types with kubectl api-resources", n)
 	}
 	lag.SortTargets(out)
 	return out, nil
@@ -279,27 +268,27 @@ func (o *LagOptions) Run(ctx context.Context) error {
 	}
 	targets, warnings, err := o.resolve()
 	for _, w := range warnings {
-		fmt.Fprintf(o.ErrOut, "warning: %s\n", output.Escape(w))
+		output.Warnf(o.ErrOut, "%s", w)
 	}
 	if err != nil {
 		if errors.Is(err, lag.ErrNoTypes) {
 			fmt.Fprintln(o.ErrOut, "nothing to check: "+err.Error())
 			return nil
 		}
-		return classifyLagError(err)
+		return err
 	}
 	cfg := o.config()
 	rep, err := lag.Scan(ctx, cfg, o.client, targets)
 	if rep != nil {
 		for _, w := range rep.Warnings {
-			fmt.Fprintf(o.ErrOut, "warning: %s\n", output.Escape(w))
+			output.Warnf(o.ErrOut, "%s", w)
 		}
 	}
 	if err != nil {
 		if errors.Is(err, lag.ErrAllRefused) {
 			return exitcode.Cluster(err)
 		}
-		return classifyLagError(err)
+		return err
 	}
 	scope := o.scope(targets)
 	popts := lagprint.Options{ShowNamespace: o.Selection.AllNamespaces}
@@ -318,16 +307,6 @@ func (o *LagOptions) Run(ctx context.Context) error {
 		return exitcode.SilentFinding()
 	}
 	return nil
-}
-
-// classifyLagError keeps an error's exit code if it carries one; anything
-// else went wrong talking to the cluster (exit 3).
-func classifyLagError(err error) error {
-	var e *exitcode.Error
-	if errors.As(err, &e) {
-		return err
-	}
-	return exitcode.Cluster(err)
 }
 
 func (o *LagOptions) print(p *output.Printer, rep *lag.Report, scope lagprint.Scope, popts lagprint.Options) error {
@@ -366,7 +345,7 @@ func (o *LagOptions) runWait(ctx context.Context, cfg lag.Config, targets []lag.
 		return perr
 	}
 	if err != nil {
-		return exitcode.Findingf(fmt.Sprintf("timed out after %s: %s still lag", o.Timeout, lagPlural(rep.Findings(), "object")))
+		return exitcode.Findingf("timed out after %s: %s still lag", o.Timeout, lagPlural(rep.Findings(), "object"))
 	}
 	return nil
 }

@@ -6,13 +6,12 @@ import (
 	"time"
 
 	"github.com/kubectl-rv/kubectl-rv/pkg/exitcode"
-	"github.com/kubectl-rv/kubectl-rv/pkg/objects"
 	"github.com/kubectl-rv/kubectl-rv/pkg/output"
 )
 
 func TestLagValidate(t *testing.T) {
 	valid := func() *LagOptions {
-		return &LagOptions{Selection: objects.NewFlags(false), Output: output.NewFlags(output.Table, output.Wide, output.JSON, output.YAML), Timeout: 5 * time.Minute, Concurrency: 4}
+		return &LagOptions{Selection: NewSelectionFlags(false), Output: NewOutputFlags(output.Table, output.Wide, output.JSON, output.YAML), Timeout: 5 * time.Minute, Concurrency: 4}
 	}
 	tests := []struct {
 		name   string
@@ -44,8 +43,8 @@ func TestLagValidate(t *testing.T) {
 				}
 				return
 			}
-			if err == nil || !strings.Contains(err.Error(), tt.want) || exitcode.Code(err) != exitcode.CodeUsage {
-				t.Fatalf("want a usage error containing %q, got %v (exit %d)", tt.want, err, exitcode.Code(err))
+			if err == nil || !strings.Contains(err.Error(), tt.want) || exitcode.Classify(err) != exitcode.CodeUsage {
+				t.Fatalf("want a usage error containing %q, got %v (exit %d)", tt.want, err, exitcode.Classify(err))
 			}
 		})
 	}

@@ -36,8 +36,8 @@ var ownersViews = []string{ViewTree, ViewBlame, ViewTable, ViewSummary}
 
 // OwnersOptions are the options of kubectl rv owners.
 type OwnersOptions struct {
-	Selection *objects.Flags
-	Output    *output.Flags
+	Selection *SelectionFlags
+	Output    *OutputFlags
 
 	View         string
 	Manager      string
@@ -56,8 +56,8 @@ type OwnersOptions struct {
 // NewCmdOwners returns kubectl rv owners.
 func NewCmdOwners(f *Factory, streams genericiooptions.IOStreams) *cobra.Command {
 	o := &OwnersOptions{
-		Selection: objects.NewFlags(true),
-		Output:    output.NewFlags(output.Table, output.Wide, output.JSON, output.YAML),
+		Selection: NewSelectionFlags(true),
+		Output:    NewOutputFlags(output.Table, output.Wide, output.JSON, output.YAML),
 		View:      ViewTree,
 		IOStreams: streams,
 	}
@@ -230,7 +230,7 @@ func (o *OwnersOptions) load(ctx context.Context) ([]objects.Object, error) {
 	err := o.Selection.Visit(ctx, o.getter, o.namespace, func(u *unstructured.Unstructured, _ *meta.RESTMapping) error {
 		if len(u.GetManagedFields()) == 0 {
 			// Not the user's input: say so and go on with the rest.
-			fmt.Fprintf(o.ErrOut, "Warning: %s %s has no managedFields; skipped\n", u.GetKind(), objectName(u))
+			output.Warnf(o.ErrOut, "%s %s has no managedFields; skipped", u.GetKind(), objectName(u))
 			return nil
 		}
 		out = append(out, objects.Object{Object: u, Source: objects.Source{Item: -1}})
@@ -238,11 +238,8 @@ func (o *OwnersOptions) load(ctx context.Context) ([]objects.Object, error) {
 	})
 	if err != nil && len(out) > 0 && isForbidden(err) {
 		// Degrade to what we may read, like kubectl get does per type.
-		fmt.Fprintf(o.ErrOut, "Warning: showing only the objects you may read: %v\n", err)
+		output.Warnf(o.ErrOut, "showing only the objects you may read: %v", err)
 		return out, nil
-	}
-	if f, ok := o.getter.(*Factory); ok {
-		err = f.decorate(err)
 	}
 	return out, err
 }

@@ -10,17 +10,16 @@ import (
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
 	"github.com/kubectl-rv/kubectl-rv/pkg/exitcode"
-	"github.com/kubectl-rv/kubectl-rv/pkg/objects"
 	"github.com/kubectl-rv/kubectl-rv/pkg/output"
 )
 
 func newOwnersOptions(file string) (*OwnersOptions, *bytes.Buffer, *bytes.Buffer) {
 	var out, errOut bytes.Buffer
-	sel := objects.NewFlags(true)
+	sel := NewSelectionFlags(true)
 	sel.Filenames = []string{file}
 	o := &OwnersOptions{
 		Selection: sel,
-		Output:    output.NewFlags(output.Table, output.Wide, output.JSON, output.YAML),
+		Output:    NewOutputFlags(output.Table, output.Wide, output.JSON, output.YAML),
 		View:      ViewTree,
 		now:       func() time.Time { return time.Date(2026, 11, 21, 16, 0, 0, 0, time.UTC) },
 		IOStreams: genericiooptions.IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut},
@@ -45,8 +44,8 @@ func TestOwnersValidate(t *testing.T) {
 			o, _, _ := newOwnersOptions(hazardsFile)
 			tc.set(o)
 			err := o.Validate()
-			if err == nil || !strings.Contains(err.Error(), tc.want) || exitcode.Code(err) != exitcode.CodeUsage {
-				t.Fatalf("Validate = %v (exit %d), want a usage error mentioning %q", err, exitcode.Code(err), tc.want)
+			if err == nil || !strings.Contains(err.Error(), tc.want) || exitcode.Classify(err) != exitcode.CodeUsage {
+				t.Fatalf("Validate = %v (exit %d), want a usage error mentioning %q", err, exitcode.Classify(err), tc.want)
 			}
 		})
 	}
@@ -74,7 +73,7 @@ func TestOwnersRunOffline(t *testing.T) {
 				t.Fatal(err)
 			}
 			err := o.Run(context.Background())
-			if code := exitcode.Code(err); code != tc.code {
+			if code := exitcode.Classify(err); code != tc.code {
 				t.Fatalf("exit %d (%v), want %d", code, err, tc.code)
 			}
 			for _, w := range tc.wantOut {
@@ -95,7 +94,7 @@ func TestOwnersRunBadFileWritesNothing(t *testing.T) {
 		t.Fatal(err)
 	}
 	err := o.Run(context.Background())
-	if exitcode.Code(err) != exitcode.CodeUsage || out.Len() != 0 {
+	if exitcode.Classify(err) != exitcode.CodeUsage || out.Len() != 0 {
 		t.Fatalf("want exit 2 and no output, got %v and %q", err, out)
 	}
 }

@@ -38,7 +38,7 @@ type PredictOptions struct {
 	LiveFile     string
 	SchemaFile   string
 	FailOn       string
-	Output       *output.Flags
+	Output       *OutputFlags
 
 	args       []string
 	namespace  string
@@ -54,7 +54,7 @@ type PredictOptions struct {
 
 // NewCmdPredict returns kubectl rv predict.
 func NewCmdPredict(f *Factory, streams genericiooptions.IOStreams) *cobra.Command {
-	o := &PredictOptions{Output: output.NewFlags(output.Table, output.Wide, output.JSON, output.YAML), IOStreams: streams}
+	o := &PredictOptions{Output: NewOutputFlags(output.Table, output.Wide, output.JSON, output.YAML), IOStreams: streams}
 	cmd := &cobra.Command{
 		Use:   "predict (-f FILENAME | TYPE/NAME (--patch JSON | --patch-file FILE) --type json|merge|strategic|apply)",
 		Short: "Predict what each write method would do: 409s, apply conflicts, silent clobbers, ownership changes",
@@ -232,7 +232,7 @@ func (o *PredictOptions) Run(ctx context.Context) error {
 		return err
 	}
 	if n := o.failOn.Findings(results); n > 0 {
-		return exitcode.Findingf(fmt.Sprintf("%d method prediction(s) match --fail-on %s", n, o.FailOn))
+		return exitcode.Findingf("%d method prediction(s) match --fail-on %s", n, o.FailOn)
 	}
 	return nil
 }
@@ -355,29 +355,18 @@ func (o *PredictOptions) defaultNamespace() predict.DefaultNamespace {
 func where(j predict.Target) string { return j.Where() }
 
 func classifyPredictErr(j predict.Target, err error) error {
-	if exitcode.IsClusterError(err) {
+	if exitcode.Classify(err) == exitcode.CodeCluster {
 		return exitcode.Cluster(fmt.Errorf("%s: %w", where(j), err))
 	}
 	return exitcode.Usage(fmt.Errorf("%s: %w", where(j), err))
 }
 
 func kindFor(mapper meta.RESTMapper, typ string) (schema.GroupVersionKind, error) {
-	gvr, gr := schema.ParseResourceArg(typ)
-	var err error
-	var gvk schema.GroupVersionKind
-	if gvr != nil {
-		gvk, err = mapper.KindFor(*gvr)
-	}
-	if gvr == nil || err != nil {
-		gvk, err = mapper.KindFor(gr.WithVersion(""))
-	}
+	m, err := resolveType(mapper, typ)
 	if err != nil {
-		if meta.IsNoMatchError(err) {
-			return gvk, exitcode.Usage(fmt.Errorf("the cluster does not serve the resource type %q: %w", typ, err))
-		}
-		return gvk, exitcode.Cluster(err)
+		return schema.GroupVersionKind{}, err
 	}
-	return gvk, nil
+	return m.GroupVersionKind, nil
 }
 
 func (o *PredictOptions) runOffline(ctx context.Context, cfg predict.Config, targets []predict.Target) ([]predict.Result, error) {
@@ -390,7 +379,7 @@ func (o *PredictOptions) runOffline(ctx context.Context, cfg predict.Config, tar
 	if err != nil {
 		return nil, err
 	}
-	items, err := predict.MatchOffline(targets, predict.NewLiveSet(lives), o.defaultNamespace(), predict.NewOffline(tc).Executor)
+	items, err := predict.MatchOffline(targets, predict.NewLiveSet(lives, liveKinds(lives)), o.defaultNamespace(), predict.NewOffline(tc).Executor)
 	if err != nil {
 		var nl *predict.NoLiveObjectError
 		if errors.As(err, &nl) {
@@ -440,4 +429,19 @@ func (o *PredictOptions) readLive() ([]*unstructured.Unstructured, error) {
 		out = append(out, u)
 	}
 	return out, nil
+}
+
+// liveKinds resolves a patch's TYPE the way it is resolved against a
+// cluster, by the one resolver, over the kinds the --live objects have
+// (deployment, deployments, Deployment, deployments.apps; deploy is not
+// guessed, since no discovery names short forms).
+func liveKinds(lives []*unstructured.Unstructured) predict.KindResolver {
+	mapper := offlineMapper(lives)
+	return func(typ string) (schema.GroupKind, error) {
+		m, err := resolveType(mapper, typ)
+		if err != nil {
+			return schema.GroupKind{}, err
+		}
+		return m.GroupVersionKind.GroupKind(), nil
+	}
 }

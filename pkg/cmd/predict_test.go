@@ -29,7 +29,7 @@ import (
 func newPredictOptions(in string) (*PredictOptions, *bytes.Buffer, *bytes.Buffer) {
 	var out, errOut bytes.Buffer
 	o := &PredictOptions{
-		Output:    output.NewFlags(output.Table, output.Wide, output.JSON, output.YAML),
+		Output:    NewOutputFlags(output.Table, output.Wide, output.JSON, output.YAML),
 		Methods:   []string{"all"},
 		IOStreams: genericiooptions.IOStreams{In: strings.NewReader(in), Out: &out, ErrOut: &errOut},
 	}
@@ -63,8 +63,8 @@ func TestPredictValidate(t *testing.T) {
 			tt.set(o)
 			o.args = tt.args
 			err := o.Validate()
-			if err == nil || exitcode.Code(err) != exitcode.CodeUsage || !strings.Contains(err.Error(), tt.msg) {
-				t.Errorf("Validate() = %v (exit %d), want a usage error with %q", err, exitcode.Code(err), tt.msg)
+			if err == nil || exitcode.Classify(err) != exitcode.CodeUsage || !strings.Contains(err.Error(), tt.msg) {
+				t.Errorf("Validate() = %v (exit %d), want a usage error with %q", err, exitcode.Classify(err), tt.msg)
 			}
 		})
 	}
@@ -164,7 +164,7 @@ func TestPredictOfflineDirectory(t *testing.T) {
 		t.Fatal(err)
 	}
 	err := o.Run(context.Background())
-	if exitcode.Code(err) != exitcode.CodeFinding {
+	if exitcode.Classify(err) != exitcode.CodeFinding {
 		t.Fatalf("Run() = %v, want a finding (exit 1)", err)
 	}
 	for _, want := range []string{"OBJECT", "Deployment default/app-0002", "apply-conflict", `takes .spec.replicas from "hpa"`} {
@@ -190,7 +190,7 @@ func TestPredictOfflineLiveWithoutManagedFields(t *testing.T) {
 		t.Fatal(err)
 	}
 	err := o.Run(context.Background())
-	if exitcode.Code(err) != exitcode.CodeUsage || !strings.Contains(err.Error(), "--show-managed-fields") || out.Len() != 0 {
+	if exitcode.Classify(err) != exitcode.CodeUsage || !strings.Contains(err.Error(), "--show-managed-fields") || out.Len() != 0 {
 		t.Errorf("Run() = %v, output %q: want exit 2 naming --show-managed-fields and no output", err, out.String())
 	}
 }
@@ -275,8 +275,8 @@ func TestPredictMatchErrors(t *testing.T) {
 				o.namespace = "default"
 			}
 			err := o.Run(context.Background())
-			if exitcode.Code(err) != exitcode.CodeUsage || !strings.HasPrefix(err.Error(), tt.msg) || out.Len() != 0 {
-				t.Errorf("Run() = %v (exit %d), output %q: want exit 2, no output and %q", err, exitcode.Code(err), out.String(), tt.msg)
+			if exitcode.Classify(err) != exitcode.CodeUsage || !strings.HasPrefix(err.Error(), tt.msg) || out.Len() != 0 {
+				t.Errorf("Run() = %v (exit %d), output %q: want exit 2, no output and %q", err, exitcode.Classify(err), out.String(), tt.msg)
 			}
 		})
 	}

@@ -1,8 +1,6 @@
 package cmd
 
 import (
-	"context"
-	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -111,13 +109,10 @@ func HandleError(errOut io.Writer, err error) int {
 	if err == nil {
 		return exitcode.CodeOK
 	}
-	if errors.Is(err, context.Canceled) {
+	code := exitcode.Classify(err)
+	if code == exitcode.CodeInterrupted {
 		fmt.Fprintln(errOut, "interrupted")
-		return 130
-	}
-	code := exitcode.Code(err)
-	if isCobraUsageError(err) {
-		code = exitcode.CodeUsage
+		return code
 	}
 	if !exitcode.IsSilent(err) {
 		msg := err.Error()
@@ -127,18 +122,6 @@ func HandleError(errOut io.Writer, err error) int {
 		fmt.Fprintf(errOut, "error: %s\n", msg)
 	}
 	return code
-}
-
-// isCobraUsageError recognises the argument errors cobra builds with
-// fmt.Errorf, which carry no type.
-func isCobraUsageError(err error) bool {
-	msg := err.Error()
-	for _, p := range []string{"unknown command ", "unknown flag", "unknown shorthand flag", "accepts ", "requires at least", "requires at most", "invalid argument ", "flag needs an argument", "required flag(s)"} {
-		if strings.HasPrefix(msg, p) {
-			return true
-		}
-	}
-	return false
 }
 
 func userAgent() string {

@@ -25,7 +25,7 @@ import (
 // NewCmdSimulate returns kubectl rv simulate: with no arguments it runs the
 // two-clients scenario and tells what happened step by step.
 func NewCmdSimulate(f *Factory, streams genericiooptions.IOStreams) *cobra.Command {
-	o := &SimulateRunOptions{Output: output.NewFlags(output.Table, output.Wide, output.JSON, output.YAML), IOStreams: streams, Builtin: "two-clients", story: true}
+	o := &SimulateRunOptions{Output: NewOutputFlags(output.Table, output.Wide, output.JSON, output.YAML), IOStreams: streams, Builtin: "two-clients", story: true}
 	cmd := &cobra.Command{
 		Use:   "simulate",
 		Short: "Simulate optimistic concurrency offline: 409s, retries, lost updates, SSA fights, leader election, 410 Gone",
@@ -72,7 +72,7 @@ type SimulateRunOptions struct {
 	Report        string
 	Steps         bool
 	EtcdEndpoints []string
-	Output        *output.Flags
+	Output        *OutputFlags
 
 	now func() time.Time
 
@@ -81,7 +81,7 @@ type SimulateRunOptions struct {
 }
 
 func newCmdSimulateRun(streams genericiooptions.IOStreams) *cobra.Command {
-	o := &SimulateRunOptions{Output: output.NewFlags(output.Table, output.Wide, output.JSON, output.YAML), IOStreams: streams}
+	o := &SimulateRunOptions{Output: NewOutputFlags(output.Table, output.Wide, output.JSON, output.YAML), IOStreams: streams}
 	cmd := &cobra.Command{
 		Use:   "run (FILE | --builtin NAME)",
 		Short: "Run a scenario file or a built-in scenario and report per actor",
@@ -273,12 +273,12 @@ func (o *SimulateRunOptions) source() string {
 
 // SimulateListOptions are the options of kubectl rv simulate list.
 type SimulateListOptions struct {
-	Output *output.Flags
+	Output *OutputFlags
 	genericiooptions.IOStreams
 }
 
 func newCmdSimulateList(streams genericiooptions.IOStreams) *cobra.Command {
-	o := &SimulateListOptions{Output: output.NewFlags(output.Table, output.Wide, output.JSON, output.YAML), IOStreams: streams}
+	o := &SimulateListOptions{Output: NewOutputFlags(output.Table, output.Wide, output.JSON, output.YAML), IOStreams: streams}
 	cmd := &cobra.Command{
 		Use:   "list",
 		Short: "List the built-in scenarios",
@@ -319,14 +319,14 @@ type SimulateReplayOptions struct {
 	At        string
 	From, To  string
 	Namespace string
-	Output    *output.Flags
+	Output    *OutputFlags
 
 	namespace func() (string, bool, error)
 	genericiooptions.IOStreams
 }
 
 func newCmdSimulateReplay(f *Factory, streams genericiooptions.IOStreams) *cobra.Command {
-	o := &SimulateReplayOptions{Output: output.NewFlags(output.Table, output.JSON, output.YAML), IOStreams: streams}
+	o := &SimulateReplayOptions{Output: NewOutputFlags(output.Table, output.JSON, output.YAML), IOStreams: streams}
 	cmd := &cobra.Command{
 		Use:   "replay RECORDING",
 		Short: "Show any recorded object at any recorded resourceVersion, and diff two of them",

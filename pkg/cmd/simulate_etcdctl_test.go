@@ -34,7 +34,7 @@ func runEtcdctl(t *testing.T, stdin string, args ...string) (stdout, stderr stri
 	if err != nil && !exitcode.IsSilent(err) {
 		errOut.WriteString("error: " + err.Error() + "\n")
 	}
-	return out.String(), errOut.String(), exitcode.Code(err)
+	return out.String(), errOut.String(), exitcode.Classify(err)
 }
 
 const transcript = `# REFERENCE.md section 1, after four other writes

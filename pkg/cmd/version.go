@@ -3,6 +3,8 @@ package cmd
 import (
 	"context"
 	"fmt"
+	"io"
+	"strings"
 
 	"github.com/spf13/cobra"
 	k8sversion "k8s.io/apimachinery/pkg/version"
@@ -23,7 +25,7 @@ type VersionReport struct {
 // VersionOptions are the options of kubectl rv version.
 type VersionOptions struct {
 	ClientOnly bool
-	Output     *output.Flags
+	Output     *OutputFlags
 
 	serverVersion func() (*k8sversion.Info, error)
 	genericiooptions.IOStreams
@@ -31,7 +33,7 @@ type VersionOptions struct {
 
 // NewCmdVersion returns kubectl rv version.
 func NewCmdVersion(f *Factory, streams genericiooptions.IOStreams) *cobra.Command {
-	o := &VersionOptions{Output: output.NewFlags(output.Table, output.JSON, output.YAML), IOStreams: streams}
+	o := &VersionOptions{Output: NewOutputFlags(output.Table, output.JSON, output.YAML), IOStreams: streams}
 	cmd := &cobra.Command{
 		Use:   "version",
 		Short: "Print the client and server versions",
@@ -83,7 +85,7 @@ func (o *VersionOptions) Run(ctx context.Context) error {
 	if !o.ClientOnly {
 		rep.ServerVersion, serverErr = o.serverVersion()
 		if serverErr != nil {
-			if exitcode.Code(serverErr) != exitcode.CodeCluster {
+			if exitcode.Classify(serverErr) != exitcode.CodeCluster {
 				serverErr = exitcode.Cluster(serverErr)
 			}
 			serverErr = fmt.Errorf("getting the server version: %w", serverErr)
@@ -96,12 +98,16 @@ func (o *VersionOptions) Run(ctx context.Context) error {
 		return serverErr
 	}
 	c := rep.ClientVersion
-	fmt.Fprintf(o.Out, "Client Version: %s\n", c.Version)
+	var b strings.Builder
+	fmt.Fprintf(&b, "Client Version: %s\n", c.Version)
 	if c.GitCommit != "" {
-		fmt.Fprintf(o.Out, "Git Commit: %s\n", c.GitCommit)
+		fmt.Fprintf(&b, "Git Commit: %s\n", c.GitCommit)
 	}
 	if rep.ServerVersion != nil {
-		fmt.Fprintf(o.Out, "Server Version: %s\n", output.Escape(rep.ServerVersion.GitVersion))
+		fmt.Fprintf(&b, "Server Version: %s\n", output.Escape(rep.ServerVersion.GitVersion))
+	}
+	if _, err := io.WriteString(o.Out, b.String()); err != nil {
+		return err
 	}
 	return serverErr
 }

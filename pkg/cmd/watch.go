@@ -2,18 +2,13 @@ package cmd
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"os"
-	"slices"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/labels"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/resourceversion"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"k8s.io/client-go/dynamic"
@@ -89,7 +84,7 @@ type WatchOptions struct {
 	HotRate        float64
 	For            time.Duration
 	MaxEvents      int
-	Output         *output.Flags
+	Output         *OutputFlags
 
 	namespace string
 	dynamic   func() (dynamic.Interface, error)
@@ -106,7 +101,7 @@ func NewWatchOptions(streams genericiooptions.IOStreams) *WatchOptions {
 		FightThreshold: def.FightThreshold,
 		FightWindow:    def.FightWindow,
 		HotRate:        def.HotRate,
-		Output:         output.NewFlags(output.Table, output.Wide, output.JSON),
+		Output:         NewOutputFlags(output.Table, output.Wide, output.JSON),
 		now:            time.Now,
 		IOStreams:      streams,
 	}
@@ -277,9 +272,6 @@ func (o *WatchOptions) Run(ctx context.Context) error {
 		defer cancel()
 	}
 	res, err := inspect.Run(ctx, inspect.NewDynamicSource(client), cfg, pr)
-	if errors.Is(err, inspect.ErrInitialContact) {
-		return classifyWatchError(err)
-	}
 	if err != nil {
 		return err
 	}
@@ -292,16 +284,9 @@ func (o *WatchOptions) finish(pr *watchprint.Printer, res inspect.Result) error 
 		return err
 	}
 	if o.FailOnFight && res.Fights > 0 {
-		return exitcode.Findingf(fmt.Sprintf("%d fights seen (--fail-on-fight)", res.Fights))
+		return exitcode.Findingf("%d fights seen (--fail-on-fight)", res.Fights)
 	}
 	return nil
-}
-
-func classifyWatchError(err error) error {
-	if exitcode.IsClusterError(err) {
-		return exitcode.Cluster(err)
-	}
-	return exitcode.Usage(err)
 }
 
 func (o *WatchOptions) runReplay() error {
@@ -333,82 +318,16 @@ func (o *WatchOptions) resolveTargets() ([]inspect.Target, error) {
 	if err != nil {
 		return nil, err
 	}
-	type want struct {
-		typ   string
-		names []string
+	types, err := resolveTypeNameArgs(mapper, o.Args)
+	if err != nil {
+		return nil, err
 	}
-	var wants []want
-	if strings.Contains(o.Args[0], "/") {
-		for _, a := range o.Args {
-			typ, name, ok := strings.Cut(a, "/")
-			if !ok || typ == "" || name == "" {
-				return nil, exitcode.Usagef("argument %q: when one argument is TYPE/NAME, all must be (or use TYPE NAME...)", a)
-			}
-			wants = append(wants, want{typ: typ, names: []string{name}})
-		}
-	} else {
-		names := o.Args[1:]
-		for _, typ := range strings.Split(o.Args[0], ",") {
-			if typ == "" {
-				return nil, exitcode.Usagef("argument %q: empty resource type", o.Args[0])
-			}
-			wants = append(wants, want{typ: typ, names: names})
-		}
-	}
-	var targets []inspect.Target
-	index := map[schema.GroupVersionResource]int{}
-	for _, w := range wants {
-		gvr, namespaced, err := resolveType(mapper, w.typ)
-		if err != nil {
-			return nil, err
-		}
-		i, ok := index[gvr]
-		if !ok {
-			t := inspect.Target{Resource: gvr}
-			if namespaced && !o.AllNamespaces {
-				t.Namespace = o.namespace
-			}
-			targets = append(targets, t)
-			i = len(targets) - 1
-			index[gvr] = i
-		} else if len(targets[i].Names) == 0 || len(w.names) == 0 {
-			// One watch of the whole resource covers both.
-			targets[i].Names = nil
-			continue
-		}
-		for _, n := range w.names {
-			if !slices.Contains(targets[i].Names, n) {
-				targets[i].Names = append(targets[i].Names, n)
-			}
+	targets := make([]inspect.Target, len(types))
+	for i, t := range types {
+		targets[i] = inspect.Target{Resource: t.mapping.Resource, Names: t.names}
+		if t.mapping.Scope.Name() == meta.RESTScopeNameNamespace && !o.AllNamespaces {
+			targets[i].Namespace = o.namespace
 		}
 	}
 	return targets, nil
-}
-
-func resolveType(mapper meta.RESTMapper, typ string) (schema.GroupVersionResource, bool, error) {
-	var gvr schema.GroupVersionResource
-	var err error
-	if full, gr := schema.ParseResourceArg(strings.ToLower(typ)); full != nil {
-		gvr, err = mapper.ResourceFor(*full)
-		if err != nil {
-			gvr, err = mapper.ResourceFor(gr.WithVersion(""))
-		}
-	} else {
-		gvr, err = mapper.ResourceFor(gr.WithVersion(""))
-	}
-	if err != nil {
-		if meta.IsNoMatchError(err) || !exitcode.IsClusterError(err) {
-			return gvr, false, exitcode.Usagef("unknown resource type %q: %w (see kubectl api-resources)", typ, err)
-		}
-		return gvr, false, exitcode.Cluster(err)
-	}
-	gvk, err := mapper.KindFor(gvr)
-	if err != nil {
-		return gvr, false, classifyWatchError(err)
-	}
-	m, err := mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
-	if err != nil {
-		return gvr, false, classifyWatchError(err)
-	}
-	return gvr, m.Scope.Name() == meta.RESTScopeNameNamespace, nil
 }

@@ -10,6 +10,8 @@ import (
 
 	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 	"sigs.k8s.io/structured-merge-diff/v6/value"
+
+	"github.com/kubectl-rv/kubectl-rv/pkg/jsonvalue"
 )
 
 // Op is what happened to a field.
@@ -154,7 +156,7 @@ func (d *Differ) Objects(old, new map[string]any) []Change {
 func (d *Differ) maps(out *[]Change, path fieldpath.Path, ign *ignoreNode, old, new map[string]any) {
 	// Most of an object is unchanged between two versions: compare without
 	// allocating first, and walk in order only where something differs.
-	if ign == nil && equal(old, new) {
+	if ign == nil && jsonvalue.Equal(jsonvalue.Numeric, old, new) {
 		return
 	}
 	var keys []string
@@ -169,7 +171,7 @@ func (d *Differ) maps(out *[]Change, path fieldpath.Path, ign *ignoreNode, old, 
 				continue
 			}
 		}
-		if nv, ok := new[k]; !ok || !equal(ov, nv) {
+		if nv, ok := new[k]; !ok || !jsonvalue.Equal(jsonvalue.Numeric, ov, nv) {
 			keys = append(keys, k)
 		}
 	}
@@ -259,7 +261,7 @@ func (d *Differ) values(out *[]Change, path fieldpath.Path, ign *ignoreNode, old
 			return
 		}
 	default:
-		if scalarEqual(old, new) {
+		if jsonvalue.Equal(jsonvalue.Numeric, old, new) {
 			return
 		}
 	}
@@ -380,37 +382,6 @@ func describe(v any) any {
 	}
 }
 
-func scalarEqual(a, b any) bool {
-	switch x := a.(type) {
-	case int64:
-		switch y := b.(type) {
-		case int64:
-			return x == y
-		case float64:
-			return float64(x) == y
-		}
-		return false
-	case float64:
-		switch y := b.(type) {
-		case float64:
-			return x == y
-		case int64:
-			return x == float64(y)
-		}
-		return false
-	case string:
-		y, ok := b.(string)
-		return ok && x == y
-	case bool:
-		y, ok := b.(bool)
-		return ok && x == y
-	case nil:
-		return b == nil
-	default:
-		return fmt.Sprint(a) == fmt.Sprint(b) && fmt.Sprintf("%T", a) == fmt.Sprintf("%T", b)
-	}
-}
-
 // appendPath copies, so that sibling paths never share a backing array.
 func appendPath(p fieldpath.Path, e fieldpath.PathElement) fieldpath.Path {
 	out := make(fieldpath.Path, len(p)+1)
@@ -445,40 +416,4 @@ func (c Change) MarshalJSON() ([]byte, error) {
 		New  any    `json:"new,omitempty"`
 	}
 	return json.Marshal(wire{Path: c.Path.String(), Op: c.Op, Old: c.Old, New: c.New})
-}
-
-// equal reports whether two decoded JSON values are equal, without
-// allocating.
-func equal(a, b any) bool {
-	switch x := a.(type) {
-	case map[string]any:
-		y, ok := b.(map[string]any)
-		if !ok || len(x) != len(y) || (x == nil) != (y == nil) {
-			return false
-		}
-		for k, v := range x {
-			w, ok := y[k]
-			if !ok || !equal(v, w) {
-				return false
-			}
-		}
-		return true
-	case []any:
-		y, ok := b.([]any)
-		if !ok || len(x) != len(y) {
-			return false
-		}
-		for i := range x {
-			if !equal(x[i], y[i]) {
-				return false
-			}
-		}
-		return true
-	default:
-		switch b.(type) {
-		case map[string]any, []any:
-			return false
-		}
-		return scalarEqual(a, b)
-	}
 }

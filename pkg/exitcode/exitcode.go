@@ -15,10 +15,11 @@ import (
 
 // The process exit codes. See the package documentation.
 const (
-	CodeOK      = 0
-	CodeFinding = 1
-	CodeUsage   = 2
-	CodeCluster = 3
+	CodeOK          = 0
+	CodeFinding     = 1
+	CodeUsage       = 2
+	CodeCluster     = 3
+	CodeInterrupted = 130
 )
 
 // Error is an error with the exit code the process should end with.
@@ -58,10 +59,11 @@ func Cluster(err error) error {
 	return &Error{Code: CodeCluster, Err: err}
 }
 
-// Findingf reports findings (exit 1). The message, if any, is printed to the
-// error stream by main, after the command's report.
-func Findingf(msg string) error {
-	return &Error{Code: CodeFinding, Err: errors.New(msg)}
+// Findingf reports findings (exit 1) with the message fmt.Errorf(format,
+// args...) would make. main prints it to the error stream after the
+// command's report.
+func Findingf(format string, args ...any) error {
+	return &Error{Code: CodeFinding, Err: fmt.Errorf(format, args...)}
 }
 
 // SilentFinding ends the process with exit 1 without printing anything more:
@@ -74,54 +76,70 @@ func IsSilent(err error) bool {
 	return errors.As(err, &e) && e.Silent
 }
 
-// Code returns the exit code for err: CodeOK for nil, the code an Error carries,
-// else a classification of well-known errors. Anything unclassified is a
-// usage error, since a bug in the input is far likelier than a bug here.
-func Code(err error) int {
+// Classify returns the exit code for err, in this order:
+//
+//   - CodeOK for nil;
+//   - CodeInterrupted when err is or wraps context.Canceled (Ctrl-C);
+//   - the code an Error in err's chain carries (Usage, Cluster, Findingf);
+//   - CodeUsage for command-line errors that carry no type (cobra's
+//     "unknown command", "accepts 1 arg(s)", ...) and for an unknown
+//     resource type;
+//   - CodeCluster when err says the cluster could not be reached or refused
+//     the request (see below);
+//   - CodeUsage for anything else.
+//
+// The last rule decides the unknown: an error that is neither marked nor
+// recognised is the input's or a local file's far more often than the
+// cluster's, and a script that sees 3 retries later, which fixes nothing
+// local. Code that talks to the cluster marks what it knows to be the
+// cluster's fault with Cluster.
+//
+// The cluster's errors are network errors (connection refused, DNS, TLS,
+// timeouts, a url.Error from the client), and API status errors 401, 403,
+// 408, 410 (the history asked for is compacted), 429 and every 5xx. Other
+// statuses (400, 404, 409, 422, ...) say the request was wrong: the input.
+func Classify(err error) int {
 	if err == nil {
 		return CodeOK
+	}
+	if errors.Is(err, context.Canceled) {
+		return CodeInterrupted
 	}
 	var e *Error
 	if errors.As(err, &e) {
 		return e.Code
 	}
-	if IsClusterError(err) {
+	if isCommandLineError(err) || meta.IsNoMatchError(err) {
+		return CodeUsage
+	}
+	if isClusterError(err) {
 		return CodeCluster
 	}
 	return CodeUsage
 }
 
-// IsClusterError reports whether err says the cluster could not be reached or
-// refused the request: network errors, timeouts, authentication and
-// authorization failures, server errors and throttling. A NotFound, an
-// Invalid or a BadRequest is the user's input, not the cluster's fault.
-func IsClusterError(err error) bool {
-	if err == nil {
-		return false
+// isCommandLineError recognises the argument errors cobra and pflag build
+// with fmt.Errorf, which carry no type.
+func isCommandLineError(err error) bool {
+	msg := err.Error()
+	for _, p := range []string{"unknown command ", "unknown flag", "unknown shorthand flag", "accepts ", "requires at least", "requires at most", "invalid argument ", "flag needs an argument", "required flag(s)"} {
+		if strings.HasPrefix(msg, p) {
+			return true
+		}
 	}
-	if meta.IsNoMatchError(err) {
-		return false
-	}
-	switch {
-	case apierrors.IsUnauthorized(err), apierrors.IsForbidden(err),
-		apierrors.IsServerTimeout(err), apierrors.IsTimeout(err),
-		apierrors.IsTooManyRequests(err), apierrors.IsInternalError(err),
-		apierrors.IsServiceUnavailable(err), apierrors.IsUnexpectedServerError(err):
-		return true
-	}
-	if errors.Is(err, context.DeadlineExceeded) {
+	return false
+}
+
+// isClusterError reports whether err says the cluster could not be reached
+// or refused the request (see Classify).
+func isClusterError(err error) bool {
+	if isClusterStatus(err) || errors.Is(err, context.DeadlineExceeded) {
 		return true
 	}
 	var urlErr *url.Error
-	if errors.As(err, &urlErr) {
-		return true
-	}
 	var netErr net.Error
-	if errors.As(err, &netErr) {
-		return true
-	}
 	var opErr *net.OpError
-	if errors.As(err, &opErr) {
+	if errors.As(err, &urlErr) || errors.As(err, &netErr) || errors.As(err, &opErr) {
 		return true
 	}
 	msg := err.Error()
@@ -132,4 +150,19 @@ func IsClusterError(err error) bool {
 		}
 	}
 	return false
+}
+
+// isClusterStatus reports whether err is an API status the cluster answers
+// when it refuses a request or cannot serve it.
+func isClusterStatus(err error) bool {
+	switch {
+	case apierrors.IsUnauthorized(err), apierrors.IsForbidden(err),
+		apierrors.IsServerTimeout(err), apierrors.IsTimeout(err),
+		apierrors.IsTooManyRequests(err), apierrors.IsInternalError(err),
+		apierrors.IsServiceUnavailable(err), apierrors.IsUnexpectedServerError(err),
+		apierrors.IsResourceExpired(err), apierrors.IsGone(err):
+		return true
+	}
+	var status apierrors.APIStatus
+	return errors.As(err, &status) && status.Status().Code >= 500
 }

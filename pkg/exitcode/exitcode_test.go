@@ -13,7 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
-func TestCode(t *testing.T) {
+func TestClassify(t *testing.T) {
 	gr := schema.GroupResource{Group: "apps", Resource: "deployments"}
 	tests := []struct {
 		name string
@@ -23,24 +23,39 @@ func TestCode(t *testing.T) {
 		{"nil", nil, CodeOK},
 		{"usage", Usagef("--timeout must be positive"), CodeUsage},
 		{"wrapped usage keeps its code", fmt.Errorf("loading: %w", Usagef("bad")), CodeUsage},
-		{"finding", Findingf("2 objects lag"), CodeFinding},
+		{"finding", Findingf("%d objects lag", 2), CodeFinding},
 		{"silent finding", SilentFinding(), CodeFinding},
 		{"explicit cluster", Cluster(errors.New("boom")), CodeCluster},
+		{"interrupted", fmt.Errorf("listing: %w", context.Canceled), CodeInterrupted},
 		{"forbidden", apierrors.NewForbidden(gr, "web", errors.New("no")), CodeCluster},
 		{"unauthorized", apierrors.NewUnauthorized("who are you"), CodeCluster},
 		{"service unavailable", apierrors.NewServiceUnavailable("later"), CodeCluster},
+		{"too many requests", apierrors.NewTooManyRequests("slow down", 1), CodeCluster},
+		{"history compacted", apierrors.NewResourceExpired("too old resource version"), CodeCluster},
+		{"other 5xx", apierrors.NewGenericServerResponse(502, "get", gr, "web", "bad gateway", 0, true), CodeCluster},
 		{"connection refused", &url.Error{Op: "Get", URL: "https://127.0.0.1:1/version", Err: &net.OpError{Op: "dial", Err: errors.New("connection refused")}}, CodeCluster},
+		{"flattened connection refused", errors.New("Get \"https://127.0.0.1:1/api\": dial tcp: connection refused"), CodeCluster},
 		{"deadline", fmt.Errorf("listing: %w", context.DeadlineExceeded), CodeCluster},
 		{"not found is input", apierrors.NewNotFound(gr, "web"), CodeUsage},
+		{"invalid is input", apierrors.NewBadRequest("no"), CodeUsage},
 		{"unknown resource type is input", &meta.NoResourceMatchError{PartialResource: schema.GroupVersionResource{Resource: "foos"}}, CodeUsage},
+		{"cobra argument error", errors.New(`accepts 1 arg(s), received 2`), CodeUsage},
+		{"cobra unknown command", errors.New(`unknown command "x" for "kubectl rv"`), CodeUsage},
 		{"anything else is input", errors.New("something odd"), CodeUsage},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := Code(tt.err); got != tt.want {
-				t.Errorf("Code(%v) = %d, want %d", tt.err, got, tt.want)
+			if got := Classify(tt.err); got != tt.want {
+				t.Errorf("Classify(%v) = %d, want %d", tt.err, got, tt.want)
 			}
 		})
+	}
+}
+
+func TestFindingf(t *testing.T) {
+	err := Findingf("%d fights seen (%s)", 2, "--fail-on-fight")
+	if got, want := err.Error(), "2 fights seen (--fail-on-fight)"; got != want {
+		t.Errorf("Findingf(...).Error() = %q, want %q", got, want)
 	}
 }
 

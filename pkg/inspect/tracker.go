@@ -12,6 +12,7 @@ import (
 	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 
 	"github.com/kubectl-rv/kubectl-rv/pkg/diff"
+	"github.com/kubectl-rv/kubectl-rv/pkg/jsonvalue"
 )
 
 // TrackerConfig tunes the Tracker. NewTrackerConfig fills the defaults.
@@ -151,7 +152,7 @@ type Duration time.Duration
 
 // MarshalJSON writes the duration as a string.
 func (d Duration) MarshalJSON() ([]byte, error) {
-	return []byte(strconv.Quote(time.Duration(d).String())), nil
+	return jsonvalue.AppendString(nil, time.Duration(d).String()), nil
 }
 
 // String returns the duration as Go prints it.

@@ -11,6 +11,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
+
+	"github.com/kubectl-rv/kubectl-rv/pkg/jsonvalue"
 )
 
 // Entry is one decoded managedFields entry.
@@ -245,7 +247,7 @@ func appendFieldsJSON(b []byte, m map[string]any) (out []byte, ok bool) {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = appendJSONString(b, k)
+		b = jsonvalue.AppendString(b, k)
 		b = append(b, ':')
 		sub, isMap := m[k].(map[string]any)
 		if !isMap {
@@ -256,23 +258,6 @@ func appendFieldsJSON(b []byte, m map[string]any) (out []byte, ok bool) {
 		}
 	}
 	return append(b, '}'), true
-}
-
-func appendJSONString(b []byte, s string) []byte {
-	const hex = "0123456789abcdef"
-	b = append(b, '"')
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case c == '"' || c == '\\':
-			b = append(b, '\\', c)
-		case c < 0x20:
-			b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
-		default:
-			b = append(b, c)
-		}
-	}
-	return append(b, '"')
 }
 
 // entryFromMap reads an unstructured managedFields entry (all but

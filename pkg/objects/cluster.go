@@ -5,10 +5,8 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/spf13/pflag"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/resource"
 
 	"github.com/kubectl-rv/kubectl-rv/pkg/exitcode"
@@ -28,55 +26,14 @@ type Selection struct {
 	ChunkSize int64
 }
 
-// Flags binds a Selection to kubectl's flags: -f, -R, -l,
-// --field-selector, -A and --chunk-size. -n comes from the ConfigFlags.
-type Flags struct {
-	Selection
-	withFiles bool
-}
-
-// NewFlags returns selection flags; withFiles adds -f and -R.
-func NewFlags(withFiles bool) *Flags {
-	return &Flags{Selection: Selection{ChunkSize: 500}, withFiles: withFiles}
-}
-
-// AddFlags registers the flags on fs.
-func (f *Flags) AddFlags(fs *pflag.FlagSet) {
-	if f.withFiles {
-		fs.StringSliceVarP(&f.Filenames, "filename", "f", nil, "Read objects from these files, directories or - (stdin) instead of the cluster: multi-document YAML, JSON and List objects.")
-		fs.BoolVarP(&f.Recursive, "recursive", "R", false, "Read the directories given with -f recursively.")
-	}
-	fs.StringVarP(&f.LabelSelector, "selector", "l", "", "Label selector (label query) to filter on, supports '=', '==', '!=', 'in', 'notin'.")
-	fs.StringVar(&f.FieldSelector, "field-selector", "", "Field selector to filter on, for example metadata.name=web.")
-	fs.BoolVarP(&f.AllNamespaces, "all-namespaces", "A", false, "Select objects across all namespaces (-n is ignored).")
-	fs.Int64Var(&f.ChunkSize, "chunk-size", f.ChunkSize, "Return large lists in pages of this size; 0 disables paging.")
-}
-
-// Validate checks the flags without I/O.
-func (f *Flags) Validate() error {
-	if f.ChunkSize < 0 {
-		return exitcode.Usagef("--chunk-size must be 0 or positive, got %d", f.ChunkSize)
-	}
-	if len(f.Filenames) > 0 && len(f.Args) > 0 {
-		return exitcode.Usagef("give either -f or TYPE [NAME] arguments, not both")
-	}
-	if f.Recursive && len(f.Filenames) == 0 {
-		return exitcode.Usagef("-R/--recursive needs -f")
-	}
-	if len(f.Filenames) == 0 && len(f.Args) == 0 {
-		return exitcode.Usagef("say what to look at: TYPE NAME, TYPE/NAME, or -f FILE")
-	}
-	return nil
-}
-
 // Offline reports whether objects come from files.
 func (s Selection) Offline() bool { return len(s.Filenames) > 0 }
 
 // Load returns the selected objects: from files when -f was given (no cluster
 // needed), else from the cluster through getter in namespace (ignored with
-// -A). Errors in the input are usage errors (exit 2); cluster failures keep
-// their classification (exit 3).
-func (s Selection) Load(ctx context.Context, getter genericclioptions.RESTClientGetter, namespace string, stdin io.Reader) ([]Object, error) {
+// -A). Errors in the files are usage errors (exit 2); the cluster's errors
+// come back as the client returned them, for exitcode.Classify.
+func (s Selection) Load(ctx context.Context, getter resource.RESTClientGetter, namespace string, stdin io.Reader) ([]Object, error) {
 	if s.Offline() {
 		objs, err := ReadFiles(s.Filenames, s.Recursive, stdin)
 		return objs, exitcode.Usage(err)
@@ -91,7 +48,7 @@ func (s Selection) Load(ctx context.Context, getter genericclioptions.RESTClient
 
 // Visit calls fn for every selected object in the cluster, page by page, so
 // that a caller can process objects as a stream.
-func (s Selection) Visit(ctx context.Context, getter genericclioptions.RESTClientGetter, namespace string, fn func(*unstructured.Unstructured, *meta.RESTMapping) error) error {
+func (s Selection) Visit(ctx context.Context, getter resource.RESTClientGetter, namespace string, fn func(*unstructured.Unstructured, *meta.RESTMapping) error) error {
 	if namespace == "" {
 		namespace = "default"
 	}
@@ -106,9 +63,9 @@ func (s Selection) Visit(ctx context.Context, getter genericclioptions.RESTClien
 		Flatten().
 		Do()
 	if err := r.Err(); err != nil {
-		return classify(err)
+		return err
 	}
-	err := r.Visit(func(info *resource.Info, err error) error {
+	return r.Visit(func(info *resource.Info, err error) error {
 		if err != nil {
 			return err
 		}
@@ -121,20 +78,4 @@ func (s Selection) Visit(ctx context.Context, getter genericclioptions.RESTClien
 		}
 		return fn(u, info.Mapping)
 	})
-	return classify(err)
-}
-
-// classify turns builder errors about the input (an unknown resource type,
-// a malformed argument) into usage errors.
-func classify(err error) error {
-	if err == nil {
-		return nil
-	}
-	if meta.IsNoMatchError(err) {
-		return exitcode.Usage(err)
-	}
-	if exitcode.IsClusterError(err) {
-		return exitcode.Cluster(err)
-	}
-	return err
 }

@@ -11,7 +11,9 @@
 // server and may carry terminal control sequences. Color is used only on a
 // terminal or when asked (--color=always), and never when NO_COLOR is set.
 //
-// Package output owns how results look; it does not decide what they are.
+// Package output owns how results look; it does not decide what they are,
+// and binds no flags: pkg/cmd turns -o, --color and --no-headers into
+// Options.
 // It is the only package that imports tablewriter, whose display width
 // (ANSI-aware, East Asian wide characters count two) sizes the columns;
 // the columns are laid out here, which is about 50 times faster than

@@ -2,7 +2,8 @@ package output
 
 import (
 	"encoding/json"
-	"strconv"
+
+	"github.com/kubectl-rv/kubectl-rv/pkg/jsonvalue"
 )
 
 // IndentedJSONAppender is a report that writes its own indented JSON, for
@@ -13,28 +14,9 @@ type IndentedJSONAppender interface {
 	AppendIndentedJSON(b []byte) ([]byte, error)
 }
 
-// AppendJSONString appends s as encoding/json writes it: quoted, with
-// <, > and & escaped for HTML, invalid UTF-8 replaced.
-func AppendJSONString(b []byte, s string) []byte {
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < 0x20 || c >= 0x7f || c == '<' || c == '>' || c == '&' {
-			// Rare: let encoding/json say how.
-			q, _ := json.Marshal(s)
-			return append(b, q...)
-		}
-	}
-	b = append(b, '"')
-	start := 0
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c == '"' || c == '\\' {
-			b = append(b, s[start:i]...)
-			b = append(b, '\\', c)
-			start = i + 1
-		}
-	}
-	b = append(b, s[start:]...)
-	return append(b, '"')
-}
+// AppendJSONString appends s as encoding/json writes it; it is
+// jsonvalue.AppendString, the one JSON string encoder.
+func AppendJSONString(b []byte, s string) []byte { return jsonvalue.AppendString(b, s) }
 
 // AppendJSONIndent appends a newline and the indentation of depth levels
 // of json.MarshalIndent(v, "", "  ").
@@ -54,9 +36,6 @@ func AppendJSONKey(b []byte, depth int, key string) []byte {
 	b = AppendJSONString(b, key)
 	return append(b, ':', ' ')
 }
-
-// AppendJSONInt appends n.
-func AppendJSONInt(b []byte, n int) []byte { return strconv.AppendInt(b, int64(n), 10) }
 
 // AppendMarshalIndent appends json.MarshalIndent of v as it would appear
 // depth levels deep in an indented document.

@@ -4,15 +4,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
-	"slices"
 	"strings"
 
-	"github.com/spf13/pflag"
 	cliprinters "k8s.io/cli-runtime/pkg/printers"
 	"sigs.k8s.io/yaml"
-
-	"github.com/kubectl-rv/kubectl-rv/pkg/exitcode"
 )
 
 // APIVersion is the group/version of every structured report.
@@ -48,66 +43,23 @@ const (
 	ColorNever  ColorMode = "never"
 )
 
-// Flags are the output flags a command offers: -o, --color and --no-headers.
-type Flags struct {
-	Output    string
-	Color     string
+// Options say how a Printer renders: the command layer builds them from
+// -o, --color and --no-headers.
+type Options struct {
+	Format    Format
+	Color     ColorMode
 	NoHeaders bool
-
-	allowed []Format
 }
 
-// NewFlags returns output flags that accept the given formats; the first is
-// the default.
-func NewFlags(allowed ...Format) *Flags {
-	if len(allowed) == 0 {
-		allowed = []Format{Table, Wide, JSON, YAML}
-	}
-	return &Flags{Output: string(allowed[0]), Color: string(ColorAuto), allowed: allowed}
-}
-
-// AddFlags registers -o, --color and --no-headers.
-func (f *Flags) AddFlags(fs *pflag.FlagSet) {
-	names := make([]string, len(f.allowed))
-	for i, a := range f.allowed {
-		names[i] = string(a)
-	}
-	fs.StringVarP(&f.Output, "output", "o", f.Output, "Output format. One of: ("+strings.Join(names, ", ")+").")
-	fs.StringVar(&f.Color, "color", f.Color, "Color output: auto (only on a terminal, and never when NO_COLOR is set), always or never.")
-	fs.BoolVar(&f.NoHeaders, "no-headers", f.NoHeaders, "Don't print headers in table output.")
-}
-
-// Validate checks the flag values without doing any I/O.
-func (f *Flags) Validate() error {
-	if !slices.Contains(f.allowed, Format(f.Output)) {
-		names := make([]string, len(f.allowed))
-		for i, a := range f.allowed {
-			names[i] = string(a)
-		}
-		return exitcode.Usage(fmt.Errorf("--output %q is not supported: use one of %s", f.Output, strings.Join(names, ", ")))
-	}
-	switch ColorMode(f.Color) {
-	case ColorAuto, ColorAlways, ColorNever:
-	default:
-		return exitcode.Usage(fmt.Errorf("--color %q is not supported: use auto, always or never", f.Color))
-	}
-	return nil
-}
-
-// Format returns the chosen format.
-func (f *Flags) Format() Format { return Format(f.Output) }
-
-// ToPrinter validates the flags and returns a printer writing to out.
-func (f *Flags) ToPrinter(out io.Writer) (*Printer, error) {
-	if err := f.Validate(); err != nil {
-		return nil, err
-	}
+// NewPrinter returns a printer writing to out. getenv reads NO_COLOR, for
+// ColorAuto.
+func NewPrinter(o Options, out io.Writer, getenv func(string) string) *Printer {
 	return &Printer{
-		Format:    Format(f.Output),
-		NoHeaders: f.NoHeaders,
-		Color:     UseColor(ColorMode(f.Color), out, os.Getenv),
+		Format:    o.Format,
+		NoHeaders: o.NoHeaders,
+		Color:     UseColor(o.Color, out, getenv),
 		Out:       out,
-	}, nil
+	}
 }
 
 // UseColor decides whether to color output written to out.
@@ -207,4 +159,14 @@ func printableASCII(s string) bool {
 		}
 	}
 	return true
+}
+
+// Warnf writes a warning to w, the error stream: "warning: " and the
+// message on one line, the way kubectl-rv prints every warning of its own
+// (the API server's warnings keep client-go's "Warning:"). The message is
+// escaped for the terminal, since it often quotes the server or a file.
+// A warning that cannot be written has nowhere else to go, so Warnf
+// returns nothing.
+func Warnf(w io.Writer, format string, args ...any) {
+	fmt.Fprintf(w, "warning: %s\n", Escape(fmt.Sprintf(format, args...)))
 }

@@ -5,7 +5,6 @@ import (
 	"testing"
 
 	"github.com/kubectl-rv/kubectl-rv/internal/golden"
-	"github.com/kubectl-rv/kubectl-rv/pkg/exitcode"
 )
 
 func sampleTable() *TableData {
@@ -72,39 +71,6 @@ func TestPrintObject(t *testing.T) {
 	}
 }
 
-func TestFlagsValidate(t *testing.T) {
-	tests := []struct {
-		name    string
-		output  string
-		color   string
-		wantErr string
-	}{
-		{"defaults", "table", "auto", ""},
-		{"json", "json", "never", ""},
-		{"unknown output", "xml", "auto", `--output "xml" is not supported: use one of table, wide, json, yaml`},
-		{"unknown color", "table", "sometimes", `--color "sometimes" is not supported: use auto, always or never`},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			f := NewFlags()
-			f.Output, f.Color = tt.output, tt.color
-			err := f.Validate()
-			if tt.wantErr == "" {
-				if err != nil {
-					t.Fatalf("unexpected error: %v", err)
-				}
-				return
-			}
-			if err == nil || err.Error() != tt.wantErr {
-				t.Fatalf("error = %v, want %q", err, tt.wantErr)
-			}
-			if exitcode.Code(err) != exitcode.CodeUsage {
-				t.Errorf("exit code = %d, want %d", exitcode.Code(err), exitcode.CodeUsage)
-			}
-		})
-	}
-}
-
 func TestUseColor(t *testing.T) {
 	env := func(v string) func(string) string { return func(string) string { return v } }
 	var buf bytes.Buffer
@@ -125,5 +91,13 @@ func TestUseColor(t *testing.T) {
 				t.Errorf("UseColor = %v, want %v", got, tt.want)
 			}
 		})
+	}
+}
+
+func TestWarnf(t *testing.T) {
+	var buf bytes.Buffer
+	Warnf(&buf, "%s has no managedFields; skipped", "ConfigMap x\x1b]0;t\x07")
+	if got, want := buf.String(), "warning: ConfigMap x^[]0;t^G has no managedFields; skipped\n"; got != want {
+		t.Errorf("Warnf wrote %q, want %q", got, want)
 	}
 }

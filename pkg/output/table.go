@@ -73,28 +73,37 @@ func (p *Printer) RenderTable(t *TableData) []byte {
 	if len(keep) == 0 {
 		return nil
 	}
-	type cell struct {
-		text  string // escaped
-		width int
-		style Style
-	}
-	rows := make([][]cell, 0, len(t.Rows)+1)
-	widths := make([]int, len(keep))
-	add := func(row []cell) {
+	rows, widths := p.escapeCells(t, keep)
+	return p.layOut(rows, widths)
+}
+
+// tableCell is a cell ready to lay out.
+type tableCell struct {
+	text  string // escaped
+	width int
+	style Style
+}
+
+// escapeCells returns the header (unless --no-headers) and the rows of the
+// kept columns, escaped, and each column's width.
+func (p *Printer) escapeCells(t *TableData, keep []int) (rows [][]tableCell, widths []int) {
+	rows = make([][]tableCell, 0, len(t.Rows)+1)
+	widths = make([]int, len(keep))
+	add := func(row []tableCell) {
 		for i, c := range row {
 			widths[i] = max(widths[i], c.width)
 		}
 		rows = append(rows, row)
 	}
 	if !p.NoHeaders {
-		row := make([]cell, len(keep))
+		row := make([]tableCell, len(keep))
 		for i, k := range keep {
 			h := Escape(strings.ToUpper(t.Columns[k].Name))
-			row[i] = cell{text: h, width: displayWidth(h)}
+			row[i] = tableCell{text: h, width: displayWidth(h)}
 		}
 		add(row)
 	}
-	cells := make([]cell, len(t.Rows)*len(keep))
+	cells := make([]tableCell, len(t.Rows)*len(keep))
 	for r, in := range t.Rows {
 		row := cells[r*len(keep) : (r+1)*len(keep)]
 		for i, k := range keep {
@@ -103,10 +112,15 @@ func (p *Printer) RenderTable(t *TableData) []byte {
 				text = Escape(text)
 				width = displayWidth(text)
 			}
-			row[i] = cell{text: text, width: width, style: in[k].Style}
+			row[i] = tableCell{text: text, width: width, style: in[k].Style}
 		}
 		add(row)
 	}
+	return rows, widths
+}
+
+// layOut writes rows in columns of the given widths.
+func (p *Printer) layOut(rows [][]tableCell, widths []int) []byte {
 	line := 0 // the widest line's width: blanks owed never exceed it
 	for _, w := range widths {
 		line += w + len(columnGap)

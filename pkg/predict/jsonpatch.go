@@ -4,7 +4,8 @@ import (
 	"encoding/json"
 	"sort"
 	"strconv"
-	"strings"
+
+	"github.com/go-openapi/jsonpointer"
 )
 
 // Op is one RFC 6902 operation.
@@ -49,10 +50,6 @@ func GenerateJSONPatch(from, to map[string]any, rv string) ([]byte, error) {
 	return json.Marshal(ops)
 }
 
-func escapePointer(s string) string {
-	return strings.ReplaceAll(strings.ReplaceAll(s, "~", "~0"), "/", "~1")
-}
-
 func diffValue(ops []Op, path string, a, b any) []Op {
 	if jsonEqual(a, b) {
 		return ops
@@ -82,7 +79,7 @@ func diffMap(ops []Op, path string, a, b map[string]any) []Op {
 	}
 	sort.Strings(keys)
 	for _, k := range keys {
-		p := path + "/" + escapePointer(k)
+		p := path + "/" + jsonpointer.Escape(k)
 		av, inA := a[k]
 		bv, inB := b[k]
 		switch {

@@ -2,7 +2,6 @@ package predict
 
 import (
 	"fmt"
-	"strings"
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -63,39 +62,42 @@ func (e *NoLiveObjectError) Error() string {
 // LiveSet holds the live objects of an offline prediction (saved with
 // kubectl get -o yaml --show-managed-fields), indexed for matching.
 type LiveSet struct {
-	objs  []*unstructured.Unstructured
-	byKey map[liveKey]*unstructured.Unstructured
+	objs    []*unstructured.Unstructured
+	resolve KindResolver
+	byKey   map[liveKey]*unstructured.Unstructured
 }
 
 type liveKey struct {
 	groupKind, namespace, name string
 }
 
+// KindResolver resolves TYPE as typed on the command line (deployment,
+// deployments, Deployment, deployments.apps) to a group and kind. pkg/cmd
+// passes its one resolver, run over the kinds the live objects have.
+type KindResolver func(typ string) (schema.GroupKind, error)
+
 // NewLiveSet indexes live objects; of two with the same kind, namespace
-// and name, the later one counts.
-func NewLiveSet(objs []*unstructured.Unstructured) *LiveSet {
-	s := &LiveSet{objs: objs, byKey: make(map[liveKey]*unstructured.Unstructured, len(objs))}
+// and name the last wins. resolve reads a patch's TYPE.
+func NewLiveSet(objs []*unstructured.Unstructured, resolve KindResolver) *LiveSet {
+	s := &LiveSet{objs: objs, resolve: resolve, byKey: make(map[liveKey]*unstructured.Unstructured, len(objs))}
 	for _, u := range objs {
 		s.byKey[liveKey{u.GroupVersionKind().GroupKind().String(), u.GetNamespace(), u.GetName()}] = u
 	}
 	return s
 }
 
-// byTypeName finds TYPE/NAME: TYPE is matched against the kind and the
-// usual resource names (deployment, deployments; deploy is not guessed).
-// With an explicit namespace, a namespaced object must be in it.
+// byTypeName finds TYPE/NAME. With an explicit namespace, a namespaced
+// object must be in it.
 func (s *LiveSet) byTypeName(typ, name string, ns DefaultNamespace) *unstructured.Unstructured {
-	typ = strings.ToLower(typ)
-	typ, _, _ = strings.Cut(typ, ".")
+	gk, err := s.resolve(typ)
+	if err != nil {
+		return nil
+	}
 	for _, u := range s.objs {
-		if u.GetName() != name || (ns.Explicit && u.GetNamespace() != "" && u.GetNamespace() != ns.Name) {
+		if u.GetName() != name || u.GroupVersionKind().GroupKind() != gk || (ns.Explicit && u.GetNamespace() != "" && u.GetNamespace() != ns.Name) {
 			continue
 		}
-		kind := strings.ToLower(u.GetKind())
-		plural, singular := meta.UnsafeGuessKindToResource(u.GroupVersionKind())
-		if typ == kind || typ == plural.Resource || typ == singular.Resource {
-			return u
-		}
+		return u
 	}
 	return nil
 }

@@ -3,6 +3,7 @@ package predict
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -90,7 +91,7 @@ func TestMatchOffline(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			rec := &recordExecutors{}
-			items, err := MatchOffline(tc.targets, NewLiveSet(tc.lives), tc.ns, rec.executor)
+			items, err := MatchOffline(tc.targets, NewLiveSet(tc.lives, deploymentKinds), tc.ns, rec.executor)
 			if tc.wantErr != "" {
 				if err == nil || err.Error() != tc.wantErr {
 					t.Fatalf("MatchOffline error = %v, want %q", err, tc.wantErr)
@@ -123,7 +124,7 @@ func TestMatchOfflineNamesTheTargetOfAnExecutorError(t *testing.T) {
 	failing := func(schema.GroupVersionKind, string, *unstructured.Unstructured) (Executor, error) {
 		return nil, errors.New("no schema")
 	}
-	_, err := MatchOffline([]Target{manifest(t, "default", "web.yaml:7")}, NewLiveSet(nil), DefaultNamespace{Name: "default"}, failing)
+	_, err := MatchOffline([]Target{manifest(t, "default", "web.yaml:7")}, NewLiveSet(nil, deploymentKinds), DefaultNamespace{Name: "default"}, failing)
 	if err == nil || err.Error() != "web.yaml:7: no schema" {
 		t.Fatalf("MatchOffline error = %v", err)
 	}
@@ -300,4 +301,14 @@ func TestFailOn(t *testing.T) {
 	if _, ok := ParseFailOn("always"); ok {
 		t.Error(`ParseFailOn("always") accepted`)
 	}
+}
+
+// deploymentKinds stands in for pkg/cmd's resolver over live Deployments:
+// the kind and its resource names, not the short name deploy.
+func deploymentKinds(typ string) (schema.GroupKind, error) {
+	switch typ {
+	case "Deployment", "deployment", "deployments", "deployments.apps":
+		return schema.GroupKind{Group: "apps", Kind: "Deployment"}, nil
+	}
+	return schema.GroupKind{}, fmt.Errorf("unknown resource type %q", typ)
 }

@@ -191,7 +191,9 @@ func PrintTable(p *output.Printer, rep *lag.Report, opts Options) error {
 		if err := p.PrintTable(Table(rep, opts)); err != nil {
 			return err
 		}
-		fmt.Fprintln(p.Out)
+		if _, err := fmt.Fprintln(p.Out); err != nil {
+			return err
+		}
 	}
 	if err := PrintSummary(p.Out, rep); err != nil {
 		return err

@@ -6,7 +6,8 @@ import (
 	"math"
 	"slices"
 	"strconv"
-	"unicode/utf8"
+
+	"github.com/kubectl-rv/kubectl-rv/pkg/jsonvalue"
 )
 
 // encode serializes an unstructured object as JSON with sorted keys, as
@@ -30,7 +31,7 @@ func (e *encoder) appendValue(b []byte, v any) ([]byte, error) {
 	case nil:
 		return append(b, "null"...), nil
 	case string:
-		return appendString(b, x), nil
+		return jsonvalue.AppendString(b, x), nil
 	case bool:
 		return strconv.AppendBool(b, x), nil
 	case int64:
@@ -57,7 +58,7 @@ func (e *encoder) appendValue(b []byte, v any) ([]byte, error) {
 			if i > 0 {
 				b = append(b, ',')
 			}
-			b = appendString(b, k)
+			b = jsonvalue.AppendString(b, k)
 			b = append(b, ':')
 			if b, err = e.appendValue(b, x[k]); err != nil {
 				return nil, err
@@ -82,33 +83,4 @@ func (e *encoder) appendValue(b []byte, v any) ([]byte, error) {
 		}
 		return append(b, j...), nil
 	}
-}
-
-const hexDigits = "0123456789abcdef"
-
-func appendString(b []byte, s string) []byte {
-	b = append(b, '"')
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			switch {
-			case c == '"' || c == '\\':
-				b = append(b, '\\', c)
-			case c < 0x20:
-				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
-			default:
-				b = append(b, c)
-			}
-			i++
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 {
-			b = append(b, `\ufffd`...)
-		} else {
-			b = append(b, s[i:i+size]...)
-		}
-		i += size
-	}
-	return append(b, '"')
 }

@@ -1,0 +1,5 @@
+package src
+
+func inATest() {
+	_ = 1
+}

@@ -1,0 +1,123 @@
+package cmd
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"strings"
+
+	"github.com/spf13/pflag"
+
+	"github.com/kubectl-rv/kubectl-rv/pkg/exitcode"
+	"github.com/kubectl-rv/kubectl-rv/pkg/objects"
+	"github.com/kubectl-rv/kubectl-rv/pkg/output"
+)
+
+// This file is where the flags shared by several commands are bound: the
+// packages below pkg/cmd take the typed configs these flags build
+// (output.Options, objects.Selection) and never see a flag.
+
+// OutputFlags are the output flags a command offers: -o, --color and
+// --no-headers.
+type OutputFlags struct {
+	Output    string
+	Color     string
+	NoHeaders bool
+
+	allowed []output.Format
+}
+
+// NewOutputFlags returns output flags that accept the given formats; the
+// first is the default. With none, every format is accepted.
+func NewOutputFlags(allowed ...output.Format) *OutputFlags {
+	if len(allowed) == 0 {
+		allowed = []output.Format{output.Table, output.Wide, output.JSON, output.YAML}
+	}
+	return &OutputFlags{Output: string(allowed[0]), Color: string(output.ColorAuto), allowed: allowed}
+}
+
+// AddFlags registers -o, --color and --no-headers.
+func (f *OutputFlags) AddFlags(fs *pflag.FlagSet) {
+	fs.StringVarP(&f.Output, "output", "o", f.Output, "Output format. One of: ("+strings.Join(f.names(), ", ")+").")
+	fs.StringVar(&f.Color, "color", f.Color, "Color output: auto (only on a terminal, and never when NO_COLOR is set), always or never.")
+	fs.BoolVar(&f.NoHeaders, "no-headers", f.NoHeaders, "Don't print headers in table output.")
+}
+
+func (f *OutputFlags) names() []string {
+	names := make([]string, len(f.allowed))
+	for i, a := range f.allowed {
+		names[i] = string(a)
+	}
+	return names
+}
+
+// Validate checks the flag values without doing any I/O.
+func (f *OutputFlags) Validate() error {
+	if !slices.Contains(f.allowed, output.Format(f.Output)) {
+		return exitcode.Usage(fmt.Errorf("--output %q is not supported: use one of %s", f.Output, strings.Join(f.names(), ", ")))
+	}
+	switch output.ColorMode(f.Color) {
+	case output.ColorAuto, output.ColorAlways, output.ColorNever:
+	default:
+		return exitcode.Usage(fmt.Errorf("--color %q is not supported: use auto, always or never", f.Color))
+	}
+	return nil
+}
+
+// Format returns the chosen format.
+func (f *OutputFlags) Format() output.Format { return output.Format(f.Output) }
+
+// ToOptions returns the printing options the flags ask for.
+func (f *OutputFlags) ToOptions() output.Options {
+	return output.Options{Format: output.Format(f.Output), Color: output.ColorMode(f.Color), NoHeaders: f.NoHeaders}
+}
+
+// ToPrinter validates the flags and returns a printer writing to out.
+func (f *OutputFlags) ToPrinter(out io.Writer) (*output.Printer, error) {
+	if err := f.Validate(); err != nil {
+		return nil, err
+	}
+	return output.NewPrinter(f.ToOptions(), out, os.Getenv), nil
+}
+
+// SelectionFlags bind an objects.Selection to kubectl's flags: -f, -R, -l,
+// --field-selector, -A and --chunk-size. -n comes from the ConfigFlags.
+type SelectionFlags struct {
+	objects.Selection
+	withFiles bool
+}
+
+// NewSelectionFlags returns selection flags; withFiles adds -f and -R.
+func NewSelectionFlags(withFiles bool) *SelectionFlags {
+	return &SelectionFlags{Selection: objects.Selection{ChunkSize: 500}, withFiles: withFiles}
+}
+
+// AddFlags registers the flags on fs.
+func (f *SelectionFlags) AddFlags(fs *pflag.FlagSet) {
+	if f.withFiles {
+		fs.StringSliceVarP(&f.Filenames, "filename", "f", nil, "Read objects from these files, directories or - (stdin) instead of the cluster: multi-document YAML, JSON and List objects.")
+		fs.BoolVarP(&f.Recursive, "recursive", "R", false, "Read the directories given with -f recursively.")
+	}
+	fs.StringVarP(&f.LabelSelector, "selector", "l", "", "Label selector (label query) to filter on, supports '=', '==', '!=', 'in', 'notin'.")
+	fs.StringVar(&f.FieldSelector, "field-selector", "", "Field selector to filter on, for example metadata.name=web.")
+	fs.BoolVarP(&f.AllNamespaces, "all-namespaces", "A", false, "Select objects across all namespaces (-n is ignored).")
+	fs.Int64Var(&f.ChunkSize, "chunk-size", f.ChunkSize, "Return large lists in pages of this size; 0 disables paging.")
+}
+
+// Validate checks the flags without I/O.
+func (f *SelectionFlags) Validate() error {
+	if f.ChunkSize < 0 {
+		return exitcode.Usagef("--chunk-size must be 0 or positive, got %d", f.ChunkSize)
+	}
+	if len(f.Filenames) > 0 && len(f.Args) > 0 {
+		return exitcode.Usagef("give either -f or TYPE [NAME] arguments, not both")
+	}
+	if f.Recursive && len(f.Filenames) == 0 {
+		return exitcode.Usagef("-R/--recursive needs -f")
+	}
+	if len(f.Filenames) == 0 && len(f.Args) == 0 {
+		return exitcode.Usagef("say what to look at: TYPE NAME, TYPE/NAME, or -f FILE")
+	}
+	return nil
+}

@@ -1,0 +1,146 @@
+package cmd
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/cli-runtime/pkg/resource"
+	"k8s.io/client-go/restmapper"
+
+	"github.com/kubectl-rv/kubectl-rv/pkg/exitcode"
+)
+
+// This file is the one place where a resource type named on the command
+// line becomes a REST mapping, for every command: watch, lag and predict
+// here, owners through objects.Selection, which uses the same
+// resource.Builder to fetch what it resolves.
+
+// resolveType returns the REST mapping of one resource type as typed on the
+// command line (deployments, deployment, deploy, Deployment,
+// deployments.apps, deployments.v1.apps), resolved by cli-runtime's
+// resource.Builder the way kubectl get resolves it: first as a resource,
+// then as a kind. Nothing is fetched; mapper may do discovery.
+//
+// An unknown type is a usage error naming it; a failure to reach the
+// cluster keeps its error, for exitcode.Classify.
+func resolveType(mapper meta.RESTMapper, typ string) (*meta.RESTMapping, error) {
+	// The Builder is asked for mappings only: it never gets to build a
+	// client, so it needs none, and category expansion (kubectl get all)
+	// is no type.
+	noClient := func(schema.GroupVersion) (resource.RESTClient, error) { return nil, nil }
+	noCategories := func() (restmapper.CategoryExpander, error) { return restmapper.SimpleCategoryExpander{}, nil }
+	b := resource.NewFakeBuilder(noClient, func() (meta.RESTMapper, error) { return mapper, nil }, noCategories)
+	m, err := b.Unstructured().ResourceTypeOrNameArgs(true, typ).Do().ResourceMapping()
+	switch {
+	case err == nil:
+		return m, nil
+	case exitcode.Classify(err) == exitcode.CodeCluster:
+		return nil, fmt.Errorf("resolving type %q: %w", typ, err)
+	}
+	return nil, exitcode.Usagef("unknown resource type %q: list the served types with kubectl api-resources", typ)
+}
+
+// typeArg is one TYPE of kubectl's resource arguments and the names given
+// with it (none: every object of the type).
+type typeArg struct {
+	typ   string
+	names []string
+}
+
+// parseTypeNameArgs splits kubectl's resource arguments, TYPE[,TYPE...]
+// [NAME...] or TYPE/NAME..., into types and names.
+func parseTypeNameArgs(args []string) ([]typeArg, error) {
+	if len(args) == 0 {
+		return nil, nil
+	}
+	var out []typeArg
+	if strings.Contains(args[0], "/") {
+		for _, a := range args {
+			typ, name, ok := strings.Cut(a, "/")
+			if !ok || typ == "" || name == "" {
+				return nil, exitcode.Usagef("argument %q: when one argument is TYPE/NAME, all must be (or use TYPE NAME...)", a)
+			}
+			out = append(out, typeArg{typ: typ, names: []string{name}})
+		}
+		return out, nil
+	}
+	for _, typ := range strings.Split(args[0], ",") {
+		if typ == "" {
+			return nil, exitcode.Usagef("argument %q: empty resource type", args[0])
+		}
+		out = append(out, typeArg{typ: typ, names: args[1:]})
+	}
+	return out, nil
+}
+
+// resolvedType is a resource named on the command line and the names asked
+// of it (none: every object).
+type resolvedType struct {
+	mapping *meta.RESTMapping
+	names   []string
+}
+
+// resolveTypeNameArgs parses kubectl's resource arguments and resolves
+// their types, in the order given. Types that name the same resource are
+// merged: deploy/a deployments/b is one resource with names a and b, and
+// one that asks for every object absorbs the names of the others.
+func resolveTypeNameArgs(mapper meta.RESTMapper, args []string) ([]resolvedType, error) {
+	parsed, err := parseTypeNameArgs(args)
+	if err != nil {
+		return nil, err
+	}
+	var out []resolvedType
+	index := map[schema.GroupVersionResource]int{}
+	for _, p := range parsed {
+		m, err := resolveType(mapper, p.typ)
+		if err != nil {
+			return nil, err
+		}
+		i, ok := index[m.Resource]
+		if !ok {
+			out = append(out, resolvedType{mapping: m})
+			i = len(out) - 1
+			index[m.Resource] = i
+		} else if len(out[i].names) == 0 || len(p.names) == 0 {
+			out[i].names = nil
+			continue
+		}
+		for _, n := range p.names {
+			if !slices.Contains(out[i].names, n) {
+				out[i].names = append(out[i].names, n)
+			}
+		}
+	}
+	return out, nil
+}
+
+// offlineMapper is a REST mapper of the kinds of objects read from files,
+// so that types name them offline as they would name them in a cluster
+// (deployments, deployment, Deployment, deployments.apps), except short
+// names, which only discovery knows. The first version seen of a kind is
+// the one it maps to.
+func offlineMapper(objs []*unstructured.Unstructured) meta.RESTMapper {
+	var gvs []schema.GroupVersion
+	var kinds []schema.GroupVersionKind
+	seen := map[schema.GroupKind]bool{}
+	for _, u := range objs {
+		gvk := u.GroupVersionKind()
+		if gvk.Kind == "" || seen[gvk.GroupKind()] {
+			continue
+		}
+		seen[gvk.GroupKind()] = true
+		kinds = append(kinds, gvk)
+		if !slices.Contains(gvs, gvk.GroupVersion()) {
+			gvs = append(gvs, gvk.GroupVersion())
+		}
+	}
+	m := meta.NewDefaultRESTMapper(gvs)
+	for _, gvk := range kinds {
+		m.Add(gvk, meta.RESTScopeNamespace)
+	}
+	return m
+}
