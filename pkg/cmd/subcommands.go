@@ -13,5 +13,6 @@ func addSubcommands(root *cobra.Command, f *Factory, streams genericiooptions.IO
 		NewCmdLag(f, streams),
 		NewCmdPredict(f, streams),
 		NewCmdSimulate(f, streams),
+		NewCmdDoctor(f, streams),
 	)
 }

@@ -16,7 +16,7 @@ const maxPages = 3
 // same version on every page and the same items, once each.
 func (p *prober) checkPaging(ctx context.Context, items int) Check {
 	if items < 2 {
-		return skip(Paging, fmt.Sprintf("%d item(s): nothing to page", items), "items", strconv.Itoa(items))
+		return skip(Paging, fmt.Sprintf("%s: nothing to page", plural(items, "item")), "items", strconv.Itoa(items))
 	}
 	limit := int64((items + maxPages - 1) / maxPages)
 	pages, seen, rv := 0, map[string]int{}, ""

@@ -10,6 +10,8 @@ import (
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
+
+	"github.com/kubectl-rv/kubectl-rv/pkg/apitypes"
 )
 
 // Client is what the engine needs of the API server.
@@ -61,15 +63,7 @@ func (c *restClient) Watch(ctx context.Context, t Target, namespace string, opts
 	return r.Watch(ctx, opts)
 }
 
-// listPath is the collection's URL path: /api/v1/namespaces/ns/pods,
-// /apis/apps/v1/deployments.
+// listPath is the collection's URL path.
 func listPath(t Target, namespace string) string {
-	p := "/apis/" + t.Resource.Group + "/" + t.Resource.Version
-	if t.Resource.Group == "" {
-		p = "/api/" + t.Resource.Version
-	}
-	if t.Namespaced && namespace != "" {
-		p += "/namespaces/" + namespace
-	}
-	return p + "/" + t.Resource.Resource
+	return apitypes.CollectionPath(apitypes.Type{Resource: t.Resource, Kind: t.Kind, Namespaced: t.Namespaced}, namespace)
 }

@@ -2,15 +2,14 @@ package lag
 
 import (
 	"errors"
-	"fmt"
 	"reflect"
 	"sort"
-	"strings"
 
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/kubernetes/scheme"
+
+	"github.com/kubectl-rv/kubectl-rv/pkg/apitypes"
 )
 
 // Target is one resource type to scan.
@@ -90,52 +89,24 @@ var ErrNoTypes = errors.New("the cluster serves no resource type that reports an
 // types only when clusterScoped is set (with --all-namespaces). A discovery
 // failure of some groups is returned as warnings beside the types found.
 //
-// A cached discovery client is invalidated first: a stale cache (kubectl
-// keeps one for hours) would silently leave out custom resource types
-// created since.
+// Discovery itself is apitypes.Listable's.
 func Discover(d discovery.DiscoveryInterface, clusterScoped bool) ([]Target, []string, error) {
-	if c, ok := d.(discovery.CachedDiscoveryInterface); ok {
-		c.Invalidate()
-	}
-	lists, err := discovery.ServerPreferredResources(d)
-	var warnings []string
+	found, err := apitypes.Listable(d, clusterScoped)
 	if err != nil {
-		var gdf *discovery.ErrGroupDiscoveryFailed
-		if !errors.As(err, &gdf) || len(lists) == 0 {
-			return nil, nil, fmt.Errorf("discovering the served resource types: %w", err)
-		}
-		groups := make([]string, 0, len(gdf.Groups))
-		for gv, e := range gdf.Groups {
-			groups = append(groups, fmt.Sprintf("%s (%v)", gv, e))
-		}
-		sort.Strings(groups)
-		warnings = append(warnings, "discovery failed for "+strings.Join(groups, ", ")+"; their types are not scanned")
+		return nil, nil, err
 	}
 	var out []Target
-	for _, l := range lists {
-		gv, err := schema.ParseGroupVersion(l.GroupVersion)
-		if err != nil {
+	for _, t := range found.Types {
+		lt := NewTarget(t.Resource, t.Kind, t.Namespaced)
+		if lt.Builtin && !builtinKinds[schema.GroupKind{Group: t.Resource.Group, Kind: t.Kind}] {
 			continue
 		}
-		for _, r := range l.APIResources {
-			if strings.Contains(r.Name, "/") || !hasVerbs(r, "list", "watch") {
-				continue
-			}
-			if !r.Namespaced && !clusterScoped {
-				continue
-			}
-			t := NewTarget(gv.WithResource(r.Name), r.Kind, r.Namespaced)
-			if t.Builtin && !builtinKinds[schema.GroupKind{Group: gv.Group, Kind: r.Kind}] {
-				continue
-			}
-			out = append(out, t)
-		}
+		out = append(out, lt)
 	}
-	SortTargets(out)
 	if len(out) == 0 {
-		return nil, warnings, ErrNoTypes
+		return nil, found.Warnings, ErrNoTypes
 	}
-	return out, warnings, nil
+	return out, found.Warnings, nil
 }
 
 // NewTarget describes a served type.
@@ -154,20 +125,4 @@ func SortTargets(ts []Target) {
 		}
 		return a.Resource < b.Resource
 	})
-}
-
-func hasVerbs(r metav1.APIResource, verbs ...string) bool {
-	for _, v := range verbs {
-		found := false
-		for _, have := range r.Verbs {
-			if have == v {
-				found = true
-				break
-			}
-		}
-		if !found {
-			return false
-		}
-	}
-	return true
 }

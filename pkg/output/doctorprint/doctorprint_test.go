@@ -17,7 +17,7 @@ func report() *doctor.Report {
 		}},
 		{Group: "example.com", Version: "v1", Resource: "widgets", Kind: "Widget", Namespaced: true, Checks: []doctor.Check{
 			{ID: doctor.ItemsHaveRV, Status: doctor.Fail, Observed: "2 of 2 items carry no resourceVersion, e.g. ns/\x1b]0;title\x07w"},
-			{ID: doctor.Paging, Status: doctor.Skip, Observed: "1 item(s): nothing to page"},
+			{ID: doctor.Paging, Status: doctor.Skip, Observed: "1 item: nothing to page"},
 		}},
 		{Group: "apps", Version: "v1", Resource: "deployments", Kind: "Deployment", Namespaced: true, Checks: []doctor.Check{
 			{ID: doctor.ListAny, Status: doctor.Pass, Observed: "resourceVersion 9, 0 items"},

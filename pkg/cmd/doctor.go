@@ -1,0 +1,292 @@
+package cmd
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/metadata"
+
+	"github.com/kubectl-rv/kubectl-rv/pkg/apitypes"
+	"github.com/kubectl-rv/kubectl-rv/pkg/doctor"
+	"github.com/kubectl-rv/kubectl-rv/pkg/exitcode"
+	"github.com/kubectl-rv/kubectl-rv/pkg/output"
+	"github.com/kubectl-rv/kubectl-rv/pkg/output/doctorprint"
+)
+
+const doctorLong = `Check that API endpoints keep the resourceVersion contract clients rely on.
+
+For each resource type (by default every listable and watchable one the
+cluster serves, built-in, custom and aggregated, at its preferred version),
+doctor lists and watches it in the ways client-go, controller-runtime and
+kubectl do, and says for each check whether the endpoint passed, failed,
+warned or was skipped, what it saw, and which clients break when it fails.
+Lists and watches carry object metadata only (PartialObjectMetadata).
+
+Checks:
+%s
+Only reads are sent. --write-probe NAMESPACE is the one exception: it
+creates, updates twice and deletes one ConfigMap named kubectl-rv-doctor-*
+in NAMESPACE, to see that resourceVersions increase across writes.
+
+Without -n, namespaced types are listed across all namespaces; with -n, in
+that namespace (for a user whose rights end there). A type you may not list
+gets a warning and no verdicts; the results are then partial.
+
+Exit status: 0 when no check failed, 1 when one did, 2 on bad usage, 3 when
+the cluster cannot be reached or refuses every type. See docs/doctor.md.`
+
+const doctorExample = `  # Every resource type of the cluster
+  kubectl rv doctor
+
+  # Only Deployments and a custom resource, with every check's detail
+  kubectl rv doctor deployments.apps,widgets.example.com -o wide
+
+  # Only the streaming-list check, on every type (client-go 0.35+ informers)
+  kubectl rv doctor --check watch-initial-events-end
+
+  # Also check writes, with a throwaway ConfigMap in the namespace "scratch"
+  kubectl rv doctor configmaps --write-probe scratch
+
+  # Machine-readable, for CI
+  kubectl rv doctor -o json`
+
+// Doctor's client rate limit: a few requests per check and type must not
+// wait on kubectl's default of 5 requests per second.
+const (
+	doctorQPS   = 50
+	doctorBurst = 100
+)
+
+// DoctorOptions are the options of kubectl rv doctor.
+type DoctorOptions struct {
+	Output       *OutputFlags
+	Parallel     int
+	Samples      int
+	WatchTimeout time.Duration
+	Checks       []string
+	WriteProbe   string
+
+	args      []string
+	namespace string
+	clients   doctor.Clients
+	// types returns the types to probe and discovery's warnings.
+	types func() (apitypes.Discovered, error)
+	genericiooptions.IOStreams
+}
+
+// NewCmdDoctor returns kubectl rv doctor.
+func NewCmdDoctor(f *Factory, streams genericiooptions.IOStreams) *cobra.Command {
+	def := doctor.NewConfig()
+	o := &DoctorOptions{
+		Output:   NewOutputFlags(output.Table, output.Wide, output.JSON, output.YAML),
+		Parallel: def.Parallel, Samples: def.LatencySamples, WatchTimeout: def.WatchTimeout,
+		IOStreams: streams,
+	}
+	var ids []string
+	var explain strings.Builder
+	for _, c := range doctor.Checks {
+		ids = append(ids, c.ID)
+		fmt.Fprintf(&explain, "  %s\n      %s\n", c.ID, c.Contract)
+	}
+	cmd := &cobra.Command{
+		Use:               "doctor [TYPE[,TYPE...]]",
+		Short:             "Check that API endpoints keep the resourceVersion contract clients rely on",
+		Long:              fmt.Sprintf(doctorLong, explain.String()),
+		Example:           doctorExample,
+		ValidArgsFunction: ResourceTypeCompletion(f),
+		RunE: func(c *cobra.Command, args []string) error {
+			if err := o.Complete(f, args); err != nil {
+				return err
+			}
+			if err := o.Validate(); err != nil {
+				return err
+			}
+			return o.Run(c.Context())
+		},
+	}
+	fs := cmd.Flags()
+	o.Output.AddFlags(fs)
+	fs.IntVar(&o.Parallel, "parallel", o.Parallel, "How many types to probe at once.")
+	fs.IntVar(&o.Samples, "samples", o.Samples, "How many consistent and cached lists to time for consistent-list-latency.")
+	fs.DurationVar(&o.WatchTimeout, "watch-timeout", o.WatchTimeout, "The timeout doctor's watches ask the server for; a bookmark is due shortly before it.")
+	fs.StringSliceVar(&o.Checks, "check", nil, "Run only these checks (repeatable or comma separated): "+strings.Join(ids, ", ")+".")
+	fs.StringVar(&o.WriteProbe, "write-probe", "", "WRITES: create, update and delete one ConfigMap in this namespace to check that resourceVersions increase across writes.")
+	_ = cmd.RegisterFlagCompletionFunc("check", cobra.FixedCompletions(ids, cobra.ShellCompDirectiveNoFileComp))
+	_ = cmd.RegisterFlagCompletionFunc("write-probe", func(c *cobra.Command, _ []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
+		return ResourceNameCompletion(f, "namespaces")(c, nil, toComplete)
+	})
+	return cmd
+}
+
+// Complete resolves the namespace and the clients.
+func (o *DoctorOptions) Complete(f *Factory, args []string) error {
+	o.args = args
+	ns, explicit, err := f.Namespace()
+	if err != nil {
+		return err
+	}
+	if explicit {
+		o.namespace = ns
+	}
+	cfg, err := f.RESTConfig(doctorQPS, doctorBurst)
+	if err != nil {
+		return err
+	}
+	cfg = doctor.FirstAnswers(cfg)
+	if o.clients.Metadata, err = metadata.NewForConfig(cfg); err != nil {
+		return err
+	}
+	if o.WriteProbe != "" {
+		if o.clients.Dynamic, err = dynamic.NewForConfig(cfg); err != nil {
+			return err
+		}
+	}
+	o.types = func() (apitypes.Discovered, error) { return o.resolveTypes(f) }
+	return nil
+}
+
+func (o *DoctorOptions) resolveTypes(f *Factory) (apitypes.Discovered, error) {
+	if len(o.args) == 0 {
+		d, err := f.Discovery()
+		if err != nil {
+			return apitypes.Discovered{}, err
+		}
+		return apitypes.Listable(d, true)
+	}
+	m, err := f.Mapper()
+	if err != nil {
+		return apitypes.Discovered{}, err
+	}
+	var out apitypes.Discovered
+	for _, typ := range doctorTypeArgs(o.args) {
+		mapping, err := resolveType(m, typ)
+		if err != nil {
+			return apitypes.Discovered{}, err
+		}
+		t := apitypes.Type{Resource: mapping.Resource, Kind: mapping.GroupVersionKind.Kind, Namespaced: mapping.Scope.Name() == meta.RESTScopeNameNamespace}
+		if !slices.Contains(out.Types, t) {
+			out.Types = append(out.Types, t)
+		}
+	}
+	return out, nil
+}
+
+func doctorTypeArgs(args []string) []string {
+	var out []string
+	for _, a := range args {
+		out = append(out, strings.Split(a, ",")...)
+	}
+	return out
+}
+
+// Validate checks the flags without I/O.
+func (o *DoctorOptions) Validate() error {
+	if err := o.Output.Validate(); err != nil {
+		return err
+	}
+	for _, a := range doctorTypeArgs(o.args) {
+		switch {
+		case strings.TrimSpace(a) == "":
+			return exitcode.Usagef("empty resource type in %q: give TYPE[,TYPE...]", strings.Join(o.args, " "))
+		case strings.Contains(a, "/"):
+			return exitcode.Usagef("%q: doctor checks resource types, not objects: give TYPE[,TYPE...]", a)
+		}
+	}
+	for _, id := range o.Checks {
+		if _, ok := doctor.Info(id); !ok {
+			return exitcode.Usagef("--check %q is not a check: use one of %s", id, strings.Join(checkIDs(), ", "))
+		}
+	}
+	switch {
+	case o.Parallel < 1:
+		return exitcode.Usagef("--parallel must be at least 1, got %d", o.Parallel)
+	case o.Samples < 1:
+		return exitcode.Usagef("--samples must be at least 1, got %d", o.Samples)
+	case o.WatchTimeout < 2*time.Second:
+		return exitcode.Usagef("--watch-timeout must be at least 2s (the server's bookmark comes 2s before it), got %s", o.WatchTimeout)
+	case slices.Contains(o.Checks, doctor.WriteRVsIncreasing) && o.WriteProbe == "":
+		return exitcode.Usagef("--check %s needs --write-probe NAMESPACE", doctor.WriteRVsIncreasing)
+	}
+	return nil
+}
+
+func checkIDs() []string {
+	var ids []string
+	for _, c := range doctor.Checks {
+		ids = append(ids, c.ID)
+	}
+	return ids
+}
+
+func (o *DoctorOptions) config() doctor.Config {
+	cfg := doctor.NewConfig()
+	cfg.Namespace = o.namespace
+	cfg.Parallel = o.Parallel
+	cfg.LatencySamples = o.Samples
+	cfg.WatchTimeout = o.WatchTimeout
+	cfg.Checks = o.Checks
+	return cfg
+}
+
+// Run probes the types, prints the verdicts and maps them to an exit code.
+func (o *DoctorOptions) Run(ctx context.Context) error {
+	types, err := o.types()
+	if err != nil {
+		return err
+	}
+	for _, w := range types.Warnings {
+		output.Warnf(o.ErrOut, "%s", w)
+	}
+	cfg := o.config()
+	rep, err := doctor.Run(ctx, o.clients, types.Types, cfg)
+	if err != nil {
+		return err
+	}
+	if o.WriteProbe != "" {
+		rep.WriteProbe(ctx, o.clients, o.WriteProbe, cfg)
+	}
+	rep.Warnings = append(types.Warnings, rep.Warnings...)
+	if err := o.print(rep, types.Types); err != nil {
+		return err
+	}
+	return o.exit(rep)
+}
+
+func (o *DoctorOptions) print(rep *doctor.Report, types []apitypes.Type) error {
+	for _, r := range rep.Resources {
+		if r.Warning != "" {
+			output.Warnf(o.ErrOut, "%s: %s", r.Name(), r.Warning)
+		}
+	}
+	p, err := o.Output.ToPrinter(o.Out)
+	if err != nil {
+		return err
+	}
+	if p.Structured() {
+		scope := doctorprint.Scope{Namespace: o.namespace, WriteProbe: o.WriteProbe}
+		for _, t := range types {
+			scope.Types = append(scope.Types, t.Name())
+		}
+		return p.PrintObject(doctorprint.NewDocument(rep, scope))
+	}
+	return doctorprint.Print(p, rep, doctorprint.Options{Details: o.Output.Format() == output.Wide || len(o.args) > 0})
+}
+
+// exit is 1 when a check failed, 3 when no type could be probed at all.
+func (o *DoctorOptions) exit(rep *doctor.Report) error {
+	s := rep.Summary
+	switch {
+	case s.Resources > 0 && s.Forbidden == s.Resources:
+		return exitcode.Cluster(fmt.Errorf("every type was refused: %s", rep.Resources[0].Warning))
+	case s.Fail > 0:
+		return exitcode.SilentFinding()
+	}
+	return nil
+}
