@@ -3,6 +3,7 @@ package doctor
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"strconv"
 	"testing"
 	"time"
@@ -225,3 +226,25 @@ func TestEveryCheckIsDescribed(t *testing.T) {
 		seen[c.ID] = true
 	}
 }
+
+// TestFirstAnswersKeepsRetriesOf429 checks which answers lose Retry-After:
+// a 504 (the future-version answer doctor checks) does, a 429 (a cache
+// still initializing) does not, so that client-go retries it.
+func TestFirstAnswersKeepsRetriesOf429(t *testing.T) {
+	for _, tc := range []struct {
+		code int
+		kept bool
+	}{{504, false}, {429, true}, {503, true}} {
+		rt := noRetryAfter{roundTrip(func(*http.Request) (*http.Response, error) {
+			return &http.Response{StatusCode: tc.code, Header: http.Header{"Retry-After": {"1"}}}, nil
+		})}
+		resp, _ := rt.RoundTrip(&http.Request{})
+		if got := resp.Header.Get("Retry-After") != ""; got != tc.kept {
+			t.Errorf("%d: Retry-After kept = %v, want %v", tc.code, got, tc.kept)
+		}
+	}
+}
+
+type roundTrip func(*http.Request) (*http.Response, error)
+
+func (f roundTrip) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
