@@ -192,7 +192,10 @@ func judgeCoversItems(l *metav1.PartialObjectMetadataList) Check {
 			newest, name = it.ResourceVersion, objectName(it)
 		}
 	}
-	if newest == "" {
+	switch {
+	case len(l.Items) == 0:
+		return skip(ListCoversItems, "no items to compare", "list", l.ResourceVersion)
+	case newest == "":
 		return skip(ListCoversItems, "no item carries a resourceVersion to compare", "list", l.ResourceVersion)
 	}
 	return pass(ListCoversItems, fmt.Sprintf("list %s, newest item %s (%s)", l.ResourceVersion, newest, name), "list", l.ResourceVersion, "newestItem", newest)

@@ -58,6 +58,16 @@ func (p *prober) checkBookmarks(ctx context.Context, listRV string) Check {
 	if n, err := strconv.ParseUint(listRV, 10, 64); err == nil && n > 1 {
 		rv = strconv.FormatUint(n-1, 10)
 	}
+	c := p.watchBookmark(ctx, rv)
+	if rv != listRV && c.Values["code"] == "410" {
+		// Just after the watch cache (re)listed, the version before the
+		// list's may be older than anything it holds.
+		return p.watchBookmark(ctx, listRV)
+	}
+	return c
+}
+
+func (p *prober) watchBookmark(ctx context.Context, rv string) Check {
 	w, stop, err := p.watchFor(ctx, metav1.ListOptions{ResourceVersion: rv, AllowWatchBookmarks: true}, p.cfg.WatchTimeout)
 	if err != nil {
 		return fail(WatchBookmarks, fmt.Sprintf("a watch from %s could not be opened: %v", rv, err), "from", rv, "code", itoa(statusCode(err)))
