@@ -20,7 +20,10 @@
 // by value (finalizers), i: items by position. Ownership.Owners answers "who
 // owns this path", which is also who a server-side apply changing it would
 // conflict with. ParsePath reads kubectl-style paths
-// (.spec.template.spec.containers[name=nginx].image), Hazards finds the
+// (.spec.template.spec.containers[name=nginx].image) into the one field-path
+// type, fieldpath.Path, used by owners, predict and the simulator's
+// scenarios; GetPath and SetPath read and write an unstructured object along
+// one, and ShortPathString writes one back. Hazards finds the
 // ownership hazards (Apply and Update managers sharing a field, the
 // client-side-apply migration trap, ancient-changes, generic manager names,
 // fields the object lost) and Filter narrows a tree to a manager, a subtree

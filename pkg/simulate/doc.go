@@ -1,8 +1,9 @@
 // Package simulate runs Kubernetes optimistic-concurrency scenarios
 // offline, in virtual time: actors (clients with a field manager, a write
 // method, a change, a rate and a retry policy) read and write objects
-// through the API server's write path (pkg/simulate/apiserver) over an
-// embedded etcd-exact revision store (pkg/simulate/mvcc), or a real etcd
+// through an in-memory API server (pkg/simulate/apiserver: storage, watch
+// and list; its write rules are pkg/writepath's, the ones predict --offline
+// runs too) over an embedded etcd-exact revision store (pkg/simulate/mvcc), or a real etcd
 // (pkg/etcdclient).
 //
 // The engine is a discrete-event driver: one event queue ordered by
@@ -26,7 +27,8 @@
 // attributed to their actors (see counter).
 //
 // Package simulate owns the engine, the actors and the reports. It does not
-// own the store (mvcc), the API server rules (apiserver), the scenario format
+// own the store (mvcc), the API server (apiserver) and its write rules
+// (pkg/writepath), the scenario format
 // (scenario), rendering (pkg/output/simprint) or watch recordings and their
 // history (pkg/inspect).
 package simulate
