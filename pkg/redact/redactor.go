@@ -183,3 +183,6 @@ func (s Stamp) Require(what string) error {
 	}
 	return fmt.Errorf("%s: %w", what, ErrNotRedacted)
 }
+
+// Equal reports whether two stamps say the same (for go-cmp).
+func (s Stamp) Equal(o Stamp) bool { return s == o }
