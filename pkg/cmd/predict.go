@@ -38,6 +38,7 @@ type PredictOptions struct {
 	LiveFile     string
 	SchemaFile   string
 	FailOn       string
+	ShowSecrets  bool
 	Output       *OutputFlags
 
 	args       []string
@@ -76,7 +77,10 @@ prediction runs in process from the live object and its managedFields (kubectl g
 --show-managed-fields), with the built-in schema or the one given with --schema.
 
 The resourceVersion in the manifest (or --base-rv) says what the writer last read; without
-one the writer is assumed to have read the live object just now.`,
+one the writer is assumed to have read the live object just now.
+
+Secret values (data, stringData and the last-applied annotation) are shown as hashes in the
+requests and in the messages of every format unless --show-secrets is given.`,
 		Example: `  # Every method for a manifest, against the cluster (dry run)
   kubectl rv predict -f deploy.yaml --field-manager ci
 
@@ -113,6 +117,7 @@ one the writer is assumed to have read the live object just now.`,
 	fl.BoolVar(&o.Offline, "offline", false, "Predict in process from --live instead of dry runs against the cluster.")
 	fl.StringVar(&o.LiveFile, "live", "", "With --offline: the live objects with their managedFields (kubectl get -o yaml --show-managed-fields).")
 	fl.StringVar(&o.SchemaFile, "schema", "", "With --offline: an OpenAPI v3 document or a CustomResourceDefinition typing custom resources.")
+	fl.BoolVar(&o.ShowSecrets, "show-secrets", false, "Show Secret values in requests and messages instead of their hashes.")
 	fl.StringVar(&o.FailOn, "fail-on", "", "Exit 1 when a method would: conflict (conflict or apply-conflict), clobber, or any (also invalid).")
 	o.Output.AddFlags(fl)
 	return cmd
@@ -216,7 +221,7 @@ func (o *PredictOptions) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	cfg := predict.Config{FieldManager: o.FieldManager, DefaultManager: "kubectl-rv", Methods: o.methods}
+	cfg := predict.Config{FieldManager: o.FieldManager, DefaultManager: "kubectl-rv", Methods: o.methods, ShowSecrets: o.ShowSecrets}
 	var results []predict.Result
 	engine := "server"
 	if o.Offline {

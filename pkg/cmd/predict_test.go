@@ -281,3 +281,77 @@ func TestPredictMatchErrors(t *testing.T) {
 		})
 	}
 }
+
+// secretLive is a live Secret with the old password, as kubectl get -o yaml
+// --show-managed-fields prints it.
+const secretLive = `apiVersion: v1
+kind: Secret
+metadata:
+  name: NAME
+  namespace: sec
+  resourceVersion: "10"
+  uid: uid-NAME
+  managedFields:
+  - manager: kubectl-create
+    operation: Update
+    apiVersion: v1
+    time: "2026-11-24T10:00:00Z"
+    fieldsType: FieldsV1
+    fieldsV1: {"f:data": {".": {}, "f:password": {}}, "f:type": {}}
+data: {password: aHVudGVyMi1vbGQtdmFsdWU=}
+type: Opaque
+`
+
+// TestPredictSecretsInListsAndDocuments checks --show-secrets end to end in
+// process: Secrets in a List and in a multi-document file, every -o.
+func TestPredictSecretsInListsAndDocuments(t *testing.T) {
+	dir := t.TempDir()
+	live := filepath.Join(dir, "live.yaml")
+	lives := strings.ReplaceAll(secretLive, "NAME", "s1") + "---\n" + strings.ReplaceAll(secretLive, "NAME", "s2")
+	if err := os.WriteFile(live, []byte(lives), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	doc := "apiVersion: v1\nkind: Secret\nmetadata: {name: NAME, namespace: sec}\nstringData: {password: hunter2-new-value}\ndata: {token: dG9rZW4tbmV3LXZhbHVl}\n"
+	list := `{"apiVersion":"v1","kind":"List","items":[` +
+		`{"apiVersion":"v1","kind":"Secret","metadata":{"name":"s1","namespace":"sec"},"stringData":{"password":"hunter2-new-value"}},` +
+		`{"apiVersion":"v1","kind":"Secret","metadata":{"name":"s2","namespace":"sec"},"data":{"token":"dG9rZW4tbmV3LXZhbHVl"}}]}`
+	inputs := map[string]string{"multi-document": strings.ReplaceAll(doc, "NAME", "s1") + "---\n" + strings.ReplaceAll(doc, "NAME", "s2"), "List": list}
+	values := []string{"hunter2-new-value", "aHVudGVyMi1uZXctdmFsdWU=", "token-new-value", "dG9rZW4tbmV3LXZhbHVl", "hunter2-old-value", "aHVudGVyMi1vbGQtdmFsdWU="}
+	for name, in := range inputs {
+		for _, f := range []string{"table", "wide", "json", "yaml"} {
+			for _, show := range []bool{false, true} {
+				t.Run(fmt.Sprintf("%s/%s/show=%v", name, f, show), func(t *testing.T) {
+					o, out, errOut := newPredictOptions(in)
+					o.Filenames, o.Offline, o.LiveFile, o.FieldManager, o.ShowSecrets = []string{"-"}, true, live, "ci", show
+					o.Output.Output = f
+					if err := o.Complete(nil, nil); err != nil {
+						t.Fatal(err)
+					}
+					if err := o.Validate(); err != nil {
+						t.Fatal(err)
+					}
+					if err := o.Run(context.Background()); err != nil {
+						t.Fatal(err)
+					}
+					all := out.String() + errOut.String()
+					if !strings.Contains(all, "Secret sec/s2") && !strings.Contains(all, "name: s2") && !strings.Contains(all, `"name": "s2"`) {
+						t.Fatalf("s2 is missing:\n%s", all)
+					}
+					var found []string
+					for _, v := range values {
+						if strings.Contains(all, v) {
+							found = append(found, v)
+						}
+					}
+					structured := f == "json" || f == "yaml"
+					switch {
+					case !show && len(found) > 0:
+						t.Errorf("the output shows %q:\n%s", found, all)
+					case show && structured && len(found) == 0:
+						t.Errorf("--show-secrets: the requests show no value:\n%s", all)
+					}
+				})
+			}
+		}
+	}
+}

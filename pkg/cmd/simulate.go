@@ -332,7 +332,10 @@ func newCmdSimulateReplay(f *Factory, streams genericiooptions.IOStreams) *cobra
 		Short: "Show any recorded object at any recorded resourceVersion, and diff two of them",
 		Long: `Load a recording made by kubectl rv watch --record and travel in it: list the recorded
 objects and their resourceVersions, show one object as it was at a resourceVersion (the
-last recorded state at or before it), or list the fields that changed between two.`,
+last recorded state at or before it), or list the fields that changed between two.
+
+Secret values appear as the recording holds them: hashed, unless it was recorded with
+watch --show-secrets.`,
 		Example: `  # The recorded objects and their versions
   kubectl rv simulate replay rec.jsonl
 

@@ -17,6 +17,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/dynamic"
+
+	"github.com/kubectl-rv/kubectl-rv/pkg/redact"
 )
 
 // Target is one resource to watch.
@@ -359,8 +361,8 @@ func (s *streamer) wanted(u *unstructured.Unstructured) bool {
 }
 
 func (s *streamer) prepare(u *unstructured.Unstructured) {
-	if !s.cfg.ShowSecrets && s.tgt.Resource.Group == "" && s.tgt.Resource.Resource == SecretsResource.Resource {
-		RedactSecret(u)
+	if !s.cfg.ShowSecrets && s.tgt.Resource.Group == "" && s.tgt.Resource.Resource == "secrets" {
+		u.Object = redact.Secret(u.Object, redact.Hash)
 	}
 }
 

@@ -8,6 +8,8 @@ import (
 
 	cliprinters "k8s.io/cli-runtime/pkg/printers"
 	"sigs.k8s.io/yaml"
+
+	"github.com/kubectl-rv/kubectl-rv/pkg/redact"
 )
 
 // APIVersion is the group/version of every structured report.
@@ -87,8 +89,12 @@ type Printer struct {
 // Structured reports whether the printer emits JSON or YAML.
 func (p *Printer) Structured() bool { return p.Format == JSON || p.Format == YAML }
 
-// PrintObject writes obj as JSON (indented) or YAML.
+// PrintObject writes obj as JSON (indented) or YAML. It refuses a Secret
+// that has not been through pkg/redact (redact.Check).
 func (p *Printer) PrintObject(obj any) error {
+	if err := redact.Check(obj); err != nil {
+		return err
+	}
 	switch p.Format {
 	case YAML:
 		b, err := yaml.Marshal(obj)
@@ -115,8 +121,12 @@ func (p *Printer) PrintObject(obj any) error {
 	}
 }
 
-// PrintJSONLine writes obj as one line of JSON, for event streams.
+// PrintJSONLine writes obj as one line of JSON, for event streams. Like
+// PrintObject, it refuses a Secret that has not been through pkg/redact.
 func (p *Printer) PrintJSONLine(obj any) error {
+	if err := redact.Check(obj); err != nil {
+		return err
+	}
 	b, err := json.Marshal(obj)
 	if err != nil {
 		return fmt.Errorf("encoding json: %w", err)

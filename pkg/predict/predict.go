@@ -89,6 +89,9 @@ type Config struct {
 	// TypeConverter types objects for the changed-fields comparison; nil
 	// uses the built-in schema, or deduces types for other kinds.
 	TypeConverter managedfields.TypeConverter
+	// ShowSecrets keeps Secret values in results and errors
+	// (--show-secrets); by default they are hashed (pkg/redact).
+	ShowSecrets bool
 }
 
 // ValidatePatch checks that a given patch decodes as its type says.
@@ -131,8 +134,17 @@ type request struct {
 	skipVerdict Verdict
 }
 
-// Predict predicts every configured method for in, through ex.
+// Predict predicts every configured method for in, through ex. The
+// result of a Secret and the error carry no Secret value unless
+// cfg.ShowSecrets (see redactResult).
 func Predict(ctx context.Context, cfg Config, in Input, ex Executor) (Result, error) {
+	res, live, err := predict(ctx, cfg, in, ex)
+	return redactResult(cfg.ShowSecrets, in, live, res, err)
+}
+
+// predict is Predict before redaction; it also returns the live object
+// (nil when there is none).
+func predict(ctx context.Context, cfg Config, in Input, ex Executor) (Result, *unstructured.Unstructured, error) {
 	methods := cfg.Methods
 	if len(methods) == 0 {
 		methods = AllMethods
@@ -147,7 +159,7 @@ func Predict(ctx context.Context, cfg Config, in Input, ex Executor) (Result, er
 		exists = false
 		live = nil
 	} else if err != nil {
-		return res, err
+		return res, nil, err
 	}
 	if exists {
 		res.LiveResourceVersion = live.GetResourceVersion()
@@ -169,7 +181,7 @@ func Predict(ctx context.Context, cfg Config, in Input, ex Executor) (Result, er
 
 	reqs, err := buildRequests(cfg, in, live, baseRV, methods)
 	if err != nil {
-		return res, err
+		return res, live, err
 	}
 	before := live
 	if before == nil {
@@ -178,10 +190,7 @@ func Predict(ctx context.Context, cfg Config, in Input, ex Executor) (Result, er
 	an := newAnalyzer(cfg.TypeConverter, before)
 	var errs []error
 	res.Methods, errs = runAll(ctx, an, ex, reqs, live, res.FieldManager)
-	if err := errors.Join(errs...); err != nil {
-		return res, err
-	}
-	return res, nil
+	return res, live, errors.Join(errs...)
 }
 
 // runAll runs the requests. The methods are independent (nothing is

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/kubectl-rv/kubectl-rv/pkg/managedfields"
+	"github.com/kubectl-rv/kubectl-rv/pkg/redact"
 	"github.com/kubectl-rv/kubectl-rv/pkg/writepath"
 )
 
@@ -152,6 +153,18 @@ type Result struct {
 	// Stale is true when the base resourceVersion differs from the live one.
 	Stale   bool           `json:"stale"`
 	Methods []MethodResult `json:"methods"`
+	// Secrets says the result went through pkg/redact: the printer
+	// refuses a Secret's result without it.
+	Secrets redact.Stamp `json:"-"`
+}
+
+// CheckSecrets returns an error unless the result of a Secret went
+// through pkg/redact (redact.Guarded).
+func (r Result) CheckSecrets() error {
+	if !redact.IsSecretKind(r.Object.APIVersion, r.Object.Kind) {
+		return nil
+	}
+	return r.Secrets.Require(r.Object.String())
 }
 
 // Worst returns the most severe verdict among the methods.

@@ -14,17 +14,14 @@ import (
 
 	"github.com/kubectl-rv/kubectl-rv/pkg/managedfields"
 	"github.com/kubectl-rv/kubectl-rv/pkg/owners"
+	"github.com/kubectl-rv/kubectl-rv/pkg/redact"
 )
 
 // maxCodeWidth caps the column the owner comments are aligned on.
 const maxCodeWidth = 72
 
 // HiddenValue replaces Secret values in the blame view.
-const HiddenValue = "<hidden>"
-
-// LastAppliedAnnotation is kubectl's client-side-apply annotation; on a
-// Secret it holds the data in clear text.
-const LastAppliedAnnotation = "kubectl.kubernetes.io/last-applied-configuration"
+const HiddenValue = redact.HiddenValue
 
 type blameLine struct {
 	code string
@@ -54,7 +51,7 @@ func writeBlame(b *bufio.Writer, o owners.Object, opts Options) {
 	}
 	content := o.Object.Object
 	if isSecret(o) && !opts.ShowSecrets {
-		content = hideSecretValues(content)
+		content = redact.Secret(content, redact.Hidden)
 		comment(b, "Secret values are shown as "+HiddenValue+"; add --show-secrets to see them")
 	}
 	bl := &blamer{labels: newLabeler(opts.Now), lines: make([]blameLine, 0, countValues(content))}
@@ -83,46 +80,7 @@ func comment(b *bufio.Writer, s string) {
 }
 
 func isSecret(o owners.Object) bool {
-	return o.Object.GetKind() == "Secret" && o.Object.GetAPIVersion() == "v1"
-}
-
-// hideSecretValues returns a copy of a Secret's content with the values of
-// data and stringData, and the last-applied annotation, replaced. Keys stay:
-// who owns a key is what the view is for.
-func hideSecretValues(in map[string]any) map[string]any {
-	out := make(map[string]any, len(in))
-	for k, v := range in {
-		out[k] = v
-	}
-	for _, f := range []string{"data", "stringData"} {
-		if m, ok := in[f].(map[string]any); ok {
-			h := make(map[string]any, len(m))
-			for k := range m {
-				h[k] = HiddenValue
-			}
-			out[f] = h
-		} else if _, found := in[f]; found && in[f] != nil {
-			out[f] = HiddenValue
-		}
-	}
-	if md, ok := in["metadata"].(map[string]any); ok {
-		if ann, ok := md["annotations"].(map[string]any); ok {
-			if _, found := ann[LastAppliedAnnotation]; found {
-				md2 := make(map[string]any, len(md))
-				for k, v := range md {
-					md2[k] = v
-				}
-				ann2 := make(map[string]any, len(ann))
-				for k, v := range ann {
-					ann2[k] = v
-				}
-				ann2[LastAppliedAnnotation] = HiddenValue
-				md2["annotations"] = ann2
-				out["metadata"] = md2
-			}
-		}
-	}
-	return out
+	return redact.IsSecret(o.Object.Object)
 }
 
 type blamer struct {

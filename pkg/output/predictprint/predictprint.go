@@ -43,10 +43,26 @@ func NewReport(engine string, results []predict.Result) Report {
 	return r
 }
 
+// CheckSecrets returns an error unless every result of a Secret went
+// through pkg/redact (redact.Guarded).
+func (r Report) CheckSecrets() error {
+	for _, o := range r.Objects {
+		if err := o.CheckSecrets(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // Print writes the report with p: structured, or a table of methods with
 // one row per object and method (the OBJECT column only when there are
-// several objects). Notes go to errOut in table mode.
+// several objects). Notes go to errOut in table mode. A report with a
+// Secret's result that has not been through pkg/redact is refused, in
+// every format.
 func Print(p *output.Printer, errOut io.Writer, r Report) error {
+	if err := r.CheckSecrets(); err != nil {
+		return err
+	}
 	if p.Structured() {
 		return p.PrintObject(r)
 	}

@@ -2,12 +2,14 @@ package predictprint
 
 import (
 	"bytes"
+	"errors"
 	"testing"
 
 	"github.com/kubectl-rv/kubectl-rv/internal/golden"
 	"github.com/kubectl-rv/kubectl-rv/pkg/managedfields"
 	"github.com/kubectl-rv/kubectl-rv/pkg/output"
 	"github.com/kubectl-rv/kubectl-rv/pkg/predict"
+	"github.com/kubectl-rv/kubectl-rv/pkg/redact"
 )
 
 func sample() []predict.Result {
@@ -58,6 +60,25 @@ func TestPrint(t *testing.T) {
 			golden.Assert(t, tt.name, out.Bytes())
 			if !p.Structured() && !bytes.Contains(errOut.Bytes(), []byte("admission webhooks")) {
 				t.Errorf("the webhook note is missing from the error stream: %q", errOut.String())
+			}
+		})
+	}
+}
+
+// TestPrintRefusesUnredactedSecret checks that a Secret's result that has
+// not been through predict's redaction is printed in no format.
+func TestPrintRefusesUnredactedSecret(t *testing.T) {
+	res := predict.Result{Object: predict.ObjectRef{APIVersion: "v1", Kind: "Secret", Namespace: "sec", Name: "s1"}, Engine: "server",
+		Methods: []predict.MethodResult{{Method: predict.MergePatch, Verdict: predict.OK, Code: 200, Request: `{"stringData":{"password":"hunter2"}}`}}}
+	for _, f := range []output.Format{output.Table, output.Wide, output.JSON, output.YAML} {
+		t.Run(string(f), func(t *testing.T) {
+			var out, errOut bytes.Buffer
+			err := Print(&output.Printer{Format: f, Out: &out}, &errOut, NewReport("server", []predict.Result{sample()[0], res}))
+			if !errors.Is(err, redact.ErrNotRedacted) {
+				t.Errorf("got %v, want ErrNotRedacted", err)
+			}
+			if out.Len() > 0 {
+				t.Errorf("something was printed: %s", out.Bytes())
 			}
 		})
 	}
