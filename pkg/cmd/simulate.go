@@ -237,7 +237,9 @@ func (o *SimulateRunOptions) writeReport(res *simulate.Result) error {
 		pic = simprint.HTML(res)
 	}
 	if err := os.WriteFile(o.Report, pic, 0o644); err != nil {
-		return fmt.Errorf("writing --report: %w", err)
+		// A local path the user named: bad input, never the cluster's (an
+		// errno looks like a net.Error to exitcode.Classify).
+		return exitcode.Usage(fmt.Errorf("writing --report: %w", err))
 	}
 	fmt.Fprintf(o.ErrOut, "Wrote the picture of the run to %s\n", o.Report)
 	return nil

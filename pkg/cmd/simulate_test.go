@@ -30,6 +30,7 @@ func TestSimulateCommand(t *testing.T) {
 		{"unknown field names its line", []string{"simulate", "run", bad}, 2, "", "bad.yaml:5: unknown field \"speed\" in an actor", true},
 		{"unknown built-in", []string{"simulate", "run", "--builtin", "nope"}, 2, "", "no built-in scenario \"nope\"", true},
 		{"file and built-in", []string{"simulate", "run", bad, "--builtin", "quota"}, 2, "", "give a scenario FILE or --builtin NAME", true},
+		{"report into a missing directory is bad input", []string{"simulate", "run", "--builtin", "two-clients", "--report", filepath.Join(dir, "nonexistent", "s.svg")}, 2, "", "writing --report", true},
 		{"bad report extension", []string{"simulate", "run", "--builtin", "quota", "--report", "x.png"}, 2, "", "--report \"x.png\"", true},
 		{"missing recording", []string{"simulate", "replay", filepath.Join(dir, "none.jsonl")}, 2, "", "reading the recording", true},
 		{"replay needs --object for --at", []string{"simulate", "replay", bad, "--at", "5"}, 2, "", "need --object", true},
