@@ -86,8 +86,9 @@ func newCmdSimulateRun(streams genericiooptions.IOStreams) *cobra.Command {
 		Use:   "run (FILE | --builtin NAME)",
 		Short: "Run a scenario file or a built-in scenario and report per actor",
 		Long: `Run a scenario in virtual time and report, per actor: operations, attempts, successes,
-no-ops, 409 conflicts, apply conflicts, 422s, give-ups, the retries histogram, latency
-p50/p95/p99 (virtual time), revisions consumed and lost updates found by invariants.
+no-ops, 409 conflicts, apply conflicts, 422s, other errors, give-ups, the retries histogram,
+latency p50/p95/p99 (virtual time), revisions consumed and lost updates found by invariants.
+An invariant holds only when at least one write to its object succeeded.
 
 --report FILE.html or FILE.svg writes a static picture: every client over virtual time
 with successes and conflicts marked, and the latency distribution of each actor.

@@ -8,6 +8,7 @@ import (
 	"io"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/kubectl-rv/kubectl-rv/internal/golden"
 	"github.com/kubectl-rv/kubectl-rv/pkg/output"
@@ -131,4 +132,24 @@ func TestEscapesScenarioText(t *testing.T) {
 	if s := string(HTML(r)); strings.Contains(s, "<script>") {
 		t.Errorf("the HTML carries unescaped text")
 	}
+}
+
+// TestFailedWritesShow pins the summary of a run in which every write
+// failed: the errors have their column and the invariant whose values
+// still match is not reported as held.
+func TestFailedWritesShow(t *testing.T) {
+	res := &simulate.Result{
+		Scenario: "counter", Seed: 7, Requests: 352, End: scenario.Duration(29970 * time.Millisecond), StartRevision: 2, FinalRevision: 2,
+		Actors: []simulate.ActorReport{{
+			Name: "careful", Replicas: 3, Method: "update", Retry: "DefaultBackoff", FieldManager: "worker", Target: "ConfigMap/default/counter",
+			Operations: 176, Attempts: 176, Errors: 176, Retries: []simulate.Bucket{{Retries: 0, Count: 176}},
+		}},
+		Invariants: []simulate.InvariantResult{{Name: "counter ConfigMap/default/counter data.count", Expected: "0", Actual: "0", Reason: simulate.ReasonNothingWritten}},
+		Objects:    []simulate.ObjectState{{Ref: "ConfigMap/default/counter", ResourceVersion: "2"}},
+	}
+	var buf bytes.Buffer
+	if err := PrintSummary(&output.Printer{Format: output.Table, Out: &buf}, res); err != nil {
+		t.Fatal(err)
+	}
+	golden.Assert(t, "failed-writes.txt", buf.Bytes())
 }
