@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -58,7 +60,7 @@ With no subcommand, runs the two-clients scenario and prints what happened step 
 			return o.Run(c.Context())
 		},
 	}
-	cmd.Flags().Int64Var(&o.Seed, "seed", 0, "Seed of the run (default: the scenario's).")
+	cmd.Flags().Var(seedFlag{&o.Seed}, "seed", "Seed of the run (default: the scenario's).")
 	o.Output.AddFlags(cmd.Flags())
 	cmd.AddCommand(newCmdSimulateRun(streams), newCmdSimulateList(streams), newCmdSimulateReplay(f, streams), newCmdSimulateEtcdctl(f, streams))
 	return cmd
@@ -83,7 +85,7 @@ type SimulateRunOptions struct {
 func newCmdSimulateRun(streams genericiooptions.IOStreams) *cobra.Command {
 	o := &SimulateRunOptions{Output: NewOutputFlags(output.Table, output.Wide, output.JSON, output.YAML), IOStreams: streams}
 	cmd := &cobra.Command{
-		Use:   "run (FILE | --builtin NAME)",
+		Use:   "run (FILE | - | --builtin NAME)",
 		Short: "Run a scenario file or a built-in scenario and report per actor",
 		Long: `Run a scenario in virtual time and report, per actor: operations, attempts, successes,
 no-ops, 409 conflicts, apply conflicts, 422s, other errors, give-ups, the retries histogram,
@@ -93,7 +95,8 @@ An invariant holds only when at least one write to its object succeeded.
 --report FILE.html or FILE.svg writes a static picture: every client over virtual time
 with successes and conflicts marked, and the latency distribution of each actor.
 
-Scenario files are documented in docs/simulate.md; examples are in examples/scenarios/.`,
+FILE - reads the scenario from standard input. Scenario files are documented in
+docs/simulate.md; examples are in examples/scenarios/.`,
 		Example: `  # A built-in scenario with another seed
   kubectl rv simulate run --builtin lost-update --seed 7
 
@@ -117,7 +120,7 @@ Scenario files are documented in docs/simulate.md; examples are in examples/scen
 		},
 	}
 	cmd.Flags().StringVar(&o.Builtin, "builtin", "", "Name of a built-in scenario (see kubectl rv simulate list).")
-	cmd.Flags().Int64Var(&o.Seed, "seed", 0, "Seed of the run (default: the scenario's seed).")
+	cmd.Flags().Var(seedFlag{&o.Seed}, "seed", "Seed of the run (default: the scenario's seed).")
 	cmd.Flags().StringVar(&o.Report, "report", "", "Also write a picture of the run to this .html or .svg file.")
 	cmd.Flags().BoolVar(&o.Steps, "steps", false, "Print every request of the run before the summary (table output).")
 	cmd.Flags().StringSliceVar(&o.EtcdEndpoints, "etcd-endpoints", nil, "Run the store operations on a real etcd at these client URLs instead of the embedded store. Keys go under /kubectl-rv/simulate/<run>/; compaction is not run.")
@@ -156,19 +159,50 @@ func (o *SimulateRunOptions) load() (*scenario.Scenario, error) {
 		}
 		return sc, nil
 	}
-	data, err := os.ReadFile(o.File)
+	var data []byte
+	var err error
+	if o.File == "-" {
+		data, err = io.ReadAll(o.In)
+	} else {
+		data, err = os.ReadFile(o.File)
+	}
 	if err != nil {
 		return nil, exitcode.Usage(fmt.Errorf("reading the scenario: %w", err))
 	}
-	sc, err := scenario.Parse(data, o.File)
+	sc, err := scenario.Parse(data, o.source())
 	if err != nil {
 		return nil, exitcode.Usage(err)
 	}
 	if sc.Name == "" {
 		sc.Name = strings.TrimSuffix(filepath.Base(o.File), filepath.Ext(o.File))
+		if o.File == "-" {
+			sc.Name = "stdin"
+		}
 	}
 	return sc, nil
 }
+
+// seedFlag is --seed: an int64 whose error says what a seed is, instead of
+// strconv's "parsing "abc": invalid syntax".
+type seedFlag struct{ p *int64 }
+
+func (s seedFlag) String() string {
+	if s.p == nil {
+		return "0"
+	}
+	return strconv.FormatInt(*s.p, 10)
+}
+
+func (s seedFlag) Set(v string) error {
+	n, err := strconv.ParseInt(v, 10, 64)
+	if err != nil {
+		return errors.New("the seed is an integer, such as 7")
+	}
+	*s.p = n
+	return nil
+}
+
+func (s seedFlag) Type() string { return "int" }
 
 // Run runs the scenario and prints the report.
 func (o *SimulateRunOptions) Run(ctx context.Context) error {
@@ -270,6 +304,9 @@ func (o *SimulateRunOptions) print(p *output.Printer, res *simulate.Result) erro
 func (o *SimulateRunOptions) source() string {
 	if o.Builtin != "" {
 		return "built-in scenario " + o.Builtin
+	}
+	if o.File == "-" {
+		return "<stdin>"
 	}
 	return o.File
 }

@@ -1,17 +1,24 @@
 package cmd
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"k8s.io/cli-runtime/pkg/genericiooptions"
 )
 
 func TestSimulateCommand(t *testing.T) {
 	dir := t.TempDir()
 	bad := filepath.Join(dir, "bad.yaml")
 	if err := os.WriteFile(bad, []byte("apiVersion: rv.kubectl-rv.dev/v1alpha1\nkind: Scenario\nactors:\n- name: a\n  speed: 3\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	dep := filepath.Join(dir, "dep.yaml")
+	if err := os.WriteFile(dep, []byte("apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: x}\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	svg := filepath.Join(dir, "run.svg")
@@ -31,6 +38,8 @@ func TestSimulateCommand(t *testing.T) {
 		{"unknown built-in", []string{"simulate", "run", "--builtin", "nope"}, 2, "", "no built-in scenario \"nope\"", true},
 		{"file and built-in", []string{"simulate", "run", bad, "--builtin", "quota"}, 2, "", "give a scenario FILE or --builtin NAME", true},
 		{"report into a missing directory is bad input", []string{"simulate", "run", "--builtin", "two-clients", "--report", filepath.Join(dir, "nonexistent", "s.svg")}, 2, "", "writing --report", true},
+		{"a seed that is not a number", []string{"simulate", "run", "--builtin", "quota", "--seed", "abc"}, 2, "", `invalid argument "abc" for "--seed" flag: the seed is an integer, such as 7`, true},
+		{"a Deployment is not a Scenario", []string{"simulate", "run", dep}, 2, "", `dep.yaml:2: not a Scenario: the file holds kind "Deployment"`, true},
 		{"bad report extension", []string{"simulate", "run", "--builtin", "quota", "--report", "x.png"}, 2, "", "--report \"x.png\"", true},
 		{"missing recording", []string{"simulate", "replay", filepath.Join(dir, "none.jsonl")}, 2, "", "reading the recording", true},
 		{"replay needs --object for --at", []string{"simulate", "replay", bad, "--at", "5"}, 2, "", "need --object", true},
@@ -67,5 +76,31 @@ func TestSimulateSameSeedSameJSON(t *testing.T) {
 	}
 	if err := json.Unmarshal([]byte(a), &rep); err != nil || rep.Kind != "SimulationReport" || rep.Seed != 9 {
 		t.Errorf("report: %+v %v", rep, err)
+	}
+}
+
+// TestSimulateRunReadsStdin: FILE - is standard input, and errors name it.
+func TestSimulateRunReadsStdin(t *testing.T) {
+	src, err := os.ReadFile("../../examples/scenarios/counter.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name, stdin, inOut, inErr string
+		code                      int
+	}{
+		{"a scenario", string(src), "Scenario counter (seed 7)", "", 0},
+		{"a bad scenario names stdin", "apiVersion: rv.kubectl-rv.dev/v1alpha1\nkind: Scenario\nspeed: 3\n", "", `<stdin>:3: unknown field "speed"`, 2},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			streams, in, out, errOut := genericiooptions.NewTestIOStreams()
+			in.WriteString(tc.stdin)
+			root := NewCmdRV(streams)
+			root.SetArgs([]string{"simulate", "run", "-"})
+			code := HandleError(errOut, root.ExecuteContext(context.Background()))
+			if code != tc.code || !strings.Contains(out.String(), tc.inOut) || !strings.Contains(errOut.String(), tc.inErr) {
+				t.Errorf("exit %d (want %d), want %q in stdout and %q in stderr, got:\n%s\n---\n%s", code, tc.code, tc.inOut, tc.inErr, out, errOut)
+			}
+		})
 	}
 }
