@@ -21,6 +21,12 @@ func TestSimulateCommand(t *testing.T) {
 	if err := os.WriteFile(dep, []byte("apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: x}\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	badRV := filepath.Join(dir, "badrv.jsonl")
+	rec := `{"apiVersion":"rv.kubectl-rv.dev/v1alpha1","kind":"WatchRecording","format":1,"started":"2026-11-21T15:00:00Z"}` + "\n" +
+		`{"type":"ADDED","resource":"v1/pods","object":{"metadata":{"name":"a","resourceVersion":"abc"}}}` + "\n"
+	if err := os.WriteFile(badRV, []byte(rec), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	svg := filepath.Join(dir, "run.svg")
 	tests := []struct {
 		name     string
@@ -40,6 +46,7 @@ func TestSimulateCommand(t *testing.T) {
 		{"report into a missing directory is bad input", []string{"simulate", "run", "--builtin", "two-clients", "--report", filepath.Join(dir, "nonexistent", "s.svg")}, 2, "", "writing --report", true},
 		{"a seed that is not a number", []string{"simulate", "run", "--builtin", "quota", "--seed", "abc"}, 2, "", `invalid argument "abc" for "--seed" flag: the seed is an integer, such as 7`, true},
 		{"a Deployment is not a Scenario", []string{"simulate", "run", dep}, 2, "", `dep.yaml:2: not a Scenario: the file holds kind "Deployment"`, true},
+		{"a recording with a bad resourceVersion", []string{"simulate", "replay", badRV}, 2, "", `badrv.jsonl: line 2: object metadata.resourceVersion "abc" is not a resourceVersion`, true},
 		{"bad report extension", []string{"simulate", "run", "--builtin", "quota", "--report", "x.png"}, 2, "", "--report \"x.png\"", true},
 		{"missing recording", []string{"simulate", "replay", filepath.Join(dir, "none.jsonl")}, 2, "", "reading the recording", true},
 		{"replay needs --object for --at", []string{"simulate", "replay", bad, "--at", "5"}, 2, "", "need --object", true},
