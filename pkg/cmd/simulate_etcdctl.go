@@ -51,6 +51,8 @@ With arguments, runs one command. Without, reads a script from stdin (or --filen
 one command per line; "txn" is followed by etcdctl's txn syntax (compares, a blank line,
 success requests, a blank line, failure requests, a blank line). Watches started by a
 script print their events after each later command. Lines starting with # are comments.
+Lines take etcdctl's syntax, so a transcript pastes as is: an optional leading "etcdctl",
+and -w/--write-out anywhere on a line sets that line's output format.
 
 Commands:
   ` + strings.Join(func() []string {
@@ -205,7 +207,13 @@ func (o *SimulateEtcdctlOptions) Validate() error {
 		}
 	}
 	for _, c := range o.commands {
-		if c.Kind == etcdplay.Get && c.Range.CountOnly && f != etcdprint.JSON {
+		cf := f
+		if c.WriteOut != "" {
+			if cf, err = etcdprint.ParseFormat(c.WriteOut); err != nil {
+				return exitcode.Usagef("%s: %v", c.Source, err)
+			}
+		}
+		if c.Kind == etcdplay.Get && c.Range.CountOnly && cf != etcdprint.JSON {
 			return exitcode.Usagef("%s: get --count-only prints only with -w json (etcdctl allows it only with --write-out=fields)", c.Source)
 		}
 	}

@@ -77,6 +77,9 @@ func TestSimulateEtcdctlGolden(t *testing.T) {
 		{"bad-compare-value", "txn\nmod(\"k\") = \"x\"\n\n\n", nil, 2},
 		{"bad-format", "", []string{"-w", "yaml", "get", "k"}, 2},
 		{"count-only-simple", "get k --count-only\n", nil, 2},
+		{"transcript-pasted", "etcdctl put k1 v1\netcdctl get k1 -w json\nput k1 v2\nget k1 --rev=2 --write-out=json\nget k1\n", nil, 0},
+		{"keys-only-count-only", "put a 1\nget a --keys-only --count-only\n", nil, 2},
+		{"bad-line-format", "put a 1\nget a -w yaml\n", nil, 2},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

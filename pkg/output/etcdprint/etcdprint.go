@@ -26,6 +26,8 @@ func Formats() []Format { return []Format{Simple, JSON} }
 
 // Printer writes results to Out and etcdctl's diagnostics to ErrOut.
 type Printer struct {
+	// Format is the default format; a command's own -w (Command.WriteOut,
+	// checked with ParseFormat) overrides it for its results.
 	Format Format
 	Out    io.Writer
 	ErrOut io.Writer
@@ -50,7 +52,7 @@ func (p *Printer) Print(r etcdplay.Result) error {
 			}
 			one := etcdplay.Result{Command: r.Command, Watch: []mvcc.WatchResponse{wr}}
 			var err error
-			if p.Format == JSON {
+			if p.formatOf(r) == JSON {
 				err = p.printJSON(one)
 			} else {
 				err = p.printSimple(one)
@@ -61,10 +63,18 @@ func (p *Printer) Print(r etcdplay.Result) error {
 		}
 		return nil
 	}
-	if p.Format == JSON {
+	if p.formatOf(r) == JSON {
 		return p.printJSON(r)
 	}
 	return p.printSimple(r)
+}
+
+// formatOf is the format of r: its command's -w, else the default.
+func (p *Printer) formatOf(r etcdplay.Result) Format {
+	if r.Command != nil && r.Command.WriteOut != "" {
+		return Format(r.Command.WriteOut)
+	}
+	return p.Format
 }
 
 // ErrorText returns the message etcdctl prints after "Error: " for an etcd
