@@ -381,7 +381,15 @@ last recorded state at or before it), or list the fields that changed between tw
 
   # What changed between two resourceVersions
   kubectl rv simulate replay rec.jsonl --object deployments/web -n default --from 812 --to 990`,
-		Args: cobra.ExactArgs(1),
+		Args: func(_ *cobra.Command, args []string) error {
+			switch {
+			case len(args) == 0:
+				return exitcode.Usagef("give the RECORDING to replay, a file written by kubectl rv watch --record: kubectl rv simulate replay rec.jsonl")
+			case len(args) > 1:
+				return exitcode.Usagef("simulate replay takes one RECORDING, got %d arguments: choose the object with --object", len(args))
+			}
+			return nil
+		},
 		RunE: func(c *cobra.Command, args []string) error {
 			o.File = args[0]
 			o.namespace = f.Namespace

@@ -31,8 +31,10 @@ type SimulateEtcdctlOptions struct {
 
 	format   etcdprint.Format
 	commands []etcdplay.Command
-	// single is set when one command came from the arguments.
+	// single is set when one command came from the arguments; source
+	// names the script the commands were read from otherwise.
 	single bool
+	source string
 	newKV  func(ctx context.Context) (mvcc.WatchKV, error)
 	genericiooptions.IOStreams
 }
@@ -178,6 +180,7 @@ func (o *SimulateEtcdctlOptions) Complete() error {
 			}
 			return err
 		}
+		o.source = name
 	}
 	if len(o.EtcdEndpoints) > 0 {
 		endpoints := o.EtcdEndpoints
@@ -218,6 +221,9 @@ func (o *SimulateEtcdctlOptions) Validate() error {
 		}
 	}
 	if len(o.commands) == 0 {
+		if o.source != "" && o.source != "stdin" {
+			return exitcode.Usagef("%s: no command in the script (only blank lines and # comments): write one command per line, e.g. put k1 v1", o.source)
+		}
 		return exitcode.Usagef("no command given: pass one as arguments (e.g. put k1 v1) or a script on stdin")
 	}
 	return nil

@@ -135,3 +135,17 @@ func TestSimulateEtcdctlExamples(t *testing.T) {
 		t.Errorf("found only %d runnable examples", n)
 	}
 }
+
+// TestSimulateEtcdctlEmptyScriptNamesTheFile: a script file with no
+// command is named in the error, so the user knows which file was read.
+func TestSimulateEtcdctlEmptyScriptNamesTheFile(t *testing.T) {
+	empty := filepath.Join(t.TempDir(), "empty.txt")
+	if err := os.WriteFile(empty, []byte("# nothing yet\n\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, errOut, code := runEtcdctl(t, "", "-f", empty)
+	want := "error: " + empty + ": no command in the script (only blank lines and # comments): write one command per line, e.g. put k1 v1\n"
+	if code != exitcode.CodeUsage || out != "" || errOut != want {
+		t.Errorf("exit %d, stdout %q, stderr %q; want exit 2 and %q", code, out, errOut, want)
+	}
+}

@@ -47,6 +47,8 @@ func TestSimulateCommand(t *testing.T) {
 		{"a seed that is not a number", []string{"simulate", "run", "--builtin", "quota", "--seed", "abc"}, 2, "", `invalid argument "abc" for "--seed" flag: the seed is an integer, such as 7`, true},
 		{"a Deployment is not a Scenario", []string{"simulate", "run", dep}, 2, "", `dep.yaml:2: not a Scenario: the file holds kind "Deployment"`, true},
 		{"a recording with a bad resourceVersion", []string{"simulate", "replay", badRV}, 2, "", `badrv.jsonl: line 2: object metadata.resourceVersion "abc" is not a resourceVersion`, true},
+		{"replay without a recording", []string{"simulate", "replay"}, 2, "", "give the RECORDING to replay, a file written by kubectl rv watch --record", true},
+		{"replay with two recordings", []string{"simulate", "replay", "a", "b"}, 2, "", "simulate replay takes one RECORDING, got 2 arguments", true},
 		{"bad report extension", []string{"simulate", "run", "--builtin", "quota", "--report", "x.png"}, 2, "", "--report \"x.png\"", true},
 		{"missing recording", []string{"simulate", "replay", filepath.Join(dir, "none.jsonl")}, 2, "", "reading the recording", true},
 		{"replay needs --object for --at", []string{"simulate", "replay", bad, "--at", "5"}, 2, "", "need --object", true},
