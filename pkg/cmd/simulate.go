@@ -57,7 +57,7 @@ With no subcommand, runs the two-clients scenario and prints what happened step 
 			if err := o.Validate(); err != nil {
 				return err
 			}
-			return o.Run(c.Context())
+			return escapeErr(o.Run(c.Context()))
 		},
 	}
 	cmd.Flags().Var(seedFlag{&o.Seed}, "seed", "Seed of the run (default: the scenario's).")
@@ -116,7 +116,7 @@ docs/simulate.md; examples are in examples/scenarios/.`,
 			if err := o.Validate(); err != nil {
 				return err
 			}
-			return o.Run(c.Context())
+			return escapeErr(o.Run(c.Context()))
 		},
 	}
 	cmd.Flags().StringVar(&o.Builtin, "builtin", "", "Name of a built-in scenario (see kubectl rv simulate list).")
@@ -180,6 +180,31 @@ func (o *SimulateRunOptions) load() (*scenario.Scenario, error) {
 		}
 	}
 	return sc, nil
+}
+
+// escapedError is an error whose message quotes input files (a scenario,
+// a recording, an etcdctl script): its terminal control characters are
+// escaped line by line, so that a kind holding "ESC]0;title BEL" cannot
+// retitle the terminal when main prints it. It unwraps to the original, so
+// exitcode.Classify still sees the marks.
+type escapedError struct{ err error }
+
+func (e escapedError) Error() string {
+	lines := strings.Split(e.err.Error(), "\n")
+	for i, l := range lines {
+		lines[i] = output.Escape(l)
+	}
+	return strings.Join(lines, "\n")
+}
+
+func (e escapedError) Unwrap() error { return e.err }
+
+// escapeErr wraps err in an escapedError (nil stays nil).
+func escapeErr(err error) error {
+	if err == nil {
+		return nil
+	}
+	return escapedError{err}
 }
 
 // seedFlag is --seed: an int64 whose error says what a seed is, instead of
@@ -396,7 +421,7 @@ last recorded state at or before it), or list the fields that changed between tw
 			if err := o.Validate(); err != nil {
 				return err
 			}
-			return o.Run(c.Context())
+			return escapeErr(o.Run(c.Context()))
 		},
 	}
 	cmd.Flags().StringVar(&o.Object, "object", "", "The object: RESOURCE/NAME (namespace from -n) or RESOURCE/NAMESPACE/NAME.")

@@ -85,12 +85,12 @@ With --etcd-endpoints the same commands run on a real etcd instead.`,
 		RunE: func(c *cobra.Command, args []string) error {
 			o.Args = args
 			if err := o.Complete(); err != nil {
-				return err
+				return escapeErr(err)
 			}
 			if err := o.Validate(); err != nil {
-				return err
+				return escapeErr(err)
 			}
-			return o.Run(c.Context())
+			return escapeErr(o.Run(c.Context()))
 		},
 	}
 	// etcdctl's own flags (--rev, --prefix, ...) follow the command name.

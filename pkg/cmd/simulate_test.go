@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"k8s.io/cli-runtime/pkg/genericiooptions"
+
+	"github.com/kubectl-rv/kubectl-rv/pkg/exitcode"
 )
 
 func TestSimulateCommand(t *testing.T) {
@@ -111,5 +113,33 @@ func TestSimulateRunReadsStdin(t *testing.T) {
 				t.Errorf("exit %d (want %d), want %q in stdout and %q in stderr, got:\n%s\n---\n%s", code, tc.code, tc.inOut, tc.inErr, out, errOut)
 			}
 		})
+	}
+}
+
+// TestSimulateErrorsEscapeInput: a scenario whose kind holds a terminal
+// escape ("ESC]0;title BEL" retitles the terminal) is reported with the
+// escape shown, not sent to the terminal.
+func TestSimulateErrorsEscapeInput(t *testing.T) {
+	esc := filepath.Join(t.TempDir(), "esc.yaml")
+	src := "apiVersion: rv.kubectl-rv.dev/v1alpha1\nkind: Scenario\nactors:\n- name: a\n  target: {apiVersion: v1, kind: \"\\e]0;title\\a\", name: c}\n  method: update\n  change: {increment: data.x}\n  rate: 1\n"
+	if err := os.WriteFile(esc, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, errOut, code := run(t, "simulate", "run", esc)
+	if code != 2 || strings.ContainsAny(errOut, "\x1b\a") || !strings.Contains(errOut, "unknown kind ^[]0;title^G") {
+		t.Errorf("exit %d, stderr %q: want exit 2 and the kind escaped", code, errOut)
+	}
+}
+
+func TestEscapedErrorKeepsLinesAndMarks(t *testing.T) {
+	err := escapeErr(exitcode.Usagef("a\x1b[31m\nb\a"))
+	if got, want := err.Error(), "a^[[31m\nb^G"; got != want {
+		t.Errorf("message %q, want %q", got, want)
+	}
+	if exitcode.Classify(err) != exitcode.CodeUsage {
+		t.Errorf("the exit-code mark was lost")
+	}
+	if escapeErr(nil) != nil {
+		t.Errorf("escapeErr(nil) must be nil")
 	}
 }

@@ -97,7 +97,7 @@ func ErrorText(err error) string {
 
 // PrintError writes etcdctl's "Error: ..." line to ErrOut.
 func (p *Printer) PrintError(err error) {
-	fmt.Fprintf(p.ErrOut, "Error: %s\n", ErrorText(err))
+	fmt.Fprintf(p.ErrOut, "Error: %s\n", output.Escape(ErrorText(err)))
 }
 
 // printKV prints a key line and a value line, as etcdctl does, but with
