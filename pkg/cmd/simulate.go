@@ -48,8 +48,8 @@ With no subcommand, runs the two-clients scenario and prints what happened step 
   # Compare client-go's DefaultRetry and DefaultBackoff, with a picture
   kubectl rv simulate run --builtin retry-storm --report storm.html
 
-  # Run your own scenario as JSON
-  kubectl rv simulate run examples/scenarios/counter.yaml -o json`,
+  # A built-in scenario's report as JSON
+  kubectl rv simulate run --builtin lost-update -o json`,
 		Args: cobra.NoArgs,
 		// Offline, or on the etcd --etcd-endpoints names: never the kubeconfig's cluster.
 		Annotations: map[string]string{annotationNoKubeconfig: "true"},
@@ -96,12 +96,15 @@ An invariant holds only when at least one write to its object succeeded.
 with successes and conflicts marked, and the latency distribution of each actor.
 
 FILE - reads the scenario from standard input. Scenario files are documented in
-docs/simulate.md; examples are in examples/scenarios/.`,
+docs/simulate.md; the built-in scenarios (kubectl rv simulate list) are examples to start from.`,
 		Example: `  # A built-in scenario with another seed
   kubectl rv simulate run --builtin lost-update --seed 7
 
-  # A scenario file, with the picture
-  kubectl rv simulate run examples/scenarios/counter.yaml --report counter.svg
+  # A built-in scenario, with the picture
+  kubectl rv simulate run --builtin lost-update --report lost-update.svg
+
+  # Your own scenario file (the format is in docs/simulate.md)
+  kubectl rv simulate run my-scenario.yaml
 
   # Every request, step by step
   kubectl rv simulate run --builtin ssa-fight --steps

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
 	"github.com/kubectl-rv/kubectl-rv/pkg/exitcode"
@@ -141,5 +142,17 @@ func TestEscapedErrorKeepsLinesAndMarks(t *testing.T) {
 	}
 	if escapeErr(nil) != nil {
 		t.Errorf("escapeErr(nil) must be nil")
+	}
+}
+
+// TestSimulateHelpNeedsNoRepository: a krew install ships no examples/
+// directory, so the help of the simulate commands must not point there.
+func TestSimulateHelpNeedsNoRepository(t *testing.T) {
+	root := NewCmdSimulate(nil, genericiooptions.IOStreams{})
+	cmds := append([]*cobra.Command{root}, root.Commands()...)
+	for _, c := range cmds {
+		if strings.Contains(c.Example+c.Long, "examples/") {
+			t.Errorf("%s: the help refers to examples/, which a krew install does not have", c.CommandPath())
+		}
 	}
 }
