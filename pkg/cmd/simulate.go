@@ -93,7 +93,8 @@ latency p50/p95/p99 (virtual time), revisions consumed and lost updates found by
 An invariant holds only when at least one write to its object succeeded.
 
 --report FILE.html or FILE.svg writes a static picture: every client over virtual time
-with successes and conflicts marked, and the latency distribution of each actor.
+with successes and conflicts marked, the invariants and the lost updates, and the latency
+distribution of each actor.
 
 FILE - reads the scenario from standard input. Scenario files are documented in
 docs/simulate.md; the built-in scenarios (kubectl rv simulate list) are examples to start from.`,

@@ -6,6 +6,9 @@ import (
 	"encoding/json"
 	"encoding/xml"
 	"io"
+	"math"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -152,4 +155,68 @@ func TestFailedWritesShow(t *testing.T) {
 		t.Fatal(err)
 	}
 	golden.Assert(t, "failed-writes.txt", buf.Bytes())
+}
+
+var (
+	markRE   = regexp.MustCompile(`<(circle cx|path d="M|rect x)="?([0-9.]+)[" ]`)
+	giveUpRE = regexp.MustCompile(`<rect x="([0-9.]+)" y="([0-9.]+)" width="12" height="12" fill="none"`)
+	xMarkRE  = regexp.MustCompile(`<path d="M([0-9.]+) ([0-9.]+)L[^"]*" stroke="#d6452b"`)
+	legendRE = regexp.MustCompile(`<text x="([0-9]+)" y="72">([^<]*)</text>`)
+)
+
+// TestSVGShowsWhatWentWrong: the lost-update picture names the failed
+// invariants and the lost updates, not only the writes.
+func TestSVGShowsWhatWentWrong(t *testing.T) {
+	svg := string(SVG(run(t, "lost-update", true)))
+	for _, want := range []string{">NOT HELD</tspan> counter ConfigMap/default/unconditional data.count: expected", "lost updates", "Lost updates by actor: unconditional "} {
+		if !strings.Contains(svg, want) {
+			t.Errorf("the picture does not show %q", want)
+		}
+	}
+}
+
+// TestSVGMarksStayVisible: in ssa-fight every apply 409 is followed by a
+// give-up at the same time; the 409 must be drawn after (on top of) the
+// give-up, the legend's labels must not run into the next mark, and no
+// mark may hang over the plot's right edge.
+func TestSVGMarksStayVisible(t *testing.T) {
+	svg := string(SVG(run(t, "ssa-fight", true)))
+	lanes := svg[strings.Index(svg, "text-anchor=\"end\""):]
+	giveUps := giveUpRE.FindAllStringSubmatchIndex(lanes, -1)
+	if len(giveUps) == 0 {
+		t.Fatal("no give-up drawn")
+	}
+	covered := 0
+	for _, g := range giveUps {
+		gx, _ := strconv.ParseFloat(lanes[g[2]:g[3]], 64)
+		gy, _ := strconv.ParseFloat(lanes[g[4]:g[5]], 64)
+		for _, x := range xMarkRE.FindAllStringSubmatchIndex(lanes, -1) {
+			cx, _ := strconv.ParseFloat(lanes[x[2]:x[3]], 64)
+			cy, _ := strconv.ParseFloat(lanes[x[4]:x[5]], 64)
+			if math.Abs(cx+4-(gx+6)) < 0.2 && math.Abs(cy+4-(gy+6)) < 0.2 {
+				covered++
+				if x[0] < g[0] {
+					t.Errorf("the 409 at x=%.1f is drawn under its give-up", cx+4)
+				}
+			}
+		}
+	}
+	if covered == 0 {
+		t.Error("found no 409 at the time of a give-up: the test no longer looks at the case")
+	}
+	labels := legendRE.FindAllStringSubmatch(svg, -1)
+	for i := 0; i+1 < len(labels); i++ {
+		x, _ := strconv.Atoi(labels[i][1])
+		next, _ := strconv.Atoi(labels[i+1][1])
+		// A label takes up to 7.5px a character; the next mark reaches 6px
+		// left of its center, which is 10px left of its label.
+		if end := float64(x) + 7.5*float64(len([]rune(labels[i][2]))); end > float64(next-10-6-2) {
+			t.Errorf("legend label %q ends at %.0f, into the next mark at %d", labels[i][2], end, next-10-6)
+		}
+	}
+	for _, m := range markRE.FindAllStringSubmatch(lanes, -1) {
+		if x, _ := strconv.ParseFloat(m[2], 64); x > svgWidth-laneRight-4 && m[1] != "rect x" {
+			t.Errorf("a mark starting at x=%.1f hangs over the plot's right edge (%d)", x, svgWidth-laneRight)
+		}
+	}
 }
