@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -46,8 +48,8 @@ With no subcommand, runs the two-clients scenario and prints what happened step 
   # Compare client-go's DefaultRetry and DefaultBackoff, with a picture
   kubectl rv simulate run --builtin retry-storm --report storm.html
 
-  # Run your own scenario as JSON
-  kubectl rv simulate run examples/scenarios/counter.yaml -o json`,
+  # A built-in scenario's report as JSON
+  kubectl rv simulate run --builtin lost-update -o json`,
 		Args: cobra.NoArgs,
 		// Offline, or on the etcd --etcd-endpoints names: never the kubeconfig's cluster.
 		Annotations: map[string]string{annotationNoKubeconfig: "true"},
@@ -55,10 +57,10 @@ With no subcommand, runs the two-clients scenario and prints what happened step 
 			if err := o.Validate(); err != nil {
 				return err
 			}
-			return o.Run(c.Context())
+			return escapeErr(o.Run(c.Context()))
 		},
 	}
-	cmd.Flags().Int64Var(&o.Seed, "seed", 0, "Seed of the run (default: the scenario's).")
+	cmd.Flags().Var(seedFlag{&o.Seed}, "seed", "Seed of the run (default: the scenario's).")
 	o.Output.AddFlags(cmd.Flags())
 	cmd.AddCommand(newCmdSimulateRun(streams), newCmdSimulateList(streams), newCmdSimulateReplay(f, streams), newCmdSimulateEtcdctl(f, streams))
 	return cmd
@@ -83,21 +85,27 @@ type SimulateRunOptions struct {
 func newCmdSimulateRun(streams genericiooptions.IOStreams) *cobra.Command {
 	o := &SimulateRunOptions{Output: NewOutputFlags(output.Table, output.Wide, output.JSON, output.YAML), IOStreams: streams}
 	cmd := &cobra.Command{
-		Use:   "run (FILE | --builtin NAME)",
+		Use:   "run (FILE | - | --builtin NAME)",
 		Short: "Run a scenario file or a built-in scenario and report per actor",
 		Long: `Run a scenario in virtual time and report, per actor: operations, attempts, successes,
-no-ops, 409 conflicts, apply conflicts, 422s, give-ups, the retries histogram, latency
-p50/p95/p99 (virtual time), revisions consumed and lost updates found by invariants.
+no-ops, 409 conflicts, apply conflicts, 422s, other errors, give-ups, the retries histogram,
+latency p50/p95/p99 (virtual time), revisions consumed and lost updates found by invariants.
+An invariant holds only when at least one write to its object succeeded.
 
 --report FILE.html or FILE.svg writes a static picture: every client over virtual time
-with successes and conflicts marked, and the latency distribution of each actor.
+with successes and conflicts marked, the invariants and the lost updates, and the latency
+distribution of each actor.
 
-Scenario files are documented in docs/simulate.md; examples are in examples/scenarios/.`,
+FILE - reads the scenario from standard input. Scenario files are documented in
+docs/simulate.md; the built-in scenarios (kubectl rv simulate list) are examples to start from.`,
 		Example: `  # A built-in scenario with another seed
   kubectl rv simulate run --builtin lost-update --seed 7
 
-  # A scenario file, with the picture
-  kubectl rv simulate run examples/scenarios/counter.yaml --report counter.svg
+  # A built-in scenario, with the picture
+  kubectl rv simulate run --builtin lost-update --report lost-update.svg
+
+  # Your own scenario file (the format is in docs/simulate.md)
+  kubectl rv simulate run my-scenario.yaml
 
   # Every request, step by step
   kubectl rv simulate run --builtin ssa-fight --steps
@@ -112,11 +120,11 @@ Scenario files are documented in docs/simulate.md; examples are in examples/scen
 			if err := o.Validate(); err != nil {
 				return err
 			}
-			return o.Run(c.Context())
+			return escapeErr(o.Run(c.Context()))
 		},
 	}
 	cmd.Flags().StringVar(&o.Builtin, "builtin", "", "Name of a built-in scenario (see kubectl rv simulate list).")
-	cmd.Flags().Int64Var(&o.Seed, "seed", 0, "Seed of the run (default: the scenario's seed).")
+	cmd.Flags().Var(seedFlag{&o.Seed}, "seed", "Seed of the run (default: the scenario's seed).")
 	cmd.Flags().StringVar(&o.Report, "report", "", "Also write a picture of the run to this .html or .svg file.")
 	cmd.Flags().BoolVar(&o.Steps, "steps", false, "Print every request of the run before the summary (table output).")
 	cmd.Flags().StringSliceVar(&o.EtcdEndpoints, "etcd-endpoints", nil, "Run the store operations on a real etcd at these client URLs instead of the embedded store. Keys go under /kubectl-rv/simulate/<run>/; compaction is not run.")
@@ -155,19 +163,75 @@ func (o *SimulateRunOptions) load() (*scenario.Scenario, error) {
 		}
 		return sc, nil
 	}
-	data, err := os.ReadFile(o.File)
+	var data []byte
+	var err error
+	if o.File == "-" {
+		data, err = io.ReadAll(o.In)
+	} else {
+		data, err = os.ReadFile(o.File)
+	}
 	if err != nil {
 		return nil, exitcode.Usage(fmt.Errorf("reading the scenario: %w", err))
 	}
-	sc, err := scenario.Parse(data, o.File)
+	sc, err := scenario.Parse(data, o.source())
 	if err != nil {
 		return nil, exitcode.Usage(err)
 	}
 	if sc.Name == "" {
 		sc.Name = strings.TrimSuffix(filepath.Base(o.File), filepath.Ext(o.File))
+		if o.File == "-" {
+			sc.Name = "stdin"
+		}
 	}
 	return sc, nil
 }
+
+// escapedError is an error whose message quotes input files (a scenario,
+// a recording, an etcdctl script): its terminal control characters are
+// escaped line by line, so that a kind holding "ESC]0;title BEL" cannot
+// retitle the terminal when main prints it. It unwraps to the original, so
+// exitcode.Classify still sees the marks.
+type escapedError struct{ err error }
+
+func (e escapedError) Error() string {
+	lines := strings.Split(e.err.Error(), "\n")
+	for i, l := range lines {
+		lines[i] = output.Escape(l)
+	}
+	return strings.Join(lines, "\n")
+}
+
+func (e escapedError) Unwrap() error { return e.err }
+
+// escapeErr wraps err in an escapedError (nil stays nil).
+func escapeErr(err error) error {
+	if err == nil {
+		return nil
+	}
+	return escapedError{err}
+}
+
+// seedFlag is --seed: an int64 whose error says what a seed is, instead of
+// strconv's "parsing "abc": invalid syntax".
+type seedFlag struct{ p *int64 }
+
+func (s seedFlag) String() string {
+	if s.p == nil {
+		return "0"
+	}
+	return strconv.FormatInt(*s.p, 10)
+}
+
+func (s seedFlag) Set(v string) error {
+	n, err := strconv.ParseInt(v, 10, 64)
+	if err != nil {
+		return errors.New("the seed is an integer, such as 7")
+	}
+	*s.p = n
+	return nil
+}
+
+func (s seedFlag) Type() string { return "int" }
 
 // Run runs the scenario and prints the report.
 func (o *SimulateRunOptions) Run(ctx context.Context) error {
@@ -237,7 +301,9 @@ func (o *SimulateRunOptions) writeReport(res *simulate.Result) error {
 		pic = simprint.HTML(res)
 	}
 	if err := os.WriteFile(o.Report, pic, 0o644); err != nil {
-		return fmt.Errorf("writing --report: %w", err)
+		// A local path the user named: bad input, never the cluster's (an
+		// errno looks like a net.Error to exitcode.Classify).
+		return exitcode.Usage(fmt.Errorf("writing --report: %w", err))
 	}
 	fmt.Fprintf(o.ErrOut, "Wrote the picture of the run to %s\n", o.Report)
 	return nil
@@ -267,6 +333,9 @@ func (o *SimulateRunOptions) print(p *output.Printer, res *simulate.Result) erro
 func (o *SimulateRunOptions) source() string {
 	if o.Builtin != "" {
 		return "built-in scenario " + o.Builtin
+	}
+	if o.File == "-" {
+		return "<stdin>"
 	}
 	return o.File
 }
@@ -344,14 +413,22 @@ watch --show-secrets.`,
 
   # What changed between two resourceVersions
   kubectl rv simulate replay rec.jsonl --object deployments/web -n default --from 812 --to 990`,
-		Args: cobra.ExactArgs(1),
+		Args: func(_ *cobra.Command, args []string) error {
+			switch {
+			case len(args) == 0:
+				return exitcode.Usagef("give the RECORDING to replay, a file written by kubectl rv watch --record: kubectl rv simulate replay rec.jsonl")
+			case len(args) > 1:
+				return exitcode.Usagef("simulate replay takes one RECORDING, got %d arguments: choose the object with --object", len(args))
+			}
+			return nil
+		},
 		RunE: func(c *cobra.Command, args []string) error {
 			o.File = args[0]
 			o.namespace = f.Namespace
 			if err := o.Validate(); err != nil {
 				return err
 			}
-			return o.Run(c.Context())
+			return escapeErr(o.Run(c.Context()))
 		},
 	}
 	cmd.Flags().StringVar(&o.Object, "object", "", "The object: RESOURCE/NAME (namespace from -n) or RESOURCE/NAMESPACE/NAME.")

@@ -31,8 +31,10 @@ type SimulateEtcdctlOptions struct {
 
 	format   etcdprint.Format
 	commands []etcdplay.Command
-	// single is set when one command came from the arguments.
+	// single is set when one command came from the arguments; source
+	// names the script the commands were read from otherwise.
 	single bool
+	source string
 	newKV  func(ctx context.Context) (mvcc.WatchKV, error)
 	genericiooptions.IOStreams
 }
@@ -51,6 +53,8 @@ With arguments, runs one command. Without, reads a script from stdin (or --filen
 one command per line; "txn" is followed by etcdctl's txn syntax (compares, a blank line,
 success requests, a blank line, failure requests, a blank line). Watches started by a
 script print their events after each later command. Lines starting with # are comments.
+Lines take etcdctl's syntax, so a transcript pastes as is: an optional leading "etcdctl",
+and -w/--write-out anywhere on a line sets that line's output format.
 
 Commands:
   ` + strings.Join(func() []string {
@@ -81,12 +85,12 @@ With --etcd-endpoints the same commands run on a real etcd instead.`,
 		RunE: func(c *cobra.Command, args []string) error {
 			o.Args = args
 			if err := o.Complete(); err != nil {
-				return err
+				return escapeErr(err)
 			}
 			if err := o.Validate(); err != nil {
-				return err
+				return escapeErr(err)
 			}
-			return o.Run(c.Context())
+			return escapeErr(o.Run(c.Context()))
 		},
 	}
 	// etcdctl's own flags (--rev, --prefix, ...) follow the command name.
@@ -176,6 +180,7 @@ func (o *SimulateEtcdctlOptions) Complete() error {
 			}
 			return err
 		}
+		o.source = name
 	}
 	if len(o.EtcdEndpoints) > 0 {
 		endpoints := o.EtcdEndpoints
@@ -205,11 +210,20 @@ func (o *SimulateEtcdctlOptions) Validate() error {
 		}
 	}
 	for _, c := range o.commands {
-		if c.Kind == etcdplay.Get && c.Range.CountOnly && f != etcdprint.JSON {
+		cf := f
+		if c.WriteOut != "" {
+			if cf, err = etcdprint.ParseFormat(c.WriteOut); err != nil {
+				return exitcode.Usagef("%s: %v", c.Source, err)
+			}
+		}
+		if c.Kind == etcdplay.Get && c.Range.CountOnly && cf != etcdprint.JSON {
 			return exitcode.Usagef("%s: get --count-only prints only with -w json (etcdctl allows it only with --write-out=fields)", c.Source)
 		}
 	}
 	if len(o.commands) == 0 {
+		if o.source != "" && o.source != "stdin" {
+			return exitcode.Usagef("%s: no command in the script (only blank lines and # comments): write one command per line, e.g. put k1 v1", o.source)
+		}
 		return exitcode.Usagef("no command given: pass one as arguments (e.g. put k1 v1) or a script on stdin")
 	}
 	return nil

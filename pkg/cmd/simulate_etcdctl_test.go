@@ -77,6 +77,9 @@ func TestSimulateEtcdctlGolden(t *testing.T) {
 		{"bad-compare-value", "txn\nmod(\"k\") = \"x\"\n\n\n", nil, 2},
 		{"bad-format", "", []string{"-w", "yaml", "get", "k"}, 2},
 		{"count-only-simple", "get k --count-only\n", nil, 2},
+		{"transcript-pasted", "etcdctl put k1 v1\netcdctl get k1 -w json\nput k1 v2\nget k1 --rev=2 --write-out=json\nget k1\n", nil, 0},
+		{"keys-only-count-only", "put a 1\nget a --keys-only --count-only\n", nil, 2},
+		{"bad-line-format", "put a 1\nget a -w yaml\n", nil, 2},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -130,5 +133,19 @@ func TestSimulateEtcdctlExamples(t *testing.T) {
 	}
 	if n < 3 {
 		t.Errorf("found only %d runnable examples", n)
+	}
+}
+
+// TestSimulateEtcdctlEmptyScriptNamesTheFile: a script file with no
+// command is named in the error, so the user knows which file was read.
+func TestSimulateEtcdctlEmptyScriptNamesTheFile(t *testing.T) {
+	empty := filepath.Join(t.TempDir(), "empty.txt")
+	if err := os.WriteFile(empty, []byte("# nothing yet\n\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, errOut, code := runEtcdctl(t, "", "-f", empty)
+	want := "error: " + empty + ": no command in the script (only blank lines and # comments): write one command per line, e.g. put k1 v1\n"
+	if code != exitcode.CodeUsage || out != "" || errOut != want {
+		t.Errorf("exit %d, stdout %q, stderr %q; want exit 2 and %q", code, out, errOut, want)
 	}
 }

@@ -38,6 +38,9 @@ type Command struct {
 	Txn    mvcc.Txn
 	Rev    int64
 	Watch  mvcc.WatchOptions
+	// WriteOut is the line's own -w/--write-out value ("" when it gives
+	// none: the run's format applies). The printer checks the name.
+	WriteOut string
 }
 
 // ErrSyntax is wrapped by every parse error.
@@ -173,7 +176,7 @@ func rangeEnd(src string, kind Kind, pos []string, flags map[string]string) (key
 	case len(pos) > 2:
 		return "", "", perr(src, "%s: too many arguments (usage: %s)", kind, usage[kind])
 	case prefix && fromKey:
-		return "", "", perr(src, "%s: --prefix and --from-key cannot be used together", kind)
+		return "", "", perr(src, "%s: `--prefix` and `--from-key` cannot be set at the same time, choose one", kind)
 	case (prefix || fromKey) && len(pos) == 2:
 		return "", "", perr(src, "%s: too many arguments, only accept one argument when --prefix or --from-key is set", kind)
 	}
@@ -198,8 +201,56 @@ func rangeEnd(src string, kind Kind, pos []string, flags map[string]string) (key
 }
 
 // ParseArgs parses one command given as arguments, e.g.
-// ["get", "k1", "--rev=6"]. A txn's body is parsed by ParseTxnBody.
+// ["get", "k1", "--rev=6"], the way etcdctl takes them, so that a
+// transcript pastes as is: an optional leading "etcdctl", and -w or
+// --write-out anywhere on the line (etcdctl's global flag). A txn's body is
+// parsed by ParseTxnBody.
 func ParseArgs(src string, args []string) (Command, error) {
+	if len(args) > 0 && args[0] == "etcdctl" {
+		args = args[1:]
+	}
+	args, writeOut, err := takeWriteOut(src, args)
+	if err != nil {
+		return Command{}, err
+	}
+	c, err := parseCommand(src, args)
+	c.WriteOut = writeOut
+	return c, err
+}
+
+// takeWriteOut removes etcdctl's -w/--write-out flag from args, in the
+// forms pflag accepts (-w json, -w=json, -wjson, --write-out json,
+// --write-out=json; the last one wins), and returns its value.
+func takeWriteOut(src string, args []string) (rest []string, val string, err error) {
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			rest = append(rest, args[i:]...)
+			break
+		}
+		name, v, hasVal := strings.Cut(a, "=")
+		switch {
+		case name == "-w" || name == "--write-out":
+		case strings.HasPrefix(a, "-w") && !strings.HasPrefix(a, "--"):
+			name, v, hasVal = "-w", a[2:], true
+		default:
+			rest = append(rest, a)
+			continue
+		}
+		if !hasVal {
+			if i+1 >= len(args) {
+				return nil, "", perr(src, "%s needs a value: simple or json", name)
+			}
+			i++
+			v = args[i]
+		}
+		val = v
+	}
+	return rest, val, nil
+}
+
+// parseCommand parses a command without etcdctl's global flags.
+func parseCommand(src string, args []string) (Command, error) {
 	if len(args) == 0 {
 		return Command{}, perr(src, "missing command: one of put, get, del, txn, compact, watch")
 	}
@@ -249,14 +300,18 @@ func (c *Command) getArgs(pos []string, flags map[string]string) (err error) {
 	if c.Key, c.Range.End, err = rangeEnd(c.Source, c.Kind, pos, flags); err != nil {
 		return err
 	}
+	_, c.Range.KeysOnly = flags["keys-only"]
+	_, c.Range.CountOnly = flags["count-only"]
+	if c.Range.KeysOnly && c.Range.CountOnly {
+		// etcdctl 3.6's getGetOp, after its --prefix/--from-key check.
+		return perr(c.Source, "get: `--keys-only` and `--count-only` cannot be set at the same time, choose one")
+	}
 	if c.Range.Rev, err = intFlag(c.Source, c.Kind, flags, "rev"); err != nil {
 		return err
 	}
 	if c.Range.Limit, err = intFlag(c.Source, c.Kind, flags, "limit"); err != nil {
 		return err
 	}
-	_, c.Range.KeysOnly = flags["keys-only"]
-	_, c.Range.CountOnly = flags["count-only"]
 	return nil
 }
 
@@ -363,6 +418,9 @@ func parseTxnOp(src, line string) (mvcc.Op, error) {
 	c, err := ParseArgs(src, args)
 	if err != nil {
 		return mvcc.Op{}, err
+	}
+	if c.WriteOut != "" {
+		return mvcc.Op{}, perr(src, "a txn request takes no -w: give it on the txn line")
 	}
 	switch c.Kind {
 	case Put:

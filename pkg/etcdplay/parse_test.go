@@ -48,6 +48,21 @@ func TestParseScript(t *testing.T) {
 				{Source: "s:9", Kind: Put, Key: "z", Value: []byte("1")},
 			},
 		},
+		{
+			name:   "pasted etcdctl lines",
+			script: "etcdctl put k1 v1\netcdctl get k1 -w json\nget k1 --rev=2 --write-out=json\nget k1 -wjson --keys-only\nget k1 --write-out simple -w=json\n",
+			want: []Command{
+				{Source: "s:1", Kind: Put, Key: "k1", Value: []byte("v1")},
+				{Source: "s:2", Kind: Get, Key: "k1", WriteOut: "json"},
+				{Source: "s:3", Kind: Get, Key: "k1", Range: mvcc.RangeOptions{Rev: 2}, WriteOut: "json"},
+				{Source: "s:4", Kind: Get, Key: "k1", Range: mvcc.RangeOptions{KeysOnly: true}, WriteOut: "json"},
+				{Source: "s:5", Kind: Get, Key: "k1", WriteOut: "json"},
+			},
+		},
+		{name: "keys-only with count-only", script: "get a --keys-only --count-only\n", wantErr: "s:1: get: `--keys-only` and `--count-only` cannot be set at the same time, choose one"},
+		{name: "prefix with from-key", script: "get a --prefix --from-key\n", wantErr: "s:1: get: `--prefix` and `--from-key` cannot be set at the same time, choose one"},
+		{name: "write-out without a value", script: "get a -w\n", wantErr: "s:1: -w needs a value: simple or json"},
+		{name: "write-out in a txn request", script: "txn\n\nget a -w json\n", wantErr: "s:3: a txn request takes no -w"},
 		{name: "unknown command", script: "put a 1\nfrob x\n", wantErr: `s:2: unknown command "frob"`},
 		{name: "unknown flag", script: "get a --revision 3\n", wantErr: "s:1: get: unknown flag --revision"},
 		{name: "bad rev", script: "get a --rev x\n", wantErr: `s:1: get: --rev must be an integer, got "x"`},
@@ -90,6 +105,9 @@ func FuzzParseScript(f *testing.F) {
 		"get \"\\x00\" --from-key --keys-only --limit 1\n",
 		"txn\nver(\"a\") > \"-1\"\nc(\"b\") < \"9\"\nval(\"c\") != \"\"\n\ndel a z\nput q \"\"\n\n\n",
 		"del \"\" --prefix\n",
+		"etcdctl put k1 v1\netcdctl get k1 -w json\nget k1 --rev=2 --write-out=json\n",
+		"get a --keys-only --count-only\n",
+		"get a -w\n",
 	} {
 		f.Add(s)
 	}

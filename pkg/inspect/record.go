@@ -7,10 +7,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
+	"strconv"
 	"time"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	utiljson "k8s.io/apimachinery/pkg/util/json"
+	"k8s.io/apimachinery/pkg/util/resourceversion"
 )
 
 // APIVersion is the group/version of the watch reports and of recordings.
@@ -260,7 +263,53 @@ func decodeRecordedEvent(line []byte) (RecordedEvent, error) {
 	if w.Type == RecordList && w.Reason != SyncInitial && w.Reason != SyncRelist {
 		return RecordedEvent{}, fmt.Errorf("LIST reason %q: want initial or relist", w.Reason)
 	}
+	if err := checkRVs(ev); err != nil {
+		return RecordedEvent{}, err
+	}
 	return ev, nil
+}
+
+// checkRVs refuses resourceVersions that no API server sends: replay
+// orders versions by them, and a malformed one would be shown or compared
+// as if it were real. An absent resourceVersion is left alone.
+func checkRVs(ev RecordedEvent) error {
+	for _, f := range []struct{ name, rv string }{
+		{"resourceVersion", ev.ResourceVersion},
+		{"gapFrom", ev.GapFrom},
+	} {
+		if err := checkRV(f.name, f.rv); err != nil {
+			return err
+		}
+	}
+	if ev.Object == nil {
+		return nil
+	}
+	v, found, _ := unstructured.NestedFieldNoCopy(ev.Object.Object, "metadata", "resourceVersion")
+	if !found {
+		return nil
+	}
+	rv, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("object metadata.resourceVersion %v is not a resourceVersion: want a string such as \"812\"", v)
+	}
+	return checkRV("object metadata.resourceVersion", rv)
+}
+
+// checkRV accepts what resourceversion.CompareResourceVersion accepts (a
+// positive integer without leading zeros) that also fits etcd's int64
+// revision.
+func checkRV(field, rv string) error {
+	if rv == "" {
+		return nil
+	}
+	_, err := resourceversion.CompareResourceVersion(rv, rv)
+	if err == nil {
+		_, err = strconv.ParseInt(rv, 10, 64)
+	}
+	if err != nil {
+		return fmt.Errorf("%s %q is not a resourceVersion: want a positive integer without leading zeros, at most %d (an etcd revision)", field, rv, int64(math.MaxInt64))
+	}
+	return nil
 }
 
 // RecordingWriter writes a recording, one JSON line per event.

@@ -73,6 +73,13 @@ func TestReadRecordingErrors(t *testing.T) {
 		{name: "object not an object", in: header + `{"type":"ADDED","resource":"v1/pods","object":[1]}` + "\n", want: "line 2: object: "},
 		{name: "missing resource", in: header + `{"type":"BOOKMARK"}` + "\n", want: "line 2: resource is missing"},
 		{name: "bad sync reason", in: header + `{"type":"SYNCED","resource":"v1/pods","reason":"later"}` + "\n", want: `line 2: SYNCED reason "later"`},
+		{name: "resourceVersion not a number", in: header + `{"type":"MODIFIED","resource":"v1/pods","object":{"metadata":{"name":"a","resourceVersion":"abc"}}}` + "\n", want: `line 2: object metadata.resourceVersion "abc" is not a resourceVersion: want a positive integer`},
+		{name: "negative resourceVersion", in: header + `{"type":"ADDED","resource":"v1/pods","object":{"metadata":{"name":"a","resourceVersion":"-1"}}}` + "\n", want: `line 2: object metadata.resourceVersion "-1" is not a resourceVersion`},
+		{name: "26-digit resourceVersion", in: header + `{"type":"ADDED","resource":"v1/pods","object":{"metadata":{"name":"a","resourceVersion":"12345678901234567890123456"}}}` + "\n", want: `line 2: object metadata.resourceVersion "12345678901234567890123456" is not a resourceVersion`},
+		{name: "escape sequence in a resourceVersion", in: header + `{"type":"ADDED","resource":"v1/pods","object":{"metadata":{"name":"a","resourceVersion":"\u001b]0;x\u0007"}}}` + "\n", want: `line 2: object metadata.resourceVersion "\x1b]0;x\a" is not a resourceVersion`},
+		{name: "resourceVersion a JSON number", in: header + `{"type":"ADDED","resource":"v1/pods","object":{"metadata":{"name":"a","resourceVersion":5}}}` + "\n", want: `line 2: object metadata.resourceVersion 5 is not a resourceVersion: want a string`},
+		{name: "leading zero bookmark", in: header + `{"type":"BOOKMARK","resource":"v1/pods","resourceVersion":"007"}` + "\n", want: `line 2: resourceVersion "007" is not a resourceVersion`},
+		{name: "bad gapFrom", in: header + `{"type":"SYNCED","resource":"v1/pods","reason":"relist","resourceVersion":"9","gapFrom":"0"}` + "\n", want: `line 2: gapFrom "0" is not a resourceVersion`},
 		{name: "list without reason", in: header + `{"type":"LIST","resource":"v1/pods","object":{"metadata":{"name":"a"}}}` + "\n", want: `line 2: LIST reason ""`},
 	}
 	for _, tt := range tests {
@@ -109,6 +116,8 @@ func FuzzReadRecording(f *testing.F) {
 	f.Add(header + `{"type":"LIST","resource":"v1/pods","reason":"initial","object":{"metadata":{"name":"a","resourceVersion":"5"}}}` + "\n")
 	f.Add(header + `{"type":"SYNCED","resource":"v1/pods","reason":"relist","resourceVersion":"9","gapFrom":"5"}` + "\n")
 	f.Add(header + `{"type":"MODIFIED","resource":"v1/pods","object":{"metadata":{"name":"a"},"spec":{"x":1.5e300}}}` + "\n")
+	f.Add(header + `{"type":"ADDED","resource":"v1/pods","object":{"metadata":{"name":"a","resourceVersion":"-1"}}}` + "\n")
+	f.Add(header + `{"type":"BOOKMARK","resource":"v1/pods","resourceVersion":"12345678901234567890123456"}` + "\n")
 	f.Fuzz(func(t *testing.T, in string) {
 		rec, err := ReadRecording(strings.NewReader(in))
 		if err != nil {

@@ -106,6 +106,9 @@ func (e *engine) addGroup(ctx context.Context, gi int) error {
 	if err := g.prepareChange(); err != nil {
 		return fmt.Errorf("%w: actor %q: %v", ErrScenario, s.Name, err)
 	}
+	if err := e.checkChange(ctx, g); err != nil {
+		return fmt.Errorf("%w: actor %q: %v", ErrScenario, s.Name, err)
+	}
 	if s.Method == scenario.MethodLeaderElection && e.leader == nil {
 		e.leader = &leaderState{}
 	}

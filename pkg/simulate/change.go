@@ -1,6 +1,7 @@
 package simulate
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"strconv"
@@ -282,3 +283,42 @@ func pointer(path fieldpath.Path) string {
 }
 
 var pointerEscaper = strings.NewReplacer("~", "~0", "/", "~1")
+
+// checkChange refuses, before the run, a change that cannot apply to the
+// target's kind: it applies the actor's first change to the target as it
+// is at the start and types the result with the kind's schema. Without it
+// an increment of data.nope on a ConfigMap writes the integer 1 into
+// string data and every write of the run fails with a 500.
+//
+// Only built-in kinds have a schema to check against; a change that
+// cannot be computed yet (a target created later, a list another actor
+// grows) is left to the run.
+func (e *engine) checkChange(ctx context.Context, g *group) error {
+	if g.path == nil || g.spec.Write() == "" || !managedfields.IsBuiltin(g.target.gvk) {
+		return nil
+	}
+	u, err := e.srv.Get(ctx, g.target.gvk, g.target.namespace, g.target.name)
+	if err != nil {
+		return nil
+	}
+	w := newWriter(client{eng: e, group: g})
+	w.read = u
+	ch, err := w.computeChange()
+	if err != nil {
+		return nil
+	}
+	if _, err := managedfields.BuiltinTypeConverter().ObjectToTyped(ch.obj); err != nil {
+		return fmt.Errorf("change %s would write %s, which a %s cannot hold: %s", g.pathText, display(ch.newVal), g.target.gvk.Kind, schemaReason(err))
+	}
+	return nil
+}
+
+// schemaReason shortens a schema error to what the schema wanted: SMD's
+// errors end with ", got &value.valueUnstructured{...}", a Go value dump.
+func schemaReason(err error) string {
+	msg := err.Error()
+	if i := strings.Index(msg, ", got &value."); i >= 0 {
+		msg = msg[:i]
+	}
+	return msg
+}

@@ -125,23 +125,30 @@ func (c *counter) check(ctx context.Context, e *engine) (InvariantResult, error)
 	for _, n := range c.successes {
 		expected += int64(n)
 	}
+	r := c.compare(ctx, e, expected)
+	vacuous(&r, expected == c.start)
+	return r, nil
+}
+
+// compare compares the counter's final value with the expected one.
+func (c *counter) compare(ctx context.Context, e *engine, expected int64) InvariantResult {
 	r := InvariantResult{Name: fmt.Sprintf("counter %s %s", c.target, c.pathText), Expected: strconv.FormatInt(expected, 10)}
 	u, err := e.srv.Get(ctx, c.target.gvk, c.target.namespace, c.target.name)
 	if err != nil {
 		r.Actual = "object gone"
 		r.Lost = int(expected - c.start)
-		return r, nil
+		return r
 	}
 	v, _ := managedfields.GetPath(u.Object, c.path)
 	n, err := asInt(v)
 	if err != nil {
 		r.Actual = display(v)
-		return r, nil
+		return r
 	}
 	r.Actual = strconv.FormatInt(n, 10)
 	r.Lost = int(expected - n)
 	r.Held = r.Lost == 0
-	return r, nil
+	return r
 }
 
 func (e *engine) checkEquals(ctx context.Context, q *scenario.Equals) (InvariantResult, error) {
@@ -179,5 +186,21 @@ func (e *engine) checkEquals(ctx context.Context, q *scenario.Equals) (Invariant
 	}
 	r.Actual = display(got)
 	r.Held = r.Actual == r.Expected
+	written := 0
+	for _, g := range e.groups {
+		if g.target.key == t.Key(ns, q.Target.Name) {
+			written += g.successes
+		}
+	}
+	vacuous(&r, written == 0)
 	return r, nil
+}
+
+// vacuous marks r as not held when nothing was written: values that
+// match because no write got through do not show that writes are safe.
+func vacuous(r *InvariantResult, nothingWritten bool) {
+	if nothingWritten {
+		r.Held = false
+		r.Reason = ReasonNothingWritten
+	}
 }

@@ -2,6 +2,7 @@ package simulate
 
 import (
 	"context"
+	"errors"
 	"math/rand/v2"
 	"testing"
 	"time"
@@ -153,4 +154,65 @@ func mustPath(t *testing.T, p string) fieldpath.Path {
 		t.Fatal(err)
 	}
 	return path
+}
+
+const counterHead = `apiVersion: rv.kubectl-rv.dev/v1alpha1
+kind: Scenario
+name: t
+duration: 5s
+objects:
+- apiVersion: v1
+  kind: ConfigMap
+  metadata: {name: counter, namespace: default}
+  data: {count: "0"}
+invariants:
+- equals:
+    target: {apiVersion: v1, kind: ConfigMap, namespace: default, name: counter}
+    path: data.count
+    value: "0"
+actors:
+- name: a
+  target: {apiVersion: v1, kind: ConfigMap, namespace: default, name: counter}
+  rate: 2
+`
+
+// TestChangeThatCannotApplyIsRefused: an increment of a missing ConfigMap
+// key would write an integer into string data, and every write of the run
+// would fail; the run is refused before it starts.
+func TestChangeThatCannotApplyIsRefused(t *testing.T) {
+	sc, err := scenario.Parse([]byte(counterHead+"  method: update\n  change: {increment: data.nope}\n"), "t.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = Run(context.Background(), sc, Config{})
+	want := `invalid scenario: actor "a": change data.nope would write 1, which a ConfigMap cannot hold: .data.nope: expected string`
+	if !errors.Is(err, ErrScenario) || err.Error() != want {
+		t.Fatalf("got %v, want %s", err, want)
+	}
+}
+
+// TestNothingWrittenNeverHolds: when every write fails (here a JSON patch
+// test that never matches, so every write is a 422), the invariants whose
+// values still match must not be reported as held.
+func TestNothingWrittenNeverHolds(t *testing.T) {
+	sc, err := scenario.Parse([]byte(counterHead+"  method: json-patch-test\n  change: {increment: data.count, test: {path: data.count, value: \"7\"}}\n"), "t.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := false
+	res, err := Run(context.Background(), sc, Config{Trace: &f})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a := res.Actors[0]; a.Successes != 0 || a.Invalid == 0 {
+		t.Fatalf("want every write to fail with 422, got %+v", a)
+	}
+	if len(res.Invariants) != 2 {
+		t.Fatalf("want the counter and the equals invariants, got %+v", res.Invariants)
+	}
+	for _, inv := range res.Invariants {
+		if inv.Held || inv.Reason != ReasonNothingWritten {
+			t.Errorf("%s: held %v reason %q, want not held because %q", inv.Name, inv.Held, inv.Reason, ReasonNothingWritten)
+		}
+	}
 }

@@ -134,7 +134,15 @@ type InvariantResult struct {
 	Actual   string `json:"actual"`
 	// Lost is the number of lost updates (counter invariants).
 	Lost int `json:"lost,omitempty"`
+	// Reason says why an invariant whose values match did not hold: an
+	// invariant holds only when at least one write to its object
+	// succeeded, since a run in which every write failed proves nothing.
+	Reason string `json:"reason,omitempty"`
 }
+
+// ReasonNothingWritten is the Reason of an invariant whose object no
+// write of the run changed successfully.
+const ReasonNothingWritten = "no write succeeded"
 
 // Leadership sums up a leader election.
 type Leadership struct {

@@ -13,6 +13,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/resourceversion"
 )
 
@@ -175,5 +177,35 @@ func TestSimulateOnRealEtcd(t *testing.T) {
 	}
 	if !strings.Contains(r.Stderr, "/kubectl-rv/simulate/two-clients/") {
 		t.Errorf("the run should say where its keys went: %q", r.Stderr)
+	}
+}
+
+// TestSimulateRefusesWhatTheAPIServerRefuses: an increment of a missing
+// ConfigMap key would write the integer 1 into string data. The real API
+// server refuses such a write, so the simulator refuses the scenario up
+// front (exit 2, naming the change) instead of running 500s for a minute.
+func TestSimulateRefusesWhatTheAPIServerRefuses(t *testing.T) {
+	ns := cluster.Namespace(t)
+	ctx := context.Background()
+	cms := cluster.Dynamic(t, "e2e").Resource(schema.GroupVersionResource{Version: "v1", Resource: "configmaps"}).Namespace(ns)
+	cm := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "v1", "kind": "ConfigMap",
+		"metadata": map[string]any{"name": "counter"},
+		"data":     map[string]any{"count": "0", "nope": int64(1)},
+	}}
+	if _, err := cms.Create(ctx, cm, metav1.CreateOptions{}); err == nil {
+		t.Fatal("the API server accepted an integer in ConfigMap data; the simulator's up-front check would be wrong")
+	}
+	src, err := os.ReadFile("../../examples/scenarios/counter.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := t.TempDir() + "/nope.yaml"
+	if err := writeFile(f, strings.ReplaceAll(string(src), "increment: data.count", "increment: data.nope")); err != nil {
+		t.Fatal(err)
+	}
+	r := cluster.RV(t, "simulate", "run", f)
+	if r.Code != 2 || r.Stdout != "" || !strings.Contains(r.Stderr, `change data.nope would write 1, which a ConfigMap cannot hold`) {
+		t.Errorf("want exit 2 naming the change, got %s", r)
 	}
 }

@@ -26,6 +26,8 @@ func Formats() []Format { return []Format{Simple, JSON} }
 
 // Printer writes results to Out and etcdctl's diagnostics to ErrOut.
 type Printer struct {
+	// Format is the default format; a command's own -w (Command.WriteOut,
+	// checked with ParseFormat) overrides it for its results.
 	Format Format
 	Out    io.Writer
 	ErrOut io.Writer
@@ -50,7 +52,7 @@ func (p *Printer) Print(r etcdplay.Result) error {
 			}
 			one := etcdplay.Result{Command: r.Command, Watch: []mvcc.WatchResponse{wr}}
 			var err error
-			if p.Format == JSON {
+			if p.formatOf(r) == JSON {
 				err = p.printJSON(one)
 			} else {
 				err = p.printSimple(one)
@@ -61,10 +63,18 @@ func (p *Printer) Print(r etcdplay.Result) error {
 		}
 		return nil
 	}
-	if p.Format == JSON {
+	if p.formatOf(r) == JSON {
 		return p.printJSON(r)
 	}
 	return p.printSimple(r)
+}
+
+// formatOf is the format of r: its command's -w, else the default.
+func (p *Printer) formatOf(r etcdplay.Result) Format {
+	if r.Command != nil && r.Command.WriteOut != "" {
+		return Format(r.Command.WriteOut)
+	}
+	return p.Format
 }
 
 // ErrorText returns the message etcdctl prints after "Error: " for an etcd
@@ -87,7 +97,7 @@ func ErrorText(err error) string {
 
 // PrintError writes etcdctl's "Error: ..." line to ErrOut.
 func (p *Printer) PrintError(err error) {
-	fmt.Fprintf(p.ErrOut, "Error: %s\n", ErrorText(err))
+	fmt.Fprintf(p.ErrOut, "Error: %s\n", output.Escape(ErrorText(err)))
 }
 
 // printKV prints a key line and a value line, as etcdctl does, but with

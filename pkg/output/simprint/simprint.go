@@ -103,6 +103,9 @@ func PrintSummary(p *output.Printer, r *simulate.Result) error {
 			if !inv.Held {
 				held = output.Cell{Text: "NO", Style: output.Red}
 			}
+			if inv.Reason != "" {
+				held.Text += " (" + inv.Reason + ")"
+			}
 			t.AddRow(output.Cell{Text: inv.Name}, held, output.Cell{Text: inv.Expected}, output.Cell{Text: inv.Actual}, output.Cell{Text: strconv.Itoa(inv.Lost)})
 		}
 		if err := p.PrintTable(t); err != nil {
@@ -148,7 +151,7 @@ func actorTable(p *output.Printer, r *simulate.Result) *output.TableData {
 	t := &output.TableData{Columns: []output.Column{
 		{Name: "Actor"}, {Name: "Replicas", Wide: true}, {Name: "Method"}, {Name: "Retry"}, {Name: "Ops"},
 		{Name: "Attempts", Wide: true}, {Name: "OK"}, {Name: "No-op"}, {Name: "409"}, {Name: "Apply-409"}, {Name: "422"},
-		{Name: "Give-ups"}, {Name: "P50"}, {Name: "P95"}, {Name: "P99"}, {Name: "Revs"}, {Name: "Lost"},
+		{Name: "Errors"}, {Name: "Give-ups"}, {Name: "P50"}, {Name: "P95"}, {Name: "P99"}, {Name: "Revs"}, {Name: "Lost"},
 		{Name: "Retries", Wide: true}, {Name: "Manager", Wide: true}, {Name: "Target", Wide: true},
 	}}
 	n := func(i int) output.Cell { return output.Cell{Text: strconv.Itoa(i)} }
@@ -182,7 +185,7 @@ func actorTable(p *output.Printer, r *simulate.Result) *output.TableData {
 		t.AddRow(output.Cell{Text: a.Name}, n(a.Replicas), output.Cell{Text: method}, output.Cell{Text: retry}, n(a.Operations),
 			n(a.Attempts), output.Cell{Text: strconv.Itoa(a.Successes), Style: output.Green}, n(a.NoOps),
 			bad(a.Conflicts, output.Yellow), bad(a.ApplyConflicts, output.Yellow), bad(a.Invalid, output.Yellow),
-			bad(a.GiveUps, output.Red), output.Cell{Text: p50}, output.Cell{Text: p95}, output.Cell{Text: p99},
+			bad(a.Errors, output.Red), bad(a.GiveUps, output.Red), output.Cell{Text: p50}, output.Cell{Text: p95}, output.Cell{Text: p99},
 			n(a.RevisionsConsumed), bad(a.LostUpdates, output.Red), output.Cell{Text: strings.Join(hist, " ")},
 			output.Cell{Text: a.FieldManager}, output.Cell{Text: a.Target})
 	}

@@ -20,7 +20,21 @@ const (
 	maxLanes   = 40
 	panelW     = 310
 	panelH     = 160
+	// markPad keeps the widest mark (a give-up square) inside the plot.
+	markPad = 7
+	// invLine is the height of one line of the invariants block.
+	invLine = 18
 )
+
+// axisEnd rounds the run's end up to a tick, so the axis ends on a label
+// and the last marks are not drawn on the plot's edge.
+func axisEnd(end time.Duration) time.Duration {
+	if end <= 0 {
+		return time.Millisecond
+	}
+	step := niceStep(end, 10)
+	return (end + step - 1) / step * step
+}
 
 var outcomeColor = map[string]string{
 	"ok":       "#2e9e44",
@@ -54,7 +68,8 @@ func SVG(r *simulate.Result) []byte {
 	}
 	perRow := (svgWidth - 40) / (panelW + 10)
 	rows := (len(withLatency) + perRow - 1) / perRow
-	histTop := top + lanesH + 60
+	invTop := top + lanesH + 30
+	histTop := invTop + invariantsHeight(r) + 30
 	height := histTop + rows*(panelH+40) + 20
 	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d" font-family="Helvetica, Arial, sans-serif" font-size="12">`+"\n", svgWidth, height, svgWidth, height)
 	fmt.Fprintf(&b, `<rect x="0" y="0" width="%d" height="%d" fill="#ffffff"/>`+"\n", svgWidth, height)
@@ -67,6 +82,7 @@ func SVG(r *simulate.Result) []byte {
 	} else {
 		drawLanes(&b, r, lanes, hidden, top)
 	}
+	invariants(&b, r, invTop)
 
 	if len(withLatency) > 0 {
 		fmt.Fprintf(&b, `<text x="20" y="%d" font-size="15" font-weight="bold">Latency of successful operations (virtual time, retries and backoff included)</text>`+"\n", histTop-20)
@@ -83,11 +99,9 @@ func SVG(r *simulate.Result) []byte {
 // drawLanes draws one lane per client from y = top: the time axis,
 // compactions, leadership terms and a mark per request.
 func drawLanes(b *bytes.Buffer, r *simulate.Result, lanes []string, hidden, top int) {
-	end := r.End.D()
-	if end <= 0 {
-		end = time.Millisecond
-	}
-	plotW := float64(svgWidth - laneLeft - laneRight)
+	end := axisEnd(r.End.D())
+	// The last marks sit at the end: keep their radius inside the lane.
+	plotW := float64(svgWidth - laneLeft - laneRight - markPad)
 	x := func(t time.Duration) float64 { return float64(laneLeft) + plotW*float64(t)/float64(end) }
 	idx := map[string]int{}
 	for i, l := range lanes {
@@ -114,12 +128,16 @@ func drawLanes(b *bytes.Buffer, r *simulate.Result, lanes []string, hidden, top 
 			}
 		}
 	}
-	for _, s := range r.Steps {
-		i, ok := idx[s.Actor]
-		if !ok || s.Verb == "RETRY" {
-			continue
+	// Give-ups first: the 409 that caused one is drawn at the same time
+	// and must stay visible on top of it.
+	for _, giveUps := range []bool{true, false} {
+		for _, s := range r.Steps {
+			i, ok := idx[s.Actor]
+			if !ok || s.Verb == "RETRY" || (s.Outcome == "giveup") != giveUps {
+				continue
+			}
+			mark(b, s, x(s.At.D()), float64(top+i*laneHeight)+laneHeight/2)
 		}
-		mark(b, s, x(s.At.D()), float64(top+i*laneHeight)+laneHeight/2)
 	}
 	if hidden > 0 {
 		fmt.Fprintf(b, `<text x="%d" y="%d" fill="#555">%s</text>`+"\n", laneLeft, bottom+34, esc(fmt.Sprintf("%d more clients not drawn", hidden)))
@@ -160,8 +178,9 @@ func legend(b *bytes.Buffer, x, y int) {
 	}
 	for _, it := range items {
 		mark(b, simulate.Step{Outcome: it.outcome}, float64(x), float64(y-4))
-		fmt.Fprintf(b, `<text x="%d" y="%d">%s</text>`+"\n", x+9, y, esc(it.label))
-		x += 18 + 7*len(it.label)
+		fmt.Fprintf(b, `<text x="%d" y="%d">%s</text>`+"\n", x+10, y, esc(it.label))
+		// About 7px a character at 12px, then a gap wider than a mark.
+		x += 28 + 7*len(it.label)
 	}
 }
 
@@ -181,11 +200,63 @@ func mark(b *bytes.Buffer, s simulate.Step, cx, cy float64) {
 	case "invalid":
 		fmt.Fprintf(b, `<path d="M%.1f %.1fL%.1f %.1fL%.1f %.1fZ" fill="%s">%s</path>`+"\n", cx, cy-5, cx+5, cy+4, cx-5, cy+4, c, title)
 	case "giveup":
-		fmt.Fprintf(b, `<rect x="%.1f" y="%.1f" width="8" height="8" fill="%s">%s</rect>`+"\n", cx-4, cy-4, c, title)
+		// Hollow, so that the 409 drawn at the same time shows inside.
+		fmt.Fprintf(b, `<rect x="%.1f" y="%.1f" width="12" height="12" fill="none" stroke="%s" stroke-width="1.5">%s</rect>`+"\n", cx-6, cy-6, c, title)
 	case "info":
 		fmt.Fprintf(b, `<path d="M%.1f %.1fL%.1f %.1fL%.1f %.1fL%.1f %.1fZ" fill="#3b6fd6">%s</path>`+"\n", cx, cy-5, cx+4, cy, cx, cy+5, cx-4, cy, title)
 	case "read":
 		fmt.Fprintf(b, `<line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="#9aa3ad" stroke-width="1">%s</line>`+"\n", cx, cy-3, cx, cy+3, title)
+	}
+}
+
+// invariantsHeight is the height of the invariants block.
+func invariantsHeight(r *simulate.Result) int {
+	if len(r.Invariants) == 0 {
+		return 0
+	}
+	n := len(r.Invariants)
+	if len(lostBy(r)) > 0 {
+		n++
+	}
+	return 24 + n*invLine
+}
+
+// lostBy lists the actors whose updates were lost: "hasty 20".
+func lostBy(r *simulate.Result) []string {
+	var out []string
+	for _, a := range r.Actors {
+		if a.LostUpdates > 0 {
+			out = append(out, fmt.Sprintf("%s %d", a.Name, a.LostUpdates))
+		}
+	}
+	return out
+}
+
+// invariants draws the checked invariants from y = top: a failed one, and
+// the lost updates it found, in red.
+func invariants(b *bytes.Buffer, r *simulate.Result, top int) {
+	if len(r.Invariants) == 0 {
+		return
+	}
+	fmt.Fprintf(b, `<text x="20" y="%d" font-size="15" font-weight="bold">Invariants</text>`+"\n", top+4)
+	y := top + 4 + invLine
+	for _, inv := range r.Invariants {
+		verdict, color := "held", "#2e9e44"
+		if !inv.Held {
+			verdict, color = "NOT HELD", "#d6452b"
+		}
+		if inv.Reason != "" {
+			verdict += " (" + inv.Reason + ")"
+		}
+		text := fmt.Sprintf("%s: expected %s, actual %s", inv.Name, inv.Expected, inv.Actual)
+		if inv.Lost != 0 {
+			text += fmt.Sprintf(": %d lost updates", inv.Lost)
+		}
+		fmt.Fprintf(b, `<text x="20" y="%d"><tspan fill="%s" font-weight="bold">%s</tspan> %s</text>`+"\n", y, color, esc(verdict), esc(text))
+		y += invLine
+	}
+	if lost := lostBy(r); len(lost) > 0 {
+		fmt.Fprintf(b, `<text x="20" y="%d" fill="#d6452b">%s</text>`+"\n", y, esc("Lost updates by actor: "+strings.Join(lost, ", ")))
 	}
 }
 
@@ -240,7 +311,8 @@ func histogram(b *bytes.Buffer, a simulate.ActorReport, px, py int) {
 		return
 	}
 	n := last - first + 1
-	areaX, areaY, areaW, areaH := px+8, py+40, panelW-16, panelH-68
+	// The tallest bar's count sits above it, under the subtitle.
+	areaX, areaY, areaW, areaH := px+8, py+48, panelW-16, panelH-76
 	bw := float64(areaW) / float64(n)
 	for i := first; i <= last; i++ {
 		h := a.LatencyHistogram[i]
@@ -280,7 +352,7 @@ p.desc{color:#444;max-width:900px}
 `)
 	fmt.Fprintf(&b, "<h1>%s</h1>\n<p class=\"desc\">%s</p>\n", esc(r.Scenario), esc(r.Description))
 	b.Write(SVG(r))
-	b.WriteString("<h2>Actors</h2>\n<table><tr><th>actor</th><th>method</th><th>retry</th><th>ops</th><th>attempts</th><th>ok</th><th>no-op</th><th>409</th><th>apply 409</th><th>422</th><th>give-ups</th><th>p50</th><th>p95</th><th>p99</th><th>revisions</th><th>lost</th></tr>\n")
+	b.WriteString("<h2>Actors</h2>\n<table><tr><th>actor</th><th>method</th><th>retry</th><th>ops</th><th>attempts</th><th>ok</th><th>no-op</th><th>409</th><th>apply 409</th><th>422</th><th>errors</th><th>give-ups</th><th>p50</th><th>p95</th><th>p99</th><th>revisions</th><th>lost</th></tr>\n")
 	for _, a := range r.Actors {
 		cls := func(n int) string {
 			if n > 0 {
@@ -288,9 +360,9 @@ p.desc{color:#444;max-width:900px}
 			}
 			return ""
 		}
-		fmt.Fprintf(&b, "<tr><td>%s</td><td>%s</td><td>%s</td><td>%d</td><td>%d</td><td class=\"good\">%d</td><td>%d</td><td>%d</td><td>%d</td><td>%d</td><td%s>%d</td><td>%s</td><td>%s</td><td>%s</td><td>%d</td><td%s>%d</td></tr>\n",
+		fmt.Fprintf(&b, "<tr><td>%s</td><td>%s</td><td>%s</td><td>%d</td><td>%d</td><td class=\"good\">%d</td><td>%d</td><td>%d</td><td>%d</td><td>%d</td><td%s>%d</td><td%s>%d</td><td>%s</td><td>%s</td><td>%s</td><td>%d</td><td%s>%d</td></tr>\n",
 			esc(a.Name), esc(a.Method), esc(a.Retry), a.Operations, a.Attempts, a.Successes, a.NoOps, a.Conflicts, a.ApplyConflicts, a.Invalid,
-			cls(a.GiveUps), a.GiveUps, Dur(a.Latency.P50.D()), Dur(a.Latency.P95.D()), Dur(a.Latency.P99.D()), a.RevisionsConsumed, cls(a.LostUpdates), a.LostUpdates)
+			cls(a.Errors), a.Errors, cls(a.GiveUps), a.GiveUps, Dur(a.Latency.P50.D()), Dur(a.Latency.P95.D()), Dur(a.Latency.P99.D()), a.RevisionsConsumed, cls(a.LostUpdates), a.LostUpdates)
 	}
 	b.WriteString("</table>\n")
 	if len(r.Invariants) > 0 {
@@ -299,6 +371,9 @@ p.desc{color:#444;max-width:900px}
 			held := `<td class="good">yes</td>`
 			if !inv.Held {
 				held = `<td class="bad">NO</td>`
+			}
+			if inv.Reason != "" {
+				held = `<td class="bad">NO (` + esc(inv.Reason) + `)</td>`
 			}
 			fmt.Fprintf(&b, "<tr><td>%s</td>%s<td>%s</td><td>%s</td><td>%d</td></tr>\n", esc(inv.Name), held, esc(inv.Expected), esc(inv.Actual), inv.Lost)
 		}

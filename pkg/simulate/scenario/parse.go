@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"reflect"
 	"regexp"
 	"slices"
 	"strconv"
@@ -64,6 +65,14 @@ func Parse(data []byte, source string) (*Scenario, error) {
 	if len(root.Content) == 0 {
 		return nil, &Error{Source: source, Msg: "empty scenario: want a Scenario with actors"}
 	}
+	if err := checkKind(root.Content[0]); err != nil {
+		err.Source = source
+		return nil, err
+	}
+	if err := checkTypes(root.Content[0], reflect.TypeFor[Scenario](), ""); err != nil {
+		err.Source = source
+		return nil, err
+	}
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
 	var s Scenario
@@ -81,6 +90,32 @@ func Parse(data []byte, source string) (*Scenario, error) {
 		return nil, err
 	}
 	return &s, nil
+}
+
+// checkKind refuses, before anything else is checked, a document that is
+// not a Scenario (a Deployment given to simulate run, say): its fields
+// would otherwise be reported one by one as unknown.
+func checkKind(doc *yaml.Node) *Error {
+	if doc.Kind != yaml.MappingNode {
+		return &Error{Line: doc.Line, Msg: "not a Scenario: want a mapping with apiVersion: " + APIVersion + " and kind: " + Kind}
+	}
+	var av, kind *yaml.Node
+	for i := 0; i+1 < len(doc.Content); i += 2 {
+		switch doc.Content[i].Value {
+		case "apiVersion":
+			av = doc.Content[i+1]
+		case "kind":
+			kind = doc.Content[i+1]
+		}
+	}
+	if kind != nil && kind.Kind == yaml.ScalarNode && kind.Value != Kind {
+		what := fmt.Sprintf("kind %q", kind.Value)
+		if av != nil && av.Kind == yaml.ScalarNode && av.Value != "" {
+			what += fmt.Sprintf(" (apiVersion %q)", av.Value)
+		}
+		return &Error{Line: kind.Line, Msg: fmt.Sprintf("not a Scenario: the file holds %s; a scenario has apiVersion: %s and kind: %s (see docs/simulate.md)", what, APIVersion, Kind)}
+	}
+	return nil
 }
 
 func yamlError(source string, err error) error {
@@ -185,6 +220,10 @@ func (s *Scenario) validate(l lines) *Error {
 func (s *Scenario) validateSettings(l lines) *Error {
 	if s.Seed == 0 {
 		s.Seed = DefaultSeed
+	}
+	if _, set := l["duration"]; set && s.Duration == 0 {
+		// 0 used to mean the default, so `duration: 0s` silently ran 60s.
+		return errAt(l, "duration", "duration must be positive: omit it for the default %s", DefaultDuration)
 	}
 	if s.Duration == 0 {
 		s.Duration = Duration(DefaultDuration)

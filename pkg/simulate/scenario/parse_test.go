@@ -47,7 +47,15 @@ func TestParseErrorsNameTheLine(t *testing.T) {
 		{"bad retry policy", "  rate: 5", `t.yaml:14: actors[0] ("w"): unknown retry policy "Forever"`},
 		{"bad duration", "name: t", `t.yaml:4: "forever" is not a duration`},
 		{"lease rule", "  rate: 5", `renewDeadline must be greater than retryPeriod*1.2`},
-		{"wrong kind", "kind: Scenario", `t.yaml:2: kind must be Scenario, not "Pod"`},
+		{"wrong kind", "kind: Scenario", `t.yaml:2: not a Scenario: the file holds kind "Pod" (apiVersion "rv.kubectl-rv.dev/v1alpha1")`},
+		{"a Deployment", "", `t.yaml:2: not a Scenario: the file holds kind "Deployment" (apiVersion "apps/v1")`},
+		{"boolean increment", "", `t.yaml:12: actors[0].change.increment must be a string, not "true" (a boolean): quote it if you mean the text`},
+		{"NaN field manager", "", `t.yaml:10: actors[0].fieldManager must be a string, not ".nan" (a number)`},
+		{"boolean name", "", `t.yaml:9: actors[0].name must be a string, not "true" (a boolean)`},
+		{"rate in words", "", `t.yaml:13: actors[0].rate must be a number, not "fast" (a string)`},
+		{"integer replicas", "", `t.yaml:10: actors[0].replicas must be an integer, not "1.5" (a number)`},
+		{"list for a string", "", `t.yaml:3: name must be a string, not a list`},
+		{"zero duration", "", `t.yaml:4: duration must be positive: omit it for the default 1m0s`},
 	}
 	edits := map[string][2]string{
 		"unknown actor field":     {"  rate: 5", "  rate: 5\n  speed: 3"},
@@ -58,6 +66,14 @@ func TestParseErrorsNameTheLine(t *testing.T) {
 		"lease rule":              {"  method: update\n  change: {increment: data.count}\n  rate: 5", "  method: leader-election\n  target: {apiVersion: coordination.k8s.io/v1, kind: Lease, name: l}\n  lease: {leaseDuration: 15s, renewDeadline: 2s, retryPeriod: 2s}"},
 		"wrong kind":              {"kind: Scenario", "kind: Pod"},
 		"unknown top-level field": {"name: t", "name: t\ncolour: red"},
+		"a Deployment":            {"apiVersion: rv.kubectl-rv.dev/v1alpha1\nkind: Scenario", "apiVersion: apps/v1\nkind: Deployment"},
+		"boolean increment":       {"increment: data.count", "increment: true"},
+		"NaN field manager":       {"  target:", "  fieldManager: .nan\n  target:"},
+		"boolean name":            {"- name: w", "- name: true"},
+		"rate in words":           {"rate: 5", "rate: fast"},
+		"integer replicas":        {"  target:", "  replicas: 1.5\n  target:"},
+		"list for a string":       {"name: t", "name: [t]"},
+		"zero duration":           {"name: t", "name: t\nduration: 0s"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
