@@ -167,3 +167,41 @@ func TestTrackerGap(t *testing.T) {
 		t.Errorf("types (-want +got):\n%s", d)
 	}
 }
+
+// Within one second no entry time moves: the writer is told from the
+// field sets and from what the generation says.
+func TestPickWriterWithinOneSecond(t *testing.T) {
+	tr := NewTracker(NewConfig(), []apitypes.Type{deployType}, t0)
+	spec := mf{"hpa", "", 7, `{"f:spec":{"f:replicas":{}}}`}
+	status := mf{"kcm", "status", 7, `{"f:status":{"f:replicas":{}}}`}
+	read := func(u *unstructured.Unstructured) *objState {
+		return &objState{gen: u.GetGeneration(), entries: tr.readEntries(u, true)}
+	}
+	old := read(meta(deployType, "web", 2, 3, spec, status))
+	for _, tc := range []struct {
+		name   string
+		newGen int
+		want   string
+	}{{"generation bumped: the spec writer", 4, "hpa"}, {"generation unmoved: the status writer", 3, "kcm"}} {
+		u := meta(deployType, "web", 3, tc.newGen, spec, status)
+		entries := tr.readEntries(u, true)
+		w := pickWriter(old, entries, tc.newGen != 3, true)
+		if w < 0 || entries[w].id.manager != tc.want {
+			t.Errorf("%s: writer %d, want %s", tc.name, w, tc.want)
+		}
+	}
+}
+
+// A status write in the same second as the status writer's previous one
+// is the status writer's, even when a spec writer wrote later.
+func TestPickWriterStatusOlderThanSpec(t *testing.T) {
+	tr := NewTracker(NewConfig(), []apitypes.Type{deployType}, t0)
+	spec := mf{"hpa", "", 8, `{"f:spec":{"f:replicas":{}}}`}
+	status := mf{"kcm", "status", 7, `{"f:status":{"f:replicas":{}}}`}
+	old := &objState{gen: 3, entries: tr.readEntries(meta(deployType, "web", 2, 3, spec, status), true), act: &activity{}}
+	old.act.lastID = old.entries[0].id
+	entries := tr.readEntries(meta(deployType, "web", 3, 3, spec, status), true)
+	if w := pickWriter(old, entries, false, true); w != 1 {
+		t.Errorf("writer %d, want the status entry", w)
+	}
+}

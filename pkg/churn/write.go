@@ -16,9 +16,9 @@ import (
 // and feeds no fight.
 func (t *Tracker) write(at time.Time, k objKey, st *objState, u *unstructured.Unstructured, afterGap bool) {
 	entries := t.readEntries(u, true)
-	w := pickWriter(st, entries)
 	gen := u.GetGeneration()
 	bumped := gen != 0 && st.gen != 0 && gen != st.gen
+	w := pickWriter(st, entries, bumped, gen != 0)
 	var writer *entry
 	if w >= 0 {
 		writer = &entries[w]
@@ -47,41 +47,50 @@ func (t *Tracker) write(at time.Time, k objKey, st *objState, u *unstructured.Un
 
 // pickWriter returns the index in entries of the entry that made this
 // version, or -1. On a live server the writer's entry is the one whose
-// time moved; times have a one-second granularity, so several writes
-// within a second leave it unmoved, and the writer is then the entry that
-// is new, or whose field set changed and grew, or, when nothing moved
-// (the same fields rewritten), the latest entry, the previous writer first.
-func pickWriter(st *objState, entries []entry) int {
+// time moved. Times have a one-second granularity, so several writes
+// within a second leave it unmoved; the writer is then the entry that is
+// new, or whose field set changed and grew, or, when nothing moved (the
+// same fields rewritten), a /status entry when the type has a generation
+// that did not move (a spec write would have bumped it; a metadata write is
+// rarer), else one of the latest entries (never a /status one for a
+// generation bump), the previous writer first. Within one second the
+// attribution from metadata alone is a best guess.
+func pickWriter(st *objState, entries []entry, bumped, hasGen bool) int {
 	old := map[*entryID]*entry{}
 	for i := range st.entries {
 		old[st.entries[i].id] = &st.entries[i]
 	}
-	best, bestScore := -1, -1
 	var latest int64
 	for _, e := range entries {
 		latest = max(latest, e.time)
 	}
+	best, bestScore := -1, 0
 	for i, e := range entries {
 		o := old[e.id]
+		status := e.id.subresource == "status"
 		score := 0
 		switch {
+		case bumped && status:
 		case o == nil:
-			score = 4
+			score = 8
 		case e.time > o.time:
-			score = 5
+			score = 9
 		case e.fp != o.fp && e.rawLen >= o.rawLen:
-			score = 3
-		case e.time == latest && e.id == lastID(st):
-			score = 2
-		case e.time == latest:
-			score = 1
+			score = 7
+		default:
+			switch {
+			case hasGen && !bumped && status:
+				score = 3
+			case e.time == latest:
+				score = 1
+			}
+			if score > 0 && e.id == lastID(st) {
+				score++
+			}
 		}
 		if score > bestScore || score == bestScore && score > 0 && e.time > entries[best].time {
 			best, bestScore = i, score
 		}
-	}
-	if bestScore <= 0 {
-		return -1
 	}
 	return best
 }
