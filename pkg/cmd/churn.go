@@ -274,4 +274,3 @@ func (o *ChurnOptions) exit(rep *churn.Report) error {
 	}
 	return nil
 }
-
