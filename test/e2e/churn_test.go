@@ -329,3 +329,78 @@ func TestChurnBadFlags(t *testing.T) {
 		}
 	}
 }
+
+// TestChurnSurvivesAPIServerRestart: a restart mid-run costs a warning and
+// a resumed watch, not the run: the writes after the restart are counted,
+// and Ctrl-C prints the report.
+func TestChurnSurvivesAPIServerRestart(t *testing.T) {
+	ns := cluster.Namespace(t)
+	cs := cluster.Clientset(t, "e2e-setup")
+	ctx := context.Background()
+	if _, err := cs.CoreV1().ConfigMaps(ns).Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "hot"}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	var (
+		mu     sync.Mutex
+		phase  = "before"
+		counts = map[string]int{}
+	)
+	wctx, stop := context.WithCancel(ctx)
+	wait := every(wctx, t, 200*time.Millisecond, func(int) error {
+		p := mergePatch(map[string]any{"metadata": map[string]any{"annotations": map[string]any{"stamp": time.Now().UTC().Format(time.RFC3339Nano)}}})
+		_, err := cs.CoreV1().ConfigMaps(ns).Patch(wctx, "hot", types.MergePatchType, p, metav1.PatchOptions{FieldManager: "looper"})
+		if err == nil {
+			mu.Lock()
+			counts[phase]++
+			mu.Unlock()
+		}
+		return nil
+	})
+	defer func() { stop(); wait() }()
+
+	bg := cluster.StartRV(t, "churn", "configmaps", "-n", ns, "-o", "json")
+	time.Sleep(5 * time.Second)
+	cluster.RestartAPIServer(t)
+	mu.Lock()
+	phase = "after"
+	mu.Unlock()
+	deadline := time.Now().Add(time.Minute)
+	for {
+		mu.Lock()
+		n := counts["after"]
+		mu.Unlock()
+		if n >= 20 || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	stop()
+	wait()
+	time.Sleep(2 * time.Second)
+	res := bg.Stop(t)
+	if res.Code != 0 {
+		t.Fatalf("churn across a restart: %s", res)
+	}
+	rep := parseChurn(t, res.Stdout)
+	t.Logf("successful writes %v; stderr:\n%s", counts, res.Stderr)
+	if counts["after"] < 20 {
+		t.Fatalf("only %d writes succeeded after the restart", counts["after"])
+	}
+	var hot int
+	for _, o := range rep.Objects {
+		if o.Name == "hot" {
+			hot = o.Writes
+		}
+	}
+	// Without a 410, every write is seen; after one, the writes in the gap
+	// count as one.
+	if total := counts["before"] + counts["after"]; hot < counts["after"] || len(rep.Gaps) == 0 && hot != total {
+		t.Errorf("hot: %d writes counted, want %d (%d after the restart); gaps %+v", hot, total, counts["after"], rep.Gaps)
+	}
+	if strings.Contains(res.Stderr, "is gone") && (len(rep.Gaps) != 1 || rep.Gaps[0].Resource != "configmaps") {
+		t.Errorf("a 410 after the restart: want one gap of configmaps in the report, got %+v", rep.Gaps)
+	}
+	if !strings.Contains(res.Stderr, "warning: watch configmaps -n "+ns) {
+		t.Errorf("no warning about the lost connection: the restart was not exercised?\n%s", res.Stderr)
+	}
+}
