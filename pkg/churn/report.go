@@ -11,7 +11,10 @@ import (
 const minRateSpan = 10 * time.Second
 
 // Report returns what the tracker saw from its start until end.
-func (t *Tracker) Report(end time.Time) *Report {
+func (t *Tracker) Report(end time.Time) *Report { return t.report(end, t.cfg.Top) }
+
+// report ranks top objects, managers and types.
+func (t *Tracker) report(end time.Time, top int) *Report {
 	r := &Report{Start: t.start, End: end, Duration: end.Sub(t.start), TypesWatched: len(t.types), Warnings: t.warnings}
 	minutes := max(r.Duration, minRateSpan).Minutes()
 	rate := func(n int) float64 { return math.Round(float64(n)/minutes*10) / 10 }
@@ -39,13 +42,13 @@ func (t *Tracker) Report(end time.Time) *Report {
 	}
 	sort.Slice(written, func(i, j int) bool { return t.less(written[i], written[j]) })
 	for i, k := range written {
-		if i == t.cfg.Top {
+		if i == top {
 			break
 		}
 		r.Objects = append(r.Objects, t.object(k, rate))
 	}
-	r.Managers = rankManagers(managers, rate, t.cfg.Top)
-	r.Types = t.rankTypes(rate)
+	r.Managers = rankManagers(managers, rate, top)
+	r.Types = t.rankTypes(rate, top)
 	sort.SliceStable(r.Loops, func(i, j int) bool { return r.Loops[i].Writes > r.Loops[j].Writes })
 	for _, f := range t.fights {
 		r.Fights = append(r.Fights, *f)
@@ -140,7 +143,7 @@ func sortManagers(ms []ManagerWrites) {
 }
 
 // rankTypes returns the types with writes, creations or deletions, busiest first.
-func (t *Tracker) rankTypes(rate func(int) float64) []Type {
+func (t *Tracker) rankTypes(rate func(int) float64, top int) []Type {
 	var out []Type
 	for _, ts := range t.types {
 		if ts.counts.Writes == 0 && ts.created == 0 && ts.deleted == 0 {
@@ -149,8 +152,8 @@ func (t *Tracker) rankTypes(rate func(int) float64) []Type {
 		out = append(out, Type{Resource: ts.t.Name(), Objects: ts.objects, Counts: ts.counts, PerMinute: rate(ts.counts.Writes), Created: ts.created, Deleted: ts.deleted})
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Writes > out[j].Writes })
-	if len(out) > t.cfg.Top {
-		out = out[:t.cfg.Top]
+	if len(out) > top {
+		out = out[:top]
 	}
 	return out
 }

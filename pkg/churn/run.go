@@ -74,11 +74,19 @@ func Run(ctx context.Context, c Clients, types []apitypes.Type, cfg Config) (*Re
 // consume feeds the tracker until the streams end, picks the objects to
 // explain every second and fetches them on their writes.
 func (t *Tracker) consume(ctx context.Context, dyn dynamic.Interface, events <-chan inspect.RecordedEvent, done <-chan error) error {
-	fetched := make(chan fetchResult, 16)
+	// At most one fetch per explained object is in flight, and at most
+	// 3*Explain objects are explained: no fetch ever waits to deliver.
+	fetched := make(chan fetchResult, 3*t.cfg.Explain+1)
 	var wg sync.WaitGroup
 	defer wg.Wait()
 	tick := time.NewTicker(time.Second)
 	defer tick.Stop()
+	var live <-chan time.Time
+	if t.cfg.Live != nil {
+		lt := time.NewTicker(t.cfg.LiveEvery)
+		defer lt.Stop()
+		live = lt.C
+	}
 	for {
 		select {
 		case ev := <-events:
@@ -97,6 +105,8 @@ func (t *Tracker) consume(ctx context.Context, dyn dynamic.Interface, events <-c
 			t.explained(f.k, f.u)
 		case <-tick.C:
 			t.pickExplain()
+		case <-live:
+			t.cfg.Live(t.report(t.cfg.Stream.Now(), t.cfg.LiveTop))
 		case err := <-done:
 			return err
 		}

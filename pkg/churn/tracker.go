@@ -110,6 +110,12 @@ func NewTracker(cfg Config, types []apitypes.Type, start time.Time) *Tracker {
 	if cfg.Top <= 0 {
 		cfg.Top = def.Top
 	}
+	if cfg.LiveEvery <= 0 {
+		cfg.LiveEvery = def.LiveEvery
+	}
+	if cfg.LiveTop <= 0 {
+		cfg.LiveTop = def.LiveTop
+	}
 	if cfg.ExplainSamples <= 0 {
 		cfg.ExplainSamples = def.ExplainSamples
 	}

@@ -32,6 +32,12 @@ type Config struct {
 	Explain int
 	// ExplainSamples is how many fetches per explained object. Default 5.
 	ExplainSamples int
+	// Live, when set, receives a report of the run so far every LiveEvery
+	// (default 2s), ranking LiveTop (default 10) of each kind: a live top-N
+	// view. It is called from the run's goroutine.
+	Live      func(*Report)
+	LiveEvery time.Duration
+	LiveTop   int
 	// Warnf receives the problems the run survives as they happen (a type
 	// left out, a retry, a lost history); nil drops them. They are also in
 	// Report.Warnings.
@@ -43,6 +49,7 @@ func NewConfig() Config {
 	return Config{
 		Stream: inspect.NewStreamConfig(), LoopRate: 20, MinLoopWrites: 5,
 		FightThreshold: 4, FightWindow: time.Minute, Top: 20, ExplainSamples: 5,
+		LiveEvery: 2 * time.Second, LiveTop: 10,
 	}
 }
 

@@ -249,12 +249,24 @@ func (o *ChurnOptions) Run(ctx context.Context) error {
 		until = o.For.String()
 	}
 	fmt.Fprintf(o.ErrOut, "Watching the metadata of %d types until %s...\n", len(types.Types), until)
-	rep, err := churn.Run(ctx, o.clients, types.Types, o.config())
+	scope := churnprint.Scope{Namespace: o.namespace, LoopRate: o.LoopRate, Types: doctorTypeArgs(o.args)}
+	cfg := o.config()
+	// On a terminal, a live top-N view redrawn in place, as top does.
+	live := !p.Structured() && output.IsTerminal(o.Out)
+	if live {
+		cfg.Live = func(r *churn.Report) {
+			fmt.Fprint(o.Out, "\x1b[H\x1b[2J")
+			_ = churnprint.Print(p, r, scope)
+		}
+	}
+	rep, err := churn.Run(ctx, o.clients, types.Types, cfg)
 	if err != nil {
 		return err
 	}
 	rep.Warnings = append(types.Warnings, rep.Warnings...)
-	scope := churnprint.Scope{Namespace: o.namespace, LoopRate: o.LoopRate, Types: doctorTypeArgs(o.args)}
+	if live {
+		fmt.Fprint(o.Out, "\x1b[H\x1b[2J")
+	}
 	if p.Structured() {
 		err = p.PrintObject(churnprint.NewDocument(rep, scope))
 	} else {
