@@ -47,7 +47,8 @@ cluster-scoped types are left out unless named. A type you may not list or
 watch gets a warning and is left out: the results are then partial. After a
 410 Gone the type is relisted, the gap is reported and the watch resumes.
 
-The report is printed on Ctrl-C or after --for. Exit status: 0, or 1 when
+On a terminal, a live view of the busiest objects, loops and fights is
+redrawn every 2 seconds. The report is printed on Ctrl-C or after --for. Exit status: 0, or 1 when
 --fail-on matches, 2 on bad usage, 3 when the cluster cannot be reached or
 refuses every type. See docs/churn.md.`
 
