@@ -404,3 +404,17 @@ func TestChurnSurvivesAPIServerRestart(t *testing.T) {
 		t.Errorf("no warning about the lost connection: the restart was not exercised?\n%s", res.Stderr)
 	}
 }
+
+// TestChurnCompletion: churn is offered, its TYPE arguments and --fail-on
+// values complete through kubectl.
+func TestChurnCompletion(t *testing.T) {
+	if cands, _ := complete(t, "chu"); !slices.Contains(cands, "churn") {
+		t.Errorf("kubectl rv chu<TAB>: %v", cands)
+	}
+	if cands, _ := complete(t, "churn", "--fail-on", ""); !slices.Equal(cands, []string{"loop", "fight", "any"}) {
+		t.Errorf("kubectl rv churn --fail-on <TAB>: %v", cands)
+	}
+	if cands, _ := complete(t, "churn", "configm"); !slices.Contains(cands, "configmaps") {
+		t.Errorf("kubectl rv churn configm<TAB>: %v", cands)
+	}
+}
