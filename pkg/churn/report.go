@@ -18,7 +18,6 @@ func (t *Tracker) report(end time.Time, top int) *Report {
 	r := &Report{Start: t.start, End: end, Duration: end.Sub(t.start), TypesWatched: len(t.types), Warnings: t.warnings}
 	minutes := max(r.Duration, minRateSpan).Minutes()
 	rate := func(n int) float64 { return math.Round(float64(n)/minutes*10) / 10 }
-	managers := map[mgrKey]*ManagerWrites{}
 	var written []objKey
 	for k, st := range t.objects {
 		if !(st.act != nil && st.act.deleted) {
@@ -28,15 +27,7 @@ func (t *Tracker) report(end time.Time, top int) *Report {
 			continue
 		}
 		written = append(written, k)
-		r.Writes += st.act.Writes
 		for mk, c := range st.act.managers {
-			m := managers[mk]
-			if m == nil {
-				m = &ManagerWrites{Manager: mk.manager, Subresource: mk.subresource}
-				managers[mk] = m
-			}
-			m.Objects++
-			m.Counts.addAll(*c)
 			r.Loops = t.appendLoop(r.Loops, k, mk, *c, rate)
 		}
 	}
@@ -47,8 +38,11 @@ func (t *Tracker) report(end time.Time, top int) *Report {
 		}
 		r.Objects = append(r.Objects, t.object(k, rate))
 	}
-	r.Managers = rankManagers(managers, rate, top)
+	r.Managers = rankManagers(t.managers, rate, top)
 	r.Types = t.rankTypes(rate, top)
+	for _, ts := range t.types {
+		r.Writes += ts.counts.Writes
+	}
 	sort.SliceStable(r.Loops, func(i, j int) bool { return r.Loops[i].Writes > r.Loops[j].Writes })
 	for _, f := range t.fights {
 		r.Fights = append(r.Fights, *f)
@@ -75,14 +69,6 @@ func (r *Report) emptyLists() {
 	if r.Fights == nil {
 		r.Fights = []Fight{}
 	}
-}
-
-func (c *Counts) addAll(o Counts) {
-	c.Writes += o.Writes
-	c.Spec += o.Spec
-	c.Status += o.Status
-	c.Metadata += o.Metadata
-	c.Other += o.Other
 }
 
 // appendLoop appends the self-loop of manager mk on object k, if its
@@ -119,8 +105,9 @@ func (t *Tracker) object(k objKey, rate func(int) float64) Object {
 func rankManagers(m map[mgrKey]*ManagerWrites, rate func(int) float64, top int) []ManagerWrites {
 	out := make([]ManagerWrites, 0, len(m))
 	for _, w := range m {
-		w.PerMinute = rate(w.Writes)
-		out = append(out, *w)
+		mw := *w
+		mw.PerMinute = rate(w.Writes)
+		out = append(out, mw)
 	}
 	sortManagers(out)
 	if len(out) > top {

@@ -34,6 +34,9 @@ type Tracker struct {
 	ids  map[entryID]*entryID
 	strs map[string]string
 
+	// managers are the writes of each manager, kept as they happen so that
+	// the objects forgotten on deletion still count.
+	managers map[mgrKey]*ManagerWrites
 	fights   []*Fight
 	gaps     []Gap
 	explain  map[objKey]*explainState
@@ -123,7 +126,8 @@ func NewTracker(cfg Config, types []apitypes.Type, start time.Time) *Tracker {
 		cfg: cfg, typeIndex: map[string]int32{}, objects: map[objKey]*objState{},
 		pending: map[string][]*unstructured.Unstructured{}, synced: map[string]bool{},
 		ids: map[entryID]*entryID{}, strs: map[string]string{}, explain: map[objKey]*explainState{},
-		start: start,
+		managers: map[mgrKey]*ManagerWrites{},
+		start:    start,
 	}
 	for i, ty := range types {
 		t.types = append(t.types, &typeState{t: ty})
@@ -207,18 +211,23 @@ func (t *Tracker) remember(k objKey, u *unstructured.Unstructured) {
 	t.objects[k] = st
 }
 
-// forget stops following an object; one with writes keeps its counts.
+// forget stops following a deleted object. One written at least
+// MinLoopWrites times stays in the rankings, without its entries; the
+// others go (their writes stay counted in their type and managers), so that
+// short-lived objects (Pods of Jobs, Events) do not accumulate.
 func (t *Tracker) forget(k objKey) {
 	st := t.objects[k]
 	if st == nil {
 		return
 	}
-	if st.act == nil {
+	if st.act == nil || st.act.Writes < t.cfg.MinLoopWrites {
 		delete(t.objects, k)
+		delete(t.explain, k)
 		t.types[k.typ].objects--
 		return
 	}
 	st.act.deleted = true
+	st.act.fields = nil
 	st.entries = nil
 	st.rv = ""
 }

@@ -205,3 +205,33 @@ func TestPickWriterStatusOlderThanSpec(t *testing.T) {
 		t.Errorf("writer %d, want the status entry", w)
 	}
 }
+
+// Deleted objects written a few times are forgotten, but their writes stay
+// counted in their type and manager; busy ones stay ranked.
+func TestTrackerForgetsShortLivedObjects(t *testing.T) {
+	tr := NewTracker(NewConfig(), []apitypes.Type{cmType}, t0)
+	listed(tr, cmType, meta(cmType, "brief", 2, 0), meta(cmType, "busy", 3, 0))
+	rv := 4
+	write := func(name string, n int) {
+		for i := range n {
+			modified(tr, cmType, time.Duration(rv)*time.Second, meta(cmType, name, rv, 0, mf{"job", "", i, stampFields}))
+			rv++
+		}
+	}
+	write("brief", 2)
+	write("busy", 6)
+	for _, name := range []string{"brief", "busy"} {
+		tr.Observe(inspect.RecordedEvent{Type: inspect.RecordDeleted, Time: t0, Resource: inspect.ResourceKey(cmType.Resource), Object: meta(cmType, name, rv, 0)})
+		rv++
+	}
+	if len(tr.objects) != 1 {
+		t.Errorf("kept %d objects, want only the busy one", len(tr.objects))
+	}
+	r := tr.Report(t0.Add(time.Minute))
+	if r.Writes != 8 || len(r.Objects) != 1 || r.Objects[0].Name != "busy" || r.ObjectsWatched != 0 {
+		t.Errorf("report: %d writes, objects %+v, %d watched", r.Writes, r.Objects, r.ObjectsWatched)
+	}
+	if d := cmp.Diff([]ManagerWrites{{Manager: "job", Counts: Counts{Writes: 8, Metadata: 8}, PerMinute: 8, Objects: 2}}, r.Managers); d != "" {
+		t.Errorf("managers (-want +got):\n%s", d)
+	}
+}

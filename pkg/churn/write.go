@@ -37,10 +37,17 @@ func (t *Tracker) write(at time.Time, k objKey, st *objState, u *unstructured.Un
 		mk = mgrKey{manager: writer.id.manager, subresource: writer.id.subresource}
 		st.act.lastID = writer.id
 	}
+	m := t.managers[mk]
+	if m == nil {
+		m = &ManagerWrites{Manager: mk.manager, Subresource: mk.subresource}
+		t.managers[mk] = m
+	}
+	m.Counts.add(class)
 	c := st.act.managers[mk]
 	if c == nil {
 		c = &Counts{}
 		st.act.managers[mk] = c
+		m.Objects++
 	}
 	c.add(class)
 }
