@@ -191,13 +191,8 @@ type objState struct {
 }
 
 type fieldHistory struct {
-	writes   []fieldWrite
+	writers  FieldWriters
 	reported *Fight
-}
-
-type fieldWrite struct {
-	manager string
-	at      time.Time
 }
 
 // NewTracker returns a Tracker; zero TrackerConfig fields take their
@@ -504,7 +499,6 @@ func (t *Tracker) fights(at time.Time, k objKey, st *objState, e *Event, w Write
 		manager += " (" + w.Subresource + ")"
 	}
 	var out []Event
-	maxKeep := 4*t.cfg.FightThreshold + 1
 	for _, c := range e.Fields {
 		path := c.Path.String()
 		h := st.fields[path]
@@ -512,41 +506,18 @@ func (t *Tracker) fights(at time.Time, k objKey, st *objState, e *Event, w Write
 			h = &fieldHistory{}
 			st.fields[path] = h
 		}
-		i := 0
-		for i < len(h.writes) && at.Sub(h.writes[i].at) > t.cfg.FightWindow {
-			i++
-		}
-		h.writes = append(h.writes[:0], h.writes[i:]...)
-		if len(h.writes) == 0 {
-			h.reported = nil
-		}
-		h.writes = append(h.writes, fieldWrite{manager: manager, at: at})
-		if len(h.writes) > maxKeep {
-			h.writes = append(h.writes[:0], h.writes[len(h.writes)-maxKeep:]...)
-		}
-		flips := 0
-		for j := 1; j < len(h.writes); j++ {
-			if h.writes[j].manager != h.writes[j-1].manager {
-				flips++
-			}
-		}
-		if flips < t.cfg.FightThreshold {
+		f, first := h.writers.Write(manager, at, t.cfg.FightThreshold, t.cfg.FightWindow)
+		if f == nil {
 			continue
 		}
-		managers := map[string]bool{}
-		for _, w := range h.writes {
-			managers[w.manager] = true
-		}
-		span := at.Sub(h.writes[0].at)
-		f := Fight{Object: e.Object, Namespace: e.Namespace, Field: path, Managers: sortedKeys(managers), Flips: flips, Span: Duration(span), PerMinute: perMinute(flips, span), Since: h.writes[0].at}
-		if h.reported != nil {
+		f.Object, f.Namespace, f.Field = e.Object, e.Namespace, path
+		if !first {
 			// The bout goes on: the summary keeps the latest count.
-			*h.reported = f
+			*h.reported = *f
 			continue
 		}
-		h.reported = t.stats.fight(f)
-		ff := f
-		out = append(out, Event{Type: EventFight, Time: at, Resource: e.Resource, Object: e.Object, Namespace: e.Namespace, Name: e.Name, ResourceVersion: e.ResourceVersion, Fight: &ff})
+		h.reported = t.stats.fight(*f)
+		out = append(out, Event{Type: EventFight, Time: at, Resource: e.Resource, Object: e.Object, Namespace: e.Namespace, Name: e.Name, ResourceVersion: e.ResourceVersion, Fight: f})
 	}
 	return out
 }

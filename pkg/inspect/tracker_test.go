@@ -375,8 +375,8 @@ func TestTrackerMemoryIsBoundedByObjects(t *testing.T) {
 			t.Errorf("hot history holds %d times, want at most %d", len(st.writes), max)
 		}
 		for path, h := range st.fields {
-			if max := 4*cfg.FightThreshold + 1; len(h.writes) > max {
-				t.Errorf("fight history of %s holds %d writes, want at most %d", path, len(h.writes), max)
+			if max := 4*cfg.FightThreshold + 1; len(h.writers.writes) > max {
+				t.Errorf("fight history of %s holds %d writes, want at most %d", path, len(h.writers.writes), max)
 			}
 		}
 	}

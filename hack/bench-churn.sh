@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# Memory benchmark of kubectl rv churn (and, beside it, kubectl rv watch)
+# against a real control plane filled with small ConfigMaps: peak RSS of a
+# run over an empty namespace (the baseline: runtime, clients, discovery)
+# and over N objects, and the retained bytes per object between the two.
+# Peak RSS comes from GNU time (/usr/bin/time -v). It includes the transient
+# peak of the first list (every item of a type is held until its list ends)
+# and the garbage collector's headroom; the bytes the churn tracker retains
+# per object are measured by BenchmarkTrackerRetained in pkg/churn.
+#
+#   hack/bench-churn.sh                 100,000 ConfigMaps
+#   OBJECTS=20000 hack/bench-churn.sh   a scaled-down run
+#   FOR=20s                             how long each command watches
+#   PARALLEL=4                          parallel server-side applies while populating
+#   KEEP_CLUSTER=1                      keep the cluster; a second run reuses it and its objects
+#
+# It starts its own cluster in RV_CLUSTER_DIR (default /tmp/rv-bench-churn)
+# and stops it at the end (KEEP_CLUSTER=1 keeps it).
+set -euo pipefail
+
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+export RV_CLUSTER_DIR="${RV_CLUSTER_DIR:-/tmp/rv-bench-churn}"
+OBJECTS="${OBJECTS:-100000}"
+FOR="${FOR:-20s}"
+PARALLEL="${PARALLEL:-4}"
+work=$(mktemp -d /tmp/bench-churn.XXXXXX)
+
+log() { echo "bench-churn: $*" >&2; }
+
+cleanup() {
+  if [ "${KEEP_CLUSTER:-0}" != 1 ]; then
+    "$root/hack/local-cluster.sh" down >/dev/null 2>&1 || true
+  fi
+  rm -rf "$work"
+}
+trap cleanup EXIT
+
+log "building kubectl-rv"
+(cd "$root" && go build -o "$work/kubectl-rv" ./cmd/kubectl-rv)
+eval "$("$root/hack/local-cluster.sh" env 2>/dev/null || "$root/hack/local-cluster.sh" up)"
+export PATH="$work:$RV_CONTROL_PLANE_BIN:$PATH"
+
+kubectl create namespace bench-churn-empty >/dev/null 2>&1 || true
+kubectl create namespace bench-churn >/dev/null 2>&1 || true
+have=$(kubectl get configmaps -n bench-churn -l app=bench --no-headers -o name --chunk-size 1000 | wc -l)
+if [ "$have" -lt "$OBJECTS" ]; then
+  log "creating $((OBJECTS - have)) ConfigMaps (server-side apply, $PARALLEL in parallel)"
+  batch=500
+  for start in $(seq "$have" "$batch" $((OBJECTS - 1))); do
+    f="$work/batch-$start.yaml"
+    end=$((start + batch < OBJECTS ? start + batch : OBJECTS))
+    for i in $(seq "$start" $((end - 1))); do
+      printf -- '---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: cm-%06d, namespace: bench-churn, labels: {app: bench}}\ndata: {a: "value-a", b: "value-b"}\n' "$i"
+    done > "$f"
+    echo "$f"
+  done | xargs -P "$PARALLEL" -I{} kubectl apply --server-side --field-manager=bench -f {} -o name >/dev/null
+fi
+objects=$(kubectl get configmaps -n bench-churn --no-headers -o name --chunk-size 1000 | wc -l)
+log "objects: $objects"
+
+# rss CMD...: the peak RSS in KB of CMD, run under GNU time.
+rss() {
+  /usr/bin/time -v -o "$work/time" "$@" >"$work/stdout" 2>"$work/stderr" || true
+  awk -F': ' '/Maximum resident set size/ {print $2}' "$work/time"
+}
+
+echo "load average before measuring: $(cut -d' ' -f1-3 /proc/loadavg)"
+printf '%-8s %14s %14s %16s\n' command "empty (MB)" "$objects objs (MB)" "bytes/object"
+for cmd in churn watch; do
+  base=$(rss kubectl-rv "$cmd" configmaps -n bench-churn-empty --for "$FOR" -o json)
+  full=$(rss kubectl-rv "$cmd" configmaps -n bench-churn --for "$FOR" -o json)
+  awk -v c="$cmd" -v b="$base" -v f="$full" -v n="$objects" 'BEGIN {
+    printf "%-8s %14.1f %14.1f %16.0f\n", c, b/1024, f/1024, (f-b)*1024/n }'
+done
+echo "load average after measuring: $(cut -d' ' -f1-3 /proc/loadavg)"

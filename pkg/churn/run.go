@@ -1,0 +1,183 @@
+package churn
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/metadata"
+
+	"github.com/kubectl-rv/kubectl-rv/pkg/apitypes"
+	"github.com/kubectl-rv/kubectl-rv/pkg/inspect"
+)
+
+// Clients are the API clients a run uses.
+type Clients struct {
+	// Metadata lists and watches object metadata.
+	Metadata metadata.Interface
+	// Dynamic fetches the full objects Config.Explain asks for; nil turns
+	// explaining off.
+	Dynamic dynamic.Interface
+}
+
+type fetchResult struct {
+	k objKey
+	u *unstructured.Unstructured
+}
+
+// Run watches the metadata of the given types (namespaced ones in
+// cfg.Namespace, or all namespaces) until ctx is done, and returns the
+// report. Each type is listed, then watched; a dropped watch resumes, and a
+// 410 Gone relists and records a Gap (inspect.Stream). A type that cannot
+// be started (a 403, a broken aggregated API) is left out with a warning;
+// Run fails only when no type can be started. A done ctx is how a run ends
+// (Ctrl-C, --for), not an error.
+func Run(ctx context.Context, c Clients, types []apitypes.Type, cfg Config) (*Report, error) {
+	if cfg.Stream.Now == nil {
+		cfg.Stream.Now = time.Now
+	}
+	t := NewTracker(cfg, types, cfg.Stream.Now())
+	var (
+		// mu guards warnings.
+		mu       sync.Mutex
+		warnings []string
+	)
+	warnf := func(format string, args ...any) {
+		msg := fmt.Sprintf(format, args...)
+		mu.Lock()
+		warnings = append(warnings, msg)
+		mu.Unlock()
+		if cfg.Warnf != nil {
+			cfg.Warnf("%s", msg)
+		}
+	}
+	streamCtx, stop := context.WithCancel(ctx)
+	defer stop()
+	events := make(chan inspect.RecordedEvent, 4096)
+	done := make(chan error, 1)
+	go func() { done <- streamAll(streamCtx, NewMetadataSource(c.Metadata), types, cfg, warnf, events) }()
+	err := t.consume(streamCtx, c.Dynamic, events, done)
+	stop()
+	if err != nil {
+		return nil, err
+	}
+	mu.Lock()
+	t.warnings = warnings
+	mu.Unlock()
+	return t.Report(cfg.Stream.Now()), nil
+}
+
+// consume feeds the tracker until the streams end, picks the objects to
+// explain every second and fetches them on their writes.
+func (t *Tracker) consume(ctx context.Context, dyn dynamic.Interface, events <-chan inspect.RecordedEvent, done <-chan error) error {
+	// At most one fetch per explained object is in flight, and at most
+	// 3*Explain objects are explained: no fetch ever waits to deliver.
+	fetched := make(chan fetchResult, 3*t.cfg.Explain+1)
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	tick := time.NewTicker(time.Second)
+	defer tick.Stop()
+	var live <-chan time.Time
+	if t.cfg.Live != nil {
+		lt := time.NewTicker(t.cfg.LiveEvery)
+		defer lt.Stop()
+		live = lt.C
+	}
+	for {
+		select {
+		case ev := <-events:
+			t.Observe(ev)
+			if dyn == nil || ev.Type != inspect.RecordModified {
+				continue
+			}
+			if k, ok := t.keyOf(ev); ok && t.wantsFetch(k) {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					t.fetch(ctx, dyn, k, fetched)
+				}()
+			}
+		case f := <-fetched:
+			t.explained(f.k, f.u)
+		case <-tick.C:
+			t.pickExplain()
+		case <-live:
+			t.cfg.Live(t.report(t.cfg.Stream.Now(), t.cfg.LiveTop))
+		case err := <-done:
+			return err
+		}
+	}
+}
+
+func (t *Tracker) keyOf(ev inspect.RecordedEvent) (objKey, bool) {
+	ti, ok := t.typeIndex[ev.Resource]
+	if !ok || ev.Object == nil {
+		return objKey{}, false
+	}
+	return t.key(ti, ev.Object), true
+}
+
+// fetch gets the full object; it runs in its own goroutine and touches no
+// tracker state.
+func (t *Tracker) fetch(ctx context.Context, dyn dynamic.Interface, k objKey, out chan<- fetchResult) {
+	ty := t.types[k.typ].t
+	r := dyn.Resource(ty.Resource)
+	var u *unstructured.Unstructured
+	var err error
+	if ty.Namespaced {
+		u, err = r.Namespace(k.namespace).Get(ctx, k.name, metav1.GetOptions{})
+	} else {
+		u, err = r.Get(ctx, k.name, metav1.GetOptions{})
+	}
+	if err != nil {
+		u = nil
+	}
+	select {
+	case out <- fetchResult{k: k, u: u}:
+	case <-ctx.Done():
+	}
+}
+
+// streamAll runs one inspect.Stream per type, so that a type that cannot be
+// started is left out alone; it fails only when every type fails.
+func streamAll(ctx context.Context, src inspect.Source, types []apitypes.Type, cfg Config, warnf func(string, ...any), out chan<- inspect.RecordedEvent) error {
+	var (
+		wg sync.WaitGroup
+		// mu guards failed and first.
+		mu     sync.Mutex
+		failed int
+		first  error
+	)
+	for _, ty := range types {
+		sc := cfg.Stream
+		tgt := inspect.Target{Resource: ty.Resource}
+		if ty.Namespaced {
+			tgt.Namespace = cfg.Namespace
+		}
+		sc.Targets = []inspect.Target{tgt}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			err := inspect.Stream(ctx, src, sc, warnf, out)
+			if err == nil {
+				return
+			}
+			warnf("leaving %s out: %v", ty.Name(), err)
+			mu.Lock()
+			defer mu.Unlock()
+			failed++
+			if first == nil {
+				first = err
+			}
+		}()
+	}
+	wg.Wait()
+	if len(types) > 0 && failed == len(types) {
+		return first
+	}
+	return nil
+}

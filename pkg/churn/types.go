@@ -1,0 +1,203 @@
+package churn
+
+import (
+	"time"
+
+	"github.com/kubectl-rv/kubectl-rv/pkg/inspect"
+)
+
+// Config tunes a churn run. NewConfig fills the documented defaults.
+type Config struct {
+	// Stream is what to list and watch, and how to retry (its Targets are
+	// set by Run from the types it is given).
+	Stream inspect.StreamConfig
+	// Namespace limits namespaced types to one namespace; "" is all.
+	Namespace string
+	// LoopRate flags a self-loop: one manager writing one object more than
+	// this many times a minute without a generation change. Default 20.
+	LoopRate float64
+	// MinLoopWrites is how many writes a self-loop needs at least, so that
+	// two writes in a short run are no loop. Default 5.
+	MinLoopWrites int
+	// Fight tunes fight detection, as in watch: FightThreshold hand-overs
+	// of one field within FightWindow. Defaults 4 and 1m.
+	FightThreshold int
+	FightWindow    time.Duration
+	// Top is how many objects, managers and types the report ranks.
+	// Default 20.
+	Top int
+	// Explain is how many of the busiest objects get their full object
+	// fetched on their next writes, to name the fields that change; 0 is
+	// none.
+	Explain int
+	// ExplainSamples is how many fetches per explained object. Default 5.
+	ExplainSamples int
+	// Live, when set, receives a report of the run so far every LiveEvery
+	// (default 2s), ranking LiveTop (default 10) of each kind: a live top-N
+	// view. It is called from the run's goroutine.
+	Live      func(*Report)
+	LiveEvery time.Duration
+	LiveTop   int
+	// Warnf receives the problems the run survives as they happen (a type
+	// left out, a retry, a lost history); nil drops them. They are also in
+	// Report.Warnings.
+	Warnf func(format string, args ...any)
+}
+
+// NewConfig returns a Config with the defaults.
+func NewConfig() Config {
+	return Config{
+		Stream: inspect.NewStreamConfig(), LoopRate: 20, MinLoopWrites: 5,
+		FightThreshold: 4, FightWindow: time.Minute, Top: 20, ExplainSamples: 5,
+		LiveEvery: 2 * time.Second, LiveTop: 10,
+	}
+}
+
+// Class classifies a write.
+type Class string
+
+// The classes of writes.
+const (
+	// Spec is a write that bumped metadata.generation.
+	Spec Class = "spec"
+	// Status is a write through /status, or one whose writer owns only
+	// .status fields.
+	Status Class = "status"
+	// Metadata is a write that can only have changed .metadata: no
+	// generation change on a type that has one, or a writer that owns only
+	// .metadata fields.
+	Metadata Class = "metadata"
+	// Other is any other write of a type without a generation (the data of
+	// a ConfigMap, a Lease's holder).
+	Other Class = "other"
+)
+
+// Counts are writes by class.
+type Counts struct {
+	Writes   int `json:"writes"`
+	Spec     int `json:"spec"`
+	Status   int `json:"status"`
+	Metadata int `json:"metadata"`
+	Other    int `json:"other"`
+}
+
+func (c *Counts) add(cl Class) {
+	c.Writes++
+	switch cl {
+	case Spec:
+		c.Spec++
+	case Status:
+		c.Status++
+	case Metadata:
+		c.Metadata++
+	default:
+		c.Other++
+	}
+}
+
+// Object is one object's churn.
+type Object struct {
+	// Resource is resource.group ("configmaps", "deployments.apps").
+	Resource  string `json:"resource"`
+	Namespace string `json:"namespace,omitempty"`
+	Name      string `json:"name"`
+	Counts    `json:",inline"`
+	// PerMinute is Writes per minute over the run.
+	PerMinute float64 `json:"perMinute"`
+	// Managers are the writers, busiest first.
+	Managers []ManagerWrites `json:"managers"`
+	// Explain names the fields that change, when the object was explained.
+	Explain *Explanation `json:"explain,omitempty"`
+}
+
+// ManagerWrites is how often one manager wrote.
+type ManagerWrites struct {
+	// Manager is the managedFields manager; Subresource is "status" for
+	// writes through /status.
+	Manager     string `json:"manager"`
+	Subresource string `json:"subresource,omitempty"`
+	Counts      `json:",inline"`
+	PerMinute   float64 `json:"perMinute"`
+	// Objects is how many objects the manager wrote (in the manager ranking).
+	Objects int `json:"objects,omitempty"`
+}
+
+// Type is one resource type's churn.
+type Type struct {
+	Resource  string `json:"resource"`
+	Objects   int    `json:"objects"`
+	Counts    `json:",inline"`
+	PerMinute float64 `json:"perMinute"`
+	Created   int     `json:"created"`
+	Deleted   int     `json:"deleted"`
+}
+
+// Loop is a self-loop: one manager rewriting one object without a
+// generation change, faster than Config.LoopRate.
+type Loop struct {
+	Resource    string  `json:"resource"`
+	Namespace   string  `json:"namespace,omitempty"`
+	Name        string  `json:"name"`
+	Manager     string  `json:"manager"`
+	Subresource string  `json:"subresource,omitempty"`
+	Writes      int     `json:"writes"`
+	PerMinute   float64 `json:"perMinute"`
+	// Class is the class of most of the loop's writes (status, metadata or other).
+	Class Class `json:"class"`
+	// Explain names the fields that change, when the object was explained.
+	Explain *Explanation `json:"explain,omitempty"`
+}
+
+// Fight is a field of one object changing hands between managers.
+type Fight struct {
+	Resource      string `json:"resource"`
+	inspect.Fight `json:",inline"`
+}
+
+// Gap is history lost after a 410 Gone: the watch relisted and resumed.
+type Gap struct {
+	Resource string `json:"resource"`
+	From     string `json:"from,omitempty"`
+	To       string `json:"to"`
+	// Changed is how many objects changed, appeared or went in the gap.
+	Changed int       `json:"changed"`
+	Error   string    `json:"error,omitempty"`
+	Time    time.Time `json:"time"`
+}
+
+// Explanation is what the full objects fetched on an object's writes show.
+type Explanation struct {
+	// Samples is how many pairs of fetched versions were compared.
+	Samples int `json:"samples"`
+	// Fields are the fields that changed, with how many samples they
+	// changed in, most often first.
+	Fields []ChangedField `json:"fields"`
+	// TimestampOnly is true when every changed field holds a time: a write
+	// that changes nothing but a timestamp.
+	TimestampOnly bool `json:"timestampOnly,omitempty"`
+}
+
+// ChangedField is one field an explained object's writes change.
+type ChangedField struct {
+	Path    string `json:"path"`
+	Samples int    `json:"samples"`
+}
+
+// Report is what a churn run saw.
+type Report struct {
+	Start    time.Time     `json:"start"`
+	End      time.Time     `json:"end"`
+	Duration time.Duration `json:"-"`
+	// TypesWatched and ObjectsWatched say what was followed; Writes counts
+	// every write seen (not creations or deletions).
+	TypesWatched   int             `json:"typesWatched"`
+	ObjectsWatched int             `json:"objectsWatched"`
+	Writes         int             `json:"writes"`
+	Objects        []Object        `json:"objects"`
+	Managers       []ManagerWrites `json:"managers"`
+	Types          []Type          `json:"types"`
+	Loops          []Loop          `json:"loops"`
+	Fights         []Fight         `json:"fights"`
+	Gaps           []Gap           `json:"gaps,omitempty"`
+	Warnings       []string        `json:"warnings,omitempty"`
+}

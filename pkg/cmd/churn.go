@@ -1,0 +1,289 @@
+package cmd
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/spf13/cobra"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/metadata"
+
+	"github.com/kubectl-rv/kubectl-rv/pkg/apitypes"
+	"github.com/kubectl-rv/kubectl-rv/pkg/churn"
+	"github.com/kubectl-rv/kubectl-rv/pkg/exitcode"
+	"github.com/kubectl-rv/kubectl-rv/pkg/output"
+	"github.com/kubectl-rv/kubectl-rv/pkg/output/churnprint"
+)
+
+const churnLong = `Rank objects, managers and types by writes per minute, and find silent hot
+loops and fights.
+
+churn watches object metadata only (PartialObjectMetadata: name,
+resourceVersion, generation, managedFields), of every listable and watchable
+type, or of the types given, and counts every write. Each write is
+attributed to a manager from managedFields and classified: spec (the
+generation moved), status (through /status, or by a manager owning only
+.status) or metadata (nothing else can have changed); writes to types
+without a generation that are neither are "other".
+
+It flags:
+  self-loops  one manager rewriting one object more than --loop-rate times a
+              minute without a generation change (a status or metadata write
+              that re-triggers its own watch);
+  fights      a field changing hands between managers --fight-threshold
+              times within a minute, as kubectl rv watch detects them.
+
+--explain N fetches the full object on the next writes of the N busiest
+objects and names the fields that change.
+
+Without -A, namespaced types are watched in the current namespace (-n) and
+cluster-scoped types are left out unless named. A type you may not list or
+watch gets a warning and is left out: the results are then partial. After a
+410 Gone the type is relisted, the gap is reported and the watch resumes.
+
+On a terminal, a live view of the busiest objects, loops and fights is
+redrawn every 2 seconds. The report is printed on Ctrl-C or after --for. Exit status: 0, or 1 when
+--fail-on matches, 2 on bad usage, 3 when the cluster cannot be reached or
+refuses every type. See docs/churn.md.`
+
+const churnExample = `  # Every type in every namespace, for five minutes
+  kubectl rv churn -A --for 5m
+
+  # Deployments and ConfigMaps of the current namespace, until Ctrl-C
+  kubectl rv churn deployments,configmaps
+
+  # Name the changing fields of the 3 busiest objects; fail on a loop (CI)
+  kubectl rv churn -A --for 2m --explain 3 --fail-on loop
+
+  # The versioned ChurnReport
+  kubectl rv churn -A --for 1m -o json`
+
+// churn's client rate limit: one list and one watch per type must not wait
+// on kubectl's default of 5 requests per second.
+const (
+	churnQPS   = 50
+	churnBurst = 100
+)
+
+// ChurnOptions are the options of kubectl rv churn.
+type ChurnOptions struct {
+	Output         *OutputFlags
+	AllNamespaces  bool
+	For            time.Duration
+	LoopRate       float64
+	FightThreshold int
+	Top            int
+	Explain        int
+	FailOn         string
+	ChunkSize      int64
+
+	args      []string
+	namespace string
+	clients   churn.Clients
+	// types returns the types to watch and discovery's warnings.
+	types func() (apitypes.Discovered, error)
+	genericiooptions.IOStreams
+}
+
+// NewCmdChurn returns kubectl rv churn.
+func NewCmdChurn(f *Factory, streams genericiooptions.IOStreams) *cobra.Command {
+	def := churn.NewConfig()
+	o := &ChurnOptions{
+		Output:   NewOutputFlags(output.Table, output.Wide, output.JSON, output.YAML),
+		LoopRate: def.LoopRate, FightThreshold: def.FightThreshold, Top: def.Top, ChunkSize: def.Stream.ChunkSize,
+		IOStreams: streams,
+	}
+	cmd := &cobra.Command{
+		Use:               "churn [TYPE[,TYPE...]]",
+		Short:             "Rank objects, managers and types by writes; find hot loops and fights",
+		Long:              churnLong,
+		Example:           churnExample,
+		ValidArgsFunction: ResourceTypeCompletion(f),
+		RunE: func(c *cobra.Command, args []string) error {
+			if err := o.Complete(f, args); err != nil {
+				return err
+			}
+			if err := o.Validate(); err != nil {
+				return err
+			}
+			return o.Run(c.Context())
+		},
+	}
+	fs := cmd.Flags()
+	o.Output.AddFlags(fs)
+	fs.BoolVarP(&o.AllNamespaces, "all-namespaces", "A", false, "Watch every namespace and the cluster-scoped types (-n is ignored).")
+	fs.DurationVar(&o.For, "for", 0, "Stop after this long and print the report (0: until Ctrl-C).")
+	fs.Float64Var(&o.LoopRate, "loop-rate", o.LoopRate, "A self-loop is one manager writing one object more than this many times a minute without a generation change.")
+	fs.IntVar(&o.FightThreshold, "fight-threshold", o.FightThreshold, "A fight is a field changing hands this many times within a minute.")
+	fs.IntVar(&o.Top, "top", o.Top, "How many objects, managers and types to rank.")
+	fs.IntVar(&o.Explain, "explain", 0, "Fetch the full object on the next writes of the N busiest objects and name the fields that change.")
+	fs.StringVar(&o.FailOn, "fail-on", "", "Exit 1 when the report has: loop, fight, or any (either).")
+	fs.Int64Var(&o.ChunkSize, "chunk-size", o.ChunkSize, "List in pages of this size; 0 lists in one page.")
+	_ = cmd.RegisterFlagCompletionFunc("fail-on", cobra.FixedCompletions([]string{"loop", "fight", "any"}, cobra.ShellCompDirectiveNoFileComp))
+	return cmd
+}
+
+// Complete resolves the namespace and the clients.
+func (o *ChurnOptions) Complete(f *Factory, args []string) error {
+	o.args = args
+	if !o.AllNamespaces {
+		ns, _, err := f.Namespace()
+		if err != nil {
+			return err
+		}
+		o.namespace = ns
+	}
+	cfg, err := f.RESTConfig(churnQPS, churnBurst)
+	if err != nil {
+		return err
+	}
+	if o.clients.Metadata, err = metadata.NewForConfig(cfg); err != nil {
+		return err
+	}
+	if o.Explain > 0 {
+		if o.clients.Dynamic, err = dynamic.NewForConfig(cfg); err != nil {
+			return err
+		}
+	}
+	o.types = func() (apitypes.Discovered, error) { return o.resolveTypes(f) }
+	return nil
+}
+
+func (o *ChurnOptions) resolveTypes(f *Factory) (apitypes.Discovered, error) {
+	if len(o.args) == 0 {
+		d, err := f.Discovery()
+		if err != nil {
+			return apitypes.Discovered{}, err
+		}
+		return apitypes.Listable(d, o.AllNamespaces)
+	}
+	m, err := f.Mapper()
+	if err != nil {
+		return apitypes.Discovered{}, err
+	}
+	var out apitypes.Discovered
+	for _, typ := range doctorTypeArgs(o.args) {
+		mapping, err := resolveType(m, typ)
+		if err != nil {
+			return apitypes.Discovered{}, err
+		}
+		t := apitypes.Type{Resource: mapping.Resource, Kind: mapping.GroupVersionKind.Kind, Namespaced: mapping.Scope.Name() == meta.RESTScopeNameNamespace}
+		if !slices.Contains(out.Types, t) {
+			out.Types = append(out.Types, t)
+		}
+	}
+	return out, nil
+}
+
+// Validate checks the flags without I/O.
+func (o *ChurnOptions) Validate() error {
+	if err := o.Output.Validate(); err != nil {
+		return err
+	}
+	for _, a := range doctorTypeArgs(o.args) {
+		switch {
+		case strings.TrimSpace(a) == "":
+			return exitcode.Usagef("empty resource type in %q: give TYPE[,TYPE...]", strings.Join(o.args, " "))
+		case strings.Contains(a, "/"):
+			return exitcode.Usagef("%q: churn watches resource types, not objects: give TYPE[,TYPE...]", a)
+		}
+	}
+	switch {
+	case o.For < 0:
+		return exitcode.Usagef("--for must be 0 (until Ctrl-C) or positive, got %s", o.For)
+	case o.LoopRate <= 0:
+		return exitcode.Usagef("--loop-rate must be positive (writes a minute), got %g", o.LoopRate)
+	case o.FightThreshold < 1:
+		return exitcode.Usagef("--fight-threshold must be at least 1, got %d", o.FightThreshold)
+	case o.Top < 1:
+		return exitcode.Usagef("--top must be at least 1, got %d", o.Top)
+	case o.Explain < 0:
+		return exitcode.Usagef("--explain must be 0 (off) or positive, got %d", o.Explain)
+	case o.ChunkSize < 0:
+		return exitcode.Usagef("--chunk-size must be 0 or positive, got %d", o.ChunkSize)
+	case !slices.Contains([]string{"", "loop", "fight", "any"}, o.FailOn):
+		return exitcode.Usagef("--fail-on %q: use loop, fight or any", o.FailOn)
+	}
+	return nil
+}
+
+func (o *ChurnOptions) config() churn.Config {
+	cfg := churn.NewConfig()
+	cfg.Namespace = o.namespace
+	cfg.LoopRate, cfg.FightThreshold, cfg.Top, cfg.Explain = o.LoopRate, o.FightThreshold, o.Top, o.Explain
+	cfg.Stream.ChunkSize = o.ChunkSize
+	cfg.Stream.Now = func() time.Time { return time.Now().UTC() }
+	var mu sync.Mutex
+	cfg.Warnf = func(format string, args ...any) {
+		mu.Lock()
+		defer mu.Unlock()
+		output.Warnf(o.ErrOut, format, args...)
+	}
+	return cfg
+}
+
+// Run watches until Ctrl-C or --for, prints the report and maps it to an
+// exit code.
+func (o *ChurnOptions) Run(ctx context.Context) error {
+	p, err := o.Output.ToPrinter(o.Out)
+	if err != nil {
+		return err
+	}
+	types, err := o.types()
+	if err != nil {
+		return err
+	}
+	for _, w := range types.Warnings {
+		output.Warnf(o.ErrOut, "%s", w)
+	}
+	until := "Ctrl-C"
+	if o.For > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, o.For)
+		defer cancel()
+		until = o.For.String()
+	}
+	fmt.Fprintf(o.ErrOut, "Watching the metadata of %d types until %s...\n", len(types.Types), until)
+	scope := churnprint.Scope{Namespace: o.namespace, LoopRate: o.LoopRate, Types: doctorTypeArgs(o.args)}
+	cfg := o.config()
+	// On a terminal, a live top-N view redrawn in place, as top does.
+	live := !p.Structured() && output.IsTerminal(o.Out)
+	if live {
+		cfg.Live = func(r *churn.Report) {
+			fmt.Fprint(o.Out, "\x1b[H\x1b[2J")
+			_ = churnprint.Print(p, r, scope)
+		}
+	}
+	rep, err := churn.Run(ctx, o.clients, types.Types, cfg)
+	if err != nil {
+		return err
+	}
+	rep.Warnings = append(types.Warnings, rep.Warnings...)
+	if live {
+		fmt.Fprint(o.Out, "\x1b[H\x1b[2J")
+	}
+	if p.Structured() {
+		err = p.PrintObject(churnprint.NewDocument(rep, scope))
+	} else {
+		err = churnprint.Print(p, rep, scope)
+	}
+	if err != nil {
+		return err
+	}
+	return o.exit(rep)
+}
+
+func (o *ChurnOptions) exit(rep *churn.Report) error {
+	loops, fights := len(rep.Loops), len(rep.Fights)
+	switch {
+	case o.FailOn == "loop" && loops > 0, o.FailOn == "fight" && fights > 0, o.FailOn == "any" && loops+fights > 0:
+		return exitcode.Findingf("%d self-loops and %d fights found (--fail-on %s)", loops, fights, o.FailOn)
+	}
+	return nil
+}
