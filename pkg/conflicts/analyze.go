@@ -87,6 +87,11 @@ func matchObject(want, k ObjectKey) bool {
 
 func (w *objectWalk) run(t *totals) {
 	for _, r := range w.recs {
+		if !r.read && r.code/100 == 2 {
+			w.successes = append(w.successes, r)
+		}
+	}
+	for _, r := range w.recs {
 		if r.read {
 			if r.code/100 == 2 {
 				w.lastRead[r.reader] = r.received
@@ -138,7 +143,6 @@ func (w *objectWalk) attempt(r *record, t *totals) {
 		}
 		t.conflict(r, a.Cause, a.LostTo)
 	case r.code/100 == 2:
-		w.successes = append(w.successes, r)
 		t.add(r, func(g *agg) { g.Successes++ })
 	}
 	st.last = r
@@ -156,36 +160,52 @@ func (w *objectWalk) giveUp(k WriterKey, st *writerState, t *totals) {
 	}
 }
 
+// inFlight is how long after a 409 completed a success may complete and
+// still have committed before the 409 was checked: audit events of two
+// racing requests are written in either order.
+const inFlight = time.Second
+
 // winners are the successful writes between r's read and its rejection:
 // exactly, by resourceVersion, when r has a precondition and every success
 // has its resulting version (RequestResponse); else by time, from the
 // writer's last read, or the last success alone when no read is in the log.
+// A success counts when it was received before r completed.
 func (w *objectWalk) winners(r *record) []*record {
+	hi := len(w.successes)
+	for hi > 0 && w.successes[hi-1].completed.After(r.completed.Add(inFlight)) {
+		hi--
+	}
+	var cand []*record
+	for _, s := range w.successes[:hi] {
+		if s.received.Before(r.completed) {
+			cand = append(cand, s)
+		}
+	}
 	if r.precond != "" && w.resultsKnown() {
-		var out []*record
-		for i := len(w.successes) - 1; i >= 0; i-- {
-			s := w.successes[i]
-			c, err := resourceversion.CompareResourceVersion(s.result, r.precond)
+		i := len(cand)
+		for i > 0 {
+			c, err := resourceversion.CompareResourceVersion(cand[i-1].result, r.precond)
 			if err != nil || c <= 0 {
 				break
 			}
-			out = append(out, s)
+			i--
 		}
-		slices.Reverse(out)
-		return out
+		return cand[i:]
 	}
 	base, ok := w.lastRead[r.reader]
 	if !ok {
-		if n := len(w.successes); n > 0 {
-			return w.successes[n-1:]
+		for i := len(cand) - 1; i >= 0; i-- {
+			if !cand[i].completed.After(r.completed) {
+				return cand[i : i+1]
+			}
 		}
 		return nil
 	}
-	i := len(w.successes)
-	for i > 0 && w.successes[i-1].completed.After(base) {
+	i := len(cand)
+	for i > 0 && cand[i-1].completed.After(base) {
 		i--
 	}
-	return w.successes[i:]
+	return cand[i:]
 }
 
 func (w *objectWalk) resultsKnown() bool {

@@ -181,3 +181,18 @@ func TestAnalyzeDecodes(t *testing.T) {
 		t.Errorf("strict: %v", err)
 	}
 }
+
+// TestWinnerLoggedAfterLoser: the winner committed first but its audit
+// event completed after the loser's 409.
+func TestWinnerLoggedAfterLoser(t *testing.T) {
+	win := ev(2, "b", "update", "configmaps/c", 200)
+	win.StageTimestamp = t0.Add(7 * time.Millisecond)
+	rep := report(NewConfig(),
+		ev(0, "a", "get", "configmaps/c", 200),
+		win,
+		ev(3, "a", "update", "configmaps/c", 409),
+	)
+	if diff := cmp.Diff([]CauseCount{{Contention, 1}}, writer(rep, "a").Causes); diff != "" {
+		t.Errorf("causes (-want +got):\n%s", diff)
+	}
+}
