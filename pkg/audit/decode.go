@@ -132,13 +132,14 @@ func (d *decoder) readLine(r *bufio.Reader) (line []byte, complete bool, err err
 		if len(d.long) > 0 {
 			chunk = append(d.long, chunk...)
 		}
-		if err != nil {
-			return chunk, false, err
-		}
-		if len(chunk) > MaxLineBytes+1 {
+		line := bytes.TrimSuffix(chunk, []byte{'\n'})
+		if len(line) > MaxLineBytes {
 			return nil, false, d.errorf(d.stats.Lines+1, "line longer than %d bytes: this is not an audit log, or its level is too verbose", MaxLineBytes)
 		}
-		return bytes.TrimSuffix(chunk, []byte{'\n'}), true, nil
+		if err != nil {
+			return line, false, err
+		}
+		return line, true, nil
 	}
 }
 

@@ -49,6 +49,14 @@ func TestDecodeFields(t *testing.T) {
 	}
 }
 
+func TestDecodeImpersonated(t *testing.T) {
+	line := strings.Replace(ok409, `"userAgent"`, `"impersonatedUser":{"username":"system:serviceaccount:x:y","extra":{"authentication.kubernetes.io/pod-name":["pod-9"]}},"userAgent"`, 1)
+	got, _, err := decodeString(t, line, Options{})
+	if err != nil || got[0].Username != "system:serviceaccount:x:y" || got[0].PodName != "pod-9" {
+		t.Fatalf("got %+v, %v", got, err)
+	}
+}
+
 func TestDecodeBadInput(t *testing.T) {
 	long := `{"kind":"Event","apiVersion":"audit.k8s.io/v1","requestURI":"` + strings.Repeat("x", MaxLineBytes) + `"}`
 	tests := []struct {
@@ -61,6 +69,7 @@ func TestDecodeBadInput(t *testing.T) {
 		{name: "v1beta1", in: strings.Replace(ok409, "audit.k8s.io/v1", "audit.k8s.io/v1beta1", 1) + "\n", want: "audit.log:1: audit.k8s.io/v1beta1 is not supported"},
 		{name: "not JSON", in: ok409 + "\nhello\n", want: "audit.log:2: not JSON"},
 		{name: "line over 1 MB", in: ok409 + "\n" + long + "\n", want: "audit.log:2: line longer than"},
+		{name: "last line over 1 MB", in: ok409 + "\n" + long, want: "audit.log:2: line longer than"},
 		{name: "truncated last line tolerated", in: ok409 + "\n" + ok409[:100], trunc: 1},
 		{name: "truncated last line strict", in: ok409 + "\n" + ok409[:100], opts: Options{Strict: true}, want: "audit.log:2: the last line is cut short"},
 		{name: "blank line strict", in: ok409 + "\n\n", opts: Options{Strict: true}, want: "audit.log:2: blank line"},

@@ -9,7 +9,8 @@ type Event struct {
 	Stage      string
 	Verb       string
 	RequestURI string
-	// Username is user.username.
+	// Username is user.username, or impersonatedUser.username when the
+	// request was impersonated (kubectl --as): the user the write is for.
 	Username string
 	// PodName is user.extra["authentication.kubernetes.io/pod-name"][0]:
 	// the replica of a service-account writer.
@@ -62,10 +63,8 @@ type wireEvent struct {
 	Stage      string `json:"stage"`
 	RequestURI string `json:"requestURI"`
 	Verb       string `json:"verb"`
-	User       struct {
-		Username string              `json:"username"`
-		Extra    map[string][]string `json:"extra"`
-	} `json:"user"`
+	User             wireUser  `json:"user"`
+	ImpersonatedUser *wireUser `json:"impersonatedUser"`
 	UserAgent      string    `json:"userAgent"`
 	ObjectRef      ObjectRef `json:"objectRef"`
 	ResponseStatus struct {
@@ -85,6 +84,11 @@ type wireEvent struct {
 	StageTimestamp           time.Time `json:"stageTimestamp"`
 }
 
+type wireUser struct {
+	Username string              `json:"username"`
+	Extra    map[string][]string `json:"extra"`
+}
+
 func (w *wireEvent) event() Event {
 	e := Event{
 		AuditID: w.AuditID, Stage: w.Stage, Verb: w.Verb, RequestURI: w.RequestURI,
@@ -93,7 +97,12 @@ func (w *wireEvent) event() Event {
 		DetailsKind: w.ResponseStatus.Details.Kind, ResponseRV: w.ResponseObject.Metadata.ResourceVersion,
 		RequestReceived: w.RequestReceivedTimestamp, StageTimestamp: w.StageTimestamp,
 	}
-	if p := w.User.Extra[PodNameKey]; len(p) > 0 {
+	u := &w.User
+	if w.ImpersonatedUser != nil {
+		u = w.ImpersonatedUser
+		e.Username = u.Username
+	}
+	if p := u.Extra[PodNameKey]; len(p) > 0 {
 		e.PodName = p[0]
 	}
 	return e

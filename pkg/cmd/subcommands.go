@@ -14,5 +14,6 @@ func addSubcommands(root *cobra.Command, f *Factory, streams genericiooptions.IO
 		NewCmdPredict(f, streams),
 		NewCmdSimulate(f, streams),
 		NewCmdDoctor(f, streams),
+		NewCmdConflicts(f, streams),
 	)
 }

@@ -54,7 +54,10 @@ func isWrite(verb string) bool {
 // the window.
 func (c *Collector) Add(e *audit.Event) {
 	write := isWrite(e.Verb)
-	if !write && e.Verb != "get" || e.ObjectRef.Name == "" && e.Verb != "deletecollection" || e.ObjectRef.Resource == "" {
+	// A create with generateName has no name yet: its objects are counted
+	// together, under the name "".
+	unnamed := e.ObjectRef.Name == "" && e.Verb != "create" && e.Verb != "deletecollection"
+	if !write && e.Verb != "get" || unnamed || e.ObjectRef.Resource == "" {
 		return
 	}
 	if !c.cfg.Since.IsZero() && e.RequestReceived.Before(c.cfg.Since) || !c.cfg.Until.IsZero() && !e.RequestReceived.Before(c.cfg.Until) {

@@ -118,7 +118,8 @@ func TestCauses(t *testing.T) {
 	del := ev(4, "d", "delete", "configmaps/c", 409)
 	exists := with(ev(5, "e", "create", "configmaps/c", 409), func(e *audit.Event) { e.Message = `configmaps "c" already exists` })
 	lonely := ev(6, "u", "update", "configmaps/other", 409)
-	rep := report(NewConfig(), quota, apply, lease, del, exists, lonely)
+	generated := with(ev(7, "g", "create", "pods/", 409), func(e *audit.Event) { e.DetailsKind = "resourcequotas" })
+	rep := report(NewConfig(), quota, apply, lease, del, exists, lonely, generated)
 	got := map[Cause]int{}
 	for _, c := range rep.Causes {
 		got[c.Cause] = c.Count
@@ -126,7 +127,7 @@ func TestCauses(t *testing.T) {
 			t.Errorf("cause %s has no fix", c.Cause)
 		}
 	}
-	want := map[Cause]int{Quota: 1, ApplyConflict: 1, LeaseContention: 1, DeletePrecondition: 1, AlreadyExists: 1, Unknown: 1}
+	want := map[Cause]int{Quota: 2, ApplyConflict: 1, LeaseContention: 1, DeletePrecondition: 1, AlreadyExists: 1, Unknown: 1}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("causes (-want +got):\n%s", diff)
 	}

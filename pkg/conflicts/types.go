@@ -65,7 +65,8 @@ type ObjectKey struct {
 	Name      string `json:"name"`
 }
 
-// String is resource[.group]/[namespace/]name.
+// String is resource[.group]/[namespace/]name; creates with generateName
+// have the name (generated).
 func (k ObjectKey) String() string {
 	s := k.Resource
 	if k.Group != "" {
@@ -74,6 +75,9 @@ func (k ObjectKey) String() string {
 	s += "/"
 	if k.Namespace != "" {
 		s += k.Namespace + "/"
+	}
+	if k.Name == "" {
+		return s + "(generated)"
 	}
 	return s + k.Name
 }
