@@ -57,17 +57,17 @@ const (
 // wireEvent is the JSON shape decoded: the fields not named here, and the
 // bodies (requestObject, the rest of responseObject), are skipped.
 type wireEvent struct {
-	Kind       string `json:"kind"`
-	APIVersion string `json:"apiVersion"`
-	AuditID    string `json:"auditID"`
-	Stage      string `json:"stage"`
-	RequestURI string `json:"requestURI"`
-	Verb       string `json:"verb"`
+	Kind             string    `json:"kind"`
+	APIVersion       string    `json:"apiVersion"`
+	AuditID          string    `json:"auditID"`
+	Stage            string    `json:"stage"`
+	RequestURI       string    `json:"requestURI"`
+	Verb             string    `json:"verb"`
 	User             wireUser  `json:"user"`
 	ImpersonatedUser *wireUser `json:"impersonatedUser"`
-	UserAgent      string    `json:"userAgent"`
-	ObjectRef      ObjectRef `json:"objectRef"`
-	ResponseStatus struct {
+	UserAgent        string    `json:"userAgent"`
+	ObjectRef        ObjectRef `json:"objectRef"`
+	ResponseStatus   struct {
 		Code    int    `json:"code"`
 		Reason  string `json:"reason"`
 		Message string `json:"message"`
