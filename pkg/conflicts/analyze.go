@@ -2,6 +2,7 @@ package conflicts
 
 import (
 	"cmp"
+	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -141,6 +142,9 @@ func (w *objectWalk) attempt(r *record, t *totals) {
 		for _, win := range winners {
 			a.LostTo = append(a.LostTo, win.writer.String())
 		}
+		if a.Cause == ApplyConflict {
+			a.LostTo = applyOwners(r.message)
+		}
 		t.conflict(r, a.Cause, a.LostTo)
 	case r.code/100 == 2:
 		t.add(r, func(g *agg) { g.Successes++ })
@@ -215,6 +219,23 @@ func (w *objectWalk) resultsKnown() bool {
 		}
 	}
 	return len(w.successes) > 0
+}
+
+// applyOwnerRE finds the managers an apply conflicted with in the message
+// `Apply failed with 2 conflicts: conflict with "a": .data.x; conflict with "b" using v1: .data.y`.
+var applyOwnerRE = regexp.MustCompile(`conflict with "([^"]*)"`)
+
+// applyOwners are the field managers that own the fields an apply
+// conflicted with: the apply lost to their earlier writes, whoever made
+// them, so they are named "manager NAME".
+func applyOwners(msg string) []string {
+	var out []string
+	for _, m := range applyOwnerRE.FindAllStringSubmatch(msg, -1) {
+		if name := "manager " + m[1]; !slices.Contains(out, name) {
+			out = append(out, name)
+		}
+	}
+	return out
 }
 
 // classify names the cause of the 409 r, lost to winners.

@@ -131,6 +131,9 @@ func TestCauses(t *testing.T) {
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("causes (-want +got):\n%s", diff)
 	}
+	if diff := cmp.Diff([]Count{{`manager y`, 1}}, writer(rep, "x/apply").LostTo); diff != "" {
+		t.Errorf("apply lost to (-want +got):\n%s", diff)
+	}
 }
 
 func TestExactWinnersByResourceVersion(t *testing.T) {
