@@ -38,6 +38,7 @@ type writerState struct {
 type objectWalk struct {
 	cfg       Config
 	recs      []*record
+	reads     []*readRec
 	lastRead  map[readerKey]time.Time
 	successes []*record
 	writers   map[WriterKey]*writerState
@@ -50,19 +51,29 @@ func (c *Collector) Report() *Report {
 	slices.SortStableFunc(c.recs, func(a, b record) int {
 		return cmp.Or(a.completed.Compare(b.completed), a.received.Compare(b.received))
 	})
+	slices.SortStableFunc(c.reads, func(a, b readRec) int {
+		return cmp.Or(a.completed.Compare(b.completed), a.received.Compare(b.received))
+	})
 	byObj := map[ObjectKey][]*record{}
 	var order []ObjectKey
 	for i := range c.recs {
 		r := &c.recs[i]
-		if _, ok := byObj[r.obj]; !ok {
-			order = append(order, r.obj)
+		if _, ok := byObj[*r.obj]; !ok {
+			order = append(order, *r.obj)
 		}
-		byObj[r.obj] = append(byObj[r.obj], r)
+		byObj[*r.obj] = append(byObj[*r.obj], r)
+	}
+	reads := map[ObjectKey][]*readRec{}
+	for i := range c.reads {
+		r := &c.reads[i]
+		if _, ok := byObj[*r.obj]; ok {
+			reads[*r.obj] = append(reads[*r.obj], r)
+		}
 	}
 	t := newTotals()
 	rep := &Report{}
 	for _, k := range order {
-		w := &objectWalk{cfg: c.cfg, recs: byObj[k], lastRead: map[readerKey]time.Time{}, writers: map[WriterKey]*writerState{}}
+		w := &objectWalk{cfg: c.cfg, recs: byObj[k], reads: reads[k], lastRead: map[readerKey]time.Time{}, writers: map[WriterKey]*writerState{}}
 		w.keep = c.cfg.Object != nil && matchObject(*c.cfg.Object, k)
 		w.run(t)
 		if w.keep {
@@ -88,16 +99,14 @@ func matchObject(want, k ObjectKey) bool {
 
 func (w *objectWalk) run(t *totals) {
 	for _, r := range w.recs {
-		if !r.read && r.code/100 == 2 {
+		if r.code/100 == 2 {
 			w.successes = append(w.successes, r)
 		}
 	}
+	next := 0
 	for _, r := range w.recs {
-		if r.read {
-			if r.code/100 == 2 {
-				w.lastRead[r.reader] = r.received
-			}
-			continue
+		for ; next < len(w.reads) && !w.reads[next].completed.After(r.completed); next++ {
+			w.lastRead[*w.reads[next].reader] = w.reads[next].received
 		}
 		w.attempt(r, t)
 	}
@@ -109,16 +118,16 @@ func (w *objectWalk) run(t *totals) {
 }
 
 func (w *objectWalk) attempt(r *record, t *totals) {
-	st := w.writers[r.writer]
+	st := w.writers[*r.writer]
 	if st == nil {
 		st = &writerState{}
-		w.writers[r.writer] = st
+		w.writers[*r.writer] = st
 	}
 	a := Attempt{Received: r.received, Completed: r.completed, Writer: r.writer.String(), Verb: r.verb, Subresource: r.sub,
 		Code: r.code, Precondition: r.precond, Result: r.result}
 	retry := st.conflict && r.received.Sub(st.last.completed) <= w.cfg.RetryWindow
 	if st.conflict && !retry {
-		w.giveUp(r.writer, st, t)
+		w.giveUp(*r.writer, st, t)
 	}
 	if retry {
 		st.step++
@@ -130,7 +139,7 @@ func (w *objectWalk) attempt(r *record, t *totals) {
 	}
 	a.Chain, a.Step = st.chain, st.step
 	if st.last != nil {
-		rd, ok := w.lastRead[r.reader]
+		rd, ok := w.lastRead[*r.reader]
 		a.Reread = ok && rd.After(st.last.completed)
 	}
 	t.add(r, func(g *agg) { g.Attempts++ })
@@ -196,7 +205,7 @@ func (w *objectWalk) winners(r *record) []*record {
 		}
 		return cand[i:]
 	}
-	base, ok := w.lastRead[r.reader]
+	base, ok := w.lastRead[*r.reader]
 	if !ok {
 		for i := len(cand) - 1; i >= 0; i-- {
 			if !cand[i].completed.After(r.completed) {
@@ -255,7 +264,7 @@ func classify(r *record, winners []*record) Cause {
 		return Unknown
 	}
 	for _, win := range winners {
-		if win.writer != r.writer {
+		if *win.writer != *r.writer {
 			return Contention
 		}
 	}

@@ -22,16 +22,16 @@ func newTotals() *totals {
 
 // add applies f to the attempt's writer, object and the summary.
 func (t *totals) add(r *record, f func(*agg)) {
-	w := t.writers[r.writer]
+	w := t.writers[*r.writer]
 	if w == nil {
 		w = newAgg()
-		w.userAgent = r.userAgent
-		t.writers[r.writer] = w
+		w.userAgent = r.reader.userAgent
+		t.writers[*r.writer] = w
 	}
-	o := t.objects[r.obj]
+	o := t.objects[*r.obj]
 	if o == nil {
 		o = newAgg()
-		t.objects[r.obj] = o
+		t.objects[*r.obj] = o
 	}
 	s := agg{Tally: t.sum}
 	f(w)
@@ -55,7 +55,7 @@ func (t *totals) add(r *record, f func(*agg)) {
 
 func (t *totals) conflict(r *record, c Cause, lostTo []string) {
 	t.add(r, func(g *agg) { g.Conflicts++ })
-	w, o := t.writers[r.writer], t.objects[r.obj]
+	w, o := t.writers[*r.writer], t.objects[*r.obj]
 	w.causes[c]++
 	o.causes[c]++
 	for _, l := range lostTo {
@@ -65,7 +65,7 @@ func (t *totals) conflict(r *record, c Cause, lostTo []string) {
 	if t.causes[c] == nil {
 		t.causes[c] = map[WriterKey]int{}
 	}
-	t.causes[c][r.writer]++
+	t.causes[c][*r.writer]++
 }
 
 func (t *totals) fill(rep *Report, cfg Config) {
