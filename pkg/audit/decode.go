@@ -57,7 +57,7 @@ func Decode(ctx context.Context, src Source, opts Options, fn func(*Event) error
 		return Stats{}, err
 	}
 	defer func() { _ = rc.Close() }()
-	d := &decoder{name: src.Name, opts: opts, fn: fn}
+	d := &decoder{name: src.Name, opts: opts, fn: fn, src: src}
 	r, gz, err := maybeGunzip(rc)
 	d.gzip = gz
 	if err != nil {
@@ -87,6 +87,7 @@ type decoder struct {
 	long  []byte
 	// gzip is set when the source is gzip: its read errors are the content's.
 	gzip bool
+	src  Source
 }
 
 func (d *decoder) run(ctx context.Context, r *bufio.Reader) error {
@@ -189,5 +190,8 @@ func (d *decoder) check() error {
 }
 
 func (d *decoder) errorf(line int, format string, args ...any) error {
+	if d.src.from > 0 {
+		line += linesBefore(d.src.path, d.src.from)
+	}
 	return fmt.Errorf("%w: %s:%d: %s", ErrBadInput, d.name, line, fmt.Sprintf(format, args...))
 }

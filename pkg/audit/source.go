@@ -14,6 +14,9 @@ type Source struct {
 	// Name is the path, or "-" for stdin; errors name it.
 	Name string
 	open func() (io.ReadCloser, error)
+	// path is set for files, from for a part of one (Split).
+	path string
+	from int64
 }
 
 // Open expands one --audit-log value into sources: "-" is stdin, a
@@ -63,7 +66,7 @@ func rotatedBefore(a, b string) bool {
 }
 
 func fileSource(path string) Source {
-	return Source{Name: path, open: func() (io.ReadCloser, error) {
+	return Source{Name: path, path: path, open: func() (io.ReadCloser, error) {
 		f, err := os.Open(path)
 		if err != nil {
 			return nil, fmt.Errorf("--audit-log %s: %w", path, err)

@@ -9,7 +9,8 @@ import (
 	"github.com/kubectl-rv/kubectl-rv/pkg/audit"
 )
 
-// Analyze decodes every source, cfg.Parallel at a time, and analyses the
+// Analyze decodes every source, cfg.Parallel at a time (a large plain file
+// is cut into cfg.Parallel parts, see audit.Split), and analyses the
 // write attempts they hold. Errors are the decoder's (bad input names
 // file:line and wraps audit.ErrBadInput) or ctx's.
 func Analyze(ctx context.Context, sources []audit.Source, cfg Config) (*Report, error) {
@@ -18,9 +19,17 @@ func Analyze(ctx context.Context, sources []audit.Source, cfg Config) (*Report, 
 		mu    sync.Mutex
 		stats audit.Stats
 	)
+	var parts []audit.Source
+	for _, src := range sources {
+		p, err := audit.Split(src, cfg.Parallel)
+		if err != nil {
+			return nil, err
+		}
+		parts = append(parts, p...)
+	}
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(max(cfg.Parallel, 1))
-	for _, src := range sources {
+	for _, src := range parts {
 		g.Go(func() error {
 			c := NewCollector(cfg)
 			st, err := audit.Decode(gctx, src, audit.Options{Strict: cfg.Strict}, func(e *audit.Event) error {
