@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"slices"
 	"strings"
 	"time"
@@ -82,6 +83,7 @@ type ConflictsOptions struct {
 	Until       string
 	Strict      bool
 	Top         int
+	Report      string
 
 	namespace string
 	cfg       conflicts.Config
@@ -123,6 +125,7 @@ func NewCmdConflicts(f *Factory, streams genericiooptions.IOStreams) *cobra.Comm
 	fs.StringVar(&o.Until, "until", "", "Only requests received before this time (RFC 3339).")
 	fs.BoolVar(&o.Strict, "strict", false, "Make every skipped line (a blank line, a last line cut short) an error.")
 	fs.IntVar(&o.Top, "top", 0, "Show only this many objects and writers; 0 is all.")
+	fs.StringVar(&o.Report, "report", "", "Also write a picture of the --object (or the hottest object): writers as lanes over time, 409s, successes and give-ups marked. FILE.svg or FILE.html.")
 	_ = cmd.RegisterFlagCompletionFunc("view", cobra.FixedCompletions(conflictsprint.Views, cobra.ShellCompDirectiveNoFileComp))
 	return cmd
 }
@@ -161,6 +164,8 @@ func (o *ConflictsOptions) Validate() error {
 		return exitcode.Usagef("--retry-window must be positive, got %s", o.RetryWindow)
 	case o.Top < 0:
 		return exitcode.Usagef("--top must be 0 or positive, got %d", o.Top)
+	case o.Report != "" && !strings.HasSuffix(o.Report, ".svg") && !strings.HasSuffix(o.Report, ".html"):
+		return exitcode.Usagef("--report %q: give a file name ending in .svg or .html", o.Report)
 	case countOf(o.AuditLogs, "-") > 1:
 		return exitcode.Usagef("--audit-log - (stdin) can be given only once")
 	}
@@ -181,7 +186,7 @@ func (o *ConflictsOptions) Validate() error {
 		}
 		cfg.Object = &conflicts.ObjectKey{Resource: strings.ToLower(typ), Namespace: o.namespace, Name: name}
 	}
-	cfg.RetryWindow, cfg.Strict, cfg.Top = o.RetryWindow, o.Strict, o.Top
+	cfg.RetryWindow, cfg.Strict, cfg.Top, cfg.HottestTimeline = o.RetryWindow, o.Strict, o.Top, o.Report != ""
 	o.cfg = cfg
 	return nil
 }
@@ -233,6 +238,9 @@ func (o *ConflictsOptions) Run(ctx context.Context) error {
 	if err := o.print(rep); err != nil {
 		return err
 	}
+	if err := o.writeReport(rep); err != nil {
+		return err
+	}
 	return o.exit(rep)
 }
 
@@ -250,6 +258,20 @@ func (o *ConflictsOptions) print(rep *conflicts.Report) error {
 		view = conflictsprint.ViewTimeline
 	}
 	return conflictsprint.Print(p, rep, view)
+}
+
+func (o *ConflictsOptions) writeReport(rep *conflicts.Report) error {
+	if o.Report == "" {
+		return nil
+	}
+	b := conflictsprint.SVG(rep)
+	if strings.HasSuffix(o.Report, ".html") {
+		b = conflictsprint.HTML(rep)
+	}
+	if err := os.WriteFile(o.Report, b, 0o644); err != nil {
+		return exitcode.Usage(fmt.Errorf("--report: %w", err))
+	}
+	return nil
 }
 
 // exit is 1 when --fail-on-rate is set and a writer's rate exceeds it.

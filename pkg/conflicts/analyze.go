@@ -78,9 +78,16 @@ func (c *Collector) Report() *Report {
 		w.run(t)
 		if w.keep {
 			rep.Timeline = append(rep.Timeline, w.timeline...)
+			rep.TimelineObject = &k
 		}
 	}
 	t.fill(rep, c.cfg)
+	if c.cfg.Object == nil && c.cfg.HottestTimeline && len(rep.Objects) > 0 {
+		k := rep.Objects[0].Object
+		w := &objectWalk{cfg: c.cfg, recs: byObj[k], reads: reads[k], lastRead: map[readerKey]time.Time{}, writers: map[WriterKey]*writerState{}, keep: true}
+		w.run(newTotals())
+		rep.Timeline, rep.TimelineObject = w.timeline, &k
+	}
 	return rep
 }
 

@@ -221,3 +221,16 @@ func BenchmarkAnalyze(b *testing.B) {
 		}
 	}
 }
+
+func TestHottestTimeline(t *testing.T) {
+	cfg := NewConfig()
+	cfg.HottestTimeline = true
+	rep := report(cfg,
+		ev(1, "a", "update", "configmaps/cold", 200),
+		ev(2, "a", "update", "configmaps/hot", 200),
+		ev(3, "b", "update", "configmaps/hot", 409),
+	)
+	if rep.TimelineObject == nil || rep.TimelineObject.Name != "hot" || len(rep.Timeline) != 2 {
+		t.Errorf("timeline of %v: %+v", rep.TimelineObject, rep.Timeline)
+	}
+}

@@ -205,8 +205,11 @@ type Report struct {
 	Objects []ObjectStats `json:"objects"`
 	Writers []WriterStats `json:"writers"`
 	Causes  []CauseStats  `json:"causes"`
-	// Timeline is every write attempt on Config.Object, in order.
+	// Timeline is every write attempt on Config.Object (or, with
+	// Config.HottestTimeline, on the hottest object), in order.
 	Timeline []Attempt `json:"timeline,omitempty"`
+	// TimelineObject is the object of Timeline.
+	TimelineObject *ObjectKey `json:"-"`
 }
 
 // Config tunes Analyze. NewConfig fills in the defaults.
@@ -221,6 +224,9 @@ type Config struct {
 	// matches any namespace; its Resource matches the plural, with or
 	// without the group.
 	Object *ObjectKey
+	// HottestTimeline fills Report.Timeline with the hottest object's
+	// attempts when Object is nil (for the picture).
+	HottestTimeline bool
 	// Strict makes every skipped line an error.
 	Strict bool
 	// Parallel is how many sources are decoded at once.

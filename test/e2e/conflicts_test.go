@@ -274,6 +274,13 @@ func TestConflictsStaleLoop(t *testing.T) {
 	if len(tl.Timeline) != l.Attempts {
 		t.Errorf("timeline has %d attempts, the writer made %d: %+v", len(tl.Timeline), l.Attempts, tl.Timeline)
 	}
+	svg := filepath.Join(t.TempDir(), "stale.svg")
+	if r := cluster.RV(t, "conflicts", "--audit-log", path, "--object", "configmaps/stale", "-n", ns, "--report", svg); r.Code != 0 {
+		t.Fatalf("--report: %s", r)
+	}
+	if b, err := os.ReadFile(svg); err != nil || !bytes.Contains(b, []byte("stale-loop")) || bytes.Count(b, []byte(`fill="#111111"><title>`)) != l.GiveUps {
+		t.Errorf("the picture does not show the writer's %d give-ups (%v):\n%s", l.GiveUps, err, b)
+	}
 }
 
 // TestConflictsApply: a second server-side apply manager that does not

@@ -54,3 +54,10 @@ func TestDocument(t *testing.T) {
 	}
 	golden.Assert(t, "report.json", buf.Bytes())
 }
+
+func TestSVG(t *testing.T) {
+	rep := report()
+	rep.TimelineObject = &rep.Objects[0].Object
+	golden.Assert(t, "timeline.svg", SVG(rep))
+	golden.Assert(t, "report.html", HTML(rep))
+}
