@@ -275,7 +275,7 @@ func TestConflictsStaleLoop(t *testing.T) {
 		t.Errorf("timeline has %d attempts, the writer made %d: %+v", len(tl.Timeline), l.Attempts, tl.Timeline)
 	}
 	svg := filepath.Join(t.TempDir(), "stale.svg")
-	if r := cluster.RV(t, "conflicts", "--audit-log", path, "--object", "configmaps/stale", "-n", ns, "--report", svg); r.Code != 0 {
+	if r := cluster.RV(t, "conflicts", "--audit-log", path, "--retry-window", "250ms", "--object", "configmaps/stale", "-n", ns, "--report", svg); r.Code != 0 {
 		t.Fatalf("--report: %s", r)
 	}
 	if b, err := os.ReadFile(svg); err != nil || !bytes.Contains(b, []byte("stale-loop")) || bytes.Count(b, []byte(`fill="#111111"><title>`)) != l.GiveUps {
