@@ -15,6 +15,13 @@
 # rv-readonly (get/list/watch on everything) and rv-nobody (no rights).
 # RV_CLUSTER_DIR chooses the state folder (default _output/local-cluster);
 # binaries come from hack/build-control-plane.sh, built on first use.
+#
+# The API server writes an audit log (JSON lines of audit.k8s.io/v1 Event,
+# stages after RequestReceived) to $state/audit.log, rotated at 100 MB; `env`
+# prints it as RV_AUDIT_LOG. The level is Metadata, except RequestResponse
+# for objects in the namespace rv-audit-rr (tests that need exact chains
+# write there). RV_AUDIT_LEVEL=RequestResponse (or None) sets the level of
+# everything else.
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -81,7 +88,27 @@ export RV_CLUSTER_DIR=$state
 export RV_ETCD_ENDPOINT=http://127.0.0.1:$(cat "$state/etcd.port")
 export RV_APISERVER=https://127.0.0.1:$(cat "$state/apiserver.port")
 export RV_CONTROL_PLANE_BIN=$bin
+export RV_AUDIT_LOG=$state/audit.log
 ENV
+}
+
+# write_audit_policy: Metadata everywhere (RV_AUDIT_LEVEL overrides),
+# RequestResponse in the namespace rv-audit-rr.
+write_audit_policy() {
+  local level="${RV_AUDIT_LEVEL:-Metadata}"
+  case "$level" in
+    None|Metadata|Request|RequestResponse) ;;
+    *) die "RV_AUDIT_LEVEL=$level: use None, Metadata, Request or RequestResponse" ;;
+  esac
+  cat > "$state/audit-policy.yaml" <<POLICY
+apiVersion: audit.k8s.io/v1
+kind: Policy
+omitStages: [RequestReceived]
+rules:
+- level: RequestResponse
+  namespaces: [rv-audit-rr]
+- level: $level
+POLICY
 }
 
 cmd_up() {
@@ -122,6 +149,7 @@ exec "$bin/etcd" --name default --data-dir "$state/etcd-data" \\
   --initial-cluster default=http://127.0.0.1:$peer_port --listen-metrics-urls "" \\
   --unsafe-no-fsync --quota-backend-bytes 8589934592 --log-level warn
 SCRIPT
+  write_audit_policy
   # Compaction every 5 minutes, as in production; tests that need a gap
   # compact etcd themselves through RV_ETCD_ENDPOINT.
   cat > "$state/kube-apiserver.sh" <<SCRIPT
@@ -131,7 +159,9 @@ exec "$bin/kube-apiserver" --etcd-servers http://127.0.0.1:$etcd_port \\
   --authorization-mode RBAC --allow-privileged \\
   --service-account-issuer https://kubernetes.default.svc --service-account-key-file "$state/sa.pub" \\
   --service-account-signing-key-file "$state/sa.key" --service-cluster-ip-range 10.0.0.0/24 \\
-  --enable-priority-and-fairness=false --v=0
+  --enable-priority-and-fairness=false --v=0 \\
+  --audit-policy-file "$state/audit-policy.yaml" --audit-log-path "$state/audit.log" \\
+  --audit-log-maxsize 100 --audit-log-maxbackup 3
 SCRIPT
   cat > "$state/kube-controller-manager.sh" <<SCRIPT
 exec "$bin/kube-controller-manager" --kubeconfig "$state/kcm.kubeconfig" \\

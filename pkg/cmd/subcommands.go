@@ -15,5 +15,6 @@ func addSubcommands(root *cobra.Command, f *Factory, streams genericiooptions.IO
 		NewCmdSimulate(f, streams),
 		NewCmdDoctor(f, streams),
 		NewCmdChurn(f, streams),
+		NewCmdConflicts(f, streams),
 	)
 }

@@ -35,6 +35,9 @@ type Cluster struct {
 	APIServer string
 	// BinDir holds etcd, kube-apiserver, kube-controller-manager and kubectl.
 	BinDir string
+	// AuditLog is the API server's audit log (JSON lines of audit.k8s.io/v1
+	// Event; Metadata level, RequestResponse in the namespace rv-audit-rr).
+	AuditLog string
 	// RVBin is the kubectl-rv binary under test.
 	RVBin string
 
@@ -79,6 +82,7 @@ func Start() (*Cluster, error) {
 	}
 	vars := parseExports(out)
 	c.Kubeconfig, c.EtcdEndpoint, c.APIServer, c.BinDir = vars["KUBECONFIG"], vars["RV_ETCD_ENDPOINT"], vars["RV_APISERVER"], vars["RV_CONTROL_PLANE_BIN"]
+	c.AuditLog = vars["RV_AUDIT_LOG"]
 	if c.Kubeconfig == "" || c.APIServer == "" || c.BinDir == "" {
 		_ = c.Stop()
 		return nil, fmt.Errorf("hack/local-cluster.sh up printed no KUBECONFIG/RV_APISERVER:\n%s\n%s", out, stderr.String())

@@ -1,0 +1,20 @@
+// Package audit reads kube-apiserver audit logs: JSON lines of
+// audit.k8s.io/v1 Event, from files, directories of rotated files, gzip
+// files and stdin (Open, Decode). It decodes only the fields kubectl rv
+// conflicts needs (verb, requestURI, user, user agent, objectRef, response
+// status, timestamps, and responseObject.metadata.resourceVersion) and
+// hands on only events of stage ResponseComplete or Panic.
+//
+// Request and response bodies are never kept: they may hold Secrets. The
+// decoder skips them while parsing, except for the one field
+// responseObject.metadata.resourceVersion. That is also why it does not use
+// k8s.io/apiserver's audit types, whose Unknown bodies keep the raw bytes.
+//
+// Bad input is an error naming file:line: a line that is not an audit.k8s.io/v1
+// Event (another JSON object, v1beta1, not JSON), a line over MaxLineBytes,
+// a gzip stream cut short. A last line cut short (the API server was
+// writing it) is tolerated and counted in Stats.Truncated, unless
+// Options.Strict asks for every skipped line to be an error.
+//
+// Package audit does not analyse events (pkg/conflicts does) or print.
+package audit

@@ -1,0 +1,82 @@
+package audit
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+)
+
+// Source is one audit log stream: a file (plain or .gz) or stdin.
+type Source struct {
+	// Name is the path, or "-" for stdin; errors name it.
+	Name string
+	open func() (io.ReadCloser, error)
+	// path is set for files, from for a part of one (Split).
+	path string
+	from int64
+}
+
+// Open expands one --audit-log value into sources: "-" is stdin, a
+// directory is every regular file in it (rotated logs; the API server's
+// current file, which has no timestamp, last), anything else one file.
+// Gzip is recognised by its magic bytes when read, not by the name.
+func Open(path string, stdin io.Reader) ([]Source, error) {
+	if path == "-" {
+		return []Source{{Name: "-", open: func() (io.ReadCloser, error) { return io.NopCloser(stdin), nil }}}, nil
+	}
+	fi, err := os.Stat(path)
+	if err != nil {
+		return nil, fmt.Errorf("--audit-log %s: %w", path, err)
+	}
+	if !fi.IsDir() {
+		return []Source{fileSource(path)}, nil
+	}
+	entries, err := os.ReadDir(path)
+	if err != nil {
+		return nil, fmt.Errorf("--audit-log %s: %w", path, err)
+	}
+	var names []string
+	for _, e := range entries {
+		if e.Type().IsRegular() {
+			names = append(names, e.Name())
+		}
+	}
+	sort.Slice(names, func(i, j int) bool { return rotatedBefore(names[i], names[j]) })
+	var out []Source
+	for _, n := range names {
+		out = append(out, fileSource(filepath.Join(path, n)))
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("--audit-log %s: the directory has no files", path)
+	}
+	return out, nil
+}
+
+// rotatedBefore orders audit-2026-11-24T14-21-55.123.log(.gz) before
+// audit.log: lumberjack names backups NAME-TIMESTAMP.EXT.
+func rotatedBefore(a, b string) bool {
+	sa, sb := strings.Count(a, "-"), strings.Count(b, "-")
+	if (sa == 0) != (sb == 0) {
+		return sa != 0
+	}
+	return a < b
+}
+
+func fileSource(path string) Source {
+	return Source{Name: path, path: path, open: func() (io.ReadCloser, error) {
+		f, err := os.Open(path)
+		if err != nil {
+			return nil, fmt.Errorf("--audit-log %s: %w", path, err)
+		}
+		return f, nil
+	}}
+}
+
+// NewSource returns a source reading r, named name, for tests and callers
+// that already hold a stream.
+func NewSource(name string, r io.Reader) Source {
+	return Source{Name: name, open: func() (io.ReadCloser, error) { return io.NopCloser(r), nil }}
+}

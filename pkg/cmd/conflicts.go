@@ -1,0 +1,292 @@
+package cmd
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+
+	"github.com/kubectl-rv/kubectl-rv/pkg/audit"
+	"github.com/kubectl-rv/kubectl-rv/pkg/conflicts"
+	"github.com/kubectl-rv/kubectl-rv/pkg/exitcode"
+	"github.com/kubectl-rv/kubectl-rv/pkg/output"
+	"github.com/kubectl-rv/kubectl-rv/pkg/output/conflictsprint"
+)
+
+const conflictsLong = `Find which writes collide in a cluster, who loses to whom, and why.
+
+conflicts reads the API server's audit log (JSON lines of audit.k8s.io/v1
+Event, the file of kube-apiserver --audit-log-path; the Metadata level is
+enough) and, for every write attempt (create, update, patch, delete) and
+every 409 Conflict, says:
+
+  objects    the hottest objects: attempts, 409s, successes, writers and
+             the writer with the most 409s
+  writers    per writer: attempts, 409s, conflict rate, retry chains (409,
+             re-read, write again), give-ups (a 409 with no further attempt
+             within --retry-window) and the writers it lost to (the
+             successful writes between its read and its rejection)
+  timeline   with --object: every write attempt on one object in order,
+             its retry chain, its resourceVersions when known, the winners
+  causes     each 409 classified, with a one-line fix
+
+A writer is user + field manager (?fieldManager= of the request) + pod
+(the service account token's pod), shown with its user agent.
+
+The causes:
+%s
+conflicts reads only what it needs of each event: verb, request URI, user,
+user agent, object reference, response status and timestamps, and of a
+RequestResponse-level event only responseObject.metadata.resourceVersion
+(then winners are exact). Request and response bodies, which may hold
+Secrets, are skipped while parsing and never kept or printed.
+
+--audit-log takes a file, a directory of rotated files (oldest first), a
+.gz file, or - for stdin; repeat it for the logs of several API servers.
+Only events of stage ResponseComplete or Panic count. A last line cut short
+is skipped with a warning; --strict makes every skipped line an error.
+
+No cluster is contacted. Exit status: 0, or 1 with --fail-on-rate R when a
+writer's conflict rate exceeds R; 2 on bad usage or a bad log (file:line
+names the line). See docs/conflicts.md.`
+
+const conflictsExample = `  # The hottest objects in an API server's audit log
+  kubectl rv conflicts --audit-log /var/log/kubernetes/audit.log
+
+  # Who loses to whom, over a directory of rotated, gzipped logs
+  kubectl rv conflicts --audit-log /var/log/kubernetes/ --view writers
+
+  # Every write attempt on one ConfigMap, with retry chains and winners
+  kubectl rv conflicts --audit-log audit.log --object configmaps/leader -n kube-system
+
+  # Why the 409s happened, from stdin, between two times
+  zcat audit.log.gz | kubectl rv conflicts --audit-log - --view causes --since 2026-11-24T10:00:00Z --until 2026-11-24T11:00:00Z
+
+  # CI: fail when a writer has more than 5% of its writes rejected
+  kubectl rv conflicts --audit-log e2e-audit.log --fail-on-rate 0.05 -o json`
+
+// ConflictsOptions are the options of kubectl rv conflicts.
+type ConflictsOptions struct {
+	Output      *OutputFlags
+	AuditLogs   []string
+	View        string
+	Object      string
+	FailOnRate  float64
+	RetryWindow time.Duration
+	Since       string
+	Until       string
+	Strict      bool
+	Top         int
+	Report      string
+
+	namespace string
+	cfg       conflicts.Config
+	genericiooptions.IOStreams
+}
+
+// NewCmdConflicts returns kubectl rv conflicts.
+func NewCmdConflicts(f *Factory, streams genericiooptions.IOStreams) *cobra.Command {
+	def := conflicts.NewConfig()
+	o := &ConflictsOptions{Output: NewOutputFlags(output.Table, output.JSON, output.YAML), FailOnRate: -1, RetryWindow: def.RetryWindow, IOStreams: streams}
+	var causes strings.Builder
+	for _, c := range conflicts.Causes {
+		fmt.Fprintf(&causes, "  %-20s %s\n", c.Cause, c.Fix)
+	}
+	cmd := &cobra.Command{
+		Use:     "conflicts --audit-log PATH [--view objects|writers|timeline|causes]",
+		Short:   "Find which writes collide in a cluster, who loses to whom, and why, from audit logs",
+		Long:    fmt.Sprintf(conflictsLong, causes.String()),
+		Example: conflictsExample,
+		Args:    cobra.NoArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			if err := o.Complete(f); err != nil {
+				return err
+			}
+			if err := o.Validate(); err != nil {
+				return err
+			}
+			return o.Run(c.Context())
+		},
+	}
+	fs := cmd.Flags()
+	o.Output.AddFlags(fs)
+	fs.StringArrayVar(&o.AuditLogs, "audit-log", nil, "Audit log to read: a file, a directory of rotated files, a .gz file or - (stdin). Repeatable.")
+	fs.StringVar(&o.View, "view", "", "What to show: "+strings.Join(conflictsprint.Views, ", ")+" (default objects, or timeline with --object).")
+	fs.StringVar(&o.Object, "object", "", "TYPE/NAME of the object for the timeline, e.g. configmaps/leader or leases.coordination.k8s.io/x; -n narrows it to a namespace.")
+	fs.Float64Var(&o.FailOnRate, "fail-on-rate", o.FailOnRate, "Exit 1 when any writer's conflict rate (409s per attempt, 0 to 1) exceeds this; negative is off.")
+	fs.DurationVar(&o.RetryWindow, "retry-window", o.RetryWindow, "How soon after a 409 a writer's next attempt on the object counts as a retry; later, the 409 was a give-up.")
+	fs.StringVar(&o.Since, "since", "", "Only requests received at or after this time (RFC 3339, e.g. 2026-11-24T10:00:00Z).")
+	fs.StringVar(&o.Until, "until", "", "Only requests received before this time (RFC 3339).")
+	fs.BoolVar(&o.Strict, "strict", false, "Make every skipped line (a blank line, a last line cut short) an error.")
+	fs.IntVar(&o.Top, "top", 0, "Show only this many objects and writers; 0 is all.")
+	fs.StringVar(&o.Report, "report", "", "Also write a picture of the --object (or the hottest object): writers as lanes over time, 409s, successes and give-ups marked. FILE.svg or FILE.html.")
+	_ = cmd.RegisterFlagCompletionFunc("view", cobra.FixedCompletions(conflictsprint.Views, cobra.ShellCompDirectiveNoFileComp))
+	return cmd
+}
+
+// Complete reads the namespace (-n) for --object; no cluster is contacted.
+func (o *ConflictsOptions) Complete(f *Factory) error {
+	if o.Object == "" {
+		return nil
+	}
+	ns, explicit, err := f.Namespace()
+	if err != nil {
+		return err
+	}
+	if explicit {
+		o.namespace = ns
+	}
+	return nil
+}
+
+// Validate checks the flags without I/O and builds the engine's config.
+func (o *ConflictsOptions) Validate() error {
+	if err := o.Output.Validate(); err != nil {
+		return err
+	}
+	cfg := conflicts.NewConfig()
+	switch {
+	case len(o.AuditLogs) == 0:
+		return exitcode.Usagef("give --audit-log PATH: the API server's --audit-log-path file, a directory of them, or - for stdin")
+	case o.View != "" && !slices.Contains(conflictsprint.Views, o.View):
+		return exitcode.Usagef("--view %q is not a view: use one of %s", o.View, strings.Join(conflictsprint.Views, ", "))
+	case o.View == conflictsprint.ViewTimeline && o.Object == "":
+		return exitcode.Usagef("--view timeline needs --object TYPE/NAME")
+	case o.FailOnRate > 1:
+		return exitcode.Usagef("--fail-on-rate is a fraction of attempts between 0 and 1, got %g", o.FailOnRate)
+	case o.RetryWindow <= 0:
+		return exitcode.Usagef("--retry-window must be positive, got %s", o.RetryWindow)
+	case o.Top < 0:
+		return exitcode.Usagef("--top must be 0 or positive, got %d", o.Top)
+	case o.Report != "" && !strings.HasSuffix(o.Report, ".svg") && !strings.HasSuffix(o.Report, ".html"):
+		return exitcode.Usagef("--report %q: give a file name ending in .svg or .html", o.Report)
+	case countOf(o.AuditLogs, "-") > 1:
+		return exitcode.Usagef("--audit-log - (stdin) can be given only once")
+	}
+	var err error
+	if cfg.Since, err = parseTimeFlag("--since", o.Since); err != nil {
+		return err
+	}
+	if cfg.Until, err = parseTimeFlag("--until", o.Until); err != nil {
+		return err
+	}
+	if !cfg.Since.IsZero() && !cfg.Until.IsZero() && !cfg.Until.After(cfg.Since) {
+		return exitcode.Usagef("--until %s is not after --since %s", o.Until, o.Since)
+	}
+	if o.Object != "" {
+		typ, name, ok := strings.Cut(o.Object, "/")
+		if !ok || typ == "" || name == "" || strings.Contains(name, "/") {
+			return exitcode.Usagef("--object %q: give TYPE/NAME, e.g. configmaps/leader (and -n NAMESPACE)", o.Object)
+		}
+		cfg.Object = &conflicts.ObjectKey{Resource: strings.ToLower(typ), Namespace: o.namespace, Name: name}
+	}
+	cfg.RetryWindow, cfg.Strict, cfg.Top, cfg.HottestTimeline = o.RetryWindow, o.Strict, o.Top, o.Report != ""
+	o.cfg = cfg
+	return nil
+}
+
+func countOf(ss []string, s string) int {
+	n := 0
+	for _, x := range ss {
+		if x == s {
+			n++
+		}
+	}
+	return n
+}
+
+func parseTimeFlag(flag, v string) (time.Time, error) {
+	if v == "" {
+		return time.Time{}, nil
+	}
+	t, err := time.Parse(time.RFC3339Nano, v)
+	if err != nil {
+		return time.Time{}, exitcode.Usagef("%s %q: give an RFC 3339 time such as 2026-11-24T10:00:00Z", flag, v)
+	}
+	return t, nil
+}
+
+// Run reads the logs, prints the view and maps the rates to an exit code.
+func (o *ConflictsOptions) Run(ctx context.Context) error {
+	var sources []audit.Source
+	for _, p := range o.AuditLogs {
+		s, err := audit.Open(p, o.In)
+		if err != nil {
+			return exitcode.Usage(err)
+		}
+		sources = append(sources, s...)
+	}
+	rep, err := conflicts.Analyze(ctx, sources, o.cfg)
+	if errors.Is(err, audit.ErrBadInput) {
+		return exitcode.Usage(err)
+	}
+	if err != nil {
+		return err
+	}
+	if n := rep.Input.Truncated; n > 0 {
+		output.Warnf(o.ErrOut, "skipped %d last line(s) cut short (the API server was writing them); --strict makes this an error", n)
+	}
+	if o.cfg.Object != nil && len(rep.Timeline) == 0 {
+		output.Warnf(o.ErrOut, "no write attempt on %s in the logs", o.Object)
+	}
+	if err := o.print(rep); err != nil {
+		return err
+	}
+	if err := o.writeReport(rep); err != nil {
+		return err
+	}
+	return o.exit(rep)
+}
+
+func (o *ConflictsOptions) print(rep *conflicts.Report) error {
+	p, err := o.Output.ToPrinter(o.Out)
+	if err != nil {
+		return err
+	}
+	if p.Structured() {
+		scope := conflictsprint.Scope{AuditLogs: o.AuditLogs, Since: o.Since, Until: o.Until, RetryWindow: o.RetryWindow.String(), Object: o.Object}
+		return p.PrintObject(conflictsprint.NewDocument(rep, scope))
+	}
+	view := o.View
+	if view == "" && o.Object != "" {
+		view = conflictsprint.ViewTimeline
+	}
+	return conflictsprint.Print(p, rep, view)
+}
+
+func (o *ConflictsOptions) writeReport(rep *conflicts.Report) error {
+	if o.Report == "" {
+		return nil
+	}
+	b := conflictsprint.SVG(rep)
+	if strings.HasSuffix(o.Report, ".html") {
+		b = conflictsprint.HTML(rep)
+	}
+	if err := os.WriteFile(o.Report, b, 0o644); err != nil {
+		return exitcode.Usage(fmt.Errorf("--report: %w", err))
+	}
+	return nil
+}
+
+// exit is 1 when --fail-on-rate is set and a writer's rate exceeds it.
+func (o *ConflictsOptions) exit(rep *conflicts.Report) error {
+	if o.FailOnRate < 0 {
+		return nil
+	}
+	var over []string
+	for _, w := range rep.Writers {
+		if w.ConflictRate > o.FailOnRate {
+			over = append(over, fmt.Sprintf("%s (%.1f%%)", w.Writer, 100*w.ConflictRate))
+		}
+	}
+	if len(over) > 0 {
+		return exitcode.Findingf("%d writer(s) over --fail-on-rate %g: %s", len(over), o.FailOnRate, output.Escape(strings.Join(over, ", ")))
+	}
+	return nil
+}

@@ -1,0 +1,241 @@
+package conflicts
+
+import (
+	"time"
+
+	"github.com/kubectl-rv/kubectl-rv/pkg/audit"
+)
+
+// Cause is why a 409 happened.
+type Cause string
+
+// The causes, in the order they are tested.
+const (
+	// Quota: a create lost the race to update a ResourceQuota's usage.
+	Quota Cause = "quota"
+	// ApplyConflict: server-side apply found fields owned by other managers.
+	ApplyConflict Cause = "ssa-field-conflict"
+	// LeaseContention: leader-election candidates raced for a Lease.
+	LeaseContention Cause = "lease-contention"
+	// DeletePrecondition: a delete's uid or resourceVersion precondition failed.
+	DeletePrecondition Cause = "delete-precondition"
+	// AlreadyExists: a create of a name that exists.
+	AlreadyExists Cause = "already-exists"
+	// StaleOwnCache: the writer lost to its own earlier write.
+	StaleOwnCache Cause = "stale-own-cache"
+	// Contention: another writer wrote between the loser's read and its write.
+	Contention Cause = "contention"
+	// Unknown: no success was seen between the loser's read and its write.
+	Unknown Cause = "unknown"
+)
+
+// CauseInfo says what a cause means and how to fix it.
+type CauseInfo struct {
+	Cause Cause  `json:"cause"`
+	Fix   string `json:"fix"`
+}
+
+// Causes lists every cause with its one-line fix.
+var Causes = []CauseInfo{
+	{Quota, "harmless if retried; fewer concurrent creates in the namespace, or a larger quota, make it rarer"},
+	{ApplyConflict, "give each field one owner, or apply with force=true if this manager should take the fields"},
+	{LeaseContention, "expected among leader-election candidates; worry only if a leader loses its own renewals"},
+	{DeletePrecondition, "the object changed or was replaced since it was read: re-read before deleting, or drop the precondition"},
+	{AlreadyExists, "get before create, or treat AlreadyExists as success"},
+	{StaleOwnCache, "write from the object your last write returned, or wait for your informer to see your own write"},
+	{Contention, "retry with a re-read (RetryOnConflict), use a patch or server-side apply, or have fewer writers"},
+	{Unknown, "no competing write is in the log: check that the log covers the loser's read (--since) and every API server"},
+}
+
+// Fix returns the one-line fix of c.
+func Fix(c Cause) string {
+	for _, i := range Causes {
+		if i.Cause == c {
+			return i.Fix
+		}
+	}
+	return ""
+}
+
+// ObjectKey names an object: group, resource, namespace and name.
+type ObjectKey struct {
+	Group     string `json:"group,omitempty"`
+	Resource  string `json:"resource"`
+	Namespace string `json:"namespace,omitempty"`
+	Name      string `json:"name"`
+}
+
+// String is resource[.group]/[namespace/]name; creates with generateName
+// have the name (generated).
+func (k ObjectKey) String() string {
+	s := k.Resource
+	if k.Group != "" {
+		s += "." + k.Group
+	}
+	s += "/"
+	if k.Namespace != "" {
+		s += k.Namespace + "/"
+	}
+	if k.Name == "" {
+		return s + "(generated)"
+	}
+	return s + k.Name
+}
+
+// WriterKey identifies a writer.
+type WriterKey struct {
+	User         string `json:"user"`
+	FieldManager string `json:"fieldManager,omitempty"`
+	Pod          string `json:"pod,omitempty"`
+}
+
+// String is user[/fieldManager][@pod].
+func (w WriterKey) String() string {
+	s := w.User
+	if w.FieldManager != "" {
+		s += "/" + w.FieldManager
+	}
+	if w.Pod != "" {
+		s += "@" + w.Pod
+	}
+	return s
+}
+
+// Count is a number of something named.
+type Count struct {
+	Name  string `json:"name"`
+	Count int    `json:"count"`
+}
+
+// CauseCount is a number of 409s of one cause.
+type CauseCount struct {
+	Cause Cause `json:"cause"`
+	Count int   `json:"count"`
+}
+
+// Tally counts write attempts.
+type Tally struct {
+	Attempts  int `json:"attempts"`
+	Conflicts int `json:"conflicts"`
+	Successes int `json:"successes"`
+	// RetryChains counts the chains of two or more attempts (409, maybe a
+	// re-read, write again).
+	RetryChains int `json:"retryChains"`
+	// GiveUps counts the chains that ended in a 409.
+	GiveUps int `json:"giveUps"`
+}
+
+// Rate is Conflicts / Attempts, 0 with no attempts.
+func (t Tally) Rate() float64 {
+	if t.Attempts == 0 {
+		return 0
+	}
+	return float64(t.Conflicts) / float64(t.Attempts)
+}
+
+// WriterStats is what one writer did.
+type WriterStats struct {
+	Writer    WriterKey `json:"writer"`
+	UserAgent string    `json:"userAgent,omitempty"`
+	Tally     `json:",inline"`
+	// ConflictRate is 409s per attempt.
+	ConflictRate float64 `json:"conflictRate"`
+	Objects      int     `json:"objects"`
+	// LostTo counts the winners of this writer's 409s (a 409 lost to two
+	// writes counts for both).
+	LostTo []Count      `json:"lostTo,omitempty"`
+	Causes []CauseCount `json:"causes,omitempty"`
+}
+
+// ObjectStats is what happened to one object.
+type ObjectStats struct {
+	Object  ObjectKey `json:"object"`
+	Tally   `json:",inline"`
+	Writers int `json:"writers"`
+	// WorstWriter has the most 409s on the object.
+	WorstWriter    string `json:"worstWriter,omitempty"`
+	WorstConflicts int    `json:"worstConflicts,omitempty"`
+}
+
+// CauseStats counts the 409s of one cause.
+type CauseStats struct {
+	Cause   Cause  `json:"cause"`
+	Count   int    `json:"count"`
+	Fix     string `json:"fix"`
+	Writers int    `json:"writers"`
+}
+
+// Attempt is one write attempt, for the timeline.
+type Attempt struct {
+	Received    time.Time `json:"received"`
+	Completed   time.Time `json:"completed"`
+	Writer      string    `json:"writer"`
+	Verb        string    `json:"verb"`
+	Subresource string    `json:"subresource,omitempty"`
+	Code        int       `json:"code"`
+	// Precondition is the resourceVersion the client sent (update, create).
+	Precondition string `json:"precondition,omitempty"`
+	// Result is the resourceVersion the write produced (RequestResponse only).
+	Result string `json:"result,omitempty"`
+	// Chain numbers the writer's retry chains on the object, from 1; Step
+	// is the attempt's place in it, from 1.
+	Chain int `json:"chain"`
+	Step  int `json:"step"`
+	// Reread is set when the writer read the object since its last attempt.
+	Reread bool     `json:"reread,omitempty"`
+	LostTo []string `json:"lostTo,omitempty"`
+	Cause  Cause    `json:"cause,omitempty"`
+	GiveUp bool     `json:"giveUp,omitempty"`
+}
+
+// Summary totals a report.
+type Summary struct {
+	Tally   `json:",inline"`
+	Writers int `json:"writers"`
+	Objects int `json:"objects"`
+	// First and Last are the first and last write attempts analysed.
+	First time.Time `json:"first,omitzero"`
+	Last  time.Time `json:"last,omitzero"`
+}
+
+// Report is the result of Analyze.
+type Report struct {
+	Summary Summary       `json:"summary"`
+	Input   audit.Stats   `json:"input"`
+	Objects []ObjectStats `json:"objects"`
+	Writers []WriterStats `json:"writers"`
+	Causes  []CauseStats  `json:"causes"`
+	// Timeline is every write attempt on Config.Object (or, with
+	// Config.HottestTimeline, on the hottest object), in order.
+	Timeline []Attempt `json:"timeline,omitempty"`
+	// TimelineObject is the object of Timeline.
+	TimelineObject *ObjectKey `json:"-"`
+}
+
+// Config tunes Analyze. NewConfig fills in the defaults.
+type Config struct {
+	// Since and Until bound the window by the request's receive time; zero
+	// is open.
+	Since, Until time.Time
+	// RetryWindow is how soon after a 409 the writer's next attempt on the
+	// object must come to count as a retry.
+	RetryWindow time.Duration
+	// Object selects the timeline's object; nil is none. Its Namespace ""
+	// matches any namespace; its Resource matches the plural, with or
+	// without the group.
+	Object *ObjectKey
+	// HottestTimeline fills Report.Timeline with the hottest object's
+	// attempts when Object is nil (for the picture).
+	HottestTimeline bool
+	// Strict makes every skipped line an error.
+	Strict bool
+	// Parallel is how many sources are decoded at once.
+	Parallel int
+	// Top limits the objects and writers listed; 0 is all.
+	Top int
+}
+
+// NewConfig returns the defaults: a 5s retry window, two sources at once.
+func NewConfig() Config {
+	return Config{RetryWindow: 5 * time.Second, Parallel: 2}
+}

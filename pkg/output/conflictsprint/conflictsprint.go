@@ -1,0 +1,181 @@
+package conflictsprint
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/kubectl-rv/kubectl-rv/pkg/audit"
+	"github.com/kubectl-rv/kubectl-rv/pkg/conflicts"
+	"github.com/kubectl-rv/kubectl-rv/pkg/output"
+)
+
+// Kind is the kind of the structured report.
+const Kind = "ConflictsReport"
+
+// The views.
+const (
+	ViewObjects  = "objects"
+	ViewWriters  = "writers"
+	ViewTimeline = "timeline"
+	ViewCauses   = "causes"
+)
+
+// Views lists the views in --help order.
+var Views = []string{ViewObjects, ViewWriters, ViewTimeline, ViewCauses}
+
+// Scope says what was analysed.
+type Scope struct {
+	AuditLogs   []string `json:"auditLogs"`
+	Since       string   `json:"since,omitempty"`
+	Until       string   `json:"until,omitempty"`
+	RetryWindow string   `json:"retryWindow"`
+	Object      string   `json:"object,omitempty"`
+}
+
+// Document is the structured report (-o json|yaml), version
+// rv.kubectl-rv.dev/v1alpha1, kind ConflictsReport.
+type Document struct {
+	output.TypeMeta `json:",inline"`
+	Scope           Scope                   `json:"scope"`
+	Summary         conflicts.Summary       `json:"summary"`
+	Input           audit.Stats             `json:"input"`
+	Objects         []conflicts.ObjectStats `json:"objects"`
+	Writers         []conflicts.WriterStats `json:"writers"`
+	Causes          []conflicts.CauseStats  `json:"causes"`
+	Timeline        []conflicts.Attempt     `json:"timeline,omitempty"`
+}
+
+// NewDocument wraps a report for printing.
+func NewDocument(rep *conflicts.Report, scope Scope) Document {
+	return Document{TypeMeta: output.NewTypeMeta(Kind), Scope: scope, Summary: rep.Summary, Input: rep.Input,
+		Objects: rep.Objects, Writers: rep.Writers, Causes: rep.Causes, Timeline: rep.Timeline}
+}
+
+// Print writes the view's table, then a one-line summary.
+func Print(p *output.Printer, rep *conflicts.Report, view string) error {
+	var t *output.TableData
+	switch view {
+	case ViewWriters:
+		t = Writers(rep)
+	case ViewTimeline:
+		t = Timeline(rep)
+	case ViewCauses:
+		t = Causes(rep)
+	default:
+		t = Objects(rep)
+	}
+	if len(t.Rows) > 0 {
+		if err := p.PrintTable(t); err != nil {
+			return err
+		}
+	}
+	s := rep.Summary
+	_, err := fmt.Fprintf(p.Out, "\n%d write attempts, %d conflicts (%s), %d successes, %d give-ups; %d writers, %d objects\n",
+		s.Attempts, s.Conflicts, percent(s.Rate()), s.Successes, s.GiveUps, s.Writers, s.Objects)
+	return err
+}
+
+// Objects is a row per object, the hottest first.
+func Objects(rep *conflicts.Report) *output.TableData {
+	t := &output.TableData{Columns: output.Columns("object", "attempts", "409s", "successes", "writers", "worst writer")}
+	for _, o := range rep.Objects {
+		worst := "-"
+		if o.WorstWriter != "" {
+			worst = fmt.Sprintf("%s (%d)", o.WorstWriter, o.WorstConflicts)
+		}
+		t.AddRow(cell(o.Object.String()), num(o.Attempts), conflictCell(o.Conflicts), num(o.Successes), num(o.Writers), cell(worst))
+	}
+	return t
+}
+
+// Writers is a row per writer, the most rejected first.
+func Writers(rep *conflicts.Report) *output.TableData {
+	t := &output.TableData{Columns: output.Columns("writer", "user agent", "attempts", "409s", "rate", "retry chains", "give-ups", "lost to")}
+	for _, w := range rep.Writers {
+		var lost []string
+		for i, l := range w.LostTo {
+			if i == 3 {
+				lost = append(lost, fmt.Sprintf("+%d more", len(w.LostTo)-3))
+				break
+			}
+			lost = append(lost, fmt.Sprintf("%s (%d)", l.Name, l.Count))
+		}
+		t.AddRow(cell(w.Writer.String()), cell(dash(w.UserAgent)), num(w.Attempts), conflictCell(w.Conflicts),
+			cell(percent(w.ConflictRate)), num(w.RetryChains), num(w.GiveUps), cell(dash(strings.Join(lost, ", "))))
+	}
+	return t
+}
+
+// Causes is a row per cause seen, with its fix.
+func Causes(rep *conflicts.Report) *output.TableData {
+	t := &output.TableData{Columns: output.Columns("cause", "409s", "writers", "fix")}
+	for _, c := range rep.Causes {
+		t.AddRow(cell(string(c.Cause)), num(c.Count), num(c.Writers), cell(c.Fix))
+	}
+	return t
+}
+
+// Timeline is a row per write attempt on one object, with times relative
+// to the first.
+func Timeline(rep *conflicts.Report) *output.TableData {
+	t := &output.TableData{Columns: output.Columns("at", "writer", "verb", "code", "chain", "resourceVersion", "lost to", "cause")}
+	var first time.Time
+	for i, a := range rep.Timeline {
+		if i == 0 {
+			first = a.Received
+		}
+		step := fmt.Sprintf("%d.%d", a.Chain, a.Step)
+		if a.Reread {
+			step += " reread"
+		}
+		if a.GiveUp {
+			step += " gave up"
+		}
+		verb := a.Verb
+		if a.Subresource != "" {
+			verb += "/" + a.Subresource
+		}
+		code := output.Cell{Text: strconv.Itoa(a.Code)}
+		if a.Code == 409 {
+			code.Style = output.Red
+		}
+		t.AddRow(cell(fmt.Sprintf("+%.3fs", a.Received.Sub(first).Seconds())), cell(a.Writer), cell(verb), code, cell(step),
+			cell(rvs(a)), cell(dash(strings.Join(a.LostTo, ", "))), cell(dash(string(a.Cause))))
+	}
+	return t
+}
+
+func rvs(a conflicts.Attempt) string {
+	switch {
+	case a.Precondition != "" && a.Result != "":
+		return a.Precondition + " -> " + a.Result
+	case a.Precondition != "":
+		return a.Precondition + " -> ?"
+	case a.Result != "":
+		return "-> " + a.Result
+	}
+	return "-"
+}
+
+func percent(f float64) string { return strconv.FormatFloat(100*f, 'f', 1, 64) + "%" }
+
+func conflictCell(n int) output.Cell {
+	c := num(n)
+	if n > 0 {
+		c.Style = output.Red
+	}
+	return c
+}
+
+func num(n int) output.Cell { return cell(strconv.Itoa(n)) }
+
+func cell(s string) output.Cell { return output.Cell{Text: s} }
+
+func dash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}

@@ -1,0 +1,63 @@
+package conflictsprint
+
+import (
+	"bytes"
+	"testing"
+	"time"
+
+	"github.com/kubectl-rv/kubectl-rv/internal/golden"
+	"github.com/kubectl-rv/kubectl-rv/pkg/conflicts"
+	"github.com/kubectl-rv/kubectl-rv/pkg/output"
+)
+
+var t0 = time.Date(2026, 11, 24, 10, 0, 0, 0, time.UTC)
+
+func report() *conflicts.Report {
+	a := conflicts.WriterKey{User: "system:serviceaccount:kube-system:ctrl", FieldManager: "ctrl", Pod: "ctrl-7d9f"}
+	b := conflicts.WriterKey{User: "rv-admin", FieldManager: "evil\x1b[31m"}
+	return &conflicts.Report{
+		Summary: conflicts.Summary{Tally: conflicts.Tally{Attempts: 5, Conflicts: 2, Successes: 3, RetryChains: 1, GiveUps: 1}, Writers: 2, Objects: 1},
+		Objects: []conflicts.ObjectStats{{Object: conflicts.ObjectKey{Resource: "configmaps", Namespace: "ns", Name: "c"},
+			Tally: conflicts.Tally{Attempts: 5, Conflicts: 2, Successes: 3}, Writers: 2, WorstWriter: a.String(), WorstConflicts: 2}},
+		Writers: []conflicts.WriterStats{
+			{Writer: a, UserAgent: "manager/v0.0.0", Tally: conflicts.Tally{Attempts: 3, Conflicts: 2, Successes: 1, RetryChains: 1, GiveUps: 1},
+				ConflictRate: 2.0 / 3, LostTo: []conflicts.Count{{Name: b.String(), Count: 2}}},
+			{Writer: b, Tally: conflicts.Tally{Attempts: 2, Successes: 2}},
+		},
+		Causes: []conflicts.CauseStats{{Cause: conflicts.Contention, Count: 2, Writers: 1, Fix: conflicts.Fix(conflicts.Contention)}},
+		Timeline: []conflicts.Attempt{
+			{Received: t0, Writer: b.String(), Verb: "update", Code: 200, Chain: 1, Step: 1, Precondition: "10", Result: "11"},
+			{Received: t0.Add(5 * time.Millisecond), Writer: a.String(), Verb: "update", Code: 409, Chain: 1, Step: 1, Precondition: "10", LostTo: []string{b.String()}, Cause: conflicts.Contention},
+			{Received: t0.Add(20 * time.Millisecond), Writer: a.String(), Verb: "update", Subresource: "status", Code: 409, Chain: 1, Step: 2, Reread: true, GiveUp: true, Cause: conflicts.Contention},
+		},
+	}
+}
+
+func TestPrint(t *testing.T) {
+	for _, view := range Views {
+		t.Run(view, func(t *testing.T) {
+			var buf bytes.Buffer
+			p := &output.Printer{Out: &buf, Format: output.Table}
+			if err := Print(p, report(), view); err != nil {
+				t.Fatal(err)
+			}
+			golden.Assert(t, view+".txt", buf.Bytes())
+		})
+	}
+}
+
+func TestDocument(t *testing.T) {
+	var buf bytes.Buffer
+	p := &output.Printer{Out: &buf, Format: output.JSON}
+	if err := p.PrintObject(NewDocument(report(), Scope{AuditLogs: []string{"audit.log"}, RetryWindow: "5s"})); err != nil {
+		t.Fatal(err)
+	}
+	golden.Assert(t, "report.json", buf.Bytes())
+}
+
+func TestSVG(t *testing.T) {
+	rep := report()
+	rep.TimelineObject = &rep.Objects[0].Object
+	golden.Assert(t, "timeline.svg", SVG(rep))
+	golden.Assert(t, "report.html", HTML(rep))
+}
