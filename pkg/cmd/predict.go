@@ -107,7 +107,7 @@ one the writer is assumed to have read the live object just now.`,
 	fl.StringVar(&o.PatchFile, "patch-file", "", "Read the patch for TYPE/NAME from this file.")
 	fl.StringVar(&o.PatchType, "type", "", "The patch's type: json, merge, strategic or apply.")
 	fl.StringVar(&o.FieldManager, "field-manager", "", "The writer's field manager (required for apply; other methods default to kubectl-rv, the user agent).")
-	fl.StringVar(&o.BaseRV, "base-rv", "", "The resourceVersion the writer last read (overrides the manifest's).")
+	fl.StringVar(&o.BaseRV, "base-rv", "", "The resourceVersion the writer last read, a positive integer (overrides the manifest's).")
 	fl.StringVar(&o.BaseFile, "base", "", "The object the writer last read, the origin of generated patches (default: the live object).")
 	fl.StringSliceVar(&o.Methods, "method", []string{"all"}, "Methods to predict: all, update, update-no-rv, json-patch, merge-patch, merge-patch-rv, strategic-merge-patch, apply, apply-force.")
 	fl.BoolVar(&o.Offline, "offline", false, "Predict in process from --live instead of dry runs against the cluster.")
@@ -154,6 +154,9 @@ func (o *PredictOptions) Validate() error {
 		return exitcode.Usagef("--fail-on %q: use conflict, clobber or any", o.FailOn)
 	}
 	o.failOn = failOn
+	if o.BaseRV != "" && !predict.ValidResourceVersion(o.BaseRV) {
+		return exitcode.Usagef("--base-rv %q is not a resourceVersion: %s", o.BaseRV, rvHint)
+	}
 	patchMode := o.Patch != "" || o.PatchFile != ""
 	switch {
 	case len(o.Filenames) > 0 && (len(o.args) > 0 || patchMode):
@@ -249,6 +252,9 @@ func (o *PredictOptions) targets() ([]predict.Target, error) {
 			return nil, exitcode.Usagef("--base %s: want one object, found %d", o.BaseFile, len(objs))
 		}
 		base = objs[0].Object
+		if err := checkObjectRV(base, "--base "+objs[0].Source.String()); err != nil && o.BaseRV == "" {
+			return nil, err
+		}
 	}
 	if len(o.Filenames) > 0 {
 		objs, err := objects.ReadFiles(o.Filenames, o.Recursive, o.In)
@@ -264,6 +270,9 @@ func (o *PredictOptions) targets() ([]predict.Target, error) {
 			gvk := u.GroupVersionKind()
 			if gvk.Kind == "" || gvk.Version == "" || u.GetName() == "" {
 				return nil, exitcode.Usagef("%s: the object needs apiVersion, kind and metadata.name", ob.Source)
+			}
+			if err := checkObjectRV(u, ob.Source.String()); err != nil && o.BaseRV == "" {
+				return nil, err
 			}
 			ref := predict.ObjectRef{APIVersion: u.GetAPIVersion(), Kind: u.GetKind(), Namespace: u.GetNamespace(), Name: u.GetName(), Source: ob.Source.String()}
 			targets = append(targets, predict.Target{GVK: gvk, Input: predict.Input{Ref: ref, Desired: u, Base: base, BaseRV: o.BaseRV}})
@@ -294,6 +303,21 @@ func (o *PredictOptions) targets() ([]predict.Target, error) {
 	}
 	ref := predict.ObjectRef{Kind: typ, Name: name}
 	return []predict.Target{{Input: predict.Input{Ref: ref, Patch: data, PatchType: o.patchType, Base: base, BaseRV: o.BaseRV}}}, nil
+}
+
+// rvHint says what a resourceVersion looks like, for the messages that
+// reject one.
+const rvHint = "use the positive integer from an object's metadata.resourceVersion"
+
+// checkObjectRV rejects a resourceVersion in a file that no API server
+// handed out (a server answers such a precondition with a 500 carrying Go's
+// strconv error). An empty one is fine: the writer then read nothing.
+func checkObjectRV(u *unstructured.Unstructured, where string) error {
+	rv := u.GetResourceVersion()
+	if rv == "" || predict.ValidResourceVersion(rv) {
+		return nil
+	}
+	return exitcode.Usagef("%s: metadata.resourceVersion %q is not a resourceVersion: %s, or remove it", where, rv, rvHint)
 }
 
 func (o *PredictOptions) runServer(ctx context.Context, cfg predict.Config, targets []predict.Target) ([]predict.Result, error) {
@@ -425,6 +449,9 @@ func (o *PredictOptions) readLive() ([]*unstructured.Unstructured, error) {
 		u := l.Object
 		if _, err := managedfields.Entries(u); err != nil {
 			return nil, exitcode.Usage(fmt.Errorf("--live %s: %s %s: %w", l.Source, u.GetKind(), u.GetName(), err))
+		}
+		if err := checkObjectRV(u, "--live "+l.Source.String()); err != nil {
+			return nil, err
 		}
 		out = append(out, u)
 	}
