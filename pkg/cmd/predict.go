@@ -338,6 +338,8 @@ func (o *PredictOptions) runServer(ctx context.Context, cfg predict.Config, targ
 			return nil, exitcode.Usagef("%s: the object's namespace %q does not match -n %q", nsErr.Where, nsErr.Namespace, nsErr.Want)
 		case errors.As(err, &classified):
 			return nil, err
+		case exitcode.Classify(err) == exitcode.CodeCluster:
+			return nil, exitcode.Cluster(err)
 		}
 		return nil, exitcode.Usage(err)
 	}

@@ -69,6 +69,7 @@ func NewCmdRV(streams genericiooptions.IOStreams) *cobra.Command {
 	root.SetErr(streams.ErrOut)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return exitcode.Usage(err) })
 	configFlags.AddFlags(root.PersistentFlags())
+	addKlogFlags(root.PersistentFlags())
 	RegisterGlobalFlagCompletion(root, f)
 	rest.SetDefaultWarningHandler(rest.NewWarningWriter(streams.ErrOut, rest.WarningWriterOptions{Deduplicate: true}))
 

@@ -1,0 +1,90 @@
+package cmd
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// captureStderr runs fn with os.Stderr sent to a file and returns what was
+// written there: client-go's klog writes to os.Stderr, not to the streams.
+func captureStderr(t *testing.T, fn func()) string {
+	t.Helper()
+	f, err := os.Create(filepath.Join(t.TempDir(), "stderr"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	saved := os.Stderr
+	os.Stderr = f
+	defer func() { os.Stderr = saved }()
+	fn()
+	data, err := os.ReadFile(f.Name())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(data)
+}
+
+// TestUnreachableClusterOneLine: an unreachable cluster is one line,
+// "error: cluster at SERVER: ...", without client-go's klog noise
+// (memcache.go "Unhandled Error" lines) before it; -v brings klog back.
+func TestUnreachableClusterOneLine(t *testing.T) {
+	for _, args := range [][]string{
+		{"watch", "deployments"},
+		{"owners", "deployment/web"},
+		{"lag", "deployments"},
+		{"predict", "deployment/web", "--type", "merge", "--patch", "{}"},
+		{"version"},
+	} {
+		t.Run(args[0], func(t *testing.T) {
+			var errOut string
+			var code int
+			noise := captureStderr(t, func() {
+				_, errOut, code = run(t, append(args, "--server", "https://127.0.0.1:1", "--cache-dir", t.TempDir())...)
+			})
+			if noise != "" {
+				t.Errorf("klog wrote to stderr:\n%s", noise)
+			}
+			if code != 3 || !strings.HasPrefix(errOut, "error: cluster at https://127.0.0.1:1: ") || strings.Count(errOut, "\n") != 1 {
+				t.Errorf("exit %d, stderr %q: want exit 3 and one line \"error: cluster at https://127.0.0.1:1: ...\"", code, errOut)
+			}
+		})
+	}
+	t.Run("-v 6 shows client-go's logs", func(t *testing.T) {
+		defer setKlogLevel(0)
+		noise := captureStderr(t, func() {
+			_, _, _ = run(t, "watch", "deployments", "--server", "https://127.0.0.1:1", "--cache-dir", t.TempDir(), "-v", "6")
+		})
+		if !strings.Contains(noise, "127.0.0.1:1") {
+			t.Errorf("-v 6 should show client-go's requests, stderr:\n%s", noise)
+		}
+	})
+}
+
+// TestMissingKubeconfig: a kubeconfig the user named that does not exist
+// is bad input (exit 2) said as such, not a silent fall back to
+// http://localhost:8080 and a refused connection.
+func TestMissingKubeconfig(t *testing.T) {
+	missing := filepath.Join(t.TempDir(), "nonexistent")
+	tests := []struct {
+		name, env string
+		args      []string
+		want      string
+	}{
+		{"KUBECONFIG", missing, []string{"lag", "deployments"}, "error: KUBECONFIG=" + missing + ": no such file: point KUBECONFIG at your kubeconfig"},
+		{"KUBECONFIG, version", missing, []string{"version"}, "KUBECONFIG=" + missing + ": no such file"},
+		{"KUBECONFIG, watch", missing, []string{"watch", "deployments"}, "KUBECONFIG=" + missing + ": no such file"},
+		{"--kubeconfig", "", []string{"owners", "deployment/web", "--kubeconfig", missing}, "error: --kubeconfig " + missing + ": no such file"},
+		{"--kubeconfig, version", "", []string{"version", "--kubeconfig", missing}, "--kubeconfig " + missing + ": no such file"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Setenv("KUBECONFIG", tt.env)
+			out, errOut, code := run(t, append(tt.args, "--cache-dir", t.TempDir())...)
+			if code != 2 || !strings.Contains(errOut, tt.want) || strings.Contains(errOut, "localhost:8080") || strings.Contains(out, "Server") {
+				t.Errorf("exit %d, stderr %q: want exit 2 and %q", code, errOut, tt.want)
+			}
+		})
+	}
+}
