@@ -1,10 +1,14 @@
 package cmd
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/kubectl-rv/kubectl-rv/pkg/exitcode"
+	"github.com/kubectl-rv/kubectl-rv/pkg/output"
 )
 
 // captureStderr runs fn with os.Stderr sent to a file and returns what was
@@ -86,5 +90,15 @@ func TestMissingKubeconfig(t *testing.T) {
 				t.Errorf("exit %d, stderr %q: want exit 2 and %q", code, errOut, tt.want)
 			}
 		})
+	}
+}
+
+// TestFindingHasNoErrorPrefix: a finding (exit 1) is the answer the
+// command was asked for, so its summary line is not "error: ...".
+func TestFindingHasNoErrorPrefix(t *testing.T) {
+	var buf bytes.Buffer
+	code := HandleError(&buf, exitcode.Findingf("%s seen (--fail-on-fight)", output.Plural(1, "fight")))
+	if code != exitcode.CodeFinding || buf.String() != "1 fight seen (--fail-on-fight)\n" {
+		t.Errorf("exit %d, stderr %q: want exit 1 and \"1 fight seen (--fail-on-fight)\"", code, buf.String())
 	}
 }

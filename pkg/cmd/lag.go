@@ -315,7 +315,7 @@ func (o *LagOptions) print(p *output.Printer, rep *lag.Report, scope lagprint.Sc
 	}
 	if len(rep.Items) == 0 {
 		tot := rep.Totals()
-		fmt.Fprintf(o.ErrOut, "nothing lags: %d objects of %d types checked\n", tot.Objects, len(rep.Types))
+		fmt.Fprintf(o.ErrOut, "nothing lags: %s of %s checked\n", output.Plural(tot.Objects, "object"), output.Plural(len(rep.Types), "type"))
 	}
 	return lagprint.PrintTable(p, rep, popts)
 }
@@ -331,9 +331,9 @@ func (o *LagOptions) runWait(ctx context.Context, cfg lag.Config, targets []lag.
 	if n := rep.Findings(); n > 0 {
 		limit := "no time limit"
 		if o.Timeout > 0 {
-			limit = "timeout " + o.Timeout.String()
+			limit = "timeout " + output.Duration(o.Timeout)
 		}
-		fmt.Fprintf(o.ErrOut, "waiting for %s to catch up (%s)\n", lagPlural(n, "object"), limit)
+		fmt.Fprintf(o.ErrOut, "waiting for %s to catch up (%s)\n", output.Plural(n, "object"), limit)
 	}
 	wctx, cancel := o.withTimeout(ctx, true)
 	defer cancel()
@@ -345,7 +345,12 @@ func (o *LagOptions) runWait(ctx context.Context, cfg lag.Config, targets []lag.
 		return perr
 	}
 	if err != nil {
-		return exitcode.Findingf("timed out after %s: %s still lag", o.Timeout, lagPlural(rep.Findings(), "object"))
+		n := rep.Findings()
+		verb := "lag"
+		if n == 1 {
+			verb = "lags"
+		}
+		return exitcode.Findingf("timed out after %s: %s still %s", output.Duration(o.Timeout), output.Plural(n, "object"), verb)
 	}
 	return nil
 }
@@ -392,11 +397,4 @@ func (o *LagOptions) runWatch(ctx context.Context, cfg lag.Config, targets []lag
 		return exitcode.SilentFinding()
 	}
 	return nil
-}
-
-func lagPlural(n int, word string) string {
-	if n == 1 {
-		return "1 " + word
-	}
-	return fmt.Sprintf("%d %ss", n, word)
 }

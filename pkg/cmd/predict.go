@@ -235,7 +235,7 @@ func (o *PredictOptions) Run(ctx context.Context) error {
 		return err
 	}
 	if n := o.failOn.Findings(results); n > 0 {
-		return exitcode.Findingf("%d method prediction(s) match --fail-on %s", n, o.FailOn)
+		return exitcode.Findingf("%s match --fail-on %s", output.Plural(n, "method prediction"), o.FailOn)
 	}
 	return nil
 }

@@ -120,7 +120,13 @@ func HandleError(errOut io.Writer, err error) int {
 		if code == exitcode.CodeUsage && strings.HasPrefix(msg, "unknown command") {
 			msg += "\nSee 'kubectl rv --help' for the commands."
 		}
-		fmt.Fprintf(errOut, "error: %s\n", msg)
+		if code == exitcode.CodeFinding {
+			// A finding is the answer the command was asked for, not an
+			// error: its summary line has no "error: " prefix.
+			fmt.Fprintln(errOut, msg)
+		} else {
+			fmt.Fprintf(errOut, "error: %s\n", msg)
+		}
 	}
 	return code
 }

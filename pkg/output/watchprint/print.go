@@ -220,7 +220,7 @@ func (w *Printer) fieldsText(e inspect.Event) string {
 		return fields + fmt.Sprintf("; %d changes seen after the gap", g.Changes)
 	case inspect.EventFight:
 		f := e.Fight
-		return fmt.Sprintf("%s changed hands %d times in %s (%.1f/min)", f.Field, f.Flips, f.Span, f.PerMinute)
+		return fmt.Sprintf("%s changed hands %d times in %s (%.1f/min)", f.Field, f.Flips, output.Duration(time.Duration(f.Span)), f.PerMinute)
 	case inspect.EventModified:
 		if len(e.Fields) == 0 && e.PreviousResourceVersion != "" {
 			// resourceVersion, generation and managedFields are not diffed:
