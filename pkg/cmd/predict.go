@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -381,6 +382,9 @@ func (o *PredictOptions) defaultNamespace() predict.DefaultNamespace {
 func where(j predict.Target) string { return j.Where() }
 
 func classifyPredictErr(j predict.Target, err error) error {
+	if apierrors.IsForbidden(err) {
+		return exitcode.Cluster(fmt.Errorf("%s: %w (a dry run needs the rights of the write it predicts; without them, predict --offline --live FILE)", where(j), err))
+	}
 	if exitcode.Classify(err) == exitcode.CodeCluster {
 		return exitcode.Cluster(fmt.Errorf("%s: %w", where(j), err))
 	}
