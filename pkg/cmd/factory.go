@@ -165,6 +165,18 @@ func (f *Factory) checkExplicitKubeconfig() error {
 	return nil
 }
 
+// nearTypes returns the served types near typ, for an unknown type's
+// message: nothing when discovery fails (the message then does without).
+func (f *Factory) nearTypes(typ string) []string {
+	d, err := f.Discovery()
+	if err != nil {
+		return nil
+	}
+	// A partial answer (an aggregated API down) still has names to offer.
+	lists, _ := d.ServerPreferredResources()
+	return nearTypes(typ, lists)
+}
+
 func deref(p *string) string {
 	if p == nil {
 		return ""
@@ -196,6 +208,11 @@ func anyExists(paths []string) bool {
 // reached or refused, in the documented form "cluster at https://...: ...",
 // so the user sees which cluster failed.
 func (f *Factory) decorate(err error) error {
+	var unknown *unknownTypeError
+	if errors.As(err, &unknown) && unknown.near == nil {
+		unknown.near = f.nearTypes(unknown.typ)
+		return err
+	}
 	if err == nil || exitcode.Classify(err) != exitcode.CodeCluster || strings.HasPrefix(err.Error(), "cluster at ") {
 		return err
 	}

@@ -133,6 +133,18 @@ func (o *OwnersOptions) Complete(f *Factory, args []string) error {
 			return err
 		}
 		o.namespace = ns
+		// The types go through the one resolver first, so that a mistyped
+		// one reads as in every other command (with the near names); the
+		// Builder that then fetches resolves them the same way.
+		m, err := f.Mapper()
+		if err != nil {
+			return err
+		}
+		if len(args) > 0 {
+			if _, err := resolveTypeNameArgs(m, args); err != nil {
+				return err
+			}
+		}
 	}
 	return nil
 }

@@ -83,3 +83,10 @@ func TestMissingKubeconfigSaysSo(t *testing.T) {
 	r := framework.Result{Stdout: stdout.String(), Stderr: stderr.String(), Code: cmd.ProcessState.ExitCode()}
 	oneLine(t, r, 2, "error: KUBECONFIG=/nonexistent: no such file: ")
 }
+
+func TestUnknownTypeSuggestsNearNames(t *testing.T) {
+	for _, args := range [][]string{{"watch", "deploymnts"}, {"lag", "deploymnts"}, {"owners", "deploymnts/web"}} {
+		r := cluster.RV(t, args...)
+		oneLine(t, r, 2, `error: unknown resource type "deploymnts": did you mean deployments.apps?`)
+	}
+}
