@@ -102,3 +102,43 @@ func TestFindingHasNoErrorPrefix(t *testing.T) {
 		t.Errorf("exit %d, stderr %q: want exit 1 and \"1 fight seen (--fail-on-fight)\"", code, buf.String())
 	}
 }
+
+// TestInputMessages pins what a user reads for bad input files: the flag
+// that named the file, what is wrong with it and how to fix it, exit 2.
+func TestInputMessages(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, content string) string {
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	desired := write("desired.yaml", strings.ReplaceAll(benchDeploy, "NAME", "web"))
+	scenario := write("scenarios/counter.yaml", "apiVersion: rv.kubectl-rv.dev/v1alpha1\nkind: Scenario\nname: counter\n")
+	av5 := write("av5.yaml", "apiVersion: 5\nkind: ConfigMap\nmetadata: {name: x}\n")
+	missing := filepath.Join(dir, "nonexist.yaml")
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"owners, empty stdin", []string{"owners", "-f", "-"}, "error: <stdin>: no objects found: standard input was empty"},
+		{"owners, a Scenario in the directory", []string{"owners", "-f", filepath.Dir(scenario)}, "error: " + scenario + ":1: a kubectl rv Scenario, not a Kubernetes object: run it with kubectl rv simulate run " + scenario + "\n"},
+		{"predict, a Scenario as --live", []string{"predict", "-f", desired, "--offline", "--live", scenario}, "error: --live " + scenario + ":1: a kubectl rv Scenario"},
+		{"predict, missing --live", []string{"predict", "-f", desired, "--offline", "--live", missing}, "error: --live " + missing + ": no such file or directory\n"},
+		{"predict, missing -f", []string{"predict", "-f", missing}, "error: -f " + missing + ": no such file or directory\n"},
+		{"owners, apiVersion a number", []string{"owners", "-f", av5}, "error: " + av5 + ":1: apiVersion must be a string, got a number\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out, errOut, code := run(t, tt.args...)
+			if code != 2 || out != "" || !strings.HasPrefix(errOut, tt.want) {
+				t.Errorf("exit %d, stdout %q, stderr %q: want exit 2, no output and %q", code, out, errOut, tt.want)
+			}
+		})
+	}
+}

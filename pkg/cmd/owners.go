@@ -236,7 +236,11 @@ func (o *OwnersOptions) nothingMatched() string {
 
 func (o *OwnersOptions) load(ctx context.Context) ([]objects.Object, error) {
 	if o.Selection.Offline() {
-		return o.Selection.Load(ctx, nil, "", o.In)
+		objs, err := o.Selection.Load(ctx, nil, "", o.In)
+		if err != nil {
+			return nil, err
+		}
+		return objs, rejectOwnDocuments("", objs)
 	}
 	var out []objects.Object
 	err := o.Selection.Visit(ctx, o.getter, o.namespace, func(u *unstructured.Unstructured, _ *meta.RESTMapping) error {

@@ -247,7 +247,10 @@ func (o *PredictOptions) targets() ([]predict.Target, error) {
 	if o.BaseFile != "" {
 		objs, err := objects.ReadFiles([]string{o.BaseFile}, false, o.In)
 		if err != nil {
-			return nil, exitcode.Usage(fmt.Errorf("--base: %w", err))
+			return nil, exitcode.Usage(fmt.Errorf("--base %w", err))
+		}
+		if err := rejectOwnDocuments("--base ", objs); err != nil {
+			return nil, err
 		}
 		if len(objs) != 1 {
 			return nil, exitcode.Usagef("--base %s: want one object, found %d", o.BaseFile, len(objs))
@@ -260,7 +263,10 @@ func (o *PredictOptions) targets() ([]predict.Target, error) {
 	if len(o.Filenames) > 0 {
 		objs, err := objects.ReadFiles(o.Filenames, o.Recursive, o.In)
 		if err != nil {
-			return nil, exitcode.Usage(err)
+			return nil, exitcode.Usage(objects.WithFlag("-f", err))
+		}
+		if err := rejectOwnDocuments("", objs); err != nil {
+			return nil, err
 		}
 		if base != nil && len(objs) > 1 {
 			return nil, exitcode.Usagef("--base works with one desired object, -f gave %d", len(objs))
@@ -405,15 +411,21 @@ func (o *PredictOptions) runOffline(ctx context.Context, cfg predict.Config, tar
 		return nil, err
 	}
 	cfg.TypeConverter = tc
-	lives, err := o.readLive()
+	lives, sources, err := o.readLive()
 	if err != nil {
 		return nil, err
 	}
 	items, err := predict.MatchOffline(targets, predict.NewLiveSet(lives, liveKinds(lives)), o.defaultNamespace(), predict.NewOffline(tc).Executor)
 	if err != nil {
 		var nl *predict.NoLiveObjectError
-		if errors.As(err, &nl) {
+		var ve *predict.VersionError
+		switch {
+		case errors.As(err, &nl):
 			return nil, exitcode.Usagef("--live %s holds no %s", o.LiveFile, nl.Type+"/"+nl.Name)
+		case errors.As(err, &ve):
+			// Either file may be the one to fix: name both.
+			return nil, exitcode.Usagef("%s: the manifest is %s, its live object (--live %s) %s: offline prediction cannot convert between versions; save both in one version",
+				ve.Where, gvkString(ve.Manifest), sources[ve.Live], gvkString(ve.Live.GroupVersionKind()))
 		}
 		return nil, exitcode.Usage(err)
 	}
@@ -444,24 +456,35 @@ func (o *PredictOptions) typeConverter() (managedfields.TypeConverter, error) {
 	return stc, nil
 }
 
+// gvkString names a kind as a manifest does: apps/v1 Deployment.
+func gvkString(gvk schema.GroupVersionKind) string {
+	return output.Escape(gvk.GroupVersion().String() + " " + gvk.Kind)
+}
+
 // readLive reads the --live objects; each must have valid managedFields.
-func (o *PredictOptions) readLive() ([]*unstructured.Unstructured, error) {
+// It returns where each was read, for messages.
+func (o *PredictOptions) readLive() ([]*unstructured.Unstructured, map[*unstructured.Unstructured]string, error) {
 	lives, err := objects.ReadFiles([]string{o.LiveFile}, false, o.In)
 	if err != nil {
-		return nil, exitcode.Usage(fmt.Errorf("--live: %w", err))
+		return nil, nil, exitcode.Usage(fmt.Errorf("--live %w", err))
 	}
+	if err := rejectOwnDocuments("--live ", lives); err != nil {
+		return nil, nil, err
+	}
+	sources := make(map[*unstructured.Unstructured]string, len(lives))
 	out := make([]*unstructured.Unstructured, 0, len(lives))
 	for _, l := range lives {
 		u := l.Object
 		if _, err := managedfields.Entries(u); err != nil {
-			return nil, exitcode.Usage(fmt.Errorf("--live %s: %s %s: %w", l.Source, u.GetKind(), u.GetName(), err))
+			return nil, nil, exitcode.Usage(fmt.Errorf("--live %s: %s %s: %w", l.Source, output.Escape(u.GetKind()), output.Escape(u.GetName()), err))
 		}
 		if err := checkObjectRV(u, "--live "+l.Source.String()); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		out = append(out, u)
+		sources[u] = l.Source.String()
 	}
-	return out, nil
+	return out, sources, nil
 }
 
 // liveKinds resolves a patch's TYPE the way it is resolved against a

@@ -256,7 +256,7 @@ func TestPredictMatchErrors(t *testing.T) {
 		}, "--live " + live + " holds no deploy/web"},
 		{"offline version mismatch", strings.Replace(deploy, "apps/v1", "apps/v1beta1", 1), func(o *PredictOptions) {
 			o.Filenames, o.Offline, o.LiveFile = []string{"-"}, true, live
-		}, "<stdin>:1: the live object is apps/v1, Kind=Deployment, the manifest apps/v1beta1, Kind=Deployment: offline prediction cannot convert between versions"},
+		}, "<stdin>:1: the manifest is apps/v1beta1 Deployment, its live object (--live " + live + ":2) apps/v1 Deployment: offline prediction cannot convert between versions"},
 		{"namespace other than -n", deploy, func(o *PredictOptions) {
 			o.Filenames, o.namespace, o.explicitNS = []string{"-"}, "team", true
 			cluster(o)
