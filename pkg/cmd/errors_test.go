@@ -142,3 +142,41 @@ func TestInputMessages(t *testing.T) {
 		})
 	}
 }
+
+// TestMessagesEscapeTerminalControls: a file or server string holding a
+// terminal escape (ESC ] 0 ; title BEL retitles the terminal) reaches
+// standard error escaped, in every message.
+func TestMessagesEscapeTerminalControls(t *testing.T) {
+	dir := t.TempDir()
+	hostile := filepath.Join(dir, "hostile.yaml")
+	doc := "apiVersion: v1\nkind: \"Widget\\e]0;pwned\\a\"\nmetadata: {name: \"w\\e[2J\", namespace: default}\n"
+	if err := os.WriteFile(hostile, []byte(doc), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{
+		{"owners", "-f", hostile},
+		{"predict", "-f", hostile, "--offline", "--live", hostile},
+	} {
+		t.Run(args[0], func(t *testing.T) {
+			_, errOut, code := run(t, args...)
+			if code != 2 || strings.ContainsAny(errOut, "\x1b\a") || !strings.Contains(errOut, "^[") {
+				t.Errorf("exit %d, stderr %q: want exit 2 and the escapes shown as ^[", code, errOut)
+			}
+		})
+	}
+	var buf bytes.Buffer
+	HandleError(&buf, exitcode.Usagef("x.yaml:1: %s\n- second line", "kind \x1b]0;title\a"))
+	if want := "error: x.yaml:1: kind ^[]0;title^G\n- second line\n"; buf.String() != want {
+		t.Errorf("HandleError wrote %q, want %q", buf.String(), want)
+	}
+}
+
+func TestServerWarningsEscaped(t *testing.T) {
+	var buf bytes.Buffer
+	h := newWarningHandler(&buf)
+	h.HandleWarningHeader(299, "", "webhook says \x1b]0;pwned\a")
+	h.HandleWarningHeader(299, "", "webhook says \x1b]0;pwned\a")
+	if want := "Warning: webhook says ^[]0;pwned^G\n"; buf.String() != want {
+		t.Errorf("wrote %q, want %q", buf.String(), want)
+	}
+}

@@ -187,7 +187,7 @@ func (o *OwnersOptions) Run(ctx context.Context) error {
 		return exitcode.Usage(err)
 	}
 	if res.NothingMatched {
-		fmt.Fprintln(o.ErrOut, o.nothingMatched())
+		fmt.Fprintln(o.ErrOut, output.Escape(o.nothingMatched()))
 	}
 	if err := o.print(res.Objects); err != nil {
 		return err

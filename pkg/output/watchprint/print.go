@@ -66,7 +66,7 @@ func (w *Printer) Warning(msg string) {
 
 // Empty tells on ErrOut that a resource's initial list found nothing yet.
 func (w *Printer) Empty(resource, rv string) {
-	fmt.Fprintf(w.opts.ErrOut, "No %s found yet; watching from resourceVersion %s.\n", resource, rv)
+	fmt.Fprintf(w.opts.ErrOut, "No %s found yet; watching from resourceVersion %s.\n", output.Escape(resource), output.Escape(rv))
 }
 
 type eventJSON struct {
