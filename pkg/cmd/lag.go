@@ -108,7 +108,7 @@ func NewCmdLag(f *Factory, streams genericiooptions.IOStreams) *cobra.Command {
 		Short:             "Show objects whose controllers have not caught up with the latest spec",
 		Long:              lagLong,
 		Example:           lagExample,
-		ValidArgsFunction: ResourceTypeCompletion(f),
+		ValidArgsFunction: lagTypeCompletion(f),
 		RunE: func(c *cobra.Command, args []string) error {
 			o.timeoutSet = c.Flags().Changed("timeout")
 			if err := o.Complete(f, args); err != nil {

@@ -118,7 +118,7 @@ Secret values are never printed unless --show-secrets is given.`,
 	fs.BoolVar(&o.Shared, "shared", false, "Show only the fields owned by more than one manager entry.")
 	fs.BoolVar(&o.FailOnHazard, "fail-on-hazard", false, "Exit 1 when a hazard is shown (for CI).")
 	fs.BoolVar(&o.ShowSecrets, "show-secrets", false, "Show Secret values in the blame view (they are hidden by default).")
-	_ = cmd.RegisterFlagCompletionFunc("view", cobra.FixedCompletions(ownersViews, cobra.ShellCompDirectiveNoFileComp))
+	setFlagValues(fs, "view", ownersViews...)
 	return cmd
 }
 

@@ -116,6 +116,9 @@ one the writer is assumed to have read the live object just now.`,
 	fl.StringVar(&o.SchemaFile, "schema", "", "With --offline: an OpenAPI v3 document or a CustomResourceDefinition typing custom resources.")
 	fl.StringVar(&o.FailOn, "fail-on", "", "Exit 1 when a method would: conflict (conflict or apply-conflict), clobber, or any (also invalid).")
 	o.Output.AddFlags(fl)
+	setFlagValues(fl, "method", "all", "update", "update-no-rv", "json-patch", "merge-patch", "merge-patch-rv", "strategic-merge-patch", "apply", "apply-force")
+	setFlagValues(fl, "type", "json", "merge", "strategic", "apply")
+	setFlagValues(fl, "fail-on", "conflict", "clobber", "any")
 	return cmd
 }
 

@@ -82,6 +82,7 @@ func NewCmdRV(streams genericiooptions.IOStreams) *cobra.Command {
 	for _, c := range root.Commands() {
 		wrapRunE(c, f)
 	}
+	registerFlagValueCompletion(root)
 	return root
 }
 

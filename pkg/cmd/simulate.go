@@ -116,6 +116,7 @@ Scenario files are documented in docs/simulate.md; examples are in examples/scen
 		},
 	}
 	cmd.Flags().StringVar(&o.Builtin, "builtin", "", "Name of a built-in scenario (see kubectl rv simulate list).")
+	_ = cmd.RegisterFlagCompletionFunc("builtin", builtinScenarioCompletion)
 	cmd.Flags().Int64Var(&o.Seed, "seed", 0, "Seed of the run (default: the scenario's seed).")
 	cmd.Flags().StringVar(&o.Report, "report", "", "Also write a picture of the run to this .html or .svg file.")
 	cmd.Flags().BoolVar(&o.Steps, "steps", false, "Print every request of the run before the summary (table output).")
