@@ -9,10 +9,14 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
+
+	"github.com/kubectl-rv/kubectl-rv/pkg/lag"
+	"github.com/kubectl-rv/kubectl-rv/pkg/simulate/scenario"
 )
 
 // completionTimeout bounds the API calls of one completion: a shell waiting
@@ -121,6 +125,53 @@ func RegisterGlobalFlagCompletion(root *cobra.Command, f *Factory) {
 	register("user", fromKubeconfig(func(_, _, u []string) []string { return u }))
 }
 
+// registerFlagValueCompletion completes, on c and its subcommands, the
+// values of every flag that lists them (setFlagValues): -o, --color,
+// owners --view, predict --method, --type and --fail-on, ...
+func registerFlagValueCompletion(c *cobra.Command) {
+	c.LocalNonPersistentFlags().VisitAll(func(fl *pflag.Flag) {
+		if values := fl.Annotations[annotationValues]; len(values) > 0 {
+			_ = c.RegisterFlagCompletionFunc(fl.Name, cobra.FixedCompletions(values, cobra.ShellCompDirectiveNoFileComp))
+		}
+	})
+	for _, sub := range c.Commands() {
+		registerFlagValueCompletion(sub)
+	}
+}
+
+// builtinScenarioCompletion completes simulate run --builtin with the
+// built-in scenarios, each with its description.
+func builtinScenarioCompletion(*cobra.Command, []string, string) ([]cobra.Completion, cobra.ShellCompDirective) {
+	var comps []cobra.Completion
+	for _, b := range scenario.Builtins() {
+		desc, _, _ := strings.Cut(b.Description, ". ")
+		comps = append(comps, b.Name+"\t"+desc)
+	}
+	return comps, cobra.ShellCompDirectiveNoFileComp
+}
+
+// lagTypeCompletion completes lag's TYPE[,TYPE...] with the types lag can
+// check (those whose objects can report an observedGeneration), cluster-
+// scoped ones included, since -A may follow.
+func lagTypeCompletion(f *Factory) cobra.CompletionFunc {
+	return func(_ *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
+		if len(args) > 0 {
+			return nil, cobra.ShellCompDirectiveNoFileComp
+		}
+		d, err := f.Discovery()
+		if err != nil {
+			return nil, cobra.ShellCompDirectiveNoFileComp
+		}
+		targets, _, _ := lag.Discover(d, true)
+		names := make([]string, 0, len(targets))
+		for _, t := range targets {
+			names = append(names, t.Name())
+		}
+		sort.Strings(names)
+		return typesAfterCommas(toComplete, names), cobra.ShellCompDirectiveNoFileComp
+	}
+}
+
 func typeOrNameCompletion(f *Factory, allowRepeat bool) cobra.CompletionFunc {
 	return func(cmd *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
 		directive := cobra.ShellCompDirectiveNoFileComp
@@ -157,12 +208,18 @@ func typeOrNameCompletion(f *Factory, allowRepeat bool) cobra.CompletionFunc {
 // completeTypes offers resource types after the comma-separated ones already
 // in toComplete ("pods,depl" -> "pods,deployments.apps").
 func completeTypes(cmd *cobra.Command, f *Factory, toComplete string) []string {
+	return typesAfterCommas(toComplete, resourceTypes(cmd, f))
+}
+
+// typesAfterCommas offers the types that complete the last of the
+// comma-separated ones in toComplete.
+func typesAfterCommas(toComplete string, types []string) []string {
 	prefix, last := "", toComplete
 	if i := strings.LastIndex(toComplete, ","); i >= 0 {
 		prefix, last = toComplete[:i+1], toComplete[i+1:]
 	}
 	var comps []string
-	for _, t := range withPrefix(resourceTypes(cmd, f), last) {
+	for _, t := range withPrefix(types, last) {
 		comps = append(comps, prefix+t)
 	}
 	return comps

@@ -225,6 +225,15 @@ func TestCompletionThroughTheRootCommand(t *testing.T) {
 		{name: "short flags", args: []string{"version", "-"}, want: []string{"-o\t", "-n\t"}},
 		{name: "namespaces from the cluster", args: []string{"version", "-n", "team"}, want: []string{"team-a", "team-b"}, not: []string{"kube-system"}},
 		{name: "contexts from the kubeconfig", args: []string{"version", "--context", ""}, want: []string{"fake", "other"}},
+		{name: "-o values", args: []string{"version", "-o", ""}, want: []string{"table", "json", "yaml"}, not: []string{"wide"}},
+		{name: "--color values", args: []string{"watch", "--color", ""}, want: []string{"auto", "always", "never"}},
+		{name: "--view values", args: []string{"owners", "--view", ""}, want: []string{"tree", "blame", "table", "summary"}},
+		{name: "predict --method", args: []string{"predict", "--method", ""}, want: []string{"all", "update-no-rv", "apply-force"}},
+		{name: "predict --type", args: []string{"predict", "--type", ""}, want: []string{"json", "merge", "strategic", "apply"}},
+		{name: "predict --fail-on", args: []string{"predict", "--fail-on", ""}, want: []string{"conflict", "clobber", "any"}},
+		{name: "simulate etcdctl -w", args: []string{"simulate", "etcdctl", "-w", ""}, want: []string{"simple", "json"}},
+		{name: "simulate run --builtin", args: []string{"simulate", "run", "--builtin", ""}, want: []string{"two-clients\t", "lost-update\t"}},
+		{name: "lag offers the types it checks", args: []string{"lag", ""}, want: []string{"deployments.apps", "pods"}, not: []string{"configmaps", "namespaces"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

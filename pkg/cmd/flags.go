@@ -42,6 +42,8 @@ func (f *OutputFlags) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVarP(&f.Output, "output", "o", f.Output, "Output format. One of: ("+strings.Join(f.names(), ", ")+").")
 	fs.StringVar(&f.Color, "color", f.Color, "Color output: auto (only on a terminal, and never when NO_COLOR is set), always or never.")
 	fs.BoolVar(&f.NoHeaders, "no-headers", f.NoHeaders, "Don't print headers in table output.")
+	setFlagValues(fs, "output", f.names()...)
+	setFlagValues(fs, "color", string(output.ColorAuto), string(output.ColorAlways), string(output.ColorNever))
 }
 
 func (f *OutputFlags) names() []string {
@@ -120,4 +122,15 @@ func (f *SelectionFlags) Validate() error {
 		return exitcode.Usagef("say what to look at: TYPE NAME, TYPE/NAME, or -f FILE")
 	}
 	return nil
+}
+
+// annotationValues lists a flag's values for shell completion: flags
+// register them with setFlagValues where they are bound, and the root
+// command turns them into completions (registerFlagValueCompletion), so
+// that binding a flag needs no *cobra.Command.
+const annotationValues = "kubectl-rv.dev/values"
+
+// setFlagValues says which values flag name takes, for completion.
+func setFlagValues(fs *pflag.FlagSet, name string, values ...string) {
+	_ = fs.SetAnnotation(name, annotationValues, values)
 }

@@ -108,7 +108,7 @@ func NewCmdLag(f *Factory, streams genericiooptions.IOStreams) *cobra.Command {
 		Short:             "Show objects whose controllers have not caught up with the latest spec",
 		Long:              lagLong,
 		Example:           lagExample,
-		ValidArgsFunction: ResourceTypeCompletion(f),
+		ValidArgsFunction: lagTypeCompletion(f),
 		RunE: func(c *cobra.Command, args []string) error {
 			o.timeoutSet = c.Flags().Changed("timeout")
 			if err := o.Complete(f, args); err != nil {
@@ -272,7 +272,7 @@ func (o *LagOptions) Run(ctx context.Context) error {
 	}
 	if err != nil {
 		if errors.Is(err, lag.ErrNoTypes) {
-			fmt.Fprintln(o.ErrOut, "nothing to check: "+err.Error())
+			fmt.Fprintln(o.ErrOut, "nothing to check: "+output.Escape(err.Error()))
 			return nil
 		}
 		return err
@@ -315,7 +315,7 @@ func (o *LagOptions) print(p *output.Printer, rep *lag.Report, scope lagprint.Sc
 	}
 	if len(rep.Items) == 0 {
 		tot := rep.Totals()
-		fmt.Fprintf(o.ErrOut, "nothing lags: %d objects of %d types checked\n", tot.Objects, len(rep.Types))
+		fmt.Fprintf(o.ErrOut, "nothing lags: %s of %s checked\n", output.Plural(tot.Objects, "object"), output.Plural(len(rep.Types), "type"))
 	}
 	return lagprint.PrintTable(p, rep, popts)
 }
@@ -331,9 +331,9 @@ func (o *LagOptions) runWait(ctx context.Context, cfg lag.Config, targets []lag.
 	if n := rep.Findings(); n > 0 {
 		limit := "no time limit"
 		if o.Timeout > 0 {
-			limit = "timeout " + o.Timeout.String()
+			limit = "timeout " + output.Duration(o.Timeout)
 		}
-		fmt.Fprintf(o.ErrOut, "waiting for %s to catch up (%s)\n", lagPlural(n, "object"), limit)
+		fmt.Fprintf(o.ErrOut, "waiting for %s to catch up (%s)\n", output.Plural(n, "object"), limit)
 	}
 	wctx, cancel := o.withTimeout(ctx, true)
 	defer cancel()
@@ -345,7 +345,12 @@ func (o *LagOptions) runWait(ctx context.Context, cfg lag.Config, targets []lag.
 		return perr
 	}
 	if err != nil {
-		return exitcode.Findingf("timed out after %s: %s still lag", o.Timeout, lagPlural(rep.Findings(), "object"))
+		n := rep.Findings()
+		verb := "lag"
+		if n == 1 {
+			verb = "lags"
+		}
+		return exitcode.Findingf("timed out after %s: %s still %s", output.Duration(o.Timeout), output.Plural(n, "object"), verb)
 	}
 	return nil
 }
@@ -392,11 +397,4 @@ func (o *LagOptions) runWatch(ctx context.Context, cfg lag.Config, targets []lag
 		return exitcode.SilentFinding()
 	}
 	return nil
-}
-
-func lagPlural(n int, word string) string {
-	if n == 1 {
-		return "1 " + word
-	}
-	return fmt.Sprintf("%d %ss", n, word)
 }

@@ -118,7 +118,7 @@ Secret values are never printed unless --show-secrets is given.`,
 	fs.BoolVar(&o.Shared, "shared", false, "Show only the fields owned by more than one manager entry.")
 	fs.BoolVar(&o.FailOnHazard, "fail-on-hazard", false, "Exit 1 when a hazard is shown (for CI).")
 	fs.BoolVar(&o.ShowSecrets, "show-secrets", false, "Show Secret values in the blame view (they are hidden by default).")
-	_ = cmd.RegisterFlagCompletionFunc("view", cobra.FixedCompletions(ownersViews, cobra.ShellCompDirectiveNoFileComp))
+	setFlagValues(fs, "view", ownersViews...)
 	return cmd
 }
 
@@ -133,6 +133,18 @@ func (o *OwnersOptions) Complete(f *Factory, args []string) error {
 			return err
 		}
 		o.namespace = ns
+		// The types go through the one resolver first, so that a mistyped
+		// one reads as in every other command (with the near names); the
+		// Builder that then fetches resolves them the same way.
+		m, err := f.Mapper()
+		if err != nil {
+			return err
+		}
+		if len(args) > 0 {
+			if _, err := resolveTypeNameArgs(m, args); err != nil {
+				return err
+			}
+		}
 	}
 	return nil
 }
@@ -175,7 +187,7 @@ func (o *OwnersOptions) Run(ctx context.Context) error {
 		return exitcode.Usage(err)
 	}
 	if res.NothingMatched {
-		fmt.Fprintln(o.ErrOut, o.nothingMatched())
+		fmt.Fprintln(o.ErrOut, output.Escape(o.nothingMatched()))
 	}
 	if err := o.print(res.Objects); err != nil {
 		return err
@@ -224,7 +236,11 @@ func (o *OwnersOptions) nothingMatched() string {
 
 func (o *OwnersOptions) load(ctx context.Context) ([]objects.Object, error) {
 	if o.Selection.Offline() {
-		return o.Selection.Load(ctx, nil, "", o.In)
+		objs, err := o.Selection.Load(ctx, nil, "", o.In)
+		if err != nil {
+			return nil, err
+		}
+		return objs, rejectOwnDocuments("", objs)
 	}
 	var out []objects.Object
 	err := o.Selection.Visit(ctx, o.getter, o.namespace, func(u *unstructured.Unstructured, _ *meta.RESTMapping) error {

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -111,7 +112,7 @@ requests and in the messages of every format unless --show-secrets is given.`,
 	fl.StringVar(&o.PatchFile, "patch-file", "", "Read the patch for TYPE/NAME from this file.")
 	fl.StringVar(&o.PatchType, "type", "", "The patch's type: json, merge, strategic or apply.")
 	fl.StringVar(&o.FieldManager, "field-manager", "", "The writer's field manager (required for apply; other methods default to kubectl-rv, the user agent).")
-	fl.StringVar(&o.BaseRV, "base-rv", "", "The resourceVersion the writer last read (overrides the manifest's).")
+	fl.StringVar(&o.BaseRV, "base-rv", "", "The resourceVersion the writer last read, a positive integer (overrides the manifest's).")
 	fl.StringVar(&o.BaseFile, "base", "", "The object the writer last read, the origin of generated patches (default: the live object).")
 	fl.StringSliceVar(&o.Methods, "method", []string{"all"}, "Methods to predict: all, update, update-no-rv, json-patch, merge-patch, merge-patch-rv, strategic-merge-patch, apply, apply-force.")
 	fl.BoolVar(&o.Offline, "offline", false, "Predict in process from --live instead of dry runs against the cluster.")
@@ -120,6 +121,9 @@ requests and in the messages of every format unless --show-secrets is given.`,
 	fl.BoolVar(&o.ShowSecrets, "show-secrets", false, "Show Secret values in requests and messages instead of their hashes.")
 	fl.StringVar(&o.FailOn, "fail-on", "", "Exit 1 when a method would: conflict (conflict or apply-conflict), clobber, or any (also invalid).")
 	o.Output.AddFlags(fl)
+	setFlagValues(fl, "method", "all", "update", "update-no-rv", "json-patch", "merge-patch", "merge-patch-rv", "strategic-merge-patch", "apply", "apply-force")
+	setFlagValues(fl, "type", "json", "merge", "strategic", "apply")
+	setFlagValues(fl, "fail-on", "conflict", "clobber", "any")
 	return cmd
 }
 
@@ -159,6 +163,9 @@ func (o *PredictOptions) Validate() error {
 		return exitcode.Usagef("--fail-on %q: use conflict, clobber or any", o.FailOn)
 	}
 	o.failOn = failOn
+	if o.BaseRV != "" && !predict.ValidResourceVersion(o.BaseRV) {
+		return exitcode.Usagef("--base-rv %q is not a resourceVersion: %s", o.BaseRV, rvHint)
+	}
 	patchMode := o.Patch != "" || o.PatchFile != ""
 	switch {
 	case len(o.Filenames) > 0 && (len(o.args) > 0 || patchMode):
@@ -237,7 +244,7 @@ func (o *PredictOptions) Run(ctx context.Context) error {
 		return err
 	}
 	if n := o.failOn.Findings(results); n > 0 {
-		return exitcode.Findingf("%d method prediction(s) match --fail-on %s", n, o.FailOn)
+		return exitcode.Findingf("%s match --fail-on %s", output.Plural(n, "method prediction"), o.FailOn)
 	}
 	return nil
 }
@@ -248,17 +255,26 @@ func (o *PredictOptions) targets() ([]predict.Target, error) {
 	if o.BaseFile != "" {
 		objs, err := objects.ReadFiles([]string{o.BaseFile}, false, o.In)
 		if err != nil {
-			return nil, exitcode.Usage(fmt.Errorf("--base: %w", err))
+			return nil, exitcode.Usage(fmt.Errorf("--base %w", err))
+		}
+		if err := rejectOwnDocuments("--base ", objs); err != nil {
+			return nil, err
 		}
 		if len(objs) != 1 {
 			return nil, exitcode.Usagef("--base %s: want one object, found %d", o.BaseFile, len(objs))
 		}
 		base = objs[0].Object
+		if err := checkObjectRV(base, "--base "+objs[0].Source.String()); err != nil && o.BaseRV == "" {
+			return nil, err
+		}
 	}
 	if len(o.Filenames) > 0 {
 		objs, err := objects.ReadFiles(o.Filenames, o.Recursive, o.In)
 		if err != nil {
-			return nil, exitcode.Usage(err)
+			return nil, exitcode.Usage(objects.WithFlag("-f", err))
+		}
+		if err := rejectOwnDocuments("", objs); err != nil {
+			return nil, err
 		}
 		if base != nil && len(objs) > 1 {
 			return nil, exitcode.Usagef("--base works with one desired object, -f gave %d", len(objs))
@@ -269,6 +285,9 @@ func (o *PredictOptions) targets() ([]predict.Target, error) {
 			gvk := u.GroupVersionKind()
 			if gvk.Kind == "" || gvk.Version == "" || u.GetName() == "" {
 				return nil, exitcode.Usagef("%s: the object needs apiVersion, kind and metadata.name", ob.Source)
+			}
+			if err := checkObjectRV(u, ob.Source.String()); err != nil && o.BaseRV == "" {
+				return nil, err
 			}
 			ref := predict.ObjectRef{APIVersion: u.GetAPIVersion(), Kind: u.GetKind(), Namespace: u.GetNamespace(), Name: u.GetName(), Source: ob.Source.String()}
 			targets = append(targets, predict.Target{GVK: gvk, Input: predict.Input{Ref: ref, Desired: u, Base: base, BaseRV: o.BaseRV}})
@@ -301,6 +320,21 @@ func (o *PredictOptions) targets() ([]predict.Target, error) {
 	return []predict.Target{{Input: predict.Input{Ref: ref, Patch: data, PatchType: o.patchType, Base: base, BaseRV: o.BaseRV}}}, nil
 }
 
+// rvHint says what a resourceVersion looks like, for the messages that
+// reject one.
+const rvHint = "use the positive integer from an object's metadata.resourceVersion"
+
+// checkObjectRV rejects a resourceVersion in a file that no API server
+// handed out (a server answers such a precondition with a 500 carrying Go's
+// strconv error). An empty one is fine: the writer then read nothing.
+func checkObjectRV(u *unstructured.Unstructured, where string) error {
+	rv := u.GetResourceVersion()
+	if rv == "" || predict.ValidResourceVersion(rv) {
+		return nil
+	}
+	return exitcode.Usagef("%s: metadata.resourceVersion %q is not a resourceVersion: %s, or remove it", where, rv, rvHint)
+}
+
 func (o *PredictOptions) runServer(ctx context.Context, cfg predict.Config, targets []predict.Target) ([]predict.Result, error) {
 	mapper, err := o.mapper()
 	if err != nil {
@@ -319,6 +353,8 @@ func (o *PredictOptions) runServer(ctx context.Context, cfg predict.Config, targ
 			return nil, exitcode.Usagef("%s: the object's namespace %q does not match -n %q", nsErr.Where, nsErr.Namespace, nsErr.Want)
 		case errors.As(err, &classified):
 			return nil, err
+		case exitcode.Classify(err) == exitcode.CodeCluster:
+			return nil, exitcode.Cluster(err)
 		}
 		return nil, exitcode.Usage(err)
 	}
@@ -360,6 +396,9 @@ func (o *PredictOptions) defaultNamespace() predict.DefaultNamespace {
 func where(j predict.Target) string { return j.Where() }
 
 func classifyPredictErr(j predict.Target, err error) error {
+	if apierrors.IsForbidden(err) {
+		return exitcode.Cluster(fmt.Errorf("%s: %w (a dry run needs the rights of the write it predicts; without them, predict --offline --live FILE)", where(j), err))
+	}
 	if exitcode.Classify(err) == exitcode.CodeCluster {
 		return exitcode.Cluster(fmt.Errorf("%s: %w", where(j), err))
 	}
@@ -380,15 +419,21 @@ func (o *PredictOptions) runOffline(ctx context.Context, cfg predict.Config, tar
 		return nil, err
 	}
 	cfg.TypeConverter = tc
-	lives, err := o.readLive()
+	lives, sources, err := o.readLive()
 	if err != nil {
 		return nil, err
 	}
 	items, err := predict.MatchOffline(targets, predict.NewLiveSet(lives, liveKinds(lives)), o.defaultNamespace(), predict.NewOffline(tc).Executor)
 	if err != nil {
 		var nl *predict.NoLiveObjectError
-		if errors.As(err, &nl) {
+		var ve *predict.VersionError
+		switch {
+		case errors.As(err, &nl):
 			return nil, exitcode.Usagef("--live %s holds no %s", o.LiveFile, nl.Type+"/"+nl.Name)
+		case errors.As(err, &ve):
+			// Either file may be the one to fix: name both.
+			return nil, exitcode.Usagef("%s: the manifest is %s, its live object (--live %s) %s: offline prediction cannot convert between versions; save both in one version",
+				ve.Where, gvkString(ve.Manifest), sources[ve.Live], gvkString(ve.Live.GroupVersionKind()))
 		}
 		return nil, exitcode.Usage(err)
 	}
@@ -419,21 +464,35 @@ func (o *PredictOptions) typeConverter() (managedfields.TypeConverter, error) {
 	return stc, nil
 }
 
+// gvkString names a kind as a manifest does: apps/v1 Deployment.
+func gvkString(gvk schema.GroupVersionKind) string {
+	return output.Escape(gvk.GroupVersion().String() + " " + gvk.Kind)
+}
+
 // readLive reads the --live objects; each must have valid managedFields.
-func (o *PredictOptions) readLive() ([]*unstructured.Unstructured, error) {
+// It returns where each was read, for messages.
+func (o *PredictOptions) readLive() ([]*unstructured.Unstructured, map[*unstructured.Unstructured]string, error) {
 	lives, err := objects.ReadFiles([]string{o.LiveFile}, false, o.In)
 	if err != nil {
-		return nil, exitcode.Usage(fmt.Errorf("--live: %w", err))
+		return nil, nil, exitcode.Usage(fmt.Errorf("--live %w", err))
 	}
+	if err := rejectOwnDocuments("--live ", lives); err != nil {
+		return nil, nil, err
+	}
+	sources := make(map[*unstructured.Unstructured]string, len(lives))
 	out := make([]*unstructured.Unstructured, 0, len(lives))
 	for _, l := range lives {
 		u := l.Object
 		if _, err := managedfields.Entries(u); err != nil {
-			return nil, exitcode.Usage(fmt.Errorf("--live %s: %s %s: %w", l.Source, u.GetKind(), u.GetName(), err))
+			return nil, nil, exitcode.Usage(fmt.Errorf("--live %s: %s %s: %w", l.Source, output.Escape(u.GetKind()), output.Escape(u.GetName()), err))
+		}
+		if err := checkObjectRV(u, "--live "+l.Source.String()); err != nil {
+			return nil, nil, err
 		}
 		out = append(out, u)
+		sources[u] = l.Source.String()
 	}
-	return out, nil
+	return out, sources, nil
 }
 
 // liveKinds resolves a patch's TYPE the way it is resolved against a

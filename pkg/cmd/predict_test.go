@@ -55,6 +55,8 @@ func TestPredictValidate(t *testing.T) {
 		{"bad fail-on", func(o *PredictOptions) { o.Filenames = []string{"x"}; o.FailOn = "always" }, nil, "--fail-on"},
 		{"offline without live", func(o *PredictOptions) { o.Filenames = []string{"x"}; o.Offline = true }, nil, "--offline needs --live"},
 		{"live without offline", func(o *PredictOptions) { o.Filenames = []string{"x"}; o.LiveFile = "l" }, nil, "only work with --offline"},
+		{"base-rv not a resourceVersion", func(o *PredictOptions) { o.Filenames = []string{"x"}; o.BaseRV = "abc" }, nil, `--base-rv "abc" is not a resourceVersion`},
+		{"base-rv with an escape", func(o *PredictOptions) { o.Filenames = []string{"x"}; o.BaseRV = "1\x1b]0;t\a" }, nil, `--base-rv "1\x1b]0;t\a" is not`},
 		{"type without patch", func(o *PredictOptions) { o.Filenames = []string{"x"}; o.PatchType = "json" }, nil, "--type only goes with"},
 	}
 	for _, tt := range tests {
@@ -254,7 +256,7 @@ func TestPredictMatchErrors(t *testing.T) {
 		}, "--live " + live + " holds no deploy/web"},
 		{"offline version mismatch", strings.Replace(deploy, "apps/v1", "apps/v1beta1", 1), func(o *PredictOptions) {
 			o.Filenames, o.Offline, o.LiveFile = []string{"-"}, true, live
-		}, "<stdin>:1: the live object is apps/v1, Kind=Deployment, the manifest apps/v1beta1, Kind=Deployment: offline prediction cannot convert between versions"},
+		}, "<stdin>:1: the manifest is apps/v1beta1 Deployment, its live object (--live " + live + ":2) apps/v1 Deployment: offline prediction cannot convert between versions"},
 		{"namespace other than -n", deploy, func(o *PredictOptions) {
 			o.Filenames, o.namespace, o.explicitNS = []string{"-"}, "team", true
 			cluster(o)
@@ -264,6 +266,22 @@ func TestPredictMatchErrors(t *testing.T) {
 			cluster(o)
 		}, "<stdin>:1: the cluster does not serve apps/v1, Kind=Widget: "},
 	}
+	badRV := strings.Replace(deploy, "namespace: default}", "namespace: default, resourceVersion: abc}", 1)
+	badRVMsg := `<stdin>:1: metadata.resourceVersion "abc" is not a resourceVersion`
+	tests = append(tests, []struct {
+		name string
+		in   string
+		set  func(o *PredictOptions)
+		msg  string
+	}{
+		{"manifest resourceVersion not one, offline", badRV, func(o *PredictOptions) {
+			o.Filenames, o.Offline, o.LiveFile = []string{"-"}, true, live
+		}, badRVMsg},
+		{"manifest resourceVersion not one, cluster", badRV, func(o *PredictOptions) {
+			o.Filenames = []string{"-"}
+			cluster(o)
+		}, badRVMsg},
+	}...)
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			o, out, _ := newPredictOptions(tt.in)

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/cli-runtime/pkg/resource"
@@ -41,7 +42,91 @@ func resolveType(mapper meta.RESTMapper, typ string) (*meta.RESTMapping, error) 
 	case exitcode.Classify(err) == exitcode.CodeCluster:
 		return nil, fmt.Errorf("resolving type %q: %w", typ, err)
 	}
-	return nil, exitcode.Usagef("unknown resource type %q: list the served types with kubectl api-resources", typ)
+	return nil, exitcode.Usage(&unknownTypeError{typ: typ})
+}
+
+// unknownTypeError is a resource type that names no served resource.
+// Factory.decorate fills near from discovery, the way cobra suggests
+// commands ("did you mean this?") for a mistyped command.
+type unknownTypeError struct {
+	typ  string
+	near []string
+}
+
+func (e *unknownTypeError) Error() string {
+	if len(e.near) == 0 {
+		return fmt.Sprintf("unknown resource type %q: list the served types with kubectl api-resources", e.typ)
+	}
+	return fmt.Sprintf("unknown resource type %q: did you mean %s? (kubectl api-resources lists the served types)", e.typ, strings.Join(e.near, " or "))
+}
+
+// maxTypeSuggestions caps the near names an unknown type gets.
+const maxTypeSuggestions = 3
+
+// nearTypes returns the resources (by plural name, group-qualified when
+// not core) with a name, singular name, short name or kind within cobra's
+// suggestion distance of typ (2 edits, case-insensitive, fewer than half
+// of typ's letters) or that typ begins, nearest first.
+func nearTypes(typ string, lists []*metav1.APIResourceList) []string {
+	typ = strings.ToLower(typ)
+	best := map[string]int{}
+	for _, l := range lists {
+		gv, err := schema.ParseGroupVersion(l.GroupVersion)
+		if err != nil {
+			continue
+		}
+		for _, r := range l.APIResources {
+			if strings.Contains(r.Name, "/") {
+				continue
+			}
+			name := schema.GroupResource{Group: gv.Group, Resource: r.Name}.String()
+			for _, cand := range append([]string{r.Name, r.SingularName, strings.ToLower(r.Kind), name}, r.ShortNames...) {
+				d := levenshtein(typ, strings.ToLower(cand))
+				// Two edits of a three-letter word reach half the short
+				// names: an edit must be less than half the word.
+				near := d <= 2 && 2*d < len(typ)
+				if cand == "" || !near && !strings.HasPrefix(strings.ToLower(cand), typ) {
+					continue
+				}
+				if old, ok := best[name]; !ok || d < old {
+					best[name] = d
+				}
+			}
+		}
+	}
+	out := make([]string, 0, len(best))
+	for name := range best {
+		out = append(out, name)
+	}
+	slices.SortFunc(out, func(a, b string) int {
+		if c := best[a] - best[b]; c != 0 {
+			return c
+		}
+		return strings.Compare(a, b)
+	})
+	return out[:min(len(out), maxTypeSuggestions)]
+}
+
+// levenshtein is the edit distance of a and b, as cobra computes it for
+// its command suggestions.
+func levenshtein(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
 }
 
 // typeArg is one TYPE of kubectl's resource arguments and the names given

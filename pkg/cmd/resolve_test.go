@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
@@ -137,5 +138,42 @@ func TestLiveKinds(t *testing.T) {
 		if (err != nil) != tt.want.Empty() || got != tt.want {
 			t.Errorf("liveKinds(%q) = %v, %v; want %v", tt.typ, got, err, tt.want)
 		}
+	}
+}
+
+func TestNearTypes(t *testing.T) {
+	lists := []*metav1.APIResourceList{
+		{GroupVersion: "v1", APIResources: []metav1.APIResource{
+			{Name: "pods", SingularName: "pod", Kind: "Pod", ShortNames: []string{"po"}},
+			{Name: "pods/status", Kind: "Pod"},
+			{Name: "nodes", SingularName: "node", Kind: "Node", ShortNames: []string{"no"}},
+			{Name: "configmaps", SingularName: "configmap", Kind: "ConfigMap", ShortNames: []string{"cm"}},
+		}},
+		{GroupVersion: "apps/v1", APIResources: []metav1.APIResource{
+			{Name: "deployments", SingularName: "deployment", Kind: "Deployment", ShortNames: []string{"deploy"}},
+			{Name: "statefulsets", SingularName: "statefulset", Kind: "StatefulSet", ShortNames: []string{"sts"}},
+		}},
+	}
+	tests := []struct {
+		typ  string
+		want []string
+	}{
+		{"deploymnts", []string{"deployments.apps"}},
+		{"Deploymnet", []string{"deployments.apps"}},
+		{"deplyo", []string{"deployments.apps"}},
+		{"stateful", []string{"statefulsets.apps"}},
+		{"configmapz", []string{"configmaps"}},
+		{"foo", []string{}},
+		{"xyzzy", []string{}},
+		{"podz", []string{"pods"}},
+	}
+	for _, tt := range tests {
+		if diff := cmp.Diff(tt.want, nearTypes(tt.typ, lists)); diff != "" {
+			t.Errorf("nearTypes(%q) (-want +got):\n%s", tt.typ, diff)
+		}
+	}
+	err := &unknownTypeError{typ: "deploymnts", near: []string{"deployments.apps"}}
+	if want := `unknown resource type "deploymnts": did you mean deployments.apps? (kubectl api-resources lists the served types)`; err.Error() != want {
+		t.Errorf("message %q, want %q", err.Error(), want)
 	}
 }

@@ -14,6 +14,7 @@ import (
 	_ "k8s.io/client-go/plugin/pkg/client/auth"
 
 	"github.com/kubectl-rv/kubectl-rv/pkg/exitcode"
+	"github.com/kubectl-rv/kubectl-rv/pkg/output"
 	"github.com/kubectl-rv/kubectl-rv/pkg/version"
 )
 
@@ -69,8 +70,9 @@ func NewCmdRV(streams genericiooptions.IOStreams) *cobra.Command {
 	root.SetErr(streams.ErrOut)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return exitcode.Usage(err) })
 	configFlags.AddFlags(root.PersistentFlags())
+	addKlogFlags(root.PersistentFlags())
 	RegisterGlobalFlagCompletion(root, f)
-	rest.SetDefaultWarningHandler(rest.NewWarningWriter(streams.ErrOut, rest.WarningWriterOptions{Deduplicate: true}))
+	rest.SetDefaultWarningHandler(newWarningHandler(streams.ErrOut))
 
 	root.AddCommand(
 		NewCmdVersion(f, streams),
@@ -80,6 +82,7 @@ func NewCmdRV(streams genericiooptions.IOStreams) *cobra.Command {
 	for _, c := range root.Commands() {
 		wrapRunE(c, f)
 	}
+	registerFlagValueCompletion(root)
 	return root
 }
 
@@ -115,13 +118,45 @@ func HandleError(errOut io.Writer, err error) int {
 		return code
 	}
 	if !exitcode.IsSilent(err) {
-		msg := err.Error()
+		msg := escapeLines(err.Error())
 		if code == exitcode.CodeUsage && strings.HasPrefix(msg, "unknown command") {
 			msg += "\nSee 'kubectl rv --help' for the commands."
 		}
-		fmt.Fprintf(errOut, "error: %s\n", msg)
+		if code == exitcode.CodeFinding {
+			// A finding is the answer the command was asked for, not an
+			// error: its summary line has no "error: " prefix.
+			fmt.Fprintln(errOut, msg)
+		} else {
+			fmt.Fprintf(errOut, "error: %s\n", msg)
+		}
 	}
 	return code
+}
+
+// newWarningHandler prints the API server's warnings as kubectl does
+// ("Warning: ...", each once), escaped for the terminal: the text is the
+// server's, and an admission webhook's at that.
+func newWarningHandler(w io.Writer) rest.WarningHandler {
+	return escapingWarnings{rest.NewWarningWriter(w, rest.WarningWriterOptions{Deduplicate: true})}
+}
+
+type escapingWarnings struct{ next rest.WarningHandler }
+
+func (e escapingWarnings) HandleWarningHeader(code int, agent, text string) {
+	e.next.HandleWarningHeader(code, agent, output.Escape(text))
+}
+
+// escapeLines escapes each line of an error message for the terminal:
+// messages quote files and servers (a kind holding ESC]0;title BEL would
+// retitle the terminal), and the sites that build them need not all
+// remember to. Line breaks stay: some messages, such as the server's apply
+// conflicts, are lists.
+func escapeLines(msg string) string {
+	lines := strings.Split(msg, "\n")
+	for i, l := range lines {
+		lines[i] = output.Escape(l)
+	}
+	return strings.Join(lines, "\n")
 }
 
 func userAgent() string {

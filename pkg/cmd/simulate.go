@@ -124,6 +124,7 @@ docs/simulate.md; the built-in scenarios (kubectl rv simulate list) are examples
 		},
 	}
 	cmd.Flags().StringVar(&o.Builtin, "builtin", "", "Name of a built-in scenario (see kubectl rv simulate list).")
+	_ = cmd.RegisterFlagCompletionFunc("builtin", builtinScenarioCompletion)
 	cmd.Flags().Var(seedFlag{&o.Seed}, "seed", "Seed of the run (default: the scenario's seed).")
 	cmd.Flags().StringVar(&o.Report, "report", "", "Also write a picture of the run to this .html or .svg file.")
 	cmd.Flags().BoolVar(&o.Steps, "steps", false, "Print every request of the run before the summary (table output).")

@@ -96,6 +96,7 @@ With --etcd-endpoints the same commands run on a real etcd instead.`,
 	// etcdctl's own flags (--rev, --prefix, ...) follow the command name.
 	cmd.Flags().SetInterspersed(false)
 	cmd.Flags().StringVarP(&o.WriteOut, "write-out", "w", o.WriteOut, "Output format: simple (etcdctl's default) or json.")
+	setFlagValues(cmd.Flags(), "write-out", "simple", "json")
 	cmd.Flags().StringSliceVar(&o.EtcdEndpoints, "etcd-endpoints", nil, "Run on a real etcd at these client URLs instead of the embedded store.")
 	cmd.Flags().StringVarP(&o.Filename, "filename", "f", "", "Read the script (or a txn's body) from this file instead of stdin.")
 	return cmd

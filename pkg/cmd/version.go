@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -85,7 +86,10 @@ func (o *VersionOptions) Run(ctx context.Context) error {
 	if !o.ClientOnly {
 		rep.ServerVersion, serverErr = o.serverVersion()
 		if serverErr != nil {
-			if exitcode.Classify(serverErr) != exitcode.CodeCluster {
+			// An error that says whose fault it is (a missing kubeconfig is
+			// the user's) keeps its code; any other is the cluster's.
+			var marked *exitcode.Error
+			if !errors.As(serverErr, &marked) {
 				serverErr = exitcode.Cluster(serverErr)
 			}
 			serverErr = fmt.Errorf("getting the server version: %w", serverErr)

@@ -284,7 +284,7 @@ func (o *WatchOptions) finish(pr *watchprint.Printer, res inspect.Result) error 
 		return err
 	}
 	if o.FailOnFight && res.Fights > 0 {
-		return exitcode.Findingf("%d fights seen (--fail-on-fight)", res.Fights)
+		return exitcode.Findingf("%s seen (--fail-on-fight)", output.Plural(res.Fights, "fight"))
 	}
 	return nil
 }

@@ -36,7 +36,7 @@ func (s Selection) Offline() bool { return len(s.Filenames) > 0 }
 func (s Selection) Load(ctx context.Context, getter resource.RESTClientGetter, namespace string, stdin io.Reader) ([]Object, error) {
 	if s.Offline() {
 		objs, err := ReadFiles(s.Filenames, s.Recursive, stdin)
-		return objs, exitcode.Usage(err)
+		return objs, exitcode.Usage(WithFlag("-f", err))
 	}
 	var out []Object
 	err := s.Visit(ctx, getter, namespace, func(u *unstructured.Unstructured, m *meta.RESTMapping) error {

@@ -17,6 +17,8 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/yaml"
+
+	"github.com/kubectl-rv/kubectl-rv/pkg/output"
 )
 
 // Source says where an object was read from.
@@ -30,7 +32,7 @@ type Source struct {
 }
 
 func (s Source) String() string {
-	name := s.File
+	name := output.Escape(s.File)
 	if name == "-" {
 		name = "<stdin>"
 	}
@@ -53,16 +55,33 @@ type Object struct {
 	Source Source
 }
 
-// Describe names the object for messages: "Deployment default/web (deploy.yaml:3)".
+// Describe names the object for messages: "Deployment default/web
+// (deploy.yaml:3)", "Scenario (no metadata.name)". The kind and name come
+// from a file or a server, so they are escaped for the terminal.
 func (o Object) Describe() string {
 	name := o.Object.GetName()
+	if name == "" {
+		name = "(no metadata.name)"
+	}
 	if ns := o.Object.GetNamespace(); ns != "" {
 		name = ns + "/" + name
 	}
+	desc := output.Escape(o.Object.GetKind() + " " + name)
 	if o.Source.File == "" {
-		return fmt.Sprintf("%s %s", o.Object.GetKind(), name)
+		return desc
 	}
-	return fmt.Sprintf("%s %s (%s)", o.Object.GetKind(), name, o.Source)
+	return fmt.Sprintf("%s (%s)", desc, o.Source)
+}
+
+// WithFlag puts flag in front of a *PathError (-f deploy.yaml: no such file
+// or directory) and returns other errors as they are: they name the file
+// and line already.
+func WithFlag(flag string, err error) error {
+	var pe *PathError
+	if errors.As(err, &pe) {
+		return fmt.Errorf("%s %w", flag, err)
+	}
+	return err
 }
 
 // ErrNoObjects is returned when the input holds no object at all.
@@ -73,14 +92,20 @@ var manifestExt = map[string]bool{".yaml": true, ".yml": true, ".json": true}
 // ReadFiles reads every object in paths. A path may be a file, a directory
 // (its .yaml, .yml and .json files, recursively if recursive is set) or "-"
 // for stdin. Objects come back in the order they appear.
+//
+// Errors begin with the path (or <stdin>), never with a flag: the caller
+// names the flag the path came from (-f, --live, --base), in front of a
+// *PathError at least.
 func ReadFiles(paths []string, recursive bool, stdin io.Reader) ([]Object, error) {
 	var out []Object
+	emptyStdin := false
 	for _, p := range paths {
 		if p == "-" {
 			data, err := io.ReadAll(stdin)
 			if err != nil {
-				return nil, fmt.Errorf("reading stdin: %w", err)
+				return nil, fmt.Errorf("<stdin>: %w", err)
 			}
+			emptyStdin = len(bytes.TrimSpace(data)) == 0
 			objs, err := Decode("-", data)
 			if err != nil {
 				return nil, err
@@ -95,7 +120,7 @@ func ReadFiles(paths []string, recursive bool, stdin io.Reader) ([]Object, error
 		for _, f := range files {
 			data, err := os.ReadFile(f)
 			if err != nil {
-				return nil, fmt.Errorf("reading %s: %w", f, err)
+				return nil, &PathError{Path: f, Err: err}
 			}
 			objs, err := Decode(f, data)
 			if err != nil {
@@ -105,15 +130,42 @@ func ReadFiles(paths []string, recursive bool, stdin io.Reader) ([]Object, error
 		}
 	}
 	if len(out) == 0 {
-		return nil, fmt.Errorf("%s: %w", strings.Join(paths, ", "), ErrNoObjects)
+		names := make([]string, len(paths))
+		for i, p := range paths {
+			names[i] = Source{File: p, Item: -1}.String()
+		}
+		if emptyStdin && len(paths) == 1 {
+			return nil, fmt.Errorf("<stdin>: %w: standard input was empty: pipe the objects in, for example from kubectl get -o yaml", ErrNoObjects)
+		}
+		return nil, fmt.Errorf("%s: %w", strings.Join(names, ", "), ErrNoObjects)
 	}
 	return out, nil
 }
 
+// PathError is a path given to ReadFiles that cannot be read: the caller
+// puts the flag that named it in front ("-f deploy.yaml: no such file or
+// directory").
+type PathError struct {
+	Path string
+	Err  error
+}
+
+// Error is the path and why it could not be read, without Go's "stat PATH"
+// or "open PATH" in front, since it names the path already.
+func (e *PathError) Error() string {
+	var pe *fs.PathError
+	if errors.As(e.Err, &pe) {
+		return e.Path + ": " + pe.Err.Error()
+	}
+	return e.Path + ": " + e.Err.Error()
+}
+
+func (e *PathError) Unwrap() error { return e.Err }
+
 func expand(p string, recursive bool) ([]string, error) {
 	st, err := os.Stat(p)
 	if err != nil {
-		return nil, fmt.Errorf("-f %s: %w", p, err)
+		return nil, &PathError{Path: p, Err: err}
 	}
 	if !st.IsDir() {
 		return []string{p}, nil
@@ -135,7 +187,7 @@ func expand(p string, recursive bool) ([]string, error) {
 		return nil
 	})
 	if err != nil {
-		return nil, fmt.Errorf("-f %s: %w", p, err)
+		return nil, fmt.Errorf("%s: %w", p, err)
 	}
 	sort.Strings(files)
 	return files, nil
@@ -243,6 +295,9 @@ func toObjects(v any, src Source) ([]Object, error) {
 		return nil, fmt.Errorf("%s: document is not a Kubernetes object: want a mapping with apiVersion and kind, got %s", src, describeJSON(v))
 	}
 	m = normalizeNumbers(m).(map[string]any)
+	if err := checkTypes(m, src); err != nil {
+		return nil, err
+	}
 	u := &unstructured.Unstructured{Object: m}
 	if u.GetKind() == "" {
 		return nil, fmt.Errorf("%s: document is not a Kubernetes object: kind is missing", src)
@@ -268,6 +323,35 @@ func toObjects(v any, src Source) ([]Object, error) {
 		return out, nil
 	}
 	return []Object{{Object: u, Source: src}}, nil
+}
+
+// checkTypes rejects the identifying fields of an object when they are
+// present with the wrong type (apiVersion: 5), which the unstructured
+// getters would read as absent ("apiVersion is missing").
+func checkTypes(m map[string]any, src Source) error {
+	for _, f := range []string{"apiVersion", "kind"} {
+		if v, ok := m[f]; ok {
+			if _, isString := v.(string); !isString {
+				return fmt.Errorf("%s: %s must be a string, got %s", src, f, describeJSON(v))
+			}
+		}
+	}
+	md, ok := m["metadata"]
+	if !ok || md == nil {
+		return nil
+	}
+	mm, ok := md.(map[string]any)
+	if !ok {
+		return fmt.Errorf("%s: metadata must be a mapping, got %s", src, describeJSON(md))
+	}
+	for _, f := range []string{"name", "namespace", "resourceVersion", "uid"} {
+		if v, ok := mm[f]; ok && v != nil {
+			if _, isString := v.(string); !isString {
+				return fmt.Errorf("%s: metadata.%s must be a string, got %s (quote it)", src, f, describeJSON(v))
+			}
+		}
+	}
+	return nil
 }
 
 // normalizeNumbers turns json.Number into int64 or float64, as the
@@ -300,8 +384,12 @@ func describeJSON(v any) string {
 		return "a list"
 	case string:
 		return "a string"
-	case json.Number, float64:
+	case json.Number, float64, int64:
 		return "a number"
+	case map[string]any:
+		return "a mapping"
+	case nil:
+		return "null"
 	case bool:
 		return "a boolean"
 	}

@@ -102,6 +102,10 @@ func TestDecodeErrors(t *testing.T) {
 		{"missing kind", "apiVersion: v1\nmetadata: {name: x}\n", "bad.yaml:1: document is not a Kubernetes object: kind is missing"},
 		{"missing apiVersion", "kind: Pod\n", "bad.yaml:1: Pod object: apiVersion is missing"},
 		{"list item without kind", "apiVersion: v1\nkind: List\nitems:\n- metadata: {name: x}\n", "bad.yaml:1 (items[0]): document is not a Kubernetes object: kind is missing"},
+		{"apiVersion not a string", "apiVersion: 5\nkind: Pod\n", "bad.yaml:1: apiVersion must be a string, got a number"},
+		{"kind not a string", "apiVersion: v1\nkind: [a]\n", "bad.yaml:1: kind must be a string, got a list"},
+		{"metadata not a mapping", "apiVersion: v1\nkind: Pod\nmetadata: x\n", "bad.yaml:1: metadata must be a mapping, got a string"},
+		{"name not a string", "apiVersion: v1\nkind: Pod\nmetadata: {name: 5}\n", "bad.yaml:1: metadata.name must be a string, got a number (quote it)"},
 		{"bad JSON", "{\"apiVersion\": \"v1\",", "bad.yaml:1: invalid YAML"},
 	}
 	for _, tt := range tests {
@@ -115,12 +119,17 @@ func TestDecodeErrors(t *testing.T) {
 }
 
 func TestReadFilesErrors(t *testing.T) {
-	if _, err := ReadFiles([]string{"testdata/missing.yaml"}, false, nil); err == nil || !strings.Contains(err.Error(), "-f testdata/missing.yaml") {
-		t.Errorf("missing file: error = %v, want it to name -f testdata/missing.yaml", err)
+	_, err := ReadFiles([]string{"testdata/missing.yaml"}, false, nil)
+	if want := "--live testdata/missing.yaml: no such file or directory"; err == nil || WithFlag("--live", err).Error() != want {
+		t.Errorf("missing file: error = %v, want %q with the flag", err, want)
 	}
-	_, err := ReadFiles([]string{"-"}, false, strings.NewReader("# only a comment\n"))
-	if !errors.Is(err, ErrNoObjects) {
-		t.Errorf("empty input: error = %v, want ErrNoObjects", err)
+	_, err = ReadFiles([]string{"-"}, false, strings.NewReader("# only a comment\n"))
+	if want := "<stdin>: no objects found"; !errors.Is(err, ErrNoObjects) || err.Error() != want {
+		t.Errorf("a comment only: error = %v, want ErrNoObjects, %q", err, want)
+	}
+	_, err = ReadFiles([]string{"-"}, false, strings.NewReader(" \n"))
+	if want := "<stdin>: no objects found: standard input was empty"; !errors.Is(err, ErrNoObjects) || !strings.HasPrefix(err.Error(), want) {
+		t.Errorf("empty stdin: error = %v, want ErrNoObjects, %q", err, want)
 	}
 }
 
@@ -128,6 +137,10 @@ func FuzzDecode(f *testing.F) {
 	f.Add([]byte("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: one}\n---\napiVersion: v1\nkind: List\nitems: []\n"))
 	f.Add([]byte("{\"apiVersion\":\"v1\",\"kind\":\"Pod\"}{\"apiVersion\":\"v1\",\"kind\":\"Pod\"}"))
 	f.Add([]byte("---\n--- # c\n:\n"))
+	f.Add([]byte("apiVersion: 5\nkind: ConfigMap\nmetadata: {name: x}\n"))
+	f.Add([]byte("apiVersion: v1\nkind: \"\\e]0;title\\a\"\nmetadata: {name: \"a\\rb\"}\n"))
+	f.Add([]byte("apiVersion: v1\nkind: A\nmetadata: 5\n"))
+	f.Add([]byte("apiVersion: v1\nkind: A\nmetadata: {resourceVersion: 12}\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		objs, err := Decode("fuzz.yaml", data)
 		if err != nil {
@@ -140,6 +153,19 @@ func FuzzDecode(f *testing.F) {
 			if o.Object.GetKind() == "" || o.Object.GetAPIVersion() == "" {
 				t.Fatalf("decoded an object without kind or apiVersion: %v", o.Object.Object)
 			}
+			if d := o.Describe(); strings.ContainsFunc(d, func(r rune) bool { return r < 0x20 || r == 0x7f }) {
+				t.Fatalf("Describe() = %q: a control character reaches the terminal", d)
+			}
 		}
 	})
+}
+
+func TestDescribeEscapes(t *testing.T) {
+	objs, err := Decode("x.yaml", []byte("apiVersion: v1\nkind: \"A\\e]0;title\\a\"\nmetadata: {}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := objs[0].Describe(), "A^[]0;title^G (no metadata.name) (x.yaml:1)"; got != want {
+		t.Errorf("Describe() = %q, want %q", got, want)
+	}
 }

@@ -4,8 +4,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
+	"time"
 
+	"k8s.io/apimachinery/pkg/util/duration"
 	cliprinters "k8s.io/cli-runtime/pkg/printers"
 	"sigs.k8s.io/yaml"
 
@@ -179,4 +182,20 @@ func printableASCII(s string) bool {
 // returns nothing.
 func Warnf(w io.Writer, format string, args ...any) {
 	fmt.Fprintf(w, "warning: %s\n", Escape(fmt.Sprintf(format, args...)))
+}
+
+// Plural counts n of a word that takes an s in the plural: "1 object",
+// "2 objects", "0 types".
+func Plural(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return strconv.Itoa(n) + " " + word + "s"
+}
+
+// Duration renders d the way kubectl renders ages (2s, 5m10s, 3h, 2d),
+// rounded to the second first: client-side timings are not precise to the
+// nanosecond, and 1.996s reads better as 2s than as kubectl's truncated 1s.
+func Duration(d time.Duration) string {
+	return duration.HumanDuration(d.Round(time.Second))
 }

@@ -3,6 +3,7 @@ package output
 import (
 	"bytes"
 	"testing"
+	"time"
 
 	"github.com/kubectl-rv/kubectl-rv/internal/golden"
 )
@@ -99,5 +100,22 @@ func TestWarnf(t *testing.T) {
 	Warnf(&buf, "%s has no managedFields; skipped", "ConfigMap x\x1b]0;t\x07")
 	if got, want := buf.String(), "warning: ConfigMap x^[]0;t^G has no managedFields; skipped\n"; got != want {
 		t.Errorf("Warnf wrote %q, want %q", got, want)
+	}
+}
+
+func TestPluralAndDuration(t *testing.T) {
+	for _, tt := range []struct{ got, want string }{
+		{Plural(0, "type"), "0 types"},
+		{Plural(1, "type"), "1 type"},
+		{Plural(2, "object"), "2 objects"},
+		{Duration(2652501147 * time.Nanosecond), "3s"},
+		{Duration(1996 * time.Millisecond), "2s"},
+		{Duration(5*time.Minute + 10*time.Second), "5m10s"},
+		{Duration(2 * time.Minute), "2m"},
+		{Duration(0), "0s"},
+	} {
+		if tt.got != tt.want {
+			t.Errorf("got %q, want %q", tt.got, tt.want)
+		}
 	}
 }

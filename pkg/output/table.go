@@ -159,3 +159,32 @@ func displayWidth(s string) int {
 	}
 	return twwidth.WidthNoCache(s)
 }
+
+// Ellipsis marks a cell cut to fit its column.
+const Ellipsis = "…"
+
+// DisplayWidth is how many terminal columns s takes (wide East Asian
+// characters take two).
+func DisplayWidth(s string) int { return displayWidth(s) }
+
+// Truncate cuts s to at most width terminal columns, ending it with
+// Ellipsis when it had to cut, so that a reader knows there is more.
+func Truncate(s string, width int) string {
+	if displayWidth(s) <= width {
+		return s
+	}
+	if width < 1 {
+		return ""
+	}
+	var b strings.Builder
+	used := 0
+	for _, r := range s {
+		w := displayWidth(string(r))
+		if used+w > width-1 {
+			break
+		}
+		b.WriteRune(r)
+		used += w
+	}
+	return b.String() + Ellipsis
+}

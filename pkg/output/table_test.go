@@ -121,3 +121,20 @@ func BenchmarkRenderTable(b *testing.B) {
 		p.RenderTable(td)
 	}
 }
+
+func TestTruncate(t *testing.T) {
+	for _, tt := range []struct {
+		in    string
+		width int
+		want  string
+	}{
+		{"kube-controller-manager (status)", 32, "kube-controller-manager (status)"},
+		{"kube-controller-manager (status)", 10, "kube-cont…"},
+		{"名前名前", 5, "名前…"},
+		{"abc", 0, ""},
+	} {
+		if got := Truncate(tt.in, tt.width); got != tt.want || DisplayWidth(got) > tt.width {
+			t.Errorf("Truncate(%q, %d) = %q, want %q", tt.in, tt.width, got, tt.want)
+		}
+	}
+}

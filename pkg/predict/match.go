@@ -59,6 +59,20 @@ func (e *NoLiveObjectError) Error() string {
 	return fmt.Sprintf("no live object %s/%s", e.Type, e.Name)
 }
 
+// VersionError says that a manifest and its live object have different
+// versions of one kind: the offline engine does not convert.
+type VersionError struct {
+	// Where names the manifest, as Target.Where does.
+	Where string
+	// Manifest is the manifest's kind; Live the live object.
+	Manifest schema.GroupVersionKind
+	Live     *unstructured.Unstructured
+}
+
+func (e *VersionError) Error() string {
+	return fmt.Sprintf("%s: the live object is %s, the manifest %s: offline prediction cannot convert between versions", e.Where, e.Live.GroupVersionKind(), e.Manifest)
+}
+
 // LiveSet holds the live objects of an offline prediction (saved with
 // kubectl get -o yaml --show-managed-fields), indexed for matching.
 type LiveSet struct {
@@ -153,7 +167,7 @@ func (s *LiveSet) match(t *Target, ns DefaultNamespace) (*unstructured.Unstructu
 		}
 	}
 	if live != nil && live.GroupVersionKind() != t.GVK {
-		return nil, fmt.Errorf("%s: the live object is %s, the manifest %s: offline prediction cannot convert between versions", t.Where(), live.GroupVersionKind(), t.GVK)
+		return nil, &VersionError{Where: t.Where(), Manifest: t.GVK, Live: live}
 	}
 	return live, nil
 }

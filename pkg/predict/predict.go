@@ -15,6 +15,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/strategicpatch"
 	"k8s.io/client-go/kubernetes/scheme"
@@ -190,7 +191,15 @@ func predict(ctx context.Context, cfg Config, in Input, ex Executor) (Result, *u
 	an := newAnalyzer(cfg.TypeConverter, before)
 	var errs []error
 	res.Methods, errs = runAll(ctx, an, ex, reqs, live, res.FieldManager)
-	return res, live, errors.Join(errs...)
+	// The methods share their causes: a user who may not write is refused
+	// every method, an unreachable server fails them all. The first error,
+	// in method order, says it once.
+	for _, err := range errs {
+		if err != nil {
+			return res, live, err
+		}
+	}
+	return res, live, nil
 }
 
 // runAll runs the requests. The methods are independent (nothing is
@@ -297,7 +306,7 @@ func run(ctx context.Context, an *analyzer, ex Executor, rq request, live *unstr
 		out, err = ex.Patch(ctx, rq.pt, rq.data, manager, rq.force)
 	}
 	if err != nil {
-		return classify(mr, rq, err)
+		return classify(mr, rq, live, err)
 	}
 	mr.Code = http.StatusOK
 	if live == nil {
@@ -307,7 +316,7 @@ func run(ctx context.Context, an *analyzer, ex Executor, rq request, live *unstr
 	return mr, nil
 }
 
-func classify(mr MethodResult, rq request, err error) (MethodResult, error) {
+func classify(mr MethodResult, rq request, live *unstructured.Unstructured, err error) (MethodResult, error) {
 	var st apierrors.APIStatus
 	if !errors.As(err, &st) {
 		return mr, err
@@ -331,8 +340,8 @@ func classify(mr MethodResult, rq request, err error) (MethodResult, error) {
 	case s.Code == http.StatusUnprocessableEntity, s.Code == http.StatusUnsupportedMediaType,
 		s.Code == http.StatusBadRequest, s.Code == http.StatusRequestEntityTooLarge:
 		mr.Verdict = Invalid
-		if rq.method == JSONPatch && s.Code == http.StatusUnprocessableEntity {
-			mr.Reason = "the JSON patch does not apply to the live object: a test operation failed or a path is missing (" + mr.Reason + ")"
+		if rq.method == JSONPatch && s.Code == http.StatusUnprocessableEntity && s.Message == patchNotApplied {
+			mr.Reason = "the JSON patch does not apply to the live object: " + jsonPatchFailure(rq.data, live)
 		}
 		if rq.method == StrategicMergePatch && s.Code == http.StatusUnsupportedMediaType {
 			mr.Reason = "strategic merge patch needs the Go type's patch metadata (patchStrategy, patchMergeKey), which custom resources do not have; the server refuses it with 415 and kubectl falls back to a JSON merge patch"
@@ -341,6 +350,36 @@ func classify(mr MethodResult, rq request, err error) (MethodResult, error) {
 		return mr, err
 	}
 	return mr, nil
+}
+
+// patchNotApplied is the message of the 422 the API server answers when a
+// JSON patch does not apply (a test fails, a path is missing): its generic
+// "error in our request", with the library's own error dropped. Any other
+// 422 (spec.selector: Required value) is validation, and its message is the
+// server's reason.
+var patchNotApplied = apierrors.NewGenericServerResponse(http.StatusUnprocessableEntity, "", schema.GroupResource{}, "", "", 0, false).ErrStatus.Message
+
+// jsonPatchFailure says why a JSON patch the server would not apply fails,
+// from the library the server uses, applied to the live object the
+// prediction read ("testing value /metadata/resourceVersion failed").
+func jsonPatchFailure(data []byte, live *unstructured.Unstructured) string {
+	const unknown = "a test operation failed or a path is missing"
+	if live == nil {
+		return unknown
+	}
+	p, err := jsonpatch.DecodePatch(data)
+	if err != nil {
+		return err.Error()
+	}
+	doc, err := live.MarshalJSON()
+	if err != nil {
+		return unknown
+	}
+	if _, err := p.Apply(doc); err != nil {
+		return err.Error()
+	}
+	// The server's object moved since it was read.
+	return unknown
 }
 
 // buildRequests makes each method's request from the input.

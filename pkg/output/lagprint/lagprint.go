@@ -211,13 +211,13 @@ func PrintSummary(w io.Writer, rep *lag.Report) error {
 		fmt.Fprintf(&b, "%s: %s\n", output.Escape(t.Name()), counts(t))
 	}
 	tot := rep.Totals()
-	fmt.Fprintf(&b, "total: %d types, %s\n", len(rep.Types), counts(tot))
+	fmt.Fprintf(&b, "total: %s, %s\n", output.Plural(len(rep.Types), "type"), counts(tot))
 	_, err := io.WriteString(w, b.String())
 	return err
 }
 
 func counts(t lag.TypeSummary) string {
-	parts := []string{plural(t.Objects, "object"), fmt.Sprintf("%d current", t.Current), fmt.Sprintf("%d lagging", t.Lagging)}
+	parts := []string{output.Plural(t.Objects, "object"), fmt.Sprintf("%d current", t.Current), fmt.Sprintf("%d lagging", t.Lagging)}
 	if t.NeverObserved > 0 {
 		parts = append(parts, fmt.Sprintf("%d never-observed", t.NeverObserved))
 	}
@@ -225,18 +225,11 @@ func counts(t lag.TypeSummary) string {
 		parts = append(parts, fmt.Sprintf("%d no-generation", t.NoGeneration))
 	}
 	s := strings.Join(parts, ", ")
-	s += fmt.Sprintf(" (%s over the thresholds)", plural(t.Findings, "finding"))
+	s += fmt.Sprintf(" (%s over the thresholds)", output.Plural(t.Findings, "finding"))
 	if t.Error != "" {
 		s += " [partial: " + t.Error + "]"
 	}
 	return s
-}
-
-func plural(n int, word string) string {
-	if n == 1 {
-		return "1 " + word
-	}
-	return fmt.Sprintf("%d %ss", n, word)
 }
 
 // PrintNotes writes the explanations of the items, the findings first. An

@@ -97,7 +97,7 @@ func TestEmptyReportPrintsOnlyTheSummary(t *testing.T) {
 	if err := PrintTable(p, rep, Options{}); err != nil {
 		t.Fatal(err)
 	}
-	want := "deployments.apps: 2 objects, 2 current, 0 lagging (0 findings over the thresholds)\ntotal: 1 types, 2 objects, 2 current, 0 lagging (0 findings over the thresholds)\n"
+	want := "deployments.apps: 2 objects, 2 current, 0 lagging (0 findings over the thresholds)\ntotal: 1 type, 2 objects, 2 current, 0 lagging (0 findings over the thresholds)\n"
 	if diff := cmp.Diff(want, buf.String()); diff != "" {
 		t.Errorf("(-want +got)\n%s", diff)
 	}

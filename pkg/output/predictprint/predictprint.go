@@ -76,7 +76,7 @@ func Print(p *output.Printer, errOut io.Writer, r Report) error {
 		return err
 	}
 	for _, n := range r.Notes {
-		if _, err := fmt.Fprintf(errOut, "note: %s\n", n); err != nil {
+		if _, err := fmt.Fprintf(errOut, "note: %s\n", output.Escape(n)); err != nil {
 			return err
 		}
 	}

@@ -66,7 +66,7 @@ func (w *Printer) Warning(msg string) {
 
 // Empty tells on ErrOut that a resource's initial list found nothing yet.
 func (w *Printer) Empty(resource, rv string) {
-	fmt.Fprintf(w.opts.ErrOut, "No %s found yet; watching from resourceVersion %s.\n", resource, rv)
+	fmt.Fprintf(w.opts.ErrOut, "No %s found yet; watching from resourceVersion %s.\n", output.Escape(resource), output.Escape(rv))
 }
 
 type eventJSON struct {
@@ -217,10 +217,10 @@ func (w *Printer) fieldsText(e inspect.Event) string {
 		if g.Revisions != nil {
 			fields += fmt.Sprintf(" (%d revisions)", *g.Revisions)
 		}
-		return fields + fmt.Sprintf("; %d changes seen after the gap", g.Changes)
+		return fields + fmt.Sprintf("; %s seen after the gap", output.Plural(g.Changes, "change"))
 	case inspect.EventFight:
 		f := e.Fight
-		return fmt.Sprintf("%s changed hands %d times in %s (%.1f/min)", f.Field, f.Flips, f.Span, f.PerMinute)
+		return fmt.Sprintf("%s changed hands %d times in %s (%.1f/min)", f.Field, f.Flips, output.Duration(time.Duration(f.Span)), f.PerMinute)
 	case inspect.EventModified:
 		if len(e.Fields) == 0 && e.PreviousResourceVersion != "" {
 			// resourceVersion, generation and managedFields are not diffed:
@@ -271,16 +271,19 @@ func dash(s string) string {
 	return s
 }
 
-// minWidths keep the first rows aligned with the header; later, wider
-// cells widen their column for the rows after them.
-var minWidths = map[string]int{"TIME": 8, "EVENT": 8, "NAMESPACE": 10, "OBJECT": 24, "RV": 6, "REVS": 4, "GEN": 3, "MANAGER": 26}
+// widths are the columns' widths. A table keeps them, so that every row
+// stays under the header as a stream goes on: a longer cell is cut to its
+// column with output.Ellipsis, except a resourceVersion, which must be read
+// whole and widens its column instead. -o wide cuts nothing: a longer cell
+// widens its column for the rows after it.
+var widths = map[string]int{"TIME": 8, "EVENT": 8, "NAMESPACE": 12, "OBJECT": 26, "RV": 10, "REVS": 5, "GEN": 3, "MANAGER": 32}
 
 func (w *Printer) writeRow(b *strings.Builder, cells []output.Cell) {
 	cols := w.columns()
 	if w.widths == nil {
 		w.widths = make([]int, len(cols))
 		for i, c := range cols {
-			w.widths[i] = max(len(c), minWidths[c])
+			w.widths[i] = max(len(c), widths[c])
 		}
 	}
 	for i, c := range cells {
@@ -289,7 +292,11 @@ func (w *Printer) writeRow(b *strings.Builder, cells []output.Cell) {
 			b.WriteString(w.p.Paint(c.Style, text))
 			break
 		}
-		n := len([]rune(text))
+		n := output.DisplayWidth(text)
+		if n > w.widths[i] && w.p.Format != output.Wide && cols[i] != "RV" {
+			text = output.Truncate(text, w.widths[i])
+			n = output.DisplayWidth(text)
+		}
 		if n > w.widths[i] {
 			w.widths[i] = n
 		}

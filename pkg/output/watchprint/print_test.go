@@ -44,14 +44,14 @@ func sampleEvents() []inspect.Event {
 	gone.Writer = &inspect.Writer{Reason: inspect.ReasonDeleted}
 	fight := base(inspect.EventFight, 12, "1001")
 	fight.Generation = nil
-	fight.Fight = &inspect.Fight{Object: "deployment.apps/web", Namespace: "shop", Field: ".spec.replicas", Managers: []string{"argo", "hpa"}, Flips: 4, Span: inspect.Duration(6 * time.Second), PerMinute: 40, Since: t0.Add(6 * time.Second)}
+	fight.Fight = &inspect.Fight{Object: "deployment.apps/web", Namespace: "shop", Field: ".spec.replicas", Managers: []string{"argo", "hpa"}, Flips: 4, Span: inspect.Duration(6*time.Second + 400*time.Millisecond), PerMinute: 40, Since: t0.Add(6 * time.Second)}
 	bookmark := inspect.Event{Type: inspect.EventBookmark, Time: t0.Add(13 * time.Second), Resource: "apps/v1/deployments", Object: "deployments.apps", ResourceVersion: "1005"}
 	return []inspect.Event{initial, mod, status, unknown, gap, gone, fight, bookmark}
 }
 
 func sampleSummary() inspect.Summary {
 	return inspect.Summary{
-		Started: t0, Ended: t0.Add(15 * time.Second), Duration: inspect.Duration(15 * time.Second), Writes: 3, Deletes: 1,
+		Started: t0, Ended: t0.Add(15 * time.Second), Duration: inspect.Duration(15*time.Second + 652501147), Writes: 3, Deletes: 1,
 		Objects:   []inspect.ObjectSummary{{Object: "deployment.apps/web", Namespace: "shop", Resource: "apps/v1/deployments", Writes: 3, Spec: 1, Status: 1, Metadata: 1, Managers: []string{"kube-controller-manager (status)", "kubectl-client-side-apply"}, Deleted: true, Hot: true, PeakRate: 1.5}},
 		Managers:  []inspect.ManagerSummary{{Manager: "kube-controller-manager (status)", Writes: 1, Fields: 1, Objects: 1}, {Manager: "kubectl-client-side-apply", Writes: 1, Fields: 3, Objects: 1}},
 		HotFields: []inspect.FieldSummary{{Object: "deployment.apps/web", Namespace: "shop", Field: ".spec.replicas", Writes: 1, Managers: []string{"kubectl-client-side-apply"}}},

@@ -5,6 +5,7 @@ import (
 	"io"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/kubectl-rv/kubectl-rv/pkg/inspect"
 	"github.com/kubectl-rv/kubectl-rv/pkg/output"
@@ -17,7 +18,7 @@ func (w *Printer) Summary(s inspect.Summary) error {
 		return w.p.PrintJSONLine(summaryJSON{TypeMeta: output.NewTypeMeta(SummaryKind), Summary: s})
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "\n%s %s: %s, %s, %s, %s\n", w.p.Paint(output.Bold, "Summary of"), s.Duration, plural(s.Writes, "write"), plural(s.Deletes, "delete"), plural(len(s.Gaps), "gap"), plural(len(s.Fights), "fight"))
+	fmt.Fprintf(&b, "\n%s %s: %s, %s, %s, %s\n", w.p.Paint(output.Bold, "Summary of"), output.Duration(time.Duration(s.Duration)), output.Plural(s.Writes, "write"), output.Plural(s.Deletes, "delete"), output.Plural(len(s.Gaps), "gap"), output.Plural(len(s.Fights), "fight"))
 	if len(s.Objects) > 0 {
 		t := &output.TableData{Columns: output.Columns("Object", "Writes", "Spec", "Status", "Metadata", "Other", "Managers", "Hot")}
 		if w.opts.ShowNamespace {
@@ -87,11 +88,4 @@ func (w *Printer) plain() *output.Printer {
 	p.Format = output.Table
 	p.NoHeaders = false
 	return &p
-}
-
-func plural(n int, word string) string {
-	if n == 1 {
-		return "1 " + word
-	}
-	return strconv.Itoa(n) + " " + word + "s"
 }

@@ -1,0 +1,77 @@
+package predict
+
+import (
+	"context"
+	"net/http"
+	"strings"
+	"testing"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+)
+
+// refusingExecutor answers every write with err, the way a server answers
+// a user who may only read, or the validation error of a patch.
+type refusingExecutor struct {
+	live *unstructured.Unstructured
+	err  func(method string) error
+}
+
+func (e refusingExecutor) Engine() string { return "server" }
+
+func (e refusingExecutor) Live(context.Context) (*unstructured.Unstructured, error) {
+	return e.live, nil
+}
+
+func (e refusingExecutor) Update(context.Context, *unstructured.Unstructured, string) (*unstructured.Unstructured, error) {
+	return nil, e.err("update")
+}
+
+func (e refusingExecutor) Patch(_ context.Context, pt types.PatchType, _ []byte, _ string, _ bool) (*unstructured.Unstructured, error) {
+	return nil, e.err(string(pt))
+}
+
+// TestPredictForbiddenOnce: a user refused every method gets the refusal
+// once, not once per method.
+func TestPredictForbiddenOnce(t *testing.T) {
+	gr := schema.GroupResource{Group: "apps", Resource: "deployments"}
+	ex := refusingExecutor{live: liveWeb(t), err: func(string) error {
+		return apierrors.NewForbidden(gr, "web", nil)
+	}}
+	_, err := Predict(context.Background(), Config{FieldManager: "ci"}, Input{Desired: desiredWeb(t, "11", "nginx:2")}, ex)
+	if !apierrors.IsForbidden(err) || strings.Count(err.Error(), "forbidden") != 1 {
+		t.Errorf("Predict() = %v, want the refusal once", err)
+	}
+}
+
+// TestPredictJSONPatchReasons: a JSON patch the server validates and
+// rejects shows the server's reason; one that does not apply says why,
+// from the library the server uses.
+func TestPredictJSONPatchReasons(t *testing.T) {
+	invalid := apierrors.NewInvalid(schema.GroupKind{Group: "apps", Kind: "Deployment"}, "web", field.ErrorList{field.Required(field.NewPath("spec", "selector"), "")})
+	notApplied := apierrors.NewGenericServerResponse(http.StatusUnprocessableEntity, "", schema.GroupResource{}, "", "test failed", 0, false)
+	tests := []struct {
+		name string
+		err  error
+		want string
+	}{
+		{"validation", invalid, `Deployment.apps "web" is invalid: spec.selector: Required value`},
+		{"stale test", notApplied, "the JSON patch does not apply to the live object: testing value /metadata/resourceVersion failed"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ex := refusingExecutor{live: liveWeb(t), err: func(string) error { return tt.err }}
+			// Base 10 is stale: the generated patch tests resourceVersion 10, the live object is at 11.
+			res, err := Predict(context.Background(), Config{Methods: []Method{JSONPatch}}, Input{Desired: desiredWeb(t, "10", "nginx:2")}, ex)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := res.Methods[0]; got.Verdict != Invalid || got.Reason != tt.want && !strings.HasPrefix(got.Reason, tt.want) {
+				t.Errorf("json-patch = %s %q, want invalid %q", got.Verdict, got.Reason, tt.want)
+			}
+		})
+	}
+}
