@@ -4,10 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"net"
 	"net/url"
 	"strconv"
 	"strings"
+	"syscall"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -136,10 +138,18 @@ func isClusterError(err error) bool {
 	if isClusterStatus(err) || errors.Is(err, context.DeadlineExceeded) {
 		return true
 	}
+	// A local file's error is never the cluster's. syscall.Errno has
+	// Timeout and Temporary, so a bare one (inside an *fs.PathError, say)
+	// passes for a net.Error: only one inside a network error counts.
+	var pathErr *fs.PathError
+	if errors.As(err, &pathErr) {
+		return false
+	}
 	var urlErr *url.Error
 	var netErr net.Error
 	var opErr *net.OpError
-	if errors.As(err, &urlErr) || errors.As(err, &netErr) || errors.As(err, &opErr) {
+	var errno syscall.Errno
+	if errors.As(err, &urlErr) || errors.As(err, &opErr) || errors.As(err, &netErr) && !errors.As(err, &errno) {
 		return true
 	}
 	msg := err.Error()

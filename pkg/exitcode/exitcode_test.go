@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"net"
 	"net/url"
+	"syscall"
 	"testing"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -68,5 +70,24 @@ func TestSilent(t *testing.T) {
 	}
 	if got := SilentFinding().Error(); got != "exit status 1" {
 		t.Errorf("SilentFinding().Error() = %q", got)
+	}
+}
+
+// TestLocalFileErrorsAreNeverTheClusters: a local path's error exits 2,
+// though syscall.Errno passes for a net.Error; a network error inside an
+// *net.OpError still exits 3.
+func TestLocalFileErrorsAreNeverTheClusters(t *testing.T) {
+	for _, tc := range []struct {
+		err  error
+		want int
+	}{
+		{&fs.PathError{Op: "open", Path: "/nonexistent/dir/s.svg", Err: syscall.ENOENT}, CodeUsage},
+		{fmt.Errorf("--report: %w", &fs.PathError{Op: "open", Path: "/x", Err: syscall.EACCES}), CodeUsage},
+		{syscall.ENOSPC, CodeUsage},
+		{&net.OpError{Op: "dial", Net: "tcp", Err: syscall.ECONNREFUSED}, CodeCluster},
+	} {
+		if got := Classify(tc.err); got != tc.want {
+			t.Errorf("Classify(%v) = %d, want %d", tc.err, got, tc.want)
+		}
 	}
 }
