@@ -35,7 +35,10 @@ port_free() { ! (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
 free_port() {
   local p
   for _ in $(seq 1 200); do
-    p=$(( 20000 + RANDOM % 40000 ))
+    # Below Linux's ephemeral range (32768-60999): a port from it can be
+    # taken by any outgoing connection (the API server's to etcd, say)
+    # between this check and the bind.
+    p=$(( 20000 + RANDOM % 12000 ))
     if port_free "$p" && ! grep -qx "$p" "$state/ports" 2>/dev/null; then
       echo "$p" >> "$state/ports"
       echo "$p"
@@ -201,6 +204,9 @@ KC
 
   log "starting etcd on 127.0.0.1:$etcd_port"
   start_proc etcd
+  # A start that fails stops what it started, so that nothing is left
+  # running (and holding the caller's lock) after the error.
+  trap 'stop_proc kube-controller-manager; stop_proc kube-apiserver; stop_proc etcd' ERR
   wait_for etcd 60 bash -c "exec 3<>/dev/tcp/127.0.0.1/$etcd_port"
   log "starting kube-apiserver on $server"
   start_proc kube-apiserver
@@ -226,6 +232,7 @@ RBAC
   log "starting kube-controller-manager"
   start_proc kube-controller-manager
   wait_for kube-controller-manager 120 kubectl_admin get serviceaccount default -n default
+  trap - ERR
   log "up: $server (state in $state)"
   print_env
 }
