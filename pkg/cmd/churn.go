@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
-	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/metadata"
@@ -151,34 +150,8 @@ func (o *ChurnOptions) Complete(f *Factory, args []string) error {
 			return err
 		}
 	}
-	o.types = func() (apitypes.Discovered, error) { return o.resolveTypes(f) }
+	o.types = func() (apitypes.Discovered, error) { return resolveAPITypes(f, o.args, o.AllNamespaces) }
 	return nil
-}
-
-func (o *ChurnOptions) resolveTypes(f *Factory) (apitypes.Discovered, error) {
-	if len(o.args) == 0 {
-		d, err := f.Discovery()
-		if err != nil {
-			return apitypes.Discovered{}, err
-		}
-		return apitypes.Listable(d, o.AllNamespaces)
-	}
-	m, err := f.Mapper()
-	if err != nil {
-		return apitypes.Discovered{}, err
-	}
-	var out apitypes.Discovered
-	for _, typ := range doctorTypeArgs(o.args) {
-		mapping, err := resolveType(m, typ)
-		if err != nil {
-			return apitypes.Discovered{}, err
-		}
-		t := apitypes.Type{Resource: mapping.Resource, Kind: mapping.GroupVersionKind.Kind, Namespaced: mapping.Scope.Name() == meta.RESTScopeNameNamespace}
-		if !slices.Contains(out.Types, t) {
-			out.Types = append(out.Types, t)
-		}
-	}
-	return out, nil
 }
 
 // Validate checks the flags without I/O.
@@ -186,7 +159,7 @@ func (o *ChurnOptions) Validate() error {
 	if err := o.Output.Validate(); err != nil {
 		return err
 	}
-	for _, a := range doctorTypeArgs(o.args) {
+	for _, a := range typeListArgs(o.args) {
 		switch {
 		case strings.TrimSpace(a) == "":
 			return exitcode.Usagef("empty resource type in %q: give TYPE[,TYPE...]", strings.Join(o.args, " "))
@@ -250,7 +223,7 @@ func (o *ChurnOptions) Run(ctx context.Context) error {
 		until = o.For.String()
 	}
 	fmt.Fprintf(o.ErrOut, "Watching the metadata of %d types until %s...\n", len(types.Types), until)
-	scope := churnprint.Scope{Namespace: o.namespace, LoopRate: o.LoopRate, Types: doctorTypeArgs(o.args)}
+	scope := churnprint.Scope{Namespace: o.namespace, LoopRate: o.LoopRate, Types: typeListArgs(o.args)}
 	cfg := o.config()
 	// On a terminal, a live top-N view redrawn in place, as top does.
 	live := !p.Structured() && output.IsTerminal(o.Out)

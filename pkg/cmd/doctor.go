@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
-	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/metadata"
@@ -148,42 +147,8 @@ func (o *DoctorOptions) Complete(f *Factory, args []string) error {
 			return err
 		}
 	}
-	o.types = func() (apitypes.Discovered, error) { return o.resolveTypes(f) }
+	o.types = func() (apitypes.Discovered, error) { return resolveAPITypes(f, o.args, true) }
 	return nil
-}
-
-func (o *DoctorOptions) resolveTypes(f *Factory) (apitypes.Discovered, error) {
-	if len(o.args) == 0 {
-		d, err := f.Discovery()
-		if err != nil {
-			return apitypes.Discovered{}, err
-		}
-		return apitypes.Listable(d, true)
-	}
-	m, err := f.Mapper()
-	if err != nil {
-		return apitypes.Discovered{}, err
-	}
-	var out apitypes.Discovered
-	for _, typ := range doctorTypeArgs(o.args) {
-		mapping, err := resolveType(m, typ)
-		if err != nil {
-			return apitypes.Discovered{}, err
-		}
-		t := apitypes.Type{Resource: mapping.Resource, Kind: mapping.GroupVersionKind.Kind, Namespaced: mapping.Scope.Name() == meta.RESTScopeNameNamespace}
-		if !slices.Contains(out.Types, t) {
-			out.Types = append(out.Types, t)
-		}
-	}
-	return out, nil
-}
-
-func doctorTypeArgs(args []string) []string {
-	var out []string
-	for _, a := range args {
-		out = append(out, strings.Split(a, ",")...)
-	}
-	return out
 }
 
 // Validate checks the flags without I/O.
@@ -191,7 +156,7 @@ func (o *DoctorOptions) Validate() error {
 	if err := o.Output.Validate(); err != nil {
 		return err
 	}
-	for _, a := range doctorTypeArgs(o.args) {
+	for _, a := range typeListArgs(o.args) {
 		switch {
 		case strings.TrimSpace(a) == "":
 			return exitcode.Usagef("empty resource type in %q: give TYPE[,TYPE...]", strings.Join(o.args, " "))

@@ -12,6 +12,7 @@ import (
 	"k8s.io/cli-runtime/pkg/resource"
 	"k8s.io/client-go/restmapper"
 
+	"github.com/kubectl-rv/kubectl-rv/pkg/apitypes"
 	"github.com/kubectl-rv/kubectl-rv/pkg/exitcode"
 )
 
@@ -228,4 +229,43 @@ func offlineMapper(objs []*unstructured.Unstructured) meta.RESTMapper {
 		m.Add(gvk, meta.RESTScopeNamespace)
 	}
 	return m
+}
+
+// typeListArgs splits TYPE[,TYPE...] arguments.
+func typeListArgs(args []string) []string {
+	var out []string
+	for _, a := range args {
+		out = append(out, strings.Split(a, ",")...)
+	}
+	return out
+}
+
+// resolveAPITypes returns the types a command that works across types
+// (doctor, churn) covers: the TYPE arguments, resolved by resolveType, or
+// with none every listable and watchable type discovery finds
+// (cluster-scoped ones only when clusterScoped is set).
+func resolveAPITypes(f *Factory, args []string, clusterScoped bool) (apitypes.Discovered, error) {
+	if len(args) == 0 {
+		d, err := f.Discovery()
+		if err != nil {
+			return apitypes.Discovered{}, err
+		}
+		return apitypes.Listable(d, clusterScoped)
+	}
+	m, err := f.Mapper()
+	if err != nil {
+		return apitypes.Discovered{}, err
+	}
+	var out apitypes.Discovered
+	for _, typ := range typeListArgs(args) {
+		mapping, err := resolveType(m, typ)
+		if err != nil {
+			return apitypes.Discovered{}, err
+		}
+		t := apitypes.Type{Resource: mapping.Resource, Kind: mapping.GroupVersionKind.Kind, Namespaced: mapping.Scope.Name() == meta.RESTScopeNameNamespace}
+		if !slices.Contains(out.Types, t) {
+			out.Types = append(out.Types, t)
+		}
+	}
+	return out, nil
 }
