@@ -126,18 +126,7 @@ func TestManifestRendersFromArchives(t *testing.T) {
 		archives = append(archives, a)
 	}
 	out := filepath.Join(dir, "rv.yaml")
-	args := append([]string{"-template", "../../krew/rv.yaml", "-version", "v0.1.0", "-base-url", "https://example.com/dl/", "-o", out}, archives...)
-	if err := manifestCmd(args); err != nil {
-		t.Fatalf("manifest: %v", err)
-	}
-	data, err := os.ReadFile(out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := krew.Parse(data)
-	if err != nil {
-		t.Fatal(err)
-	}
+	m := renderManifest(t, out, "https://example.com/dl/", archives)
 	sum := sha256.Sum256([]byte("linux/amd64"))
 	p := m.Spec.Platforms[0]
 	if p.URI != "https://example.com/dl/kubectl-rv_v0.1.0_linux_amd64.tar.gz" {
@@ -177,18 +166,7 @@ func TestManifestOfSomePlatforms(t *testing.T) {
 		archives = append(archives, a)
 	}
 	out := filepath.Join(dir, "rv.yaml")
-	args := append([]string{"-template", "../../krew/rv.yaml", "-version", "v0.1.0", "-base-url", "https://example.com/dl", "-o", out}, archives...)
-	if err := manifestCmd(args); err != nil {
-		t.Fatalf("manifest: %v", err)
-	}
-	data, err := os.ReadFile(out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := krew.Parse(data)
-	if err != nil {
-		t.Fatal(err)
-	}
+	m := renderManifest(t, out, "https://example.com/dl", archives)
 	var got []string
 	for _, p := range m.Spec.Platforms {
 		got = append(got, p.Selector.MatchLabels["os"]+"/"+p.Selector.MatchLabels["arch"]+" "+p.URI)
@@ -203,4 +181,23 @@ func TestManifestOfSomePlatforms(t *testing.T) {
 	if err := krew.Validate(m, out); err == nil {
 		t.Error("Validate accepted a manifest without all five platforms; only ValidateFor should")
 	}
+}
+
+// renderManifest runs pack manifest for v0.1.0 over the archives into out
+// and parses what it wrote.
+func renderManifest(t *testing.T, out, baseURL string, archives []string) *krew.Manifest {
+	t.Helper()
+	args := append([]string{"-template", "../../krew/rv.yaml", "-version", "v0.1.0", "-base-url", baseURL, "-o", out}, archives...)
+	if err := manifestCmd(args); err != nil {
+		t.Fatalf("manifest: %v", err)
+	}
+	data, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := krew.Parse(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
 }
