@@ -97,31 +97,7 @@ type fieldFight struct {
 // NewTracker returns a Tracker of the given types, which are watched from
 // start; zero Config fields take their defaults.
 func NewTracker(cfg Config, types []apitypes.Type, start time.Time) *Tracker {
-	def := NewConfig()
-	if cfg.LoopRate <= 0 {
-		cfg.LoopRate = def.LoopRate
-	}
-	if cfg.MinLoopWrites <= 0 {
-		cfg.MinLoopWrites = def.MinLoopWrites
-	}
-	if cfg.FightThreshold <= 0 {
-		cfg.FightThreshold = def.FightThreshold
-	}
-	if cfg.FightWindow <= 0 {
-		cfg.FightWindow = def.FightWindow
-	}
-	if cfg.Top <= 0 {
-		cfg.Top = def.Top
-	}
-	if cfg.LiveEvery <= 0 {
-		cfg.LiveEvery = def.LiveEvery
-	}
-	if cfg.LiveTop <= 0 {
-		cfg.LiveTop = def.LiveTop
-	}
-	if cfg.ExplainSamples <= 0 {
-		cfg.ExplainSamples = def.ExplainSamples
-	}
+	cfg = cfg.withDefaults()
 	t := &Tracker{
 		cfg: cfg, typeIndex: map[string]int32{}, objects: map[objKey]*objState{},
 		pending: map[string][]*unstructured.Unstructured{}, synced: map[string]bool{},
@@ -259,4 +235,25 @@ func (t *Tracker) readEntries(u *unstructured.Unstructured, keepRaw bool) []entr
 		out = append(out, e)
 	}
 	return out
+}
+
+// withDefaults fills every zero (or negative) tunable with NewConfig's.
+func (cfg Config) withDefaults() Config {
+	def := NewConfig()
+	orDefault(&cfg.LoopRate, def.LoopRate)
+	orDefault(&cfg.MinLoopWrites, def.MinLoopWrites)
+	orDefault(&cfg.FightThreshold, def.FightThreshold)
+	orDefault(&cfg.FightWindow, def.FightWindow)
+	orDefault(&cfg.Top, def.Top)
+	orDefault(&cfg.LiveEvery, def.LiveEvery)
+	orDefault(&cfg.LiveTop, def.LiveTop)
+	orDefault(&cfg.ExplainSamples, def.ExplainSamples)
+	return cfg
+}
+
+// orDefault sets *v to def when *v is not positive.
+func orDefault[T int | int64 | float64 | time.Duration](v *T, def T) {
+	if *v <= 0 {
+		*v = def
+	}
 }
