@@ -15,6 +15,7 @@
 #   KEEP_CLUSTER=1                      keep the cluster; a second run reuses it and its objects
 #   BASELINE=main                       also measure watch as built from that git revision,
 #                                       beside this tree's, in the same run (before/after)
+#   BIN=path BASELINE_BIN=path          use these binaries instead of building them
 #
 # Each row gives the peak RSS over the empty namespace and over the N
 # objects, the difference per object, and the CPU time (user+system) of the
@@ -43,9 +44,16 @@ cleanup() {
 }
 trap cleanup EXIT
 
-log "building kubectl-rv"
-(cd "$root" && go build -o "$work/kubectl-rv" ./cmd/kubectl-rv)
-if [ -n "${BASELINE:-}" ]; then
+if [ -n "${BIN:-}" ]; then
+  cp "$BIN" "$work/kubectl-rv"
+else
+  log "building kubectl-rv"
+  (cd "$root" && go build -o "$work/kubectl-rv" ./cmd/kubectl-rv)
+fi
+if [ -n "${BASELINE_BIN:-}" ]; then
+  cp "$BASELINE_BIN" "$work/kubectl-rv-baseline"
+  BASELINE="${BASELINE:-baseline}"
+elif [ -n "${BASELINE:-}" ]; then
   log "building kubectl-rv at $BASELINE"
   mkdir "$work/baseline"
   git -C "$root" archive "$BASELINE" | tar -x -C "$work/baseline"
