@@ -58,7 +58,7 @@ type entryHead struct {
 
 // newSnapshot keeps what later versions of obj need; body is
 // encodeBody(obj), entries are obj's as readEntries returned them.
-func newSnapshot(obj map[string]any, body []byte, entries []*entryView) snapshot {
+func newSnapshot(obj map[string]any, body []byte, entries []*entryView, sets *setCache) snapshot {
 	s := snapshot{body: body}
 	if body == nil {
 		s.obj = obj
@@ -66,7 +66,7 @@ func newSnapshot(obj map[string]any, body []byte, entries []*entryView) snapshot
 	if len(entries) > 0 {
 		s.entries = make([]storedEntry, len(entries))
 		for i, e := range entries {
-			s.entries[i] = e.keep()
+			s.entries[i] = e.keep(sets)
 		}
 	}
 	return s
@@ -165,18 +165,105 @@ func (s *snapshot) views() []*entryView {
 }
 
 // keep returns the entry as a snapshot keeps it.
-func (e *entryView) keep() storedEntry {
-	ft, raw, err := e.fieldsJSON()
-	if err != nil {
-		// Kept as it is: the entry's set fails to decode again with the
-		// same error when asked.
-		raw = nil
+func (e *entryView) keep(sets *setCache) storedEntry {
+	ft, _ := e.raw["fieldsType"].(string)
+	if e.stored != nil {
+		ft = e.stored.head.Value().fieldsType
 	}
 	return storedEntry{
 		head: unique.Make(entryHead{id: e.id, manager: e.meta.Manager, operation: string(e.meta.Operation),
 			apiVersion: e.meta.APIVersion, subresource: e.meta.Subresource, fieldsType: ft}),
 		index:    int32(e.index),
 		time:     e.meta.Time,
-		fieldsV1: unique.Make(string(raw)),
+		fieldsV1: sets.intern(e),
 	}
+}
+
+// maxCachedSets bounds the setCache: past it, it starts again empty.
+const maxCachedSets = 4096
+
+// setCache finds the interned FieldsV1 JSON of an entry from a fingerprint
+// of its decoded trie, without encoding it: on a live cluster most writes
+// leave most entries' sets as they were. It is only a cache: the handles
+// stay valid when it is cleared.
+//
+// A fingerprint is 64 bits. Two different sets that share one would make
+// the second entry keep the first's set; the set is read only to tell
+// whether an entry grew when no managedFields time moved, so the cost is a
+// wrong writer on one row, with odds of about n²/2⁶⁵ for n distinct sets
+// cached (1e-12 for 4096): acceptable for a tool that reports, and far
+// below the chance of a manager writing twice within the one-second
+// precision of managedFields times, which attribution already guesses.
+type setCache struct {
+	byHash map[uint64]unique.Handle[string]
+}
+
+func (c *setCache) intern(e *entryView) unique.Handle[string] {
+	if e.stored != nil {
+		return e.stored.fieldsV1
+	}
+	trie, isMap := e.raw["fieldsV1"].(map[string]any)
+	fp, ok := fingerprint(trie)
+	ok = ok && isMap
+	if ok {
+		if h, found := c.byHash[fp]; found {
+			return h
+		}
+	}
+	_, raw, err := e.fieldsJSON()
+	if err != nil {
+		// Cannot happen for a trie decoded from JSON; the set then reads
+		// as empty.
+		raw = nil
+	}
+	h := unique.Make(string(raw))
+	if ok {
+		if c.byHash == nil || len(c.byHash) >= maxCachedSets {
+			c.byHash = make(map[uint64]unique.Handle[string])
+		}
+		c.byHash[fp] = h
+	}
+	return h
+}
+
+// fingerprint returns a 64-bit hash of a FieldsV1 trie that does not depend
+// on map order: each key's FNV-1a hash is mixed with its child's
+// fingerprint, and the mixes are summed. ok is false when the trie holds
+// anything but maps.
+func fingerprint(trie map[string]any) (fp uint64, ok bool) {
+	sum := mix64(uint64(len(trie)))
+	for k, v := range trie {
+		child, isMap := v.(map[string]any)
+		if !isMap {
+			return 0, false
+		}
+		cfp, ok := fingerprint(child)
+		if !ok {
+			return 0, false
+		}
+		sum += mix64(fnv1a(k) ^ mix64(cfp+0x9e3779b97f4a7c15))
+	}
+	return mix64(sum), true
+}
+
+// fnv1a is the 64-bit FNV-1a hash of s.
+func fnv1a(s string) uint64 {
+	const offset, prime = 14695981039346656037, 1099511628211
+	h := uint64(offset)
+	for i := 0; i < len(s); i++ {
+		h ^= uint64(s[i])
+		h *= prime
+	}
+	return h
+}
+
+// mix64 is the finalizer of SplitMix64: it spreads every input bit over the
+// output, so that sums of mixed values do not cancel out.
+func mix64(x uint64) uint64 {
+	x ^= x >> 30
+	x *= 0xbf58476d1ce4e5b9
+	x ^= x >> 27
+	x *= 0x94d049bb133111eb
+	x ^= x >> 31
+	return x
 }

@@ -175,6 +175,8 @@ type Tracker struct {
 	// synced is true for resources whose full state is known (a list was
 	// made), so that an object first seen in a relist was created in the gap.
 	synced map[string]bool
+	// sets interns the field sets of the snapshots' entries.
+	sets setCache
 
 	started, last time.Time
 	stats         stats
@@ -274,14 +276,7 @@ func keyOf(resource string, u *unstructured.Unstructured) objKey {
 // about 1 in 1.8e19 per recreation, and would cost one row reading as a
 // change instead of a deletion and a creation.
 func uidOf(u *unstructured.Unstructured) uint64 {
-	const offset, prime = 14695981039346656037, 1099511628211
-	h := uint64(offset)
-	uid := string(u.GetUID())
-	for i := 0; i < len(uid); i++ {
-		h ^= uint64(uid[i])
-		h *= prime
-	}
-	return h
+	return fnv1a(string(u.GetUID()))
 }
 
 // write handles ADDED and MODIFIED watch events.
@@ -326,7 +321,7 @@ func (t *Tracker) firstSight(at time.Time, typ EventType, k objKey, u *unstructu
 // remember starts the state of an object and returns it with u's entries.
 func (t *Tracker) remember(k objKey, u *unstructured.Unstructured) (*objState, []*entryView) {
 	entries, _ := readEntries(u)
-	st := &objState{rv: u.GetResourceVersion(), uid: uidOf(u), snap: newSnapshot(u.Object, encodeBody(u.Object), entries)}
+	st := &objState{rv: u.GetResourceVersion(), uid: uidOf(u), snap: newSnapshot(u.Object, encodeBody(u.Object), entries, &t.sets)}
 	t.objects[k] = st
 	return st, entries
 }
@@ -367,7 +362,7 @@ func (t *Tracker) changed(at time.Time, typ EventType, k objKey, st *objState, u
 	e.GenerationBumped = e.Generation != nil && (!oldFound || *oldGen != *e.Generation)
 	e.Churn = churnOf(e.GenerationBumped, paths)
 
-	st.rv, st.snap = e.ResourceVersion, newSnapshot(u.Object, body, entries)
+	st.rv, st.snap = e.ResourceVersion, newSnapshot(u.Object, body, entries, &t.sets)
 	t.stats.write(k, e.Object, &e, paths, at)
 	t.hot(st, &e, at)
 	out := []Event{e}
