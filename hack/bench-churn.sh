@@ -17,11 +17,12 @@
 #                                       beside this tree's, in the same run (before/after)
 #   BIN=path BASELINE_BIN=path          use these binaries instead of building them
 #
-# Each row gives the peak RSS over the empty namespace and over the N
-# objects, the difference per object, and the CPU time (user+system) of the
-# run over the N objects: listing, decoding and tracking them all, then
-# watching quietly for FOR. The compact JSON size of one object, as the API
-# server sends it, is printed for comparison.
+# Each row gives, in MB, the peak RSS and the RSS at the end of a run over
+# the empty namespace (0) and over the N objects (N); the differences per
+# object in bytes; and the CPU seconds (user+system) of the run over the N
+# objects: listing, decoding and tracking them all, then watching quietly
+# for FOR. The compact JSON size of one object, as the API server sends
+# it, is printed for comparison.
 #
 # It starts its own cluster in RV_CLUSTER_DIR (default /tmp/rv-bench-churn)
 # and stops it at the end (KEEP_CLUSTER=1 keeps it).
@@ -82,24 +83,36 @@ fi
 objects=$(kubectl get configmaps -n bench-churn --no-headers -o name --chunk-size 1000 | wc -l)
 log "objects: $objects"
 
-# measure CMD...: the peak RSS in KB and the CPU seconds (user+system) of
-# CMD, run under GNU time.
+# measure CMD...: the peak RSS in KB, the CPU seconds (user+system) and the
+# RSS in KB at the end (the last of one sample a second: what the process
+# keeps once the first list is over and the garbage collector has returned
+# its transient peak) of CMD, run under GNU time.
 measure() {
-  /usr/bin/time -v -o "$work/time" "$@" >"$work/stdout" 2>"$work/stderr" || true
-  awk -F': ' '/Maximum resident set size/ {rss=$2} /User time/ {cpu+=$2} /System time/ {cpu+=$2}
-    END {print rss, cpu}' "$work/time"
+  /usr/bin/time -v -o "$work/time" "$@" >"$work/stdout" 2>"$work/stderr" &
+  local tpid=$! cpid r last=0
+  while kill -0 "$tpid" 2>/dev/null; do
+    cpid=$(pgrep -P "$tpid" | head -n1 || true)
+    if [ -n "$cpid" ]; then
+      r=$(awk '/^VmRSS/ {print $2}' "/proc/$cpid/status" 2>/dev/null || true)
+      if [ -n "$r" ]; then last=$r; fi
+    fi
+    sleep 1
+  done
+  wait "$tpid" || true
+  awk -F': ' -v last="$last" '/Maximum resident set size/ {rss=$2} /User time/ {cpu+=$2} /System time/ {cpu+=$2}
+    END {print rss, cpu, last}' "$work/time"
 }
 
 json=$(kubectl get --raw "/api/v1/namespaces/bench-churn/configmaps/cm-000000" | wc -c)
 echo "JSON of one object: $json bytes"
 echo "load average before measuring: $(cut -d' ' -f1-3 /proc/loadavg)"
-printf '%-16s %12s %16s %14s %14s\n' command "empty (MB)" "$objects objs (MB)" "bytes/object" "cpu (s)"
+printf '%-14s %10s %10s %10s %10s %10s %10s %8s\n' command "peak 0" "peak N" "end 0" "end N" "peak B/obj" "end B/obj" "cpu N"
 row() { # name binary subcommand
   local base full
   base=$(measure "$2" "$3" configmaps -n bench-churn-empty --for "$FOR" -o json)
   full=$(measure "$2" "$3" configmaps -n bench-churn --for "$FOR" -o json)
-  awk -v c="$1" -v b="${base%% *}" -v f="${full%% *}" -v cpu="${full##* }" -v n="$objects" 'BEGIN {
-    printf "%-16s %12.1f %16.1f %14.0f %14.2f\n", c, b/1024, f/1024, (f-b)*1024/n, cpu }'
+  echo "$base $full" | awk -v c="$1" -v n="$objects" '{
+    printf "%-14s %10.1f %10.1f %10.1f %10.1f %10.0f %10.0f %8.2f\n", c, $1/1024, $4/1024, $3/1024, $6/1024, ($4-$1)*1024/n, ($6-$3)*1024/n, $5 }'
 }
 row churn "$work/kubectl-rv" churn
 row watch "$work/kubectl-rv" watch
