@@ -1,11 +1,16 @@
 package inspect
 
 import (
+	"encoding/json"
+	"fmt"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	utiljson "k8s.io/apimachinery/pkg/util/json"
+
+	"github.com/kubectl-rv/kubectl-rv/pkg/diff"
 )
 
 func decodeJSON(t *testing.T, s string) map[string]any {
@@ -109,4 +114,66 @@ func TestSetCacheKeepsEachEntrysOwnSet(t *testing.T) {
 	if got := c.intern(&entryView{raw: map[string]any{}}).Value(); got != "" {
 		t.Errorf("an entry without fieldsV1 keeps %q", got)
 	}
+}
+
+// TestTrackerDiffsAsAgainstTheDecodedVersion holds the rows' changes, as
+// they render, equal to a diff of the previous version as the watch decoded
+// it (an integral float may read back as an integer: both print the same),
+// for values
+// whose JSON form is delicate (big integers, floats, escapes, nulls, lists),
+// a generation bump, a managedFields-only write and a deletion after a gap.
+func TestTrackerDiffsAsAgainstTheDecodedVersion(t *testing.T) {
+	versions := []string{
+		`{"spec":{"n":1,"f":0.5,"s":"a","l":[1,2],"m":{"k":"v"}},"metadata":{"generation":1}}`,
+		`{"spec":{"n":9007199254740993,"f":1e300,"s":"<&>\u2028\"","l":[1,2,{"a":null}],"m":{"k":"v","j":[]}},"metadata":{"generation":2}}`,
+		`{"spec":{"n":-9007199254740993,"f":1.0,"s":"","l":[],"m":null,"x":{}},"metadata":{"generation":2}}`,
+		`{"spec":{"n":-9007199254740993,"f":1.0,"s":"","l":[],"m":null,"x":{}},"metadata":{"generation":2}}`,
+		`{"spec":{"n":1.5,"f":2.5,"s":"é","l":[{"name":"a","v":1},{"name":"b","v":2}]},"status":{"ready":true},"metadata":{"generation":3,"labels":{"a":"b"}}}`,
+	}
+	differ := NewTracker(TrackerConfig{}).differ
+	tr := NewTracker(TrackerConfig{})
+	var prev map[string]any
+	for i, v := range versions {
+		decode := func() map[string]any {
+			obj := decodeJSON(t, v)
+			obj["kind"] = "Deployment"
+			md := obj["metadata"].(map[string]any)
+			md["name"], md["namespace"], md["uid"], md["resourceVersion"] = "web", "shop", "u-1", fmt.Sprint(10+i)
+			md["managedFields"] = []any{map[string]any{"manager": "m", "operation": "Update", "apiVersion": "v1", "time": t0.Add(time.Duration(i) * time.Second).Format(time.RFC3339), "fieldsV1": map[string]any{"f:spec": map[string]any{}}}}
+			return obj
+		}
+		obj := decode()
+		typ := RecordModified
+		if i == 0 {
+			typ = RecordAdded
+		}
+		rows := tr.Observe(RecordedEvent{Type: typ, Time: t0, Resource: deploy, Object: &unstructured.Unstructured{Object: obj}})
+		if i > 0 {
+			if diff := cmp.Diff(rendered(t, differ.Objects(prev, decode())), rendered(t, rows[0].Fields)); diff != "" {
+				t.Errorf("version %d (-want +got):\n%s", i, diff)
+			}
+			if got, wantBump := rows[0].GenerationBumped, i != 2 && i != 3; got != wantBump {
+				t.Errorf("version %d: generationBumped %v, want %v", i, got, wantBump)
+			}
+		}
+		prev = decode()
+	}
+	rows := tr.Observe(RecordedEvent{Type: RecordSynced, Reason: SyncRelist, Time: t0, Resource: deploy, ResourceVersion: "99", GapFrom: "14"})
+	if got := fmt.Sprintf("%d %s %s %d", len(rows), rows[1].Type, rows[1].Object, *rows[1].Generation); got != "2 DELETED deployment.apps/web 3" {
+		t.Errorf("relist without the object: got %s", got)
+	}
+}
+
+// rendered returns the changes as the table and -o json show them.
+func rendered(t *testing.T, cs []diff.Change) []string {
+	t.Helper()
+	var out []string
+	for _, c := range cs {
+		b, err := json.Marshal(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, c.String()+" "+string(b))
+	}
+	return out
 }
