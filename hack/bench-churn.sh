@@ -13,6 +13,16 @@
 #   FOR=20s                             how long each command watches
 #   PARALLEL=4                          parallel server-side applies while populating
 #   KEEP_CLUSTER=1                      keep the cluster; a second run reuses it and its objects
+#   BASELINE=main                       also measure watch as built from that git revision,
+#                                       beside this tree's, in the same run (before/after)
+#   BIN=path BASELINE_BIN=path          use these binaries instead of building them
+#
+# Each row gives, in MB, the peak RSS and the RSS at the end of a run over
+# the empty namespace (0) and over the N objects (N); the differences per
+# object in bytes; and the CPU seconds (user+system) of the run over the N
+# objects: listing, decoding and tracking them all, then watching quietly
+# for FOR. The compact JSON size of one object, as the API server sends
+# it, is printed for comparison.
 #
 # It starts its own cluster in RV_CLUSTER_DIR (default /tmp/rv-bench-churn)
 # and stops it at the end (KEEP_CLUSTER=1 keeps it).
@@ -35,8 +45,21 @@ cleanup() {
 }
 trap cleanup EXIT
 
-log "building kubectl-rv"
-(cd "$root" && go build -o "$work/kubectl-rv" ./cmd/kubectl-rv)
+if [ -n "${BIN:-}" ]; then
+  cp "$BIN" "$work/kubectl-rv"
+else
+  log "building kubectl-rv"
+  (cd "$root" && go build -o "$work/kubectl-rv" ./cmd/kubectl-rv)
+fi
+if [ -n "${BASELINE_BIN:-}" ]; then
+  cp "$BASELINE_BIN" "$work/kubectl-rv-baseline"
+  BASELINE="${BASELINE:-baseline}"
+elif [ -n "${BASELINE:-}" ]; then
+  log "building kubectl-rv at $BASELINE"
+  mkdir "$work/baseline"
+  git -C "$root" archive "$BASELINE" | tar -x -C "$work/baseline"
+  (cd "$work/baseline" && go build -o "$work/kubectl-rv-baseline" ./cmd/kubectl-rv)
+fi
 eval "$("$root/hack/local-cluster.sh" env 2>/dev/null || "$root/hack/local-cluster.sh" up)"
 export PATH="$work:$RV_CONTROL_PLANE_BIN:$PATH"
 
@@ -44,6 +67,7 @@ kubectl create namespace bench-churn-empty >/dev/null 2>&1 || true
 kubectl create namespace bench-churn >/dev/null 2>&1 || true
 have=$(kubectl get configmaps -n bench-churn -l app=bench --no-headers -o name --chunk-size 1000 | wc -l)
 if [ "$have" -lt "$OBJECTS" ]; then
+  populate_start=$(date +%s)
   log "creating $((OBJECTS - have)) ConfigMaps (server-side apply, $PARALLEL in parallel)"
   batch=500
   for start in $(seq "$have" "$batch" $((OBJECTS - 1))); do
@@ -54,22 +78,45 @@ if [ "$have" -lt "$OBJECTS" ]; then
     done > "$f"
     echo "$f"
   done | xargs -P "$PARALLEL" -I{} kubectl apply --server-side --field-manager=bench -f {} -o name >/dev/null
+  log "created $((OBJECTS - have)) ConfigMaps in $(( $(date +%s) - populate_start ))s"
 fi
 objects=$(kubectl get configmaps -n bench-churn --no-headers -o name --chunk-size 1000 | wc -l)
 log "objects: $objects"
 
-# rss CMD...: the peak RSS in KB of CMD, run under GNU time.
-rss() {
-  /usr/bin/time -v -o "$work/time" "$@" >"$work/stdout" 2>"$work/stderr" || true
-  awk -F': ' '/Maximum resident set size/ {print $2}' "$work/time"
+# measure CMD...: the peak RSS in KB, the CPU seconds (user+system) and the
+# RSS in KB at the end (the last of one sample a second: what the process
+# keeps once the first list is over and the garbage collector has returned
+# its transient peak) of CMD, run under GNU time.
+measure() {
+  /usr/bin/time -v -o "$work/time" "$@" >"$work/stdout" 2>"$work/stderr" &
+  local tpid=$! cpid r last=0
+  while kill -0 "$tpid" 2>/dev/null; do
+    cpid=$(pgrep -P "$tpid" | head -n1 || true)
+    if [ -n "$cpid" ]; then
+      r=$(awk '/^VmRSS/ {print $2}' "/proc/$cpid/status" 2>/dev/null || true)
+      if [ -n "$r" ]; then last=$r; fi
+    fi
+    sleep 1
+  done
+  wait "$tpid" || true
+  awk -F': ' -v last="$last" '/Maximum resident set size/ {rss=$2} /User time/ {cpu+=$2} /System time/ {cpu+=$2}
+    END {print rss, cpu, last}' "$work/time"
 }
 
+json=$(kubectl get --raw "/api/v1/namespaces/bench-churn/configmaps/cm-000000" | wc -c)
+echo "JSON of one object: $json bytes"
 echo "load average before measuring: $(cut -d' ' -f1-3 /proc/loadavg)"
-printf '%-8s %14s %14s %16s\n' command "empty (MB)" "$objects objs (MB)" "bytes/object"
-for cmd in churn watch; do
-  base=$(rss kubectl-rv "$cmd" configmaps -n bench-churn-empty --for "$FOR" -o json)
-  full=$(rss kubectl-rv "$cmd" configmaps -n bench-churn --for "$FOR" -o json)
-  awk -v c="$cmd" -v b="$base" -v f="$full" -v n="$objects" 'BEGIN {
-    printf "%-8s %14.1f %14.1f %16.0f\n", c, b/1024, f/1024, (f-b)*1024/n }'
-done
+printf '%-14s %10s %10s %10s %10s %10s %10s %8s\n' command "peak 0" "peak N" "end 0" "end N" "peak B/obj" "end B/obj" "cpu N"
+row() { # name binary subcommand
+  local base full
+  base=$(measure "$2" "$3" configmaps -n bench-churn-empty --for "$FOR" -o json)
+  full=$(measure "$2" "$3" configmaps -n bench-churn --for "$FOR" -o json)
+  echo "$base $full" | awk -v c="$1" -v n="$objects" '{
+    printf "%-14s %10.1f %10.1f %10.1f %10.1f %10.0f %10.0f %8.2f\n", c, $1/1024, $4/1024, $3/1024, $6/1024, ($4-$1)*1024/n, ($6-$3)*1024/n, $5 }'
+}
+row churn "$work/kubectl-rv" churn
+row watch "$work/kubectl-rv" watch
+if [ -n "${BASELINE:-}" ]; then
+  row "watch ($BASELINE)" "$work/kubectl-rv-baseline" watch
+fi
 echo "load average after measuring: $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -25,7 +25,10 @@
 //   - Tracker (tracker.go) is the deterministic core: it consumes
 //     RecordedEvents one at a time and returns Events (rows) and, at the
 //     end, a Summary. Given the same RecordedEvents it returns the same
-//     Events, which is what makes a recording replayable.
+//     Events, which is what makes a recording replayable. Of each watched
+//     object it keeps a snapshot (snapshot.go): the last version as compact
+//     JSON and its managedFields entries interned, in less than the
+//     object's own JSON.
 //   - The recording (record.go) is the JSON-lines form of the RecordedEvents:
 //     RecordingWriter writes it, ReadRecording reads it back. Its format is
 //     documented in docs/watch.md and is stable. Timeline (history.go)

@@ -20,11 +20,32 @@ type entryView struct {
 	index int
 	meta  managedfields.Entry // Fields unset until decoded
 	id    string
-	raw   map[string]any
+	// raw is the entry in the object; stored the entry as a snapshot kept
+	// it (raw is nil then).
+	raw    map[string]any
+	stored *storedEntry
 
 	decoded bool
 	fields  *fieldpath.Set
 	err     error
+}
+
+// fieldsJSON returns the entry's fieldsType and its FieldsV1 as JSON (nil
+// when it has none).
+func (e *entryView) fieldsJSON() (string, []byte, error) {
+	if e.stored != nil {
+		return e.stored.head.Value().fieldsType, []byte(e.stored.fieldsV1.Value()), nil
+	}
+	ft, _ := e.raw["fieldsType"].(string)
+	f, ok := e.raw["fieldsV1"]
+	if !ok || f == nil {
+		return ft, nil, nil
+	}
+	b, err := json.Marshal(f)
+	if err != nil {
+		return ft, nil, &managedfields.EntryError{Index: e.index, Manager: e.meta.Manager, Err: err}
+	}
+	return ft, b, nil
 }
 
 // set returns the entry's decoded field set.
@@ -36,16 +57,14 @@ func (e *entryView) set() (*fieldpath.Set, error) {
 	mf := metav1.ManagedFieldsEntry{
 		Manager: e.meta.Manager, Operation: e.meta.Operation, APIVersion: e.meta.APIVersion, Subresource: e.meta.Subresource,
 	}
-	if ft, ok := e.raw["fieldsType"].(string); ok {
-		mf.FieldsType = ft
+	ft, raw, err := e.fieldsJSON()
+	if err != nil {
+		e.err = err
+		return nil, err
 	}
-	if f, ok := e.raw["fieldsV1"]; ok && f != nil {
-		b, err := json.Marshal(f)
-		if err != nil {
-			e.err = &managedfields.EntryError{Index: e.index, Manager: e.meta.Manager, Err: err}
-			return nil, e.err
-		}
-		mf.FieldsV1 = &metav1.FieldsV1{Raw: b}
+	mf.FieldsType = ft
+	if len(raw) > 0 {
+		mf.FieldsV1 = &metav1.FieldsV1{Raw: raw}
 	}
 	d, err := managedfields.DecodeEntry(e.index, mf)
 	if err != nil {

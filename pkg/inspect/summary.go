@@ -88,7 +88,9 @@ type fieldKey struct {
 type fieldStats struct {
 	object, namespace, field string
 	writes                   int
-	managers                 map[string]bool
+	// managers are sorted; a slice, since a field has a manager or two and
+	// a map of one costs about 200 bytes per field.
+	managers []string
 }
 
 func newStats() stats {
@@ -142,12 +144,15 @@ func (s *stats) write(k objKey, ref string, e *Event, paths []fieldpath.Path, _ 
 		fk := fieldKey{obj: k, path: p.String()}
 		f := s.fields[fk]
 		if f == nil {
-			f = &fieldStats{object: ref, namespace: k.namespace, field: fk.path, managers: map[string]bool{}}
+			f = &fieldStats{object: ref, namespace: k.namespace, field: fk.path}
 			s.fields[fk] = f
 		}
 		f.writes++
 		if manager != "" {
-			f.managers[manager] = true
+			if !contains(f.managers, manager) {
+				f.managers = append(f.managers, manager)
+				sort.Strings(f.managers)
+			}
 			s.managers[manager].fields[fk] = struct{}{}
 		}
 	}
@@ -219,7 +224,7 @@ func (t *Tracker) Summary(ended time.Time) Summary {
 		return s.Managers[i].Manager < s.Managers[j].Manager
 	})
 	for _, f := range t.stats.fields {
-		s.HotFields = append(s.HotFields, FieldSummary{Object: f.object, Namespace: f.namespace, Field: f.field, Writes: f.writes, Managers: sortedKeys(f.managers)})
+		s.HotFields = append(s.HotFields, FieldSummary{Object: f.object, Namespace: f.namespace, Field: f.field, Writes: f.writes, Managers: append([]string{}, f.managers...)})
 	}
 	sort.Slice(s.HotFields, func(i, j int) bool {
 		a, b := s.HotFields[i], s.HotFields[j]

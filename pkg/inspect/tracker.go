@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unique"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/util/resourceversion"
@@ -159,10 +160,11 @@ func (d Duration) MarshalJSON() ([]byte, error) {
 func (d Duration) String() string { return time.Duration(d).String() }
 
 // Tracker is the deterministic core of watch: it consumes RecordedEvents in
-// order and returns the rows they make. It keeps the last version of every
-// watched object (to diff against) and bounded per-object histories for
-// fights and hot objects, so its memory grows with the number of watched
-// objects, not with the number of events. It is not safe for concurrent use.
+// order and returns the rows they make. It keeps a snapshot of the last
+// version of every watched object (to diff against; about the size of the
+// object's JSON) and bounded per-object histories for fights and hot
+// objects, so its memory grows with the number of watched objects, not with
+// the number of events. It is not safe for concurrent use.
 type Tracker struct {
 	cfg    TrackerConfig
 	differ *diff.Differ
@@ -173,6 +175,8 @@ type Tracker struct {
 	// synced is true for resources whose full state is known (a list was
 	// made), so that an object first seen in a relist was created in the gap.
 	synced map[string]bool
+	// sets interns the field sets of the snapshots' entries.
+	sets setCache
 
 	started, last time.Time
 	stats         stats
@@ -181,10 +185,10 @@ type Tracker struct {
 type objKey struct{ resource, namespace, name string }
 
 type objState struct {
-	obj     *unstructured.Unstructured
-	rv      string
-	uid     string
-	entries []*entryView
+	rv string
+	// uid is a fingerprint of metadata.uid (see uidOf).
+	uid  uint64
+	snap snapshot
 	// writes are the times of the latest writes, for the hot rate.
 	writes []time.Time
 	fields map[string]*fieldHistory
@@ -258,15 +262,28 @@ func (t *Tracker) Observe(ev RecordedEvent) []Event {
 	return nil
 }
 
+// keyOf returns u's key. The resource and namespace are interned: they are
+// shared by many objects, and each decoded object has its own copy.
 func keyOf(resource string, u *unstructured.Unstructured) objKey {
-	return objKey{resource: resource, namespace: u.GetNamespace(), name: u.GetName()}
+	return objKey{resource: unique.Make(resource).Value(), namespace: unique.Make(u.GetNamespace()).Value(), name: u.GetName()}
+}
+
+// uidOf returns the FNV-1a 64-bit hash of u's metadata.uid, which the
+// Tracker compares to tell an object deleted and created again under the
+// same name from a new version of the same object. Keeping 8 bytes rather
+// than the 36-byte UUID saves 48 bytes per object; a collision would need
+// two UIDs of the same name (one per recreation) to share a 64-bit hash,
+// about 1 in 1.8e19 per recreation, and would cost one row reading as a
+// change instead of a deletion and a creation.
+func uidOf(u *unstructured.Unstructured) uint64 {
+	return fnv1a(string(u.GetUID()))
 }
 
 // write handles ADDED and MODIFIED watch events.
 func (t *Tracker) write(ev RecordedEvent) []Event {
 	k := keyOf(ev.Resource, ev.Object)
 	st := t.objects[k]
-	if st != nil && st.uid == string(ev.Object.GetUID()) {
+	if st != nil && st.uid == uidOf(ev.Object) {
 		if c, err := resourceversion.CompareResourceVersion(ev.Object.GetResourceVersion(), st.rv); err == nil && c <= 0 {
 			// Already seen (a replayed event after a resume): never twice.
 			return nil
@@ -282,8 +299,8 @@ func (t *Tracker) write(ev RecordedEvent) []Event {
 // created records an object whose whole history is in view (created while
 // watched, or in a gap of a resource whose state was known).
 func (t *Tracker) created(at time.Time, k objKey, u *unstructured.Unstructured, afterGap bool) Event {
-	st := t.remember(k, u)
-	w := attributeCreate(st.entries)
+	st, entries := t.remember(k, u)
+	w := attributeCreate(entries)
 	e := t.baseEvent(EventAdded, at, k, u)
 	e.Writer = &w
 	e.AfterGap = afterGap
@@ -301,11 +318,12 @@ func (t *Tracker) firstSight(at time.Time, typ EventType, k objKey, u *unstructu
 	return e
 }
 
-func (t *Tracker) remember(k objKey, u *unstructured.Unstructured) *objState {
+// remember starts the state of an object and returns it with u's entries.
+func (t *Tracker) remember(k objKey, u *unstructured.Unstructured) (*objState, []*entryView) {
 	entries, _ := readEntries(u)
-	st := &objState{obj: u, rv: u.GetResourceVersion(), uid: string(u.GetUID()), entries: entries}
+	st := &objState{rv: u.GetResourceVersion(), uid: uidOf(u), snap: newSnapshot(u.Object, encodeBody(u.Object), entries, &t.sets)}
 	t.objects[k] = st
-	return st
+	return st, entries
 }
 
 func (t *Tracker) baseEvent(typ EventType, at time.Time, k objKey, u *unstructured.Unstructured) Event {
@@ -322,7 +340,13 @@ func (t *Tracker) changed(at time.Time, typ EventType, k objKey, st *objState, u
 	e.AfterGap = afterGap
 	e.PreviousResourceVersion = st.rv
 	e.Revisions = revisionsBetween(st.rv, e.ResourceVersion)
-	e.Fields = t.differ.Objects(st.obj.Object, u.Object)
+	body := encodeBody(u.Object)
+	oldGen, oldFound := e.Generation, e.Generation != nil
+	if !st.snap.unchanged(body) {
+		old := st.snap.object(k, string(u.GetUID()))
+		e.Fields = t.differ.Objects(old, u.Object)
+		oldGen, oldFound = generationOf(old)
+	}
 	paths := make([]fieldpath.Path, len(e.Fields))
 	for i, c := range e.Fields {
 		paths[i] = c.Path
@@ -332,14 +356,13 @@ func (t *Tracker) changed(at time.Time, typ EventType, k objKey, st *objState, u
 	if err != nil {
 		w = Writer{Reason: "invalid managedFields: " + strings.ReplaceAll(err.Error(), "\n", " ")}
 	} else {
-		w = attribute(st.entries, entries, paths)
+		w = attribute(st.snap.views(), entries, paths)
 	}
 	e.Writer = &w
-	oldGen, oldFound, _ := unstructured.NestedInt64(st.obj.Object, "metadata", "generation")
-	e.GenerationBumped = e.Generation != nil && (!oldFound || oldGen != *e.Generation)
+	e.GenerationBumped = e.Generation != nil && (!oldFound || *oldGen != *e.Generation)
 	e.Churn = churnOf(e.GenerationBumped, paths)
 
-	st.obj, st.rv, st.entries = u, e.ResourceVersion, entries
+	st.rv, st.snap = e.ResourceVersion, newSnapshot(u.Object, body, entries, &t.sets)
 	t.stats.write(k, e.Object, &e, paths, at)
 	t.hot(st, &e, at)
 	out := []Event{e}
@@ -409,14 +432,14 @@ func (t *Tracker) relisted(ev RecordedEvent, items []*unstructured.Unstructured)
 		seen[k] = true
 		st := t.objects[k]
 		switch {
-		case st != nil && st.uid == string(u.GetUID()):
+		case st != nil && st.uid == uidOf(u):
 			if st.rv == u.GetResourceVersion() {
 				continue
 			}
 			rows = append(rows, t.changed(ev.Time, EventModified, k, st, u, true)...)
 		case st != nil:
 			// Deleted and created again in the gap.
-			rows = append(rows, t.deleted(ev.Time, ev.Resource, st.obj, "", true)...)
+			rows = append(rows, t.deleted(ev.Time, ev.Resource, st.snap.unstructured(k), "", true)...)
 			rows = append(rows, t.created(ev.Time, k, u, true))
 		case t.synced[ev.Resource]:
 			rows = append(rows, t.created(ev.Time, k, u, true))
@@ -443,7 +466,7 @@ func (t *Tracker) relisted(ev RecordedEvent, items []*unstructured.Unstructured)
 		return gone[i].name < gone[j].name
 	})
 	for _, k := range gone {
-		rows = append(rows, t.deleted(ev.Time, ev.Resource, t.objects[k].obj, "", true)...)
+		rows = append(rows, t.deleted(ev.Time, ev.Resource, t.objects[k].snap.unstructured(k), "", true)...)
 	}
 	for _, r := range rows {
 		if r.Type != EventFight {
