@@ -21,7 +21,8 @@
 #
 # The script starts its own control plane (hack/local-cluster.sh up, in a
 # fresh RV_CLUSTER_DIR) while holding the e2e lock (RV_E2E_LOCK, default
-# /tmp/e2e.lock; do not wrap it in flock yourself), creates Deployment
+# /tmp/e2e.lock; a caller that already holds it sets RV_E2E_LOCK_HELD=1),
+# creates Deployment
 # tiny in namespace bench-peers (kubectl create, kubectl scale, and a
 # server-side apply by manager platform), dumps it with its managedFields
 # (tiny.yaml) and writes a desired manifest m.yaml that changes its image
@@ -101,9 +102,11 @@ if [ -z "$rv" ]; then
 fi
 base=${RV_BASE_BIN:-}
 
-log "waiting for the e2e lock $lock"
-exec 9>"$lock"
-flock 9
+if [ -z "${RV_E2E_LOCK_HELD:-}" ]; then
+  log "waiting for the e2e lock $lock"
+  exec 9>"$lock"
+  flock 9
+fi
 log "starting the control plane"
 env_out=$(hack/local-cluster.sh up)
 eval "$env_out"
