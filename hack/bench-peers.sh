@@ -46,7 +46,7 @@ mkdir -p "$cache/bin" "$cache/src"
 
 log() { echo "== $*" >&2; }
 cleanup() {
-  hack/local-cluster.sh down >/dev/null 2>&1 || true
+  "$root/hack/local-cluster.sh" down >/dev/null 2>&1 || true
   rm -rf "$work"
 }
 trap cleanup EXIT
@@ -108,7 +108,7 @@ if [ -z "${RV_E2E_LOCK_HELD:-}" ]; then
   flock 9
 fi
 log "starting the control plane"
-env_out=$(hack/local-cluster.sh up)
+env_out=$("$root/hack/local-cluster.sh" up)
 eval "$env_out"
 export PATH="$RV_CONTROL_PLANE_BIN:$PATH"
 
