@@ -128,8 +128,11 @@ func RegisterGlobalFlagCompletion(root *cobra.Command, f *Factory) {
 // registerFlagValueCompletion completes, on c and its subcommands, the
 // values of every flag that lists them (setFlagValues): -o, --color,
 // owners --view, predict --method, --type and --fail-on, ...
+// It visits each command's own flags (c.Flags, before cobra merges the
+// persistent ones in): LocalNonPersistentFlags would copy kubectl's global
+// flags into every command on every start, for flags that list no values.
 func registerFlagValueCompletion(c *cobra.Command) {
-	c.LocalNonPersistentFlags().VisitAll(func(fl *pflag.Flag) {
+	c.Flags().VisitAll(func(fl *pflag.Flag) {
 		if values := fl.Annotations[annotationValues]; len(values) > 0 {
 			_ = c.RegisterFlagCompletionFunc(fl.Name, cobra.FixedCompletions(values, cobra.ShellCompDirectiveNoFileComp))
 		}

@@ -80,20 +80,27 @@ prediction runs in process from the live object and its managedFields (kubectl g
 The resourceVersion in the manifest (or --base-rv) says what the writer last read; without
 one the writer is assumed to have read the live object just now.
 
+It exits 1 when a selected method would be refused with a 409 (conflict or apply-conflict):
+that is the finding predict is for. --fail-on clobber counts silent clobbers instead, --fail-on
+any counts conflicts, clobbers and invalid requests, and --fail-on none never exits 1.
+
 Secret values (data, stringData and the last-applied annotation) are shown as hashes in the
 requests and in the messages of every format unless --show-secrets is given.`,
 		Example: `  # Every method for a manifest, against the cluster (dry run)
   kubectl rv predict -f deploy.yaml --field-manager ci
 
-  # Offline, in CI, from a saved live object; fail on conflicts or clobbers
+  # Offline, in CI, from a saved live object; fail on conflicts, clobbers or invalid requests
   kubectl get deploy web -o yaml --show-managed-fields > live.yaml
   kubectl rv predict -f deploy.yaml --offline --live live.yaml --field-manager ci --fail-on any
 
   # A given JSON patch
   kubectl rv predict deployment/web --type json --patch '[{"op":"replace","path":"/spec/replicas","value":3}]'
 
-  # Only server-side apply, as JSON
-  kubectl rv predict -f deploy.yaml --method apply --field-manager ci -o json`,
+  # Only a server-side apply without force, as JSON
+  kubectl rv predict -f deploy.yaml --method apply --field-manager ci -o json
+
+  # Both server-side applies (with and without force); report without failing
+  kubectl rv predict -f deploy.yaml --method all-apply --field-manager ci --fail-on none`,
 		ValidArgsFunction: ObjectRefCompletion(f),
 		RunE: func(c *cobra.Command, args []string) error {
 			if err := o.Complete(f, args); err != nil {
@@ -114,16 +121,16 @@ requests and in the messages of every format unless --show-secrets is given.`,
 	fl.StringVar(&o.FieldManager, "field-manager", "", "The writer's field manager (required for apply; other methods default to kubectl-rv, the user agent).")
 	fl.StringVar(&o.BaseRV, "base-rv", "", "The resourceVersion the writer last read, a positive integer (overrides the manifest's).")
 	fl.StringVar(&o.BaseFile, "base", "", "The object the writer last read, the origin of generated patches (default: the live object).")
-	fl.StringSliceVar(&o.Methods, "method", []string{"all"}, "Methods to predict: all, update, update-no-rv, json-patch, merge-patch, merge-patch-rv, strategic-merge-patch, apply, apply-force.")
+	fl.StringSliceVar(&o.Methods, "method", []string{"all"}, "Methods to predict, comma separated: each name selects that method alone (update, update-no-rv, json-patch, merge-patch, merge-patch-rv, strategic-merge-patch, apply, apply-force); families: all, all-update, all-merge-patch, all-apply.")
 	fl.BoolVar(&o.Offline, "offline", false, "Predict in process from --live instead of dry runs against the cluster.")
 	fl.StringVar(&o.LiveFile, "live", "", "With --offline: the live objects with their managedFields (kubectl get -o yaml --show-managed-fields).")
 	fl.StringVar(&o.SchemaFile, "schema", "", "With --offline: an OpenAPI v3 document or a CustomResourceDefinition typing custom resources.")
 	fl.BoolVar(&o.ShowSecrets, "show-secrets", false, "Show Secret values in requests and messages instead of their hashes.")
-	fl.StringVar(&o.FailOn, "fail-on", "", "Exit 1 when a method would: conflict (conflict or apply-conflict), clobber, or any (also invalid).")
+	fl.StringVar(&o.FailOn, "fail-on", string(predict.FailOnConflict), "Exit 1 when a selected method would: conflict (a 409: conflict or apply-conflict), clobber, any (conflict, clobber or invalid), or none (never).")
 	o.Output.AddFlags(fl)
-	setFlagValues(fl, "method", "all", "update", "update-no-rv", "json-patch", "merge-patch", "merge-patch-rv", "strategic-merge-patch", "apply", "apply-force")
+	setFlagValues(fl, "method", predict.MethodNames()...)
 	setFlagValues(fl, "type", "json", "merge", "strategic", "apply")
-	setFlagValues(fl, "fail-on", "conflict", "clobber", "any")
+	setFlagValues(fl, "fail-on", "none", "conflict", "clobber", "any")
 	return cmd
 }
 
@@ -160,7 +167,7 @@ func (o *PredictOptions) Validate() error {
 	o.methods = ms
 	failOn, ok := predict.ParseFailOn(o.FailOn)
 	if !ok {
-		return exitcode.Usagef("--fail-on %q: use conflict, clobber or any", o.FailOn)
+		return exitcode.Usagef("--fail-on %q: use none, conflict, clobber or any", o.FailOn)
 	}
 	o.failOn = failOn
 	if o.BaseRV != "" && !predict.ValidResourceVersion(o.BaseRV) {

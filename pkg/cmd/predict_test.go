@@ -31,6 +31,7 @@ func newPredictOptions(in string) (*PredictOptions, *bytes.Buffer, *bytes.Buffer
 	o := &PredictOptions{
 		Output:    NewOutputFlags(output.Table, output.Wide, output.JSON, output.YAML),
 		Methods:   []string{"all"},
+		FailOn:    "conflict",
 		IOStreams: genericiooptions.IOStreams{In: strings.NewReader(in), Out: &out, ErrOut: &errOut},
 	}
 	return o, &out, &errOut
@@ -197,6 +198,59 @@ func TestPredictOfflineLiveWithoutManagedFields(t *testing.T) {
 	}
 }
 
+// TestPredictExitCodeAndMethods runs kubectl rv predict as a user types
+// it (flag defaults included): a predicted 409 among the selected methods
+// exits 1 unless --fail-on says otherwise, and each method name selects
+// that method alone.
+func TestPredictExitCodeAndMethods(t *testing.T) {
+	dir, live := writePredictFixtures(t, 1)
+	tests := []struct {
+		name        string
+		args        []string
+		wantCode    int
+		wantMethods []string
+	}{
+		{name: "every method: apply conflicts, exit 1 by default", wantCode: 1,
+			wantMethods: []string{"update", "update-no-rv", "json-patch", "merge-patch", "merge-patch-rv", "strategic-merge-patch", "apply", "apply-force"}},
+		{name: "apply alone conflicts", args: []string{"--method", "apply"}, wantCode: 1, wantMethods: []string{"apply"}},
+		{name: "apply-force alone clobbers: not a conflict", args: []string{"--method", "apply-force"}, wantCode: 0, wantMethods: []string{"apply-force"}},
+		{name: "apply-force alone, --fail-on clobber", args: []string{"--method", "apply-force", "--fail-on", "clobber"}, wantCode: 1, wantMethods: []string{"apply-force"}},
+		{name: "all-apply family", args: []string{"--method", "all-apply"}, wantCode: 1, wantMethods: []string{"apply", "apply-force"}},
+		{name: "--fail-on none", args: []string{"--method", "all-apply", "--fail-on", "none"}, wantCode: 0, wantMethods: []string{"apply", "apply-force"}},
+		{name: "update alone is the PUT with the resourceVersion", args: []string{"--method", "update"}, wantCode: 0, wantMethods: []string{"update"}},
+		{name: "bad --fail-on", args: []string{"--fail-on", "always"}, wantCode: 2},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var out, errOut bytes.Buffer
+			root := NewCmdRV(genericiooptions.IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut})
+			root.SetArgs(append([]string{"predict", "-f", dir, "--offline", "--live", live, "--field-manager", "ci", "-o", "json"}, tt.args...))
+			code := HandleError(&errOut, root.ExecuteContext(context.Background()))
+			if code != tt.wantCode {
+				t.Fatalf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, tt.wantCode, out.String(), errOut.String())
+			}
+			if tt.wantCode == 2 {
+				return
+			}
+			var rep struct {
+				Objects []struct {
+					Methods []struct{ Method string }
+				}
+			}
+			if err := yaml.Unmarshal(out.Bytes(), &rep); err != nil || len(rep.Objects) != 1 {
+				t.Fatalf("not a report of one object (%v):\n%s", err, out.String())
+			}
+			var got []string
+			for _, m := range rep.Objects[0].Methods {
+				got = append(got, m.Method)
+			}
+			if strings.Join(got, ",") != strings.Join(tt.wantMethods, ",") {
+				t.Errorf("methods %v, want %v", got, tt.wantMethods)
+			}
+		})
+	}
+}
+
 func predictCPUTime() time.Duration {
 	var ru syscall.Rusage
 	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
@@ -211,7 +265,7 @@ func BenchmarkPredictOfflineDirectory1000(b *testing.B) {
 	start := predictCPUTime()
 	for b.Loop() {
 		o, _, _ := newPredictOptions("")
-		o.Filenames, o.Offline, o.LiveFile, o.FieldManager, o.Output.Output = []string{dir}, true, live, "ci", "json"
+		o.Filenames, o.Offline, o.LiveFile, o.FieldManager, o.Output.Output, o.FailOn = []string{dir}, true, live, "ci", "json", "none"
 		_ = o.Complete(nil, nil)
 		if err := o.Validate(); err != nil {
 			b.Fatal(err)

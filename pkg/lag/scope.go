@@ -4,6 +4,7 @@ import (
 	"errors"
 	"reflect"
 	"sort"
+	"sync"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/discovery"
@@ -54,8 +55,10 @@ var controlPlaneKinds = []schema.GroupKind{
 }
 
 // builtinKinds maps every built-in kind to whether its status has an
-// observedGeneration field, from the Go types compiled into client-go.
-var builtinKinds = func() map[schema.GroupKind]bool {
+// observedGeneration field, from the Go types compiled into client-go. It
+// is built on first use, not at start-up: every command of the binary
+// would pay for its reflection over the whole scheme.
+var builtinKinds = sync.OnceValue(func() map[schema.GroupKind]bool {
 	m := map[schema.GroupKind]bool{}
 	for gvk, typ := range scheme.Scheme.AllKnownTypes() {
 		gk := gvk.GroupKind()
@@ -65,7 +68,7 @@ var builtinKinds = func() map[schema.GroupKind]bool {
 		m[gk] = false
 	}
 	return m
-}()
+})
 
 func hasObservedGeneration(t reflect.Type) bool {
 	if t.Kind() != reflect.Struct {
@@ -98,7 +101,7 @@ func Discover(d discovery.DiscoveryInterface, clusterScoped bool) ([]Target, []s
 	var out []Target
 	for _, t := range found.Types {
 		lt := NewTarget(t.Resource, t.Kind, t.Namespaced)
-		if lt.Builtin && !builtinKinds[schema.GroupKind{Group: t.Resource.Group, Kind: t.Kind}] {
+		if lt.Builtin && !builtinKinds()[schema.GroupKind{Group: t.Resource.Group, Kind: t.Kind}] {
 			continue
 		}
 		out = append(out, lt)
@@ -112,7 +115,7 @@ func Discover(d discovery.DiscoveryInterface, clusterScoped bool) ([]Target, []s
 // NewTarget describes a served type.
 func NewTarget(gvr schema.GroupVersionResource, kind string, namespaced bool) Target {
 	gk := schema.GroupKind{Group: gvr.Group, Kind: kind}
-	_, builtin := builtinKinds[gk]
+	_, builtin := builtinKinds()[gk]
 	return Target{Resource: gvr, Kind: kind, Namespaced: namespaced, Builtin: builtin, Expected: expectedObserved[gk]}
 }
 

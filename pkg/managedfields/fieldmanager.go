@@ -15,8 +15,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	upstream "k8s.io/apimachinery/pkg/util/managedfields"
-	"k8s.io/client-go/applyconfigurations"
-	"k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/kube-openapi/pkg/schemaconv"
 	"k8s.io/kube-openapi/pkg/validation/spec"
 	smdschema "sigs.k8s.io/structured-merge-diff/v6/schema"
@@ -28,25 +26,6 @@ import (
 // back. It is the API server's own interface
 // (k8s.io/apimachinery/pkg/util/managedfields.TypeConverter).
 type TypeConverter = upstream.TypeConverter
-
-var (
-	builtinOnce sync.Once
-	builtinTC   TypeConverter
-)
-
-// BuiltinTypeConverter returns the type converter for the built-in
-// Kubernetes types, from the schema client-go ships with its apply
-// configurations. It is built once and safe for concurrent use.
-func BuiltinTypeConverter() TypeConverter {
-	builtinOnce.Do(func() { builtinTC = applyconfigurations.NewTypeConverter(scheme.Scheme) })
-	return builtinTC
-}
-
-// IsBuiltin reports whether gvk is a built-in type that BuiltinTypeConverter
-// knows.
-func IsBuiltin(gvk schema.GroupVersionKind) bool {
-	return scheme.Scheme.Recognizes(gvk)
-}
 
 // SchemaTypeConverter is a TypeConverter built from an OpenAPI v3 document
 // or a CustomResourceDefinition; see ParseSchema. Kinds it does not know

@@ -18,13 +18,15 @@ func PredictEach(ctx context.Context, cfg Config, items []Item) ([]Result, error
 	return out, nil
 }
 
-// FailOn says which verdicts are findings (kubectl rv predict --fail-on).
+// FailOn says which verdicts are findings (kubectl rv predict --fail-on,
+// FailOnConflict by default: a predicted 409 is the finding predict exists
+// for).
 type FailOn string
 
 // The FailOn values.
 const (
 	// FailOnNothing counts no verdict.
-	FailOnNothing FailOn = ""
+	FailOnNothing FailOn = "none"
 	// FailOnConflict counts conflict and apply-conflict.
 	FailOnConflict FailOn = "conflict"
 	// FailOnClobber counts clobber.

@@ -2,6 +2,7 @@ package predict
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -90,24 +91,45 @@ func FuzzGenerateJSONPatch(f *testing.F) {
 }
 
 func TestParseMethods(t *testing.T) {
-	got, err := ParseMethods([]string{"apply,update-no-rv", "merge"})
-	if err != nil {
-		t.Fatal(err)
+	tests := []struct {
+		name    string
+		in      []string
+		want    []Method
+		wantErr string
+	}{
+		{name: "apply is the non-forced apply alone", in: []string{"apply"}, want: []Method{Apply}},
+		{name: "apply-force alone", in: []string{"apply-force"}, want: []Method{ApplyForce}},
+		{name: "update is the PUT with a resourceVersion alone", in: []string{"update"}, want: []Method{Update}},
+		{name: "merge-patch alone", in: []string{"merge-patch"}, want: []Method{MergePatch}},
+		{name: "all-apply family", in: []string{"all-apply"}, want: []Method{Apply, ApplyForce}},
+		{name: "all-update family", in: []string{"all-update"}, want: []Method{Update, UpdateNoRV}},
+		{name: "all-merge-patch family", in: []string{"all-merge-patch"}, want: []Method{MergePatch, MergePatchRV}},
+		{name: "all", in: []string{"all"}, want: AllMethods},
+		{name: "nothing means all", in: nil, want: AllMethods},
+		{name: "comma separated and repeated, report order", in: []string{"apply,update-no-rv", "merge"}, want: []Method{UpdateNoRV, MergePatch, Apply}},
+		{name: "type spellings", in: []string{"json,strategic"}, want: []Method{JSONPatch, StrategicMergePatch}},
+		// The simulator's spelling names the same method; its methods
+		// predict does not report are unknown here.
+		{name: "simulator spelling", in: []string{"update-unconditional"}, want: []Method{UpdateNoRV}},
+		{name: "unknown", in: []string{"put"}, wantErr: `unknown method "put": use all, all-update, all-merge-patch, all-apply, update,`},
+		{name: "not a predict method", in: []string{"update-status"}, wantErr: `unknown method "update-status"`},
 	}
-	want := []Method{UpdateNoRV, MergePatch, MergePatchRV, Apply, ApplyForce}
-	if diff := cmp.Diff(want, got); diff != "" {
-		t.Errorf("(-want +got):\n%s", diff)
-	}
-	if _, err := ParseMethods([]string{"put"}); err == nil {
-		t.Error("ParseMethods(put): want an error")
-	}
-	// The simulator's spelling names the same method; its methods predict
-	// does not report are unknown here.
-	if got, err := ParseMethods([]string{"update-unconditional"}); err != nil || !cmp.Equal(got, []Method{UpdateNoRV}) {
-		t.Errorf("ParseMethods(update-unconditional) = %v, %v; want [update-no-rv]", got, err)
-	}
-	if _, err := ParseMethods([]string{"update-status"}); err == nil {
-		t.Error("ParseMethods(update-status): want an error")
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := ParseMethods(tt.in)
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("ParseMethods(%q) error = %v, want %q", tt.in, err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("ParseMethods(%q) (-want +got):\n%s", tt.in, diff)
+			}
+		})
 	}
 }
 

@@ -285,7 +285,7 @@ func TestFailOn(t *testing.T) {
 		flag string
 		want int
 	}{
-		{"", 0},
+		{"none", 0},
 		{"conflict", 2},
 		{"clobber", 1},
 		{"any", 4},
@@ -298,8 +298,10 @@ func TestFailOn(t *testing.T) {
 			t.Errorf("--fail-on %q: %d findings, want %d", tc.flag, got, tc.want)
 		}
 	}
-	if _, ok := ParseFailOn("always"); ok {
-		t.Error(`ParseFailOn("always") accepted`)
+	for _, bad := range []string{"always", ""} {
+		if _, ok := ParseFailOn(bad); ok {
+			t.Errorf("ParseFailOn(%q) accepted", bad)
+		}
 	}
 }
 

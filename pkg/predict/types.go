@@ -41,25 +41,40 @@ const (
 // AllMethods lists every method in report order.
 var AllMethods = []Method{Update, UpdateNoRV, JSONPatch, MergePatch, MergePatchRV, StrategicMergePatch, Apply, ApplyForce}
 
-// methodFamilies maps the names --method accepts to methods.
+// Each method name selects that method alone: "apply" is the non-forced
+// apply only, "update" the PUT with a resourceVersion only. Several methods
+// at once are asked for by listing them or by a family, whose name says it
+// is one ("all-apply"). json, merge and strategic are the --type spellings
+// of json-patch, merge-patch and strategic-merge-patch.
+
+// methodFamilies maps the family names --method accepts to their methods.
 var methodFamilies = map[string][]Method{
-	"all":                   AllMethods,
-	"update":                {Update, UpdateNoRV},
-	"json-patch":            {JSONPatch},
-	"json":                  {JSONPatch},
-	"merge-patch":           {MergePatch, MergePatchRV},
-	"merge":                 {MergePatch, MergePatchRV},
-	"strategic-merge-patch": {StrategicMergePatch},
-	"strategic":             {StrategicMergePatch},
-	"apply":                 {Apply, ApplyForce},
-	string(UpdateNoRV):      {UpdateNoRV},
-	string(MergePatchRV):    {MergePatchRV},
-	string(ApplyForce):      {ApplyForce},
+	"all":             AllMethods,
+	"all-update":      {Update, UpdateNoRV},
+	"all-merge-patch": {MergePatch, MergePatchRV},
+	"all-apply":       {Apply, ApplyForce},
 }
 
-// ParseMethods turns --method values (families such as "update" or single
-// variants such as "update-no-rv", comma separated) into methods in report
-// order.
+// methodAliases are other names of single methods.
+var methodAliases = map[string]Method{
+	"json":      JSONPatch,
+	"merge":     MergePatch,
+	"strategic": StrategicMergePatch,
+}
+
+// MethodNames lists the names --method accepts, for help and completion:
+// the families, then each method.
+func MethodNames() []string {
+	names := []string{"all", "all-update", "all-merge-patch", "all-apply"}
+	for _, m := range AllMethods {
+		names = append(names, string(m))
+	}
+	return names
+}
+
+// ParseMethods turns --method values (method names such as "apply" or
+// "update-no-rv", and families such as "all-apply", comma separated) into
+// methods in report order. No value means all.
 func ParseMethods(names []string) ([]Method, error) {
 	want := map[Method]bool{}
 	for _, n := range names {
@@ -68,13 +83,9 @@ func ParseMethods(names []string) ([]Method, error) {
 			if part == "" {
 				continue
 			}
-			ms, ok := methodFamilies[part]
-			if m, one := writepath.ParseMethod(part); !ok && one && slices.Contains(AllMethods, m) {
-				// Another spelling of one method (update-unconditional).
-				ms, ok = []Method{m}, true
-			}
-			if !ok {
-				return nil, fmt.Errorf("unknown method %q: use all, update, update-no-rv, json-patch, merge-patch, merge-patch-rv, strategic-merge-patch, apply or apply-force", part)
+			ms, err := parseMethod(part)
+			if err != nil {
+				return nil, err
 			}
 			for _, m := range ms {
 				want[m] = true
@@ -91,6 +102,22 @@ func ParseMethods(names []string) ([]Method, error) {
 		}
 	}
 	return out, nil
+}
+
+func parseMethod(name string) ([]Method, error) {
+	if ms, ok := methodFamilies[name]; ok {
+		return ms, nil
+	}
+	if m, ok := methodAliases[name]; ok {
+		return []Method{m}, nil
+	}
+	// The method's own name, or another spelling of it
+	// (update-unconditional); the write path knows methods predict does
+	// not report (update-status).
+	if m, ok := writepath.ParseMethod(name); ok && slices.Contains(AllMethods, m) {
+		return []Method{m}, nil
+	}
+	return nil, fmt.Errorf("unknown method %q: use %s", name, strings.Join(MethodNames(), ", "))
 }
 
 // Verdict is what a method would do.

@@ -96,8 +96,8 @@ func TestPredictEveryMethodAgainstServer(t *testing.T) {
 	stale := predictWriteFile(t, dir, "stale.yaml", strings.Replace(want, "name: web\n", "name: web\n  resourceVersion: \""+createdRV+"\"\n", 1))
 
 	rep, code := predictReport(t, "-f", fresh, "--field-manager", "ci")
-	if code != 0 {
-		t.Errorf("exit %d without --fail-on, want 0", code)
+	if code != 1 {
+		t.Errorf("exit %d without --fail-on, want 1: the non-forced apply conflicts", code)
 	}
 	if rep.Kind != "PredictReport" || rep.Engine != "server" || len(rep.Notes) == 0 || !strings.Contains(rep.Notes[0], "admission webhooks") {
 		t.Errorf("report head: kind %q engine %q notes %q", rep.Kind, rep.Engine, rep.Notes)
@@ -252,26 +252,63 @@ spec:
 	}
 }
 
-// TestPredictFailOn checks the exit codes of --fail-on and the table.
+// TestPredictFailOn checks the exit codes, by default (a predicted 409 or
+// apply conflict among the selected methods exits 1) and with --fail-on,
+// and the table.
 func TestPredictFailOn(t *testing.T) {
 	ns, dir, _, _ := predictSetup(t)
 	want := predictWriteFile(t, dir, "want.yaml", strings.ReplaceAll(strings.ReplaceAll(predictWeb, "NS", ns), "nginx:1", "nginx:2"))
-	r := cluster.RV(t, "predict", "-f", want, "--field-manager", "ci", "--method", "apply", "--fail-on", "conflict")
-	if r.Code != 1 || !strings.Contains(r.Stdout, "apply-conflict") || !strings.Contains(r.Stderr, "admission webhooks") {
-		t.Errorf("--fail-on conflict: want exit 1, a table and the webhook note: %s", r)
-	}
-	r = cluster.RV(t, "predict", "-f", want, "--field-manager", "ci", "--method", "apply", "--method", "json-patch", "--fail-on", "conflict")
-	if r.Code != 1 {
-		t.Errorf("--fail-on conflict: want exit 1: %s", r)
-	}
 	harmless := predictWriteFile(t, dir, "label.yaml", "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web, namespace: "+ns+", labels: {team: a}}\n")
-	r = cluster.RV(t, "predict", "-f", harmless, "--field-manager", "ci", "--method", "apply", "--fail-on", "any")
-	if r.Code != 0 || !strings.Contains(r.Stdout, "ok") {
-		t.Errorf("--fail-on any with a harmless apply: want exit 0: %s", r)
+	tests := []struct {
+		name     string
+		args     []string
+		wantCode int
+		stdout   string
+	}{
+		{"apply conflict, default", []string{"-f", want, "--method", "apply"}, 1, "apply-conflict"},
+		{"apply conflict, --fail-on conflict", []string{"-f", want, "--method", "apply", "--fail-on", "conflict"}, 1, "apply-conflict"},
+		{"apply conflict among two methods", []string{"-f", want, "--method", "apply", "--method", "json-patch"}, 1, "apply-conflict"},
+		{"apply conflict, --fail-on none", []string{"-f", want, "--method", "apply", "--fail-on", "none"}, 0, "apply-conflict"},
+		{"every method, --fail-on none", []string{"-f", want, "--fail-on", "none"}, 0, "apply-conflict"},
+		{"a clobber is not a conflict", []string{"-f", want, "--method", "update-no-rv"}, 0, "clobber"},
+		{"--fail-on clobber", []string{"-f", want, "--method", "update-no-rv", "--fail-on", "clobber"}, 1, "clobber"},
+		{"harmless apply, --fail-on any", []string{"-f", harmless, "--method", "apply", "--fail-on", "any"}, 0, "ok"},
 	}
-	r = cluster.RV(t, "predict", "-f", want, "--field-manager", "ci", "--method", "update-no-rv", "--fail-on", "clobber")
-	if r.Code != 1 {
-		t.Errorf("--fail-on clobber with update-no-rv: want exit 1: %s", r)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := cluster.RV(t, append([]string{"predict", "--field-manager", "ci"}, tt.args...)...)
+			if r.Code != tt.wantCode || !strings.Contains(r.Stdout, tt.stdout) || !strings.Contains(r.Stderr, "admission webhooks") {
+				t.Errorf("want exit %d, a table with %q and the webhook note: %s", tt.wantCode, tt.stdout, r)
+			}
+		})
+	}
+}
+
+// TestPredictMethodSelection checks that each method name selects that
+// method alone (apply is the non-forced apply, without apply-force) and
+// that a family says it is one, against the server and offline.
+func TestPredictMethodSelection(t *testing.T) {
+	ns, dir, _, _ := predictSetup(t)
+	live := predictWriteFile(t, dir, "live.yaml", cluster.MustKubectl(t, "get", "deploy", "web", "-n", ns, "-o", "yaml", "--show-managed-fields"))
+	want := predictWriteFile(t, dir, "want.yaml", strings.ReplaceAll(strings.ReplaceAll(predictWeb, "NS", ns), "nginx:1", "nginx:2"))
+	tests := []struct {
+		method string
+		want   map[predict.Method]predict.Verdict
+	}{
+		{"apply", map[predict.Method]predict.Verdict{predict.Apply: predict.ApplyConflict}},
+		{"apply-force", map[predict.Method]predict.Verdict{predict.ApplyForce: predict.Clobber}},
+		{"all-apply", map[predict.Method]predict.Verdict{predict.Apply: predict.ApplyConflict, predict.ApplyForce: predict.Clobber}},
+		{"update", map[predict.Method]predict.Verdict{predict.Update: predict.Clobber}},
+		{"all-update", map[predict.Method]predict.Verdict{predict.Update: predict.Clobber, predict.UpdateNoRV: predict.Clobber}},
+		{"merge-patch", map[predict.Method]predict.Verdict{predict.MergePatch: predict.Clobber}},
+	}
+	for _, engine := range [][]string{nil, {"--offline", "--live", live}} {
+		for _, tt := range tests {
+			rep, _ := predictReport(t, append([]string{"-f", want, "--field-manager", "ci", "--method", tt.method}, engine...)...)
+			if diff := cmp.Diff(tt.want, verdictMap(rep)); diff != "" {
+				t.Errorf("%s --method %s (-want +got):\n%s", rep.Engine, tt.method, diff)
+			}
+		}
 	}
 }
 
