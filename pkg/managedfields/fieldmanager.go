@@ -72,9 +72,8 @@ func (c *SchemaTypeConverter) TypedToObject(v *typed.TypedValue) (runtime.Object
 // ParseSchema builds a TypeConverter from data, which is either an OpenAPI
 // v3 document (as served at /openapi/v3/apis/GROUP/VERSION, JSON or YAML)
 // or a CustomResourceDefinition manifest. In a CRD, metadata is typed as
-// the API server types it for custom resources only approximately: labels
-// and annotations are granular maps, finalizers and ownerReferences are
-// atomic (the server treats them as sets / maps keyed by uid).
+// ObjectMeta, as the API server types it for custom resources: finalizers
+// a set, ownerReferences a map keyed by uid (see objectMetaSchema).
 func ParseSchema(data []byte) (*SchemaTypeConverter, error) {
 	js, err := yaml.YAMLToJSON(data)
 	if err != nil {
@@ -170,16 +169,13 @@ func parseCRD(js []byte) (*SchemaTypeConverter, error) {
 		if s.Properties == nil {
 			s.Properties = map[string]spec.Schema{}
 		}
-		// The server adds apiVersion, kind and metadata to every version's
-		// schema; metadata stays open here (see ParseSchema).
+		// The server adds apiVersion, kind and ObjectMeta to every
+		// version's schema, whatever the CRD says of metadata.
 		str := spec.Schema{}
 		str.Type = spec.StringOrArray{"string"}
 		s.Properties["apiVersion"] = str
 		s.Properties["kind"] = str
-		meta := spec.Schema{}
-		meta.Type = spec.StringOrArray{"object"}
-		meta.Extensions = spec.Extensions{"x-kubernetes-preserve-unknown-fields": true}
-		s.Properties["metadata"] = meta
+		s.Properties["metadata"] = objectMetaSchema()
 		if s.Extensions == nil {
 			s.Extensions = spec.Extensions{}
 		}
@@ -192,6 +188,35 @@ func parseCRD(js []byte) (*SchemaTypeConverter, error) {
 		return nil, errors.New("the CustomResourceDefinition has no versions")
 	}
 	return fromOpenAPI(schemas, crd.Spec.PreserveUnknownFields)
+}
+
+// objectMetaJSON is metav1.ObjectMeta's OpenAPI schema with the list and
+// map semantics of its Go markers (+listType=set on finalizers,
+// +listType=map +listMapKey=uid on ownerReferences, atomic
+// OwnerReference and ManagedFieldsEntry), which the API server puts in
+// every custom resource's schema. TestCRDMetadataMatchesObjectMeta holds it
+// to the built-in schema's ObjectMeta.
+const objectMetaJSON = `{"type": "object", "properties": {
+  "name": {"type": "string"}, "generateName": {"type": "string"}, "namespace": {"type": "string"},
+  "selfLink": {"type": "string"}, "uid": {"type": "string"}, "resourceVersion": {"type": "string"},
+  "generation": {"type": "integer"}, "creationTimestamp": {"type": "string"},
+  "deletionTimestamp": {"type": "string"}, "deletionGracePeriodSeconds": {"type": "integer"},
+  "labels": {"type": "object", "additionalProperties": {"type": "string"}},
+  "annotations": {"type": "object", "additionalProperties": {"type": "string"}},
+  "finalizers": {"type": "array", "items": {"type": "string"}, "x-kubernetes-list-type": "set"},
+  "ownerReferences": {"type": "array", "x-kubernetes-list-type": "map", "x-kubernetes-list-map-keys": ["uid"],
+    "items": {"type": "object", "x-kubernetes-map-type": "atomic", "required": ["apiVersion", "kind", "name", "uid"], "properties": {
+      "apiVersion": {"type": "string"}, "kind": {"type": "string"}, "name": {"type": "string"}, "uid": {"type": "string"},
+      "controller": {"type": "boolean"}, "blockOwnerDeletion": {"type": "boolean"}}}},
+  "managedFields": {"type": "array", "x-kubernetes-list-type": "atomic",
+    "items": {"type": "object", "x-kubernetes-preserve-unknown-fields": true}}}}`
+
+func objectMetaSchema() spec.Schema {
+	var s spec.Schema
+	if err := json.Unmarshal([]byte(objectMetaJSON), &s); err != nil {
+		panic("objectMetaJSON: " + err.Error())
+	}
+	return s
 }
 
 // FieldManager runs the API server's own field manager

@@ -51,7 +51,7 @@ func (f FailOn) Matches(v Verdict) bool {
 		return f == FailOnConflict || f == FailOnAny
 	case Clobber:
 		return f == FailOnClobber || f == FailOnAny
-	case Invalid:
+	case Invalid, ServerError:
 		return f == FailOnAny
 	}
 	return false

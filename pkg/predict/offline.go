@@ -59,13 +59,15 @@ func (o *Offline) Executor(gvk schema.GroupVersionKind, name string, live *unstr
 // kinds' Go types for strategic merge patch, and the defaults and
 // validation of writepath.BuiltinDefaults and BuiltinValidate. It does not
 // know whether the kind is namespaced, so the object's own namespace
-// stands, nor which kinds refuse unconditional updates, so none does.
+// stands. Custom resources and some built-in kinds (Leases, webhook
+// configurations, ...; see writepath.AllowsUnconditionalUpdate) refuse an
+// update without a resourceVersion with 422.
 func offlineType(gvk schema.GroupVersionKind, live *unstructured.Unstructured) *writepath.Type {
 	gvr, _ := meta.UnsafeGuessKindToResource(gvk)
 	t := &writepath.Type{
 		GVK:                      gvk,
 		Resource:                 gvr.Resource,
-		AllowUnconditionalUpdate: true,
+		AllowUnconditionalUpdate: managedfields.IsBuiltin(gvk) && writepath.AllowsUnconditionalUpdate(gvk.GroupKind()),
 		StatusSubresource:        live == nil || hasStatus(live),
 		Default:                  func(obj *unstructured.Unstructured) { writepath.BuiltinDefaults(gvk, obj) },
 		Validate:                 func(obj *unstructured.Unstructured) field.ErrorList { return writepath.BuiltinValidate(gvk, obj) },

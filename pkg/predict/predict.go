@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"runtime"
 	"sort"
+	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -346,10 +347,33 @@ func classify(mr MethodResult, rq request, live *unstructured.Unstructured, err 
 		if rq.method == StrategicMergePatch && s.Code == http.StatusUnsupportedMediaType {
 			mr.Reason = "strategic merge patch needs the Go type's patch metadata (patchStrategy, patchMergeKey), which custom resources do not have; the server refuses it with 415 and kubectl falls back to a JSON merge patch"
 		}
+	case isRequestFailure(s):
+		mr.Verdict = ServerError
+		mr.Reason = serverErrorReason(rq.method, s.Message)
 	default:
 		return mr, err
 	}
 	return mr, nil
+}
+
+// isRequestFailure tells a 500 that this one request causes from an
+// outage. A handler error that is no API status (the strategic merge
+// patch library's, for one) reaches the client as a 500 with no reason
+// (responsewriters.ErrorToAPIStatus), and the same request fails again
+// every time. A storage failure is an InternalError, and 503 and 504 are
+// the server's state: those stay errors, worth a retry.
+func isRequestFailure(s metav1.Status) bool {
+	return s.Code == http.StatusInternalServerError && s.Reason == metav1.StatusReasonUnknown
+}
+
+// serverErrorReason explains a request failure. The strategic merge patch
+// library fails when a list's merge key is not unique in it (the same port
+// on TCP and UDP): the patch cannot say which item is which.
+func serverErrorReason(m Method, msg string) string {
+	if m == StrategicMergePatch && strings.Contains(msg, "$setElementOrder") {
+		return "the server fails (500) to apply the strategic merge patch: its list merges on a key that is not unique here (the same port on TCP and UDP), so a strategic merge patch cannot express this change; use server-side apply or a JSON patch (" + msg + ")"
+	}
+	return "the server fails (500) on this request, and would again on a retry: " + msg
 }
 
 // patchNotApplied is the message of the 422 the API server answers when a

@@ -139,6 +139,12 @@ const (
 	Clobber Verdict = "clobber"
 	// NotFound: the object does not exist, so only apply (a create) works.
 	NotFound Verdict = "not-found"
+	// ServerError: the server fails this one request with a 500 that is
+	// no outage (a handler error, not the storage's InternalError): the
+	// same request fails every time, so a retry cannot succeed. The known
+	// case is a strategic merge patch whose list merge key is not unique
+	// (the same port on TCP and UDP).
+	ServerError Verdict = "server-error"
 )
 
 // ObjectRef names an object.
@@ -196,7 +202,7 @@ func (r Result) CheckSecrets() error {
 
 // Worst returns the most severe verdict among the methods.
 func (r Result) Worst() Verdict {
-	rank := map[Verdict]int{OK: 0, NotFound: 1, Invalid: 2, Clobber: 3, ApplyConflict: 4, Conflict: 5}
+	rank := map[Verdict]int{OK: 0, NotFound: 1, Invalid: 2, ServerError: 3, Clobber: 4, ApplyConflict: 5, Conflict: 6}
 	worst := OK
 	for _, m := range r.Methods {
 		if rank[m.Verdict] > rank[worst] {

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/mergepatch"
 	"net/http"
 
 	jsonpatch "gopkg.in/evanphx/json-patch.v4"
@@ -100,7 +102,7 @@ func patchDoc(t *Type, doc []byte, pt types.PatchType, data []byte) (*unstructur
 			return nil, apierrors.NewGenericServerResponse(http.StatusUnsupportedMediaType, "", schema.GroupResource{}, "", unsupportedPatchMsg, 0, false)
 		}
 		if patched, err = strategicpatch.StrategicMergePatch(doc, data, t.New()); err != nil {
-			return nil, apierrors.NewGenericServerResponse(http.StatusUnprocessableEntity, "", schema.GroupResource{}, "", err.Error(), 0, false)
+			return nil, strategicPatchError(err)
 		}
 	default:
 		return nil, apierrors.NewBadRequest(fmt.Sprintf("unsupported patch type %q", pt))
@@ -110,6 +112,28 @@ func patchDoc(t *Type, doc []byte, pt types.PatchType, data []byte) (*unstructur
 		return nil, apierrors.NewBadRequest(err.Error())
 	}
 	return obj, nil
+}
+
+// strategicPatchError is the API server's answer to a strategic merge
+// patch the library refuses (the patch handler's
+// interpretStrategicMergePatchError): its known format errors are 400s,
+// two are 422s, and any other error is no API status, which the server
+// answers as a 500 with no reason (responsewriters.ErrorToAPIStatus). The
+// commonest: "The order in patch list ... doesn't match $setElementOrder
+// list", when a list's merge key is not unique (the same port on TCP and
+// UDP).
+func strategicPatchError(err error) error {
+	switch err {
+	case mergepatch.ErrBadJSONDoc, mergepatch.ErrBadPatchFormatForPrimitiveList, mergepatch.ErrBadPatchFormatForRetainKeys,
+		mergepatch.ErrBadPatchFormatForSetElementOrderList, mergepatch.ErrUnsupportedStrategicMergePatchFormat:
+		return apierrors.NewBadRequest(err.Error())
+	case mergepatch.ErrNoListOfLists, mergepatch.ErrPatchContentNotMatchRetainKeys:
+		return apierrors.NewGenericServerResponse(http.StatusUnprocessableEntity, "", schema.GroupResource{}, "", err.Error(), 0, false)
+	}
+	return &apierrors.StatusError{ErrStatus: metav1.Status{
+		Status: metav1.StatusFailure, Code: http.StatusInternalServerError,
+		Reason: metav1.StatusReasonUnknown, Message: err.Error(),
+	}}
 }
 
 // apply is a server-side apply: the field manager merges the

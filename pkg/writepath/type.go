@@ -68,10 +68,46 @@ func builtin(group, version, kind, resource string, namespaced, status bool, gen
 		Resource:                 resource,
 		Namespaced:               namespaced,
 		StatusSubresource:        status,
-		AllowUnconditionalUpdate: true,
+		AllowUnconditionalUpdate: AllowsUnconditionalUpdate(schema.GroupKind{Group: group, Kind: kind}),
 		Generation:               gen,
 		New:                      newObj,
 	}
+}
+
+// refusesUnconditionalUpdate are the built-in kinds whose registry
+// strategy's AllowUnconditionalUpdate is false in Kubernetes 1.36
+// (k8s.io/kubernetes/pkg/registry, apiextensions-apiserver and
+// kube-aggregator): an update without a resourceVersion gets 422.
+var refusesUnconditionalUpdate = map[schema.GroupKind]bool{
+	{Group: "admissionregistration.k8s.io", Kind: "MutatingAdmissionPolicy"}:          true,
+	{Group: "admissionregistration.k8s.io", Kind: "MutatingAdmissionPolicyBinding"}:   true,
+	{Group: "admissionregistration.k8s.io", Kind: "MutatingWebhookConfiguration"}:     true,
+	{Group: "admissionregistration.k8s.io", Kind: "ValidatingAdmissionPolicy"}:        true,
+	{Group: "admissionregistration.k8s.io", Kind: "ValidatingAdmissionPolicyBinding"}: true,
+	{Group: "admissionregistration.k8s.io", Kind: "ValidatingWebhookConfiguration"}:   true,
+	{Group: "apiextensions.k8s.io", Kind: "CustomResourceDefinition"}:                 true,
+	{Group: "apiregistration.k8s.io", Kind: "APIService"}:                             true,
+	{Group: "certificates.k8s.io", Kind: "ClusterTrustBundle"}:                        true,
+	{Group: "certificates.k8s.io", Kind: "PodCertificateRequest"}:                     true,
+	{Group: "coordination.k8s.io", Kind: "Lease"}:                                     true,
+	{Group: "coordination.k8s.io", Kind: "LeaseCandidate"}:                            true,
+	{Group: "internal.apiserver.k8s.io", Kind: "StorageVersion"}:                      true,
+	{Group: "node.k8s.io", Kind: "RuntimeClass"}:                                      true,
+	{Group: "policy", Kind: "PodDisruptionBudget"}:                                    true,
+	{Group: "resource.k8s.io", Kind: "ResourcePoolStatusRequest"}:                     true,
+	{Group: "storage.k8s.io", Kind: "CSIDriver"}:                                      true,
+	{Group: "storage.k8s.io", Kind: "CSINode"}:                                        true,
+	{Group: "storage.k8s.io", Kind: "CSIStorageCapacity"}:                             true,
+	{Group: "storage.k8s.io", Kind: "VolumeAttachment"}:                               true,
+	{Group: "storagemigration.k8s.io", Kind: "StorageVersionMigration"}:               true,
+}
+
+// AllowsUnconditionalUpdate reports whether the registry of a built-in
+// kind lets an update without a resourceVersion through (last write
+// wins). Custom resources never do (the customresource strategy); ask
+// only for built-in kinds.
+func AllowsUnconditionalUpdate(gk schema.GroupKind) bool {
+	return !refusesUnconditionalUpdate[gk]
 }
 
 // BuiltinTypes returns the rules of the registry strategies of the

@@ -66,6 +66,10 @@ func (w *Writer) Create(t *Type, obj *unstructured.Unstructured, opts Options) (
 	if err := checkMeta(t, obj); err != nil {
 		return nil, err
 	}
+	obj, err := decodeAsServer(t, obj)
+	if err != nil {
+		return nil, err
+	}
 	w.prepareCreate(t, obj)
 	if t.Default != nil {
 		t.Default(obj)
@@ -108,6 +112,10 @@ func (w *Writer) Update(t *Type, cur *Stored, obj *unstructured.Unstructured, op
 
 // update is the part of every non-apply write after its preconditions.
 func (w *Writer) update(t *Type, cur *Stored, obj *unstructured.Unstructured, opts Options) (*unstructured.Unstructured, error) {
+	obj, err := decodeAsServer(t, obj)
+	if err != nil {
+		return nil, err
+	}
 	if obj.GetNamespace() == "" {
 		// The request's namespace, as rest.BeforeUpdate fills it in.
 		if ns := cur.Object.GetNamespace(); ns != "" {
@@ -130,6 +138,52 @@ func (w *Writer) update(t *Type, cur *Stored, obj *unstructured.Unstructured, op
 		return nil, err
 	}
 	return obj, nil
+}
+
+// decodeAsServer drops from obj what the API server drops when it decodes
+// a request body of a built-in kind into its Go type: ObjectMeta's empty
+// labels, annotations, finalizers and ownerReferences (omitempty). They
+// are gone from the stored object and from what the field manager
+// compares, so an empty map in a request takes no field from its owner.
+// Custom resources are kept as they are.
+func decodeAsServer(t *Type, obj *unstructured.Unstructured) (*unstructured.Unstructured, error) {
+	if t.New == nil {
+		return obj, nil
+	}
+	md, ok := obj.Object["metadata"].(map[string]any)
+	if !ok {
+		return obj, nil
+	}
+	var drop []string
+	for _, k := range []string{"labels", "annotations", "finalizers", "ownerReferences"} {
+		switch v := md[k].(type) {
+		case map[string]any:
+			if len(v) == 0 {
+				drop = append(drop, k)
+			}
+		case []any:
+			if len(v) == 0 {
+				drop = append(drop, k)
+			}
+		}
+	}
+	if len(drop) == 0 {
+		return obj, nil
+	}
+	// Copies of the top level and metadata: the caller's object stays.
+	top := make(map[string]any, len(obj.Object))
+	for k, v := range obj.Object {
+		top[k] = v
+	}
+	meta := make(map[string]any, len(md))
+	for k, v := range md {
+		meta[k] = v
+	}
+	for _, k := range drop {
+		delete(meta, k)
+	}
+	top["metadata"] = meta
+	return &unstructured.Unstructured{Object: top}, nil
 }
 
 func checkSubresource(t *Type, sub string) error {

@@ -108,6 +108,7 @@ var verdictStyle = map[predict.Verdict]output.Style{
 	predict.ApplyConflict: output.Red,
 	predict.Clobber:       output.Yellow,
 	predict.Invalid:       output.Red,
+	predict.ServerError:   output.Red,
 	predict.NotFound:      output.Faint,
 }
 
