@@ -10,7 +10,10 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
+	"k8s.io/client-go/discovery"
 
 	"github.com/kubectl-rv/kubectl-rv/pkg/audit"
 	"github.com/kubectl-rv/kubectl-rv/pkg/conflicts"
@@ -84,9 +87,19 @@ type ConflictsOptions struct {
 	Strict      bool
 	Top         int
 	Report      string
+	Live        bool
+	For         time.Duration
+	Scenario    string
 
 	namespace string
 	cfg       conflicts.Config
+	// changed are the flags given on the command line, to refuse the
+	// audit-log flags with --live.
+	changed []string
+	// server and scrape are --live's: the API server's URL and a GET of its
+	// /metrics.
+	server string
+	scrape func(context.Context) ([]byte, error)
 	genericiooptions.IOStreams
 }
 
@@ -105,6 +118,7 @@ func NewCmdConflicts(f *Factory, streams genericiooptions.IOStreams) *cobra.Comm
 		Example: conflictsExample,
 		Args:    cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
+			c.Flags().Visit(func(fl *pflag.Flag) { o.changed = append(o.changed, fl.Name) })
 			if err := o.Complete(f); err != nil {
 				return err
 			}
@@ -126,12 +140,19 @@ func NewCmdConflicts(f *Factory, streams genericiooptions.IOStreams) *cobra.Comm
 	fs.BoolVar(&o.Strict, "strict", false, "Make every skipped line (a blank line, a last line cut short) an error.")
 	fs.IntVar(&o.Top, "top", 0, "Show only this many objects and writers; 0 is all.")
 	fs.StringVar(&o.Report, "report", "", "Also write a picture of the --object (or the hottest object): writers as lanes over time, 409s, successes and give-ups marked. FILE.svg or FILE.html.")
+	fs.BoolVar(&o.Live, "live", false, "Instead of an audit log, read the API server's /metrics at the start and the end of --for and show the 409s per second by group, resource, subresource and verb.")
+	fs.DurationVar(&o.For, "for", 10*time.Second, "With --live, the time between the two reads of /metrics.")
+	fs.StringVar(&o.Scenario, "scenario", "", "Also write a kubectl rv simulate scenario (FILE.yaml) that reproduces the contention on the --object (or the hottest object): its writers, their rates and write methods.")
 	_ = cmd.RegisterFlagCompletionFunc("view", cobra.FixedCompletions(conflictsprint.Views, cobra.ShellCompDirectiveNoFileComp))
 	return cmd
 }
 
-// Complete reads the namespace (-n) for --object; no cluster is contacted.
+// Complete reads the namespace (-n) for --object; only --live contacts
+// the cluster, and only in Run.
 func (o *ConflictsOptions) Complete(f *Factory) error {
+	if o.Live {
+		return o.completeLive(f)
+	}
 	if o.Object == "" {
 		return nil
 	}
@@ -145,10 +166,39 @@ func (o *ConflictsOptions) Complete(f *Factory) error {
 	return nil
 }
 
+// completeLive builds the GET of /metrics from kubectl's global flags
+// (--kubeconfig, --context, --server, --token, ...), as kubectl get --raw
+// /metrics does.
+func (o *ConflictsOptions) completeLive(f *Factory) error {
+	cfg, err := f.RESTConfig(0, 0)
+	if err != nil {
+		return err
+	}
+	dc, err := discovery.NewDiscoveryClientForConfig(cfg)
+	if err != nil {
+		return err
+	}
+	rc := dc.RESTClient()
+	o.server = cfg.Host
+	o.scrape = func(ctx context.Context) ([]byte, error) {
+		return rc.Get().AbsPath("/metrics").SetHeader("Accept", "text/plain;version=0.0.4").DoRaw(ctx)
+	}
+	return nil
+}
+
+// auditFlags are the flags that only an audit log analysis reads.
+var auditFlags = []string{"audit-log", "view", "object", "fail-on-rate", "retry-window", "since", "until", "strict", "top", "report", "scenario"}
+
 // Validate checks the flags without I/O and builds the engine's config.
 func (o *ConflictsOptions) Validate() error {
 	if err := o.Output.Validate(); err != nil {
 		return err
+	}
+	if o.Live {
+		return o.validateLive()
+	}
+	if slices.Contains(o.changed, "for") {
+		return exitcode.Usagef("--for is the time --live reads /metrics over: give it with --live, or drop it")
 	}
 	cfg := conflicts.NewConfig()
 	switch {
@@ -168,6 +218,10 @@ func (o *ConflictsOptions) Validate() error {
 		return exitcode.Usagef("--report %q: give a file name ending in .svg or .html", o.Report)
 	case countOf(o.AuditLogs, "-") > 1:
 		return exitcode.Usagef("--audit-log - (stdin) can be given only once")
+	case o.Scenario != "" && !strings.HasSuffix(o.Scenario, ".yaml") && !strings.HasSuffix(o.Scenario, ".yml"):
+		return exitcode.Usagef("--scenario %q: give a file name ending in .yaml", o.Scenario)
+	case o.Scenario != "" && countOf(o.AuditLogs, "-") > 0:
+		return exitcode.Usagef("--scenario reads the log a second time for the write methods: give --audit-log a file, not - (stdin)")
 	}
 	var err error
 	if cfg.Since, err = parseTimeFlag("--since", o.Since); err != nil {
@@ -186,8 +240,22 @@ func (o *ConflictsOptions) Validate() error {
 		}
 		cfg.Object = &conflicts.ObjectKey{Resource: strings.ToLower(typ), Namespace: o.namespace, Name: name}
 	}
-	cfg.RetryWindow, cfg.Strict, cfg.Top, cfg.HottestTimeline = o.RetryWindow, o.Strict, o.Top, o.Report != ""
+	cfg.RetryWindow, cfg.Strict, cfg.Top, cfg.HottestTimeline = o.RetryWindow, o.Strict, o.Top, o.Report != "" || o.Scenario != ""
 	o.cfg = cfg
+	return nil
+}
+
+// validateLive refuses the audit-log flags with --live: the two read
+// different sources and answer different questions.
+func (o *ConflictsOptions) validateLive() error {
+	for _, name := range auditFlags {
+		if slices.Contains(o.changed, name) {
+			return exitcode.Usagef("--live and --%s cannot be used together: --live reads the API server's /metrics, --%s is for an audit log", name, name)
+		}
+	}
+	if o.For <= 0 {
+		return exitcode.Usagef("--for must be positive, got %s", o.For)
+	}
 	return nil
 }
 
@@ -212,8 +280,12 @@ func parseTimeFlag(flag, v string) (time.Time, error) {
 	return t, nil
 }
 
-// Run reads the logs, prints the view and maps the rates to an exit code.
+// Run reads the logs, prints the view and maps the rates to an exit code;
+// with --live it reads /metrics instead.
 func (o *ConflictsOptions) Run(ctx context.Context) error {
+	if o.Live {
+		return o.runLive(ctx)
+	}
 	var sources []audit.Source
 	for _, p := range o.AuditLogs {
 		s, err := audit.Open(p, o.In)
@@ -235,13 +307,47 @@ func (o *ConflictsOptions) Run(ctx context.Context) error {
 	if o.cfg.Object != nil && len(rep.Timeline) == 0 {
 		output.Warnf(o.ErrOut, "no write attempt on %s in the logs", o.Object)
 	}
+	scenario, err := o.buildScenario(ctx, sources, rep)
+	if err != nil {
+		return err
+	}
 	if err := o.print(rep); err != nil {
 		return err
 	}
 	if err := o.writeReport(rep); err != nil {
 		return err
 	}
+	if scenario != nil {
+		if err := os.WriteFile(o.Scenario, scenario, 0o644); err != nil {
+			return exitcode.Usage(fmt.Errorf("--scenario: %w", err))
+		}
+	}
 	return o.exit(rep)
+}
+
+// buildScenario makes --scenario's file, before anything is printed or
+// written: when the log holds nothing to reproduce, the command fails and
+// writes nothing.
+func (o *ConflictsOptions) buildScenario(ctx context.Context, sources []audit.Source, rep *conflicts.Report) ([]byte, error) {
+	if o.Scenario == "" {
+		return nil, nil
+	}
+	var hints map[string]conflicts.PatchHint
+	if obj := rep.TimelineObject; obj != nil {
+		var err error
+		if hints, err = conflicts.PatchHints(ctx, sources, *obj, o.Strict); err != nil {
+			return nil, err
+		}
+	}
+	b, _, err := conflicts.BuildScenario(conflicts.ScenarioInput{Report: rep, Hints: hints, Origin: o.AuditLogs})
+	if errors.Is(err, conflicts.ErrNoContention) {
+		what := "the logs"
+		if o.Object != "" {
+			what = o.Object
+		}
+		return nil, exitcode.Usagef("--scenario: %s: %w", what, err)
+	}
+	return b, err
 }
 
 func (o *ConflictsOptions) print(rep *conflicts.Report) error {
@@ -289,4 +395,38 @@ func (o *ConflictsOptions) exit(rep *conflicts.Report) error {
 		return exitcode.Findingf("%d writer(s) over --fail-on-rate %g: %s", len(over), o.FailOnRate, output.Escape(strings.Join(over, ", ")))
 	}
 	return nil
+}
+
+// runLive reads /metrics twice, --for apart, and prints the 409s counted
+// in between.
+func (o *ConflictsOptions) runLive(ctx context.Context) error {
+	get := func(ctx context.Context) ([]byte, error) {
+		b, err := o.scrape(ctx)
+		if apierrors.IsForbidden(err) {
+			return nil, exitcode.Cluster(fmt.Errorf("--live: the API server refused GET /metrics (403 Forbidden): your user needs get on the non-resource URL /metrics, "+
+				"e.g. a ClusterRole with rules [{nonResourceURLs: [\"/metrics\"], verbs: [get]}] and a ClusterRoleBinding to it: %w", err))
+		}
+		if err != nil {
+			return nil, fmt.Errorf("--live: GET /metrics: %w", err)
+		}
+		return b, nil
+	}
+	if o.Output.Format() == output.Table {
+		fmt.Fprintf(o.ErrOut, "reading %s/metrics now and again in %s ...\n", output.Escape(o.server), o.For)
+	}
+	rep, err := conflicts.Live(ctx, get, conflicts.LiveConfig{For: o.For})
+	if errors.Is(err, conflicts.ErrBadMetrics) {
+		return exitcode.Cluster(fmt.Errorf("--live: %s/metrics: %w", output.Escape(o.server), err))
+	}
+	if err != nil {
+		return err
+	}
+	p, err := o.Output.ToPrinter(o.Out)
+	if err != nil {
+		return err
+	}
+	if p.Structured() {
+		return p.PrintObject(conflictsprint.NewLiveDocument(rep, conflictsprint.LiveScope{Server: o.server, For: o.For.String()}))
+	}
+	return conflictsprint.PrintLive(p, rep, o.server)
 }
