@@ -55,9 +55,21 @@ Secrets, are skipped while parsing and never kept or printed.
 Only events of stage ResponseComplete or Panic count. A last line cut short
 is skipped with a warning; --strict makes every skipped line an error.
 
-No cluster is contacted. Exit status: 0, or 1 with --fail-on-rate R when a
-writer's conflict rate exceeds R; 2 on bad usage or a bad log (file:line
-names the line). See docs/conflicts.md.`
+--scenario FILE.yaml also writes a kubectl rv simulate scenario that
+reproduces the contention on the --object (or the hottest object): one
+actor per writer, with its write method, rate and retry policy. Run it
+with kubectl rv simulate run FILE.yaml.
+
+--live reads the API server's /metrics instead of a log, at the start and
+at the end of --for, and shows the 409s per second by group, resource,
+subresource and verb (the counter apiserver_request_total{code="409"}).
+It needs get on the non-resource URL /metrics; one read sees one API
+server replica.
+
+Only --live contacts a cluster. Exit status: 0, or 1 with --fail-on-rate R
+when a writer's conflict rate exceeds R; 2 on bad usage or a bad log
+(file:line names the line); 3 when --live cannot read /metrics. See
+docs/conflicts.md.`
 
 const conflictsExample = `  # The hottest objects in an API server's audit log
   kubectl rv conflicts --audit-log /var/log/kubernetes/audit.log
@@ -72,7 +84,13 @@ const conflictsExample = `  # The hottest objects in an API server's audit log
   zcat audit.log.gz | kubectl rv conflicts --audit-log - --view causes --since 2026-11-24T10:00:00Z --until 2026-11-24T11:00:00Z
 
   # CI: fail when a writer has more than 5% of its writes rejected
-  kubectl rv conflicts --audit-log e2e-audit.log --fail-on-rate 0.05 -o json`
+  kubectl rv conflicts --audit-log e2e-audit.log --fail-on-rate 0.05 -o json
+
+  # A simulate scenario that reproduces the hottest object's writers
+  kubectl rv conflicts --audit-log audit.log --scenario hot.yaml && kubectl rv simulate run hot.yaml
+
+  # 409s per second across the cluster, over 30 seconds, from /metrics
+  kubectl rv conflicts --live --for 30s`
 
 // ConflictsOptions are the options of kubectl rv conflicts.
 type ConflictsOptions struct {
@@ -112,8 +130,8 @@ func NewCmdConflicts(f *Factory, streams genericiooptions.IOStreams) *cobra.Comm
 		fmt.Fprintf(&causes, "  %-20s %s\n", c.Cause, c.Fix)
 	}
 	cmd := &cobra.Command{
-		Use:     "conflicts --audit-log PATH [--view objects|writers|timeline|causes]",
-		Short:   "Find which writes collide in a cluster, who loses to whom, and why, from audit logs",
+		Use:     "conflicts (--audit-log PATH [--view objects|writers|timeline|causes] [--scenario FILE.yaml] | --live [--for DURATION])",
+		Short:   "Find which writes collide in a cluster, who loses to whom, and why, from audit logs or /metrics",
 		Long:    fmt.Sprintf(conflictsLong, causes.String()),
 		Example: conflictsExample,
 		Args:    cobra.NoArgs,
