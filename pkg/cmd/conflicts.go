@@ -429,10 +429,10 @@ func (o *ConflictsOptions) runLive(ctx context.Context) error {
 		}
 		return b, nil
 	}
-	if o.Output.Format() == output.Table {
-		fmt.Fprintf(o.ErrOut, "reading %s/metrics now and again in %s ...\n", output.Escape(o.server), o.For)
+	started := func(time.Time) {
+		fmt.Fprintf(o.ErrOut, "read %s/metrics; reading it again in %s\n", output.Escape(o.server), o.For)
 	}
-	rep, err := conflicts.Live(ctx, get, conflicts.LiveConfig{For: o.For})
+	rep, err := conflicts.Live(ctx, get, conflicts.LiveConfig{For: o.For, Started: started})
 	if errors.Is(err, conflicts.ErrBadMetrics) {
 		return exitcode.Cluster(fmt.Errorf("--live: %s/metrics: %w", output.Escape(o.server), err))
 	}

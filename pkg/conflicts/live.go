@@ -231,6 +231,8 @@ type LiveConfig struct {
 	Now func() time.Time
 	// After waits; nil is time.After. Tests inject one that returns at once.
 	After func(time.Duration) <-chan time.Time
+	// Started, when set, is called after the first scrape (for progress).
+	Started func(at time.Time)
 }
 
 // Live scrapes /metrics (through get, which returns the body) at the start
@@ -254,6 +256,9 @@ func Live(ctx context.Context, get func(context.Context) ([]byte, error), cfg Li
 	first, err := scrape()
 	if err != nil {
 		return nil, err
+	}
+	if cfg.Started != nil {
+		cfg.Started(first.At)
 	}
 	select {
 	case <-ctx.Done():

@@ -124,9 +124,11 @@ func TestLive(t *testing.T) {
 		bodies = bodies[1:]
 		return []byte(b), nil
 	}
+	var started time.Time
 	rep, err := Live(context.Background(), get, LiveConfig{
-		For: 5 * time.Second,
-		Now: func() time.Time { return clock },
+		For:     5 * time.Second,
+		Started: func(at time.Time) { started = at },
+		Now:     func() time.Time { return clock },
 		After: func(d time.Duration) <-chan time.Time {
 			waited, clock = d, clock.Add(d)
 			c := make(chan time.Time, 1)
@@ -137,8 +139,8 @@ func TestLive(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if waited != 5*time.Second || rep.Conflicts != 20 || rep.PerSecond != 4 {
-		t.Errorf("waited %s, %g 409s at %g/s; want 5s, 20 at 4/s", waited, rep.Conflicts, rep.PerSecond)
+	if waited != 5*time.Second || rep.Conflicts != 20 || rep.PerSecond != 4 || !started.Equal(liveT0) {
+		t.Errorf("waited %s, %g 409s at %g/s, started at %s; want 5s, 20 at 4/s, %s", waited, rep.Conflicts, rep.PerSecond, started, liveT0)
 	}
 	boom := errors.New("forbidden")
 	if _, err := Live(context.Background(), func(context.Context) ([]byte, error) { return nil, boom }, LiveConfig{For: time.Second}); !errors.Is(err, boom) {
