@@ -353,7 +353,7 @@ func (o *ConflictsOptions) buildScenario(ctx context.Context, sources []audit.So
 	var hints map[string]conflicts.PatchHint
 	if obj := rep.TimelineObject; obj != nil {
 		var err error
-		if hints, err = conflicts.PatchHints(ctx, sources, *obj, o.Strict); err != nil {
+		if hints, err = conflicts.PatchHints(ctx, sources, *obj, o.cfg); err != nil {
 			return nil, err
 		}
 	}

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/kubectl-rv/kubectl-rv/pkg/audit"
 	"github.com/kubectl-rv/kubectl-rv/pkg/simulate/scenario"
@@ -27,14 +28,18 @@ type PatchHint struct {
 	Apply, ApplyForce, Other int
 }
 
-// PatchHints reads the sources again for the patches of obj, by writer
-// (WriterKey.String()). Errors are the decoder's or ctx's.
-func PatchHints(ctx context.Context, sources []audit.Source, obj ObjectKey, strict bool) (map[string]PatchHint, error) {
+// PatchHints reads the sources again for the patches of obj inside cfg's
+// window, by writer (WriterKey.String()). It decodes every event once
+// more, one source at a time. Errors are the decoder's or ctx's.
+func PatchHints(ctx context.Context, sources []audit.Source, obj ObjectKey, cfg Config) (map[string]PatchHint, error) {
 	hints := map[string]PatchHint{}
 	for _, src := range sources {
-		_, err := audit.Decode(ctx, src, audit.Options{Strict: strict}, func(e *audit.Event) error {
+		_, err := audit.Decode(ctx, src, audit.Options{Strict: cfg.Strict}, func(e *audit.Event) error {
 			r := &e.ObjectRef
 			if e.Verb != "patch" || r.Name != obj.Name || r.Resource != obj.Resource || r.APIGroup != obj.Group || r.Namespace != obj.Namespace {
+				return nil
+			}
+			if !cfg.Since.IsZero() && e.RequestReceived.Before(cfg.Since) || !cfg.Until.IsZero() && !e.RequestReceived.Before(cfg.Until) {
 				return nil
 			}
 			w := WriterKey{User: e.Username, FieldManager: fieldManager(e.RequestURI), Pod: e.PodName}.String()
@@ -116,6 +121,9 @@ func BuildScenario(in ScenarioInput) ([]byte, *scenario.Scenario, error) {
 		return nil, nil, fmt.Errorf("%w: no write attempt on the object in the log", ErrNoContention)
 	}
 	obj := *rep.TimelineObject
+	if !utf8.ValidString(obj.Name) || !utf8.ValidString(obj.Namespace) || !utf8.ValidString(obj.Resource) || !utf8.ValidString(obj.Group) {
+		return nil, nil, fmt.Errorf("%w: the object %q is not named in UTF-8, which no API server accepts", ErrNoContention, obj.String())
+	}
 	plans, first, last := planWriters(rep, in.Hints)
 	if len(plans) == 0 {
 		return nil, nil, fmt.Errorf("%w: %s has only creates and deletes in the log; simulate reproduces updates and patches", ErrNoContention, obj)
@@ -333,7 +341,7 @@ func uniqueName(n string, used map[string]bool) string {
 // validManager: the API server takes field managers of at most 128
 // printable characters.
 func validManager(m string) bool {
-	if m == "" || len(m) > 128 {
+	if m == "" || len(m) > 128 || !utf8.ValidString(m) {
 		return false
 	}
 	for _, r := range m {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -107,7 +108,7 @@ func TestScenarioMethods(t *testing.T) {
 		ev(40, "mp/mp", "patch", "configmaps/cm", 200),
 		ev(50, "maker/maker", "create", "configmaps/cm", 409),
 	)
-	hints, err := PatchHints(context.Background(), nil, ObjectKey{}, false)
+	hints, err := PatchHints(context.Background(), nil, ObjectKey{}, NewConfig())
 	if err != nil || len(hints) != 0 {
 		t.Fatalf("no sources: %v %v", hints, err)
 	}
@@ -139,12 +140,18 @@ func TestPatchHints(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	hints, err := PatchHints(context.Background(), src, ObjectKey{Resource: "configmaps", Namespace: "ns", Name: "c"}, false)
+	obj := ObjectKey{Resource: "configmaps", Namespace: "ns", Name: "c"}
+	hints, err := PatchHints(context.Background(), src, obj, NewConfig())
 	if err != nil {
 		t.Fatal(err)
 	}
 	if want := (PatchHint{Apply: 1, ApplyForce: 1, Other: 1}); hints["u/w"] != want {
 		t.Errorf("hints %+v, want u/w: %+v", hints, want)
+	}
+	cfg := NewConfig()
+	cfg.Until = t0
+	if hints, err = PatchHints(context.Background(), src, obj, cfg); err != nil || len(hints) != 0 {
+		t.Errorf("--until before every event: hints %+v, %v; want none", hints, err)
 	}
 }
 
@@ -176,4 +183,28 @@ func TestScenarioHostileNames(t *testing.T) {
 	if len(sc.Actors) != 2 || strings.Contains(string(b), "\x1b") {
 		t.Errorf("%d actors, want 2; escape in file: %v\n%s", len(sc.Actors), strings.Contains(string(b), "\x1b"), b)
 	}
+}
+
+// FuzzBuildScenario: whatever the log's user, field manager, pod and
+// object names, the scenario written parses with simulate's loader.
+func FuzzBuildScenario(f *testing.F) {
+	f.Add("u", "m", "p", "c", "update")
+	f.Add("evil\nactors: []", "Evil Manager!", "#", "x.y", "patch")
+	f.Add("", "", "", "", "update")
+	f.Fuzz(func(t *testing.T, user, manager, pod, name, verb string) {
+		mk := func(ms, code int) audit.Event {
+			e := ev(ms, "x", verb, "configmaps/"+name, code)
+			e.Username, e.PodName = user, pod
+			e.RequestURI = "/api/v1/namespaces/ns/configmaps/x?fieldManager=" + url.QueryEscape(manager)
+			return e
+		}
+		rep := hottest(mk(0, 200), mk(1, 409))
+		b, _, err := BuildScenario(ScenarioInput{Report: rep, Origin: []string{name}})
+		if errors.Is(err, ErrNoContention) {
+			return
+		}
+		if err != nil {
+			t.Fatalf("%v\n%s", err, b)
+		}
+	})
 }
