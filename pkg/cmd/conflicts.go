@@ -357,7 +357,7 @@ func (o *ConflictsOptions) buildScenario(ctx context.Context, sources []audit.So
 			return nil, err
 		}
 	}
-	b, _, err := conflicts.BuildScenario(conflicts.ScenarioInput{Report: rep, Hints: hints, Origin: o.AuditLogs})
+	b, _, err := conflicts.BuildScenario(conflicts.ScenarioInput{Report: rep, Hints: hints, Origin: o.AuditLogs, File: o.Scenario})
 	if errors.Is(err, conflicts.ErrNoContention) {
 		what := "the logs"
 		if o.Object != "" {

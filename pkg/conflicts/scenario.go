@@ -81,8 +81,10 @@ type ScenarioInput struct {
 	// Hints are PatchHints' answer; nil tells apply from other patches by
 	// the 409s' causes only.
 	Hints map[string]PatchHint
-	// Origin names the logs, for the header comment.
+	// Origin names the logs, and File the scenario file, for the header
+	// comment.
 	Origin []string
+	File   string
 }
 
 // writerPlan is what BuildScenario learnt of one writer on the object.
@@ -352,9 +354,15 @@ func validManager(m string) bool {
 	return true
 }
 
-// quoteComment quotes a string from the log for a YAML comment: one line,
-// control characters escaped.
-func quoteComment(s string) string { return fmt.Sprintf("%q", s) }
+// quoteComment makes a string from the log safe for a YAML comment: kept
+// as it is when it is printable UTF-8, else quoted with control characters
+// escaped, so that it stays on one line.
+func quoteComment(s string) string {
+	if utf8.ValidString(s) && strings.IndexFunc(s, func(r rune) bool { return !unicode.IsPrint(r) }) < 0 {
+		return s
+	}
+	return fmt.Sprintf("%q", s)
+}
 
 func roundTo(f float64, digits int) float64 {
 	p := math.Pow(10, float64(digits))

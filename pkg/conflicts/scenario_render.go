@@ -71,6 +71,10 @@ func header(in ScenarioInput, obj ObjectKey, first time.Time, window time.Durati
 	for _, o := range in.Origin {
 		logs = append(logs, quoteComment(o))
 	}
+	file := "FILE.yaml"
+	if in.File != "" {
+		file = quoteComment(in.File)
+	}
 	attempts, conflicts := 0, 0
 	for _, p := range plans {
 		attempts += p.attempts
@@ -83,10 +87,11 @@ write method it used most and its rate (retry chains per second over that
 window). work, the time between an actor's read and its write, is chosen so
 that at these rates the actor's 409 rate is the one observed (a Poisson model:
 work = -ln(1 - rate) / the other writers' successes per second). Every writer
-increments one counter, so the run also counts lost updates.
-Run it with: kubectl rv simulate run FILE.yaml`,
+increments one counter, so the run also counts lost updates. The run lasts
+at least 30s, so that rates, more than counts, compare with the log's.
+Run it with: kubectl rv simulate run %s`,
 		strings.Join(logs, ", "), quoteComment(obj.String()), first.UTC().Format(time.RFC3339Nano), window.Round(time.Millisecond),
-		len(plans), attempts, conflicts)
+		len(plans), attempts, conflicts, file)
 }
 
 // render writes sc as YAML with the header on top and a comment above

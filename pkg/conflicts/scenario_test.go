@@ -64,7 +64,7 @@ func TestScenarioReproducesWriters(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.HasPrefix(string(b), "# Written by kubectl rv conflicts --scenario from the audit log \"audit.log\"") {
+	if !strings.HasPrefix(string(b), "# Written by kubectl rv conflicts --scenario from the audit log audit.log:") {
 		t.Errorf("no header comment:\n%s", b)
 	}
 	parsed, err := scenario.Parse(b, "scenario.yaml")
