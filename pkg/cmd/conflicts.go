@@ -62,9 +62,10 @@ with kubectl rv simulate run FILE.yaml.
 
 --live reads the API server's /metrics instead of a log, at the start and
 at the end of --for, and shows the 409s per second by group, resource,
-subresource and verb (the counter apiserver_request_total{code="409"}).
-It needs get on the non-resource URL /metrics; one read sees one API
-server replica.
+subresource and verb (the counter apiserver_request_total{code="409"});
+on a terminal it also reads it every 2s and prints a line per read. It
+needs get on the non-resource URL /metrics; one read sees one API server
+replica.
 
 Only --live contacts a cluster. Exit status: 0, or 1 with --fail-on-rate R
 when a writer's conflict rate exceeds R; 2 on bad usage or a bad log
@@ -415,8 +416,13 @@ func (o *ConflictsOptions) exit(rep *conflicts.Report) error {
 	return nil
 }
 
+// liveEvery is how often --live reads /metrics in between when the output
+// is a terminal, for the per-interval view.
+const liveEvery = 2 * time.Second
+
 // runLive reads /metrics twice, --for apart, and prints the 409s counted
-// in between.
+// in between; on a terminal it also reads every liveEvery and prints a
+// line per read.
 func (o *ConflictsOptions) runLive(ctx context.Context) error {
 	get := func(ctx context.Context) ([]byte, error) {
 		b, err := o.scrape(ctx)
@@ -432,7 +438,14 @@ func (o *ConflictsOptions) runLive(ctx context.Context) error {
 	started := func(time.Time) {
 		fmt.Fprintf(o.ErrOut, "read %s/metrics; reading it again in %s\n", output.Escape(o.server), o.For)
 	}
-	rep, err := conflicts.Live(ctx, get, conflicts.LiveConfig{For: o.For, Started: started})
+	cfg := conflicts.LiveConfig{For: o.For, Started: started}
+	if o.Output.Format() == output.Table && output.IsTerminal(o.Out) {
+		var start time.Time
+		cfg.Started = func(at time.Time) { start = at; started(at) }
+		cfg.Every = liveEvery
+		cfg.Tick = func(r *conflicts.LiveReport) { _ = conflictsprint.PrintTick(o.Out, r, start) }
+	}
+	rep, err := conflicts.Live(ctx, get, cfg)
 	if errors.Is(err, conflicts.ErrBadMetrics) {
 		return exitcode.Cluster(fmt.Errorf("--live: %s/metrics: %w", output.Escape(o.server), err))
 	}

@@ -233,6 +233,11 @@ type LiveConfig struct {
 	After func(time.Duration) <-chan time.Time
 	// Started, when set, is called after the first scrape (for progress).
 	Started func(at time.Time)
+	// Every, with Tick, scrapes every so often between the first and the
+	// last scrape and hands Tick the 409s since the previous one: the
+	// per-second view of a terminal. 0 scrapes only at both ends.
+	Every time.Duration
+	Tick  func(*LiveReport)
 }
 
 // Live scrapes /metrics (through get, which returns the body) at the start
@@ -260,14 +265,42 @@ func Live(ctx context.Context, get func(context.Context) ([]byte, error), cfg Li
 	if cfg.Started != nil {
 		cfg.Started(first.At)
 	}
-	select {
-	case <-ctx.Done():
-		return nil, ctx.Err()
-	case <-after(cfg.For):
+	if err := ticks(ctx, first, scrape, after, cfg); err != nil {
+		return nil, err
 	}
 	last, err := scrape()
 	if err != nil {
 		return nil, err
 	}
 	return Delta(first, last), nil
+}
+
+// ticks waits cfg.For, scraping every cfg.Every meanwhile when cfg.Tick is
+// set; the last scrape is the caller's.
+func ticks(ctx context.Context, prev *Scrape, scrape func() (*Scrape, error), after func(time.Duration) <-chan time.Time, cfg LiveConfig) error {
+	end := after(cfg.For)
+	for {
+		var tick <-chan time.Time
+		if cfg.Every > 0 && cfg.Tick != nil {
+			tick = after(cfg.Every)
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-end:
+			return nil
+		case <-tick:
+			select {
+			case <-end: // both were ready: the end wins
+				return nil
+			default:
+			}
+			s, err := scrape()
+			if err != nil {
+				return err
+			}
+			cfg.Tick(Delta(prev, s))
+			prev = s
+		}
+	}
 }

@@ -168,3 +168,42 @@ func FuzzParseMetrics(f *testing.F) {
 		}
 	})
 }
+
+// TestLiveTicks: with Every and Tick, Live scrapes in between and hands
+// each tick the 409s since the previous scrape; the report still covers
+// the whole window.
+func TestLiveTicks(t *testing.T) {
+	values := []int{0, 3, 3, 10, 12}
+	n := 0
+	get := func(context.Context) ([]byte, error) {
+		b := metrics(1, fmt.Sprintf("/configmaps//PUT %d", values[n]))
+		n++
+		return []byte(b), nil
+	}
+	end := make(chan time.Time)
+	var got []float64
+	rep, err := Live(context.Background(), get, LiveConfig{
+		For: time.Minute, Every: time.Second,
+		Now: func() time.Time { return liveT0.Add(time.Duration(n) * time.Second) },
+		After: func(d time.Duration) <-chan time.Time {
+			if d == time.Minute {
+				return end
+			}
+			c := make(chan time.Time, 1)
+			c <- liveT0
+			return c
+		},
+		Tick: func(r *LiveReport) {
+			got = append(got, r.Conflicts)
+			if len(got) == 3 {
+				close(end)
+			}
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]float64{3, 0, 7}, got); diff != "" || rep.Conflicts != 12 {
+		t.Errorf("ticks (-want +got)\n%s; report %g 409s, want 12", diff, rep.Conflicts)
+	}
+}

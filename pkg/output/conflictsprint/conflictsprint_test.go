@@ -95,3 +95,17 @@ func TestLiveDocument(t *testing.T) {
 	}
 	golden.Assert(t, "live.yaml", buf.Bytes())
 }
+
+func TestPrintTick(t *testing.T) {
+	var buf bytes.Buffer
+	rep := liveReport()
+	rep.Start, rep.End = t0.Add(2*time.Second), t0.Add(4*time.Second)
+	rep.Rows = append([]conflicts.LiveRow{{Resource: "secrets\x1b[31m", Verb: "PUT", Conflicts: 1, PerSecond: 0.1}}, rep.Rows...)
+	if err := PrintTick(&buf, rep, t0); err != nil {
+		t.Fatal(err)
+	}
+	if err := PrintTick(&buf, &conflicts.LiveReport{End: t0.Add(6 * time.Second)}, t0); err != nil {
+		t.Fatal(err)
+	}
+	golden.Assert(t, "tick.txt", buf.Bytes())
+}

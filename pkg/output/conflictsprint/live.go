@@ -2,7 +2,10 @@ package conflictsprint
 
 import (
 	"fmt"
+	"io"
 	"strconv"
+	"strings"
+	"time"
 
 	"github.com/kubectl-rv/kubectl-rv/pkg/conflicts"
 	"github.com/kubectl-rv/kubectl-rv/pkg/output"
@@ -69,3 +72,29 @@ func PrintLive(p *output.Printer, rep *conflicts.LiveReport, server string) erro
 func count(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
 
 func rate(f float64) string { return strconv.FormatFloat(f, 'f', 2, 64) }
+
+// PrintTick writes one line of the per-interval view: the time since
+// start, the 409s per second since the previous scrape and the top rows.
+func PrintTick(w io.Writer, rep *conflicts.LiveReport, start time.Time) error {
+	var rows []string
+	for i, r := range rep.Rows {
+		if i == 3 {
+			rows = append(rows, fmt.Sprintf("+%d more", len(rep.Rows)-3))
+			break
+		}
+		what := r.Resource
+		if r.Group != "" {
+			what += "." + r.Group
+		}
+		if r.Subresource != "" {
+			what += "/" + r.Subresource
+		}
+		rows = append(rows, fmt.Sprintf("%s %s %s", what, r.Verb, rate(r.PerSecond)))
+	}
+	line := fmt.Sprintf("+%-4s %s 409/s", rep.End.Sub(start).Round(time.Second), rate(rep.PerSecond))
+	if len(rows) > 0 {
+		line += ": " + strings.Join(rows, ", ")
+	}
+	_, err := fmt.Fprintln(w, output.Escape(line))
+	return err
+}
