@@ -115,10 +115,11 @@ type ConflictsOptions struct {
 	// changed are the flags given on the command line, to refuse the
 	// audit-log flags with --live.
 	changed []string
-	// server and scrape are --live's: the API server's URL and a GET of its
-	// /metrics.
-	server string
-	scrape func(context.Context) ([]byte, error)
+	// factory, server and scrape are --live's: the API server's URL and a
+	// GET of its /metrics, built in Run (tests set scrape).
+	factory *Factory
+	server  string
+	scrape  func(context.Context) ([]byte, error)
 	genericiooptions.IOStreams
 }
 
@@ -170,7 +171,8 @@ func NewCmdConflicts(f *Factory, streams genericiooptions.IOStreams) *cobra.Comm
 // the cluster, and only in Run.
 func (o *ConflictsOptions) Complete(f *Factory) error {
 	if o.Live {
-		return o.completeLive(f)
+		o.factory = f
+		return nil
 	}
 	if o.Object == "" {
 		return nil
@@ -185,11 +187,14 @@ func (o *ConflictsOptions) Complete(f *Factory) error {
 	return nil
 }
 
-// completeLive builds the GET of /metrics from kubectl's global flags
+// metricsGetter builds the GET of /metrics from kubectl's global flags
 // (--kubeconfig, --context, --server, --token, ...), as kubectl get --raw
 // /metrics does.
-func (o *ConflictsOptions) completeLive(f *Factory) error {
-	cfg, err := f.RESTConfig(0, 0)
+func (o *ConflictsOptions) metricsGetter() error {
+	if o.scrape != nil {
+		return nil
+	}
+	cfg, err := o.factory.RESTConfig(0, 0)
 	if err != nil {
 		return err
 	}
@@ -424,6 +429,9 @@ const liveEvery = 2 * time.Second
 // in between; on a terminal it also reads every liveEvery and prints a
 // line per read.
 func (o *ConflictsOptions) runLive(ctx context.Context) error {
+	if err := o.metricsGetter(); err != nil {
+		return err
+	}
 	get := func(ctx context.Context) ([]byte, error) {
 		b, err := o.scrape(ctx)
 		if apierrors.IsForbidden(err) {
