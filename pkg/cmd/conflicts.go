@@ -205,7 +205,9 @@ func (o *ConflictsOptions) metricsGetter() error {
 	rc := dc.RESTClient()
 	o.server = cfg.Host
 	o.scrape = func(ctx context.Context) ([]byte, error) {
-		return rc.Get().AbsPath("/metrics").SetHeader("Accept", "text/plain;version=0.0.4").DoRaw(ctx)
+		// JSON second, for the API server's own errors (a 403 names the
+		// user); the metrics handler offers no JSON, so it answers text.
+		return rc.Get().AbsPath("/metrics").SetHeader("Accept", "text/plain;version=0.0.4, application/json;q=0.5").DoRaw(ctx)
 	}
 	return nil
 }

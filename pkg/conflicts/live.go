@@ -167,7 +167,7 @@ type LiveReport struct {
 // counts its last value, never a negative one, and is marked Reset; a
 // series absent from first counts from zero.
 func Delta(first, last *Scrape) *LiveReport {
-	rep := &LiveReport{Start: first.At, End: last.At, Seconds: last.At.Sub(first.At).Seconds()}
+	rep := &LiveReport{Start: first.At, End: last.At, Seconds: last.At.Sub(first.At).Seconds(), Rows: []LiveRow{}}
 	rep.Restarted = first.StartTime != 0 && last.StartTime != 0 && first.StartTime != last.StartTime
 	rep.Requests = last.Requests - first.Requests
 	if rep.Requests < 0 || rep.Restarted {

@@ -64,7 +64,7 @@ func TestDelta(t *testing.T) {
 		name:  "no 409",
 		first: metrics(1, "/configmaps//PUT 3"),
 		last:  metrics(1, "/configmaps//PUT 3"),
-		want:  &LiveReport{Seconds: 10},
+		want:  &LiveReport{Seconds: 10, Rows: []LiveRow{}},
 	}} {
 		t.Run(tc.name, func(t *testing.T) {
 			first, err := ParseMetrics([]byte(tc.first), liveT0)

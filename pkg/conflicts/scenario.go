@@ -285,7 +285,7 @@ func (p *writerPlan) actor(target scenario.Ref, path string, typ writepath.Type,
 	}
 	comment := fmt.Sprintf("writer %s: %d attempts, %d 409s, %d successes, %d retry chains (longest %d), method %s",
 		quoteComment(p.writer), p.attempts, p.conflicts, p.successes, p.chains, p.maxSteps, m)
-	if p.maxSteps > 1 && !p.rereads {
+	if p.maxSteps > 1 && !p.rereads && (m == writepath.Update || m == writepath.UpdateStatus) {
 		comment += "\nit retried without re-reading (a stale resourceVersion); simulate's writers always read before they write"
 	}
 	if p.staleCause > 0 {

@@ -171,7 +171,8 @@ subjects: [{apiGroup: rbac.authorization.k8s.io, kind: User, name: rv-nobody}]
 	}
 	r := cluster.RV(t, "conflicts", "--live", "--for", "1s", "--context", "rv-nobody")
 	if r.Code != 3 || r.Stdout != "" || !strings.Contains(r.Stderr, "403 Forbidden") ||
-		!strings.Contains(r.Stderr, "needs get on the non-resource URL /metrics") || strings.Count(r.Stderr, "error:") != 1 {
+		!strings.Contains(r.Stderr, "needs get on the non-resource URL /metrics") || !strings.Contains(r.Stderr, `User "rv-nobody" cannot get path "/metrics"`) ||
+		strings.Count(r.Stderr, "error:") != 1 {
 		t.Errorf("a user without get on /metrics: want exit 3, one error naming the permission, no stdout: %s", r)
 	}
 	r = cluster.RV(t, "conflicts", "--live", "--for", "1s", "--context", "rv-readonly", "-o", "json")
