@@ -283,8 +283,8 @@ func (p *writerPlan) actor(target scenario.Ref, path string, typ writepath.Type,
 	default:
 		a.Retry = scenario.Retry{Policy: scenario.RetryCustom, Backoff: &scenario.Backoff{Steps: p.maxSteps, Duration: scenario.Duration(10 * time.Millisecond), Factor: 1, Jitter: 0.1}}
 	}
-	comment := fmt.Sprintf("writer %s: %d attempts, %d 409s, %d successes, %d retry chains (longest %d), method %s",
-		quoteComment(p.writer), p.attempts, p.conflicts, p.successes, p.chains, p.maxSteps, m)
+	comment := fmt.Sprintf("writer %s: %d write attempts in %d operations (the longest took %d), %d 409s, %d successes, method %s",
+		quoteComment(p.writer), p.attempts, p.chains, p.maxSteps, p.conflicts, p.successes, m)
 	if p.maxSteps > 1 && !p.rereads && (m == writepath.Update || m == writepath.UpdateStatus) {
 		comment += "\nit retried without re-reading (a stale resourceVersion); simulate's writers always read before they write"
 	}
