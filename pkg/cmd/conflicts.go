@@ -10,7 +10,10 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
+	"k8s.io/client-go/discovery"
 
 	"github.com/kubectl-rv/kubectl-rv/pkg/audit"
 	"github.com/kubectl-rv/kubectl-rv/pkg/conflicts"
@@ -52,9 +55,22 @@ Secrets, are skipped while parsing and never kept or printed.
 Only events of stage ResponseComplete or Panic count. A last line cut short
 is skipped with a warning; --strict makes every skipped line an error.
 
-No cluster is contacted. Exit status: 0, or 1 with --fail-on-rate R when a
-writer's conflict rate exceeds R; 2 on bad usage or a bad log (file:line
-names the line). See docs/conflicts.md.`
+--scenario FILE.yaml also writes a kubectl rv simulate scenario that
+reproduces the contention on the --object (or the hottest object): one
+actor per writer, with its write method, rate and retry policy. Run it
+with kubectl rv simulate run FILE.yaml.
+
+--live reads the API server's /metrics instead of a log, at the start and
+at the end of --for, and shows the 409s per second by group, resource,
+subresource and verb (the counter apiserver_request_total{code="409"});
+on a terminal it also reads it every 2s and prints a line per read. It
+needs get on the non-resource URL /metrics; one read sees one API server
+replica.
+
+Only --live contacts a cluster. Exit status: 0, or 1 with --fail-on-rate R
+when a writer's conflict rate exceeds R; 2 on bad usage or a bad log
+(file:line names the line); 3 when --live cannot read /metrics. See
+docs/conflicts.md.`
 
 const conflictsExample = `  # The hottest objects in an API server's audit log
   kubectl rv conflicts --audit-log /var/log/kubernetes/audit.log
@@ -69,7 +85,13 @@ const conflictsExample = `  # The hottest objects in an API server's audit log
   zcat audit.log.gz | kubectl rv conflicts --audit-log - --view causes --since 2026-11-24T10:00:00Z --until 2026-11-24T11:00:00Z
 
   # CI: fail when a writer has more than 5% of its writes rejected
-  kubectl rv conflicts --audit-log e2e-audit.log --fail-on-rate 0.05 -o json`
+  kubectl rv conflicts --audit-log e2e-audit.log --fail-on-rate 0.05 -o json
+
+  # A simulate scenario that reproduces the hottest object's writers
+  kubectl rv conflicts --audit-log audit.log --scenario hot.yaml && kubectl rv simulate run hot.yaml
+
+  # 409s per second across the cluster, over 30 seconds, from /metrics
+  kubectl rv conflicts --live --for 30s`
 
 // ConflictsOptions are the options of kubectl rv conflicts.
 type ConflictsOptions struct {
@@ -84,9 +106,20 @@ type ConflictsOptions struct {
 	Strict      bool
 	Top         int
 	Report      string
+	Live        bool
+	For         time.Duration
+	Scenario    string
 
 	namespace string
 	cfg       conflicts.Config
+	// changed are the flags given on the command line, to refuse the
+	// audit-log flags with --live.
+	changed []string
+	// factory, server and scrape are --live's: the API server's URL and a
+	// GET of its /metrics, built in Run (tests set scrape).
+	factory *Factory
+	server  string
+	scrape  func(context.Context) ([]byte, error)
 	genericiooptions.IOStreams
 }
 
@@ -99,12 +132,13 @@ func NewCmdConflicts(f *Factory, streams genericiooptions.IOStreams) *cobra.Comm
 		fmt.Fprintf(&causes, "  %-20s %s\n", c.Cause, c.Fix)
 	}
 	cmd := &cobra.Command{
-		Use:     "conflicts --audit-log PATH [--view objects|writers|timeline|causes]",
-		Short:   "Find which writes collide in a cluster, who loses to whom, and why, from audit logs",
+		Use:     "conflicts (--audit-log PATH [--view objects|writers|timeline|causes] [--scenario FILE.yaml] | --live [--for DURATION])",
+		Short:   "Find which writes collide in a cluster, who loses to whom, and why, from audit logs or /metrics",
 		Long:    fmt.Sprintf(conflictsLong, causes.String()),
 		Example: conflictsExample,
 		Args:    cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
+			c.Flags().Visit(func(fl *pflag.Flag) { o.changed = append(o.changed, fl.Name) })
 			if err := o.Complete(f); err != nil {
 				return err
 			}
@@ -126,12 +160,20 @@ func NewCmdConflicts(f *Factory, streams genericiooptions.IOStreams) *cobra.Comm
 	fs.BoolVar(&o.Strict, "strict", false, "Make every skipped line (a blank line, a last line cut short) an error.")
 	fs.IntVar(&o.Top, "top", 0, "Show only this many objects and writers; 0 is all.")
 	fs.StringVar(&o.Report, "report", "", "Also write a picture of the --object (or the hottest object): writers as lanes over time, 409s, successes and give-ups marked. FILE.svg or FILE.html.")
+	fs.BoolVar(&o.Live, "live", false, "Instead of an audit log, read the API server's /metrics at the start and the end of --for and show the 409s per second by group, resource, subresource and verb.")
+	fs.DurationVar(&o.For, "for", 10*time.Second, "With --live, the time between the two reads of /metrics.")
+	fs.StringVar(&o.Scenario, "scenario", "", "Also write a kubectl rv simulate scenario (FILE.yaml) that reproduces the contention on the --object (or the hottest object): its writers, their rates and write methods.")
 	_ = cmd.RegisterFlagCompletionFunc("view", cobra.FixedCompletions(conflictsprint.Views, cobra.ShellCompDirectiveNoFileComp))
 	return cmd
 }
 
-// Complete reads the namespace (-n) for --object; no cluster is contacted.
+// Complete reads the namespace (-n) for --object; only --live contacts
+// the cluster, and only in Run.
 func (o *ConflictsOptions) Complete(f *Factory) error {
+	if o.Live {
+		o.factory = f
+		return nil
+	}
 	if o.Object == "" {
 		return nil
 	}
@@ -145,10 +187,44 @@ func (o *ConflictsOptions) Complete(f *Factory) error {
 	return nil
 }
 
+// metricsGetter builds the GET of /metrics from kubectl's global flags
+// (--kubeconfig, --context, --server, --token, ...), as kubectl get --raw
+// /metrics does.
+func (o *ConflictsOptions) metricsGetter() error {
+	if o.scrape != nil {
+		return nil
+	}
+	cfg, err := o.factory.RESTConfig(0, 0)
+	if err != nil {
+		return err
+	}
+	dc, err := discovery.NewDiscoveryClientForConfig(cfg)
+	if err != nil {
+		return err
+	}
+	rc := dc.RESTClient()
+	o.server = cfg.Host
+	o.scrape = func(ctx context.Context) ([]byte, error) {
+		// JSON second, for the API server's own errors (a 403 names the
+		// user); the metrics handler offers no JSON, so it answers text.
+		return rc.Get().AbsPath("/metrics").SetHeader("Accept", "text/plain;version=0.0.4, application/json;q=0.5").DoRaw(ctx)
+	}
+	return nil
+}
+
+// auditFlags are the flags that only an audit log analysis reads.
+var auditFlags = []string{"audit-log", "view", "object", "fail-on-rate", "retry-window", "since", "until", "strict", "top", "report", "scenario"}
+
 // Validate checks the flags without I/O and builds the engine's config.
 func (o *ConflictsOptions) Validate() error {
 	if err := o.Output.Validate(); err != nil {
 		return err
+	}
+	if o.Live {
+		return o.validateLive()
+	}
+	if slices.Contains(o.changed, "for") {
+		return exitcode.Usagef("--for is the time --live reads /metrics over: give it with --live, or drop it")
 	}
 	cfg := conflicts.NewConfig()
 	switch {
@@ -168,6 +244,10 @@ func (o *ConflictsOptions) Validate() error {
 		return exitcode.Usagef("--report %q: give a file name ending in .svg or .html", o.Report)
 	case countOf(o.AuditLogs, "-") > 1:
 		return exitcode.Usagef("--audit-log - (stdin) can be given only once")
+	case o.Scenario != "" && !strings.HasSuffix(o.Scenario, ".yaml") && !strings.HasSuffix(o.Scenario, ".yml"):
+		return exitcode.Usagef("--scenario %q: give a file name ending in .yaml", o.Scenario)
+	case o.Scenario != "" && countOf(o.AuditLogs, "-") > 0:
+		return exitcode.Usagef("--scenario reads the log a second time for the write methods: give --audit-log a file, not - (stdin)")
 	}
 	var err error
 	if cfg.Since, err = parseTimeFlag("--since", o.Since); err != nil {
@@ -186,8 +266,22 @@ func (o *ConflictsOptions) Validate() error {
 		}
 		cfg.Object = &conflicts.ObjectKey{Resource: strings.ToLower(typ), Namespace: o.namespace, Name: name}
 	}
-	cfg.RetryWindow, cfg.Strict, cfg.Top, cfg.HottestTimeline = o.RetryWindow, o.Strict, o.Top, o.Report != ""
+	cfg.RetryWindow, cfg.Strict, cfg.Top, cfg.HottestTimeline = o.RetryWindow, o.Strict, o.Top, o.Report != "" || o.Scenario != ""
 	o.cfg = cfg
+	return nil
+}
+
+// validateLive refuses the audit-log flags with --live: the two read
+// different sources and answer different questions.
+func (o *ConflictsOptions) validateLive() error {
+	for _, name := range auditFlags {
+		if slices.Contains(o.changed, name) {
+			return exitcode.Usagef("--live and --%s cannot be used together: --live reads the API server's /metrics, --%s is for an audit log", name, name)
+		}
+	}
+	if o.For <= 0 {
+		return exitcode.Usagef("--for must be positive, got %s", o.For)
+	}
 	return nil
 }
 
@@ -212,8 +306,12 @@ func parseTimeFlag(flag, v string) (time.Time, error) {
 	return t, nil
 }
 
-// Run reads the logs, prints the view and maps the rates to an exit code.
+// Run reads the logs, prints the view and maps the rates to an exit code;
+// with --live it reads /metrics instead.
 func (o *ConflictsOptions) Run(ctx context.Context) error {
+	if o.Live {
+		return o.runLive(ctx)
+	}
 	var sources []audit.Source
 	for _, p := range o.AuditLogs {
 		s, err := audit.Open(p, o.In)
@@ -235,13 +333,47 @@ func (o *ConflictsOptions) Run(ctx context.Context) error {
 	if o.cfg.Object != nil && len(rep.Timeline) == 0 {
 		output.Warnf(o.ErrOut, "no write attempt on %s in the logs", o.Object)
 	}
+	scenario, err := o.buildScenario(ctx, sources, rep)
+	if err != nil {
+		return err
+	}
 	if err := o.print(rep); err != nil {
 		return err
 	}
 	if err := o.writeReport(rep); err != nil {
 		return err
 	}
+	if scenario != nil {
+		if err := os.WriteFile(o.Scenario, scenario, 0o644); err != nil {
+			return exitcode.Usage(fmt.Errorf("--scenario: %w", err))
+		}
+	}
 	return o.exit(rep)
+}
+
+// buildScenario makes --scenario's file, before anything is printed or
+// written: when the log holds nothing to reproduce, the command fails and
+// writes nothing.
+func (o *ConflictsOptions) buildScenario(ctx context.Context, sources []audit.Source, rep *conflicts.Report) ([]byte, error) {
+	if o.Scenario == "" {
+		return nil, nil
+	}
+	var hints map[string]conflicts.PatchHint
+	if obj := rep.TimelineObject; obj != nil {
+		var err error
+		if hints, err = conflicts.PatchHints(ctx, sources, *obj, o.cfg); err != nil {
+			return nil, err
+		}
+	}
+	b, _, err := conflicts.BuildScenario(conflicts.ScenarioInput{Report: rep, Hints: hints, Origin: o.AuditLogs, File: o.Scenario})
+	if errors.Is(err, conflicts.ErrNoContention) {
+		what := "the logs"
+		if o.Object != "" {
+			what = o.Object
+		}
+		return nil, exitcode.Usagef("--scenario: %s: %w", what, err)
+	}
+	return b, err
 }
 
 func (o *ConflictsOptions) print(rep *conflicts.Report) error {
@@ -289,4 +421,53 @@ func (o *ConflictsOptions) exit(rep *conflicts.Report) error {
 		return exitcode.Findingf("%d writer(s) over --fail-on-rate %g: %s", len(over), o.FailOnRate, output.Escape(strings.Join(over, ", ")))
 	}
 	return nil
+}
+
+// liveEvery is how often --live reads /metrics in between when the output
+// is a terminal, for the per-interval view.
+const liveEvery = 2 * time.Second
+
+// runLive reads /metrics twice, --for apart, and prints the 409s counted
+// in between; on a terminal it also reads every liveEvery and prints a
+// line per read.
+func (o *ConflictsOptions) runLive(ctx context.Context) error {
+	if err := o.metricsGetter(); err != nil {
+		return err
+	}
+	get := func(ctx context.Context) ([]byte, error) {
+		b, err := o.scrape(ctx)
+		if apierrors.IsForbidden(err) {
+			return nil, exitcode.Cluster(fmt.Errorf("--live: the API server refused GET /metrics (403 Forbidden): your user needs get on the non-resource URL /metrics, "+
+				"e.g. a ClusterRole with rules [{nonResourceURLs: [\"/metrics\"], verbs: [get]}] and a ClusterRoleBinding to it: %w", err))
+		}
+		if err != nil {
+			return nil, fmt.Errorf("--live: GET /metrics: %w", err)
+		}
+		return b, nil
+	}
+	started := func(time.Time) {
+		fmt.Fprintf(o.ErrOut, "read %s/metrics; reading it again in %s\n", output.Escape(o.server), o.For)
+	}
+	cfg := conflicts.LiveConfig{For: o.For, Started: started}
+	if o.Output.Format() == output.Table && output.IsTerminal(o.Out) {
+		var start time.Time
+		cfg.Started = func(at time.Time) { start = at; started(at) }
+		cfg.Every = liveEvery
+		cfg.Tick = func(r *conflicts.LiveReport) { _ = conflictsprint.PrintTick(o.Out, r, start) }
+	}
+	rep, err := conflicts.Live(ctx, get, cfg)
+	if errors.Is(err, conflicts.ErrBadMetrics) {
+		return exitcode.Cluster(fmt.Errorf("--live: %s/metrics: %w", output.Escape(o.server), err))
+	}
+	if err != nil {
+		return err
+	}
+	p, err := o.Output.ToPrinter(o.Out)
+	if err != nil {
+		return err
+	}
+	if p.Structured() {
+		return p.PrintObject(conflictsprint.NewLiveDocument(rep, conflictsprint.LiveScope{Server: o.server, For: o.For.String()}))
+	}
+	return conflictsprint.PrintLive(p, rep, o.server)
 }

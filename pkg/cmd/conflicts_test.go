@@ -3,12 +3,16 @@ package cmd
 import (
 	"bytes"
 	"context"
+	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
 	"github.com/kubectl-rv/kubectl-rv/pkg/exitcode"
@@ -39,6 +43,12 @@ func TestConflictsValidate(t *testing.T) {
 		{"bad object", func(o *ConflictsOptions) { o.Object = "leader" }, `--object "leader": give TYPE/NAME`},
 		{"bad report", func(o *ConflictsOptions) { o.Report = "x.png" }, `--report "x.png"`},
 		{"stdin twice", func(o *ConflictsOptions) { o.AuditLogs = []string{"-", "-"} }, "only once"},
+		{"live and audit log", func(o *ConflictsOptions) { o.Live, o.changed = true, []string{"audit-log"} }, "--live and --audit-log cannot be used together"},
+		{"live and scenario", func(o *ConflictsOptions) { o.Live, o.changed = true, []string{"scenario"} }, "--live and --scenario cannot"},
+		{"live for zero", func(o *ConflictsOptions) { o.Live, o.AuditLogs = true, nil }, "--for must be positive"},
+		{"for without live", func(o *ConflictsOptions) { o.changed = []string{"for"} }, "--for is the time --live reads"},
+		{"scenario not yaml", func(o *ConflictsOptions) { o.Scenario = "x.json" }, `--scenario "x.json": give a file name ending in .yaml`},
+		{"scenario from stdin", func(o *ConflictsOptions) { o.Scenario, o.AuditLogs = "x.yaml", []string{"-"} }, "not - (stdin)"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			o, _, _ := newConflictsOptions("audit.log")
@@ -82,5 +92,81 @@ func TestConflictsRun(t *testing.T) {
 	err = o.Run(context.Background())
 	if exitcode.Classify(err) != exitcode.CodeUsage || !strings.Contains(err.Error(), "bad.log:2:") || out.Len() != 0 {
 		t.Errorf("Run() = %v with stdout %q, want exit 2 naming bad.log:2 and no output", err, out)
+	}
+}
+
+func TestConflictsLive(t *testing.T) {
+	body := func(n int) []byte {
+		return []byte(fmt.Sprintf("# TYPE apiserver_request_total counter\napiserver_request_total{code=\"409\",group=\"\",resource=\"configmaps\",subresource=\"\",verb=\"PUT\",version=\"v1\"} %d\n", n))
+	}
+	for _, tc := range []struct {
+		name   string
+		scrape func(int) ([]byte, error)
+		code   int
+		want   string
+	}{
+		{"409s counted", func(i int) ([]byte, error) { return body(10 + 5*i), nil }, 0, "configmaps"},
+		{"forbidden", func(int) ([]byte, error) {
+			return nil, apierrors.NewForbidden(schema.GroupResource{}, "", errors.New(`User "rv-nobody" cannot get path "/metrics"`))
+		}, exitcode.CodeCluster, `needs get on the non-resource URL /metrics`},
+		{"not metrics", func(int) ([]byte, error) { return []byte("<html>\n"), nil }, exitcode.CodeCluster, "bad metrics"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			o, out, _ := newConflictsOptions()
+			o.Live, o.For, o.server = true, time.Millisecond, "https://127.0.0.1:6443"
+			i := 0
+			o.scrape = func(context.Context) ([]byte, error) { i++; return tc.scrape(i) }
+			if err := o.Validate(); err != nil {
+				t.Fatal(err)
+			}
+			err := o.Run(context.Background())
+			if got := exitcode.Classify(err); got != tc.code {
+				t.Fatalf("Run() = %v (exit %d), want exit %d", err, got, tc.code)
+			}
+			text := out.String()
+			if err != nil {
+				text = err.Error()
+			}
+			if !strings.Contains(text, tc.want) {
+				t.Errorf("got %q, want %q in it", text, tc.want)
+			}
+		})
+	}
+}
+
+func TestConflictsScenario(t *testing.T) {
+	dir := t.TempDir()
+	log := filepath.Join(dir, "audit.log")
+	ok := strings.Replace(conflictLine, `"code":409`, `"code":200`, 1)
+	if err := os.WriteFile(log, []byte(ok+"\n"+conflictLine+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(dir, "s.yaml")
+	o, _, _ := newConflictsOptions(log)
+	o.Scenario = file
+	if err := o.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	if err := o.Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(file)
+	if err != nil || !strings.Contains(string(b), "kind: Scenario") {
+		t.Fatalf("scenario %q: %v", b, err)
+	}
+	// Nothing to reproduce: exit 2, nothing printed or written.
+	empty := filepath.Join(dir, "empty.log")
+	if err := os.WriteFile(empty, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	file = filepath.Join(dir, "none.yaml")
+	o, out, _ := newConflictsOptions(empty)
+	o.Scenario = file
+	if err := o.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	err = o.Run(context.Background())
+	if _, statErr := os.Stat(file); exitcode.Classify(err) != exitcode.CodeUsage || !os.IsNotExist(statErr) || out.Len() != 0 {
+		t.Errorf("Run() = %v, file %v, stdout %q: want exit 2, no file, no output", err, statErr, out)
 	}
 }

@@ -61,3 +61,51 @@ func TestSVG(t *testing.T) {
 	golden.Assert(t, "timeline.svg", SVG(rep))
 	golden.Assert(t, "report.html", HTML(rep))
 }
+
+func liveReport() *conflicts.LiveReport {
+	return &conflicts.LiveReport{Start: t0, End: t0.Add(10 * time.Second), Seconds: 10, Conflicts: 27, PerSecond: 2.7, Requests: 1500, Resets: 1,
+		Rows: []conflicts.LiveRow{
+			{Resource: "configmaps", Verb: "PUT", Conflicts: 20, PerSecond: 2},
+			{Group: "coordination.k8s.io", Resource: "leases", Verb: "PUT", Conflicts: 5, PerSecond: 0.5, Reset: true},
+			{Group: "apps", Resource: "deployments", Subresource: "status", Verb: "PATCH", Conflicts: 2, PerSecond: 0.2},
+		}}
+}
+
+func TestPrintLive(t *testing.T) {
+	var buf bytes.Buffer
+	p := &output.Printer{Out: &buf, Format: output.Table}
+	if err := PrintLive(p, liveReport(), "https://127.0.0.1:6443"); err != nil {
+		t.Fatal(err)
+	}
+	golden.Assert(t, "live.txt", buf.Bytes())
+	buf.Reset()
+	rep := liveReport()
+	rep.Restarted = true
+	if err := PrintLive(p, rep, "https://127.0.0.1:6443\x1b[31m"); err != nil {
+		t.Fatal(err)
+	}
+	golden.Assert(t, "live-restarted.txt", buf.Bytes())
+}
+
+func TestLiveDocument(t *testing.T) {
+	var buf bytes.Buffer
+	p := &output.Printer{Out: &buf, Format: output.YAML}
+	if err := p.PrintObject(NewLiveDocument(liveReport(), LiveScope{Server: "https://127.0.0.1:6443", For: "10s"})); err != nil {
+		t.Fatal(err)
+	}
+	golden.Assert(t, "live.yaml", buf.Bytes())
+}
+
+func TestPrintTick(t *testing.T) {
+	var buf bytes.Buffer
+	rep := liveReport()
+	rep.Start, rep.End = t0.Add(2*time.Second), t0.Add(4*time.Second)
+	rep.Rows = append([]conflicts.LiveRow{{Resource: "secrets\x1b[31m", Verb: "PUT", Conflicts: 1, PerSecond: 0.1}}, rep.Rows...)
+	if err := PrintTick(&buf, rep, t0); err != nil {
+		t.Fatal(err)
+	}
+	if err := PrintTick(&buf, &conflicts.LiveReport{End: t0.Add(6 * time.Second)}, t0); err != nil {
+		t.Fatal(err)
+	}
+	golden.Assert(t, "tick.txt", buf.Bytes())
+}
