@@ -3,79 +3,103 @@ package conflicts
 import (
 	"cmp"
 	"slices"
+	"time"
 )
 
 // totals accumulates the report's figures across objects.
 type totals struct {
 	sum     Tally
-	writers map[WriterKey]*agg
-	objects map[ObjectKey]*agg
-	causes  map[Cause]map[WriterKey]int
-	first   record
-	last    record
-	seen    bool
+	writers map[*WriterKey]*agg
+	objects map[*ObjectKey]*agg
+	causes  map[Cause]map[*WriterKey]int
+	// names caches the keys' String, the peers' map keys.
+	writerNames map[*WriterKey]string
+	objectNames map[*ObjectKey]string
+	first, last time.Time
+	seen        bool
 }
 
 func newTotals() *totals {
-	return &totals{writers: map[WriterKey]*agg{}, objects: map[ObjectKey]*agg{}, causes: map[Cause]map[WriterKey]int{}}
+	return &totals{writers: map[*WriterKey]*agg{}, objects: map[*ObjectKey]*agg{}, causes: map[Cause]map[*WriterKey]int{},
+		writerNames: map[*WriterKey]string{}, objectNames: map[*ObjectKey]string{}}
 }
 
-// add applies f to the attempt's writer, object and the summary.
-func (t *totals) add(r *record, f func(*agg)) {
-	w := t.writers[*r.writer]
-	if w == nil {
-		w = newAgg()
-		w.userAgent = r.reader.userAgent
-		t.writers[*r.writer] = w
+func (t *totals) names(r *record) (writer, object string) {
+	writer, ok := t.writerNames[r.writer]
+	if !ok {
+		writer = r.writer.String()
+		t.writerNames[r.writer] = writer
 	}
-	o := t.objects[*r.obj]
-	if o == nil {
-		o = newAgg()
-		t.objects[*r.obj] = o
+	object, ok = t.objectNames[r.obj]
+	if !ok {
+		object = r.obj.String()
+		t.objectNames[r.obj] = object
+	}
+	return writer, object
+}
+
+// add applies f to the attempt's writer, object and the summary. A
+// writer's user agent is the one of its first attempt on the first object
+// it wrote (objects in the order of their first write).
+func (t *totals) add(o *objState, r *record, f func(*agg)) {
+	w := t.writers[r.writer]
+	if w == nil || o.index < w.uaIndex {
+		if w == nil {
+			w = newAgg()
+			t.writers[r.writer] = w
+		}
+		w.userAgent, w.uaIndex = r.reader.userAgent, o.index
+	}
+	g := t.objects[r.obj]
+	if g == nil {
+		g = newAgg()
+		t.objects[r.obj] = g
 	}
 	s := agg{Tally: t.sum}
 	f(w)
-	f(o)
+	f(g)
 	f(&s)
 	t.sum = s.Tally
-	if _, ok := w.peers[r.obj.String()]; !ok {
-		w.peers[r.obj.String()] = 0
+	wname, oname := t.names(r)
+	if _, ok := w.peers[oname]; !ok {
+		w.peers[oname] = 0
 	}
-	if _, ok := o.peers[r.writer.String()]; !ok {
-		o.peers[r.writer.String()] = 0
+	if _, ok := g.peers[wname]; !ok {
+		g.peers[wname] = 0
 	}
-	if !t.seen || r.received.Before(t.first.received) {
-		t.first = *r
+	if !t.seen || r.received.Before(t.first) {
+		t.first = r.received
 	}
-	if !t.seen || r.received.After(t.last.received) {
-		t.last = *r
+	if !t.seen || r.received.After(t.last) {
+		t.last = r.received
 	}
 	t.seen = true
 }
 
-func (t *totals) conflict(r *record, c Cause, lostTo []string) {
-	t.add(r, func(g *agg) { g.Conflicts++ })
-	w, o := t.writers[*r.writer], t.objects[*r.obj]
+func (t *totals) conflict(o *objState, r *record, c Cause, lostTo []string) {
+	t.add(o, r, func(g *agg) { g.Conflicts++ })
+	w, g := t.writers[r.writer], t.objects[r.obj]
 	w.causes[c]++
-	o.causes[c]++
+	g.causes[c]++
 	for _, l := range lostTo {
 		w.lostTo[l]++
 	}
-	o.peers[r.writer.String()]++
+	wname, _ := t.names(r)
+	g.peers[wname]++
 	if t.causes[c] == nil {
-		t.causes[c] = map[WriterKey]int{}
+		t.causes[c] = map[*WriterKey]int{}
 	}
-	t.causes[c][*r.writer]++
+	t.causes[c][r.writer]++
 }
 
 func (t *totals) fill(rep *Report, cfg Config) {
 	rep.Summary = Summary{Tally: t.sum, Writers: len(t.writers), Objects: len(t.objects)}
 	if t.seen {
-		rep.Summary.First, rep.Summary.Last = t.first.received, t.last.received
+		rep.Summary.First, rep.Summary.Last = t.first, t.last
 	}
 	rep.Writers = []WriterStats{}
 	for k, a := range t.writers {
-		rep.Writers = append(rep.Writers, WriterStats{Writer: k, UserAgent: a.userAgent, Tally: a.Tally,
+		rep.Writers = append(rep.Writers, WriterStats{Writer: *k, UserAgent: a.userAgent, Tally: a.Tally,
 			ConflictRate: a.Rate(), Objects: len(a.peers), LostTo: counts(a.lostTo), Causes: causeCounts(a.causes)})
 	}
 	slices.SortFunc(rep.Writers, func(a, b WriterStats) int {
@@ -83,7 +107,7 @@ func (t *totals) fill(rep *Report, cfg Config) {
 	})
 	rep.Objects = []ObjectStats{}
 	for k, a := range t.objects {
-		o := ObjectStats{Object: k, Tally: a.Tally, Writers: len(a.peers)}
+		o := ObjectStats{Object: *k, Tally: a.Tally, Writers: len(a.peers)}
 		for _, c := range counts(a.peers) {
 			if c.Count > 0 {
 				o.WorstWriter, o.WorstConflicts = c.Name, c.Count
