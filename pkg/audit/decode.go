@@ -99,7 +99,7 @@ func (d *decoder) run(ctx context.Context, r io.Reader, fn func(*Event) error) e
 	var wg sync.WaitGroup
 	defer wg.Wait()
 	defer cancel()
-	ordered, jobs := make(chan *block, workers+1), make(chan *block, workers)
+	ordered, jobs := make(chan *block, workers), make(chan *block, workers)
 	wg.Go(func() { readBlocks(ctx, r, ordered, jobs) })
 	for range workers {
 		wg.Go(func() {

@@ -17,21 +17,24 @@ type agg struct {
 	uaIndex int
 	lostTo  map[string]int
 	causes  map[Cause]int
-	// objects or writers touched, and their 409s.
-	peers map[string]int
+	// objects counts the objects written.
+	objects int
 }
 
 func newAgg() *agg {
-	return &agg{lostTo: map[string]int{}, causes: map[Cause]int{}, peers: map[string]int{}}
+	return &agg{lostTo: map[string]int{}, causes: map[Cause]int{}}
 }
 
-// writerState follows one writer on one object.
+// writerState follows one writer on one object: its last attempt (not the
+// record: only what a give-up or a retry needs), its chain, its 409s.
 type writerState struct {
-	last      *record
-	chain     int
-	step      int
-	conflict  bool
-	timelineI int
+	lastReceived, lastCompleted time.Time
+	reader                      *readerKey
+	attempted                   bool
+	chain, step                 int
+	conflict                    bool
+	conflicts                   int
+	timelineI                   int
 }
 
 // objState is one object's walk: its records are stepped through in
@@ -44,13 +47,16 @@ type objState struct {
 	// queue holds released records waiting for a 409 before them to ripen.
 	queue []*record
 	// successes are the released successes not folded, in order.
-	successes  []*record
-	lastFolded *record
-	// folded counts, per reader, the winners folded since its last get.
-	folded     map[*readerKey]map[*WriterKey]int
-	foldedLast time.Time
-	lastRead   map[*readerKey]time.Time
-	writers    map[*WriterKey]*writerState
+	successes []*record
+	// history holds the successes folded out of successes that a later
+	// 409 may still need, oldest first: those completed after the oldest
+	// last get of a reader of the object, and the last one. cut is the
+	// latest completion dropped from it.
+	history  []pastSuccess
+	cut      time.Time
+	stream   *stream
+	lastRead map[*readerKey]time.Time
+	writers  map[*WriterKey]*writerState
 	// hasSuccess and noResult decide, at the end, between exact winners
 	// (every success has its resulting resourceVersion) and winners by
 	// time; until then pending keeps both answers.
@@ -58,7 +64,18 @@ type objState struct {
 	pending              []pendingConflict
 	keep                 bool
 	timeline             []Attempt
+	tally                Tally
 }
+
+// pastSuccess is a folded success: when it completed, and who wrote.
+type pastSuccess struct {
+	completed time.Time
+	writer    *WriterKey
+}
+
+// maxHistory bounds an object's history; a 409 that needs a success
+// dropped beyond it makes the stream inexact.
+const maxHistory = 128
 
 // outcome is a 409's cause and winners.
 type outcome struct {
@@ -97,28 +114,35 @@ func (o *objState) released(r *record, s *stream) {
 	}
 }
 
-// fold moves the successes completed before horizon into the readers'
-// counts.
+// fold moves the successes completed before horizon into the history,
+// and drops from it what no reader can need.
 func (o *objState) fold(horizon time.Time) {
 	n := 0
 	for n < len(o.successes) && o.successes[n].completed.Before(horizon) {
-		s := o.successes[n]
-		for rd, at := range o.lastRead {
-			if s.completed.After(at) {
-				if o.folded == nil {
-					o.folded = map[*readerKey]map[*WriterKey]int{}
-				}
-				if o.folded[rd] == nil {
-					o.folded[rd] = map[*WriterKey]int{}
-				}
-				o.folded[rd][s.writer]++
-			}
-		}
-		o.lastFolded, o.foldedLast = s, s.completed
+		o.history = append(o.history, pastSuccess{completed: o.successes[n].completed, writer: o.successes[n].writer})
 		n++
 	}
-	if n > 0 {
-		o.successes = slices.Delete(o.successes, 0, n)
+	if n == 0 {
+		return
+	}
+	o.successes = slices.Delete(o.successes, 0, n)
+	var oldest time.Time
+	first := true
+	for _, at := range o.lastRead {
+		if first || at.Before(oldest) {
+			oldest, first = at, false
+		}
+	}
+	drop := 0
+	for drop < len(o.history)-1 && (first || !o.history[drop].completed.After(oldest)) {
+		drop++
+	}
+	drop = max(drop, len(o.history)-maxHistory)
+	if drop > 0 {
+		if c := o.history[drop-1].completed; c.After(o.cut) {
+			o.cut = c
+		}
+		o.history = slices.Delete(o.history, 0, drop)
 	}
 }
 
@@ -129,12 +153,6 @@ func (o *objState) step(r *record, s *stream) {
 		return
 	}
 	o.lastRead[r.reader] = r.received
-	if o.lastFolded != nil {
-		if !r.received.After(o.foldedLast) {
-			s.inexact = true
-		}
-		delete(o.folded, r.reader)
-	}
 }
 
 func (o *objState) attempt(r *record, t *totals) {
@@ -145,26 +163,26 @@ func (o *objState) attempt(r *record, t *totals) {
 	}
 	a := Attempt{Received: r.received, Completed: r.completed, Writer: r.writer.String(), Verb: r.verb, Subresource: r.sub,
 		Code: r.code, Precondition: r.precond, Result: r.result}
-	retry := st.conflict && r.received.Sub(st.last.completed) <= o.cfg.RetryWindow
+	retry := st.conflict && r.received.Sub(st.lastCompleted) <= o.cfg.RetryWindow
 	if st.conflict && !retry {
-		o.giveUp(st, t)
+		o.giveUp(r.writer, st, t)
 	}
 	if retry {
 		st.step++
 		if st.step == 2 {
-			t.add(o, r, func(g *agg) { g.RetryChains++ })
+			t.add(o, r.writer, r.reader, r.received, func(g *agg) { g.RetryChains++ })
 		}
 	} else {
 		st.chain, st.step = st.chain+1, 1
 	}
 	a.Chain, a.Step = st.chain, st.step
-	if st.last != nil {
+	if st.attempted {
 		rd, ok := o.lastRead[r.reader]
-		a.Reread = ok && rd.After(st.last.completed)
+		a.Reread = ok && rd.After(st.lastCompleted)
 	}
-	t.add(o, r, func(g *agg) { g.Attempts++ })
+	t.add(o, r.writer, r.reader, r.received, func(g *agg) { g.Attempts++ })
 	st.conflict = r.code == 409
-	st.last = r
+	st.attempted, st.lastReceived, st.lastCompleted, st.reader = true, r.received, r.completed, r.reader
 	timelineI := -1
 	if o.keep {
 		timelineI = len(o.timeline)
@@ -175,7 +193,7 @@ func (o *objState) attempt(r *record, t *totals) {
 	case r.code == 409:
 		o.conflict(r, timelineI, t)
 	case r.code/100 == 2:
-		t.add(o, r, func(g *agg) { g.Successes++ })
+		t.add(o, r.writer, r.reader, r.received, func(g *agg) { g.Successes++ })
 	}
 }
 
@@ -197,6 +215,7 @@ func (o *objState) settle(p pendingConflict, out outcome, t *totals) {
 	if p.timelineI >= 0 {
 		o.timeline[p.timelineI].Cause, o.timeline[p.timelineI].LostTo = out.cause, out.lostTo
 	}
+	o.writers[p.r.writer].conflicts++
 	t.conflict(o, p.r, out.cause, out.lostTo)
 }
 
@@ -211,16 +230,16 @@ func (o *objState) finish(t *totals) {
 		o.settle(p, out, t)
 	}
 	o.pending = nil
-	for _, st := range o.writers {
+	for w, st := range o.writers {
 		if st.conflict {
-			o.giveUp(st, t)
+			o.giveUp(w, st, t)
 		}
 	}
 }
 
-func (o *objState) giveUp(st *writerState, t *totals) {
+func (o *objState) giveUp(w *WriterKey, st *writerState, t *totals) {
 	st.conflict = false
-	t.add(o, st.last, func(g *agg) { g.GiveUps++ })
+	t.add(o, w, st.reader, st.lastReceived, func(g *agg) { g.GiveUps++ })
 	if o.keep {
 		o.timeline[st.timelineI].GiveUp = true
 	}
@@ -231,10 +250,10 @@ func (o *objState) giveUp(st *writerState, t *totals) {
 // racing requests are written in either order.
 const inFlight = time.Second
 
-// winnerSet is the successful writes a 409 lost to: the kept ones, and,
-// before them, the folded ones counted per writer.
+// winnerSet is the successful writes a 409 lost to: the writers of the
+// folded ones, then the kept ones.
 type winnerSet struct {
-	folded map[*WriterKey]int
+	past   []*WriterKey
 	recent []*record
 }
 
@@ -280,8 +299,8 @@ func (o *objState) byTime(r *record, cand []*record) winnerSet {
 		}
 		// Every folded success is older than r: the last one is the last
 		// success before r.
-		if o.lastFolded != nil {
-			return winnerSet{recent: []*record{o.lastFolded}}
+		if len(o.history) > 0 {
+			return winnerSet{past: []*WriterKey{o.history[len(o.history)-1].writer}}
 		}
 		return winnerSet{}
 	}
@@ -291,7 +310,16 @@ func (o *objState) byTime(r *record, cand []*record) winnerSet {
 	}
 	ws := winnerSet{recent: cand[i:]}
 	if i == 0 {
-		ws.folded = o.folded[r.reader]
+		j := len(o.history)
+		for j > 0 && o.history[j-1].completed.After(base) {
+			j--
+		}
+		if j == 0 && o.cut.After(base) {
+			o.stream.inexact = true
+		}
+		for _, p := range o.history[j:] {
+			ws.past = append(ws.past, p.writer)
+		}
 	}
 	return ws
 }
@@ -302,23 +330,12 @@ func (o *objState) outcome(r *record, ws winnerSet) outcome {
 		out.lostTo = applyOwners(r.message)
 		return out
 	}
-	for _, w := range sortedWriters(ws.folded) {
-		for range ws.folded[w] {
-			out.lostTo = append(out.lostTo, w.String())
-		}
+	for _, w := range ws.past {
+		out.lostTo = append(out.lostTo, w.String())
 	}
 	for _, win := range ws.recent {
 		out.lostTo = append(out.lostTo, win.writer.String())
 	}
-	return out
-}
-
-func sortedWriters(m map[*WriterKey]int) []*WriterKey {
-	var out []*WriterKey
-	for w := range m {
-		out = append(out, w)
-	}
-	slices.SortFunc(out, func(a, b *WriterKey) int { return strings.Compare(a.String(), b.String()) })
 	return out
 }
 
@@ -365,10 +382,10 @@ func classify(r *record, ws winnerSet) Cause {
 		return DeletePrecondition
 	case r.verb == "create" && strings.HasSuffix(r.message, "already exists"):
 		return AlreadyExists
-	case len(ws.recent) == 0 && len(ws.folded) == 0:
+	case len(ws.recent) == 0 && len(ws.past) == 0:
 		return Unknown
 	}
-	for w := range ws.folded {
+	for _, w := range ws.past {
 		if *w != *r.writer {
 			return Contention
 		}

@@ -17,17 +17,19 @@ import (
 // inFlight for the successes that may have beaten it, then the object's
 // records are walked. Each object keeps its writers' states, its readers'
 // last gets, and the successes of the last foldAfter; older successes are
-// folded into per-reader counts of winners (what a later 409 of a reader
-// whose last get is older needs). Memory so grows with objects, writers and
-// readers, and with the events of a few seconds, not with the log.
+// folded into a short history (completion and writer) that keeps only
+// what a later 409 may need: the successes after the oldest last get of a
+// reader of the object, at most maxHistory, and the last one. Memory so
+// grows with objects, writers and readers, and with the events of a few
+// seconds, not with the log.
 //
-// Example, skew 10s: the record completed at 10:00:00.004 is released once
-// one completed after 10:00:10.004 has arrived; a 409 completed at
+// Example, skew 2s: the record completed at 10:00:00.004 is released once
+// one completed after 10:00:02.004 has arrived; a 409 completed at
 // 10:00:00.005 is walked once the release has passed 10:00:01.005.
 //
 // When the bounded state cannot give the exact answer (a record older than
-// one already released, or a get whose start is older than the folded
-// successes), the stream says so (errNeedsAllRecords) and Analyze reads the
+// one already released, or a 409 that needs a success dropped from the
+// history), the stream says so (errNeedsAllRecords) and Analyze reads the
 // logs again keeping every record.
 type stream struct {
 	cfg  Config
@@ -53,11 +55,11 @@ type stream struct {
 }
 
 // foldAfter is how long a success stays in its object's list before it is
-// folded into counts; a get that took longer makes the stream inexact.
-const foldAfter = 20 * time.Second
+// folded into the history.
+const foldAfter = 2 * time.Second
 
 // analyzeSkew is how far out of completion order Analyze accepts records.
-const analyzeSkew = 10 * time.Second
+const analyzeSkew = 2 * time.Second
 
 // errNeedsAllRecords says that the log is out of order beyond the skew.
 var errNeedsAllRecords = errors.New("the log needs every record kept")
@@ -121,7 +123,7 @@ func (s *stream) release(r *record) {
 }
 
 func (s *stream) newObject(k *ObjectKey) *objState {
-	o := &objState{key: k, index: -1, lastRead: map[*readerKey]time.Time{}, writers: map[*WriterKey]*writerState{},
+	o := &objState{key: k, index: -1, stream: s, lastRead: map[*readerKey]time.Time{}, writers: map[*WriterKey]*writerState{},
 		cfg: s.cfg, keep: s.only != nil || s.cfg.Object != nil && matchObject(*s.cfg.Object, *k)}
 	s.objects[k] = o
 	return o
@@ -166,7 +168,7 @@ func (s *stream) report() *Report {
 	for _, o := range keep {
 		rep.Timeline, rep.TimelineObject = append(rep.Timeline, o.timeline...), o.key
 	}
-	s.t.fill(rep, s.cfg)
+	s.t.fill(rep, s.cfg, s.objects)
 	if s.all != nil && s.cfg.Object == nil && s.cfg.HottestTimeline && len(rep.Objects) > 0 {
 		rep.Timeline, rep.TimelineObject = s.timelineOf(rep.Objects[0].Object)
 	}

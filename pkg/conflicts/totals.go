@@ -6,116 +6,98 @@ import (
 	"time"
 )
 
-// totals accumulates the report's figures across objects.
+// totals accumulates the report's figures across objects; the objects'
+// own figures are in their objState.
 type totals struct {
 	sum     Tally
 	writers map[*WriterKey]*agg
-	objects map[*ObjectKey]*agg
 	causes  map[Cause]map[*WriterKey]int
-	// names caches the keys' String, the peers' map keys.
+	// writerNames caches the writers' String.
 	writerNames map[*WriterKey]string
-	objectNames map[*ObjectKey]string
 	first, last time.Time
 	seen        bool
 }
 
 func newTotals() *totals {
-	return &totals{writers: map[*WriterKey]*agg{}, objects: map[*ObjectKey]*agg{}, causes: map[Cause]map[*WriterKey]int{},
-		writerNames: map[*WriterKey]string{}, objectNames: map[*ObjectKey]string{}}
+	return &totals{writers: map[*WriterKey]*agg{}, causes: map[Cause]map[*WriterKey]int{}, writerNames: map[*WriterKey]string{}}
 }
 
-func (t *totals) names(r *record) (writer, object string) {
-	writer, ok := t.writerNames[r.writer]
+func (t *totals) writerName(w *WriterKey) string {
+	name, ok := t.writerNames[w]
 	if !ok {
-		writer = r.writer.String()
-		t.writerNames[r.writer] = writer
+		name = w.String()
+		t.writerNames[w] = name
 	}
-	object, ok = t.objectNames[r.obj]
-	if !ok {
-		object = r.obj.String()
-		t.objectNames[r.obj] = object
-	}
-	return writer, object
+	return name
 }
 
 // add applies f to the attempt's writer, object and the summary. A
 // writer's user agent is the one of its first attempt on the first object
 // it wrote (objects in the order of their first write).
-func (t *totals) add(o *objState, r *record, f func(*agg)) {
-	w := t.writers[r.writer]
+func (t *totals) add(o *objState, writer *WriterKey, reader *readerKey, received time.Time, f func(*agg)) {
+	w := t.writers[writer]
 	if w == nil || o.index < w.uaIndex {
 		if w == nil {
 			w = newAgg()
-			t.writers[r.writer] = w
+			t.writers[writer] = w
 		}
-		w.userAgent, w.uaIndex = r.reader.userAgent, o.index
+		w.userAgent, w.uaIndex = reader.userAgent, o.index
 	}
-	g := t.objects[r.obj]
-	if g == nil {
-		g = newAgg()
-		t.objects[r.obj] = g
-	}
-	s := agg{Tally: t.sum}
+	g, s := agg{Tally: o.tally}, agg{Tally: t.sum}
 	f(w)
-	f(g)
+	f(&g)
 	f(&s)
-	t.sum = s.Tally
-	wname, oname := t.names(r)
-	if _, ok := w.peers[oname]; !ok {
-		w.peers[oname] = 0
+	o.tally, t.sum = g.Tally, s.Tally
+	if !t.seen || received.Before(t.first) {
+		t.first = received
 	}
-	if _, ok := g.peers[wname]; !ok {
-		g.peers[wname] = 0
-	}
-	if !t.seen || r.received.Before(t.first) {
-		t.first = r.received
-	}
-	if !t.seen || r.received.After(t.last) {
-		t.last = r.received
+	if !t.seen || received.After(t.last) {
+		t.last = received
 	}
 	t.seen = true
 }
 
 func (t *totals) conflict(o *objState, r *record, c Cause, lostTo []string) {
-	t.add(o, r, func(g *agg) { g.Conflicts++ })
-	w, g := t.writers[r.writer], t.objects[r.obj]
+	t.add(o, r.writer, r.reader, r.received, func(g *agg) { g.Conflicts++ })
+	w := t.writers[r.writer]
 	w.causes[c]++
-	g.causes[c]++
 	for _, l := range lostTo {
 		w.lostTo[l]++
 	}
-	wname, _ := t.names(r)
-	g.peers[wname]++
 	if t.causes[c] == nil {
 		t.causes[c] = map[*WriterKey]int{}
 	}
 	t.causes[c][r.writer]++
 }
 
-func (t *totals) fill(rep *Report, cfg Config) {
-	rep.Summary = Summary{Tally: t.sum, Writers: len(t.writers), Objects: len(t.objects)}
+func (t *totals) fill(rep *Report, cfg Config, objects map[*ObjectKey]*objState) {
+	rep.Objects = []ObjectStats{}
+	for k, o := range objects {
+		if len(o.writers) == 0 {
+			continue
+		}
+		stats := ObjectStats{Object: *k, Tally: o.tally, Writers: len(o.writers)}
+		for wk, st := range o.writers {
+			t.writers[wk].objects++
+			name := t.writerName(wk)
+			if st.conflicts > stats.WorstConflicts || st.conflicts > 0 && st.conflicts == stats.WorstConflicts && name < stats.WorstWriter {
+				stats.WorstWriter, stats.WorstConflicts = name, st.conflicts
+			}
+		}
+		rep.Objects = append(rep.Objects, stats)
+	}
+	rep.Summary = Summary{Tally: t.sum, Writers: len(t.writers), Objects: len(rep.Objects)}
 	if t.seen {
 		rep.Summary.First, rep.Summary.Last = t.first, t.last
 	}
 	rep.Writers = []WriterStats{}
 	for k, a := range t.writers {
 		rep.Writers = append(rep.Writers, WriterStats{Writer: *k, UserAgent: a.userAgent, Tally: a.Tally,
-			ConflictRate: a.Rate(), Objects: len(a.peers), LostTo: counts(a.lostTo), Causes: causeCounts(a.causes)})
+			ConflictRate: a.Rate(), Objects: a.objects, LostTo: counts(a.lostTo), Causes: causeCounts(a.causes)})
 	}
 	slices.SortFunc(rep.Writers, func(a, b WriterStats) int {
 		return cmp.Or(cmp.Compare(b.Conflicts, a.Conflicts), cmp.Compare(b.Attempts, a.Attempts), cmp.Compare(a.Writer.String(), b.Writer.String()))
 	})
-	rep.Objects = []ObjectStats{}
-	for k, a := range t.objects {
-		o := ObjectStats{Object: *k, Tally: a.Tally, Writers: len(a.peers)}
-		for _, c := range counts(a.peers) {
-			if c.Count > 0 {
-				o.WorstWriter, o.WorstConflicts = c.Name, c.Count
-			}
-			break
-		}
-		rep.Objects = append(rep.Objects, o)
-	}
 	slices.SortFunc(rep.Objects, func(a, b ObjectStats) int {
 		return cmp.Or(cmp.Compare(b.Conflicts, a.Conflicts), cmp.Compare(b.Attempts, a.Attempts), cmp.Compare(a.Object.String(), b.Object.String()))
 	})
