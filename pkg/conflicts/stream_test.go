@@ -221,3 +221,28 @@ func BenchmarkStream(b *testing.B) {
 		c.Report()
 	}
 }
+
+// BenchmarkAnalyzeFile decodes and analyses a generated file of 20,000
+// events as a stream (BenchmarkAnalyze reads a stream given to NewSource,
+// which is analysed keeping every record, as stdin is).
+func BenchmarkAnalyzeFile(b *testing.B) {
+	var buf strings.Builder
+	for _, l := range genLog(1, 20000, time.Date(2026, 11, 24, 10, 0, 0, 0, time.UTC)) {
+		buf.WriteString(l.text + "\n")
+	}
+	path := filepath.Join(b.TempDir(), "audit.log")
+	if err := os.WriteFile(path, []byte(buf.String()), 0o600); err != nil {
+		b.Fatal(err)
+	}
+	sources, err := audit.Open(path, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(int64(buf.Len()))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := Analyze(context.Background(), sources, NewConfig()); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
