@@ -28,13 +28,13 @@ func newAgg() *agg {
 // writerState follows one writer on one object: its last attempt (not the
 // record: only what a give-up or a retry needs), its chain, its 409s.
 type writerState struct {
-	lastReceived, lastCompleted time.Time
-	reader                      *readerKey
-	attempted                   bool
-	chain, step                 int
-	conflict                    bool
-	conflicts                   int
-	timelineI                   int
+	lastCompleted time.Time
+	reader        *readerKey
+	attempted     bool
+	conflict      bool
+	chain, step   int32
+	conflicts     int32
+	timelineI     int32
 }
 
 // objState is one object's walk: its records are stepped through in
@@ -170,30 +170,30 @@ func (o *objState) attempt(r *record, t *totals) {
 	if retry {
 		st.step++
 		if st.step == 2 {
-			t.add(o, r.writer, r.reader, r.received, func(g *agg) { g.RetryChains++ })
+			t.add(o, r.writer, r.reader, r.received, true, func(g *agg) { g.RetryChains++ })
 		}
 	} else {
 		st.chain, st.step = st.chain+1, 1
 	}
-	a.Chain, a.Step = st.chain, st.step
+	a.Chain, a.Step = int(st.chain), int(st.step)
 	if st.attempted {
 		rd, ok := o.lastRead[r.reader]
 		a.Reread = ok && rd.After(st.lastCompleted)
 	}
-	t.add(o, r.writer, r.reader, r.received, func(g *agg) { g.Attempts++ })
+	t.add(o, r.writer, r.reader, r.received, true, func(g *agg) { g.Attempts++ })
 	st.conflict = r.code == 409
-	st.attempted, st.lastReceived, st.lastCompleted, st.reader = true, r.received, r.completed, r.reader
+	st.attempted, st.lastCompleted, st.reader = true, r.completed, r.reader
 	timelineI := -1
 	if o.keep {
 		timelineI = len(o.timeline)
-		st.timelineI = timelineI
+		st.timelineI = int32(timelineI)
 		o.timeline = append(o.timeline, a)
 	}
 	switch {
 	case r.code == 409:
 		o.conflict(r, timelineI, t)
 	case r.code/100 == 2:
-		t.add(o, r.writer, r.reader, r.received, func(g *agg) { g.Successes++ })
+		t.add(o, r.writer, r.reader, r.received, true, func(g *agg) { g.Successes++ })
 	}
 }
 
@@ -239,7 +239,8 @@ func (o *objState) finish(t *totals) {
 
 func (o *objState) giveUp(w *WriterKey, st *writerState, t *totals) {
 	st.conflict = false
-	t.add(o, w, st.reader, st.lastReceived, func(g *agg) { g.GiveUps++ })
+	// The attempt's receive time is already in the summary's first and last.
+	t.add(o, w, st.reader, time.Time{}, false, func(g *agg) { g.GiveUps++ })
 	if o.keep {
 		o.timeline[st.timelineI].GiveUp = true
 	}

@@ -136,14 +136,14 @@ func (s *stream) walkRipe() {
 	s.ripe[0] = nil
 	s.ripe = s.ripe[1:]
 	o := s.objects[r.obj]
-	for i, q := range o.queue {
-		if i > 0 && !q.read && q.code == 409 {
-			o.queue = o.queue[i:]
-			return
-		}
-		o.step(q, s)
+	n := 0
+	for n < len(o.queue) && (n == 0 || o.queue[n].read || o.queue[n].code != 409) {
+		o.step(o.queue[n], s)
+		n++
 	}
-	o.queue = o.queue[:0]
+	// Delete, not reslice: the walked records must not stay reachable
+	// through the queue's array.
+	o.queue = slices.Delete(o.queue, 0, n)
 }
 
 // report releases and walks everything left and fills the report.

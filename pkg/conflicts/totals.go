@@ -31,10 +31,11 @@ func (t *totals) writerName(w *WriterKey) string {
 	return name
 }
 
-// add applies f to the attempt's writer, object and the summary. A
+// add applies f to the attempt's writer, object and the summary; timed
+// false leaves the summary's first and last alone. A
 // writer's user agent is the one of its first attempt on the first object
 // it wrote (objects in the order of their first write).
-func (t *totals) add(o *objState, writer *WriterKey, reader *readerKey, received time.Time, f func(*agg)) {
+func (t *totals) add(o *objState, writer *WriterKey, reader *readerKey, received time.Time, timed bool, f func(*agg)) {
 	w := t.writers[writer]
 	if w == nil || o.index < w.uaIndex {
 		if w == nil {
@@ -48,6 +49,9 @@ func (t *totals) add(o *objState, writer *WriterKey, reader *readerKey, received
 	f(&g)
 	f(&s)
 	o.tally, t.sum = g.Tally, s.Tally
+	if !timed {
+		return
+	}
 	if !t.seen || received.Before(t.first) {
 		t.first = received
 	}
@@ -58,7 +62,7 @@ func (t *totals) add(o *objState, writer *WriterKey, reader *readerKey, received
 }
 
 func (t *totals) conflict(o *objState, r *record, c Cause, lostTo []string) {
-	t.add(o, r.writer, r.reader, r.received, func(g *agg) { g.Conflicts++ })
+	t.add(o, r.writer, r.reader, r.received, true, func(g *agg) { g.Conflicts++ })
 	w := t.writers[r.writer]
 	w.causes[c]++
 	for _, l := range lostTo {
@@ -80,8 +84,8 @@ func (t *totals) fill(rep *Report, cfg Config, objects map[*ObjectKey]*objState)
 		for wk, st := range o.writers {
 			t.writers[wk].objects++
 			name := t.writerName(wk)
-			if st.conflicts > stats.WorstConflicts || st.conflicts > 0 && st.conflicts == stats.WorstConflicts && name < stats.WorstWriter {
-				stats.WorstWriter, stats.WorstConflicts = name, st.conflicts
+			if n := int(st.conflicts); n > stats.WorstConflicts || n > 0 && n == stats.WorstConflicts && name < stats.WorstWriter {
+				stats.WorstWriter, stats.WorstConflicts = name, n
 			}
 		}
 		rep.Objects = append(rep.Objects, stats)
