@@ -96,16 +96,26 @@ type decoder struct {
 func (d *decoder) run(ctx context.Context, r io.Reader, fn func(*Event) error) error {
 	workers := max(d.opts.Workers, 1)
 	ctx, cancel := context.WithCancel(ctx)
+	// The reader is not waited for: on an early return it may be blocked
+	// in a Read of stdin that never ends; it returns at its next send.
 	var wg sync.WaitGroup
 	defer wg.Wait()
 	defer cancel()
 	ordered, jobs := make(chan *block, workers), make(chan *block, workers)
-	wg.Go(func() { readBlocks(ctx, r, ordered, jobs) })
+	go readBlocks(ctx, r, ordered, jobs)
 	for range workers {
 		wg.Go(func() {
-			for b := range jobs {
-				b.decode(d.opts)
-				close(b.done)
+			for {
+				select {
+				case b, ok := <-jobs:
+					if !ok {
+						return
+					}
+					b.decode(d.opts)
+					close(b.done)
+				case <-ctx.Done():
+					return
+				}
 			}
 		})
 	}

@@ -3,6 +3,7 @@ package audit
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"os"
 	"strings"
 	"testing"
@@ -175,4 +176,23 @@ func BenchmarkScanEvent(b *testing.B) {
 			}
 		}
 	})
+}
+
+// TestDecodeStopsWhenFnFails: fn's error ends Decode with that error, the
+// workers and the reader stopped (go test -race checks the shutdown).
+func TestDecodeStopsWhenFnFails(t *testing.T) {
+	defer func(v int) { blockBytes = v }(blockBytes)
+	blockBytes = MaxLineBytes + 2
+	in := strings.Repeat(ok409+"\n", 5000)
+	stop := errors.New("stop")
+	n := 0
+	_, err := Decode(context.Background(), NewSource("audit.log", strings.NewReader(in)), Options{Workers: 2}, func(*Event) error {
+		if n++; n == 10 {
+			return stop
+		}
+		return nil
+	})
+	if !errors.Is(err, stop) || n != 10 {
+		t.Fatalf("error %v after %d events, want stop after 10", err, n)
+	}
 }
