@@ -27,10 +27,12 @@ func main() {
 	writers := flag.Int("writers", 300, "writers (service accounts x pods)")
 	conflictPct := flag.Int("conflict-percent", 8, "percent of updates answered 409")
 	seed := flag.Uint64("seed", 1, "random seed")
+	start := flag.String("start", "2026-11-24T10:00:00Z", "time of the first event (RFC 3339); give later ones for rotated files")
 	flag.Parse()
 	limit, err := parseSize(*size)
-	if err != nil || *out == "" {
-		fmt.Fprintln(os.Stderr, "usage: genaudit -size 1GiB -out FILE")
+	t0, terr := time.Parse(time.RFC3339, *start)
+	if err != nil || terr != nil || *out == "" {
+		fmt.Fprintln(os.Stderr, "usage: genaudit -size 1GiB -out FILE [-start 2026-11-24T10:00:00Z]")
 		os.Exit(2)
 	}
 	f, err := os.Create(*out)
@@ -40,7 +42,7 @@ func main() {
 	}
 	w := bufio.NewWriterSize(f, 1<<20)
 	g := &gen{rnd: rand.New(rand.NewPCG(*seed, 2)), objects: *objects, writers: *writers, conflictPct: *conflictPct,
-		t: time.Date(2026, 11, 24, 10, 0, 0, 0, time.UTC)}
+		t: t0}
 	var n int64
 	var events int
 	for n < limit {
@@ -60,7 +62,7 @@ func main() {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	fmt.Fprintf(os.Stderr, "genaudit: %d events, %d bytes in %s\n", events, n, *out)
+	fmt.Fprintf(os.Stderr, "genaudit: %d events, %d bytes in %s, last at %s\n", events, n, *out, g.t.Format(time.RFC3339Nano))
 }
 
 func parseSize(s string) (int64, error) {

@@ -2,13 +2,12 @@ package audit
 
 import (
 	"bufio"
-	"bytes"
 	"compress/gzip"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"sync"
 )
 
 // MaxLineBytes is the longest line accepted. A Metadata-level event is about
@@ -24,6 +23,9 @@ type Options struct {
 	// Strict makes every line that would be skipped (a blank line, a last
 	// line cut short) an error.
 	Strict bool
+	// Workers is how many goroutines decode blocks of one stream at once;
+	// 0 is one. Events are still handed on in the log's order.
+	Workers int
 }
 
 // Stats count what Decode read.
@@ -48,22 +50,25 @@ func (s *Stats) Add(o Stats) {
 	s.Truncated += o.Truncated
 }
 
-// Decode reads src line by line and calls fn with each ResponseComplete or
-// Panic event, in the log's order. The Event is reused: fn must copy what it
-// keeps. Errors about the content wrap ErrBadInput and name src:line.
+// Decode reads src and calls fn with each ResponseComplete or Panic event,
+// in the log's order, from the caller's goroutine. Options.Workers
+// goroutines decode blocks of whole lines at once. The Event is reused and
+// its strings share memory with the block it came from: fn must copy what
+// it keeps (strings.Clone). Errors about the content wrap ErrBadInput and
+// name src:line.
 func Decode(ctx context.Context, src Source, opts Options, fn func(*Event) error) (Stats, error) {
 	rc, err := src.open()
 	if err != nil {
 		return Stats{}, err
 	}
 	defer func() { _ = rc.Close() }()
-	d := &decoder{name: src.Name, opts: opts, fn: fn, src: src}
+	d := &decoder{name: src.Name, opts: opts, src: src}
 	r, gz, err := maybeGunzip(rc)
 	d.gzip = gz
 	if err != nil {
 		return Stats{}, fmt.Errorf("%w: %s: %v", ErrBadInput, src.Name, err)
 	}
-	err = d.run(ctx, bufio.NewReaderSize(r, 256<<10))
+	err = d.run(ctx, r, fn)
 	return d.stats, err
 }
 
@@ -80,113 +85,74 @@ func maybeGunzip(r io.Reader) (io.Reader, bool, error) {
 type decoder struct {
 	name  string
 	opts  Options
-	fn    func(*Event) error
 	stats Stats
-	wire  wireEvent
-	ev    Event
-	long  []byte
 	// gzip is set when the source is gzip: its read errors are the content's.
 	gzip bool
 	src  Source
 }
 
-func (d *decoder) run(ctx context.Context, r *bufio.Reader) error {
-	for {
-		if d.stats.Lines%4096 == 0 {
-			if err := ctx.Err(); err != nil {
-				return err
+// run feeds blocks to the workers and hands their events on in order.
+// Memory is bounded by about 2 x Workers blocks in flight.
+func (d *decoder) run(ctx context.Context, r io.Reader, fn func(*Event) error) error {
+	workers := max(d.opts.Workers, 1)
+	ctx, cancel := context.WithCancel(ctx)
+	// The reader is not waited for: on an early return it may be blocked
+	// in a Read of stdin that never ends; it returns at its next send.
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	defer cancel()
+	ordered, jobs := make(chan *block, workers), make(chan *block, workers)
+	go readBlocks(ctx, r, ordered, jobs)
+	for range workers {
+		wg.Go(func() {
+			for {
+				select {
+				case b, ok := <-jobs:
+					if !ok {
+						return
+					}
+					b.decode(d.opts)
+					close(b.done)
+				case <-ctx.Done():
+					return
+				}
 			}
+		})
+	}
+	for b := range ordered {
+		select {
+		case <-b.done:
+		case <-ctx.Done():
+			return ctx.Err()
 		}
-		line, complete, err := d.readLine(r)
-		if len(line) > 0 || complete {
-			d.stats.Lines++
-			if lerr := d.line(line, complete); lerr != nil {
-				return lerr
-			}
-		}
-		switch {
-		case errors.Is(err, io.EOF):
-			return nil
-		case errors.Is(err, ErrBadInput):
+		if err := d.handOn(b, fn); err != nil {
 			return err
-		case d.gzip && err != nil:
-			return d.errorf(d.stats.Lines, "the gzip stream is cut short or corrupt (%v): copy the file again", err)
-		case err != nil:
-			return fmt.Errorf("%s: %w", d.name, err)
+		}
+		if err := ctx.Err(); err != nil {
+			return err
 		}
 	}
+	return ctx.Err()
 }
 
-// readLine returns the next line without its newline; complete is false for
-// a last line that has no newline.
-func (d *decoder) readLine(r *bufio.Reader) (line []byte, complete bool, err error) {
-	d.long = d.long[:0]
-	for {
-		chunk, err := r.ReadSlice('\n')
-		if errors.Is(err, bufio.ErrBufferFull) {
-			d.long = append(d.long, chunk...)
-			if len(d.long) > MaxLineBytes {
-				return nil, false, d.errorf(d.stats.Lines+1, "line longer than %d bytes: this is not an audit log, or its level is too verbose", MaxLineBytes)
-			}
-			continue
+// handOn calls fn with b's events and reports b's error, if any.
+func (d *decoder) handOn(b *block, fn func(*Event) error) error {
+	before := d.stats.Lines
+	for i := range b.events {
+		if err := fn(&b.events[i]); err != nil {
+			return err
 		}
-		if len(d.long) > 0 {
-			chunk = append(d.long, chunk...)
-		}
-		line := bytes.TrimSuffix(chunk, []byte{'\n'})
-		if len(line) > MaxLineBytes {
-			return nil, false, d.errorf(d.stats.Lines+1, "line longer than %d bytes: this is not an audit log, or its level is too verbose", MaxLineBytes)
-		}
-		if err != nil {
-			return line, false, err
-		}
-		return line, true, nil
 	}
-}
-
-func (d *decoder) line(line []byte, complete bool) error {
-	n := d.stats.Lines
-	if len(bytes.TrimSpace(line)) == 0 {
-		if d.opts.Strict {
-			return d.errorf(n, "blank line (--strict)")
-		}
-		d.stats.Skipped++
-		return nil
-	}
-	d.wire = wireEvent{}
-	if err := json.Unmarshal(line, &d.wire); err != nil {
-		if !complete {
-			if d.opts.Strict {
-				return d.errorf(n, "the last line is cut short (--strict): %v", err)
-			}
-			d.stats.Truncated++
-			return nil
-		}
-		return d.errorf(n, "not JSON (%v): give the API server's --audit-log-path file, in its json format", err)
-	}
-	if err := d.check(); err != nil {
-		return d.errorf(n, "%v", err)
-	}
-	if d.wire.Stage != StageResponseComplete && d.wire.Stage != StagePanic {
-		d.stats.OtherStages++
-		return nil
-	}
-	d.stats.Events++
-	d.ev = d.wire.event()
-	return d.fn(&d.ev)
-}
-
-func (d *decoder) check() error {
-	w := &d.wire
+	d.stats.Add(b.stats)
 	switch {
-	case w.Kind != "Event":
-		return fmt.Errorf("not an audit event (kind %q): give the API server's --audit-log-path file", w.Kind)
-	case w.APIVersion == "audit.k8s.io/v1":
-		return nil
-	case w.APIVersion == "audit.k8s.io/v1beta1":
-		return fmt.Errorf("audit.k8s.io/v1beta1 is not supported: run the API server with --audit-log-version=audit.k8s.io/v1 (the default)")
+	case b.errMsg != "":
+		return d.errorf(before+b.errLine, "%s", b.errMsg)
+	case b.readErr != nil && d.gzip:
+		return d.errorf(d.stats.Lines, "the gzip stream is cut short or corrupt (%v): copy the file again", b.readErr)
+	case b.readErr != nil:
+		return fmt.Errorf("%s: %w", d.name, b.readErr)
 	}
-	return fmt.Errorf("apiVersion %q is not audit.k8s.io/v1", w.APIVersion)
+	return nil
 }
 
 func (d *decoder) errorf(line int, format string, args ...any) error {

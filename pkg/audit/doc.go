@@ -16,5 +16,13 @@
 // writing it) is tolerated and counted in Stats.Truncated, unless
 // Options.Strict asks for every skipped line to be an error.
 //
+// Decoding is a narrow hand-written scanner of those fields (scanEvent),
+// held to encoding/json by a differential fuzz target; a line it is not
+// sure of (a syntax or type error, a duplicate or case-folded key) goes to
+// encoding/json, so bad lines keep encoding/json's words. Decode cuts a
+// stream into blocks of whole lines, decodes Options.Workers blocks at
+// once and hands events on in the log's order; the events' strings point
+// into the block they came from.
+//
 // Package audit does not analyse events (pkg/conflicts does) or print.
 package audit

@@ -80,3 +80,9 @@ func fileSource(path string) Source {
 func NewSource(name string, r io.Reader) Source {
 	return Source{Name: name, open: func() (io.ReadCloser, error) { return io.NopCloser(r), nil }}
 }
+
+// Rereadable says whether src can be opened again from the start (a file,
+// not stdin or a stream given to NewSource).
+func (s Source) Rereadable() bool {
+	return s.path != ""
+}

@@ -8,15 +8,16 @@ import (
 	"github.com/kubectl-rv/kubectl-rv/pkg/audit"
 )
 
-// record is one write attempt or one read of a named object, as kept
-// between decoding and analysis: no bodies, and the strings of the event
-// it came from.
+// record is one write attempt or one get of a named object, as kept
+// between decoding and analysis: no bodies, and interned strings.
 type record struct {
 	// obj, writer and reader point into the collector's tables: records
 	// of one object or writer share them.
-	obj       *ObjectKey
-	writer    *WriterKey
-	reader    *readerKey
+	obj    *ObjectKey
+	writer *WriterKey
+	reader *readerKey
+	// read marks a successful get: only obj, reader and the times are set.
+	read      bool
 	verb      string
 	sub       string
 	code      int
@@ -26,13 +27,8 @@ type record struct {
 	result    string
 	received  time.Time
 	completed time.Time
-}
-
-// readRec is one successful get of a named object.
-type readRec struct {
-	obj                 *ObjectKey
-	reader              *readerKey
-	received, completed time.Time
+	// seq is the order of arrival, the last tie-breaker.
+	seq uint64
 }
 
 // readerKey identifies who read: reads carry no field manager.
@@ -40,30 +36,40 @@ type readerKey struct {
 	user, pod, userAgent string
 }
 
-// Collector turns events into records; Report analyses them. Memory grows
-// with the records (about 200 bytes each: writes and gets in the window),
-// the objects and the writers; the decoder's strings are interned, so an
-// event's own allocations do not outlive it.
+// Collector turns events into records and analyses them in time order
+// (Report). A collector made by NewCollector keeps every record until
+// Report, so it accepts events in any order; Analyze's collectors keep only
+// a window (see stream.go).
 type Collector struct {
 	cfg     Config
-	recs    []record
-	reads   []readRec
 	strs    map[string]string
 	objs    map[ObjectKey]*ObjectKey
 	writers map[WriterKey]*WriterKey
 	readers map[readerKey]*readerKey
+	stream  *stream
 }
 
-// NewCollector returns an empty collector.
+// NewCollector returns an empty collector that keeps every record.
 func NewCollector(cfg Config) *Collector {
-	return &Collector{cfg: cfg, strs: map[string]string{}, objs: map[ObjectKey]*ObjectKey{},
-		writers: map[WriterKey]*WriterKey{}, readers: map[readerKey]*readerKey{}}
+	return newCollector(cfg, -1)
 }
 
+// newCollector returns a collector whose records may arrive out of
+// completion order by up to skew; a negative skew keeps everything.
+func newCollector(cfg Config, skew time.Duration) *Collector {
+	c := &Collector{cfg: cfg, strs: map[string]string{}, objs: map[ObjectKey]*ObjectKey{},
+		writers: map[WriterKey]*WriterKey{}, readers: map[readerKey]*readerKey{}}
+	c.stream = newStream(cfg, skew)
+	return c
+}
+
+// str interns s; the decoder's strings point into its blocks, so the
+// table keeps copies.
 func (c *Collector) str(s string) string {
 	if v, ok := c.strs[s]; ok {
 		return v
 	}
+	s = strings.Clone(s)
 	c.strs[s] = s
 	return s
 }
@@ -85,57 +91,69 @@ func isWrite(verb string) bool {
 	return false
 }
 
-// Add keeps e if it is a write attempt, or a get of a named object, inside
-// the window.
+// Add keeps e if it is a write attempt, or a successful get of a named
+// object, inside the window.
 func (c *Collector) Add(e *audit.Event) {
+	if r := c.record(e); r != nil {
+		c.stream.add(r)
+	}
+}
+
+func (c *Collector) record(e *audit.Event) *record {
 	write := isWrite(e.Verb)
 	// A create with generateName has no name yet: its objects are counted
 	// together, under the name "".
 	unnamed := e.ObjectRef.Name == "" && e.Verb != "create" && e.Verb != "deletecollection"
-	if !write && e.Verb != "get" || unnamed || e.ObjectRef.Resource == "" {
-		return
+	if !write && (e.Verb != "get" || e.Code/100 != 2) || unnamed || e.ObjectRef.Resource == "" {
+		return nil
 	}
 	if !c.cfg.Since.IsZero() && e.RequestReceived.Before(c.cfg.Since) || !c.cfg.Until.IsZero() && !e.RequestReceived.Before(c.cfg.Until) {
-		return
+		return nil
 	}
 	ref := &e.ObjectRef
 	obj := ObjectKey{Group: c.str(ref.APIGroup), Resource: c.str(ref.Resource), Namespace: c.str(ref.Namespace), Name: c.str(ref.Name)}
 	user, pod, ua := c.str(e.Username), c.str(e.PodName), c.str(e.UserAgent)
-	objp, reader := intern(c.objs, obj), intern(c.readers, readerKey{user: user, pod: pod, userAgent: ua})
+	r := &record{obj: intern(c.objs, obj), reader: intern(c.readers, readerKey{user: user, pod: pod, userAgent: ua}),
+		received: e.RequestReceived, completed: e.StageTimestamp, read: !write}
 	if !write {
-		if e.Code/100 == 2 {
-			c.reads = append(c.reads, readRec{obj: objp, reader: reader, received: e.RequestReceived, completed: e.StageTimestamp})
-		}
-		return
+		return r
 	}
-	r := record{
-		obj: objp, reader: reader, verb: c.str(e.Verb), sub: c.str(ref.Subresource), code: e.Code,
-		result: e.ResponseRV, received: e.RequestReceived, completed: e.StageTimestamp,
-		writer:  intern(c.writers, WriterKey{User: user, FieldManager: c.str(fieldManager(e.RequestURI)), Pod: pod}),
-		precond: ref.ResourceVersion, details: c.str(e.DetailsKind),
-	}
+	r.verb, r.sub, r.code, r.details = c.str(e.Verb), c.str(ref.Subresource), e.Code, c.str(e.DetailsKind)
+	r.writer = intern(c.writers, WriterKey{User: user, FieldManager: c.str(fieldManager(e.RequestURI)), Pod: pod})
+	r.precond, r.result = strings.Clone(ref.ResourceVersion), strings.Clone(e.ResponseRV)
 	if e.Code == 409 {
 		r.message = c.str(e.Message)
 	}
-	c.recs = append(c.recs, r)
+	return r
 }
 
-// Merge moves o's records into c.
-func (c *Collector) Merge(o *Collector) {
-	c.recs = append(c.recs, o.recs...)
-	c.reads = append(c.reads, o.reads...)
-	o.recs, o.reads = nil, nil
+// Report analyses what is left and returns the report.
+func (c *Collector) Report() *Report {
+	return c.stream.report()
 }
 
-// fieldManager reads ?fieldManager= from a request URI.
+// fieldManager reads ?fieldManager= from a request URI, as
+// url.ParseQuery(query).Get("fieldManager") does, or "" when the query
+// does not parse. Queries without escapes are read without allocating.
 func fieldManager(uri string) string {
 	i := strings.IndexByte(uri, '?')
 	if i < 0 || !strings.Contains(uri[i:], "fieldManager=") {
 		return ""
 	}
-	q, err := url.ParseQuery(uri[i+1:])
-	if err != nil {
-		return ""
+	query := uri[i+1:]
+	if strings.ContainsAny(query, "%+;") {
+		q, err := url.ParseQuery(query)
+		if err != nil {
+			return ""
+		}
+		return q.Get("fieldManager")
 	}
-	return q.Get("fieldManager")
+	for query != "" {
+		var kv string
+		kv, query, _ = strings.Cut(query, "&")
+		if k, v, _ := strings.Cut(kv, "="); k == "fieldManager" {
+			return v
+		}
+	}
+	return ""
 }

@@ -3,6 +3,12 @@
 // to whom, whether losers retry or give up, and why each 409 happened
 // (Analyze). A Collector does the same for events handed to it one by one.
 //
+// Analyze reads the log as a stream in completion order and keeps, per
+// object, its writers' and readers' states and a few seconds of records,
+// so that memory grows with objects, writers and readers, not with the
+// log's length (see stream.go); a log it cannot follow that way (out of
+// order beyond a few seconds, stdin) is analysed keeping every record.
+//
 // A writer is user + field manager (from requestURI's ?fieldManager=) +
 // pod (user.extra authentication.kubernetes.io/pod-name); its user agent is
 // shown, not keyed on, because controller-runtime managers share one. Reads

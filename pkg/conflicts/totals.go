@@ -3,95 +3,105 @@ package conflicts
 import (
 	"cmp"
 	"slices"
+	"time"
 )
 
-// totals accumulates the report's figures across objects.
+// totals accumulates the report's figures across objects; the objects'
+// own figures are in their objState.
 type totals struct {
 	sum     Tally
-	writers map[WriterKey]*agg
-	objects map[ObjectKey]*agg
-	causes  map[Cause]map[WriterKey]int
-	first   record
-	last    record
-	seen    bool
+	writers map[*WriterKey]*agg
+	causes  map[Cause]map[*WriterKey]int
+	// writerNames caches the writers' String.
+	writerNames map[*WriterKey]string
+	first, last time.Time
+	seen        bool
 }
 
 func newTotals() *totals {
-	return &totals{writers: map[WriterKey]*agg{}, objects: map[ObjectKey]*agg{}, causes: map[Cause]map[WriterKey]int{}}
+	return &totals{writers: map[*WriterKey]*agg{}, causes: map[Cause]map[*WriterKey]int{}, writerNames: map[*WriterKey]string{}}
 }
 
-// add applies f to the attempt's writer, object and the summary.
-func (t *totals) add(r *record, f func(*agg)) {
-	w := t.writers[*r.writer]
-	if w == nil {
-		w = newAgg()
-		w.userAgent = r.reader.userAgent
-		t.writers[*r.writer] = w
+func (t *totals) writerName(w *WriterKey) string {
+	name, ok := t.writerNames[w]
+	if !ok {
+		name = w.String()
+		t.writerNames[w] = name
 	}
-	o := t.objects[*r.obj]
-	if o == nil {
-		o = newAgg()
-		t.objects[*r.obj] = o
+	return name
+}
+
+// add applies f to the attempt's writer, object and the summary; timed
+// false leaves the summary's first and last alone. A
+// writer's user agent is the one of its first attempt on the first object
+// it wrote (objects in the order of their first write).
+func (t *totals) add(o *objState, writer *WriterKey, reader *readerKey, received time.Time, timed bool, f func(*agg)) {
+	w := t.writers[writer]
+	if w == nil || o.index < w.uaIndex {
+		if w == nil {
+			w = newAgg()
+			t.writers[writer] = w
+		}
+		w.userAgent, w.uaIndex = reader.userAgent, o.index
 	}
-	s := agg{Tally: t.sum}
+	g, s := agg{Tally: o.tally}, agg{Tally: t.sum}
 	f(w)
-	f(o)
+	f(&g)
 	f(&s)
-	t.sum = s.Tally
-	if _, ok := w.peers[r.obj.String()]; !ok {
-		w.peers[r.obj.String()] = 0
+	o.tally, t.sum = g.Tally, s.Tally
+	if !timed {
+		return
 	}
-	if _, ok := o.peers[r.writer.String()]; !ok {
-		o.peers[r.writer.String()] = 0
+	if !t.seen || received.Before(t.first) {
+		t.first = received
 	}
-	if !t.seen || r.received.Before(t.first.received) {
-		t.first = *r
-	}
-	if !t.seen || r.received.After(t.last.received) {
-		t.last = *r
+	if !t.seen || received.After(t.last) {
+		t.last = received
 	}
 	t.seen = true
 }
 
-func (t *totals) conflict(r *record, c Cause, lostTo []string) {
-	t.add(r, func(g *agg) { g.Conflicts++ })
-	w, o := t.writers[*r.writer], t.objects[*r.obj]
+func (t *totals) conflict(o *objState, r *record, c Cause, lostTo []string) {
+	t.add(o, r.writer, r.reader, r.received, true, func(g *agg) { g.Conflicts++ })
+	w := t.writers[r.writer]
 	w.causes[c]++
-	o.causes[c]++
 	for _, l := range lostTo {
 		w.lostTo[l]++
 	}
-	o.peers[r.writer.String()]++
 	if t.causes[c] == nil {
-		t.causes[c] = map[WriterKey]int{}
+		t.causes[c] = map[*WriterKey]int{}
 	}
-	t.causes[c][*r.writer]++
+	t.causes[c][r.writer]++
 }
 
-func (t *totals) fill(rep *Report, cfg Config) {
-	rep.Summary = Summary{Tally: t.sum, Writers: len(t.writers), Objects: len(t.objects)}
+func (t *totals) fill(rep *Report, cfg Config, objects map[*ObjectKey]*objState) {
+	rep.Objects = []ObjectStats{}
+	for k, o := range objects {
+		if len(o.writers) == 0 {
+			continue
+		}
+		stats := ObjectStats{Object: *k, Tally: o.tally, Writers: len(o.writers)}
+		for wk, st := range o.writers {
+			t.writers[wk].objects++
+			name := t.writerName(wk)
+			if n := int(st.conflicts); n > stats.WorstConflicts || n > 0 && n == stats.WorstConflicts && name < stats.WorstWriter {
+				stats.WorstWriter, stats.WorstConflicts = name, n
+			}
+		}
+		rep.Objects = append(rep.Objects, stats)
+	}
+	rep.Summary = Summary{Tally: t.sum, Writers: len(t.writers), Objects: len(rep.Objects)}
 	if t.seen {
-		rep.Summary.First, rep.Summary.Last = t.first.received, t.last.received
+		rep.Summary.First, rep.Summary.Last = t.first, t.last
 	}
 	rep.Writers = []WriterStats{}
 	for k, a := range t.writers {
-		rep.Writers = append(rep.Writers, WriterStats{Writer: k, UserAgent: a.userAgent, Tally: a.Tally,
-			ConflictRate: a.Rate(), Objects: len(a.peers), LostTo: counts(a.lostTo), Causes: causeCounts(a.causes)})
+		rep.Writers = append(rep.Writers, WriterStats{Writer: *k, UserAgent: a.userAgent, Tally: a.Tally,
+			ConflictRate: a.Rate(), Objects: a.objects, LostTo: counts(a.lostTo), Causes: causeCounts(a.causes)})
 	}
 	slices.SortFunc(rep.Writers, func(a, b WriterStats) int {
 		return cmp.Or(cmp.Compare(b.Conflicts, a.Conflicts), cmp.Compare(b.Attempts, a.Attempts), cmp.Compare(a.Writer.String(), b.Writer.String()))
 	})
-	rep.Objects = []ObjectStats{}
-	for k, a := range t.objects {
-		o := ObjectStats{Object: k, Tally: a.Tally, Writers: len(a.peers)}
-		for _, c := range counts(a.peers) {
-			if c.Count > 0 {
-				o.WorstWriter, o.WorstConflicts = c.Name, c.Count
-			}
-			break
-		}
-		rep.Objects = append(rep.Objects, o)
-	}
 	slices.SortFunc(rep.Objects, func(a, b ObjectStats) int {
 		return cmp.Or(cmp.Compare(b.Conflicts, a.Conflicts), cmp.Compare(b.Attempts, a.Attempts), cmp.Compare(a.Object.String(), b.Object.String()))
 	})

@@ -1,0 +1,171 @@
+package audit
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"unsafe"
+)
+
+// blockBytes is the size of the blocks a stream is cut into; it must be
+// larger than MaxLineBytes so that a block without a newline is a line too
+// long. Tests lower it.
+var blockBytes = 4 << 20
+
+// block is a run of whole lines of a stream, decoded by one worker.
+type block struct {
+	// data is lines ending in '\n', except the stream's last line, which
+	// may have none (final).
+	data    string
+	final   bool
+	tooLong bool
+	// readErr is the error that ended the stream after data.
+	readErr error
+	// Filled by the worker; errLine counts from the block's first line.
+	events  []Event
+	stats   Stats
+	errLine int
+	errMsg  string
+	done    chan struct{}
+}
+
+// readBlocks cuts r into blocks at line ends and sends each to ordered
+// (the hand-on order) and to jobs (the workers). Each block has its own
+// buffer, which is never written again once it is a block's data: the
+// events' strings point into it.
+func readBlocks(ctx context.Context, r io.Reader, ordered, jobs chan<- *block) {
+	defer close(ordered)
+	defer close(jobs)
+	var carry []byte
+	for {
+		buf := make([]byte, max(blockBytes, MaxLineBytes+2))
+		n := copy(buf, carry)
+		m, err := fill(r, buf[n:])
+		n += m
+		b := &block{done: make(chan struct{})}
+		switch i := bytes.LastIndexByte(buf[:n], '\n'); {
+		case err != nil:
+			b.data, b.final = unsafe.String(unsafe.SliceData(buf), n), true
+			if !errors.Is(err, io.EOF) {
+				b.readErr = err
+			}
+		case i < 0:
+			b.tooLong = true
+		default:
+			b.data, carry = unsafe.String(unsafe.SliceData(buf), i+1), buf[i+1:n]
+		}
+		for _, ch := range []chan<- *block{ordered, jobs} {
+			select {
+			case ch <- b:
+			case <-ctx.Done():
+				return
+			}
+		}
+		if b.final || b.tooLong {
+			return
+		}
+	}
+}
+
+// fill reads until buf is full or r fails; io.EOF ends the stream.
+func fill(r io.Reader, buf []byte) (int, error) {
+	n := 0
+	for n < len(buf) {
+		m, err := r.Read(buf[n:])
+		n += m
+		if err != nil {
+			return n, err
+		}
+	}
+	return n, nil
+}
+
+// decode decodes every line of b, stopping at the first bad one.
+func (b *block) decode(opts Options) {
+	if b.tooLong {
+		b.stats.Lines = 1
+		b.fail(fmt.Sprintf("line longer than %d bytes: this is not an audit log, or its level is too verbose", MaxLineBytes))
+		return
+	}
+	events := 0
+	for data := b.data; len(data) > 0; {
+		line, complete := data, false
+		if i := strings.IndexByte(data, '\n'); i >= 0 {
+			line, data, complete = data[:i], data[i+1:], true
+		} else {
+			data = ""
+		}
+		b.stats.Lines++
+		if len(b.events) == events {
+			b.events = append(b.events, Event{})
+		}
+		kept, msg := b.line(line, complete, opts, &b.events[events])
+		if msg != "" {
+			b.fail(msg)
+			break
+		}
+		if kept {
+			events++
+		}
+	}
+	b.events = b.events[:events]
+}
+
+func (b *block) fail(msg string) {
+	b.errLine, b.errMsg = b.stats.Lines, msg
+}
+
+// line decodes one line into ev; kept says whether ev is to be handed
+// on; msg is the error about a bad line, "" for none.
+func (b *block) line(line string, complete bool, opts Options, ev *Event) (kept bool, msg string) {
+	if len(line) > MaxLineBytes {
+		return false, fmt.Sprintf("line longer than %d bytes: this is not an audit log, or its level is too verbose", MaxLineBytes)
+	}
+	if len(strings.TrimSpace(line)) == 0 {
+		if opts.Strict {
+			return false, "blank line (--strict)"
+		}
+		b.stats.Skipped++
+		return false, ""
+	}
+	kind, apiVersion, ok := scanEvent(line, ev)
+	if !ok {
+		var w wireEvent
+		if err := json.Unmarshal([]byte(line), &w); err != nil {
+			if complete {
+				return false, fmt.Sprintf("not JSON (%v): give the API server's --audit-log-path file, in its json format", err)
+			}
+			if opts.Strict {
+				return false, fmt.Sprintf("the last line is cut short (--strict): %v", err)
+			}
+			b.stats.Truncated++
+			return false, ""
+		}
+		kind, apiVersion, *ev = w.Kind, w.APIVersion, w.event()
+	}
+	if err := check(kind, apiVersion); err != nil {
+		return false, err.Error()
+	}
+	if ev.Stage != StageResponseComplete && ev.Stage != StagePanic {
+		b.stats.OtherStages++
+		return false, ""
+	}
+	b.stats.Events++
+	return true, ""
+}
+
+func check(kind, apiVersion string) error {
+	switch {
+	case kind != "Event":
+		return fmt.Errorf("not an audit event (kind %q): give the API server's --audit-log-path file", kind)
+	case apiVersion == "audit.k8s.io/v1":
+		return nil
+	case apiVersion == "audit.k8s.io/v1beta1":
+		return fmt.Errorf("audit.k8s.io/v1beta1 is not supported: run the API server with --audit-log-version=audit.k8s.io/v1 (the default)")
+	}
+	return fmt.Errorf("apiVersion %q is not audit.k8s.io/v1", apiVersion)
+}

@@ -1,0 +1,507 @@
+package audit
+
+import (
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+)
+
+// scanEvent decodes one line into ev, kind and apiVersion exactly as
+// json.Unmarshal into wireEvent followed by wireEvent.event would, for the
+// lines it understands; ok is false for every other line, which the caller
+// then hands to encoding/json (so that errors keep encoding/json's words).
+//
+// It is a narrow reader of the fields wireEvent names: unknown fields and
+// bodies are validated and skipped without being decoded. It gives up
+// (ok false) on anything where encoding/json's rules are subtle: a
+// syntax or type error, a key given twice, a key that matches a field only
+// case-insensitively or through an escape, nesting deeper than maxScanDepth.
+// FuzzScannerMatchesEncodingJSON holds it to encoding/json.
+//
+// The strings in ev are substrings of line where no unescaping was needed:
+// they keep line alive, so callers copy what they keep for long.
+func scanEvent(line string, ev *Event) (kind, apiVersion string, ok bool) {
+	s := scanner{s: line}
+	var top topFields
+	s.ws()
+	if !s.object(func(key string) bool { return top.field(&s, key) }) {
+		return "", "", false
+	}
+	s.ws()
+	if s.i != len(s.s) {
+		return "", "", false
+	}
+	top.finish(ev)
+	return top.kind, top.apiVersion, true
+}
+
+// maxScanDepth is how deep the scanner follows skipped values before it
+// leaves the line to encoding/json (whose own limit is 10000).
+const maxScanDepth = 200
+
+type scanner struct {
+	s     string
+	i     int
+	depth int
+}
+
+// userFields is a wireUser as read so far.
+type userFields struct {
+	username string
+	pod      string
+	seen     uint32
+}
+
+// topFields is the top-level object as read so far; seen bits catch
+// duplicate keys.
+type topFields struct {
+	kind, apiVersion string
+	ev               Event
+	user, imp        userFields
+	impersonated     bool
+	seen             uint32
+}
+
+func (t *topFields) finish(ev *Event) {
+	*ev = t.ev
+	u := &t.user
+	if t.impersonated {
+		u = &t.imp
+	}
+	ev.Username, ev.PodName = u.username, u.pod
+}
+
+var topKeys = []string{"kind", "apiVersion", "auditID", "stage", "requestURI", "verb", "user", "impersonatedUser",
+	"userAgent", "objectRef", "responseStatus", "responseObject", "requestReceivedTimestamp", "stageTimestamp"}
+
+func (t *topFields) field(s *scanner, key string) bool {
+	i, ok := s.lookup(key, topKeys, &t.seen)
+	if !ok {
+		return false
+	}
+	e := &t.ev
+	switch i {
+	case -1:
+		return s.skip()
+	case 0:
+		return s.str(&t.kind)
+	case 1:
+		return s.str(&t.apiVersion)
+	case 2:
+		return s.str(&e.AuditID)
+	case 3:
+		return s.str(&e.Stage)
+	case 4:
+		return s.str(&e.RequestURI)
+	case 5:
+		return s.str(&e.Verb)
+	case 6:
+		return s.user(&t.user)
+	case 7:
+		if s.null() {
+			return true
+		}
+		t.impersonated = true
+		return s.user(&t.imp)
+	case 8:
+		return s.str(&e.UserAgent)
+	case 9:
+		return s.objectRef(&e.ObjectRef)
+	case 10:
+		return s.status(e)
+	case 11:
+		return s.responseObject(e)
+	case 12:
+		return s.time(&e.RequestReceived)
+	default:
+		return s.time(&e.StageTimestamp)
+	}
+}
+
+var userKeys = []string{"username", "extra"}
+
+func (s *scanner) user(u *userFields) bool {
+	if s.null() {
+		return true
+	}
+	return s.object(func(key string) bool {
+		i, ok := s.lookup(key, userKeys, &u.seen)
+		switch {
+		case !ok:
+			return false
+		case i == -1:
+			return s.skip()
+		case i == 0:
+			return s.str(&u.username)
+		}
+		return s.extra(u)
+	})
+}
+
+// extra reads map[string][]string, keeping the first pod name.
+func (s *scanner) extra(u *userFields) bool {
+	if s.null() {
+		return true
+	}
+	seenPod := false
+	return s.object(func(key string) bool {
+		switch {
+		case strings.IndexByte(key, '\\') >= 0:
+			return false
+		case key != PodNameKey:
+			return s.strings(nil)
+		}
+		if seenPod {
+			return false
+		}
+		seenPod = true
+		return s.strings(&u.pod)
+	})
+}
+
+// strings reads a []string (or null), storing its first element in first.
+func (s *scanner) strings(first *string) bool {
+	if s.null() {
+		return true
+	}
+	if !s.byte('[') {
+		return false
+	}
+	s.ws()
+	if s.byte(']') {
+		return true
+	}
+	for n := 0; ; n++ {
+		s.ws()
+		var v string
+		if !s.null() && !s.str(&v) {
+			return false
+		}
+		if n == 0 && first != nil {
+			*first = v
+		}
+		s.ws()
+		if s.byte(']') {
+			return true
+		}
+		if !s.byte(',') {
+			return false
+		}
+	}
+}
+
+var objectRefKeys = []string{"resource", "namespace", "name", "apiGroup", "apiVersion", "subresource", "resourceVersion"}
+
+func (s *scanner) objectRef(r *ObjectRef) bool {
+	if s.null() {
+		return true
+	}
+	var seen uint32
+	fields := [...]*string{&r.Resource, &r.Namespace, &r.Name, &r.APIGroup, &r.APIVersion, &r.Subresource, &r.ResourceVersion}
+	return s.object(func(key string) bool {
+		i, ok := s.lookup(key, objectRefKeys, &seen)
+		switch {
+		case !ok:
+			return false
+		case i == -1:
+			return s.skip()
+		}
+		return s.str(fields[i])
+	})
+}
+
+var statusKeys = []string{"code", "reason", "message", "details"}
+var kindKeys = []string{"kind"}
+var metadataKeys = []string{"metadata"}
+var resourceVersionKeys = []string{"resourceVersion"}
+
+func (s *scanner) status(e *Event) bool {
+	if s.null() {
+		return true
+	}
+	var seen uint32
+	return s.object(func(key string) bool {
+		i, ok := s.lookup(key, statusKeys, &seen)
+		switch {
+		case !ok:
+			return false
+		case i == -1:
+			return s.skip()
+		case i == 0:
+			return s.int(&e.Code)
+		case i == 1:
+			return s.str(&e.Reason)
+		case i == 2:
+			return s.str(&e.Message)
+		}
+		return s.oneField(kindKeys, &e.DetailsKind)
+	})
+}
+
+func (s *scanner) responseObject(e *Event) bool {
+	if s.null() {
+		return true
+	}
+	var seen uint32
+	return s.object(func(key string) bool {
+		i, ok := s.lookup(key, metadataKeys, &seen)
+		switch {
+		case !ok:
+			return false
+		case i == -1:
+			return s.skip()
+		}
+		return s.oneField(resourceVersionKeys, &e.ResponseRV)
+	})
+}
+
+// oneField reads an object (or null) of which only the string field
+// keys[0] is kept.
+func (s *scanner) oneField(keys []string, dst *string) bool {
+	if s.null() {
+		return true
+	}
+	var seen uint32
+	return s.object(func(key string) bool {
+		i, ok := s.lookup(key, keys, &seen)
+		switch {
+		case !ok:
+			return false
+		case i == -1:
+			return s.skip()
+		}
+		return s.str(dst)
+	})
+}
+
+// lookup finds key among keys. It returns -1 for a key to skip, and ok
+// false for keys encoding/json must judge: given twice, or equal to a field
+// only when case is folded or escapes are read.
+func (s *scanner) lookup(key string, keys []string, seen *uint32) (int, bool) {
+	for i, k := range keys {
+		if key == k {
+			if *seen&(1<<i) != 0 {
+				return 0, false
+			}
+			*seen |= 1 << i
+			return i, true
+		}
+	}
+	for i := 0; i < len(key); i++ {
+		if c := key[i]; c >= utf8.RuneSelf || c == '\\' {
+			return 0, false
+		}
+	}
+	for _, k := range keys {
+		if len(k) == len(key) && strings.EqualFold(k, key) {
+			return 0, false
+		}
+	}
+	return -1, true
+}
+
+func (s *scanner) ws() {
+	for s.i < len(s.s) {
+		switch s.s[s.i] {
+		case ' ', '\t', '\n', '\r':
+			s.i++
+		default:
+			return
+		}
+	}
+}
+
+// byte consumes c if it is next.
+func (s *scanner) byte(c byte) bool {
+	if s.i < len(s.s) && s.s[s.i] == c {
+		s.i++
+		return true
+	}
+	return false
+}
+
+// null consumes the literal null if it is next (after white space).
+func (s *scanner) null() bool {
+	s.ws()
+	if strings.HasPrefix(s.s[s.i:], "null") {
+		s.i += 4
+		return true
+	}
+	return false
+}
+
+// object reads an object, calling field with each raw key (escapes left
+// as they are) positioned before the value.
+func (s *scanner) object(field func(key string) bool) bool {
+	s.ws()
+	if !s.byte('{') {
+		return false
+	}
+	if s.depth++; s.depth > maxScanDepth {
+		return false
+	}
+	s.ws()
+	if s.byte('}') {
+		s.depth--
+		return true
+	}
+	for {
+		s.ws()
+		start := s.i + 1
+		if !s.skipString() {
+			return false
+		}
+		key := s.s[start : s.i-1]
+		s.ws()
+		if !s.byte(':') {
+			return false
+		}
+		s.ws()
+		if !field(key) {
+			return false
+		}
+		s.ws()
+		if s.byte('}') {
+			s.depth--
+			return true
+		}
+		if !s.byte(',') {
+			return false
+		}
+	}
+}
+
+// str reads a string or null into dst.
+func (s *scanner) str(dst *string) bool {
+	s.ws()
+	if s.null() {
+		return true
+	}
+	v, ok := s.stringValue()
+	if ok {
+		*dst = v
+	}
+	return ok
+}
+
+// int reads an integer or null into dst, as encoding/json does for an int
+// field (no fraction, no exponent, in range).
+func (s *scanner) int(dst *int) bool {
+	if s.null() {
+		return true
+	}
+	start := s.i
+	if !s.number() {
+		return false
+	}
+	v, err := strconv.ParseInt(s.s[start:s.i], 10, strconv.IntSize)
+	if err != nil {
+		return false
+	}
+	*dst = int(v)
+	return true
+}
+
+// time reads a string (or null) the way time.Time's UnmarshalJSON does:
+// from the raw literal, escapes not read.
+func (s *scanner) time(dst *time.Time) bool {
+	s.ws()
+	start := s.i
+	if s.null() {
+		return true
+	}
+	if !s.skipString() {
+		return false
+	}
+	raw := s.s[start:s.i]
+	if strings.IndexByte(raw, '\\') >= 0 {
+		return false
+	}
+	var t time.Time
+	if t.UnmarshalJSON([]byte(raw)) != nil {
+		return false
+	}
+	*dst = t
+	return true
+}
+
+// skip validates and skips one value.
+func (s *scanner) skip() bool {
+	s.ws()
+	if s.i >= len(s.s) {
+		return false
+	}
+	switch c := s.s[s.i]; {
+	case c == '"':
+		return s.skipString()
+	case c == '{':
+		return s.object(func(string) bool { return s.skip() })
+	case c == '[':
+		return s.array()
+	case c == '-' || c >= '0' && c <= '9':
+		return s.number()
+	}
+	for _, lit := range [...]string{"null", "true", "false"} {
+		if strings.HasPrefix(s.s[s.i:], lit) {
+			s.i += len(lit)
+			return true
+		}
+	}
+	return false
+}
+
+func (s *scanner) array() bool {
+	s.i++
+	if s.depth++; s.depth > maxScanDepth {
+		return false
+	}
+	s.ws()
+	if s.byte(']') {
+		s.depth--
+		return true
+	}
+	for {
+		if !s.skip() {
+			return false
+		}
+		s.ws()
+		if s.byte(']') {
+			s.depth--
+			return true
+		}
+		if !s.byte(',') {
+			return false
+		}
+	}
+}
+
+// number skips a JSON number: -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?
+func (s *scanner) number() bool {
+	s.byte('-')
+	switch {
+	case s.byte('0'):
+	case s.digits() == 0:
+		return false
+	}
+	if s.byte('.') && s.digits() == 0 {
+		return false
+	}
+	if s.byte('e') || s.byte('E') {
+		if !s.byte('+') {
+			s.byte('-')
+		}
+		if s.digits() == 0 {
+			return false
+		}
+	}
+	return true
+}
+
+func (s *scanner) digits() int {
+	start := s.i
+	for s.i < len(s.s) && s.s[s.i] >= '0' && s.s[s.i] <= '9' {
+		s.i++
+	}
+	return s.i - start
+}

@@ -1,0 +1,198 @@
+package audit
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// byJSON is what the scanner must match: encoding/json into wireEvent.
+func byJSON(line string) (kind, apiVersion string, ev Event, err error) {
+	var w wireEvent
+	err = json.Unmarshal([]byte(line), &w)
+	return w.Kind, w.APIVersion, w.event(), err
+}
+
+type scanResult struct {
+	Kind, APIVersion string
+	Event            Event
+}
+
+func TestScannerReadsRealEventsItself(t *testing.T) {
+	real, err := os.ReadFile("testdata/update-409.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := map[string]string{
+		"409":              ok409,
+		"request-response": okRR,
+		"started":          started,
+		"control plane":    strings.TrimSpace(string(real)),
+		"escapes":          strings.Replace(ok409, `"the object has been modified"`, `"caf\u00e9 \"x\" \ud83d\ude00 \ud800 tab\t/\/"`, 1),
+		"utf-8":            strings.Replace(ok409, `ctrl/v1`, "ctrl/é/\xff", 1),
+		"impersonated":     strings.Replace(ok409, `"userAgent"`, `"impersonatedUser":{"username":"x","extra":{"a":null,"authentication.kubernetes.io/pod-name":[null,"p"]}},"userAgent"`, 1),
+		"nulls":            `{"kind":"Event","apiVersion":"audit.k8s.io/v1","user":null,"objectRef":null,"responseStatus":{"code":null,"details":null},"impersonatedUser":null,"stageTimestamp":null}`,
+		"white space":      " {\"kind\" : \"Event\" ,\r\n\"apiVersion\":\"audit.k8s.io/v1\",\"x\":[1, -2.5e+3, true, {\"a\":[]}, \"\"]}\t",
+	}
+	for name, line := range tests {
+		t.Run(name, func(t *testing.T) {
+			var ev Event
+			kind, apiVersion, ok := scanEvent(line, &ev)
+			if !ok {
+				t.Fatalf("the scanner left a valid event to encoding/json")
+			}
+			wk, wa, wev, err := byJSON(line)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(scanResult{wk, wa, wev}, scanResult{kind, apiVersion, ev}); diff != "" {
+				t.Errorf("(-encoding/json +scanner):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestScannerLeavesSubtleLinesToEncodingJSON(t *testing.T) {
+	for name, line := range map[string]string{
+		"duplicate key":     `{"kind":"Event","kind":"Event"}`,
+		"case-folded key":   `{"Kind":"Event"}`,
+		"escaped key":       `{"kin\u0064":"Event"}`,
+		"escaped pod key":   `{"user":{"extra":{"authentication.kubernetes.io\/pod-name":["p"]}}}`,
+		"type mismatch":     `{"kind":1}`,
+		"int with fraction": `{"responseStatus":{"code":409.0}}`,
+		"bad time":          `{"stageTimestamp":"yesterday"}`,
+		"trailing garbage":  `{"kind":"Event"} x`,
+		"not an object":     `[]`,
+		"control byte":      "{\"kind\":\"a\x01\"}",
+		"bad escape":        `{"kind":"\x"}`,
+		"unterminated":      `{"kind":"Event"`,
+		"leading zero":      `{"x":01}`,
+		"deep":              `{"x":` + strings.Repeat("[", maxScanDepth+1) + strings.Repeat("]", maxScanDepth+1) + `}`,
+		"escaped timestamp": `{"stageTimestamp":"2026-11-24T14:21:55.45\u0030Z"}`,
+	} {
+		t.Run(name, func(t *testing.T) {
+			if _, _, ok := scanEvent(line, &Event{}); ok {
+				t.Errorf("the scanner accepted %s", line)
+			}
+		})
+	}
+}
+
+// FuzzScannerMatchesEncodingJSON holds the scanner to encoding/json: a
+// line it reads must be one encoding/json reads the same; a line
+// encoding/json rejects (a bad line) it must leave to encoding/json.
+func FuzzScannerMatchesEncodingJSON(f *testing.F) {
+	for _, s := range []string{ok409, okRR, started, `{"kind":"Event","user":{"extra":{"authentication.kubernetes.io/pod-name":["a","b"]}}}`,
+		`{"message":"\ud83d\ude00\ud800\u0041\"","x":[{"y":null},1e5,-0.5]}`, "{\"a\":\"\xc3\x28\"}", `{"responseStatus":{"code":-12}}`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, line string) {
+		var ev Event
+		kind, apiVersion, ok := scanEvent(line, &ev)
+		wk, wa, wev, err := byJSON(line)
+		if !ok {
+			return
+		}
+		if err != nil {
+			t.Fatalf("the scanner read a line encoding/json rejects (%v): %q", err, line)
+		}
+		if diff := cmp.Diff(scanResult{wk, wa, wev}, scanResult{kind, apiVersion, ev}); diff != "" {
+			t.Errorf("%q (-encoding/json +scanner):\n%s", line, diff)
+		}
+	})
+}
+
+// TestDecodeSmallBlocks cuts the stream into many blocks, so that lines,
+// errors and line numbers cross block boundaries.
+func TestDecodeSmallBlocks(t *testing.T) {
+	defer func(v int) { blockBytes = v }(blockBytes)
+	blockBytes = 1000
+	in := strings.Repeat(ok409+"\n"+started+"\n\n", 40) + "hello\n" + ok409 + "\n"
+	var n int
+	st, err := Decode(context.Background(), NewSource("audit.log", strings.NewReader(in)), Options{Workers: 3}, func(e *Event) error {
+		if e.Code != 409 {
+			t.Errorf("event %d: code %d", n, e.Code)
+		}
+		n++
+		return nil
+	})
+	if err == nil || !strings.Contains(err.Error(), "audit.log:121: not JSON") {
+		t.Errorf("error %v, want audit.log:121: not JSON", err)
+	}
+	if diff := cmp.Diff(Stats{Lines: 121, Events: 40, OtherStages: 40, Skipped: 40}, st); diff != "" || n != 40 {
+		t.Errorf("%d events; stats (-want +got):\n%s", n, diff)
+	}
+}
+
+// BenchmarkDecode decodes lines shaped like the test control plane's
+// events (about 1.3 KB at Metadata level).
+func BenchmarkDecode(b *testing.B) {
+	real, err := os.ReadFile("testdata/update-409.json")
+	if err != nil {
+		b.Fatal(err)
+	}
+	log := strings.Repeat(strings.TrimSpace(string(real))+"\n", 20000)
+	for _, workers := range []int{1, 2} {
+		b.Run(map[int]string{1: "workers=1", 2: "workers=2"}[workers], func(b *testing.B) {
+			b.SetBytes(int64(len(log)))
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := Decode(context.Background(), NewSource("bench.log", strings.NewReader(log)), Options{Workers: workers}, func(*Event) error { return nil }); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkScanEvent compares the scanner with encoding/json on one line.
+func BenchmarkScanEvent(b *testing.B) {
+	real, err := os.ReadFile("testdata/update-409.json")
+	if err != nil {
+		b.Fatal(err)
+	}
+	line := strings.TrimSpace(string(real))
+	b.Run("scanner", func(b *testing.B) {
+		b.SetBytes(int64(len(line)))
+		b.ReportAllocs()
+		var ev Event
+		for b.Loop() {
+			if _, _, ok := scanEvent(line, &ev); !ok {
+				b.Fatal("not read")
+			}
+		}
+	})
+	b.Run("encoding-json", func(b *testing.B) {
+		b.SetBytes(int64(len(line)))
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, _, _, err := byJSON(line); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
+
+// TestDecodeStopsWhenFnFails: fn's error ends Decode with that error, the
+// workers and the reader stopped (go test -race checks the shutdown).
+func TestDecodeStopsWhenFnFails(t *testing.T) {
+	defer func(v int) { blockBytes = v }(blockBytes)
+	blockBytes = MaxLineBytes + 2
+	in := strings.Repeat(ok409+"\n", 5000)
+	stop := errors.New("stop")
+	n := 0
+	_, err := Decode(context.Background(), NewSource("audit.log", strings.NewReader(in)), Options{Workers: 2}, func(*Event) error {
+		if n++; n == 10 {
+			return stop
+		}
+		return nil
+	})
+	if !errors.Is(err, stop) || n != 10 {
+		t.Fatalf("error %v after %d events, want stop after 10", err, n)
+	}
+}

@@ -1,0 +1,221 @@
+package conflicts
+
+import (
+	"cmp"
+	"container/heap"
+	"errors"
+	"slices"
+	"time"
+)
+
+// The stream analyses records in completion order with bounded memory.
+//
+// Records arrive nearly in completion order (an API server writes an
+// event when the request completes). A heap holds them until the newest
+// completion seen is skew ahead, then releases them in order: (completed,
+// gets before writes, received, arrival). A released 409 waits another
+// inFlight for the successes that may have beaten it, then the object's
+// records are walked. Each object keeps its writers' states, its readers'
+// last gets, and the successes of the last foldAfter; older successes are
+// folded into a short history (completion and writer) that keeps only
+// what a later 409 may need: the successes after the oldest last get of a
+// reader of the object, at most maxHistory, and the last one. Memory so
+// grows with objects, writers and readers, and with the events of a few
+// seconds, not with the log.
+//
+// Example, skew 2s: the record completed at 10:00:00.004 is released once
+// one completed after 10:00:02.004 has arrived; a 409 completed at
+// 10:00:00.005 is walked once the release has passed 10:00:01.005.
+//
+// When the bounded state cannot give the exact answer (a record older than
+// one already released, or a 409 that needs a success dropped from the
+// history), the stream says so (errNeedsAllRecords) and Analyze reads the
+// logs again keeping every record.
+type stream struct {
+	cfg  Config
+	skew time.Duration
+	heap recHeap
+	seq  uint64
+	// newest is the latest completion seen; frontier the latest released.
+	newest, frontier time.Time
+	released         bool
+	objects          map[*ObjectKey]*objState
+	// ripe are the released 409s waiting for inFlight, in release order.
+	ripe  []*record
+	t     *totals
+	nobjs int
+	// only, when set, limits the analysis to one object (the hottest
+	// object's timeline, read again).
+	only *ObjectKey
+	// inexact is set when the bounded state could not follow the log.
+	inexact bool
+	// all keeps every released record per object when the hottest object's
+	// timeline is wanted and the log cannot be read again.
+	all map[*ObjectKey][]*record
+}
+
+// foldAfter is how long a success stays in its object's list before it is
+// folded into the history.
+const foldAfter = 2 * time.Second
+
+// analyzeSkew is how far out of completion order Analyze accepts records.
+const analyzeSkew = 2 * time.Second
+
+// errNeedsAllRecords says that the log is out of order beyond the skew.
+var errNeedsAllRecords = errors.New("the log needs every record kept")
+
+func newStream(cfg Config, skew time.Duration) *stream {
+	s := &stream{cfg: cfg, skew: skew, objects: map[*ObjectKey]*objState{}, t: newTotals()}
+	if skew < 0 && cfg.HottestTimeline && cfg.Object == nil {
+		s.all = map[*ObjectKey][]*record{}
+	}
+	return s
+}
+
+// add takes one record; in a bounded stream it releases what is older
+// than the skew.
+func (s *stream) add(r *record) {
+	if s.only != nil && *r.obj != *s.only {
+		return
+	}
+	if s.released && r.completed.Before(s.frontier) {
+		s.inexact = true
+		return
+	}
+	s.seq++
+	r.seq = s.seq
+	heap.Push(&s.heap, r)
+	if r.completed.After(s.newest) {
+		s.newest = r.completed
+	}
+	if s.skew < 0 {
+		return
+	}
+	for len(s.heap) > 0 && s.heap[0].completed.Add(s.skew).Before(s.newest) {
+		s.release(heap.Pop(&s.heap).(*record))
+	}
+}
+
+// release hands r to its object, in completion order.
+func (s *stream) release(r *record) {
+	s.frontier, s.released = r.completed, true
+	o := s.objects[r.obj]
+	if o == nil {
+		o = s.newObject(r.obj)
+	}
+	if s.all != nil {
+		s.all[r.obj] = append(s.all[r.obj], r)
+	}
+	if !r.read {
+		o.released(r, s)
+	}
+	if len(o.queue) > 0 || !r.read && r.code == 409 {
+		o.queue = append(o.queue, r)
+		if !r.read && r.code == 409 {
+			s.ripe = append(s.ripe, r)
+		}
+	} else {
+		o.step(r, s)
+	}
+	for len(s.ripe) > 0 && s.ripe[0].completed.Add(inFlight).Before(s.frontier) {
+		s.walkRipe()
+	}
+}
+
+func (s *stream) newObject(k *ObjectKey) *objState {
+	o := &objState{key: k, index: -1, stream: s, lastRead: map[*readerKey]time.Time{}, writers: map[*WriterKey]*writerState{},
+		cfg: s.cfg, keep: s.only != nil || s.cfg.Object != nil && matchObject(*s.cfg.Object, *k)}
+	s.objects[k] = o
+	return o
+}
+
+// walkRipe walks the first ripe 409 and its object's records up to the
+// next 409.
+func (s *stream) walkRipe() {
+	r := s.ripe[0]
+	s.ripe[0] = nil
+	s.ripe = s.ripe[1:]
+	o := s.objects[r.obj]
+	n := 0
+	for n < len(o.queue) && (n == 0 || o.queue[n].read || o.queue[n].code != 409) {
+		o.step(o.queue[n], s)
+		n++
+	}
+	// Delete, not reslice: the walked records must not stay reachable
+	// through the queue's array.
+	o.queue = slices.Delete(o.queue, 0, n)
+}
+
+// report releases and walks everything left and fills the report.
+func (s *stream) report() *Report {
+	for len(s.heap) > 0 {
+		s.release(heap.Pop(&s.heap).(*record))
+	}
+	for len(s.ripe) > 0 {
+		s.walkRipe()
+	}
+	rep := &Report{}
+	var keep []*objState
+	for _, o := range s.objects {
+		o.finish(s.t)
+		if o.keep && o.index >= 0 {
+			keep = append(keep, o)
+		}
+	}
+	// Several objects match an --object without a namespace: their
+	// timelines follow one another, in the order of their first writes.
+	slices.SortFunc(keep, func(a, b *objState) int { return cmp.Compare(a.index, b.index) })
+	for _, o := range keep {
+		rep.Timeline, rep.TimelineObject = append(rep.Timeline, o.timeline...), o.key
+	}
+	s.t.fill(rep, s.cfg, s.objects)
+	if s.all != nil && s.cfg.Object == nil && s.cfg.HottestTimeline && len(rep.Objects) > 0 {
+		rep.Timeline, rep.TimelineObject = s.timelineOf(rep.Objects[0].Object)
+	}
+	return rep
+}
+
+// timelineOf walks the kept records of one object again for its timeline.
+func (s *stream) timelineOf(k ObjectKey) ([]Attempt, *ObjectKey) {
+	cfg := s.cfg
+	cfg.HottestTimeline = false
+	one := newStream(cfg, -1)
+	one.only = &k
+	for p, recs := range s.all {
+		if *p == k {
+			for _, r := range recs {
+				one.add(r)
+			}
+		}
+	}
+	rep := one.report()
+	return rep.Timeline, &k
+}
+
+// recHeap orders records by completion; gets before writes of the same
+// instant, as the walk reads them.
+type recHeap []*record
+
+func (h recHeap) Len() int { return len(h) }
+func (h recHeap) Less(i, j int) bool {
+	a, b := h[i], h[j]
+	if c := a.completed.Compare(b.completed); c != 0 {
+		return c < 0
+	}
+	if a.read != b.read {
+		return a.read
+	}
+	if c := a.received.Compare(b.received); c != 0 {
+		return c < 0
+	}
+	return a.seq < b.seq
+}
+func (h recHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
+func (h *recHeap) Push(x any)   { *h = append(*h, x.(*record)) }
+func (h *recHeap) Pop() any {
+	old := *h
+	r := old[len(old)-1]
+	old[len(old)-1] = nil
+	*h = old[:len(old)-1]
+	return r
+}
