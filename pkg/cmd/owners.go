@@ -4,14 +4,18 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"os"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
+	"golang.org/x/term"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/util/duration"
 	utilerrors "k8s.io/apimachinery/pkg/util/errors"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
@@ -45,6 +49,7 @@ type OwnersOptions struct {
 	Shared       bool
 	FailOnHazard bool
 	ShowSecrets  bool
+	Time         string
 
 	config    owners.Config
 	namespace string
@@ -68,13 +73,17 @@ func NewCmdOwners(f *Factory, streams genericiooptions.IOStreams) *cobra.Command
 
 Objects come from the cluster (like kubectl get) or, with -f, from files or stdin
 holding 'kubectl get -o yaml --show-managed-fields' output; no cluster is needed then.
+Without arguments, a piped standard input is read as with -f -.
 
 Views (--view):
   tree      the owned fields as a tree; a subtree whose fields all have the same owners is one line
   blame     the object's YAML, each line followed by a comment naming its owners (still valid YAML)
-  table     one row per owned field: FIELD, MANAGERS, OPERATION, SUBRESOURCE, APIVERSION, AGE
+  table     one row per owner of each owned field: FIELD, MANAGER, OPERATION, SUBRESOURCE,
+            APIVERSION, AGE, SHARED (MULTI on every row of a field with several owners)
   summary   one row per managedFields entry: MANAGER, OPERATION, APIVERSION, SUBRESOURCE, LAST WRITE, FIELDS
 -o json|yaml prints the whole structure (kind OwnersReport, see docs/owners.md).
+--time relative|full|none shows ages (default), RFC 3339 times in UTC (stable from run
+to run) or no time; a time ahead of this machine's clock shows as "in 5m (clock skew)".
 
 Hazards, shown in every view: a field co-owned by an Apply and an Update manager
 (ApplyUpdateShared), fields owned by both kubectl-client-side-apply and a server-side
@@ -97,7 +106,10 @@ Secret values are never printed unless --show-secrets is given.`,
 
   # One row per managedFields entry, from a saved dump, failing CI on hazards
   kubectl get deploy web -o yaml --show-managed-fields > web.yaml
-  kubectl rv owners -f web.yaml --view summary --fail-on-hazard`,
+  kubectl rv owners -f web.yaml --view summary --fail-on-hazard
+
+  # The same, piped, with times that do not change from run to run
+  kubectl get deploy web -o yaml --show-managed-fields | kubectl rv owners --time full`,
 		ValidArgsFunction: ResourceTypeOrNameCompletion(f),
 		RunE: func(c *cobra.Command, args []string) error {
 			if err := o.Complete(f, args); err != nil {
@@ -118,8 +130,18 @@ Secret values are never printed unless --show-secrets is given.`,
 	fs.BoolVar(&o.Shared, "shared", false, "Show only the fields owned by more than one manager entry.")
 	fs.BoolVar(&o.FailOnHazard, "fail-on-hazard", false, "Exit 1 when a hazard is shown (for CI).")
 	fs.BoolVar(&o.ShowSecrets, "show-secrets", false, "Show Secret values in the blame view (they are hidden by default).")
+	fs.StringVar(&o.Time, "time", string(ownersprint.TimeRelative), "How to show when each manager last wrote: relative (an age, 5m), full (RFC 3339 in UTC, stable from run to run) or none.")
 	setFlagValues(fs, "view", ownersViews...)
+	setFlagValues(fs, "time", timeFormatNames()...)
 	return cmd
+}
+
+func timeFormatNames() []string {
+	names := make([]string, len(ownersprint.TimeFormats))
+	for i, f := range ownersprint.TimeFormats {
+		names[i] = string(f)
+	}
+	return names
 }
 
 // Complete fills in the arguments, the namespace and the clients.
@@ -127,6 +149,10 @@ func (o *OwnersOptions) Complete(f *Factory, args []string) error {
 	o.Selection.Args = args
 	o.getter = f
 	o.now = time.Now
+	if len(args) == 0 && len(o.Selection.Filenames) == 0 && stdinPiped(o.In) {
+		// kubectl get ... -o yaml --show-managed-fields | kubectl rv owners
+		o.Selection.Filenames = []string{"-"}
+	}
 	if len(o.Selection.Filenames) == 0 {
 		ns, _, err := f.Namespace()
 		if err != nil {
@@ -160,6 +186,12 @@ func (o *OwnersOptions) Validate() error {
 	if !slices.Contains(ownersViews, o.View) {
 		return exitcode.Usagef("--view %q is not supported: use one of %s", o.View, strings.Join(ownersViews, ", "))
 	}
+	if o.Time == "" {
+		o.Time = string(ownersprint.TimeRelative)
+	}
+	if !slices.Contains(ownersprint.TimeFormats, ownersprint.TimeFormat(o.Time)) {
+		return exitcode.Usagef("--time %q is not supported: use one of %s", o.Time, strings.Join(timeFormatNames(), ", "))
+	}
 	filter := managedfields.Filter{Manager: o.Manager, Shared: o.Shared}
 	if o.Field != "" {
 		p, err := managedfields.ParsePath(o.Field)
@@ -182,12 +214,17 @@ func (o *OwnersOptions) Run(ctx context.Context) error {
 		fmt.Fprintln(o.ErrOut, "No resources found")
 		return nil
 	}
-	res, err := owners.Analyze(loaded, o.config)
+	cfg := o.config
+	cfg.Now = o.now()
+	res, err := owners.Analyze(loaded, cfg)
 	if err != nil {
 		return exitcode.Usage(err)
 	}
 	if res.NothingMatched {
 		fmt.Fprintln(o.ErrOut, output.Escape(o.nothingMatched()))
+	}
+	if res.ClockSkew.Entries > 0 && o.Time != string(ownersprint.TimeNone) {
+		fmt.Fprintln(o.ErrOut, skewNote(res.ClockSkew))
 	}
 	if err := o.print(res.Objects); err != nil {
 		return err
@@ -204,7 +241,7 @@ func (o *OwnersOptions) print(objs []owners.Object) error {
 	if err != nil {
 		return err
 	}
-	opts := ownersprint.Options{Now: o.now(), ShowSecrets: o.ShowSecrets, Color: p.Color, ObjectColumns: o.Selection.AllNamespaces}
+	opts := ownersprint.Options{Now: o.now(), ShowSecrets: o.ShowSecrets, Color: p.Color, ObjectColumns: o.Selection.AllNamespaces, Time: ownersprint.TimeFormat(o.Time)}
 	switch {
 	case p.Structured():
 		err = p.PrintObject(ownersprint.NewReport(objs))
@@ -218,6 +255,32 @@ func (o *OwnersOptions) print(objs []owners.Object) error {
 		err = ownersprint.Tree(o.Out, objs, opts)
 	}
 	return err
+}
+
+// skewNote explains, once, the times shown "in 5m (clock skew)".
+func skewNote(s owners.ClockSkew) string {
+	return fmt.Sprintf("note: %d managedFields entr%s written up to %s after this machine's clock: the API server's clock or this one is off (clock skew); such times show as \"in %s%s\"",
+		s.Entries, plural(s.Entries, "y was", "ies were"), duration.HumanDuration(s.Max), duration.HumanDuration(s.Max), ownersprint.SkewNote)
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+// stdinPiped reports whether in is a pipe or a file rather than a
+// terminal: then owners without arguments reads it, as if given -f -.
+func stdinPiped(in io.Reader) bool {
+	if in == nil {
+		return false
+	}
+	f, ok := in.(*os.File)
+	if !ok {
+		return true
+	}
+	return !term.IsTerminal(int(f.Fd()))
 }
 
 func (o *OwnersOptions) nothingMatched() string {

@@ -3,6 +3,8 @@ package cmd
 import (
 	"bytes"
 	"context"
+	"io"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -21,6 +23,7 @@ func newOwnersOptions(file string) (*OwnersOptions, *bytes.Buffer, *bytes.Buffer
 		Selection: sel,
 		Output:    NewOutputFlags(output.Table, output.Wide, output.JSON, output.YAML),
 		View:      ViewTree,
+		Time:      "relative",
 		now:       func() time.Time { return time.Date(2026, 11, 21, 16, 0, 0, 0, time.UTC) },
 		IOStreams: genericiooptions.IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut},
 	}
@@ -96,5 +99,101 @@ func TestOwnersRunBadFileWritesNothing(t *testing.T) {
 	err := o.Run(context.Background())
 	if exitcode.Classify(err) != exitcode.CodeUsage || out.Len() != 0 {
 		t.Fatalf("want exit 2 and no output, got %v and %q", err, out)
+	}
+}
+
+// TestOwnersReadsPipedStdin runs owners without arguments or -f, its
+// standard input a pipe (or a file): it reads the objects from there, and
+// an empty input is bad input (exit 2), never an empty success.
+func TestOwnersReadsPipedStdin(t *testing.T) {
+	data, err := os.ReadFile(hazardsFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	devNull, err := os.Open(os.DevNull)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer devNull.Close()
+	for _, tc := range []struct {
+		name    string
+		in      io.Reader
+		code    int
+		wantOut string
+		wantErr string
+	}{
+		{"objects piped in", bytes.NewReader(data), 0, "Widget default/w", ""},
+		{"empty pipe", strings.NewReader(""), exitcode.CodeUsage, "", "standard input was empty"},
+		{"blank pipe", strings.NewReader("\n\n"), exitcode.CodeUsage, "", "standard input was empty"},
+		{"/dev/null", devNull, exitcode.CodeUsage, "", "standard input was empty"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			o, out, _ := newOwnersOptions("")
+			o.Selection.Filenames = nil
+			o.In = tc.in
+			if err := o.Complete(nil, nil); err != nil {
+				t.Fatal(err)
+			}
+			if err := o.Validate(); err != nil {
+				t.Fatal(err)
+			}
+			err := o.Run(context.Background())
+			if code := exitcode.Classify(err); code != tc.code {
+				t.Fatalf("exit %d (%v), want %d", code, err, tc.code)
+			}
+			if tc.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tc.wantErr)) {
+				t.Errorf("error %v, want it to say %q", err, tc.wantErr)
+			}
+			if !strings.Contains(out.String(), tc.wantOut) || (tc.wantOut == "" && out.Len() > 0) {
+				t.Errorf("stdout = %q, want %q", out, tc.wantOut)
+			}
+		})
+	}
+}
+
+func TestOwnersTimeFlag(t *testing.T) {
+	for _, tc := range []struct {
+		time    string
+		code    int
+		wantOut string
+		wantErr string
+	}{
+		{"relative", 0, "argocd (Apply, 5h)", ""},
+		{"full", 0, "argocd (Apply, 2026-11-21T11:00:00Z)", ""},
+		{"none", 0, "argocd (Apply)\n", ""},
+		{"absolute", exitcode.CodeUsage, "", `--time "absolute" is not supported: use one of relative, full, none`},
+	} {
+		t.Run(tc.time, func(t *testing.T) {
+			o, out, _ := newOwnersOptions(hazardsFile)
+			o.Time = tc.time
+			err := o.Validate()
+			if err == nil {
+				err = o.Run(context.Background())
+			}
+			if code := exitcode.Classify(err); code != tc.code || (tc.wantErr != "" && !strings.Contains(err.Error(), tc.wantErr)) {
+				t.Fatalf("exit %d (%v), want %d %q", code, err, tc.code, tc.wantErr)
+			}
+			if !strings.Contains(out.String(), tc.wantOut) {
+				t.Errorf("stdout lacks %q:\n%s", tc.wantOut, out)
+			}
+		})
+	}
+}
+
+func TestOwnersExplainsClockSkewOnce(t *testing.T) {
+	o, out, errOut := newOwnersOptions(hazardsFile)
+	o.now = func() time.Time { return time.Date(2026, 11, 21, 10, 55, 0, 0, time.UTC) }
+	if err := o.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	if err := o.Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "argocd (Apply, in 5m (clock skew))") {
+		t.Errorf("stdout:\n%s", out)
+	}
+	const want = "note: 2 managedFields entries were written up to 35m after this machine's clock"
+	if strings.Count(errOut.String(), "note:") != 1 || !strings.Contains(errOut.String(), want) {
+		t.Errorf("stderr = %q, want one note %q", errOut, want)
 	}
 }

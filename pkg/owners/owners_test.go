@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -140,5 +141,29 @@ func BenchmarkAnalyzeManyDeployments(b *testing.B) {
 		if _, err := Analyze(objs, Config{}); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+func TestAnalyzeCountsClockSkew(t *testing.T) {
+	// hazards.yaml's entries are timed 10:00, 11:00 and 11:30 (and one has none).
+	for _, tc := range []struct {
+		name string
+		now  time.Time
+		want ClockSkew
+	}{
+		{"no now, no check", time.Time{}, ClockSkew{}},
+		{"after every write", time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC), ClockSkew{}},
+		{"between writes", time.Date(2026, 11, 21, 10, 55, 0, 0, time.UTC), ClockSkew{Entries: 2, Max: 35 * time.Minute}},
+		{"equal is not ahead", time.Date(2026, 11, 21, 11, 30, 0, 0, time.UTC), ClockSkew{}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r, err := Analyze(read(t, "hazards.yaml"), Config{Now: tc.now})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r.ClockSkew != tc.want {
+				t.Errorf("ClockSkew = %+v, want %+v", r.ClockSkew, tc.want)
+			}
+		})
 	}
 }

@@ -23,6 +23,9 @@ const maxCodeWidth = 72
 // HiddenValue replaces Secret values in the blame view.
 const HiddenValue = redact.HiddenValue
 
+// blameTimeLegend is the time part of the blame header's legend, by format.
+var blameTimeLegend = map[TimeFormat]string{"": ", age", TimeRelative: ", age", TimeFull: ", time", TimeNone: ""}
+
 type blameLine struct {
 	code string
 	note string
@@ -45,7 +48,7 @@ func Blame(w io.Writer, objs []owners.Object, opts Options) error {
 }
 
 func writeBlame(b *bufio.Writer, o owners.Object, opts Options) {
-	comment(b, describe(o)+`: each line's owners as "manager (operation[/subresource], age)"`)
+	comment(b, describe(o)+`: each line's owners as "manager (operation[/subresource]`+blameTimeLegend[opts.Time]+`)"`)
 	for _, h := range o.Hazards {
 		comment(b, "hazard "+string(h.Type)+": "+h.Message)
 	}
@@ -54,7 +57,7 @@ func writeBlame(b *bufio.Writer, o owners.Object, opts Options) {
 		content = redact.Secret(content, redact.Hidden)
 		comment(b, "Secret values are shown as "+HiddenValue+"; add --show-secrets to see them")
 	}
-	bl := &blamer{labels: newLabeler(opts.Now), lines: make([]blameLine, 0, countValues(content))}
+	bl := &blamer{labels: newLabeler(opts), lines: make([]blameLine, 0, countValues(content))}
 	bl.mapEntries(content, o.Ownership.Root(), "", "", "", true)
 	width := 0
 	for _, l := range bl.lines {

@@ -111,6 +111,9 @@ func TestViewsGolden(t *testing.T) {
 		{name: "shared", files: []string{"deployment.yaml"}, filter: managedfields.Filter{Shared: true}, views: []string{"tree", "table"}},
 		{name: "field-ports", files: []string{"deployment.yaml"}, filter: managedfields.Filter{Field: mustPath(".spec.template.spec.containers[name=nginx].ports[containerPort=8080]")}, views: []string{"tree", "table", "json"}},
 		{name: "field-color", files: []string{"hazards.yaml"}, filter: managedfields.Filter{Field: mustPath("spec.color")}, views: []string{"tree"}},
+		{name: "time-full", files: []string{"deployment.yaml"}, opts: Options{Time: TimeFull}, views: []string{"tree", "blame", "table", "summary"}},
+		{name: "time-none", files: []string{"deployment.yaml"}, opts: Options{Time: TimeNone}, views: []string{"tree", "blame", "table", "summary"}},
+		{name: "time-none-wide", files: []string{"deployment.yaml"}, opts: Options{Time: TimeNone}, views: []string{"table", "summary"}},
 	} {
 		for _, view := range tc.views {
 			t.Run(tc.name+"/"+view, func(t *testing.T) {
@@ -287,5 +290,113 @@ func TestTreeColor(t *testing.T) {
 	}
 	if !red || !yellow {
 		t.Fatalf("the fixture lost its shared field or its missing field:\n%s", colored)
+	}
+}
+
+// TestTimeFormatsDoNotDependOnNow renders every view with --time full and
+// none at two different nows: the output must not change.
+func TestTimeFormatsDoNotDependOnNow(t *testing.T) {
+	objs := load(t, managedfields.Filter{}, "deployment.yaml", "hazards.yaml")
+	for _, f := range []TimeFormat{TimeFull, TimeNone} {
+		for _, view := range []string{"tree", "blame", "table", "summary"} {
+			a := render(t, view, output.Wide, objs, Options{Now: now, Time: f})
+			b := render(t, view, output.Wide, objs, Options{Now: now.Add(1000 * time.Hour), Time: f})
+			if !bytes.Equal(a, b) {
+				t.Errorf("--time %s --view %s changes with the clock:\n%s\n---\n%s", f, view, a, b)
+			}
+		}
+	}
+	rel := render(t, "table", output.Table, objs, Options{Now: now})
+	later := render(t, "table", output.Table, objs, Options{Now: now.Add(1000 * time.Hour)})
+	if bytes.Equal(rel, later) {
+		t.Errorf("relative ages do not move with the clock:\n%s", rel)
+	}
+}
+
+// TestFutureTimesShowAsClockSkew measures ages from a now before the
+// entries were written, as on a machine whose clock is behind the server's.
+func TestFutureTimesShowAsClockSkew(t *testing.T) {
+	objs := load(t, managedfields.Filter{}, "hazards.yaml")
+	before := time.Date(2026, 11, 21, 10, 55, 0, 0, time.UTC) // argocd wrote at 11:00
+	for _, view := range []string{"tree", "blame", "table", "summary"} {
+		got := string(render(t, view, output.Table, objs, Options{Now: before}))
+		if !strings.Contains(got, "in 5m (clock skew)") || !strings.Contains(got, "in 35m (clock skew)") {
+			t.Errorf("--view %s does not show times ahead of now as clock skew:\n%s", view, got)
+		}
+		if strings.Contains(got, " 0s") || strings.Contains(got, ", 0s)") {
+			t.Errorf("--view %s shows a future time as 0s:\n%s", view, got)
+		}
+	}
+}
+
+// TestTableRowPerOwner checks that a field with several owners gets one
+// row per owner, each marked MULTI, and a field with one owner one row.
+func TestTableRowPerOwner(t *testing.T) {
+	objs := load(t, managedfields.Filter{}, "deployment.yaml")
+	got := string(render(t, "table", output.Table, objs, Options{Now: now, Time: TimeNone}))
+	var image, replicas []string
+	for _, line := range strings.Split(got, "\n") {
+		f := strings.Fields(line)
+		if len(f) == 0 {
+			continue
+		}
+		switch f[0] {
+		case `.spec.template.spec.containers[name="nginx"].image`:
+			image = append(image, strings.Join(f[1:], " "))
+		case ".spec.replicas":
+			replicas = append(replicas, strings.Join(f[1:], " "))
+		}
+		if strings.Contains(line, ",") && !strings.Contains(line, "=") {
+			t.Errorf("a row still holds a comma list: %q", line)
+		}
+	}
+	want := []string{"team-a Apply - apps/v1 MULTI", "kubectl-create Update - apps/v1 MULTI"}
+	if diff := cmp.Diff(want, image); diff != "" {
+		t.Errorf("rows of the shared image (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{"kubectl Update scale apps/v1 -"}, replicas); diff != "" {
+		t.Errorf("rows of .spec.replicas (-want +got):\n%s", diff)
+	}
+}
+
+// TestDottedFieldNamesAreUnambiguous checks that the tree and the table
+// write a field name holding dots as ["name"], which --field reads back.
+func TestDottedFieldNamesAreUnambiguous(t *testing.T) {
+	u := &unstructured.Unstructured{}
+	if err := u.UnmarshalJSON([]byte(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"c","annotations":{"example.com/a.b":"x"},
+		"managedFields":[{"manager":"m","operation":"Apply","fieldsType":"FieldsV1","fieldsV1":{"f:metadata":{"f:annotations":{"f:example.com/a.b":{}}}}},
+		{"manager":"n","operation":"Update","apiVersion":"v1","fieldsType":"FieldsV1","fieldsV1":{"f:data":{"f:k":{}}}}]},"data":{"k":"v"}}`)); err != nil {
+		t.Fatal(err)
+	}
+	objs := analyze(t, u)
+	const want = `metadata.annotations["example.com/a.b"]`
+	tree := string(render(t, "tree", output.Table, objs, Options{Now: now}))
+	if !strings.Contains(tree, "  "+want+"   m (Apply)") {
+		t.Errorf("tree does not bracket the dotted name:\n%s", tree)
+	}
+	table := string(render(t, "table", output.Table, objs, Options{Now: now}))
+	if !strings.Contains(table, "\n."+want+" ") {
+		t.Errorf("table does not bracket the dotted name:\n%s", table)
+	}
+	p, err := managedfields.ParsePath("." + want)
+	if err != nil || len(p) != 3 || *p[2].FieldName != "example.com/a.b" {
+		t.Errorf("the shown path does not read back as the field: %v %v", p, err)
+	}
+}
+
+// TestObjectWithoutNameHasNoDoubleSpace checks the header of an object
+// that has no name.
+func TestObjectWithoutNameHasNoDoubleSpace(t *testing.T) {
+	u := &unstructured.Unstructured{}
+	if err := u.UnmarshalJSON([]byte(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{
+		"managedFields":[{"manager":"m","operation":"Update","apiVersion":"v1","fieldsType":"FieldsV1","fieldsV1":{"f:data":{"f:k":{}}}}]},"data":{"k":"v"}}`)); err != nil {
+		t.Fatal(err)
+	}
+	objs := analyze(t, u)
+	for _, view := range []string{"tree", "blame"} {
+		got := string(render(t, view, output.Table, objs, Options{Now: now}))
+		if strings.Contains(got, "ConfigMap  ") || !strings.Contains(got, "ConfigMap") {
+			t.Errorf("--view %s header of a nameless object:\n%s", view, got)
+		}
 	}
 }
