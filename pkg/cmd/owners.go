@@ -50,6 +50,9 @@ type OwnersOptions struct {
 	FailOnHazard bool
 	ShowSecrets  bool
 	Time         string
+	// ExpectManager and Drift turn on the drift check.
+	ExpectManager string
+	Drift         bool
 
 	config    owners.Config
 	namespace string
@@ -58,18 +61,7 @@ type OwnersOptions struct {
 	genericiooptions.IOStreams
 }
 
-// NewCmdOwners returns kubectl rv owners.
-func NewCmdOwners(f *Factory, streams genericiooptions.IOStreams) *cobra.Command {
-	o := &OwnersOptions{
-		Selection: NewSelectionFlags(true),
-		Output:    NewOutputFlags(output.Table, output.Wide, output.JSON, output.YAML),
-		View:      ViewTree,
-		IOStreams: streams,
-	}
-	cmd := &cobra.Command{
-		Use:   "owners (TYPE[.VERSION][.GROUP] [NAME | -l label] | TYPE[.VERSION][.GROUP]/NAME ... | -f FILENAME)",
-		Short: "Show who owns which field of an object, from its managedFields",
-		Long: `Decode metadata.managedFields into who owns which field, and flag ownership hazards.
+const ownersLong = `Decode metadata.managedFields into who owns which field, and flag ownership hazards.
 
 Objects come from the cluster (like kubectl get) or, with -f, from files or stdin
 holding 'kubectl get -o yaml --show-managed-fields' output; no cluster is needed then.
@@ -91,8 +83,14 @@ apply manager (ClientSideApplyMigration), an ancient-changes entry (AncientChang
 manager name that hides the writer (GenericManager), and entries owning fields the
 object no longer has (StaleFields). --fail-on-hazard exits 1 when any is shown.
 
-Secret values are never printed unless --show-secrets is given.`,
-		Example: `  # Who owns what in a Deployment, as a tree
+Drift: --expect-manager NAME lists the fields owned by any other manager (one row per
+owner, naming the scale or status subresource it wrote through) and exits 1 when there
+is one; --drift expects each object's main applier (the Apply manager owning the most
+leaves) instead and says which. Narrow it with --field .spec.
+
+Secret values are never printed unless --show-secrets is given.`
+
+const ownersExample = `  # Who owns what in a Deployment, as a tree
   kubectl rv owners deployment/web
 
   # The Deployment's YAML with each line's owners
@@ -108,8 +106,25 @@ Secret values are never printed unless --show-secrets is given.`,
   kubectl get deploy web -o yaml --show-managed-fields > web.yaml
   kubectl rv owners -f web.yaml --view summary --fail-on-hazard
 
+  # CI gate: fail when anything but the ci applier owns a field of the spec
+  kubectl rv owners deploy/web --expect-manager ci --field .spec
+
   # The same, piped, with times that do not change from run to run
-  kubectl get deploy web -o yaml --show-managed-fields | kubectl rv owners --time full`,
+  kubectl get deploy web -o yaml --show-managed-fields | kubectl rv owners --time full`
+
+// NewCmdOwners returns kubectl rv owners.
+func NewCmdOwners(f *Factory, streams genericiooptions.IOStreams) *cobra.Command {
+	o := &OwnersOptions{
+		Selection: NewSelectionFlags(true),
+		Output:    NewOutputFlags(output.Table, output.Wide, output.JSON, output.YAML),
+		View:      ViewTree,
+		IOStreams: streams,
+	}
+	cmd := &cobra.Command{
+		Use:               "owners (TYPE[.VERSION][.GROUP] [NAME | -l label] | TYPE[.VERSION][.GROUP]/NAME ... | -f FILENAME)",
+		Short:             "Show who owns which field of an object, from its managedFields",
+		Long:              ownersLong,
+		Example:           ownersExample,
 		ValidArgsFunction: ResourceTypeOrNameCompletion(f),
 		RunE: func(c *cobra.Command, args []string) error {
 			if err := o.Complete(f, args); err != nil {
@@ -130,6 +145,8 @@ Secret values are never printed unless --show-secrets is given.`,
 	fs.BoolVar(&o.Shared, "shared", false, "Show only the fields owned by more than one manager entry.")
 	fs.BoolVar(&o.FailOnHazard, "fail-on-hazard", false, "Exit 1 when a hazard is shown (for CI).")
 	fs.BoolVar(&o.ShowSecrets, "show-secrets", false, "Show Secret values in the blame view (they are hidden by default).")
+	fs.StringVar(&o.ExpectManager, "expect-manager", "", "List the fields owned by any other manager (drift from NAME), and exit 1 when there is one (for CI).")
+	fs.BoolVar(&o.Drift, "drift", false, "Like --expect-manager, expecting each object's main applier: the Apply manager owning the most leaves.")
 	fs.StringVar(&o.Time, "time", string(ownersprint.TimeRelative), "How to show when each manager last wrote: relative (an age, 5m), full (RFC 3339 in UTC, stable from run to run) or none.")
 	setFlagValues(fs, "view", ownersViews...)
 	setFlagValues(fs, "time", timeFormatNames()...)
@@ -201,6 +218,9 @@ func (o *OwnersOptions) Validate() error {
 		filter.Field = p
 	}
 	o.config = owners.Config{Filter: filter}
+	if o.ExpectManager != "" || o.Drift {
+		o.config.Drift = &owners.DriftConfig{ExpectedManager: o.ExpectManager}
+	}
 	return nil
 }
 
@@ -226,13 +246,38 @@ func (o *OwnersOptions) Run(ctx context.Context) error {
 	if res.ClockSkew.Entries > 0 && o.Time != string(ownersprint.TimeNone) {
 		fmt.Fprintln(o.ErrOut, skewNote(res.ClockSkew))
 	}
+	if o.config.Drift != nil {
+		o.noteDrift(res.Objects)
+	}
 	if err := o.print(res.Objects); err != nil {
 		return err
+	}
+	if res.DriftFields > 0 {
+		return exitcode.Findingf("%s owned by a manager other than the expected one (--expect-manager, --drift)", output.Plural(res.DriftFields, "field"))
 	}
 	if o.FailOnHazard && res.Findings > 0 {
 		return exitcode.SilentFinding()
 	}
 	return nil
+}
+
+// noteDrift says, on the error stream, which manager each object was
+// compared with when it was inferred, and which objects have no drift or
+// could not be checked.
+func (o *OwnersOptions) noteDrift(objs []owners.Object) {
+	for _, ob := range objs {
+		d := ob.Drift
+		name := ob.Object.GetKind() + " " + objectName(ob.Object)
+		switch {
+		case d.Expected == "":
+			output.Warnf(o.ErrOut, "%s has no Apply manager to expect; drift not checked: give --expect-manager NAME", name)
+		case d.Inferred:
+			fmt.Fprintln(o.ErrOut, output.Escape(fmt.Sprintf("note: %s: expecting its main applier %q (the Apply manager owning the most leaves: %d of %d)", name, d.Expected, d.ExpectedLeaves, d.Leaves)))
+		}
+		if d.Expected != "" && len(d.Fields) == 0 {
+			fmt.Fprintln(o.ErrOut, output.Escape(fmt.Sprintf("%s: no field is owned by a manager other than %q", name, d.Expected)))
+		}
+	}
 }
 
 // print renders the objects' ownership in the view or format asked for.
@@ -245,6 +290,8 @@ func (o *OwnersOptions) print(objs []owners.Object) error {
 	switch {
 	case p.Structured():
 		err = p.PrintObject(ownersprint.NewReport(objs))
+	case o.config.Drift != nil:
+		err = ownersprint.Drift(p, objs, opts)
 	case o.View == ViewBlame:
 		err = ownersprint.Blame(o.Out, objs, opts)
 	case o.View == ViewTable:

@@ -197,3 +197,48 @@ func TestOwnersExplainsClockSkewOnce(t *testing.T) {
 		t.Errorf("stderr = %q, want one note %q", errOut, want)
 	}
 }
+
+func TestOwnersDrift(t *testing.T) {
+	const deployment = "../managedfields/testdata/deployment.yaml"
+	for _, tc := range []struct {
+		name     string
+		file     string
+		set      func(*OwnersOptions)
+		code     int
+		wantOut  []string
+		wantErr  string
+		wantNote string
+	}{
+		{"named manager", deployment, func(o *OwnersOptions) { o.ExpectManager = "team-a" }, 1,
+			[]string{".spec.replicas", "kubectl                     Update      scale", "EXPECTED"}, "60 fields owned by a manager other than the expected one", ""},
+		{"inferred", deployment, func(o *OwnersOptions) { o.Drift = true }, 1,
+			[]string{".spec.replicas"}, "owned by a manager other than the expected one", `note: Deployment golden/web: expecting its main applier "team-a"`},
+		{"narrowed to a field nobody else owns", deployment, func(o *OwnersOptions) { o.ExpectManager = "team-a"; o.Field = ".metadata.labels.owner" }, 0,
+			nil, "", `no field is owned by a manager other than "team-a"`},
+		{"json", deployment, func(o *OwnersOptions) { o.ExpectManager = "team-a"; o.Output.Output = "json" }, 1,
+			[]string{`"drift": {`, `"expectedManager": "team-a"`, `"subresource": "scale"`}, "", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			o, out, errOut := newOwnersOptions(tc.file)
+			tc.set(o)
+			if err := o.Validate(); err != nil {
+				t.Fatal(err)
+			}
+			err := o.Run(context.Background())
+			if code := exitcode.Classify(err); code != tc.code {
+				t.Fatalf("exit %d (%v), want %d", code, err, tc.code)
+			}
+			if tc.wantErr != "" && !strings.Contains(err.Error(), tc.wantErr) {
+				t.Errorf("error %q, want %q", err, tc.wantErr)
+			}
+			for _, w := range tc.wantOut {
+				if !strings.Contains(out.String(), w) {
+					t.Errorf("stdout lacks %q:\n%s", w, out)
+				}
+			}
+			if !strings.Contains(errOut.String(), tc.wantNote) {
+				t.Errorf("stderr = %q, want %q", errOut, tc.wantNote)
+			}
+		})
+	}
+}

@@ -15,6 +15,9 @@ type Config struct {
 	// Filter keeps the fields of one manager, one subtree or the shared
 	// fields; the zero Filter keeps every field.
 	Filter managedfields.Filter
+	// Drift, when set, checks every object for fields owned by managers
+	// other than the expected one (Object.Drift, Result.DriftFields).
+	Drift *DriftConfig
 	// Now is the time ages are measured from; entries written after it are
 	// counted in Result.ClockSkew. Zero skips the check.
 	Now time.Time
@@ -37,6 +40,9 @@ type Object struct {
 	// Hazards are the hazards of Decoded that concern the kept fields and
 	// entries.
 	Hazards []managedfields.Hazard
+	// Drift is the object's drift from its expected manager, when
+	// Config.Drift asks for it.
+	Drift *Drift
 }
 
 // Result is what Analyze found.
@@ -49,6 +55,10 @@ type Result struct {
 	// NothingMatched is true when the config filters and no object has an
 	// owned field left.
 	NothingMatched bool
+	// DriftFields is how many fields, over every object, are owned by a
+	// manager other than the expected one (with Config.Drift): what
+	// --expect-manager fails on.
+	DriftFields int
 	// ClockSkew counts the entries whose time is after Config.Now.
 	ClockSkew ClockSkew
 }
@@ -74,6 +84,10 @@ func Analyze(objs []objects.Object, cfg Config) (*Result, error) {
 		o, err := analyze(obj, cfg.Filter)
 		if err != nil {
 			return nil, err
+		}
+		if cfg.Drift != nil {
+			o.Drift = drift(&o, *cfg.Drift)
+			r.DriftFields += len(o.Drift.Fields)
 		}
 		r.Objects = append(r.Objects, o)
 		r.Findings += len(o.Hazards)

@@ -400,3 +400,34 @@ func TestObjectWithoutNameHasNoDoubleSpace(t *testing.T) {
 		}
 	}
 }
+
+// TestDriftGolden renders the drift from team-a of the golden Deployment:
+// the table (with the /scale and /status writers named) and the report.
+func TestDriftGolden(t *testing.T) {
+	paths := []string{filepath.Join(inputs, "deployment.yaml")}
+	objs, err := objects.ReadFiles(paths, false, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	objs[0].Source.File = "deployment.yaml"
+	for _, tc := range []struct {
+		name, expected string
+	}{{"drift-team-a", "team-a"}, {"drift-inferred", ""}} {
+		r, err := owners.Analyze(objs, owners.Config{Drift: &owners.DriftConfig{ExpectedManager: tc.expected}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var buf bytes.Buffer
+		if err := Drift(&output.Printer{Format: output.Table, Out: &buf}, r.Objects, Options{Now: now}); err != nil {
+			t.Fatal(err)
+		}
+		goldenFile(t, tc.name+".table", buf.Bytes())
+		rep := NewReport(r.Objects)
+		checkSameJSON(t, tc.name, rep)
+		js, err := json.MarshalIndent(rep.Items[0].Drift, "", "  ")
+		if err != nil {
+			t.Fatal(err)
+		}
+		goldenFile(t, tc.name+".json", append(js, '\n'))
+	}
+}

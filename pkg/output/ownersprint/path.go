@@ -51,3 +51,11 @@ func eachDisplayField(o *managedfields.Ownership, fn func(n *managedfields.Node,
 	}
 	walk(o.Root())
 }
+
+// appendDisplayPath appends n's path as eachDisplayField writes it.
+func appendDisplayPath(b []byte, n *managedfields.Node) []byte {
+	for _, pe := range n.Path() {
+		b = appendDisplayElement(b, pe)
+	}
+	return b
+}

@@ -66,6 +66,46 @@ type ObjectReport struct {
 	Entries []EntryReport          `json:"entries"`
 	Fields  []FieldReport          `json:"fields"`
 	Hazards []managedfields.Hazard `json:"hazards"`
+	// Drift is there with --expect-manager or --drift.
+	Drift *DriftReport `json:"drift,omitempty"`
+}
+
+// DriftReport is an object's drift from its expected manager.
+type DriftReport struct {
+	// ExpectedManager is empty when none could be inferred (no Apply entry).
+	ExpectedManager string `json:"expectedManager"`
+	// Inferred is true when the expected manager is the main applier
+	// kubectl rv chose (no name given).
+	Inferred bool `json:"inferred"`
+	// ExpectedLeaves is how many leaves the expected manager owns, of Leaves.
+	ExpectedLeaves int `json:"expectedLeaves"`
+	Leaves         int `json:"leaves"`
+	// Fields are the fields owned by other managers.
+	Fields []DriftFieldReport `json:"fields"`
+}
+
+// DriftFieldReport is a field owned by a manager other than the expected one.
+type DriftFieldReport struct {
+	Path     string   `json:"path"`
+	Elements []string `json:"elements"`
+	// Owners are the owners other than the expected manager; subresource
+	// says when one wrote through /scale or /status.
+	Owners []managedfields.Owner `json:"owners"`
+	// Shared is true when the expected manager owns the field too.
+	Shared bool `json:"shared"`
+}
+
+func newDriftReport(d *owners.Drift) *DriftReport {
+	if d == nil {
+		return nil
+	}
+	r := &DriftReport{ExpectedManager: d.Expected, Inferred: d.Inferred, ExpectedLeaves: d.ExpectedLeaves, Leaves: d.Leaves,
+		Fields: make([]DriftFieldReport, 0, len(d.Fields))}
+	for _, f := range d.Fields {
+		p := f.Node.Path()
+		r.Fields = append(r.Fields, DriftFieldReport{Path: managedfields.PathString(p), Elements: managedfields.PathElements(p), Owners: f.Others, Shared: f.Shared})
+	}
+	return r
 }
 
 // EntryReport is one managedFields entry.
@@ -103,6 +143,7 @@ func NewReport(objs []owners.Object) Report {
 			APIVersion: o.Object.GetAPIVersion(), Kind: o.Object.GetKind(),
 			Namespace: o.Object.GetNamespace(), Name: o.Object.GetName(), Source: o.Source,
 			Entries: []EntryReport{}, Fields: []FieldReport{}, Hazards: o.Hazards,
+			Drift: newDriftReport(o.Drift),
 		}
 		if or.Hazards == nil {
 			or.Hazards = []managedfields.Hazard{}
