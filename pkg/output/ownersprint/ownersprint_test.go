@@ -3,6 +3,7 @@ package ownersprint
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -173,24 +174,18 @@ func TestBlameRoundTrips(t *testing.T) {
 	}
 }
 
+// checkRoundTrip checks that the blame view reads back as kubectl's YAML
+// of the object (without managedFields) does: the owner comments change no
+// value. (kubectl's YAML itself loses a few characters, such as a raw NEL.)
 func checkRoundTrip(t testing.TB, obj map[string]any, blame []byte) {
 	t.Helper()
-	want := map[string]any{}
-	for k, v := range obj {
-		want[k] = v
-	}
-	if md, ok := obj["metadata"].(map[string]any); ok {
-		md2 := map[string]any{}
-		for k, v := range md {
-			if k != "managedFields" {
-				md2[k] = v
-			}
-		}
-		want["metadata"] = md2
-	}
-	wantJSON, err := json.Marshal(want)
+	kubectl, err := yaml.Marshal(withoutManagedFields(obj))
 	if err != nil {
 		t.Skip("not representable as JSON")
+	}
+	wantJSON, err := yaml.YAMLToJSON(kubectl)
+	if err != nil {
+		t.Fatalf("kubectl's YAML does not read back: %v", err)
 	}
 	var wantV, gotV any
 	if err := json.Unmarshal(wantJSON, &wantV); err != nil {
@@ -242,6 +237,7 @@ func FuzzBlame(f *testing.F) {
 			t.Fatal(err)
 		}
 		checkRoundTrip(t, decoded[0].Object.Object, buf.Bytes())
+		checkKubectlLines(t, decoded[0].Object.Object, buf.Bytes())
 		buf.Reset()
 		if err := Tree(&buf, r.Objects, Options{Now: now}); err != nil {
 			t.Fatal(err)
@@ -429,5 +425,89 @@ func TestDriftGolden(t *testing.T) {
 			t.Fatal(err)
 		}
 		goldenFile(t, tc.name+".json", append(js, '\n'))
+	}
+}
+
+// checkKubectlLines checks that the blame view of one object is
+// sigs.k8s.io/yaml's marshal of it (what kubectl get -o yaml prints), line
+// by line: each of its lines is there, in order, with at most an owner note
+// after it; the other lines are comments.
+func checkKubectlLines(t testing.TB, obj map[string]any, blame []byte) {
+	t.Helper()
+	want, err := yaml.Marshal(withoutManagedFields(obj))
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantLines := strings.Split(strings.TrimSuffix(string(want), "\n"), "\n")
+	next := 0
+	for _, line := range strings.Split(strings.TrimSuffix(string(blame), "\n"), "\n") {
+		if next < len(wantLines) {
+			w := wantLines[next]
+			if rest, ok := strings.CutPrefix(line, w); ok && (rest == "" || strings.HasPrefix(strings.TrimLeft(rest, " "), "# ") && strings.HasPrefix(rest, "  ")) {
+				next++
+				continue
+			}
+		}
+		if !strings.HasPrefix(strings.TrimLeft(line, " "), "# ") {
+			t.Fatalf("blame line %q is neither kubectl's next line %q nor a comment\nblame:\n%s\nkubectl:\n%s", line, wantLines[min(next, len(wantLines)-1)], blame, want)
+		}
+	}
+	if next != len(wantLines) {
+		t.Fatalf("blame lacks kubectl's line %q\nblame:\n%s\nkubectl:\n%s", wantLines[next], blame, want)
+	}
+}
+
+// trickyObject holds the scalars YAML writers disagree on: strings that
+// read as numbers, booleans, null or timestamps, leading indicators,
+// ": " and " #", multi-line and long (wrapped) strings, dotted keys.
+func trickyObject(t testing.TB) *unstructured.Unstructured {
+	t.Helper()
+	values := []any{"500m", "--port=8080", "-g", "daemon off;", "123", "1.5", "1e3", "0x1F", "0o17", "1_000", "+1", ".5", "true", "True", "yes", "no", "on", "off", "y", "n", "null", "~", "", " lead", "trail ", "a: b", "a:b", "x #y", "x#y", "#c", "@at", "`tick", "%pct", "!bang", "&amp", "*star", "|pipe", ">gt", "[x]", "{x}", "'q'", `"dq"`, "?q", "? q", "- dash", "-", "2026-01-01", "2026-11-21T15:13:01Z", "12:30", "1:20:30", "é名", "tab\there", "line1\nline2", "line1\nline2\n", "  indented\nblock\n", "\u2028sep", "ctrl\x1b[31m",
+		strings.Repeat("long words that wrap ", 8), strings.Repeat("x", 200), int64(3), int64(-9223372036854775808), 1.0, 1.5, 1e300, -0.0, true, nil, map[string]any{}, []any{}}
+	data := map[string]any{}
+	list := []any{}
+	fields := map[string]any{}
+	for i, v := range values {
+		k := fmt.Sprintf("k%02d", i)
+		data[k] = v
+		fields["f:"+k] = map[string]any{}
+		list = append(list, v)
+	}
+	data["app.kubernetes.io/name"] = "x"
+	data["y"] = "key that reads as a boolean"
+	data["item-9"], data["item-10"] = "natural", "order"
+	obj := map[string]any{"apiVersion": "v1", "kind": "Thing",
+		"metadata": map[string]any{"name": "tricky", "managedFields": []any{map[string]any{
+			"manager": "m", "operation": "Apply", "fieldsType": "FieldsV1",
+			"fieldsV1": map[string]any{"f:spec": fields, "f:list": map[string]any{"i:3": map[string]any{}, "i:55": map[string]any{}}},
+		}}},
+		"spec": data, "list": list}
+	js, err := json.Marshal(obj)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u := &unstructured.Unstructured{}
+	if err := u.UnmarshalJSON(js); err != nil {
+		t.Fatal(err)
+	}
+	return u
+}
+
+// TestBlameIsKubectlYAML compares the blame view with sigs.k8s.io/yaml's
+// marshal of the same objects, line by line.
+func TestBlameIsKubectlYAML(t *testing.T) {
+	for _, f := range []string{"deployment.yaml", "hazards.yaml", "secret.yaml"} {
+		objs := load(t, managedfields.Filter{}, f)
+		got := render(t, "blame", output.Table, objs, Options{Now: now, ShowSecrets: true})
+		checkKubectlLines(t, objs[0].Object.Object, got)
+	}
+	for name, u := range map[string]*unstructured.Unstructured{"tricky": trickyObject(t), "big": bigObject(t, 50, 4)} {
+		objs := analyze(t, u)
+		got := render(t, "blame", output.Table, objs, Options{Now: now})
+		checkKubectlLines(t, u.Object, got)
+		checkRoundTrip(t, u.Object, got)
+		if name == "tricky" {
+			goldenFile(t, "tricky.blame.yaml", got)
+		}
 	}
 }
