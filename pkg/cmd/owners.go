@@ -34,9 +34,10 @@ const (
 	ViewBlame   = "blame"
 	ViewTable   = "table"
 	ViewSummary = "summary"
+	ViewSize    = "size"
 )
 
-var ownersViews = []string{ViewTree, ViewBlame, ViewTable, ViewSummary}
+var ownersViews = []string{ViewTree, ViewBlame, ViewTable, ViewSummary, ViewSize}
 
 // OwnersOptions are the options of kubectl rv owners.
 type OwnersOptions struct {
@@ -53,6 +54,8 @@ type OwnersOptions struct {
 	// ExpectManager and Drift turn on the drift check.
 	ExpectManager string
 	Drift         bool
+	// Top is how many of the heaviest objects --view size lists.
+	Top int
 
 	config    owners.Config
 	namespace string
@@ -73,6 +76,9 @@ Views (--view):
   table     one row per owner of each owned field: FIELD, MANAGER, OPERATION, SUBRESOURCE,
             APIVERSION, AGE, SHARED (MULTI on every row of a field with several owners)
   summary   one row per managedFields entry: MANAGER, OPERATION, APIVERSION, SUBRESOURCE, LAST WRITE, FIELDS
+  size      the weight of managedFields, per kind and for the heaviest objects (--top): bytes and
+            share of the object, entries, objects near the cap of 10 Update entries, Apply
+            managers with generated names (one per pod or run); streamed, for TYPE -A at scale
 -o json|yaml prints the whole structure (kind OwnersReport, see docs/owners.md).
 --time relative|full|none shows ages (default), RFC 3339 times in UTC (stable from run
 to run) or no time; a time ahead of this machine's clock shows as "in 5m (clock skew)".
@@ -105,6 +111,9 @@ const ownersExample = `  # Who owns what in a Deployment, as a tree
   # One row per managedFields entry, from a saved dump, failing CI on hazards
   kubectl get deploy web -o yaml --show-managed-fields > web.yaml
   kubectl rv owners -f web.yaml --view summary --fail-on-hazard
+
+  # How much of every Deployment is managedFields, and which are the heaviest
+  kubectl rv owners deployments -A --view size
 
   # CI gate: fail when anything but the ci applier owns a field of the spec
   kubectl rv owners deploy/web --expect-manager ci --field .spec
@@ -147,6 +156,7 @@ func NewCmdOwners(f *Factory, streams genericiooptions.IOStreams) *cobra.Command
 	fs.BoolVar(&o.ShowSecrets, "show-secrets", false, "Show Secret values in the blame view (they are hidden by default).")
 	fs.StringVar(&o.ExpectManager, "expect-manager", "", "List the fields owned by any other manager (drift from NAME), and exit 1 when there is one (for CI).")
 	fs.BoolVar(&o.Drift, "drift", false, "Like --expect-manager, expecting each object's main applier: the Apply manager owning the most leaves.")
+	fs.IntVar(&o.Top, "top", owners.DefaultSizeTop, "With --view size, how many of the heaviest objects to list.")
 	fs.StringVar(&o.Time, "time", string(ownersprint.TimeRelative), "How to show when each manager last wrote: relative (an age, 5m), full (RFC 3339 in UTC, stable from run to run) or none.")
 	setFlagValues(fs, "view", ownersViews...)
 	setFlagValues(fs, "time", timeFormatNames()...)
@@ -221,11 +231,29 @@ func (o *OwnersOptions) Validate() error {
 	if o.ExpectManager != "" || o.Drift {
 		o.config.Drift = &owners.DriftConfig{ExpectedManager: o.ExpectManager}
 	}
+	return o.validateSize()
+}
+
+// validateSize checks the flags --view size takes: it weighs whole
+// objects, so the field filters and the drift check do not apply.
+func (o *OwnersOptions) validateSize() error {
+	if o.View != ViewSize {
+		return nil
+	}
+	if o.Top < 0 {
+		return exitcode.Usagef("--top must be 0 or positive, got %d", o.Top)
+	}
+	if o.Manager != "" || o.Field != "" || o.Shared || o.config.Drift != nil || o.FailOnHazard {
+		return exitcode.Usagef("--view size weighs whole objects: drop --manager, --field, --shared, --expect-manager, --drift and --fail-on-hazard")
+	}
 	return nil
 }
 
 // Run loads the objects, has the owners engine analyze them and prints the result.
 func (o *OwnersOptions) Run(ctx context.Context) error {
+	if o.View == ViewSize {
+		return o.runSize(ctx)
+	}
 	loaded, err := o.load(ctx)
 	if err != nil {
 		return err
@@ -342,6 +370,59 @@ func (o *OwnersOptions) nothingMatched() string {
 		parts = append(parts, "shared by several managers")
 	}
 	return "no field " + strings.Join(parts, ", ") + " was found"
+}
+
+// runSize weighs the objects' managedFields as they stream in, a page at
+// a time, and prints the weights.
+func (o *OwnersOptions) runSize(ctx context.Context) error {
+	cfg := owners.NewSizeConfig()
+	cfg.Top = o.Top
+	rep, err := owners.Size(ctx, cfg, o.visit)
+	if err != nil {
+		return err
+	}
+	if len(rep.Kinds) == 0 {
+		fmt.Fprintln(o.ErrOut, "No resources found")
+		return nil
+	}
+	p, err := o.Output.ToPrinter(o.Out)
+	if err != nil {
+		return err
+	}
+	if p.Structured() {
+		return p.PrintObject(ownersprint.NewSizeReport(rep))
+	}
+	return ownersprint.Size(p, rep)
+}
+
+// visit streams the selected objects to fn: from the files, or from the
+// cluster page by page, degrading to what RBAC lets us read.
+func (o *OwnersOptions) visit(ctx context.Context, fn func(*unstructured.Unstructured) error) error {
+	if o.Selection.Offline() {
+		objs, err := o.Selection.Load(ctx, nil, "", o.In)
+		if err != nil {
+			return err
+		}
+		if err := rejectOwnDocuments("", objs); err != nil {
+			return err
+		}
+		for _, ob := range objs {
+			if err := fn(ob.Object); err != nil {
+				return exitcode.Usage(fmt.Errorf("%s: %w", ob.Source, err))
+			}
+		}
+		return nil
+	}
+	seen := false
+	err := o.Selection.Visit(ctx, o.getter, o.namespace, func(u *unstructured.Unstructured, _ *meta.RESTMapping) error {
+		seen = true
+		return fn(u)
+	})
+	if err != nil && seen && isForbidden(err) {
+		output.Warnf(o.ErrOut, "weighing only the objects you may read: %v", err)
+		return nil
+	}
+	return err
 }
 
 func (o *OwnersOptions) load(ctx context.Context) ([]objects.Object, error) {

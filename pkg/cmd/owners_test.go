@@ -242,3 +242,42 @@ func TestOwnersDrift(t *testing.T) {
 		})
 	}
 }
+
+func TestOwnersSizeView(t *testing.T) {
+	o, out, _ := newOwnersOptions(hazardsFile)
+	o.Selection.Filenames = append(o.Selection.Filenames, "../managedfields/testdata/deployment.yaml")
+	o.View = ViewSize
+	o.Top = 1
+	if err := o.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	if err := o.Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"KIND", "MANAGEDFIELDS BYTES", "Deployment.apps", "Widget.example.com", "HEAVIEST 1 BY MANAGEDFIELDS BYTES", "golden      Deployment.apps/web   3075"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("size view lacks %q:\n%s", want, out)
+		}
+	}
+	o, out, _ = newOwnersOptions(hazardsFile)
+	o.View = ViewSize
+	o.Top = 10
+	o.Output.Output = "json"
+	if err := o.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	if err := o.Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`"apiVersion": "rv.kubectl-rv.dev/v1alpha1"`, `"kind": "OwnersSizeReport"`, `"ancientChanges": true`, `"managedFieldsBytes": `} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("size -o json lacks %q:\n%s", want, out)
+		}
+	}
+	o, _, _ = newOwnersOptions(hazardsFile)
+	o.View = ViewSize
+	o.Manager = "argocd"
+	if err := o.Validate(); exitcode.Classify(err) != exitcode.CodeUsage || !strings.Contains(err.Error(), "--view size weighs whole objects") {
+		t.Errorf("--view size --manager: %v", err)
+	}
+}
