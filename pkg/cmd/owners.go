@@ -57,6 +57,9 @@ type OwnersOptions struct {
 	// Top is how many of the heaviest objects --view size lists.
 	Top int
 
+	// expectManagerSet is true when --expect-manager was given, even empty.
+	expectManagerSet bool
+
 	config    owners.Config
 	namespace string
 	getter    genericclioptions.RESTClientGetter
@@ -136,6 +139,7 @@ func NewCmdOwners(f *Factory, streams genericiooptions.IOStreams) *cobra.Command
 		Example:           ownersExample,
 		ValidArgsFunction: ResourceTypeOrNameCompletion(f),
 		RunE: func(c *cobra.Command, args []string) error {
+			o.expectManagerSet = c.Flags().Changed("expect-manager")
 			if err := o.Complete(f, args); err != nil {
 				return err
 			}
@@ -228,6 +232,9 @@ func (o *OwnersOptions) Validate() error {
 		filter.Field = p
 	}
 	o.config = owners.Config{Filter: filter}
+	if o.expectManagerSet && o.ExpectManager == "" {
+		return exitcode.Usagef("--expect-manager needs a manager name; to expect each object's main applier, use --drift")
+	}
 	if o.ExpectManager != "" || o.Drift {
 		o.config.Drift = &owners.DriftConfig{ExpectedManager: o.ExpectManager}
 	}

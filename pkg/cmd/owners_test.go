@@ -42,6 +42,9 @@ func TestOwnersValidate(t *testing.T) {
 		{"bad field", func(o *OwnersOptions) { o.Field = ".spec[" }, "--field: invalid field path"},
 		{"bad output", func(o *OwnersOptions) { o.Output.Output = "name" }, `--output "name"`},
 		{"nothing selected", func(o *OwnersOptions) { o.Selection.Filenames = nil }, "say what to look at"},
+		{"empty expected manager", func(o *OwnersOptions) { o.expectManagerSet = true }, "--expect-manager needs a manager name; to expect each object's main applier, use --drift"},
+		{"size with a filter", func(o *OwnersOptions) { o.View = ViewSize; o.Shared = true }, "--view size weighs whole objects"},
+		{"negative top", func(o *OwnersOptions) { o.View = ViewSize; o.Top = -1 }, "--top must be 0 or positive"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			o, _, _ := newOwnersOptions(hazardsFile)
