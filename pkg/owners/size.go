@@ -3,7 +3,6 @@ package owners
 import (
 	"container/heap"
 	"context"
-	"encoding/json"
 	"fmt"
 	"regexp"
 	"sort"
@@ -138,9 +137,10 @@ func Size(ctx context.Context, cfg SizeConfig, visit Visitor) (*SizeReport, erro
 }
 
 type sizer struct {
-	cfg   SizeConfig
-	kinds map[string]*KindSize
-	top   sizeHeap
+	cfg     SizeConfig
+	kinds   map[string]*KindSize
+	top     sizeHeap
+	scratch []byte
 }
 
 func (s *sizer) add(u *unstructured.Unstructured) error {
@@ -157,7 +157,7 @@ func (s *sizer) add(u *unstructured.Unstructured) error {
 		k.NoManagedFields++
 		return nil
 	}
-	o, err := weigh(u, raw, s.cfg)
+	o, err := weigh(u, raw, s.cfg, &s.scratch)
 	if err != nil {
 		return err
 	}
@@ -175,17 +175,15 @@ func (s *sizer) add(u *unstructured.Unstructured) error {
 }
 
 // weigh measures one object.
-func weigh(u *unstructured.Unstructured, raw []any, cfg SizeConfig) (ObjectSize, error) {
+func weigh(u *unstructured.Unstructured, raw []any, cfg SizeConfig, scratch *[]byte) (ObjectSize, error) {
 	o := ObjectSize{Namespace: u.GetNamespace(), Name: u.GetName(), Entries: len(raw)}
-	whole, err := json.Marshal(u.Object)
-	if err != nil {
+	var err error
+	if o.ObjectBytes, err = jsonLen(u.Object, scratch); err != nil {
 		return o, fmt.Errorf("%s %s: %w", u.GetKind(), u.GetName(), err)
 	}
-	mf, err := json.Marshal(raw)
-	if err != nil {
+	if o.ManagedFieldsBytes, err = jsonLen(raw, scratch); err != nil {
 		return o, fmt.Errorf("%s %s: managedFields: %w", u.GetKind(), u.GetName(), err)
 	}
-	o.ObjectBytes, o.ManagedFieldsBytes = len(whole), len(mf)
 	for _, r := range raw {
 		m, _ := r.(map[string]any)
 		manager, _ := m["manager"].(string)

@@ -205,3 +205,51 @@ func BenchmarkSize50k(b *testing.B) {
 		}
 	}
 }
+
+// FuzzJSONLen holds jsonLen equal to len(json.Marshal(v)) for decoded
+// JSON, its numbers as unstructured objects hold them (int64 when whole).
+func FuzzJSONLen(f *testing.F) {
+	for _, s := range []string{`{"a":[1,2.5,"x<y>&\u2028",null,true,false,{}],"b":{"c":[]},"":"\u0000\ufffd"}`, `[1e21,1e-7,-0.0,123456789012]`, `"é名"`, `null`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, in string) {
+		var v any
+		d := json.NewDecoder(strings.NewReader(in))
+		d.UseNumber()
+		if err := d.Decode(&v); err != nil {
+			return
+		}
+		v = unstructuredNumbers(v)
+		want, err := json.Marshal(v)
+		if err != nil {
+			return
+		}
+		var scratch []byte
+		got, err := jsonLen(v, &scratch)
+		if err != nil || got != len(want) {
+			t.Fatalf("jsonLen(%s) = %d, %v; json.Marshal has %d bytes", want, got, err, len(want))
+		}
+	})
+}
+
+// unstructuredNumbers turns json.Numbers into int64 or float64, as
+// unstructured decoding does.
+func unstructuredNumbers(v any) any {
+	switch t := v.(type) {
+	case json.Number:
+		if i, err := t.Int64(); err == nil {
+			return i
+		}
+		f, _ := t.Float64()
+		return f
+	case map[string]any:
+		for k, e := range t {
+			t[k] = unstructuredNumbers(e)
+		}
+	case []any:
+		for i, e := range t {
+			t[i] = unstructuredNumbers(e)
+		}
+	}
+	return v
+}
