@@ -22,10 +22,11 @@ type Drift struct {
 	Expected string
 	// Inferred is true when Expected was inferred.
 	Inferred bool
-	// ExpectedLeaves is how many leaves Expected owns; for an inferred
-	// manager, what it was chosen on.
+	// ExpectedLeaves is how many owned leaves of the whole object (before
+	// any filter) Expected owns: for an inferred manager, what it was
+	// chosen on.
 	ExpectedLeaves int
-	// Leaves is how many leaves the object's (filtered) ownership has.
+	// Leaves is how many owned leaves the whole object has.
 	Leaves int
 	// Fields are the owned fields with an owner other than Expected, in tree
 	// order.
@@ -53,13 +54,17 @@ func drift(o *Object, cfg DriftConfig) *Drift {
 			return d
 		}
 	}
-	o.Ownership.Root().Walk(func(n *managedfields.Node) bool {
+	d.ExpectedLeaves, d.Leaves = 0, 0
+	o.Decoded.Root().Walk(func(n *managedfields.Node) bool {
 		if len(n.Children) == 0 && n.Owned() {
 			d.Leaves++
-			if !d.Inferred && ownedBy(n, d.Expected) {
+			if ownedBy(n, d.Expected) {
 				d.ExpectedLeaves++
 			}
 		}
+		return true
+	})
+	o.Ownership.Root().Walk(func(n *managedfields.Node) bool {
 		if !n.Owned() {
 			return true
 		}

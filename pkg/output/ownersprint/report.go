@@ -77,7 +77,8 @@ type DriftReport struct {
 	// Inferred is true when the expected manager is the main applier
 	// kubectl rv chose (no name given).
 	Inferred bool `json:"inferred"`
-	// ExpectedLeaves is how many leaves the expected manager owns, of Leaves.
+	// ExpectedLeaves is how many of the object's owned leaves (before any
+	// filter) the expected manager owns, of Leaves.
 	ExpectedLeaves int `json:"expectedLeaves"`
 	Leaves         int `json:"leaves"`
 	// Fields are the fields owned by other managers.
