@@ -300,6 +300,7 @@ func (o *OwnersOptions) Run(ctx context.Context) error {
 // compared with when it was inferred, and which objects have no drift or
 // could not be checked.
 func (o *OwnersOptions) noteDrift(objs []owners.Object) {
+	clean := 0
 	for _, ob := range objs {
 		d := ob.Drift
 		name := ob.Object.GetKind() + " " + objectName(ob.Object)
@@ -310,8 +311,14 @@ func (o *OwnersOptions) noteDrift(objs []owners.Object) {
 			fmt.Fprintln(o.ErrOut, output.Escape(fmt.Sprintf("note: %s: expecting its main applier %q (the Apply manager owning the most leaves: %d of %d)", name, d.Expected, d.ExpectedLeaves, d.Leaves)))
 		}
 		if d.Expected != "" && len(d.Fields) == 0 {
-			fmt.Fprintln(o.ErrOut, output.Escape(fmt.Sprintf("%s: no field is owned by a manager other than %q", name, d.Expected)))
+			clean++
+			if len(objs) == 1 {
+				fmt.Fprintln(o.ErrOut, output.Escape(fmt.Sprintf("%s: no field is owned by a manager other than %q", name, d.Expected)))
+			}
 		}
+	}
+	if len(objs) > 1 && clean > 0 {
+		fmt.Fprintf(o.ErrOut, "%d of %d objects have no field owned by a manager other than the expected one\n", clean, len(objs))
 	}
 }
 
