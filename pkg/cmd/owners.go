@@ -4,14 +4,18 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"os"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
+	"golang.org/x/term"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/util/duration"
 	utilerrors "k8s.io/apimachinery/pkg/util/errors"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
@@ -30,9 +34,10 @@ const (
 	ViewBlame   = "blame"
 	ViewTable   = "table"
 	ViewSummary = "summary"
+	ViewSize    = "size"
 )
 
-var ownersViews = []string{ViewTree, ViewBlame, ViewTable, ViewSummary}
+var ownersViews = []string{ViewTree, ViewBlame, ViewTable, ViewSummary, ViewSize}
 
 // OwnersOptions are the options of kubectl rv owners.
 type OwnersOptions struct {
@@ -45,6 +50,15 @@ type OwnersOptions struct {
 	Shared       bool
 	FailOnHazard bool
 	ShowSecrets  bool
+	Time         string
+	// ExpectManager and Drift turn on the drift check.
+	ExpectManager string
+	Drift         bool
+	// Top is how many of the heaviest objects --view size lists.
+	Top int
+
+	// expectManagerSet is true when --expect-manager was given, even empty.
+	expectManagerSet bool
 
 	config    owners.Config
 	namespace string
@@ -53,28 +67,24 @@ type OwnersOptions struct {
 	genericiooptions.IOStreams
 }
 
-// NewCmdOwners returns kubectl rv owners.
-func NewCmdOwners(f *Factory, streams genericiooptions.IOStreams) *cobra.Command {
-	o := &OwnersOptions{
-		Selection: NewSelectionFlags(true),
-		Output:    NewOutputFlags(output.Table, output.Wide, output.JSON, output.YAML),
-		View:      ViewTree,
-		IOStreams: streams,
-	}
-	cmd := &cobra.Command{
-		Use:   "owners (TYPE[.VERSION][.GROUP] [NAME | -l label] | TYPE[.VERSION][.GROUP]/NAME ... | -f FILENAME)",
-		Short: "Show who owns which field of an object, from its managedFields",
-		Long: `Decode metadata.managedFields into who owns which field, and flag ownership hazards.
+const ownersLong = `Decode metadata.managedFields into who owns which field, and flag ownership hazards.
 
 Objects come from the cluster (like kubectl get) or, with -f, from files or stdin
 holding 'kubectl get -o yaml --show-managed-fields' output; no cluster is needed then.
+Without arguments, a piped standard input is read as with -f -.
 
 Views (--view):
   tree      the owned fields as a tree; a subtree whose fields all have the same owners is one line
   blame     the object's YAML, each line followed by a comment naming its owners (still valid YAML)
-  table     one row per owned field: FIELD, MANAGERS, OPERATION, SUBRESOURCE, APIVERSION, AGE
+  table     one row per owner of each owned field: FIELD, MANAGER, OPERATION, SUBRESOURCE,
+            APIVERSION, AGE, SHARED (MULTI on every row of a field with several owners)
   summary   one row per managedFields entry: MANAGER, OPERATION, APIVERSION, SUBRESOURCE, LAST WRITE, FIELDS
+  size      the weight of managedFields, per kind and for the heaviest objects (--top): bytes and
+            share of the object, entries, objects near the cap of 10 Update entries, Apply
+            managers with generated names (one per pod or run); streamed, for TYPE -A at scale
 -o json|yaml prints the whole structure (kind OwnersReport, see docs/owners.md).
+--time relative|full|none shows ages (default), RFC 3339 times in UTC (stable from run
+to run) or no time; a time ahead of this machine's clock shows as "in 5m (clock skew)".
 
 Hazards, shown in every view: a field co-owned by an Apply and an Update manager
 (ApplyUpdateShared), fields owned by both kubectl-client-side-apply and a server-side
@@ -82,8 +92,14 @@ apply manager (ClientSideApplyMigration), an ancient-changes entry (AncientChang
 manager name that hides the writer (GenericManager), and entries owning fields the
 object no longer has (StaleFields). --fail-on-hazard exits 1 when any is shown.
 
-Secret values are never printed unless --show-secrets is given.`,
-		Example: `  # Who owns what in a Deployment, as a tree
+Drift: --expect-manager NAME lists the fields owned by any other manager (one row per
+owner, naming the scale or status subresource it wrote through) and exits 1 when there
+is one; --drift expects each object's main applier (the Apply manager owning the most
+leaves) instead and says which. Narrow it with --field .spec.
+
+Secret values are never printed unless --show-secrets is given.`
+
+const ownersExample = `  # Who owns what in a Deployment, as a tree
   kubectl rv owners deployment/web
 
   # The Deployment's YAML with each line's owners
@@ -97,9 +113,33 @@ Secret values are never printed unless --show-secrets is given.`,
 
   # One row per managedFields entry, from a saved dump, failing CI on hazards
   kubectl get deploy web -o yaml --show-managed-fields > web.yaml
-  kubectl rv owners -f web.yaml --view summary --fail-on-hazard`,
+  kubectl rv owners -f web.yaml --view summary --fail-on-hazard
+
+  # How much of every Deployment is managedFields, and which are the heaviest
+  kubectl rv owners deployments -A --view size
+
+  # CI gate: fail when anything but the ci applier owns a field of the spec
+  kubectl rv owners deploy/web --expect-manager ci --field .spec
+
+  # The same, piped, with times that do not change from run to run
+  kubectl get deploy web -o yaml --show-managed-fields | kubectl rv owners --time full`
+
+// NewCmdOwners returns kubectl rv owners.
+func NewCmdOwners(f *Factory, streams genericiooptions.IOStreams) *cobra.Command {
+	o := &OwnersOptions{
+		Selection: NewSelectionFlags(true),
+		Output:    NewOutputFlags(output.Table, output.Wide, output.JSON, output.YAML),
+		View:      ViewTree,
+		IOStreams: streams,
+	}
+	cmd := &cobra.Command{
+		Use:               "owners (TYPE[.VERSION][.GROUP] [NAME | -l label] | TYPE[.VERSION][.GROUP]/NAME ... | -f FILENAME)",
+		Short:             "Show who owns which field of an object, from its managedFields",
+		Long:              ownersLong,
+		Example:           ownersExample,
 		ValidArgsFunction: ResourceTypeOrNameCompletion(f),
 		RunE: func(c *cobra.Command, args []string) error {
+			o.expectManagerSet = c.Flags().Changed("expect-manager")
 			if err := o.Complete(f, args); err != nil {
 				return err
 			}
@@ -118,8 +158,21 @@ Secret values are never printed unless --show-secrets is given.`,
 	fs.BoolVar(&o.Shared, "shared", false, "Show only the fields owned by more than one manager entry.")
 	fs.BoolVar(&o.FailOnHazard, "fail-on-hazard", false, "Exit 1 when a hazard is shown (for CI).")
 	fs.BoolVar(&o.ShowSecrets, "show-secrets", false, "Show Secret values in the blame view (they are hidden by default).")
+	fs.StringVar(&o.ExpectManager, "expect-manager", "", "List the fields owned by any other manager (drift from NAME), and exit 1 when there is one (for CI).")
+	fs.BoolVar(&o.Drift, "drift", false, "Like --expect-manager, expecting each object's main applier: the Apply manager owning the most leaves.")
+	fs.IntVar(&o.Top, "top", owners.DefaultSizeTop, "With --view size, how many of the heaviest objects to list.")
+	fs.StringVar(&o.Time, "time", string(ownersprint.TimeRelative), "How to show when each manager last wrote: relative (an age, 5m), full (RFC 3339 in UTC, stable from run to run) or none.")
 	setFlagValues(fs, "view", ownersViews...)
+	setFlagValues(fs, "time", timeFormatNames()...)
 	return cmd
+}
+
+func timeFormatNames() []string {
+	names := make([]string, len(ownersprint.TimeFormats))
+	for i, f := range ownersprint.TimeFormats {
+		names[i] = string(f)
+	}
+	return names
 }
 
 // Complete fills in the arguments, the namespace and the clients.
@@ -127,6 +180,10 @@ func (o *OwnersOptions) Complete(f *Factory, args []string) error {
 	o.Selection.Args = args
 	o.getter = f
 	o.now = time.Now
+	if len(args) == 0 && len(o.Selection.Filenames) == 0 && stdinPiped(o.In) {
+		// kubectl get ... -o yaml --show-managed-fields | kubectl rv owners
+		o.Selection.Filenames = []string{"-"}
+	}
 	if len(o.Selection.Filenames) == 0 {
 		ns, _, err := f.Namespace()
 		if err != nil {
@@ -160,6 +217,12 @@ func (o *OwnersOptions) Validate() error {
 	if !slices.Contains(ownersViews, o.View) {
 		return exitcode.Usagef("--view %q is not supported: use one of %s", o.View, strings.Join(ownersViews, ", "))
 	}
+	if o.Time == "" {
+		o.Time = string(ownersprint.TimeRelative)
+	}
+	if !slices.Contains(ownersprint.TimeFormats, ownersprint.TimeFormat(o.Time)) {
+		return exitcode.Usagef("--time %q is not supported: use one of %s", o.Time, strings.Join(timeFormatNames(), ", "))
+	}
 	filter := managedfields.Filter{Manager: o.Manager, Shared: o.Shared}
 	if o.Field != "" {
 		p, err := managedfields.ParsePath(o.Field)
@@ -169,11 +232,35 @@ func (o *OwnersOptions) Validate() error {
 		filter.Field = p
 	}
 	o.config = owners.Config{Filter: filter}
+	if o.expectManagerSet && o.ExpectManager == "" {
+		return exitcode.Usagef("--expect-manager needs a manager name; to expect each object's main applier, use --drift")
+	}
+	if o.ExpectManager != "" || o.Drift {
+		o.config.Drift = &owners.DriftConfig{ExpectedManager: o.ExpectManager}
+	}
+	return o.validateSize()
+}
+
+// validateSize checks the flags --view size takes: it weighs whole
+// objects, so the field filters and the drift check do not apply.
+func (o *OwnersOptions) validateSize() error {
+	if o.View != ViewSize {
+		return nil
+	}
+	if o.Top < 0 {
+		return exitcode.Usagef("--top must be 0 or positive, got %d", o.Top)
+	}
+	if o.Manager != "" || o.Field != "" || o.Shared || o.config.Drift != nil || o.FailOnHazard {
+		return exitcode.Usagef("--view size weighs whole objects: drop --manager, --field, --shared, --expect-manager, --drift and --fail-on-hazard")
+	}
 	return nil
 }
 
 // Run loads the objects, has the owners engine analyze them and prints the result.
 func (o *OwnersOptions) Run(ctx context.Context) error {
+	if o.View == ViewSize {
+		return o.runSize(ctx)
+	}
 	loaded, err := o.load(ctx)
 	if err != nil {
 		return err
@@ -182,20 +269,57 @@ func (o *OwnersOptions) Run(ctx context.Context) error {
 		fmt.Fprintln(o.ErrOut, "No resources found")
 		return nil
 	}
-	res, err := owners.Analyze(loaded, o.config)
+	cfg := o.config
+	cfg.Now = o.now()
+	res, err := owners.Analyze(loaded, cfg)
 	if err != nil {
 		return exitcode.Usage(err)
 	}
 	if res.NothingMatched {
 		fmt.Fprintln(o.ErrOut, output.Escape(o.nothingMatched()))
 	}
+	if res.ClockSkew.Entries > 0 && o.Time != string(ownersprint.TimeNone) {
+		fmt.Fprintln(o.ErrOut, skewNote(res.ClockSkew))
+	}
+	if o.config.Drift != nil {
+		o.noteDrift(res.Objects)
+	}
 	if err := o.print(res.Objects); err != nil {
 		return err
+	}
+	if res.DriftFields > 0 {
+		return exitcode.Findingf("%s owned by a manager other than the expected one (--expect-manager, --drift)", output.Plural(res.DriftFields, "field"))
 	}
 	if o.FailOnHazard && res.Findings > 0 {
 		return exitcode.SilentFinding()
 	}
 	return nil
+}
+
+// noteDrift says, on the error stream, which manager each object was
+// compared with when it was inferred, and which objects have no drift or
+// could not be checked.
+func (o *OwnersOptions) noteDrift(objs []owners.Object) {
+	clean := 0
+	for _, ob := range objs {
+		d := ob.Drift
+		name := ob.Object.GetKind() + " " + objectName(ob.Object)
+		switch {
+		case d.Expected == "":
+			output.Warnf(o.ErrOut, "%s has no Apply manager to expect; drift not checked: give --expect-manager NAME", name)
+		case d.Inferred:
+			fmt.Fprintln(o.ErrOut, output.Escape(fmt.Sprintf("note: %s: expecting its main applier %q (the Apply manager owning the most leaves: %d of %d)", name, d.Expected, d.ExpectedLeaves, d.Leaves)))
+		}
+		if d.Expected != "" && len(d.Fields) == 0 {
+			clean++
+			if len(objs) == 1 {
+				fmt.Fprintln(o.ErrOut, output.Escape(fmt.Sprintf("%s: no field is owned by a manager other than %q", name, d.Expected)))
+			}
+		}
+	}
+	if len(objs) > 1 && clean > 0 {
+		fmt.Fprintf(o.ErrOut, "%d of %d objects have no field owned by a manager other than the expected one\n", clean, len(objs))
+	}
 }
 
 // print renders the objects' ownership in the view or format asked for.
@@ -204,10 +328,12 @@ func (o *OwnersOptions) print(objs []owners.Object) error {
 	if err != nil {
 		return err
 	}
-	opts := ownersprint.Options{Now: o.now(), ShowSecrets: o.ShowSecrets, Color: p.Color, ObjectColumns: o.Selection.AllNamespaces}
+	opts := ownersprint.Options{Now: o.now(), ShowSecrets: o.ShowSecrets, Color: p.Color, ObjectColumns: o.Selection.AllNamespaces, Time: ownersprint.TimeFormat(o.Time)}
 	switch {
 	case p.Structured():
 		err = p.PrintObject(ownersprint.NewReport(objs))
+	case o.config.Drift != nil:
+		err = ownersprint.Drift(p, objs, opts)
 	case o.View == ViewBlame:
 		err = ownersprint.Blame(o.Out, objs, opts)
 	case o.View == ViewTable:
@@ -218,6 +344,32 @@ func (o *OwnersOptions) print(objs []owners.Object) error {
 		err = ownersprint.Tree(o.Out, objs, opts)
 	}
 	return err
+}
+
+// skewNote explains, once, the times shown "in 5m (clock skew)".
+func skewNote(s owners.ClockSkew) string {
+	return fmt.Sprintf("note: %d managedFields entr%s written up to %s after this machine's clock: the API server's clock or this one is off (clock skew); such times show as \"in %s%s\"",
+		s.Entries, plural(s.Entries, "y was", "ies were"), duration.HumanDuration(s.Max), duration.HumanDuration(s.Max), ownersprint.SkewNote)
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+// stdinPiped reports whether in is a pipe or a file rather than a
+// terminal: then owners without arguments reads it, as if given -f -.
+func stdinPiped(in io.Reader) bool {
+	if in == nil {
+		return false
+	}
+	f, ok := in.(*os.File)
+	if !ok {
+		return true
+	}
+	return !term.IsTerminal(int(f.Fd()))
 }
 
 func (o *OwnersOptions) nothingMatched() string {
@@ -232,6 +384,59 @@ func (o *OwnersOptions) nothingMatched() string {
 		parts = append(parts, "shared by several managers")
 	}
 	return "no field " + strings.Join(parts, ", ") + " was found"
+}
+
+// runSize weighs the objects' managedFields as they stream in, a page at
+// a time, and prints the weights.
+func (o *OwnersOptions) runSize(ctx context.Context) error {
+	cfg := owners.NewSizeConfig()
+	cfg.Top = o.Top
+	rep, err := owners.Size(ctx, cfg, o.visit)
+	if err != nil {
+		return err
+	}
+	if len(rep.Kinds) == 0 {
+		fmt.Fprintln(o.ErrOut, "No resources found")
+		return nil
+	}
+	p, err := o.Output.ToPrinter(o.Out)
+	if err != nil {
+		return err
+	}
+	if p.Structured() {
+		return p.PrintObject(ownersprint.NewSizeReport(rep))
+	}
+	return ownersprint.Size(p, rep)
+}
+
+// visit streams the selected objects to fn: from the files, or from the
+// cluster page by page, degrading to what RBAC lets us read.
+func (o *OwnersOptions) visit(ctx context.Context, fn func(*unstructured.Unstructured) error) error {
+	if o.Selection.Offline() {
+		objs, err := o.Selection.Load(ctx, nil, "", o.In)
+		if err != nil {
+			return err
+		}
+		if err := rejectOwnDocuments("", objs); err != nil {
+			return err
+		}
+		for _, ob := range objs {
+			if err := fn(ob.Object); err != nil {
+				return exitcode.Usage(fmt.Errorf("%s: %w", ob.Source, err))
+			}
+		}
+		return nil
+	}
+	seen := false
+	err := o.Selection.Visit(ctx, o.getter, o.namespace, func(u *unstructured.Unstructured, _ *meta.RESTMapping) error {
+		seen = true
+		return fn(u)
+	})
+	if err != nil && seen && isForbidden(err) {
+		output.Warnf(o.ErrOut, "weighing only the objects you may read: %v", err)
+		return nil
+	}
+	return err
 }
 
 func (o *OwnersOptions) load(ctx context.Context) ([]objects.Object, error) {

@@ -2,6 +2,7 @@ package owners
 
 import (
 	"fmt"
+	"time"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
@@ -14,6 +15,12 @@ type Config struct {
 	// Filter keeps the fields of one manager, one subtree or the shared
 	// fields; the zero Filter keeps every field.
 	Filter managedfields.Filter
+	// Drift, when set, checks every object for fields owned by managers
+	// other than the expected one (Object.Drift, Result.DriftFields).
+	Drift *DriftConfig
+	// Now is the time ages are measured from; entries written after it are
+	// counted in Result.ClockSkew. Zero skips the check.
+	Now time.Time
 }
 
 // Object is one object's ownership.
@@ -33,6 +40,9 @@ type Object struct {
 	// Hazards are the hazards of Decoded that concern the kept fields and
 	// entries.
 	Hazards []managedfields.Hazard
+	// Drift is the object's drift from its expected manager, when
+	// Config.Drift asks for it.
+	Drift *Drift
 }
 
 // Result is what Analyze found.
@@ -45,6 +55,23 @@ type Result struct {
 	// NothingMatched is true when the config filters and no object has an
 	// owned field left.
 	NothingMatched bool
+	// DriftFields is how many fields, over every object, are owned by a
+	// manager other than the expected one (with Config.Drift): what
+	// --expect-manager fails on.
+	DriftFields int
+	// ClockSkew counts the entries whose time is after Config.Now.
+	ClockSkew ClockSkew
+}
+
+// ClockSkew describes the managedFields entries written "in the future":
+// the API server's clock, or this machine's, is off. Their ages would read
+// 0s; the views show them as ahead instead, and the command explains why
+// once.
+type ClockSkew struct {
+	// Entries is how many entries are ahead of now.
+	Entries int
+	// Max is how far the furthest one is ahead.
+	Max time.Duration
 }
 
 // Analyze decodes the ownership of every object, applies cfg's filter and
@@ -58,11 +85,28 @@ func Analyze(objs []objects.Object, cfg Config) (*Result, error) {
 		if err != nil {
 			return nil, err
 		}
+		if cfg.Drift != nil {
+			o.Drift = drift(&o, *cfg.Drift)
+			r.DriftFields += len(o.Drift.Fields)
+		}
 		r.Objects = append(r.Objects, o)
 		r.Findings += len(o.Hazards)
+		r.ClockSkew.add(o.Decoded.Entries(), cfg.Now)
 	}
 	r.NothingMatched = !cfg.Filter.IsZero() && !anyOwned(r.Objects)
 	return r, nil
+}
+
+func (s *ClockSkew) add(entries []managedfields.Entry, now time.Time) {
+	if now.IsZero() {
+		return
+	}
+	for _, e := range entries {
+		if ahead := e.Time.Sub(now); !e.Time.IsZero() && ahead > 0 {
+			s.Entries++
+			s.Max = max(s.Max, ahead)
+		}
+	}
 }
 
 func anyOwned(objs []Object) bool {

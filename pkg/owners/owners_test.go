@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -140,5 +141,127 @@ func BenchmarkAnalyzeManyDeployments(b *testing.B) {
 		if _, err := Analyze(objs, Config{}); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+func TestAnalyzeCountsClockSkew(t *testing.T) {
+	// hazards.yaml's entries are timed 10:00, 11:00 and 11:30 (and one has none).
+	for _, tc := range []struct {
+		name string
+		now  time.Time
+		want ClockSkew
+	}{
+		{"no now, no check", time.Time{}, ClockSkew{}},
+		{"after every write", time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC), ClockSkew{}},
+		{"between writes", time.Date(2026, 11, 21, 10, 55, 0, 0, time.UTC), ClockSkew{Entries: 2, Max: 35 * time.Minute}},
+		{"equal is not ahead", time.Date(2026, 11, 21, 11, 30, 0, 0, time.UTC), ClockSkew{}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r, err := Analyze(read(t, "hazards.yaml"), Config{Now: tc.now})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r.ClockSkew != tc.want {
+				t.Errorf("ClockSkew = %+v, want %+v", r.ClockSkew, tc.want)
+			}
+		})
+	}
+}
+
+// driftSummary is what a test checks of an object's drift: the expected
+// manager and, per drifted field, its path and the other owners as
+// manager/operation/subresource.
+type driftSummary struct {
+	Expected       string
+	Inferred       bool
+	ExpectedLeaves int
+	Fields         map[string][]string
+}
+
+func summarizeDrift(d *Drift) driftSummary {
+	s := driftSummary{Expected: d.Expected, Inferred: d.Inferred, ExpectedLeaves: d.ExpectedLeaves, Fields: map[string][]string{}}
+	for _, f := range d.Fields {
+		var others []string
+		for _, ow := range f.Others {
+			others = append(others, ow.Manager+"/"+string(ow.Operation)+"/"+ow.Subresource)
+		}
+		if f.Shared {
+			others = append(others, "shared")
+		}
+		s.Fields[managedfields.PathString(f.Node.Path())] = others
+	}
+	return s
+}
+
+func TestAnalyzeDrift(t *testing.T) {
+	r, err := Analyze(read(t, "deployment.yaml"), Config{Drift: &DriftConfig{ExpectedManager: "team-a"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := summarizeDrift(r.Objects[0].Drift)
+	if got.Expected != "team-a" || got.Inferred {
+		t.Errorf("expected = %q inferred %v", got.Expected, got.Inferred)
+	}
+	// Spot checks: the /scale write, a /status field, a field team-a shares.
+	for path, want := range map[string][]string{
+		".spec.replicas":        {"kubectl/Update/scale"},
+		".status.replicas":      {"kube-controller-manager/Update/status"},
+		`.metadata.labels.team`: {"team-b/Apply/"},
+		`.spec.template.spec.containers[name="nginx"].image`: {"kubectl-create/Update/", "shared"},
+	} {
+		if diff := cmp.Diff(want, got.Fields[path]); diff != "" {
+			t.Errorf("drift of %s (-want +got):\n%s", path, diff)
+		}
+	}
+	if _, ok := got.Fields[".metadata.labels.owner"]; ok {
+		t.Errorf("a field only team-a owns is drift")
+	}
+	if r.DriftFields != len(got.Fields) || r.DriftFields == 0 {
+		t.Errorf("DriftFields = %d, fields %d", r.DriftFields, len(got.Fields))
+	}
+}
+
+func TestAnalyzeDriftInfersTheMainApplier(t *testing.T) {
+	r, err := Analyze(read(t, "deployment.yaml"), Config{Drift: &DriftConfig{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := r.Objects[0].Drift
+	// team-a applies 16 fields (14 leaves), team-b 9.
+	if d.Expected != "team-a" || !d.Inferred || d.ExpectedLeaves == 0 || d.ExpectedLeaves >= d.Leaves {
+		t.Errorf("inferred %q (%v) with %d of %d leaves, want team-a", d.Expected, d.Inferred, d.ExpectedLeaves, d.Leaves)
+	}
+	noApply := read(t, "hazards.yaml") // argocd is its only Apply manager
+	r, err = Analyze(noApply, Config{Drift: &DriftConfig{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Objects[0].Drift.Expected != "argocd" {
+		t.Errorf("hazards.yaml: inferred %q, want argocd", r.Objects[0].Drift.Expected)
+	}
+}
+
+func TestAnalyzeDriftWithoutApplyOrOthers(t *testing.T) {
+	u := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "v1", "kind": "ConfigMap",
+		"metadata": map[string]any{"name": "c", "namespace": "default", "managedFields": []any{
+			map[string]any{"manager": "ci", "operation": "Update", "apiVersion": "v1", "fieldsType": "FieldsV1", "fieldsV1": map[string]any{"f:data": map[string]any{"f:k": map[string]any{}}}},
+		}},
+		"data": map[string]any{"k": "v"},
+	}}
+	objs := []objects.Object{{Object: u, Source: objects.Source{Item: -1}}}
+	r, err := Analyze(objs, Config{Drift: &DriftConfig{ExpectedManager: "ci"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.DriftFields != 0 || r.Objects[0].Drift.ExpectedLeaves != 1 {
+		t.Errorf("a ConfigMap only ci wrote: %d drift fields, %d expected leaves", r.DriftFields, r.Objects[0].Drift.ExpectedLeaves)
+	}
+	r, err = Analyze(objs, Config{Drift: &DriftConfig{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := r.Objects[0].Drift; d.Expected != "" || r.DriftFields != 0 {
+		t.Errorf("no Apply entry: inferred %q, %d drift fields; want none", d.Expected, r.DriftFields)
 	}
 }

@@ -702,8 +702,14 @@ func TestOwnersViewsOnLiveDeployment(t *testing.T) {
 	if r.Code != 0 {
 		t.Fatalf("table view: %s", r)
 	}
-	if !strings.Contains(r.Stdout, `.spec.template.spec.containers[name="nginx"].env[name="MODE"].value`) || !strings.Contains(r.Stdout, "team-a,team-b") || strings.Contains(r.Stdout, "LEVEL") {
-		t.Errorf("--field should narrow the table to the MODE variable, owned by team-a and team-b:\n%s", r.Stdout)
+	var modeOwners []string
+	for _, line := range strings.Split(r.Stdout, "\n") {
+		if f := strings.Fields(line); len(f) > 1 && f[0] == `.spec.template.spec.containers[name="nginx"].env[name="MODE"].value` {
+			modeOwners = append(modeOwners, f[1]+" "+f[len(f)-1])
+		}
+	}
+	if diff := cmp.Diff([]string{"team-a MULTI", "team-b MULTI"}, modeOwners); diff != "" || strings.Contains(r.Stdout, "LEVEL") {
+		t.Errorf("--field should narrow the table to the MODE variable, one row for each of team-a and team-b (-want +got):\n%s\n%s", diff, r.Stdout)
 	}
 
 	rep := ownersJSON(t, "-n", ns, "deploy/web", "--manager", "team-b")

@@ -4,13 +4,13 @@ import (
 	"bufio"
 	"fmt"
 	"io"
-	"math"
 	"sort"
-	"strconv"
 	"strings"
 	"unicode/utf8"
 
+	yamlv3 "go.yaml.in/yaml/v3"
 	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
+	"sigs.k8s.io/yaml"
 
 	"github.com/kubectl-rv/kubectl-rv/pkg/managedfields"
 	"github.com/kubectl-rv/kubectl-rv/pkg/owners"
@@ -23,56 +23,88 @@ const maxCodeWidth = 72
 // HiddenValue replaces Secret values in the blame view.
 const HiddenValue = redact.HiddenValue
 
+// blameTimeLegend is the time part of the blame header's legend, by format.
+var blameTimeLegend = map[TimeFormat]string{"": ", age", TimeRelative: ", age", TimeFull: ", time", TimeNone: ""}
+
 type blameLine struct {
 	code string
 	note string
 }
 
-// Blame writes each object as YAML (without metadata.managedFields), every
-// line followed by a comment naming the owners of that field and their age.
-// The output is valid YAML: several objects are separate documents, the
-// header and the hazards are comments, and every string is written plain only
-// when that is unambiguous, else double-quoted with escapes.
+// Blame writes each object as kubectl get -o yaml does (without
+// metadata.managedFields), every line followed by a comment naming the owners
+// of that field and their age. The YAML is sigs.k8s.io/yaml's, the
+// marshaller kubectl prints with, byte for byte: plain and quoted strings,
+// key order, literal blocks and wrapped long lines are kubectl's. The
+// owners are comments (at the end of a value's last line, or of a block
+// scalar's header), so the output stays valid YAML: several objects are
+// separate documents, the header and hazards are comment lines, and a list
+// item whose owners differ from its first line's gets a comment line of its
+// own ("# - owners") above it.
 func Blame(w io.Writer, objs []owners.Object, opts Options) error {
 	b := bufio.NewWriterSize(w, 64<<10)
 	for i, o := range objs {
 		if i > 0 {
 			b.WriteString("---\n")
 		}
-		writeBlame(b, o, opts)
+		if err := writeBlame(b, o, opts); err != nil {
+			return err
+		}
 	}
 	return b.Flush()
 }
 
-func writeBlame(b *bufio.Writer, o owners.Object, opts Options) {
-	comment(b, describe(o)+`: each line's owners as "manager (operation[/subresource], age)"`)
+func writeBlame(b *bufio.Writer, o owners.Object, opts Options) error {
+	comment(b, describe(o)+`: each line's owners as "manager (operation[/subresource]`+blameTimeLegend[opts.Time]+`)"`)
 	for _, h := range o.Hazards {
 		comment(b, "hazard "+string(h.Type)+": "+h.Message)
 	}
-	content := o.Object.Object
+	content := withoutManagedFields(o.Object.Object)
 	if isSecret(o) && !opts.ShowSecrets {
 		content = redact.Secret(content, redact.Hidden)
 		comment(b, "Secret values are shown as "+HiddenValue+"; add --show-secrets to see them")
 	}
-	bl := &blamer{labels: newLabeler(opts.Now), lines: make([]blameLine, 0, countValues(content))}
-	bl.mapEntries(content, o.Ownership.Root(), "", "", "", true)
-	width := 0
-	for _, l := range bl.lines {
-		if n := utf8.RuneCountInString(l.code); l.note != "" && n > width && n <= maxCodeWidth {
-			width = n
+	text, err := yaml.Marshal(content)
+	if err != nil {
+		return fmt.Errorf("%s: writing YAML: %w", describe(o), err)
+	}
+	lines := strings.Split(strings.TrimSuffix(string(text), "\n"), "\n")
+	var doc yamlv3.Node
+	if err := yamlv3.Unmarshal(text, &doc); err != nil || len(doc.Content) != 1 {
+		// sigs.k8s.io/yaml wrote it: it reads back.
+		return fmt.Errorf("%s: reading back its YAML: %v", describe(o), err)
+	}
+	bl := &blamer{labels: newLabeler(opts), notes: make([]string, len(lines)), above: map[int][]string{}}
+	bl.starts = make([]bool, len(lines)+1)
+	bl.lineOf = yamlLines(text)
+	bl.markStarts(doc.Content[0])
+	bl.mapping(doc.Content[0], o.Ownership.Root())
+	bl.write(b, lines)
+	return nil
+}
+
+// withoutManagedFields returns obj without metadata.managedFields (a
+// shallow copy where it differs).
+func withoutManagedFields(obj map[string]any) map[string]any {
+	md, ok := obj["metadata"].(map[string]any)
+	if !ok {
+		return obj
+	}
+	if _, has := md["managedFields"]; !has {
+		return obj
+	}
+	out := make(map[string]any, len(obj))
+	for k, v := range obj {
+		out[k] = v
+	}
+	md2 := make(map[string]any, len(md))
+	for k, v := range md {
+		if k != "managedFields" {
+			md2[k] = v
 		}
 	}
-	for _, l := range bl.lines {
-		b.WriteString(l.code)
-		if l.note != "" {
-			pad := width - utf8.RuneCountInString(l.code)
-			if pad < 0 {
-				pad = 0
-			}
-			b.WriteString(strings.Repeat(" ", pad) + "  # " + commentSafe(l.note))
-		}
-		b.WriteByte('\n')
-	}
+	out["metadata"] = md2
+	return out
 }
 
 func comment(b *bufio.Writer, s string) {
@@ -83,16 +115,79 @@ func isSecret(o owners.Object) bool {
 	return redact.IsSecret(o.Object.Object)
 }
 
+// blamer places owner notes on the lines of one object's YAML. Lines are
+// 1-based in yaml.v3's nodes and 0-based here.
 type blamer struct {
 	labels *labeler
-	lines  []blameLine
+	// notes holds each line's note, empty for none.
+	notes []string
+	// above holds, per line, the notes of list items that start on it and
+	// whose owners differ from the line's: comment lines written above it.
+	above map[int][]string
+	// starts marks the lines a key or list item starts on: a scalar ends on
+	// the line before the next start.
+	starts []bool
+	// lineOf maps yaml.v3's 0-based line numbers to lines.
+	lineOf []int
 }
 
-func (bl *blamer) add(code, note string) {
-	bl.lines = append(bl.lines, blameLine{code: code, note: note})
+// yamlLines maps the 0-based line numbers yaml.v3 gives (it also breaks
+// lines on CR, NEL, LS and PS, which kubectl's YAML may hold raw inside a
+// quoted string) to the 0-based lines of text split on LF.
+func yamlLines(text []byte) []int {
+	out := []int{0}
+	line := 0
+	s := string(text)
+	for i, r := range s {
+		switch {
+		case r == '\n':
+			line++
+			out = append(out, line)
+		case r == '\r' && !strings.HasPrefix(s[i+1:], "\n"), r == 0x85, r == 0x2028, r == 0x2029:
+			out = append(out, line)
+		}
+	}
+	return out
 }
 
-func (bl *blamer) note(n *managedfields.Node) string {
+// line returns the line, 0-based, of a yaml.v3 node.
+func (bl *blamer) line(n *yamlv3.Node) int {
+	if i := n.Line - 1; i >= 0 && i < len(bl.lineOf) {
+		return bl.lineOf[i]
+	}
+	return 0
+}
+
+func (bl *blamer) markStarts(n *yamlv3.Node) {
+	switch n.Kind {
+	case yamlv3.MappingNode:
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			bl.starts[bl.line(n.Content[i])] = true
+			bl.markStarts(n.Content[i+1])
+		}
+	case yamlv3.SequenceNode:
+		for _, c := range n.Content {
+			bl.starts[bl.line(c)] = true
+			bl.markStarts(c)
+		}
+	}
+}
+
+// noteLine is the line a value's note goes on: the key's (or item's) line
+// for a collection or a block scalar (after its | header), else the
+// scalar's last line, so that a wrapped scalar stays whole.
+func (bl *blamer) noteLine(v *yamlv3.Node, keyLine int) int {
+	if v.Kind != yamlv3.ScalarNode || v.Style&(yamlv3.LiteralStyle|yamlv3.FoldedStyle) != 0 {
+		return keyLine
+	}
+	end := bl.line(v)
+	for end+1 < len(bl.notes) && !bl.starts[end+1] {
+		end++
+	}
+	return end
+}
+
+func (bl *blamer) label(n *managedfields.Node) string {
 	if n == nil || !n.Owned() {
 		return ""
 	}
@@ -106,66 +201,32 @@ func fieldChild(n *managedfields.Node, name string) *managedfields.Node {
 	return n.Child(fieldpath.FieldNameElement(name))
 }
 
-// mapEntries writes a non-empty map's entries at indent; the first line
-// starts with first (indent, or the "- " of a list item) and carries
-// itemNote, the owners of the list item the map is.
-func (bl *blamer) mapEntries(m map[string]any, n *managedfields.Node, indent, first, itemNote string, top bool) {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
+func (bl *blamer) mapping(m *yamlv3.Node, n *managedfields.Node) {
+	if m.Kind != yamlv3.MappingNode {
+		return
 	}
-	sort.Strings(keys)
-	lead := first
-	for i, k := range keys {
-		v := m[k]
-		if top && k == "metadata" {
-			if md, ok := v.(map[string]any); ok {
-				if _, has := md["managedFields"]; has {
-					md2 := make(map[string]any, len(md))
-					for mk, mv := range md {
-						if mk != "managedFields" {
-							md2[mk] = mv
-						}
-					}
-					v = md2
-				}
-			}
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		k, v := m.Content[i], m.Content[i+1]
+		c := fieldChild(n, k.Value)
+		if note := bl.label(c); note != "" {
+			bl.notes[bl.noteLine(v, bl.line(k))] = note
 		}
-		note := bl.note(fieldChild(n, k))
-		if i == 0 && itemNote != "" {
-			if note != itemNote {
-				// The item's owners get a line of their own: "- # owners".
-				bl.add(strings.TrimRight(lead, " "), itemNote)
-				lead = indent
-			}
-		}
-		bl.keyValue(lead, indent, k, v, fieldChild(n, k), note)
-		lead = indent
+		bl.value(v, c)
 	}
 }
 
-func (bl *blamer) keyValue(lead, indent, key string, v any, n *managedfields.Node, note string) {
-	k := quoteScalar(key)
-	switch t := v.(type) {
-	case map[string]any:
-		if len(t) > 0 {
-			bl.add(lead+k+":", note)
-			bl.mapEntries(t, n, indent+"  ", indent+"  ", "", false)
-			return
-		}
-	case []any:
-		if len(t) > 0 {
-			bl.add(lead+k+":", note)
-			bl.list(t, n, indent)
-			return
-		}
+func (bl *blamer) value(v *yamlv3.Node, n *managedfields.Node) {
+	switch v.Kind {
+	case yamlv3.MappingNode:
+		bl.mapping(v, n)
+	case yamlv3.SequenceNode:
+		bl.sequence(v, n)
 	}
-	bl.add(lead+k+": "+scalarText(v), note)
 }
 
-// list writes a non-empty list's items at indent, kubectl style (the
-// dashes under the key).
-func (bl *blamer) list(l []any, n *managedfields.Node, indent string) {
+// sequence notes a list's items: an item's owners are those of the
+// ownership nodes matched to its index (by key, value or index).
+func (bl *blamer) sequence(s *yamlv3.Node, n *managedfields.Node) {
 	byIndex := map[int][]*managedfields.Node{}
 	if n != nil {
 		for _, c := range n.Children {
@@ -174,7 +235,7 @@ func (bl *blamer) list(l []any, n *managedfields.Node, indent string) {
 			}
 		}
 	}
-	for i, it := range l {
+	for i, it := range s.Content {
 		var item *managedfields.Node
 		var owners []managedfields.Owner
 		for _, c := range byIndex[i] {
@@ -183,24 +244,44 @@ func (bl *blamer) list(l []any, n *managedfields.Node, indent string) {
 			}
 			owners = mergeOwners(owners, c.Owners)
 		}
-		note := ""
+		line := bl.line(it)
 		if len(owners) > 0 {
-			note = bl.labels.label(owners)
-		}
-		switch t := it.(type) {
-		case map[string]any:
-			if len(t) > 0 {
-				bl.mapEntries(t, item, indent+"  ", indent+"- ", note, false)
-				continue
-			}
-		case []any:
-			if len(t) > 0 {
-				bl.add(indent+"-", note)
-				bl.list(t, item, indent+"  ")
-				continue
+			note := bl.labels.label(owners)
+			if it.Kind == yamlv3.ScalarNode {
+				bl.notes[bl.noteLine(it, line)] = note
+			} else {
+				// The item's first line belongs to its first field (or
+				// item): its owners go on a comment line above.
+				bl.above[line] = append(bl.above[line], note)
 			}
 		}
-		bl.add(indent+"- "+scalarText(it), note)
+		bl.value(it, item)
+		if notes := bl.above[line]; len(notes) > 0 && notes[len(notes)-1] == bl.notes[line] {
+			// The first field has the item's owners: one note says it.
+			bl.above[line] = notes[:len(notes)-1]
+		}
+	}
+}
+
+// write writes the lines with their notes aligned on one column.
+func (bl *blamer) write(b *bufio.Writer, lines []string) {
+	width := 0
+	for i, l := range lines {
+		if n := utf8.RuneCountInString(l); bl.notes[i] != "" && n > width && n <= maxCodeWidth {
+			width = n
+		}
+	}
+	for i, l := range lines {
+		for _, note := range bl.above[i] {
+			indent := len(l) - len(strings.TrimLeft(l, " "))
+			b.WriteString(l[:indent] + "# - " + commentSafe(note) + "\n")
+		}
+		b.WriteString(l)
+		if note := bl.notes[i]; note != "" {
+			pad := max(width-utf8.RuneCountInString(l), 0)
+			b.WriteString(strings.Repeat(" ", pad) + "  # " + commentSafe(note))
+		}
+		b.WriteByte('\n')
 	}
 }
 
@@ -217,96 +298,6 @@ func mergeOwners(a, b []managedfields.Owner) []managedfields.Owner {
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Entry < out[j].Entry })
 	return out
-}
-
-// scalarText writes a scalar (or an empty map or list) as YAML.
-func scalarText(v any) string {
-	switch t := v.(type) {
-	case nil:
-		return "null"
-	case map[string]any:
-		return "{}"
-	case []any:
-		return "[]"
-	case string:
-		return quoteScalar(t)
-	case bool:
-		return strconv.FormatBool(t)
-	case int64:
-		return strconv.FormatInt(t, 10)
-	case int:
-		return strconv.Itoa(t)
-	case int32:
-		return strconv.FormatInt(int64(t), 10)
-	case float64:
-		return floatText(t)
-	case float32:
-		return floatText(float64(t))
-	}
-	return quoteScalar(fmt.Sprint(v))
-}
-
-func floatText(f float64) string {
-	switch {
-	case math.IsNaN(f):
-		return ".nan"
-	case math.IsInf(f, 1):
-		return ".inf"
-	case math.IsInf(f, -1):
-		return "-.inf"
-	}
-	s := strconv.FormatFloat(f, 'g', -1, 64)
-	if !strings.ContainsAny(s, ".eEn") {
-		s += ".0"
-	}
-	return s
-}
-
-// yaml11Words are plain words YAML 1.1 parsers read as booleans or null.
-var yaml11Words = map[string]bool{
-	"y": true, "n": true, "yes": true, "no": true, "on": true, "off": true,
-	"true": true, "false": true, "null": true, "~": true,
-}
-
-// quoteScalar writes s plain when no YAML parser can read it as anything
-// but that string, else double-quoted with escapes.
-func quoteScalar(s string) string {
-	if plainSafe(s) {
-		return s
-	}
-	return doubleQuote(s)
-}
-
-func plainSafe(s string) bool {
-	if s == "" || len(s) > 200 || yaml11Words[strings.ToLower(s)] {
-		return false
-	}
-	c := s[0]
-	if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '/' || c == '_') {
-		return false
-	}
-	last := s[len(s)-1]
-	if last == ' ' || last == ':' {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9':
-		case c == '-' || c == '.' || c == '_' || c == '/' || c == '@' || c == '+' || c == '=' || c == '~' || c == '(' || c == ')':
-		case c == ':':
-			if i+1 < len(s) && s[i+1] == ' ' {
-				return false
-			}
-		case c == ' ':
-			if i+1 < len(s) && (s[i+1] == ' ' || s[i+1] == '#') {
-				return false
-			}
-		default:
-			return false
-		}
-	}
-	return true
 }
 
 // doubleQuote writes s as a YAML double-quoted scalar, escaping everything
@@ -374,21 +365,4 @@ func commentSafe(s string) string {
 	}
 	q := doubleQuote(s)
 	return q[1 : len(q)-1]
-}
-
-// countValues counts the map entries and list items in v, about one line
-// of YAML each.
-func countValues(v any) int {
-	n := 0
-	switch t := v.(type) {
-	case map[string]any:
-		for _, c := range t {
-			n += 1 + countValues(c)
-		}
-	case []any:
-		for _, c := range t {
-			n += 1 + countValues(c)
-		}
-	}
-	return n
 }

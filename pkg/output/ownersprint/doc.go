@@ -1,9 +1,13 @@
 // Package ownersprint renders the result of the owners engine
 // (pkg/owners): the ownership tree (--view tree), the object's YAML
-// annotated with its owners (--view blame, still valid YAML: owners are
-// comments), one row per owned field (--view table), one row per
-// managedFields entry (--view summary), and the versioned structured report
-// for -o json|yaml (kind OwnersReport, documented in docs/owners.md).
+// annotated with its owners (--view blame: kubectl's YAML, written by
+// sigs.k8s.io/yaml, with the owners as comments), one row per owner of each
+// owned field (--view table), one row per managedFields entry (--view
+// summary), the fields owned by managers other than the expected one
+// (--expect-manager, --drift), the weight of managedFields per kind and for
+// the heaviest objects (--view size; kind OwnersSizeReport with -o
+// json|yaml), and the versioned structured report for -o json|yaml (kind
+// OwnersReport, documented in docs/owners.md).
 //
 // Every view shows the hazards the engine kept. Secret values (data,
 // stringData and kubectl's last-applied annotation of a Secret) are hidden

@@ -3,6 +3,7 @@ package ownersprint
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -111,6 +112,9 @@ func TestViewsGolden(t *testing.T) {
 		{name: "shared", files: []string{"deployment.yaml"}, filter: managedfields.Filter{Shared: true}, views: []string{"tree", "table"}},
 		{name: "field-ports", files: []string{"deployment.yaml"}, filter: managedfields.Filter{Field: mustPath(".spec.template.spec.containers[name=nginx].ports[containerPort=8080]")}, views: []string{"tree", "table", "json"}},
 		{name: "field-color", files: []string{"hazards.yaml"}, filter: managedfields.Filter{Field: mustPath("spec.color")}, views: []string{"tree"}},
+		{name: "time-full", files: []string{"deployment.yaml"}, opts: Options{Time: TimeFull}, views: []string{"tree", "blame", "table", "summary"}},
+		{name: "time-none", files: []string{"deployment.yaml"}, opts: Options{Time: TimeNone}, views: []string{"tree", "blame", "table", "summary"}},
+		{name: "time-none-wide", files: []string{"deployment.yaml"}, opts: Options{Time: TimeNone}, views: []string{"table", "summary"}},
 	} {
 		for _, view := range tc.views {
 			t.Run(tc.name+"/"+view, func(t *testing.T) {
@@ -170,24 +174,18 @@ func TestBlameRoundTrips(t *testing.T) {
 	}
 }
 
+// checkRoundTrip checks that the blame view reads back as kubectl's YAML
+// of the object (without managedFields) does: the owner comments change no
+// value. (kubectl's YAML itself loses a few characters, such as a raw NEL.)
 func checkRoundTrip(t testing.TB, obj map[string]any, blame []byte) {
 	t.Helper()
-	want := map[string]any{}
-	for k, v := range obj {
-		want[k] = v
-	}
-	if md, ok := obj["metadata"].(map[string]any); ok {
-		md2 := map[string]any{}
-		for k, v := range md {
-			if k != "managedFields" {
-				md2[k] = v
-			}
-		}
-		want["metadata"] = md2
-	}
-	wantJSON, err := json.Marshal(want)
+	kubectl, err := yaml.Marshal(withoutManagedFields(obj))
 	if err != nil {
 		t.Skip("not representable as JSON")
+	}
+	wantJSON, err := yaml.YAMLToJSON(kubectl)
+	if err != nil {
+		t.Fatalf("kubectl's YAML does not read back: %v", err)
 	}
 	var wantV, gotV any
 	if err := json.Unmarshal(wantJSON, &wantV); err != nil {
@@ -239,6 +237,7 @@ func FuzzBlame(f *testing.F) {
 			t.Fatal(err)
 		}
 		checkRoundTrip(t, decoded[0].Object.Object, buf.Bytes())
+		checkKubectlLines(t, decoded[0].Object.Object, buf.Bytes())
 		buf.Reset()
 		if err := Tree(&buf, r.Objects, Options{Now: now}); err != nil {
 			t.Fatal(err)
@@ -287,5 +286,228 @@ func TestTreeColor(t *testing.T) {
 	}
 	if !red || !yellow {
 		t.Fatalf("the fixture lost its shared field or its missing field:\n%s", colored)
+	}
+}
+
+// TestTimeFormatsDoNotDependOnNow renders every view with --time full and
+// none at two different nows: the output must not change.
+func TestTimeFormatsDoNotDependOnNow(t *testing.T) {
+	objs := load(t, managedfields.Filter{}, "deployment.yaml", "hazards.yaml")
+	for _, f := range []TimeFormat{TimeFull, TimeNone} {
+		for _, view := range []string{"tree", "blame", "table", "summary"} {
+			a := render(t, view, output.Wide, objs, Options{Now: now, Time: f})
+			b := render(t, view, output.Wide, objs, Options{Now: now.Add(1000 * time.Hour), Time: f})
+			if !bytes.Equal(a, b) {
+				t.Errorf("--time %s --view %s changes with the clock:\n%s\n---\n%s", f, view, a, b)
+			}
+		}
+	}
+	rel := render(t, "table", output.Table, objs, Options{Now: now})
+	later := render(t, "table", output.Table, objs, Options{Now: now.Add(1000 * time.Hour)})
+	if bytes.Equal(rel, later) {
+		t.Errorf("relative ages do not move with the clock:\n%s", rel)
+	}
+}
+
+// TestFutureTimesShowAsClockSkew measures ages from a now before the
+// entries were written, as on a machine whose clock is behind the server's.
+func TestFutureTimesShowAsClockSkew(t *testing.T) {
+	objs := load(t, managedfields.Filter{}, "hazards.yaml")
+	before := time.Date(2026, 11, 21, 10, 55, 0, 0, time.UTC) // argocd wrote at 11:00
+	for _, view := range []string{"tree", "blame", "table", "summary"} {
+		got := string(render(t, view, output.Table, objs, Options{Now: before}))
+		if !strings.Contains(got, "in 5m (clock skew)") || !strings.Contains(got, "in 35m (clock skew)") {
+			t.Errorf("--view %s does not show times ahead of now as clock skew:\n%s", view, got)
+		}
+		if strings.Contains(got, " 0s") || strings.Contains(got, ", 0s)") {
+			t.Errorf("--view %s shows a future time as 0s:\n%s", view, got)
+		}
+	}
+}
+
+// TestTableRowPerOwner checks that a field with several owners gets one
+// row per owner, each marked MULTI, and a field with one owner one row.
+func TestTableRowPerOwner(t *testing.T) {
+	objs := load(t, managedfields.Filter{}, "deployment.yaml")
+	got := string(render(t, "table", output.Table, objs, Options{Now: now, Time: TimeNone}))
+	var image, replicas []string
+	for _, line := range strings.Split(got, "\n") {
+		f := strings.Fields(line)
+		if len(f) == 0 {
+			continue
+		}
+		switch f[0] {
+		case `.spec.template.spec.containers[name="nginx"].image`:
+			image = append(image, strings.Join(f[1:], " "))
+		case ".spec.replicas":
+			replicas = append(replicas, strings.Join(f[1:], " "))
+		}
+		if strings.Contains(line, ",") && !strings.Contains(line, "=") {
+			t.Errorf("a row still holds a comma list: %q", line)
+		}
+	}
+	want := []string{"team-a Apply - apps/v1 MULTI", "kubectl-create Update - apps/v1 MULTI"}
+	if diff := cmp.Diff(want, image); diff != "" {
+		t.Errorf("rows of the shared image (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{"kubectl Update scale apps/v1 -"}, replicas); diff != "" {
+		t.Errorf("rows of .spec.replicas (-want +got):\n%s", diff)
+	}
+}
+
+// TestDottedFieldNamesAreUnambiguous checks that the tree and the table
+// write a field name holding dots as ["name"], which --field reads back.
+func TestDottedFieldNamesAreUnambiguous(t *testing.T) {
+	u := &unstructured.Unstructured{}
+	if err := u.UnmarshalJSON([]byte(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"c","annotations":{"example.com/a.b":"x"},
+		"managedFields":[{"manager":"m","operation":"Apply","fieldsType":"FieldsV1","fieldsV1":{"f:metadata":{"f:annotations":{"f:example.com/a.b":{}}}}},
+		{"manager":"n","operation":"Update","apiVersion":"v1","fieldsType":"FieldsV1","fieldsV1":{"f:data":{"f:k":{}}}}]},"data":{"k":"v"}}`)); err != nil {
+		t.Fatal(err)
+	}
+	objs := analyze(t, u)
+	const want = `metadata.annotations["example.com/a.b"]`
+	tree := string(render(t, "tree", output.Table, objs, Options{Now: now}))
+	if !strings.Contains(tree, "  "+want+"   m (Apply)") {
+		t.Errorf("tree does not bracket the dotted name:\n%s", tree)
+	}
+	table := string(render(t, "table", output.Table, objs, Options{Now: now}))
+	if !strings.Contains(table, "\n."+want+" ") {
+		t.Errorf("table does not bracket the dotted name:\n%s", table)
+	}
+	p, err := managedfields.ParsePath("." + want)
+	if err != nil || len(p) != 3 || *p[2].FieldName != "example.com/a.b" {
+		t.Errorf("the shown path does not read back as the field: %v %v", p, err)
+	}
+}
+
+// TestObjectWithoutNameHasNoDoubleSpace checks the header of an object
+// that has no name.
+func TestObjectWithoutNameHasNoDoubleSpace(t *testing.T) {
+	u := &unstructured.Unstructured{}
+	if err := u.UnmarshalJSON([]byte(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{
+		"managedFields":[{"manager":"m","operation":"Update","apiVersion":"v1","fieldsType":"FieldsV1","fieldsV1":{"f:data":{"f:k":{}}}}]},"data":{"k":"v"}}`)); err != nil {
+		t.Fatal(err)
+	}
+	objs := analyze(t, u)
+	for _, view := range []string{"tree", "blame"} {
+		got := string(render(t, view, output.Table, objs, Options{Now: now}))
+		if strings.Contains(got, "ConfigMap  ") || !strings.Contains(got, "ConfigMap") {
+			t.Errorf("--view %s header of a nameless object:\n%s", view, got)
+		}
+	}
+}
+
+// TestDriftGolden renders the drift from team-a of the golden Deployment:
+// the table (with the /scale and /status writers named) and the report.
+func TestDriftGolden(t *testing.T) {
+	paths := []string{filepath.Join(inputs, "deployment.yaml")}
+	objs, err := objects.ReadFiles(paths, false, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	objs[0].Source.File = "deployment.yaml"
+	for _, tc := range []struct {
+		name, expected string
+	}{{"drift-team-a", "team-a"}, {"drift-inferred", ""}} {
+		r, err := owners.Analyze(objs, owners.Config{Drift: &owners.DriftConfig{ExpectedManager: tc.expected}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var buf bytes.Buffer
+		if err := Drift(&output.Printer{Format: output.Table, Out: &buf}, r.Objects, Options{Now: now}); err != nil {
+			t.Fatal(err)
+		}
+		goldenFile(t, tc.name+".table", buf.Bytes())
+		rep := NewReport(r.Objects)
+		checkSameJSON(t, tc.name, rep)
+		js, err := json.MarshalIndent(rep.Items[0].Drift, "", "  ")
+		if err != nil {
+			t.Fatal(err)
+		}
+		goldenFile(t, tc.name+".json", append(js, '\n'))
+	}
+}
+
+// checkKubectlLines checks that the blame view of one object is
+// sigs.k8s.io/yaml's marshal of it (what kubectl get -o yaml prints), line
+// by line: each of its lines is there, in order, with at most an owner note
+// after it; the other lines are comments.
+func checkKubectlLines(t testing.TB, obj map[string]any, blame []byte) {
+	t.Helper()
+	want, err := yaml.Marshal(withoutManagedFields(obj))
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantLines := strings.Split(strings.TrimSuffix(string(want), "\n"), "\n")
+	next := 0
+	for _, line := range strings.Split(strings.TrimSuffix(string(blame), "\n"), "\n") {
+		if next < len(wantLines) {
+			w := wantLines[next]
+			if rest, ok := strings.CutPrefix(line, w); ok && (rest == "" || strings.HasPrefix(strings.TrimLeft(rest, " "), "# ") && strings.HasPrefix(rest, "  ")) {
+				next++
+				continue
+			}
+		}
+		if !strings.HasPrefix(strings.TrimLeft(line, " "), "# ") {
+			t.Fatalf("blame line %q is neither kubectl's next line %q nor a comment\nblame:\n%s\nkubectl:\n%s", line, wantLines[min(next, len(wantLines)-1)], blame, want)
+		}
+	}
+	if next != len(wantLines) {
+		t.Fatalf("blame lacks kubectl's line %q\nblame:\n%s\nkubectl:\n%s", wantLines[next], blame, want)
+	}
+}
+
+// trickyObject holds the scalars YAML writers disagree on: strings that
+// read as numbers, booleans, null or timestamps, leading indicators,
+// ": " and " #", multi-line and long (wrapped) strings, dotted keys.
+func trickyObject(t testing.TB) *unstructured.Unstructured {
+	t.Helper()
+	values := []any{"500m", "--port=8080", "-g", "daemon off;", "123", "1.5", "1e3", "0x1F", "0o17", "1_000", "+1", ".5", "true", "True", "yes", "no", "on", "off", "y", "n", "null", "~", "", " lead", "trail ", "a: b", "a:b", "x #y", "x#y", "#c", "@at", "`tick", "%pct", "!bang", "&amp", "*star", "|pipe", ">gt", "[x]", "{x}", "'q'", `"dq"`, "?q", "? q", "- dash", "-", "2026-01-01", "2026-11-21T15:13:01Z", "12:30", "1:20:30", "é名", "tab\there", "line1\nline2", "line1\nline2\n", "  indented\nblock\n", "\u2028sep", "ctrl\x1b[31m",
+		strings.Repeat("long words that wrap ", 8), strings.Repeat("x", 200), int64(3), int64(-9223372036854775808), 1.0, 1.5, 1e300, -0.0, true, nil, map[string]any{}, []any{}}
+	data := map[string]any{}
+	list := []any{}
+	fields := map[string]any{}
+	for i, v := range values {
+		k := fmt.Sprintf("k%02d", i)
+		data[k] = v
+		fields["f:"+k] = map[string]any{}
+		list = append(list, v)
+	}
+	data["app.kubernetes.io/name"] = "x"
+	data["y"] = "key that reads as a boolean"
+	data["item-9"], data["item-10"] = "natural", "order"
+	obj := map[string]any{"apiVersion": "v1", "kind": "Thing",
+		"metadata": map[string]any{"name": "tricky", "managedFields": []any{map[string]any{
+			"manager": "m", "operation": "Apply", "fieldsType": "FieldsV1",
+			"fieldsV1": map[string]any{"f:spec": fields, "f:list": map[string]any{"i:3": map[string]any{}, "i:55": map[string]any{}}},
+		}}},
+		"spec": data, "list": list}
+	js, err := json.Marshal(obj)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u := &unstructured.Unstructured{}
+	if err := u.UnmarshalJSON(js); err != nil {
+		t.Fatal(err)
+	}
+	return u
+}
+
+// TestBlameIsKubectlYAML compares the blame view with sigs.k8s.io/yaml's
+// marshal of the same objects, line by line.
+func TestBlameIsKubectlYAML(t *testing.T) {
+	for _, f := range []string{"deployment.yaml", "hazards.yaml", "secret.yaml"} {
+		objs := load(t, managedfields.Filter{}, f)
+		got := render(t, "blame", output.Table, objs, Options{Now: now, ShowSecrets: true})
+		checkKubectlLines(t, objs[0].Object.Object, got)
+	}
+	for name, u := range map[string]*unstructured.Unstructured{"tricky": trickyObject(t), "big": bigObject(t, 50, 4)} {
+		objs := analyze(t, u)
+		got := render(t, "blame", output.Table, objs, Options{Now: now})
+		checkKubectlLines(t, u.Object, got)
+		checkRoundTrip(t, u.Object, got)
+		if name == "tricky" {
+			goldenFile(t, "tricky.blame.yaml", got)
+		}
 	}
 }

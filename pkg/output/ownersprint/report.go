@@ -25,7 +25,29 @@ type Options struct {
 	// ObjectColumns adds NAMESPACE and OBJECT columns to the tables even for
 	// one object (as kubectl does with -A); they are always there for several.
 	ObjectColumns bool
+	// Time says how the entries' times are shown; the zero value is
+	// TimeRelative.
+	Time TimeFormat
 }
+
+// TimeFormat says how the tree, blame, table and summary views show the
+// time of an entry's last write.
+type TimeFormat string
+
+// The time formats.
+const (
+	// TimeRelative is the age, kubectl style ("5m", "3h"); a time ahead of
+	// Now shows as "in 5m (clock skew)".
+	TimeRelative TimeFormat = "relative"
+	// TimeFull is the time itself, RFC 3339 in UTC: output that does not
+	// change from run to run.
+	TimeFull TimeFormat = "full"
+	// TimeNone leaves the time out.
+	TimeNone TimeFormat = "none"
+)
+
+// TimeFormats are the accepted formats, the default first.
+var TimeFormats = []TimeFormat{TimeRelative, TimeFull, TimeNone}
 
 // Report is the structured output of kubectl rv owners.
 type Report struct {
@@ -44,6 +66,47 @@ type ObjectReport struct {
 	Entries []EntryReport          `json:"entries"`
 	Fields  []FieldReport          `json:"fields"`
 	Hazards []managedfields.Hazard `json:"hazards"`
+	// Drift is there with --expect-manager or --drift.
+	Drift *DriftReport `json:"drift,omitempty"`
+}
+
+// DriftReport is an object's drift from its expected manager.
+type DriftReport struct {
+	// ExpectedManager is empty when none could be inferred (no Apply entry).
+	ExpectedManager string `json:"expectedManager"`
+	// Inferred is true when the expected manager is the main applier
+	// kubectl rv chose (no name given).
+	Inferred bool `json:"inferred"`
+	// ExpectedLeaves is how many of the object's owned leaves (before any
+	// filter) the expected manager owns, of Leaves.
+	ExpectedLeaves int `json:"expectedLeaves"`
+	Leaves         int `json:"leaves"`
+	// Fields are the fields owned by other managers.
+	Fields []DriftFieldReport `json:"fields"`
+}
+
+// DriftFieldReport is a field owned by a manager other than the expected one.
+type DriftFieldReport struct {
+	Path     string   `json:"path"`
+	Elements []string `json:"elements"`
+	// Owners are the owners other than the expected manager; subresource
+	// says when one wrote through /scale or /status.
+	Owners []managedfields.Owner `json:"owners"`
+	// Shared is true when the expected manager owns the field too.
+	Shared bool `json:"shared"`
+}
+
+func newDriftReport(d *owners.Drift) *DriftReport {
+	if d == nil {
+		return nil
+	}
+	r := &DriftReport{ExpectedManager: d.Expected, Inferred: d.Inferred, ExpectedLeaves: d.ExpectedLeaves, Leaves: d.Leaves,
+		Fields: make([]DriftFieldReport, 0, len(d.Fields))}
+	for _, f := range d.Fields {
+		p := f.Node.Path()
+		r.Fields = append(r.Fields, DriftFieldReport{Path: managedfields.PathString(p), Elements: managedfields.PathElements(p), Owners: f.Others, Shared: f.Shared})
+	}
+	return r
 }
 
 // EntryReport is one managedFields entry.
@@ -81,6 +144,7 @@ func NewReport(objs []owners.Object) Report {
 			APIVersion: o.Object.GetAPIVersion(), Kind: o.Object.GetKind(),
 			Namespace: o.Object.GetNamespace(), Name: o.Object.GetName(), Source: o.Source,
 			Entries: []EntryReport{}, Fields: []FieldReport{}, Hazards: o.Hazards,
+			Drift: newDriftReport(o.Drift),
 		}
 		if or.Hazards == nil {
 			or.Hazards = []managedfields.Hazard{}
@@ -98,16 +162,33 @@ func NewReport(objs []owners.Object) Report {
 	return r
 }
 
-// age is t relative to now, kubectl style ("5m", "3h"); empty for no time.
+// SkewNote is the suffix of a time ahead of now.
+const SkewNote = " (clock skew)"
+
+// age is t relative to now, kubectl style ("5m", "3h"), or "in 5m (clock
+// skew)" when t is ahead of now; empty for no time.
 func age(now, t time.Time) string {
 	if t.IsZero() {
 		return ""
 	}
 	d := now.Sub(t)
 	if d < 0 {
-		d = 0
+		// A writer's clock (or this machine's) is off: "0s" would hide it.
+		return "in " + duration.HumanDuration(-d) + SkewNote
 	}
 	return duration.HumanDuration(d)
+}
+
+// timeText shows t in format f: an age, the RFC 3339 time in UTC, or
+// nothing; empty for no time.
+func timeText(f TimeFormat, now, t time.Time) string {
+	switch {
+	case t.IsZero() || f == TimeNone:
+		return ""
+	case f == TimeFull:
+		return t.UTC().Format(time.RFC3339)
+	}
+	return age(now, t)
 }
 
 // describe names an object: "Deployment default/web".
@@ -116,15 +197,20 @@ func describe(o owners.Object) string {
 	if ns := o.Object.GetNamespace(); ns != "" {
 		name = ns + "/" + name
 	}
-	s := o.Object.GetKind() + " " + name
+	s := o.Object.GetKind()
+	if name != "" {
+		// An object without a name (a dump cut short) has none to show.
+		s += " " + name
+	}
 	if o.Source != "" {
 		s += " (" + o.Source + ")"
 	}
 	return s
 }
 
-// ownerLabel is "kubectl (Apply, 2m)" or "kube-controller-manager (Update/status, 1m)".
-func ownerLabel(ow managedfields.Owner, now time.Time) string {
+// ownerLabel is "kubectl (Apply, 2m)" or "kube-controller-manager
+// (Update/status, 1m)"; the time as opts.Time says.
+func ownerLabel(ow managedfields.Owner, opts Options) string {
 	name := ow.Manager
 	if name == "" {
 		name = `""`
@@ -133,19 +219,19 @@ func ownerLabel(ow managedfields.Owner, now time.Time) string {
 	if ow.Subresource != "" {
 		s += "/" + ow.Subresource
 	}
-	if a := age(now, ow.Time); a != "" {
+	if a := timeText(opts.Time, opts.Now, ow.Time); a != "" {
 		s += ", " + a
 	}
 	return s + ")"
 }
 
-func ownersLabel(owners []managedfields.Owner, now time.Time) string {
+func ownersLabel(owners []managedfields.Owner, opts Options) string {
 	s := ""
 	for i, ow := range owners {
 		if i > 0 {
 			s += ", "
 		}
-		s += ownerLabel(ow, now)
+		s += ownerLabel(ow, opts)
 	}
 	return s
 }
@@ -153,21 +239,21 @@ func ownersLabel(owners []managedfields.Owner, now time.Time) string {
 // labeler remembers owner labels: every field of an entry (or of the same
 // few entries) has the same one, and a large object has thousands of fields.
 type labeler struct {
-	now   time.Time
+	opts  Options
 	cache map[[4]int]string
 }
 
-func newLabeler(now time.Time) *labeler { return &labeler{now: now, cache: map[[4]int]string{}} }
+func newLabeler(opts Options) *labeler { return &labeler{opts: opts, cache: map[[4]int]string{}} }
 
 func (l *labeler) label(owners []managedfields.Owner) string {
 	key, ok := ownersKey(owners)
 	if !ok {
-		return ownersLabel(owners, l.now)
+		return ownersLabel(owners, l.opts)
 	}
 	if s, ok := l.cache[key]; ok {
 		return s
 	}
-	s := ownersLabel(owners, l.now)
+	s := ownersLabel(owners, l.opts)
 	l.cache[key] = s
 	return s
 }

@@ -77,6 +77,13 @@ func (or *ObjectReport) appendIndentedJSON(b []byte, depth int) ([]byte, error) 
 	if err != nil {
 		return nil, err
 	}
+	if or.Drift != nil {
+		b = append(b, ',')
+		b = output.AppendJSONKey(b, depth+1, "drift")
+		if b, err = output.AppendMarshalIndent(b, depth+1, or.Drift); err != nil {
+			return nil, err
+		}
+	}
 	b = output.AppendJSONIndent(b, depth)
 	return append(b, '}'), nil
 }

@@ -5,7 +5,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/kubectl-rv/kubectl-rv/pkg/managedfields"
 	"github.com/kubectl-rv/kubectl-rv/pkg/output"
@@ -31,12 +30,30 @@ func objectCells(objs []owners.Object, o owners.Object, opts Options) []output.C
 	return output.Cells(ns, o.Object.GetKind()+"/"+o.Object.GetName())
 }
 
-// Table writes one row per owned field: FIELD, MANAGERS, OPERATION,
-// SUBRESOURCE, APIVERSION, AGE (parallel lists when a field has several
-// owners), then the hazards.
+// MultiMarker marks, in the table view, the rows of a field owned by more
+// than one entry.
+const MultiMarker = "MULTI"
+
+// timeColumn is the table column of the entries' times, by format: AGE for
+// ages, TIME for full times, none for TimeNone.
+func timeColumn(f TimeFormat, name string) []output.Column {
+	switch f {
+	case TimeNone:
+		return nil
+	case TimeFull:
+		return output.Columns("TIME")
+	}
+	return output.Columns(name)
+}
+
+// Table writes one row per owner of each owned field: FIELD, MANAGER,
+// OPERATION, SUBRESOURCE, APIVERSION, AGE (or TIME, or none, by
+// Options.Time) and SHARED, which is MULTI on every row of a field owned by
+// more than one entry; then the hazards.
 func Table(p *output.Printer, objs []owners.Object, opts Options) error {
-	t := &output.TableData{Columns: append(objectColumns(objs, opts), output.Columns("FIELD", "MANAGERS", "OPERATION", "SUBRESOURCE", "APIVERSION", "AGE")...)}
-	t.Columns = append(t.Columns, output.Column{Name: "PRESENT", Wide: true})
+	t := &output.TableData{Columns: append(objectColumns(objs, opts), output.Columns("FIELD", "MANAGER", "OPERATION", "SUBRESOURCE", "APIVERSION")...)}
+	t.Columns = append(t.Columns, timeColumn(opts.Time, "AGE")...)
+	t.Columns = append(t.Columns, output.Column{Name: "SHARED"}, output.Column{Name: "PRESENT", Wide: true})
 	rows := 0
 	for _, o := range objs {
 		rows += o.Ownership.OwnedCount()
@@ -45,20 +62,25 @@ func Table(p *output.Printer, objs []owners.Object, opts Options) error {
 	for _, o := range objs {
 		lead := objectCells(objs, o, opts)
 		// Entry indexes name owners within one object only.
-		cols := ownerColumns{now: opts.Now, cache: map[[4]int][5]string{}}
-		o.Ownership.EachField(false, func(n *managedfields.Node, path string, _ []string) {
+		cols := ownerColumns{opts: opts, cache: map[int][]output.Cell{}}
+		eachDisplayField(o.Ownership, func(n *managedfields.Node, path string) {
 			field := output.Cell{Text: path}
+			shared := output.Cell{Text: "-"}
 			switch {
 			case !n.Present:
 				field.Style = output.Red
 			case len(n.Owners) > 1:
 				field.Style = output.Yellow
 			}
-			c := cols.of(n.Owners)
-			row := append(slices.Clip(lead), field,
-				output.Cell{Text: c[0]}, output.Cell{Text: c[1]}, output.Cell{Text: c[2]},
-				output.Cell{Text: c[3]}, output.Cell{Text: c[4]}, output.Cell{Text: strconv.FormatBool(n.Present)})
-			t.AddRow(row...)
+			if len(n.Owners) > 1 {
+				shared = output.Cell{Text: MultiMarker, Style: output.Yellow}
+			}
+			present := output.Cell{Text: strconv.FormatBool(n.Present)}
+			for _, ow := range n.Owners {
+				row := append(slices.Clip(lead), field)
+				row = append(row, cols.of(ow)...)
+				t.AddRow(append(row, shared, present)...)
+			}
 		})
 	}
 	if err := p.PrintTable(t); err != nil {
@@ -67,47 +89,48 @@ func Table(p *output.Printer, objs []owners.Object, opts Options) error {
 	return printHazards(p, objs, opts)
 }
 
-// ownerColumns writes the owner columns of the table (MANAGERS, OPERATION,
-// SUBRESOURCE, APIVERSION, AGE: parallel lists) for one object,
-// remembering them for the few owner lists a large object has.
+// ownerColumns writes the owner cells of a table row (MANAGER, OPERATION,
+// SUBRESOURCE, APIVERSION and the time) for one object, remembering them
+// per entry: a large object has thousands of fields and a few entries.
 type ownerColumns struct {
-	now   time.Time
-	cache map[[4]int][5]string
+	opts  Options
+	cache map[int][]output.Cell
 }
 
-func (c *ownerColumns) of(owners []managedfields.Owner) [5]string {
-	key, cacheable := ownersKey(owners)
-	if s, ok := c.cache[key]; ok && cacheable {
+func (c *ownerColumns) of(ow managedfields.Owner) []output.Cell {
+	if s, ok := c.cache[ow.Entry]; ok {
 		return s
 	}
-	var mgrs, ops, subs, vers, ages []string
-	for _, ow := range owners {
-		mgrs = append(mgrs, ow.Manager)
-		ops = append(ops, string(ow.Operation))
-		subs = append(subs, dash(ow.Subresource))
-		vers = append(vers, dash(ow.APIVersion))
-		ages = append(ages, dash(age(c.now, ow.Time)))
+	s := output.Cells(managerText(ow.Manager), string(ow.Operation), dash(ow.Subresource), dash(ow.APIVersion))
+	if c.opts.Time != TimeNone {
+		s = append(s, output.Cell{Text: dash(timeText(c.opts.Time, c.opts.Now, ow.Time))})
 	}
-	s := [5]string{strings.Join(mgrs, ","), strings.Join(ops, ","), strings.Join(subs, ","), strings.Join(vers, ","), strings.Join(ages, ",")}
-	if cacheable {
-		c.cache[key] = s
-	}
+	c.cache[ow.Entry] = s
 	return s
 }
 
 // Summary writes one row per managedFields entry: MANAGER, OPERATION,
 // APIVERSION, SUBRESOURCE, LAST WRITE, FIELDS, then the hazards.
 func Summary(p *output.Printer, objs []owners.Object, opts Options) error {
-	t := &output.TableData{Columns: append(objectColumns(objs, opts), output.Columns("MANAGER", "OPERATION", "APIVERSION", "SUBRESOURCE", "LAST WRITE", "FIELDS")...)}
-	t.Columns = append(t.Columns, output.Column{Name: "ENTRY", Wide: true}, output.Column{Name: "TIME", Wide: true})
+	t := &output.TableData{Columns: append(objectColumns(objs, opts), output.Columns("MANAGER", "OPERATION", "APIVERSION", "SUBRESOURCE")...)}
+	t.Columns = append(t.Columns, timeColumn(opts.Time, "LAST WRITE")...)
+	t.Columns = append(t.Columns, output.Column{Name: "FIELDS"}, output.Column{Name: "ENTRY", Wide: true})
+	// -o wide adds the full time next to the age (with --time full it is
+	// already there).
+	wideTime := opts.Time != TimeNone && opts.Time != TimeFull
+	if wideTime {
+		t.Columns = append(t.Columns, output.Column{Name: "TIME", Wide: true})
+	}
 	for _, o := range objs {
 		for _, e := range o.Entries {
-			ts := "-"
-			if !e.Time.IsZero() {
-				ts = e.Time.UTC().Format("2006-01-02T15:04:05Z")
+			row := append(objectCells(objs, o, opts), output.Cells(managerText(e.Manager), string(e.Operation), dash(e.APIVersion), dash(e.Subresource))...)
+			if opts.Time != TimeNone {
+				row = append(row, output.Cell{Text: dash(timeText(opts.Time, opts.Now, e.Time))})
 			}
-			row := append(objectCells(objs, o, opts), output.Cells(managerText(e.Manager), string(e.Operation), dash(e.APIVersion), dash(e.Subresource),
-				dash(age(opts.Now, e.Time)), strconv.Itoa(e.FieldCount()), strconv.Itoa(e.Index), ts)...)
+			row = append(row, output.Cells(strconv.Itoa(e.FieldCount()), strconv.Itoa(e.Index))...)
+			if wideTime {
+				row = append(row, output.Cell{Text: dash(timeText(TimeFull, opts.Now, e.Time))})
+			}
 			t.AddRow(row...)
 		}
 	}

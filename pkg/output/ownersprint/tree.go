@@ -39,7 +39,7 @@ func Tree(w io.Writer, objs []owners.Object, opts Options) error {
 			b.WriteByte('\n')
 		}
 		b.WriteString(output.Paint(opts.Color, output.Bold, output.Escape(describe(o))) + "\n")
-		t := &treeWriter{labels: newLabeler(opts.Now)}
+		t := &treeWriter{labels: newLabeler(opts)}
 		nodes := 0
 		o.Ownership.Root().Walk(func(*managedfields.Node) bool { nodes++; return true })
 		t.lines = make([]treeLine, 0, nodes) // at most a line a node
@@ -98,17 +98,17 @@ func writeTreeHazards(b *bufio.Writer, hs []managedfields.Hazard, opts Options) 
 // elementLabel shows a path element the way it is written in a path, minus
 // the leading dot of field names.
 func elementLabel(pe fieldpath.PathElement) string {
-	if pe.FieldName != nil {
+	if pe.FieldName != nil && !bracketName(*pe.FieldName) {
 		return *pe.FieldName
 	}
-	return string(managedfields.AppendElementString(nil, pe))
+	return string(appendDisplayElement(nil, pe))
 }
 
 func joinLabel(prefix string, pe fieldpath.PathElement) string {
 	if prefix == "" {
 		return elementLabel(pe)
 	}
-	return string(managedfields.AppendElementString([]byte(prefix), pe))
+	return string(appendDisplayElement([]byte(prefix), pe))
 }
 
 // treeWriter collects the lines of one object's tree.
