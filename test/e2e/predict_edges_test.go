@@ -87,13 +87,13 @@ func TestPredictEdgeCasesAgree(t *testing.T) {
 	cases := []edgeCase{
 		{
 			name: "service-port-on-tcp-and-udp", gvr: svc,
-			writes: []edgeWrite{{manager: "team", apply: true, obj: `{apiVersion: v1, kind: Service, metadata: {name: dns2}, spec: {selector: {app: dns}, ports: [{name: a-udp, port: 8080, protocol: UDP}]}}`}},
+			writes:  []edgeWrite{{manager: "team", apply: true, obj: `{apiVersion: v1, kind: Service, metadata: {name: dns2}, spec: {selector: {app: dns}, ports: [{name: a-udp, port: 8080, protocol: UDP}]}}`}},
 			desired: `{apiVersion: v1, kind: Service, metadata: {name: dns2}, spec: {selector: {app: dns}, ports: [{name: a-udp, port: 8080, protocol: UDP}, {name: b-udp, port: 53, protocol: UDP}, {name: a-tcp, port: 8080, protocol: TCP}]}}`,
 			want:    map[predict.Method]predict.Verdict{predict.StrategicMergePatch: predict.ServerError, predict.Update: predict.OK},
 		},
 		{
 			name: "container-port-on-tcp-and-udp", gvr: predictDeployGVR,
-			writes: []edgeWrite{{manager: "team", apply: true, obj: `{apiVersion: apps/v1, kind: Deployment, metadata: {name: dns}, spec: {selector: {matchLabels: {app: dns}}, template: {metadata: {labels: {app: dns}}, spec: {containers: [{name: dns, image: dns:1, ports: [{name: udp, containerPort: 53, protocol: UDP}]}]}}}}`}},
+			writes:  []edgeWrite{{manager: "team", apply: true, obj: `{apiVersion: apps/v1, kind: Deployment, metadata: {name: dns}, spec: {selector: {matchLabels: {app: dns}}, template: {metadata: {labels: {app: dns}}, spec: {containers: [{name: dns, image: dns:1, ports: [{name: udp, containerPort: 53, protocol: UDP}]}]}}}}`}},
 			desired: `{apiVersion: apps/v1, kind: Deployment, metadata: {name: dns}, spec: {selector: {matchLabels: {app: dns}}, template: {metadata: {labels: {app: dns}}, spec: {containers: [{name: dns, image: dns:1, ports: [{name: udp, containerPort: 53, protocol: UDP}, {name: tcp, containerPort: 53, protocol: TCP}]}]}}}}`,
 		},
 		{
