@@ -37,12 +37,15 @@ type block struct {
 // (the hand-on order) and to jobs (the workers). Each block has its own
 // buffer, which is never written again once it is a block's data: the
 // events' strings point into it.
-func readBlocks(ctx context.Context, r io.Reader, ordered, jobs chan<- *block) {
+//
+// size is read from blockBytes by the caller: this goroutine may outlive
+// Decode, and must not read package state a test restores afterwards.
+func readBlocks(ctx context.Context, r io.Reader, size int, ordered, jobs chan<- *block) {
 	defer close(ordered)
 	defer close(jobs)
 	var carry []byte
 	for {
-		buf := make([]byte, max(blockBytes, MaxLineBytes+2))
+		buf := make([]byte, size)
 		n := copy(buf, carry)
 		m, err := fill(r, buf[n:])
 		n += m

@@ -102,7 +102,7 @@ func (d *decoder) run(ctx context.Context, r io.Reader, fn func(*Event) error) e
 	defer wg.Wait()
 	defer cancel()
 	ordered, jobs := make(chan *block, workers), make(chan *block, workers)
-	go readBlocks(ctx, r, ordered, jobs)
+	go readBlocks(ctx, r, max(blockBytes, MaxLineBytes+2), ordered, jobs)
 	for range workers {
 		wg.Go(func() {
 			for {
