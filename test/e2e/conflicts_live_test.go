@@ -9,7 +9,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -98,23 +97,8 @@ func TestConflictsLive(t *testing.T) {
 		_ = cmd.Wait()
 		t.Fatalf("conflicts --live ended before its first read of /metrics:\n%s%s", stdout.String(), stderr.String())
 	}
-	const writers, rounds = 4, 6
-	logs := make([]writerLog, writers)
-	for round := 0; round < rounds; round++ {
-		var wg sync.WaitGroup
-		gate := make(chan struct{})
-		for i := 0; i < writers; i++ {
-			cs := cluster.Clientset(t, fmt.Sprintf("rv-e2e-live-%d", i))
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				<-gate
-				rmwRound(ctx, cs, ns, fmt.Sprintf("live-%d", i), round, &logs[i])
-			}()
-		}
-		close(gate)
-		wg.Wait()
-	}
+	const nWriters, nRounds = 4, 6
+	logs := raceRMW(t, ns, "rv-e2e-live", "live", nWriters, nRounds, 0)
 	writersDone := time.Now()
 	<-drained
 	if err := cmd.Wait(); err != nil {
@@ -144,8 +128,8 @@ func TestConflictsLive(t *testing.T) {
 	if got < float64(seen) {
 		t.Errorf("--live counted %g 409s for configmaps PUT, fewer than the %d the writers saw: %+v", got, seen, rep.Rows)
 	}
-	if rep.Restarted || rep.Requests < float64(writers*rounds) {
-		t.Errorf("restarted %v, %g requests counted: want no restart and at least the writers' %d updates", rep.Restarted, rep.Requests, writers*rounds)
+	if rep.Restarted || rep.Requests < float64(nWriters*nRounds) {
+		t.Errorf("restarted %v, %g requests counted: want no restart and at least the writers' %d updates", rep.Restarted, rep.Requests, nWriters*nRounds)
 	}
 }
 

@@ -5,12 +5,10 @@ package e2e
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -31,24 +29,7 @@ func TestConflictsScenario(t *testing.T) {
 		t.Fatal(err)
 	}
 	segment := auditSegment(t)
-	const writers, rounds = 4, 8
-	logs := make([]writerLog, writers)
-	for round := 0; round < rounds; round++ {
-		var wg sync.WaitGroup
-		gate := make(chan struct{})
-		for i := 0; i < writers; i++ {
-			cs := cluster.Clientset(t, fmt.Sprintf("rv-e2e-scenario-%d", i))
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				<-gate
-				rmwRound(ctx, cs, ns, fmt.Sprintf("rmw-%d", i), round, &logs[i])
-			}()
-		}
-		close(gate)
-		wg.Wait()
-		time.Sleep(400 * time.Millisecond)
-	}
+	logs := raceRMW(t, ns, "rv-e2e-scenario", "rmw", 4, 8, 400*time.Millisecond)
 	seen := 0
 	for _, l := range logs {
 		seen += l.Conflicts

@@ -168,24 +168,8 @@ func TestConflictsRetryOnConflict(t *testing.T) {
 		t.Fatal(err)
 	}
 	segment := auditSegment(t)
-	const writers, rounds = 4, 8
-	logs := make([]writerLog, writers)
-	for round := 0; round < rounds; round++ {
-		var wg sync.WaitGroup
-		startGate := make(chan struct{})
-		for i := 0; i < writers; i++ {
-			cs := cluster.Clientset(t, fmt.Sprintf("rv-e2e-rmw-%d", i))
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				<-startGate
-				rmwRound(ctx, cs, ns, fmt.Sprintf("rmw-%d", i), round, &logs[i])
-			}()
-		}
-		close(startGate)
-		wg.Wait()
-		time.Sleep(400 * time.Millisecond) // longer than --retry-window
-	}
+	// Rounds 400 ms apart: longer than --retry-window.
+	logs := raceRMW(t, ns, "rv-e2e-rmw", "rmw", 4, 8, 400*time.Millisecond)
 	rep := runConflicts(t, "--audit-log", segment(), "--retry-window", "250ms")
 	total := 0
 	for i, l := range logs {
@@ -196,6 +180,33 @@ func TestConflictsRetryOnConflict(t *testing.T) {
 	if total == 0 {
 		t.Errorf("four writers at once made no 409: the test made no contention")
 	}
+}
+
+// raceRMW runs rounds of writers read-modify-write updates of ConfigMap
+// "hot" in ns, all writers released at once each round, pause between
+// rounds. Writer i is user userPrefix-i with field manager managerPrefix-i;
+// it returns each writer's own log of what it saw.
+func raceRMW(t *testing.T, ns, userPrefix, managerPrefix string, writers, rounds int, pause time.Duration) []writerLog {
+	t.Helper()
+	ctx := context.Background()
+	logs := make([]writerLog, writers)
+	for round := 0; round < rounds; round++ {
+		var wg sync.WaitGroup
+		gate := make(chan struct{})
+		for i := 0; i < writers; i++ {
+			cs := cluster.Clientset(t, fmt.Sprintf("%s-%d", userPrefix, i))
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				<-gate
+				rmwRound(ctx, cs, ns, fmt.Sprintf("%s-%d", managerPrefix, i), round, &logs[i])
+			}()
+		}
+		close(gate)
+		wg.Wait()
+		time.Sleep(pause)
+	}
+	return logs
 }
 
 // rmwRound is one RetryOnConflict read-modify-write, counted.
