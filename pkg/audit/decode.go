@@ -156,8 +156,5 @@ func (d *decoder) handOn(b *block, fn func(*Event) error) error {
 }
 
 func (d *decoder) errorf(line int, format string, args ...any) error {
-	if d.src.from > 0 {
-		line += linesBefore(d.src.path, d.src.from)
-	}
 	return fmt.Errorf("%w: %s:%d: %s", ErrBadInput, d.name, line, fmt.Sprintf(format, args...))
 }

@@ -14,9 +14,8 @@ type Source struct {
 	// Name is the path, or "-" for stdin; errors name it.
 	Name string
 	open func() (io.ReadCloser, error)
-	// path is set for files, from for a part of one (Split).
+	// path is set for files.
 	path string
-	from int64
 }
 
 // Open expands one --audit-log value into sources: "-" is stdin, a

@@ -2,8 +2,10 @@ package cmd
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
 	"os"
 	"slices"
 	"strings"
@@ -12,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"k8s.io/client-go/discovery"
 
@@ -205,11 +208,31 @@ func (o *ConflictsOptions) metricsGetter() error {
 	rc := dc.RESTClient()
 	o.server = cfg.Host
 	o.scrape = func(ctx context.Context) ([]byte, error) {
-		// JSON second, for the API server's own errors (a 403 names the
-		// user); the metrics handler offers no JSON, so it answers text.
-		return rc.Get().AbsPath("/metrics").SetHeader("Accept", "text/plain;version=0.0.4, application/json;q=0.5").DoRaw(ctx)
+		b, err := rc.Get().AbsPath("/metrics").SetHeader("Accept", "text/plain;version=0.0.4, application/json;q=0.5").DoRaw(ctx)
+		if apierrors.IsForbidden(err) {
+			// client-go leaves a refusal it cannot decode as "unknown";
+			// the body, a Status or text, names the user.
+			return nil, forbiddenBody(err, b)
+		}
+		return b, err
 	}
 	return nil
+}
+
+// forbiddenBody returns err with the message the API server's 403 body
+// carries (a Status in JSON, or text), when client-go gave none.
+func forbiddenBody(err error, body []byte) error {
+	var st metav1.Status
+	msg := strings.TrimSpace(string(body))
+	if json.Unmarshal(body, &st) == nil && st.Message != "" {
+		msg = st.Message
+	}
+	if msg == "" {
+		return err
+	}
+	return &apierrors.StatusError{ErrStatus: metav1.Status{
+		Status: metav1.StatusFailure, Code: http.StatusForbidden, Reason: metav1.StatusReasonForbidden, Message: msg,
+	}}
 }
 
 // auditFlags are the flags that only an audit log analysis reads.
