@@ -100,15 +100,7 @@ func NewCmdDoctor(f *Factory, streams genericiooptions.IOStreams) *cobra.Command
 		Long:              fmt.Sprintf(doctorLong, explain.String()),
 		Example:           doctorExample,
 		ValidArgsFunction: ResourceTypeCompletion(f),
-		RunE: func(c *cobra.Command, args []string) error {
-			if err := o.Complete(f, args); err != nil {
-				return err
-			}
-			if err := o.Validate(); err != nil {
-				return err
-			}
-			return o.Run(c.Context())
-		},
+		RunE:              runE(f, o),
 	}
 	fs := cmd.Flags()
 	o.Output.AddFlags(fs)

@@ -102,15 +102,7 @@ requests and in the messages of every format unless --show-secrets is given.`,
   # Both server-side applies (with and without force); report without failing
   kubectl rv predict -f deploy.yaml --method all-apply --field-manager ci --fail-on none`,
 		ValidArgsFunction: ObjectRefCompletion(f),
-		RunE: func(c *cobra.Command, args []string) error {
-			if err := o.Complete(f, args); err != nil {
-				return err
-			}
-			if err := o.Validate(); err != nil {
-				return err
-			}
-			return o.Run(c.Context())
-		},
+		RunE:              runE(f, o),
 	}
 	fl := cmd.Flags()
 	fl.StringSliceVarP(&o.Filenames, "filename", "f", nil, "Desired objects: files, directories or - (stdin); multi-document YAML, JSON and Lists.")

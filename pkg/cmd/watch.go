@@ -116,15 +116,7 @@ func NewCmdWatch(f *Factory, streams genericiooptions.IOStreams) *cobra.Command 
 		Long:              watchLong,
 		Example:           watchExample,
 		ValidArgsFunction: ResourceTypeOrNameCompletion(f),
-		RunE: func(c *cobra.Command, args []string) error {
-			if err := o.Complete(f, args); err != nil {
-				return err
-			}
-			if err := o.Validate(); err != nil {
-				return err
-			}
-			return o.Run(c.Context())
-		},
+		RunE:              runE(f, o),
 	}
 	fs := cmd.Flags()
 	fs.StringVarP(&o.LabelSelector, "selector", "l", "", "Label selector (label query) to filter on, supports '=', '==', '!=', 'in', 'notin'.")

@@ -1,0 +1,28 @@
+package cmd
+
+import (
+	"context"
+
+	"github.com/spf13/cobra"
+)
+
+// runner is a command's options as kubectl's commands have them.
+type runner interface {
+	Complete(f *Factory, args []string) error
+	Validate() error
+	Run(ctx context.Context) error
+}
+
+// runE runs o as kubectl runs a command: complete from the flags and
+// arguments, validate without I/O, then run.
+func runE(f *Factory, o runner) func(*cobra.Command, []string) error {
+	return func(c *cobra.Command, args []string) error {
+		if err := o.Complete(f, args); err != nil {
+			return err
+		}
+		if err := o.Validate(); err != nil {
+			return err
+		}
+		return o.Run(c.Context())
+	}
+}
