@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"strings"
 	"sync"
 	"time"
 
@@ -151,13 +150,8 @@ func (o *ChurnOptions) Validate() error {
 	if err := o.Output.Validate(); err != nil {
 		return err
 	}
-	for _, a := range typeListArgs(o.args) {
-		switch {
-		case strings.TrimSpace(a) == "":
-			return exitcode.Usagef("empty resource type in %q: give TYPE[,TYPE...]", strings.Join(o.args, " "))
-		case strings.Contains(a, "/"):
-			return exitcode.Usagef("%q: churn watches resource types, not objects: give TYPE[,TYPE...]", a)
-		}
+	if err := checkTypeList(o.args, "churn watches"); err != nil {
+		return err
 	}
 	switch {
 	case o.For < 0:

@@ -148,13 +148,8 @@ func (o *DoctorOptions) Validate() error {
 	if err := o.Output.Validate(); err != nil {
 		return err
 	}
-	for _, a := range typeListArgs(o.args) {
-		switch {
-		case strings.TrimSpace(a) == "":
-			return exitcode.Usagef("empty resource type in %q: give TYPE[,TYPE...]", strings.Join(o.args, " "))
-		case strings.Contains(a, "/"):
-			return exitcode.Usagef("%q: doctor checks resource types, not objects: give TYPE[,TYPE...]", a)
-		}
+	if err := checkTypeList(o.args, "doctor checks"); err != nil {
+		return err
 	}
 	for _, id := range o.Checks {
 		if _, ok := doctor.Info(id); !ok {

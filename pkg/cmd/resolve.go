@@ -240,6 +240,21 @@ func typeListArgs(args []string) []string {
 	return out
 }
 
+// checkTypeList refuses an empty type or a TYPE/NAME among the
+// TYPE[,TYPE...] arguments of a command that works on whole types; what
+// says what it does with them ("churn watches").
+func checkTypeList(args []string, what string) error {
+	for _, a := range typeListArgs(args) {
+		switch {
+		case strings.TrimSpace(a) == "":
+			return exitcode.Usagef("empty resource type in %q: give TYPE[,TYPE...]", strings.Join(args, " "))
+		case strings.Contains(a, "/"):
+			return exitcode.Usagef("%q: %s resource types, not objects: give TYPE[,TYPE...]", a, what)
+		}
+	}
+	return nil
+}
+
 // resolveAPITypes returns the types a command that works across types
 // (doctor, churn) covers: the TYPE arguments, resolved by resolveType, or
 // with none every listable and watchable type discovery finds
