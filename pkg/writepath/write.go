@@ -66,7 +66,7 @@ func (w *Writer) Create(t *Type, obj *unstructured.Unstructured, opts Options) (
 	if err := checkMeta(t, obj); err != nil {
 		return nil, err
 	}
-	obj, err := decodeAsServer(t, obj)
+	obj, err := omitEmptyMeta(t, obj)
 	if err != nil {
 		return nil, err
 	}
@@ -112,7 +112,7 @@ func (w *Writer) Update(t *Type, cur *Stored, obj *unstructured.Unstructured, op
 
 // update is the part of every non-apply write after its preconditions.
 func (w *Writer) update(t *Type, cur *Stored, obj *unstructured.Unstructured, opts Options) (*unstructured.Unstructured, error) {
-	obj, err := decodeAsServer(t, obj)
+	obj, err := omitEmptyMeta(t, obj)
 	if err != nil {
 		return nil, err
 	}
@@ -140,13 +140,13 @@ func (w *Writer) update(t *Type, cur *Stored, obj *unstructured.Unstructured, op
 	return obj, nil
 }
 
-// decodeAsServer drops from obj what the API server drops when it decodes
+// omitEmptyMeta drops from obj what the API server drops when it decodes
 // a request body of a built-in kind into its Go type: ObjectMeta's empty
 // labels, annotations, finalizers and ownerReferences (omitempty). They
 // are gone from the stored object and from what the field manager
 // compares, so an empty map in a request takes no field from its owner.
 // Custom resources are kept as they are.
-func decodeAsServer(t *Type, obj *unstructured.Unstructured) (*unstructured.Unstructured, error) {
+func omitEmptyMeta(t *Type, obj *unstructured.Unstructured) (*unstructured.Unstructured, error) {
 	if t.New == nil {
 		return obj, nil
 	}
