@@ -66,10 +66,7 @@ func (w *Writer) Create(t *Type, obj *unstructured.Unstructured, opts Options) (
 	if err := checkMeta(t, obj); err != nil {
 		return nil, err
 	}
-	obj, err := omitEmptyMeta(t, obj)
-	if err != nil {
-		return nil, err
-	}
+	obj = omitEmptyMeta(t, obj)
 	w.prepareCreate(t, obj)
 	if t.Default != nil {
 		t.Default(obj)
@@ -112,10 +109,7 @@ func (w *Writer) Update(t *Type, cur *Stored, obj *unstructured.Unstructured, op
 
 // update is the part of every non-apply write after its preconditions.
 func (w *Writer) update(t *Type, cur *Stored, obj *unstructured.Unstructured, opts Options) (*unstructured.Unstructured, error) {
-	obj, err := omitEmptyMeta(t, obj)
-	if err != nil {
-		return nil, err
-	}
+	obj = omitEmptyMeta(t, obj)
 	if obj.GetNamespace() == "" {
 		// The request's namespace, as rest.BeforeUpdate fills it in.
 		if ns := cur.Object.GetNamespace(); ns != "" {
@@ -146,13 +140,13 @@ func (w *Writer) update(t *Type, cur *Stored, obj *unstructured.Unstructured, op
 // are gone from the stored object and from what the field manager
 // compares, so an empty map in a request takes no field from its owner.
 // Custom resources are kept as they are.
-func omitEmptyMeta(t *Type, obj *unstructured.Unstructured) (*unstructured.Unstructured, error) {
+func omitEmptyMeta(t *Type, obj *unstructured.Unstructured) *unstructured.Unstructured {
 	if t.New == nil {
-		return obj, nil
+		return obj
 	}
 	md, ok := obj.Object["metadata"].(map[string]any)
 	if !ok {
-		return obj, nil
+		return obj
 	}
 	var drop []string
 	for _, k := range []string{"labels", "annotations", "finalizers", "ownerReferences"} {
@@ -168,7 +162,7 @@ func omitEmptyMeta(t *Type, obj *unstructured.Unstructured) (*unstructured.Unstr
 		}
 	}
 	if len(drop) == 0 {
-		return obj, nil
+		return obj
 	}
 	// Copies of the top level and metadata: the caller's object stays.
 	top := make(map[string]any, len(obj.Object))
@@ -183,7 +177,7 @@ func omitEmptyMeta(t *Type, obj *unstructured.Unstructured) (*unstructured.Unstr
 		delete(meta, k)
 	}
 	top["metadata"] = meta
-	return &unstructured.Unstructured{Object: top}, nil
+	return &unstructured.Unstructured{Object: top}
 }
 
 func checkSubresource(t *Type, sub string) error {
