@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -33,6 +34,10 @@ type store struct {
 	noInitialEnd   bool
 	expiredWatchOK bool // answer a watch from a compacted version with nothing
 	slowConsistent time.Duration
+	// servedLists is how many lists are answered before the resource is
+	// removed (every request then answers 404); 0 keeps it served.
+	servedLists int
+	lists       int
 }
 
 func newStore(n int) *store {
@@ -50,6 +55,10 @@ func (s *store) Namespace(string) metadata.ResourceInterface { return s }
 var gr = schema.GroupResource{Resource: "widgets"}
 
 func (s *store) List(ctx context.Context, o metav1.ListOptions) (*metav1.PartialObjectMetadataList, error) {
+	if s.removed() {
+		return nil, apierrors.NewNotFound(gr, "")
+	}
+	s.lists++
 	at := s.rv
 	if o.ResourceVersion != "" && o.ResourceVersion != "0" {
 		asked, _ := strconv.ParseUint(o.ResourceVersion, 10, 64)
@@ -83,7 +92,12 @@ func (s *store) List(ctx context.Context, o metav1.ListOptions) (*metav1.Partial
 	return out, nil
 }
 
+func (s *store) removed() bool { return s.servedLists > 0 && s.lists >= s.servedLists }
+
 func (s *store) Watch(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
+	if s.removed() {
+		return nil, apierrors.NewNotFound(gr, "")
+	}
 	ch := make(chan watch.Event, len(s.items)+2)
 	asked, _ := strconv.ParseUint(o.ResourceVersion, 10, 64)
 	switch {
@@ -174,6 +188,33 @@ func TestEachFaultFailsExactlyItsCheck(t *testing.T) {
 				t.Errorf("verdicts (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// TestRemovedDuringTheRunIsNotAFailure: a resource that starts answering 404
+// after its first lists (a custom resource definition deleted meanwhile) is
+// reported as gone, not as failed checks; a failure of a resource still
+// served stays a failure.
+func TestRemovedDuringTheRunIsNotAFailure(t *testing.T) {
+	for _, served := range []int{1, 3} {
+		s := newStore(7)
+		s.servedLists = served
+		rep, err := Run(context.Background(), Clients{Metadata: client{s}}, []apitypes.Type{{Resource: gr.WithVersion("v1"), Kind: "Widget", Namespaced: true}}, NewConfig())
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := rep.Resources[0]
+		if !r.Gone || len(r.Checks) != 0 || !strings.Contains(r.Warning, "removed during the run") {
+			t.Errorf("served %d lists: resource = %+v, want gone with a warning and no checks", served, r)
+		}
+		if want := (Summary{Resources: 1, Gone: 1}); rep.Summary != want {
+			t.Errorf("served %d lists: summary = %+v, want %+v", served, rep.Summary, want)
+		}
+	}
+	s := newStore(7)
+	s.ignoreMatch = true
+	if got := statuses(t, s)[ListExact]; got != Fail {
+		t.Errorf("a served resource that breaks a rule: %s = %s, want fail", ListExact, got)
 	}
 }
 

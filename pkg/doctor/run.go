@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"golang.org/x/sync/errgroup"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/metadata"
@@ -58,7 +59,10 @@ func (r *Report) WriteProbe(ctx context.Context, c Clients, namespace string, cf
 func (r *Report) summarize() {
 	s := Summary{Resources: len(r.Resources)}
 	for _, res := range r.Resources {
-		if res.Warning != "" {
+		switch {
+		case res.Gone:
+			s.Gone++
+		case res.Warning != "":
 			s.Forbidden++
 		}
 		s.Pass += res.Count(Pass)
@@ -101,7 +105,23 @@ func probeResource(ctx context.Context, c metadata.Interface, t apitypes.Type, c
 			res.Checks = append(res.Checks, ch)
 		}
 	}
+	if res.Count(Fail) > 0 {
+		p.unlessGone(ctx, &res)
+	}
 	return res
+}
+
+// unlessGone asks once more for a resource that failed a check: when a list
+// now answers 404 the resource was removed during the run (a custom resource
+// definition deleted meanwhile ends its watches and answers 404 to the
+// rest), and its verdicts are dropped for a warning that says so.
+func (p *prober) unlessGone(ctx context.Context, res *Resource) {
+	l := list(ctx, p.ri, metav1.ListOptions{Limit: 1})
+	if !apierrors.IsNotFound(l.err) {
+		return
+	}
+	res.Checks, res.Gone = nil, true
+	res.Warning = fmt.Sprintf("not probed: removed during the run (a list now answers 404: %v)", l.err)
 }
 
 func resourceClient(c metadata.Interface, t apitypes.Type, namespace string) metadata.ResourceInterface {

@@ -43,9 +43,13 @@ type Resource struct {
 	Kind       string  `json:"kind"`
 	Namespaced bool    `json:"namespaced"`
 	Checks     []Check `json:"checks"`
-	// Warning is set when the resource could not be probed (a 403): its
-	// checks are then skipped.
+	// Warning is set when the resource could not be probed (a 403), or was
+	// removed while it was probed (Gone): its checks are then left out.
 	Warning string `json:"warning,omitempty"`
+	// Gone is set when the resource stopped being served during the run (a
+	// custom resource definition deleted meanwhile): a list answers 404, so
+	// whatever failed said nothing about the contract.
+	Gone bool `json:"gone,omitempty"`
 }
 
 // Name names the resource the way kubectl does: deployments.apps.
@@ -72,10 +76,12 @@ type Summary struct {
 	Resources int `json:"resources"`
 	// Forbidden counts the resources the user may not list or watch.
 	Forbidden int `json:"forbidden"`
-	Pass      int `json:"pass"`
-	Fail      int `json:"fail"`
-	Warn      int `json:"warn"`
-	Skip      int `json:"skip"`
+	// Gone counts the resources removed while they were probed.
+	Gone int `json:"gone"`
+	Pass int `json:"pass"`
+	Fail int `json:"fail"`
+	Warn int `json:"warn"`
+	Skip int `json:"skip"`
 }
 
 // Report is the result of Run.

@@ -71,8 +71,12 @@ func Print(p *output.Printer, rep *doctor.Report, opts Options) error {
 		}
 	}
 	s := rep.Summary
-	_, err := fmt.Fprintf(p.Out, "\n%s: %d checks passed, %d failed, %d warned, %d skipped\n",
-		plural(s.Resources, "resource"), s.Pass, s.Fail, s.Warn, s.Skip)
+	gone := ""
+	if s.Gone > 0 {
+		gone = fmt.Sprintf(" (%d removed during the run)", s.Gone)
+	}
+	_, err := fmt.Fprintf(p.Out, "\n%s%s: %d checks passed, %d failed, %d warned, %d skipped\n",
+		plural(s.Resources, "resource"), gone, s.Pass, s.Fail, s.Warn, s.Skip)
 	return err
 }
 
