@@ -10,9 +10,11 @@ import (
 	"testing"
 	"time"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
 )
 
 // lagDoc is the part of kubectl rv lag -o json the tests read.
@@ -233,11 +235,49 @@ func lagCRD(t *testing.T, kind string, statusSchema map[string]any, statusSubres
 	if _, err := dyn.Resource(crdGVR).Create(context.Background(), crd, metav1.CreateOptions{}); err != nil {
 		t.Fatalf("creating CRD: %v", err)
 	}
-	t.Cleanup(func() {
-		_ = dyn.Resource(crdGVR).Delete(context.Background(), plural+"."+group, metav1.DeleteOptions{})
-	})
+	t.Cleanup(func() { deleteCRD(t, plural+"."+group) })
 	cluster.MustKubectl(t, "wait", "--for=condition=Established", "--timeout=60s", "crd/"+plural+"."+group)
 	return schema.GroupVersionResource{Group: group, Version: "v1", Resource: plural}
+}
+
+// deleteCRD deletes a CRD and waits until it is gone: the API server serves
+// a CRD being deleted until its custom resources are, and a later test that
+// discovered it meanwhile would see it vanish under its feet. Finalizers a
+// test left on custom resources are removed first, or the CRD (and the
+// namespace) would stay terminating for good.
+func deleteCRD(t *testing.T, name string) {
+	t.Helper()
+	ctx := context.Background()
+	dyn := cluster.Dynamic(t, "e2e-setup")
+	crdGVR := schema.GroupVersionResource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions"}
+	crd, err := dyn.Resource(crdGVR).Get(ctx, name, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		return
+	}
+	if err != nil {
+		t.Fatalf("reading CRD %s: %v", name, err)
+	}
+	group, _, _ := unstructured.NestedString(crd.Object, "spec", "group")
+	plural, _, _ := unstructured.NestedString(crd.Object, "spec", "names", "plural")
+	versions, _, _ := unstructured.NestedSlice(crd.Object, "spec", "versions")
+	if len(versions) > 0 {
+		v, _ := versions[0].(map[string]any)["name"].(string)
+		gvr := schema.GroupVersionResource{Group: group, Version: v, Resource: plural}
+		crs, err := dyn.Resource(gvr).List(ctx, metav1.ListOptions{})
+		if err != nil {
+			t.Fatalf("listing %s: %v", name, err)
+		}
+		for _, cr := range crs.Items {
+			if len(cr.GetFinalizers()) == 0 {
+				continue
+			}
+			patch := []byte(`{"metadata":{"finalizers":null}}`)
+			if _, err := dyn.Resource(gvr).Namespace(cr.GetNamespace()).Patch(ctx, cr.GetName(), types.MergePatchType, patch, metav1.PatchOptions{}); err != nil && !apierrors.IsNotFound(err) {
+				t.Fatalf("removing the finalizers of %s %s/%s: %v", name, cr.GetNamespace(), cr.GetName(), err)
+			}
+		}
+	}
+	cluster.MustKubectl(t, "delete", "crd", name, "--ignore-not-found", "--wait=true", "--timeout=60s")
 }
 
 func TestLagCustomResourcesConditionsAndNeverObserved(t *testing.T) {

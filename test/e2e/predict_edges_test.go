@@ -77,7 +77,7 @@ func TestPredictEdgeCasesAgree(t *testing.T) {
 	// and the offline prediction.
 	cluster.PauseControllers(t)
 	cluster.KubectlStdin(t, edgeCRD, "apply", "-f", "-")
-	t.Cleanup(func() { cluster.Kubectl(t, "delete", "crd", "sprockets.edges.example.com", "--wait=false") })
+	t.Cleanup(func() { deleteCRD(t, "sprockets.edges.example.com") })
 	cluster.MustKubectl(t, "wait", "--for=condition=Established", "crd/sprockets.edges.example.com", "--timeout=60s")
 	tc, err := managedfields.ParseSchema([]byte(edgeCRD))
 	if err != nil {

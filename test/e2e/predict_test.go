@@ -230,7 +230,7 @@ spec:
               color: {type: string}
 `
 	cluster.KubectlStdin(t, crd, "apply", "-f", "-")
-	t.Cleanup(func() { cluster.Kubectl(t, "delete", "crd", "gizmos.predict.example.com", "--wait=false") })
+	t.Cleanup(func() { deleteCRD(t, "gizmos.predict.example.com") })
 	cluster.MustKubectl(t, "wait", "--for=condition=Established", "crd/gizmos.predict.example.com", "--timeout=60s")
 	obj := "apiVersion: predict.example.com/v1\nkind: Gizmo\nmetadata: {name: g, namespace: " + ns + "}\nspec: {size: 1, color: red}\n"
 	cluster.KubectlStdin(t, obj, "create", "-f", "-")

@@ -741,7 +741,7 @@ func TestWatchCRDAndClusterScopedTypes(t *testing.T) {
 	if _, err := dyn.Resource(crdGVR).Create(ctx, crd, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = dyn.Resource(crdGVR).Delete(context.Background(), crd.GetName(), metav1.DeleteOptions{}) })
+	t.Cleanup(func() { deleteCRD(t, crd.GetName()) })
 	widgets := schema.GroupVersionResource{Group: group, Version: "v1", Resource: "widgets"}
 	label := "e2e-watch-" + ns
 	w := &unstructured.Unstructured{Object: map[string]any{"apiVersion": group + "/v1", "kind": "Widget",
