@@ -7,6 +7,11 @@
 #   hack/bench-peers.sh                       # N=20 samples of B=5 runs per command
 #   RV_BASE_BIN=/tmp/kubectl-rv-main hack/bench-peers.sh   # also the binary before a change
 #   N=10 B=3 hack/bench-peers.sh
+#   RV_BIN=/tmp/kubectl-rv PEERS_CACHE=/tmp/peers hack/bench-peers.sh   # given binaries
+#
+# RV_BIN is the kubectl-rv binary to measure (default: built from this
+# tree); PEERS_CACHE a folder whose bin/ holds kubectl-blame and
+# kubectl-fieldlord already built (FORCE_PEERS=1 rebuilds them).
 #
 # The peers are built from source with the Go toolchain and cached, git-
 # ignored, in _output/peers/bin (PEERS_CACHE): first with go install from

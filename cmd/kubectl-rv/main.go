@@ -9,6 +9,7 @@ import (
 
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
+	_ "github.com/kubectl-rv/kubectl-rv/cmd/kubectl-rv/internal/startgc" // first: see its doc
 	"github.com/kubectl-rv/kubectl-rv/pkg/cmd"
 )
 

@@ -23,7 +23,9 @@
 // (.spec.template.spec.containers[name=nginx].image) into the one field-path
 // type, fieldpath.Path, used by owners, predict and the simulator's
 // scenarios; GetPath and SetPath read and write an unstructured object along
-// one, and ShortPathString writes one back. Hazards finds the
+// one, and ShortPathString (scenarios' short form) and AppendDisplayPath
+// (the owners views' form, .metadata.labels["app.kubernetes.io/name"])
+// write one back, both of which ParsePath reads. Hazards finds the
 // ownership hazards (Apply and Update managers sharing a field, the
 // client-side-apply migration trap, ancient-changes, generic manager names,
 // fields the object lost) and Filter narrows a tree to a manager, a subtree

@@ -318,7 +318,7 @@ func ShortPathString(p fieldpath.Path) string {
 		switch {
 		case pe.FieldName != nil:
 			n := *pe.FieldName
-			if strings.TrimSpace(n) == "" || strings.ContainsAny(n, ".[]\\") {
+			if BracketedName(n) {
 				b.WriteString("[" + strconv.Quote(n) + "]")
 				continue
 			}
@@ -342,6 +342,37 @@ func ShortPathString(p fieldpath.Path) string {
 		}
 	}
 	return b.String()
+}
+
+// BracketedName reports whether a field name is written ["name"] in the
+// paths ShortPathString and AppendDisplayElement write: when it holds a
+// dot, a bracket or a backslash (.metadata.annotations.a.b/c would read as
+// three fields), or is blank.
+func BracketedName(name string) bool {
+	return strings.TrimSpace(name) == "" || strings.ContainsAny(name, ".[]\\")
+}
+
+// AppendDisplayElement appends pe as the owners views show it: as the API
+// server writes paths in conflict messages (AppendElementString: .image,
+// [name="nginx"]), except that a field name BracketedName picks is written
+// ["deployment.kubernetes.io/revision"], so that the path is unambiguous
+// and ParsePath reads it back as the same field.
+func AppendDisplayElement(b []byte, pe fieldpath.PathElement) []byte {
+	if pe.FieldName != nil && BracketedName(*pe.FieldName) {
+		b = append(b, '[')
+		b = strconv.AppendQuote(b, *pe.FieldName)
+		return append(b, ']')
+	}
+	return AppendElementString(b, pe)
+}
+
+// AppendDisplayPath appends p, element by element, as AppendDisplayElement
+// writes it.
+func AppendDisplayPath(b []byte, p fieldpath.Path) []byte {
+	for _, pe := range p {
+		b = AppendDisplayElement(b, pe)
+	}
+	return b
 }
 
 // shortValue prints a key or set value the way scalar reads it back.

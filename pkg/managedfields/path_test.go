@@ -147,3 +147,28 @@ func FuzzParsePath(f *testing.F) {
 		}
 	})
 }
+
+func TestAppendDisplayPath(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		path fieldpath.Path
+		want string
+	}{
+		{"plain fields", fieldpath.MakePathOrDie("spec", "replicas"), ".spec.replicas"},
+		{"dotted name", fieldpath.MakePathOrDie("metadata", "annotations", "deployment.kubernetes.io/revision"), `.metadata.annotations["deployment.kubernetes.io/revision"]`},
+		{"blank and bracket names", fieldpath.MakePathOrDie("data", " ", "a[0]", `b\c`), `.data[" "]["a[0]"]["b\\c"]`},
+		{"keyed item", fieldpath.MakePathOrDie("spec", "containers", fieldpath.KeyByFields("name", "app"), "image"), `.spec.containers[name="app"].image`},
+		{"index and set item", fieldpath.MakePathOrDie("args", 2, "f", value.NewValueInterface("x")), `.args[2].f[="x"]`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := string(AppendDisplayPath(nil, tc.path))
+			if got != tc.want {
+				t.Fatalf("AppendDisplayPath = %s, want %s", got, tc.want)
+			}
+			back, err := ParsePath(got)
+			if err != nil || !back.Equals(tc.path) {
+				t.Errorf("ParsePath(%s) = %s, %v: want the same path back", got, back, err)
+			}
+		})
+	}
+}

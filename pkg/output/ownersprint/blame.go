@@ -10,7 +10,6 @@ import (
 
 	yamlv3 "go.yaml.in/yaml/v3"
 	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
-	"sigs.k8s.io/yaml"
 
 	"github.com/kubectl-rv/kubectl-rv/pkg/managedfields"
 	"github.com/kubectl-rv/kubectl-rv/pkg/owners"
@@ -64,7 +63,7 @@ func writeBlame(b *bufio.Writer, o owners.Object, opts Options) error {
 		content = redact.Secret(content, redact.Hidden)
 		comment(b, "Secret values are shown as "+HiddenValue+"; add --show-secrets to see them")
 	}
-	text, err := yaml.Marshal(content)
+	text, err := kubectlYAML(content)
 	if err != nil {
 		return fmt.Errorf("%s: writing YAML: %w", describe(o), err)
 	}

@@ -1,6 +1,7 @@
 package ownersprint
 
 import (
+	"github.com/kubectl-rv/kubectl-rv/pkg/managedfields"
 	"github.com/kubectl-rv/kubectl-rv/pkg/output"
 	"github.com/kubectl-rv/kubectl-rv/pkg/owners"
 )
@@ -22,7 +23,7 @@ func Drift(p *output.Printer, objs []owners.Object, opts Options) error {
 		}
 		lead := objectCells(objs, o, opts)
 		for _, f := range o.Drift.Fields {
-			field := output.Cell{Text: string(appendDisplayPath(nil, f.Node)), Style: output.Yellow}
+			field := output.Cell{Text: string(managedfields.AppendDisplayPath(nil, f.Node.Path())), Style: output.Yellow}
 			coOwned := "no"
 			if f.Shared {
 				coOwned = "yes"

@@ -98,17 +98,17 @@ func writeTreeHazards(b *bufio.Writer, hs []managedfields.Hazard, opts Options) 
 // elementLabel shows a path element the way it is written in a path, minus
 // the leading dot of field names.
 func elementLabel(pe fieldpath.PathElement) string {
-	if pe.FieldName != nil && !bracketName(*pe.FieldName) {
+	if pe.FieldName != nil && !managedfields.BracketedName(*pe.FieldName) {
 		return *pe.FieldName
 	}
-	return string(appendDisplayElement(nil, pe))
+	return string(managedfields.AppendDisplayElement(nil, pe))
 }
 
 func joinLabel(prefix string, pe fieldpath.PathElement) string {
 	if prefix == "" {
 		return elementLabel(pe)
 	}
-	return string(appendDisplayElement([]byte(prefix), pe))
+	return string(managedfields.AppendDisplayElement([]byte(prefix), pe))
 }
 
 // treeWriter collects the lines of one object's tree.
