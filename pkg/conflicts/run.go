@@ -58,7 +58,7 @@ func analyze(ctx context.Context, sources []audit.Source, cfg Config, skew time.
 	s := c.stream
 	s.only = only
 	var stats audit.Stats
-	opts := audit.Options{Strict: cfg.Strict, Workers: cfg.Parallel}
+	opts := audit.Options{Strict: cfg.Strict, Workers: cfg.Parallel, Reuse: true}
 	for _, src := range sources {
 		st, err := audit.Decode(ctx, src, opts, func(e *audit.Event) error {
 			c.Add(e)
