@@ -12,10 +12,13 @@ import (
 // between decoding and analysis: no bodies, and interned strings.
 type record struct {
 	// obj, writer and reader point into the collector's tables: records
-	// of one object or writer share them.
-	obj    *ObjectKey
-	writer *WriterKey
-	reader *readerKey
+	// of one object or writer share them. wid and rid number the writer
+	// and the reader (stream.writerKeys[wid] is writer): objects keep
+	// their writers and readers by number.
+	obj      *ObjectKey
+	writer   *WriterKey
+	reader   *readerKey
+	wid, rid uint32
 	// read marks a successful get: only obj, reader and the times are set.
 	read      bool
 	verb      string
@@ -44,9 +47,11 @@ type Collector struct {
 	cfg     Config
 	strs    map[string]string
 	objs    map[ObjectKey]*ObjectKey
-	writers map[WriterKey]*WriterKey
-	readers map[readerKey]*readerKey
-	stream  *stream
+	writers map[WriterKey]uint32
+	readers map[readerKey]uint32
+	// readerKeys are the readers by number (the writers are the stream's).
+	readerKeys []*readerKey
+	stream     *stream
 }
 
 // NewCollector returns an empty collector that keeps every record.
@@ -58,7 +63,7 @@ func NewCollector(cfg Config) *Collector {
 // completion order by up to skew; a negative skew keeps everything.
 func newCollector(cfg Config, skew time.Duration) *Collector {
 	c := &Collector{cfg: cfg, strs: map[string]string{}, objs: map[ObjectKey]*ObjectKey{},
-		writers: map[WriterKey]*WriterKey{}, readers: map[readerKey]*readerKey{}}
+		writers: map[WriterKey]uint32{}, readers: map[readerKey]uint32{}}
 	c.stream = newStream(cfg, skew)
 	return c
 }
@@ -81,6 +86,18 @@ func intern[K comparable](m map[K]*K, k K) *K {
 	p := &k
 	m[k] = p
 	return p
+}
+
+// number interns k in m, numbered in the order of first sight: keys[n] is
+// the key numbered n.
+func number[K comparable](m map[K]uint32, keys *[]*K, k K) (uint32, *K) {
+	if n, ok := m[k]; ok {
+		return n, (*keys)[n]
+	}
+	n := uint32(len(*keys))
+	m[k] = n
+	*keys = append(*keys, &k)
+	return n, &k
 }
 
 func isWrite(verb string) bool {
@@ -113,13 +130,13 @@ func (c *Collector) record(e *audit.Event) *record {
 	ref := &e.ObjectRef
 	obj := ObjectKey{Group: c.str(ref.APIGroup), Resource: c.str(ref.Resource), Namespace: c.str(ref.Namespace), Name: c.str(ref.Name)}
 	user, pod, ua := c.str(e.Username), c.str(e.PodName), c.str(e.UserAgent)
-	r := &record{obj: intern(c.objs, obj), reader: intern(c.readers, readerKey{user: user, pod: pod, userAgent: ua}),
-		received: e.RequestReceived, completed: e.StageTimestamp, read: !write}
+	r := &record{obj: intern(c.objs, obj), received: e.RequestReceived, completed: e.StageTimestamp, read: !write}
+	r.rid, r.reader = number(c.readers, &c.readerKeys, readerKey{user: user, pod: pod, userAgent: ua})
 	if !write {
 		return r
 	}
 	r.verb, r.sub, r.code, r.details = c.str(e.Verb), c.str(ref.Subresource), e.Code, c.str(e.DetailsKind)
-	r.writer = intern(c.writers, WriterKey{User: user, FieldManager: c.str(fieldManager(e.RequestURI)), Pod: pod})
+	r.wid, r.writer = number(c.writers, &c.stream.writerKeys, WriterKey{User: user, FieldManager: c.str(fieldManager(e.RequestURI)), Pod: pod})
 	r.precond, r.result = strings.Clone(ref.ResourceVersion), strings.Clone(e.ResponseRV)
 	if e.Code == 409 {
 		r.message = c.str(e.Message)

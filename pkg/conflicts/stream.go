@@ -52,6 +52,9 @@ type stream struct {
 	// all keeps every released record per object when the hottest object's
 	// timeline is wanted and the log cannot be read again.
 	all map[*ObjectKey][]*record
+	// writerKeys are the writers by number (record.wid), filled by the
+	// collector.
+	writerKeys []*WriterKey
 }
 
 // foldAfter is how long a success stays in its object's list before it is
@@ -123,8 +126,7 @@ func (s *stream) release(r *record) {
 }
 
 func (s *stream) newObject(k *ObjectKey) *objState {
-	o := &objState{key: k, index: -1, stream: s, lastRead: map[*readerKey]time.Time{}, writers: map[*WriterKey]*writerState{},
-		cfg: s.cfg, keep: s.only != nil || s.cfg.Object != nil && matchObject(*s.cfg.Object, *k)}
+	o := &objState{key: k, index: -1, stream: s, keep: s.only != nil || s.cfg.Object != nil && matchObject(*s.cfg.Object, *k)}
 	s.objects[k] = o
 	return o
 }
@@ -168,7 +170,7 @@ func (s *stream) report() *Report {
 	for _, o := range keep {
 		rep.Timeline, rep.TimelineObject = append(rep.Timeline, o.timeline...), o.key
 	}
-	s.t.fill(rep, s.cfg, s.objects)
+	s.t.fill(rep, s.cfg, s.objects, s.writerKeys)
 	if s.all != nil && s.cfg.Object == nil && s.cfg.HottestTimeline && len(rep.Objects) > 0 {
 		rep.Timeline, rep.TimelineObject = s.timelineOf(rep.Objects[0].Object)
 	}
@@ -180,7 +182,7 @@ func (s *stream) timelineOf(k ObjectKey) ([]Attempt, *ObjectKey) {
 	cfg := s.cfg
 	cfg.HottestTimeline = false
 	one := newStream(cfg, -1)
-	one.only = &k
+	one.only, one.writerKeys = &k, s.writerKeys
 	for p, recs := range s.all {
 		if *p == k {
 			for _, r := range recs {
