@@ -71,6 +71,9 @@ func newCollector(cfg Config, skew time.Duration) *Collector {
 // str interns s; the decoder's strings point into its blocks, so the
 // table keeps copies.
 func (c *Collector) str(s string) string {
+	if s == "" {
+		return ""
+	}
 	if v, ok := c.strs[s]; ok {
 		return v
 	}
@@ -79,33 +82,63 @@ func (c *Collector) str(s string) string {
 	return s
 }
 
-func intern[K comparable](m map[K]*K, k K) *K {
-	if p, ok := m[k]; ok {
+// The keys below are looked up with the decoder's strings, which point
+// into its blocks, and stored with the collector's copies.
+
+func (c *Collector) object(ref *audit.ObjectRef) *ObjectKey {
+	k := ObjectKey{Group: ref.APIGroup, Resource: ref.Resource, Namespace: ref.Namespace, Name: ref.Name}
+	if p, ok := c.objs[k]; ok {
 		return p
 	}
+	k = ObjectKey{Group: c.str(k.Group), Resource: c.str(k.Resource), Namespace: c.str(k.Namespace), Name: c.str(k.Name)}
 	p := &k
-	m[k] = p
+	c.objs[k] = p
 	return p
 }
 
-// number interns k in m, numbered in the order of first sight: keys[n] is
-// the key numbered n.
-func number[K comparable](m map[K]uint32, keys *[]*K, k K) (uint32, *K) {
-	if n, ok := m[k]; ok {
+// reader numbers the readers in the order of first sight: readerKeys[n]
+// is the one numbered n.
+func (c *Collector) reader(k readerKey) (uint32, *readerKey) {
+	if n, ok := c.readers[k]; ok {
+		return n, c.readerKeys[n]
+	}
+	k = readerKey{user: c.str(k.user), pod: c.str(k.pod), userAgent: c.str(k.userAgent)}
+	n := uint32(len(c.readerKeys))
+	c.readers[k] = n
+	c.readerKeys = append(c.readerKeys, &k)
+	return n, &k
+}
+
+// writer numbers the writers as reader does the readers, in
+// stream.writerKeys.
+func (c *Collector) writer(k WriterKey) (uint32, *WriterKey) {
+	keys := &c.stream.writerKeys
+	if n, ok := c.writers[k]; ok {
 		return n, (*keys)[n]
 	}
+	k = WriterKey{User: c.str(k.User), FieldManager: c.str(k.FieldManager), Pod: c.str(k.Pod)}
 	n := uint32(len(*keys))
-	m[k] = n
+	c.writers[k] = n
 	*keys = append(*keys, &k)
 	return n, &k
 }
 
-func isWrite(verb string) bool {
+// writeVerb is verb when it writes, as a constant (not a string of the
+// decoder's), else "".
+func writeVerb(verb string) string {
 	switch verb {
-	case "create", "update", "patch", "delete", "deletecollection":
-		return true
+	case "create":
+		return "create"
+	case "update":
+		return "update"
+	case "patch":
+		return "patch"
+	case "delete":
+		return "delete"
+	case "deletecollection":
+		return "deletecollection"
 	}
-	return false
+	return ""
 }
 
 // Add keeps e if it is a write attempt, or a successful get of a named
@@ -117,7 +150,8 @@ func (c *Collector) Add(e *audit.Event) {
 }
 
 func (c *Collector) record(e *audit.Event) *record {
-	write := isWrite(e.Verb)
+	verb := writeVerb(e.Verb)
+	write := verb != ""
 	// A create with generateName has no name yet: its objects are counted
 	// together, under the name "".
 	unnamed := e.ObjectRef.Name == "" && e.Verb != "create" && e.Verb != "deletecollection"
@@ -128,15 +162,13 @@ func (c *Collector) record(e *audit.Event) *record {
 		return nil
 	}
 	ref := &e.ObjectRef
-	obj := ObjectKey{Group: c.str(ref.APIGroup), Resource: c.str(ref.Resource), Namespace: c.str(ref.Namespace), Name: c.str(ref.Name)}
-	user, pod, ua := c.str(e.Username), c.str(e.PodName), c.str(e.UserAgent)
-	r := &record{obj: intern(c.objs, obj), received: e.RequestReceived, completed: e.StageTimestamp, read: !write}
-	r.rid, r.reader = number(c.readers, &c.readerKeys, readerKey{user: user, pod: pod, userAgent: ua})
+	r := &record{obj: c.object(ref), received: e.RequestReceived, completed: e.StageTimestamp, read: !write}
+	r.rid, r.reader = c.reader(readerKey{user: e.Username, pod: e.PodName, userAgent: e.UserAgent})
 	if !write {
 		return r
 	}
-	r.verb, r.sub, r.code, r.details = c.str(e.Verb), c.str(ref.Subresource), e.Code, c.str(e.DetailsKind)
-	r.wid, r.writer = number(c.writers, &c.stream.writerKeys, WriterKey{User: user, FieldManager: c.str(fieldManager(e.RequestURI)), Pod: pod})
+	r.verb, r.sub, r.code, r.details = verb, c.str(ref.Subresource), e.Code, c.str(e.DetailsKind)
+	r.wid, r.writer = c.writer(WriterKey{User: e.Username, FieldManager: fieldManager(e.RequestURI), Pod: e.PodName})
 	r.precond, r.result = strings.Clone(ref.ResourceVersion), strings.Clone(e.ResponseRV)
 	if e.Code == 409 {
 		r.message = c.str(e.Message)
