@@ -49,7 +49,10 @@ type Collector struct {
 	objs    map[ObjectKey]*ObjectKey
 	writers map[WriterKey]uint32
 	readers map[readerKey]uint32
-	// readerKeys are the readers by number (the writers are the stream's).
+	// writerKeys and readerKeys are the writers and readers by number; the
+	// stream keeps its own copy of writerKeys (it may run on another
+	// goroutine).
+	writerKeys []*WriterKey
 	readerKeys []*readerKey
 	stream     *stream
 }
@@ -109,17 +112,15 @@ func (c *Collector) reader(k readerKey) (uint32, *readerKey) {
 	return n, &k
 }
 
-// writer numbers the writers as reader does the readers, in
-// stream.writerKeys.
+// writer numbers the writers as reader does the readers.
 func (c *Collector) writer(k WriterKey) (uint32, *WriterKey) {
-	keys := &c.stream.writerKeys
 	if n, ok := c.writers[k]; ok {
-		return n, (*keys)[n]
+		return n, c.writerKeys[n]
 	}
 	k = WriterKey{User: c.str(k.User), FieldManager: c.str(k.FieldManager), Pod: c.str(k.Pod)}
-	n := uint32(len(*keys))
+	n := uint32(len(c.writerKeys))
 	c.writers[k] = n
-	*keys = append(*keys, &k)
+	c.writerKeys = append(c.writerKeys, &k)
 	return n, &k
 }
 

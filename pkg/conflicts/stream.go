@@ -52,8 +52,8 @@ type stream struct {
 	// all keeps every released record per object when the hottest object's
 	// timeline is wanted and the log cannot be read again.
 	all map[*ObjectKey][]*record
-	// writerKeys are the writers by number (record.wid), filled by the
-	// collector.
+	// writerKeys are the writers by number (record.wid), as the records
+	// bring them: the collector numbers them in the order it makes records.
 	writerKeys []*WriterKey
 }
 
@@ -78,6 +78,12 @@ func newStream(cfg Config, skew time.Duration) *stream {
 // add takes one record; in a bounded stream it releases what is older
 // than the skew.
 func (s *stream) add(r *record) {
+	if !r.read && int(r.wid) >= len(s.writerKeys) {
+		if int(r.wid) != len(s.writerKeys) {
+			panic("conflicts: a writer's first record did not reach the stream")
+		}
+		s.writerKeys = append(s.writerKeys, r.writer)
+	}
 	if s.only != nil && *r.obj != *s.only {
 		return
 	}
