@@ -14,7 +14,7 @@ import (
 // blockBytes is the size of the blocks a stream is cut into; it must be
 // larger than MaxLineBytes so that a block without a newline is a line too
 // long. Tests lower it.
-var blockBytes = 4 << 20
+var blockBytes = 2 << 20
 
 // block is a run of whole lines of a stream, decoded by one worker.
 type block struct {

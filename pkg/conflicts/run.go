@@ -3,6 +3,8 @@ package conflicts
 import (
 	"context"
 	"errors"
+	"os"
+	"runtime/debug"
 	"sync/atomic"
 	"time"
 
@@ -21,6 +23,7 @@ import (
 // (Config.HottestTimeline) is a second reading of the files, of that object
 // only.
 func Analyze(ctx context.Context, sources []audit.Source, cfg Config) (*Report, error) {
+	defer limitMemory(cfg.MemoryLimit)()
 	rereadable := true
 	for _, src := range sources {
 		rereadable = rereadable && src.Rereadable()
@@ -46,6 +49,17 @@ func Analyze(ctx context.Context, sources []audit.Source, cfg Config) (*Report, 
 		onFallback()
 	}
 	return analyze(ctx, sources, cfg, -1, nil)
+}
+
+// limitMemory sets the runtime's soft memory limit to limit unless it is
+// 0, GOMEMLIMIT is set, or the limit is already as low; it returns what
+// puts the old limit back.
+func limitMemory(limit int64) func() {
+	if limit <= 0 || os.Getenv("GOMEMLIMIT") != "" || debug.SetMemoryLimit(-1) <= limit {
+		return func() {}
+	}
+	old := debug.SetMemoryLimit(limit)
+	return func() { debug.SetMemoryLimit(old) }
 }
 
 // onFallback is called when files are read again keeping every record;
