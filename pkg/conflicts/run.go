@@ -23,7 +23,7 @@ import (
 // (Config.HottestTimeline) is a second reading of the files, of that object
 // only.
 func Analyze(ctx context.Context, sources []audit.Source, cfg Config) (*Report, error) {
-	defer limitMemory(cfg.MemoryLimit)()
+	defer LimitMemory(cfg.MemoryLimit)()
 	rereadable := true
 	for _, src := range sources {
 		rereadable = rereadable && src.Rereadable()
@@ -51,10 +51,11 @@ func Analyze(ctx context.Context, sources []audit.Source, cfg Config) (*Report, 
 	return analyze(ctx, sources, cfg, -1, nil)
 }
 
-// limitMemory sets the runtime's soft memory limit to limit unless it is
-// 0, GOMEMLIMIT is set, or the limit is already as low; it returns what
-// puts the old limit back.
-func limitMemory(limit int64) func() {
+// LimitMemory sets the runtime's soft memory limit to limit (see
+// Config.MemoryLimit) unless it is 0, GOMEMLIMIT is set, or the limit is
+// already as low; it returns what puts the old limit back. Analyze calls
+// it; a command calls it too to keep the limit while it prints.
+func LimitMemory(limit int64) (restore func()) {
 	if limit <= 0 || os.Getenv("GOMEMLIMIT") != "" || debug.SetMemoryLimit(-1) <= limit {
 		return func() {}
 	}

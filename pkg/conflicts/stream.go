@@ -15,8 +15,9 @@ import (
 // completion seen is skew ahead, then releases them in order: (completed,
 // gets before writes, received, arrival). A released 409 waits another
 // inFlight for the successes that may have beaten it, then the object's
-// records are walked. Each object keeps its writers' states, its readers'
-// last gets, and the successes of the last foldAfter; older successes are
+// records are walked. Each object keeps the numbers of its writers, the
+// states of those whose last attempt was a 409, its readers' last gets,
+// and the successes of the last foldAfter; older successes are
 // folded into a short history (completion and writer) that keeps only
 // what a later 409 may need: the successes after the oldest last get of a
 // reader of the object, at most maxHistory, and the last one. Memory so

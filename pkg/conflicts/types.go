@@ -244,7 +244,7 @@ type Config struct {
 }
 
 // NewConfig returns the defaults: a 5s retry window, two sources at once,
-// a 150 MiB memory limit.
+// a 120 MiB memory limit.
 func NewConfig() Config {
-	return Config{RetryWindow: 5 * time.Second, Parallel: 2, MemoryLimit: 150 << 20}
+	return Config{RetryWindow: 5 * time.Second, Parallel: 2, MemoryLimit: 120 << 20}
 }
