@@ -10,6 +10,9 @@
 #   MULTI=1 hack/bench-conflicts.sh         also a directory of three rotated 1 GiB files
 #                                           (the log above and two later ones), kubectl rv only:
 #                                           peak RSS must not grow with the log
+#   RV_BASE_BIN=/tmp/kubectl-rv-main hack/bench-conflicts.sh
+#                                           also time that binary (an older build) in the same run,
+#                                           for a before/after comparison under the same load
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -29,13 +32,22 @@ echo "log: $LOG, $(stat -c %s "$LOG") bytes, $(wc -l < "$LOG") events; $(nproc) 
 fmt='%e s wall, %U s user + %S s sys, %M KB peak RSS'
 /usr/bin/time -o "$bin/rv.time" -f "$fmt" "$bin/kubectl-rv" conflicts --audit-log "$LOG" --view writers -o json > "$bin/rv.json"
 echo "kubectl rv conflicts: $(cat "$bin/rv.time")"
+if [ -n "${RV_BASE_BIN:-}" ]; then
+  /usr/bin/time -o "$bin/base.time" -f "$fmt" "$RV_BASE_BIN" conflicts --audit-log "$LOG" --view writers -o json > "$bin/base.json"
+  echo "kubectl rv conflicts, $RV_BASE_BIN: $(cat "$bin/base.time")"
+  cmp -s "$bin/rv.json" "$bin/base.json" && echo "reports: identical" || echo "reports: DIFFERENT"
+fi
 /usr/bin/time -o "$bin/jq.time" -f "$fmt" sh -c 'jq -r '"'"'select((.stage=="ResponseComplete" or .stage=="Panic") and .responseStatus.code==409)
   | [.user.username, ((.requestURI|capture("fieldManager=(?<m>[^&]*)")|.m) // ""),
      (.user.extra["authentication.kubernetes.io/pod-name"][0] // ""), .objectRef.resource] | @tsv'"'"' "$1" | sort | uniq -c > "$2"' sh "$LOG" "$bin/jq.txt"
 echo "jq | sort | uniq -c: $(cat "$bin/jq.time")"
 echo "409s: kubectl rv conflicts $(jq '.summary.conflicts' "$bin/rv.json"), jq $(awk '{s+=$1} END {print s+0}' "$bin/jq.txt")"
-awk 'FNR==1 {w[NR==FNR?"rv":"jq"]=$1; c[NR==FNR?"rv":"jq"]=$4+$8}
-  END {printf "jq / kubectl rv: %.1fx wall, %.1fx CPU\n", w["jq"]/w["rv"], c["jq"]/c["rv"]}' "$bin/rv.time" "$bin/jq.time"
+ratios() { # ratios NAME-A FILE-A NAME-B FILE-B: B / A, wall and CPU
+  awk -v a="$1" -v b="$3" 'FNR==1 {w[NR==FNR?"a":"b"]=$1; c[NR==FNR?"a":"b"]=$4+$8}
+    END {printf "%s / %s: %.1fx wall, %.1fx CPU\n", b, a, w["b"]/w["a"], c["b"]/c["a"]}' "$2" "$4"
+}
+ratios "kubectl rv" "$bin/rv.time" jq "$bin/jq.time"
+[ -z "${RV_BASE_BIN:-}" ] || ratios "kubectl rv" "$bin/rv.time" "$RV_BASE_BIN" "$bin/base.time"
 echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)"
 
 [ -n "${MULTI:-}" ] || exit 0
@@ -48,3 +60,10 @@ fi
 echo "rotated: $MULTIDIR, $(du -b -c "$MULTIDIR"/* | tail -1 | cut -f1) bytes in $(ls "$MULTIDIR" | wc -l) files; load $(cut -d' ' -f1-3 /proc/loadavg)"
 /usr/bin/time -o "$bin/multi.time" -f "$fmt" "$bin/kubectl-rv" conflicts --audit-log "$MULTIDIR" --view writers -o json > "$bin/multi.json"
 echo "kubectl rv conflicts, rotated: $(cat "$bin/multi.time"); 409s $(jq '.summary.conflicts' "$bin/multi.json")"
+if [ -n "${RV_BASE_BIN:-}" ]; then
+  /usr/bin/time -o "$bin/multibase.time" -f "$fmt" "$RV_BASE_BIN" conflicts --audit-log "$MULTIDIR" --view writers -o json > "$bin/multibase.json"
+  echo "kubectl rv conflicts, rotated, $RV_BASE_BIN: $(cat "$bin/multibase.time"); 409s $(jq '.summary.conflicts' "$bin/multibase.json")"
+  cmp -s "$bin/multi.json" "$bin/multibase.json" && echo "reports: identical" || echo "reports: DIFFERENT"
+  ratios "kubectl rv" "$bin/multi.time" "$RV_BASE_BIN" "$bin/multibase.time"
+fi
+echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)"

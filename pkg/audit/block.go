@@ -14,12 +14,14 @@ import (
 // blockBytes is the size of the blocks a stream is cut into; it must be
 // larger than MaxLineBytes so that a block without a newline is a line too
 // long. Tests lower it.
-var blockBytes = 4 << 20
+var blockBytes = 2 << 20
 
 // block is a run of whole lines of a stream, decoded by one worker.
 type block struct {
-	// data is lines ending in '\n', except the stream's last line, which
-	// may have none (final).
+	// buf is the block's own memory; data is the part of it that holds
+	// lines ending in '\n', except the stream's last line, which may have
+	// none (final).
+	buf     []byte
 	data    string
 	final   bool
 	tooLong bool
@@ -33,33 +35,48 @@ type block struct {
 	done    chan struct{}
 }
 
+// getBlock returns an empty block of size bytes: one from free (blocks
+// whose events were handed on, with Options.Reuse) or a new one.
+func getBlock(free <-chan *block, size int) *block {
+	select {
+	case b := <-free:
+		*b = block{buf: b.buf, events: b.events[:0], done: make(chan struct{})}
+		return b
+	default:
+		return &block{buf: make([]byte, size), done: make(chan struct{})}
+	}
+}
+
 // readBlocks cuts r into blocks at line ends and sends each to ordered
-// (the hand-on order) and to jobs (the workers). Each block has its own
-// buffer, which is never written again once it is a block's data: the
-// events' strings point into it.
+// (the hand-on order) and to jobs (the workers). A block's buffer is not
+// written again while the block is in use: the events' strings point into
+// it. The end of a line cut by a block's end is copied to the next block
+// before the block is sent, so that a block may be reused (free) as soon
+// as its events are handed on.
 //
 // size is read from blockBytes by the caller: this goroutine may outlive
 // Decode, and must not read package state a test restores afterwards.
-func readBlocks(ctx context.Context, r io.Reader, size int, ordered, jobs chan<- *block) {
+func readBlocks(ctx context.Context, r io.Reader, size int, ordered, jobs chan<- *block, free <-chan *block) {
 	defer close(ordered)
 	defer close(jobs)
-	var carry []byte
+	b, n := getBlock(free, size), 0
 	for {
-		buf := make([]byte, size)
-		n := copy(buf, carry)
-		m, err := fill(r, buf[n:])
+		m, err := fill(r, b.buf[n:])
 		n += m
-		b := &block{done: make(chan struct{})}
-		switch i := bytes.LastIndexByte(buf[:n], '\n'); {
+		var next *block
+		carry := 0
+		switch i := bytes.LastIndexByte(b.buf[:n], '\n'); {
 		case err != nil:
-			b.data, b.final = unsafe.String(unsafe.SliceData(buf), n), true
+			b.data, b.final = unsafe.String(unsafe.SliceData(b.buf), n), true
 			if !errors.Is(err, io.EOF) {
 				b.readErr = err
 			}
 		case i < 0:
 			b.tooLong = true
 		default:
-			b.data, carry = unsafe.String(unsafe.SliceData(buf), i+1), buf[i+1:n]
+			b.data = unsafe.String(unsafe.SliceData(b.buf), i+1)
+			next = getBlock(free, size)
+			carry = copy(next.buf, b.buf[i+1:n])
 		}
 		for _, ch := range []chan<- *block{ordered, jobs} {
 			select {
@@ -68,9 +85,10 @@ func readBlocks(ctx context.Context, r io.Reader, size int, ordered, jobs chan<-
 				return
 			}
 		}
-		if b.final || b.tooLong {
+		if next == nil {
 			return
 		}
+		b, n = next, carry
 	}
 }
 

@@ -26,6 +26,11 @@ type Options struct {
 	// Workers is how many goroutines decode blocks of one stream at once;
 	// 0 is one. Events are still handed on in the log's order.
 	Workers int
+	// Reuse lets Decode reuse a block's memory once its events are handed
+	// on: the strings of an Event are then valid only during the call of
+	// fn that got it, and fn must copy what it keeps. It saves allocating
+	// (and collecting) the size of the log again.
+	Reuse bool
 }
 
 // Stats count what Decode read.
@@ -102,7 +107,12 @@ func (d *decoder) run(ctx context.Context, r io.Reader, fn func(*Event) error) e
 	defer wg.Wait()
 	defer cancel()
 	ordered, jobs := make(chan *block, workers), make(chan *block, workers)
-	go readBlocks(ctx, r, max(blockBytes, MaxLineBytes+2), ordered, jobs)
+	// free stays nil without Reuse: every block is then a new one.
+	var free chan *block
+	if d.opts.Reuse {
+		free = make(chan *block, 2*workers+2)
+	}
+	go readBlocks(ctx, r, max(blockBytes, MaxLineBytes+2), ordered, jobs, free)
 	for range workers {
 		wg.Go(func() {
 			for {
@@ -130,6 +140,10 @@ func (d *decoder) run(ctx context.Context, r io.Reader, fn func(*Event) error) e
 		}
 		if err := ctx.Err(); err != nil {
 			return err
+		}
+		select {
+		case free <- b:
+		default:
 		}
 	}
 	return ctx.Err()

@@ -22,7 +22,8 @@
 // encoding/json, so bad lines keep encoding/json's words. Decode cuts a
 // stream into blocks of whole lines, decodes Options.Workers blocks at
 // once and hands events on in the log's order; the events' strings point
-// into the block they came from.
+// into the block they came from, which Options.Reuse lets Decode fill
+// again once its events are handed on.
 //
 // Package audit does not analyse events (pkg/conflicts does) or print.
 package audit

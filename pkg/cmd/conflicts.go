@@ -335,6 +335,9 @@ func (o *ConflictsOptions) Run(ctx context.Context) error {
 	if o.Live {
 		return o.runLive(ctx)
 	}
+	// The report is printed, and --scenario reads the logs again, within
+	// the memory limit of the analysis.
+	defer conflicts.LimitMemory(o.cfg.MemoryLimit)()
 	var sources []audit.Source
 	for _, p := range o.AuditLogs {
 		s, err := audit.Open(p, o.In)

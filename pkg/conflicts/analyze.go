@@ -1,6 +1,7 @@
 package conflicts
 
 import (
+	"cmp"
 	"regexp"
 	"slices"
 	"strings"
@@ -26,21 +27,39 @@ func newAgg() *agg {
 }
 
 // writerState follows one writer on one object: its last attempt (not the
-// record: only what a give-up or a retry needs), its chain, its 409s.
+// record: only what a give-up or a retry needs) and its chain. An object
+// keeps it only while the writer's last attempt is a 409 (a retry chain
+// may go on), or for every writer when the object's timeline is kept.
 type writerState struct {
 	lastCompleted time.Time
+	writer        *WriterKey
 	reader        *readerKey
 	attempted     bool
 	conflict      bool
 	chain, step   int32
-	conflicts     int32
 	timelineI     int32
 }
+
+// writerCount is the number of 409s of one writer (by number) on one object.
+type writerCount struct {
+	writer uint32
+	n      int32
+}
+
+// readMark is when a reader (by number) last read an object: its
+// request's receive time as seconds and nanoseconds, which order as
+// time.Time does without its pointer to a location.
+type readMark struct {
+	sec    int64
+	nsec   int32
+	reader uint32
+}
+
+func (m readMark) at() time.Time { return time.Unix(m.sec, int64(m.nsec)) }
 
 // objState is one object's walk: its records are stepped through in
 // completion order.
 type objState struct {
-	cfg Config
 	key *ObjectKey
 	// index numbers the objects in the order of their first write.
 	index int
@@ -52,11 +71,18 @@ type objState struct {
 	// 409 may still need, oldest first: those completed after the oldest
 	// last get of a reader of the object, and the last one. cut is the
 	// latest completion dropped from it.
-	history  []pastSuccess
-	cut      time.Time
-	stream   *stream
-	lastRead map[*readerKey]time.Time
-	writers  map[*WriterKey]*writerState
+	history []pastSuccess
+	cut     time.Time
+	stream  *stream
+	// lastRead is each reader's last get of the object, by reader number.
+	lastRead []readMark
+	// writerIDs are the writers that attempted a write, by number, sorted.
+	writerIDs []uint32
+	// chains are the writers whose last attempt was a 409 (all writers,
+	// when keep), by number.
+	chains map[uint32]*writerState
+	// worst counts the 409s of each writer that had one, by number, sorted.
+	worst []writerCount
 	// hasSuccess and noResult decide, at the end, between exact winners
 	// (every success has its resulting resourceVersion) and winners by
 	// time; until then pending keeps both answers.
@@ -67,11 +93,15 @@ type objState struct {
 	tally                Tally
 }
 
-// pastSuccess is a folded success: when it completed, and who wrote.
+// pastSuccess is a folded success: when it completed (as readMark keeps
+// it), and who wrote (by number).
 type pastSuccess struct {
-	completed time.Time
-	writer    *WriterKey
+	sec    int64
+	nsec   int32
+	writer uint32
 }
+
+func (p pastSuccess) completed() time.Time { return time.Unix(p.sec, int64(p.nsec)) }
 
 // maxHistory bounds an object's history; a 409 that needs a success
 // dropped beyond it makes the stream inexact.
@@ -119,7 +149,8 @@ func (o *objState) released(r *record, s *stream) {
 func (o *objState) fold(horizon time.Time) {
 	n := 0
 	for n < len(o.successes) && o.successes[n].completed.Before(horizon) {
-		o.history = append(o.history, pastSuccess{completed: o.successes[n].completed, writer: o.successes[n].writer})
+		c := o.successes[n].completed
+		o.history = append(o.history, pastSuccess{sec: c.Unix(), nsec: int32(c.Nanosecond()), writer: o.successes[n].wid})
 		n++
 	}
 	if n == 0 {
@@ -128,18 +159,18 @@ func (o *objState) fold(horizon time.Time) {
 	o.successes = slices.Delete(o.successes, 0, n)
 	var oldest time.Time
 	first := true
-	for _, at := range o.lastRead {
-		if first || at.Before(oldest) {
+	for _, m := range o.lastRead {
+		if at := m.at(); first || at.Before(oldest) {
 			oldest, first = at, false
 		}
 	}
 	drop := 0
-	for drop < len(o.history)-1 && (first || !o.history[drop].completed.After(oldest)) {
+	for drop < len(o.history)-1 && (first || !o.history[drop].completed().After(oldest)) {
 		drop++
 	}
 	drop = max(drop, len(o.history)-maxHistory)
 	if drop > 0 {
-		if c := o.history[drop-1].completed; c.After(o.cut) {
+		if c := o.history[drop-1].completed(); c.After(o.cut) {
 			o.cut = c
 		}
 		o.history = slices.Delete(o.history, 0, drop)
@@ -152,48 +183,84 @@ func (o *objState) step(r *record, s *stream) {
 		o.attempt(r, s.t)
 		return
 	}
-	o.lastRead[r.reader] = r.received
+	o.setRead(r.rid, r.received)
+}
+
+// readAt is when reader last read the object.
+func (o *objState) readAt(reader uint32) (time.Time, bool) {
+	i, ok := slices.BinarySearchFunc(o.lastRead, reader, func(m readMark, r uint32) int { return cmp.Compare(m.reader, r) })
+	if !ok {
+		return time.Time{}, false
+	}
+	return o.lastRead[i].at(), true
+}
+
+func (o *objState) setRead(reader uint32, at time.Time) {
+	m := readMark{sec: at.Unix(), nsec: int32(at.Nanosecond()), reader: reader}
+	i, ok := slices.BinarySearchFunc(o.lastRead, reader, func(m readMark, r uint32) int { return cmp.Compare(m.reader, r) })
+	if ok {
+		o.lastRead[i] = m
+		return
+	}
+	o.lastRead = slices.Insert(o.lastRead, i, m)
+}
+
+// state returns the writer's state on the object, new if it has none, and
+// counts the writer among the object's.
+func (o *objState) state(r *record) *writerState {
+	if i, ok := slices.BinarySearch(o.writerIDs, r.wid); !ok {
+		o.writerIDs = slices.Insert(o.writerIDs, i, r.wid)
+	}
+	st := o.chains[r.wid]
+	if st == nil {
+		st = &writerState{writer: r.writer}
+		if o.chains == nil {
+			o.chains = map[uint32]*writerState{}
+		}
+		o.chains[r.wid] = st
+	}
+	return st
 }
 
 func (o *objState) attempt(r *record, t *totals) {
-	st := o.writers[r.writer]
-	if st == nil {
-		st = &writerState{}
-		o.writers[r.writer] = st
-	}
-	a := Attempt{Received: r.received, Completed: r.completed, Writer: r.writer.String(), Verb: r.verb, Subresource: r.sub,
-		Code: r.code, Precondition: r.precond, Result: r.result}
-	retry := st.conflict && r.received.Sub(st.lastCompleted) <= o.cfg.RetryWindow
+	st := o.state(r)
+	retry := st.conflict && r.received.Sub(st.lastCompleted) <= o.stream.cfg.RetryWindow
 	if st.conflict && !retry {
-		o.giveUp(r.writer, st, t)
+		o.giveUp(st, t)
 	}
 	if retry {
 		st.step++
 		if st.step == 2 {
-			t.add(o, r.writer, r.reader, r.received, true, func(g *agg) { g.RetryChains++ })
+			t.add(o, r.writer, r.reader, r.received, true, fRetryChains)
 		}
 	} else {
 		st.chain, st.step = st.chain+1, 1
 	}
-	a.Chain, a.Step = int(st.chain), int(st.step)
-	if st.attempted {
-		rd, ok := o.lastRead[r.reader]
-		a.Reread = ok && rd.After(st.lastCompleted)
+	reread := false
+	if o.keep && st.attempted {
+		rd, ok := o.readAt(r.rid)
+		reread = ok && rd.After(st.lastCompleted)
 	}
-	t.add(o, r.writer, r.reader, r.received, true, func(g *agg) { g.Attempts++ })
+	t.add(o, r.writer, r.reader, r.received, true, fAttempts)
 	st.conflict = r.code == 409
 	st.attempted, st.lastCompleted, st.reader = true, r.completed, r.reader
 	timelineI := -1
 	if o.keep {
 		timelineI = len(o.timeline)
 		st.timelineI = int32(timelineI)
-		o.timeline = append(o.timeline, a)
+		o.timeline = append(o.timeline, Attempt{Received: r.received, Completed: r.completed, Writer: t.writerName(r.writer),
+			Verb: r.verb, Subresource: r.sub, Code: r.code, Precondition: r.precond, Result: r.result,
+			Chain: int(st.chain), Step: int(st.step), Reread: reread})
 	}
 	switch {
 	case r.code == 409:
 		o.conflict(r, timelineI, t)
 	case r.code/100 == 2:
-		t.add(o, r.writer, r.reader, r.received, true, func(g *agg) { g.Successes++ })
+		t.add(o, r.writer, r.reader, r.received, true, fSuccesses)
+	}
+	// Without a timeline, only a chain that may go on needs its state.
+	if !st.conflict && !o.keep {
+		delete(o.chains, r.wid)
 	}
 }
 
@@ -215,7 +282,11 @@ func (o *objState) settle(p pendingConflict, out outcome, t *totals) {
 	if p.timelineI >= 0 {
 		o.timeline[p.timelineI].Cause, o.timeline[p.timelineI].LostTo = out.cause, out.lostTo
 	}
-	o.writers[p.r.writer].conflicts++
+	i, ok := slices.BinarySearchFunc(o.worst, p.r.wid, func(c writerCount, w uint32) int { return cmp.Compare(c.writer, w) })
+	if !ok {
+		o.worst = slices.Insert(o.worst, i, writerCount{writer: p.r.wid})
+	}
+	o.worst[i].n++
 	t.conflict(o, p.r, out.cause, out.lostTo)
 }
 
@@ -230,17 +301,17 @@ func (o *objState) finish(t *totals) {
 		o.settle(p, out, t)
 	}
 	o.pending = nil
-	for w, st := range o.writers {
+	for _, st := range o.chains {
 		if st.conflict {
-			o.giveUp(w, st, t)
+			o.giveUp(st, t)
 		}
 	}
 }
 
-func (o *objState) giveUp(w *WriterKey, st *writerState, t *totals) {
+func (o *objState) giveUp(st *writerState, t *totals) {
 	st.conflict = false
 	// The attempt's receive time is already in the summary's first and last.
-	t.add(o, w, st.reader, time.Time{}, false, func(g *agg) { g.GiveUps++ })
+	t.add(o, st.writer, st.reader, time.Time{}, false, fGiveUps)
 	if o.keep {
 		o.timeline[st.timelineI].GiveUp = true
 	}
@@ -291,7 +362,7 @@ func byVersion(r *record, cand []*record) winnerSet {
 // byTime are the successes since the writer's last get, or the last
 // success alone when no get of the writer's is in the log.
 func (o *objState) byTime(r *record, cand []*record) winnerSet {
-	base, ok := o.lastRead[r.reader]
+	base, ok := o.readAt(r.rid)
 	if !ok {
 		for i := len(cand) - 1; i >= 0; i-- {
 			if !cand[i].completed.After(r.completed) {
@@ -301,7 +372,7 @@ func (o *objState) byTime(r *record, cand []*record) winnerSet {
 		// Every folded success is older than r: the last one is the last
 		// success before r.
 		if len(o.history) > 0 {
-			return winnerSet{past: []*WriterKey{o.history[len(o.history)-1].writer}}
+			return winnerSet{past: []*WriterKey{o.stream.writerKeys[o.history[len(o.history)-1].writer]}}
 		}
 		return winnerSet{}
 	}
@@ -312,14 +383,14 @@ func (o *objState) byTime(r *record, cand []*record) winnerSet {
 	ws := winnerSet{recent: cand[i:]}
 	if i == 0 {
 		j := len(o.history)
-		for j > 0 && o.history[j-1].completed.After(base) {
+		for j > 0 && o.history[j-1].completed().After(base) {
 			j--
 		}
 		if j == 0 && o.cut.After(base) {
 			o.stream.inexact = true
 		}
 		for _, p := range o.history[j:] {
-			ws.past = append(ws.past, p.writer)
+			ws.past = append(ws.past, o.stream.writerKeys[p.writer])
 		}
 	}
 	return ws
@@ -331,11 +402,12 @@ func (o *objState) outcome(r *record, ws winnerSet) outcome {
 		out.lostTo = applyOwners(r.message)
 		return out
 	}
+	t := o.stream.t
 	for _, w := range ws.past {
-		out.lostTo = append(out.lostTo, w.String())
+		out.lostTo = append(out.lostTo, t.writerName(w))
 	}
 	for _, win := range ws.recent {
-		out.lostTo = append(out.lostTo, win.writer.String())
+		out.lostTo = append(out.lostTo, t.writerName(win.writer))
 	}
 	return out
 }

@@ -12,10 +12,13 @@ import (
 // between decoding and analysis: no bodies, and interned strings.
 type record struct {
 	// obj, writer and reader point into the collector's tables: records
-	// of one object or writer share them.
-	obj    *ObjectKey
-	writer *WriterKey
-	reader *readerKey
+	// of one object or writer share them. wid and rid number the writer
+	// and the reader (stream.writerKeys[wid] is writer): objects keep
+	// their writers and readers by number.
+	obj      *ObjectKey
+	writer   *WriterKey
+	reader   *readerKey
+	wid, rid uint32
 	// read marks a successful get: only obj, reader and the times are set.
 	read      bool
 	verb      string
@@ -44,9 +47,14 @@ type Collector struct {
 	cfg     Config
 	strs    map[string]string
 	objs    map[ObjectKey]*ObjectKey
-	writers map[WriterKey]*WriterKey
-	readers map[readerKey]*readerKey
-	stream  *stream
+	writers map[WriterKey]uint32
+	readers map[readerKey]uint32
+	// writerKeys and readerKeys are the writers and readers by number; the
+	// stream keeps its own copy of writerKeys (it may run on another
+	// goroutine).
+	writerKeys []*WriterKey
+	readerKeys []*readerKey
+	stream     *stream
 }
 
 // NewCollector returns an empty collector that keeps every record.
@@ -58,7 +66,7 @@ func NewCollector(cfg Config) *Collector {
 // completion order by up to skew; a negative skew keeps everything.
 func newCollector(cfg Config, skew time.Duration) *Collector {
 	c := &Collector{cfg: cfg, strs: map[string]string{}, objs: map[ObjectKey]*ObjectKey{},
-		writers: map[WriterKey]*WriterKey{}, readers: map[readerKey]*readerKey{}}
+		writers: map[WriterKey]uint32{}, readers: map[readerKey]uint32{}}
 	c.stream = newStream(cfg, skew)
 	return c
 }
@@ -66,6 +74,9 @@ func newCollector(cfg Config, skew time.Duration) *Collector {
 // str interns s; the decoder's strings point into its blocks, so the
 // table keeps copies.
 func (c *Collector) str(s string) string {
+	if s == "" {
+		return ""
+	}
 	if v, ok := c.strs[s]; ok {
 		return v
 	}
@@ -74,21 +85,61 @@ func (c *Collector) str(s string) string {
 	return s
 }
 
-func intern[K comparable](m map[K]*K, k K) *K {
-	if p, ok := m[k]; ok {
+// The keys below are looked up with the decoder's strings, which point
+// into its blocks, and stored with the collector's copies.
+
+func (c *Collector) object(ref *audit.ObjectRef) *ObjectKey {
+	k := ObjectKey{Group: ref.APIGroup, Resource: ref.Resource, Namespace: ref.Namespace, Name: ref.Name}
+	if p, ok := c.objs[k]; ok {
 		return p
 	}
+	k = ObjectKey{Group: c.str(k.Group), Resource: c.str(k.Resource), Namespace: c.str(k.Namespace), Name: c.str(k.Name)}
 	p := &k
-	m[k] = p
+	c.objs[k] = p
 	return p
 }
 
-func isWrite(verb string) bool {
-	switch verb {
-	case "create", "update", "patch", "delete", "deletecollection":
-		return true
+// reader numbers the readers in the order of first sight: readerKeys[n]
+// is the one numbered n.
+func (c *Collector) reader(k readerKey) (uint32, *readerKey) {
+	if n, ok := c.readers[k]; ok {
+		return n, c.readerKeys[n]
 	}
-	return false
+	k = readerKey{user: c.str(k.user), pod: c.str(k.pod), userAgent: c.str(k.userAgent)}
+	n := uint32(len(c.readerKeys))
+	c.readers[k] = n
+	c.readerKeys = append(c.readerKeys, &k)
+	return n, &k
+}
+
+// writer numbers the writers as reader does the readers.
+func (c *Collector) writer(k WriterKey) (uint32, *WriterKey) {
+	if n, ok := c.writers[k]; ok {
+		return n, c.writerKeys[n]
+	}
+	k = WriterKey{User: c.str(k.User), FieldManager: c.str(k.FieldManager), Pod: c.str(k.Pod)}
+	n := uint32(len(c.writerKeys))
+	c.writers[k] = n
+	c.writerKeys = append(c.writerKeys, &k)
+	return n, &k
+}
+
+// writeVerb is verb when it writes, as a constant (not a string of the
+// decoder's), else "".
+func writeVerb(verb string) string {
+	switch verb {
+	case "create":
+		return "create"
+	case "update":
+		return "update"
+	case "patch":
+		return "patch"
+	case "delete":
+		return "delete"
+	case "deletecollection":
+		return "deletecollection"
+	}
+	return ""
 }
 
 // Add keeps e if it is a write attempt, or a successful get of a named
@@ -100,7 +151,8 @@ func (c *Collector) Add(e *audit.Event) {
 }
 
 func (c *Collector) record(e *audit.Event) *record {
-	write := isWrite(e.Verb)
+	verb := writeVerb(e.Verb)
+	write := verb != ""
 	// A create with generateName has no name yet: its objects are counted
 	// together, under the name "".
 	unnamed := e.ObjectRef.Name == "" && e.Verb != "create" && e.Verb != "deletecollection"
@@ -111,15 +163,13 @@ func (c *Collector) record(e *audit.Event) *record {
 		return nil
 	}
 	ref := &e.ObjectRef
-	obj := ObjectKey{Group: c.str(ref.APIGroup), Resource: c.str(ref.Resource), Namespace: c.str(ref.Namespace), Name: c.str(ref.Name)}
-	user, pod, ua := c.str(e.Username), c.str(e.PodName), c.str(e.UserAgent)
-	r := &record{obj: intern(c.objs, obj), reader: intern(c.readers, readerKey{user: user, pod: pod, userAgent: ua}),
-		received: e.RequestReceived, completed: e.StageTimestamp, read: !write}
+	r := &record{obj: c.object(ref), received: e.RequestReceived, completed: e.StageTimestamp, read: !write}
+	r.rid, r.reader = c.reader(readerKey{user: e.Username, pod: e.PodName, userAgent: e.UserAgent})
 	if !write {
 		return r
 	}
-	r.verb, r.sub, r.code, r.details = c.str(e.Verb), c.str(ref.Subresource), e.Code, c.str(e.DetailsKind)
-	r.writer = intern(c.writers, WriterKey{User: user, FieldManager: c.str(fieldManager(e.RequestURI)), Pod: pod})
+	r.verb, r.sub, r.code, r.details = verb, c.str(ref.Subresource), e.Code, c.str(e.DetailsKind)
+	r.wid, r.writer = c.writer(WriterKey{User: e.Username, FieldManager: fieldManager(e.RequestURI), Pod: e.PodName})
 	r.precond, r.result = strings.Clone(ref.ResourceVersion), strings.Clone(e.ResponseRV)
 	if e.Code == 409 {
 		r.message = c.str(e.Message)

@@ -4,10 +4,13 @@
 // (Analyze). A Collector does the same for events handed to it one by one.
 //
 // Analyze reads the log as a stream in completion order and keeps, per
-// object, its writers' and readers' states and a few seconds of records,
-// so that memory grows with objects, writers and readers, not with the
-// log's length (see stream.go); a log it cannot follow that way (out of
-// order beyond a few seconds, stdin) is analysed keeping every record.
+// object, its writers and readers by number, the chains of the writers
+// whose last attempt was a 409, each reader's last get and a few seconds
+// of records, so that memory grows with objects, writers and readers, not
+// with the log's length (see stream.go); a log it cannot follow that way
+// (out of order beyond a few seconds, stdin) is analysed keeping every
+// record. Events are decoded on several goroutines (pkg/audit), made into
+// records on one and analysed on another.
 //
 // A writer is user + field manager (from requestURI's ?fieldManager=) +
 // pod (user.extra authentication.kubernetes.io/pod-name); its user agent is

@@ -3,6 +3,9 @@ package conflicts
 import (
 	"context"
 	"errors"
+	"os"
+	"runtime/debug"
+	"sync/atomic"
 	"time"
 
 	"github.com/kubectl-rv/kubectl-rv/pkg/audit"
@@ -20,6 +23,7 @@ import (
 // (Config.HottestTimeline) is a second reading of the files, of that object
 // only.
 func Analyze(ctx context.Context, sources []audit.Source, cfg Config) (*Report, error) {
+	defer LimitMemory(cfg.MemoryLimit)()
 	rereadable := true
 	for _, src := range sources {
 		rereadable = rereadable && src.Rereadable()
@@ -47,23 +51,38 @@ func Analyze(ctx context.Context, sources []audit.Source, cfg Config) (*Report, 
 	return analyze(ctx, sources, cfg, -1, nil)
 }
 
+// LimitMemory sets the runtime's soft memory limit to limit (see
+// Config.MemoryLimit) unless it is 0, GOMEMLIMIT is set, or the limit is
+// already as low; it returns what puts the old limit back. Analyze calls
+// it; a command calls it too to keep the limit while it prints.
+func LimitMemory(limit int64) (restore func()) {
+	if limit <= 0 || os.Getenv("GOMEMLIMIT") != "" || debug.SetMemoryLimit(-1) <= limit {
+		return func() {}
+	}
+	old := debug.SetMemoryLimit(limit)
+	return func() { debug.SetMemoryLimit(old) }
+}
+
 // onFallback is called when files are read again keeping every record;
 // tests watch it.
 var onFallback = func() {}
 
 // analyze reads the sources once into a collector of the given skew (-1
-// keeps every record), limited to one object when only is set.
+// keeps every record), limited to one object when only is set. Records
+// are made from the events (the collector's tables) on the decoder's
+// goroutine and analysed (the stream) on another, in the same order.
 func analyze(ctx context.Context, sources []audit.Source, cfg Config, skew time.Duration, only *ObjectKey) (*Report, error) {
 	c := newCollector(cfg, skew)
-	s := c.stream
-	s.only = only
+	c.stream.only = only
 	var stats audit.Stats
-	opts := audit.Options{Strict: cfg.Strict, Workers: cfg.Parallel}
+	// Reuse: the collector copies what it keeps of an event.
+	opts := audit.Options{Strict: cfg.Strict, Workers: cfg.Parallel, Reuse: true}
+	p := startPipe(c.stream)
+	defer p.close()
 	for _, src := range sources {
 		st, err := audit.Decode(ctx, src, opts, func(e *audit.Event) error {
-			c.Add(e)
-			if s.inexact {
-				return errNeedsAllRecords
+			if r := c.record(e); r != nil {
+				return p.add(r)
 			}
 			return nil
 		})
@@ -72,10 +91,70 @@ func analyze(ctx context.Context, sources []audit.Source, cfg Config, skew time.
 			return nil, err
 		}
 	}
-	rep := c.Report()
-	if s.inexact {
+	if p.close() {
 		return nil, errNeedsAllRecords
 	}
+	rep := c.Report()
 	rep.Input = stats
 	return rep, nil
+}
+
+// pipeBatch is how many records go to the stream's goroutine at once.
+const pipeBatch = 512
+
+// pipe hands records to a goroutine that adds them to a stream, in order.
+type pipe struct {
+	batch []*record
+	out   chan []*record
+	done  chan struct{}
+	// inexact is set, from the stream's goroutine, once the stream is.
+	inexact atomic.Bool
+	closed  bool
+}
+
+func startPipe(s *stream) *pipe {
+	p := &pipe{batch: make([]*record, 0, pipeBatch), out: make(chan []*record, 4), done: make(chan struct{})}
+	go func() {
+		defer close(p.done)
+		for b := range p.out {
+			for _, r := range b {
+				if p.inexact.Load() {
+					break
+				}
+				s.add(r)
+				if s.inexact {
+					p.inexact.Store(true)
+				}
+			}
+		}
+	}()
+	return p
+}
+
+// add queues r; it fails once the stream is inexact, to end the reading.
+func (p *pipe) add(r *record) error {
+	p.batch = append(p.batch, r)
+	if len(p.batch) < pipeBatch {
+		return nil
+	}
+	if p.inexact.Load() {
+		return errNeedsAllRecords
+	}
+	p.out <- p.batch
+	p.batch = make([]*record, 0, pipeBatch)
+	return nil
+}
+
+// close hands on the last records, waits for the stream's goroutine and
+// says whether the stream is inexact. It may be called again.
+func (p *pipe) close() (inexact bool) {
+	if !p.closed {
+		p.closed = true
+		if len(p.batch) > 0 {
+			p.out <- p.batch
+		}
+		close(p.out)
+	}
+	<-p.done
+	return p.inexact.Load()
 }

@@ -15,8 +15,9 @@ import (
 // completion seen is skew ahead, then releases them in order: (completed,
 // gets before writes, received, arrival). A released 409 waits another
 // inFlight for the successes that may have beaten it, then the object's
-// records are walked. Each object keeps its writers' states, its readers'
-// last gets, and the successes of the last foldAfter; older successes are
+// records are walked. Each object keeps the numbers of its writers, the
+// states of those whose last attempt was a 409, its readers' last gets,
+// and the successes of the last foldAfter; older successes are
 // folded into a short history (completion and writer) that keeps only
 // what a later 409 may need: the successes after the oldest last get of a
 // reader of the object, at most maxHistory, and the last one. Memory so
@@ -52,6 +53,9 @@ type stream struct {
 	// all keeps every released record per object when the hottest object's
 	// timeline is wanted and the log cannot be read again.
 	all map[*ObjectKey][]*record
+	// writerKeys are the writers by number (record.wid), as the records
+	// bring them: the collector numbers them in the order it makes records.
+	writerKeys []*WriterKey
 }
 
 // foldAfter is how long a success stays in its object's list before it is
@@ -75,6 +79,12 @@ func newStream(cfg Config, skew time.Duration) *stream {
 // add takes one record; in a bounded stream it releases what is older
 // than the skew.
 func (s *stream) add(r *record) {
+	if !r.read && int(r.wid) >= len(s.writerKeys) {
+		if int(r.wid) != len(s.writerKeys) {
+			panic("conflicts: a writer's first record did not reach the stream")
+		}
+		s.writerKeys = append(s.writerKeys, r.writer)
+	}
 	if s.only != nil && *r.obj != *s.only {
 		return
 	}
@@ -123,8 +133,7 @@ func (s *stream) release(r *record) {
 }
 
 func (s *stream) newObject(k *ObjectKey) *objState {
-	o := &objState{key: k, index: -1, stream: s, lastRead: map[*readerKey]time.Time{}, writers: map[*WriterKey]*writerState{},
-		cfg: s.cfg, keep: s.only != nil || s.cfg.Object != nil && matchObject(*s.cfg.Object, *k)}
+	o := &objState{key: k, index: -1, stream: s, keep: s.only != nil || s.cfg.Object != nil && matchObject(*s.cfg.Object, *k)}
 	s.objects[k] = o
 	return o
 }
@@ -168,7 +177,7 @@ func (s *stream) report() *Report {
 	for _, o := range keep {
 		rep.Timeline, rep.TimelineObject = append(rep.Timeline, o.timeline...), o.key
 	}
-	s.t.fill(rep, s.cfg, s.objects)
+	s.t.fill(rep, s.cfg, s.objects, s.writerKeys)
 	if s.all != nil && s.cfg.Object == nil && s.cfg.HottestTimeline && len(rep.Objects) > 0 {
 		rep.Timeline, rep.TimelineObject = s.timelineOf(rep.Objects[0].Object)
 	}
@@ -180,7 +189,7 @@ func (s *stream) timelineOf(k ObjectKey) ([]Attempt, *ObjectKey) {
 	cfg := s.cfg
 	cfg.HottestTimeline = false
 	one := newStream(cfg, -1)
-	one.only = &k
+	one.only, one.writerKeys = &k, s.writerKeys
 	for p, recs := range s.all {
 		if *p == k {
 			for _, r := range recs {

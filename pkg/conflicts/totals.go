@@ -31,11 +31,38 @@ func (t *totals) writerName(w *WriterKey) string {
 	return name
 }
 
-// add applies f to the attempt's writer, object and the summary; timed
+// figure is one of a Tally's counts.
+type figure int
+
+const (
+	fAttempts figure = iota
+	fConflicts
+	fSuccesses
+	fRetryChains
+	fGiveUps
+)
+
+// bump adds one to the count f.
+func (t *Tally) bump(f figure) {
+	switch f {
+	case fAttempts:
+		t.Attempts++
+	case fConflicts:
+		t.Conflicts++
+	case fSuccesses:
+		t.Successes++
+	case fRetryChains:
+		t.RetryChains++
+	default:
+		t.GiveUps++
+	}
+}
+
+// add counts f for the attempt's writer, object and the summary; timed
 // false leaves the summary's first and last alone. A
 // writer's user agent is the one of its first attempt on the first object
 // it wrote (objects in the order of their first write).
-func (t *totals) add(o *objState, writer *WriterKey, reader *readerKey, received time.Time, timed bool, f func(*agg)) {
+func (t *totals) add(o *objState, writer *WriterKey, reader *readerKey, received time.Time, timed bool, f figure) {
 	w := t.writers[writer]
 	if w == nil || o.index < w.uaIndex {
 		if w == nil {
@@ -44,11 +71,9 @@ func (t *totals) add(o *objState, writer *WriterKey, reader *readerKey, received
 		}
 		w.userAgent, w.uaIndex = reader.userAgent, o.index
 	}
-	g, s := agg{Tally: o.tally}, agg{Tally: t.sum}
-	f(w)
-	f(&g)
-	f(&s)
-	o.tally, t.sum = g.Tally, s.Tally
+	w.bump(f)
+	o.tally.bump(f)
+	t.sum.bump(f)
 	if !timed {
 		return
 	}
@@ -62,7 +87,7 @@ func (t *totals) add(o *objState, writer *WriterKey, reader *readerKey, received
 }
 
 func (t *totals) conflict(o *objState, r *record, c Cause, lostTo []string) {
-	t.add(o, r.writer, r.reader, r.received, true, func(g *agg) { g.Conflicts++ })
+	t.add(o, r.writer, r.reader, r.received, true, fConflicts)
 	w := t.writers[r.writer]
 	w.causes[c]++
 	for _, l := range lostTo {
@@ -74,17 +99,20 @@ func (t *totals) conflict(o *objState, r *record, c Cause, lostTo []string) {
 	t.causes[c][r.writer]++
 }
 
-func (t *totals) fill(rep *Report, cfg Config, objects map[*ObjectKey]*objState) {
+func (t *totals) fill(rep *Report, cfg Config, objects map[*ObjectKey]*objState, keys []*WriterKey) {
 	rep.Objects = []ObjectStats{}
 	for k, o := range objects {
-		if len(o.writers) == 0 {
+		if len(o.writerIDs) == 0 {
 			continue
 		}
-		stats := ObjectStats{Object: *k, Tally: o.tally, Writers: len(o.writers)}
-		for wk, st := range o.writers {
-			t.writers[wk].objects++
-			name := t.writerName(wk)
-			if n := int(st.conflicts); n > stats.WorstConflicts || n > 0 && n == stats.WorstConflicts && name < stats.WorstWriter {
+		stats := ObjectStats{Object: *k, Tally: o.tally, Writers: len(o.writerIDs)}
+		for _, id := range o.writerIDs {
+			t.writers[keys[id]].objects++
+		}
+		// Only a writer with a 409 on the object can be its worst.
+		for _, c := range o.worst {
+			name := t.writerName(keys[c.writer])
+			if n := int(c.n); n > stats.WorstConflicts || n > 0 && n == stats.WorstConflicts && name < stats.WorstWriter {
 				stats.WorstWriter, stats.WorstConflicts = name, n
 			}
 		}

@@ -233,9 +233,18 @@ type Config struct {
 	Parallel int
 	// Top limits the objects and writers listed; 0 is all.
 	Top int
+	// MemoryLimit is the soft limit on the Go runtime's memory that
+	// Analyze sets while it runs (runtime/debug.SetMemoryLimit), in bytes:
+	// the garbage collector then runs more often instead of letting the
+	// heap grow to twice what is live. 0 leaves the runtime's limit, as
+	// does a GOMEMLIMIT in the environment or a lower limit already set. A
+	// log whose live state is larger than the limit is still analysed,
+	// with more time spent collecting.
+	MemoryLimit int64
 }
 
-// NewConfig returns the defaults: a 5s retry window, two sources at once.
+// NewConfig returns the defaults: a 5s retry window, two sources at once,
+// a 120 MiB memory limit.
 func NewConfig() Config {
-	return Config{RetryWindow: 5 * time.Second, Parallel: 2}
+	return Config{RetryWindow: 5 * time.Second, Parallel: 2, MemoryLimit: 120 << 20}
 }

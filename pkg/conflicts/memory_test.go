@@ -1,0 +1,126 @@
+package conflicts
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/kubectl-rv/kubectl-rv/pkg/audit"
+)
+
+// writeManyLog writes n Metadata-level events, one a millisecond, in
+// completion order: gets (getPct percent), updates and patches (a tenth of
+// them 409s) by writers service accounts with pods, on objects
+// ConfigMaps, chosen at random. It returns the file's path.
+func writeManyLog(tb testing.TB, n, objects, writers, getPct int) string {
+	tb.Helper()
+	rnd := rand.New(rand.NewPCG(uint64(n), 3))
+	t0 := time.Date(2026, 11, 24, 10, 0, 0, 0, time.UTC)
+	var b strings.Builder
+	for i := range n {
+		w, o := rnd.IntN(writers), rnd.IntN(objects)
+		verb, code, query := "get", 200, ""
+		if r := rnd.IntN(100); r >= getPct {
+			verb, query = []string{"update", "patch"}[r%2], fmt.Sprintf("?fieldManager=ctrl-%d", w)
+			if rnd.IntN(10) == 0 {
+				code = 409
+			}
+		}
+		recv := t0.Add(time.Duration(i) * time.Millisecond)
+		fmt.Fprintf(&b, `{"kind":"Event","apiVersion":"audit.k8s.io/v1","level":"Metadata","auditID":"id-%d","stage":"ResponseComplete",`+
+			`"requestURI":"/api/v1/namespaces/app/configmaps/config-%d%s","verb":%q,`+
+			`"user":{"username":"system:serviceaccount:team:ctrl-%d","extra":{"authentication.kubernetes.io/pod-name":["ctrl-%d-x"]}},`+
+			`"userAgent":"manager/v0.0.0","objectRef":{"resource":"configmaps","namespace":"app","name":"config-%d","apiVersion":"v1"},`+
+			`"responseStatus":{"metadata":{},"code":%d},"requestReceivedTimestamp":%q,"stageTimestamp":%q}`+"\n",
+			i, o, query, verb, w, w, o, code, recv.Format(time.RFC3339Nano), recv.Add(500*time.Microsecond).Format(time.RFC3339Nano))
+	}
+	path := filepath.Join(tb.TempDir(), "audit.log")
+	if err := os.WriteFile(path, []byte(b.String()), 0o600); err != nil {
+		tb.Fatal(err)
+	}
+	return path
+}
+
+// retainedHeap is the live heap a collector of the given skew holds after
+// reading path, before its report.
+func retainedHeap(t *testing.T, path string, skew time.Duration) uint64 {
+	t.Helper()
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	c := newCollector(NewConfig(), skew)
+	_, err := audit.Decode(context.Background(), audit.NewSource(path, mustOpen(t, path)), audit.Options{Workers: 2, Reuse: true}, func(e *audit.Event) error {
+		c.Add(e)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.stream.inexact {
+		t.Fatal("the stream could not follow the generated log")
+	}
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	if c.Report().Summary.Conflicts == 0 {
+		t.Fatal("the generated log has no 409s")
+	}
+	return after.HeapAlloc - min(after.HeapAlloc, before.HeapAlloc)
+}
+
+func mustOpen(t *testing.T, path string) *os.File {
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = f.Close() })
+	return f
+}
+
+// TestAnalyzeMemoryBounded: four times the events on the same objects, by
+// the same writers and readers,
+// writers and readers leave the stream holding about the same heap, while
+// a collector that keeps every record (as stdin's does) holds more than
+// twice as much: the measure sees growth with the events.
+func TestAnalyzeMemoryBounded(t *testing.T) {
+	const n = 30000
+	// Readers read each object often enough that no 409 needs a success
+	// older than the stream's history.
+	one, four := writeManyLog(t, n, 100, 10, 70), writeManyLog(t, 4*n, 100, 10, 70)
+	s1, s4 := retainedHeap(t, one, analyzeSkew), retainedHeap(t, four, analyzeSkew)
+	if float64(s4) > 1.5*float64(s1) {
+		t.Errorf("the stream holds %d bytes after %d events, %d after %d: it grows with the events", s1, n, s4, 4*n)
+	}
+	a1, a4 := retainedHeap(t, one, -1), retainedHeap(t, four, -1)
+	if float64(a4) < 2*float64(a1) {
+		t.Errorf("keeping every record holds %d bytes after %d events, %d after %d: the measure misses growth", a1, n, a4, 4*n)
+	}
+	t.Logf("retained heap, %d / %d events: stream %d / %d bytes, every record kept %d / %d", n, 4*n, s1, s4, a1, a4)
+}
+
+// BenchmarkAnalyzeEvents decodes and analyses 200,000 events of 30
+// writers on 2,000 objects, and reports the bytes allocated per event.
+func BenchmarkAnalyzeEvents(b *testing.B) {
+	const n = 200000
+	sources, err := audit.Open(writeManyLog(b, n, 2000, 30, 70), nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer func(f func()) { onFallback = f }(onFallback)
+	onFallback = func() { b.Fatal("the generated log was read again keeping every record") }
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	for b.Loop() {
+		if _, err := Analyze(context.Background(), sources, NewConfig()); err != nil {
+			b.Fatal(err)
+		}
+	}
+	runtime.ReadMemStats(&after)
+	b.ReportMetric(float64(after.TotalAlloc-before.TotalAlloc)/float64(b.N)/n, "B/event")
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/n, "ns/event")
+}
