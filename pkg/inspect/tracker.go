@@ -189,14 +189,9 @@ type objState struct {
 	// uid is a fingerprint of metadata.uid (see uidOf).
 	uid  uint64
 	snap snapshot
-	// writes are the times of the latest writes, for the hot rate.
-	writes []time.Time
-	fields map[string]*fieldHistory
-}
-
-type fieldHistory struct {
-	writers  FieldWriters
-	reported *Fight
+	// sum is what the summary, hot objects and fights keep of the object;
+	// nil until it is written.
+	sum *objStats
 }
 
 // NewTracker returns a Tracker; zero TrackerConfig fields take their
@@ -304,7 +299,7 @@ func (t *Tracker) created(at time.Time, k objKey, u *unstructured.Unstructured, 
 	e := t.baseEvent(EventAdded, at, k, u)
 	e.Writer = &w
 	e.AfterGap = afterGap
-	t.stats.write(k, e.Object, &e, nil, at)
+	t.stats.write(k, st, u.GetKind(), &e, nil)
 	t.hot(st, &e, at)
 	return e
 }
@@ -322,6 +317,11 @@ func (t *Tracker) firstSight(at time.Time, typ EventType, k objKey, u *unstructu
 func (t *Tracker) remember(k objKey, u *unstructured.Unstructured) (*objState, []*entryView) {
 	entries, _ := readEntries(u)
 	st := &objState{rv: u.GetResourceVersion(), uid: uidOf(u), snap: newSnapshot(u.Object, encodeBody(u.Object), entries, &t.sets)}
+	if prev := t.objects[k]; prev != nil && prev.sum != nil {
+		// Created again under the same name: same summary, new histories.
+		st.sum = prev.sum
+		t.stats.restart(st.sum)
+	}
 	t.objects[k] = st
 	return st, entries
 }
@@ -348,8 +348,10 @@ func (t *Tracker) changed(at time.Time, typ EventType, k objKey, st *objState, u
 		oldGen, oldFound = generationOf(old)
 	}
 	paths := make([]fieldpath.Path, len(e.Fields))
+	names := make([]unique.Handle[string], len(e.Fields))
 	for i, c := range e.Fields {
 		paths[i] = c.Path
+		names[i] = unique.Make(c.Path.String())
 	}
 	entries, err := readEntries(u)
 	var w Writer
@@ -363,11 +365,11 @@ func (t *Tracker) changed(at time.Time, typ EventType, k objKey, st *objState, u
 	e.Churn = churnOf(e.GenerationBumped, paths)
 
 	st.rv, st.snap = e.ResourceVersion, newSnapshot(u.Object, body, entries, &t.sets)
-	t.stats.write(k, e.Object, &e, paths, at)
+	t.stats.write(k, st, u.GetKind(), &e, names)
 	t.hot(st, &e, at)
 	out := []Event{e}
 	if w.Known() && !afterGap {
-		out = append(out, t.fights(at, k, st, &e, w)...)
+		out = append(out, t.fights(at, st.sum, &e, w, names)...)
 	}
 	return out
 }
@@ -399,12 +401,13 @@ func (t *Tracker) deleted(at time.Time, resource string, u *unstructured.Unstruc
 	e.ResourceVersion = rv
 	e.AfterGap = afterGap
 	e.Writer = &Writer{Reason: ReasonDeleted}
-	if st := t.objects[k]; st != nil {
+	st := t.objects[k]
+	if st != nil {
 		e.PreviousResourceVersion = st.rv
 		e.Revisions = revisionsBetween(st.rv, rv)
 		delete(t.objects, k)
 	}
-	t.stats.deleted(k, e.Object)
+	t.stats.deleted(k, st, u.GetKind())
 	return []Event{e}
 }
 
@@ -488,13 +491,15 @@ func (t *Tracker) hot(st *objState, e *Event, at time.Time) {
 		return
 	}
 	keep := int(math.Ceil(t.cfg.HotRate*t.cfg.HotWindow.Seconds())) + 1
-	st.writes = append(st.writes, at)
-	if len(st.writes) > keep {
-		st.writes = append(st.writes[:0], st.writes[len(st.writes)-keep:]...)
+	o := st.sum
+	now := at.UnixNano()
+	o.recent = append(o.recent, now)
+	if len(o.recent) > keep {
+		o.recent = append(o.recent[:0], o.recent[len(o.recent)-keep:]...)
 	}
 	n := 0
-	for _, w := range st.writes {
-		if at.Sub(w) <= t.cfg.HotWindow {
+	for _, w := range o.recent {
+		if time.Duration(now-w) <= t.cfg.HotWindow {
 			n++
 		}
 	}
@@ -502,33 +507,20 @@ func (t *Tracker) hot(st *objState, e *Event, at time.Time) {
 	if rate > t.cfg.HotRate {
 		e.Hot = true
 		e.WriteRate = math.Round(rate*100) / 100
-		t.stats.hot(objKeyOf(e), rate)
+		t.stats.hot(o, rate)
 	}
-}
-
-func objKeyOf(e *Event) objKey {
-	return objKey{resource: e.Resource, namespace: e.Namespace, name: e.Name}
 }
 
 // fights updates the history of every changed field and returns a FIGHT row
 // for each field that changed hands FightThreshold times within FightWindow.
 // A field is reported once per bout: again only after a quiet window.
-func (t *Tracker) fights(at time.Time, k objKey, st *objState, e *Event, w Writer) []Event {
-	if st.fields == nil {
-		st.fields = map[string]*fieldHistory{}
-	}
-	manager := w.Manager
-	if w.Subresource != "" {
-		manager += " (" + w.Subresource + ")"
-	}
+// names are the changed fields' paths, as the stats counted them.
+func (t *Tracker) fights(at time.Time, o *objStats, e *Event, w Writer, names []unique.Handle[string]) []Event {
+	manager := writerName(w)
 	var out []Event
-	for _, c := range e.Fields {
-		path := c.Path.String()
-		h := st.fields[path]
-		if h == nil {
-			h = &fieldHistory{}
-			st.fields[path] = h
-		}
+	for _, name := range names {
+		path := name.Value()
+		h := t.stats.field(o, name)
 		f, first := h.writers.Write(manager, at, t.cfg.FightThreshold, t.cfg.FightWindow)
 		if f == nil {
 			continue
@@ -536,10 +528,10 @@ func (t *Tracker) fights(at time.Time, k objKey, st *objState, e *Event, w Write
 		f.Object, f.Namespace, f.Field = e.Object, e.Namespace, path
 		if !first {
 			// The bout goes on: the summary keeps the latest count.
-			*h.reported = *f
+			*t.stats.reported[fieldRef{o, name}] = *f
 			continue
 		}
-		h.reported = t.stats.fight(*f)
+		t.stats.reported[fieldRef{o, name}] = t.stats.fight(*f)
 		out = append(out, Event{Type: EventFight, Time: at, Resource: e.Resource, Object: e.Object, Namespace: e.Namespace, Name: e.Name, ResourceVersion: e.ResourceVersion, Fight: f})
 	}
 	return out

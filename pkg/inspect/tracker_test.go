@@ -371,16 +371,16 @@ func TestTrackerMemoryIsBoundedByObjects(t *testing.T) {
 		t.Fatalf("want 1 object kept, got %d", len(tr.objects))
 	}
 	for _, st := range tr.objects {
-		if max := int(cfg.HotRate*cfg.HotWindow.Seconds()) + 1; len(st.writes) > max {
-			t.Errorf("hot history holds %d times, want at most %d", len(st.writes), max)
+		if max := int(cfg.HotRate*cfg.HotWindow.Seconds()) + 1; len(st.sum.recent) > max {
+			t.Errorf("hot history holds %d times, want at most %d", len(st.sum.recent), max)
 		}
-		for path, h := range st.fields {
+		for _, h := range st.sum.fields {
 			if max := 4*cfg.FightThreshold + 1; len(h.writers.writes) > max {
-				t.Errorf("fight history of %s holds %d writes, want at most %d", path, len(h.writers.writes), max)
+				t.Errorf("fight history of %s holds %d writes, want at most %d", h.class.path.Value(), len(h.writers.writes), max)
 			}
 		}
-	}
-	if len(tr.stats.fights) != 1 || len(tr.stats.fields) != 1 {
-		t.Errorf("summary state grew with events: %d fights, %d fields", len(tr.stats.fights), len(tr.stats.fields))
+		if len(tr.stats.fights) != 1 || len(st.sum.fields) != 1 {
+			t.Errorf("summary state grew with events: %d fights, %d fields", len(tr.stats.fights), len(st.sum.fields))
+		}
 	}
 }
