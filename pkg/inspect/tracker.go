@@ -170,8 +170,10 @@ type Tracker struct {
 	differ *diff.Differ
 
 	objects map[objKey]*objState
-	// pending holds the LIST items of a list until its SYNCED line.
-	pending map[string][]*unstructured.Unstructured
+	// pending holds the LIST items of a list until its SYNCED line: those
+	// of an initial list as the state they start (so that a list is
+	// never held whole), those of a relist as received.
+	pending map[string][]pendingItem
 	// synced is true for resources whose full state is known (a list was
 	// made), so that an object first seen in a relist was created in the gap.
 	synced map[string]bool
@@ -183,6 +185,17 @@ type Tracker struct {
 }
 
 type objKey struct{ resource, namespace, name string }
+
+// pendingItem is a LIST item waiting for its SYNCED line: u for a relist;
+// for an initial list, the state it starts and what its row shows.
+type pendingItem struct {
+	u      *unstructured.Unstructured
+	key    objKey
+	st     *objState
+	kind   string
+	gen    int64
+	hasGen bool
+}
 
 type objState struct {
 	rv string
@@ -218,7 +231,7 @@ func NewTracker(cfg TrackerConfig) *Tracker {
 			{"metadata", "generation"},
 		}}),
 		objects: map[objKey]*objState{},
-		pending: map[string][]*unstructured.Unstructured{},
+		pending: map[string][]pendingItem{},
 		synced:  map[string]bool{},
 		stats:   newStats(),
 	}
@@ -244,7 +257,7 @@ func (t *Tracker) Observe(ev RecordedEvent) []Event {
 		}
 		return []Event{{Type: EventBookmark, Time: ev.Time, Resource: ev.Resource, Object: resourceName(ev.Resource), ResourceVersion: ev.ResourceVersion}}
 	case RecordList:
-		t.pending[ev.Resource] = append(t.pending[ev.Resource], ev.Object)
+		t.pending[ev.Resource] = append(t.pending[ev.Resource], t.pend(ev))
 		return nil
 	case RecordSynced:
 		items := t.pending[ev.Resource]
@@ -315,15 +328,42 @@ func (t *Tracker) firstSight(at time.Time, typ EventType, k objKey, u *unstructu
 
 // remember starts the state of an object and returns it with u's entries.
 func (t *Tracker) remember(k objKey, u *unstructured.Unstructured) (*objState, []*entryView) {
+	st, entries := t.newState(u)
+	t.install(k, st)
+	return st, entries
+}
+
+// newState returns the state an object starts, and u's entries.
+func (t *Tracker) newState(u *unstructured.Unstructured) (*objState, []*entryView) {
 	entries, _ := readEntries(u)
-	st := &objState{rv: u.GetResourceVersion(), uid: uidOf(u), snap: newSnapshot(u.Object, encodeBody(u.Object), entries, &t.sets)}
+	return &objState{rv: u.GetResourceVersion(), uid: uidOf(u), snap: newSnapshot(u.Object, encodeBody(u.Object), entries, &t.sets)}, entries
+}
+
+// install makes st the state of the object of key k.
+func (t *Tracker) install(k objKey, st *objState) {
 	if prev := t.objects[k]; prev != nil && prev.sum != nil {
 		// Created again under the same name: same summary, new histories.
 		st.sum = prev.sum
 		t.stats.restart(st.sum)
 	}
 	t.objects[k] = st
-	return st, entries
+}
+
+// pend returns a LIST item as it waits for its SYNCED line: an item of an
+// initial list already as the state it starts, so that the tracker keeps
+// no decoded object of a list that a Source delivers page by page.
+func (t *Tracker) pend(ev RecordedEvent) pendingItem {
+	if ev.Reason != SyncInitial {
+		return pendingItem{u: ev.Object}
+	}
+	u := ev.Object
+	k := keyOf(ev.Resource, u)
+	st, _ := t.newState(u)
+	p := pendingItem{key: k, st: st, kind: unique.Make(u.GetKind()).Value()}
+	if g, found, err := unstructured.NestedInt64(u.Object, "metadata", "generation"); err == nil && found {
+		p.gen, p.hasGen = g, true
+	}
+	return p
 }
 
 func (t *Tracker) baseEvent(typ EventType, at time.Time, k objKey, u *unstructured.Unstructured) Event {
@@ -412,12 +452,24 @@ func (t *Tracker) deleted(at time.Time, resource string, u *unstructured.Unstruc
 }
 
 // listed handles the end of the initial list: every object is a row.
-func (t *Tracker) listed(ev RecordedEvent, items []*unstructured.Unstructured) []Event {
+func (t *Tracker) listed(ev RecordedEvent, items []pendingItem) []Event {
 	t.synced[ev.Resource] = true
 	out := make([]Event, 0, len(items))
-	for _, u := range items {
-		k := keyOf(ev.Resource, u)
-		e := t.firstSight(ev.Time, EventAdded, k, u, false)
+	for _, p := range items {
+		var e Event
+		if p.u != nil {
+			e = t.firstSight(ev.Time, EventAdded, keyOf(ev.Resource, p.u), p.u, false)
+		} else {
+			// As firstSight makes it, from what the item kept.
+			t.install(p.key, p.st)
+			k := p.key
+			e = Event{Type: EventAdded, Time: ev.Time, Resource: k.resource, Object: objectRef(k.resource, p.kind, k.name), Namespace: k.namespace, Name: k.name,
+				ResourceVersion: p.st.rv, Writer: &Writer{Reason: ReasonFirstSight}}
+			if p.hasGen {
+				g := p.gen
+				e.Generation = &g
+			}
+		}
 		e.Initial = true
 		out = append(out, e)
 	}
@@ -426,11 +478,19 @@ func (t *Tracker) listed(ev RecordedEvent, items []*unstructured.Unstructured) [
 
 // relisted handles the end of a relist after a 410 Gone: a GAP row, then
 // the changes visible by comparing the relist with the last known state.
-func (t *Tracker) relisted(ev RecordedEvent, items []*unstructured.Unstructured) []Event {
+func (t *Tracker) relisted(ev RecordedEvent, pending []pendingItem) []Event {
 	gap := Gap{Resource: ev.Resource, From: ev.GapFrom, To: ev.ResourceVersion, Revisions: revisionsBetween(ev.GapFrom, ev.ResourceVersion), Error: ev.GapError, Time: ev.Time}
 	var rows []Event
-	seen := make(map[objKey]bool, len(items))
-	for _, u := range items {
+	seen := make(map[objKey]bool, len(pending))
+	for _, p := range pending {
+		u := p.u
+		if u == nil {
+			// An initial list's item ended by a relist's SYNCED line, which
+			// no stream writes: taken in silently.
+			t.install(p.key, p.st)
+			seen[p.key] = true
+			continue
+		}
 		k := keyOf(ev.Resource, u)
 		seen[k] = true
 		st := t.objects[k]

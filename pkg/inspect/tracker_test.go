@@ -384,3 +384,38 @@ func TestTrackerMemoryIsBoundedByObjects(t *testing.T) {
 		}
 	}
 }
+
+// TestTrackerTakesInitialListItemsAsTheyCome checks that the tracker keeps
+// an initial list's items as the state they start, not as decoded objects,
+// while it waits for the SYNCED line, and that its rows and later rows are
+// those of a list whose items it held whole.
+func TestTrackerTakesInitialListItemsAsTheyCome(t *testing.T) {
+	creator := mf{"kubectl-create", "Update", "", 0, fCreate}
+	run := func(reason SyncReason) ([]Event, *Tracker) {
+		tr := NewTracker(NewTrackerConfig())
+		var rows []Event
+		for i, name := range []string{"web", "api", "db"} {
+			e := ev(t, RecordList, 0, version{name: name, rv: fmt.Sprint(10 + i), gen: int64(1 + i), replicas: 1, ready: -1, mfs: []mf{creator}})
+			e.Reason = reason
+			rows = append(rows, tr.Observe(e)...)
+		}
+		rows = append(rows, tr.Observe(synced(0, SyncInitial, "20", ""))...)
+		rows = append(rows, tr.Observe(ev(t, RecordModified, 5, version{name: "api", rv: "21", gen: 3, replicas: 2, ready: -1, mfs: []mf{{"hpa", "Update", "", 5, fCreate}}}))...)
+		return rows, tr
+	}
+	held, _ := run("")
+	tr := NewTracker(NewTrackerConfig())
+	e := ev(t, RecordList, 0, version{name: "web", rv: "10", gen: 1, replicas: 1, ready: -1, mfs: []mf{creator}})
+	e.Reason = SyncInitial
+	tr.Observe(e)
+	if p := tr.pending[deploy]; len(p) != 1 || p[0].u != nil || p[0].st == nil {
+		t.Errorf("want the pending item kept as its state, without the object, got %+v", p)
+	}
+	got, _ := run(SyncInitial)
+	if len(got) != 4 {
+		t.Fatalf("want 4 rows, got %d", len(got))
+	}
+	if diff := cmp.Diff(held, got); diff != "" {
+		t.Errorf("rows (-held whole +taken as they come):\n%s", diff)
+	}
+}
