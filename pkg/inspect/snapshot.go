@@ -1,8 +1,8 @@
 package inspect
 
 import (
-	"encoding/json"
 	"math"
+	"slices"
 	"time"
 	"unique"
 	"unsafe"
@@ -91,37 +91,6 @@ func newSnapshot(obj map[string]any, body []byte, entries []*entryView, sets *se
 	return s
 }
 
-// encodeBody returns obj as compact JSON without metadata.managedFields,
-// .resourceVersion, and .name, .namespace and .uid when they are non-empty
-// strings; nil when it cannot be encoded.
-func encodeBody(obj map[string]any) []byte {
-	top := obj
-	if md, ok := obj["metadata"].(map[string]any); ok {
-		slim := make(map[string]any, len(md))
-		for k, v := range md {
-			switch k {
-			case "managedFields", "resourceVersion":
-				continue
-			case "name", "namespace", "uid":
-				if s, ok := v.(string); ok && s != "" {
-					continue
-				}
-			}
-			slim[k] = v
-		}
-		top = make(map[string]any, len(obj))
-		for k, v := range obj {
-			top[k] = v
-		}
-		top["metadata"] = slim
-	}
-	b, err := json.Marshal(top)
-	if err != nil {
-		return nil
-	}
-	return b
-}
-
 // object returns the kept version of the object of key k, with uid as its
 // metadata.uid (none when empty). Numbers read back as the watch decodes
 // them (int64 when integral, else float64), so the diff and the values it
@@ -136,13 +105,52 @@ func (s *snapshot) object(k objKey, uid string) map[string]any {
 		panic("inspect: reading back a snapshot: " + err.Error())
 	}
 	if md, ok := m["metadata"].(map[string]any); ok {
-		for f, v := range map[string]string{"name": k.name, "namespace": k.namespace, "uid": uid} {
-			if v != "" {
-				md[f] = v
-			}
-		}
+		restoreIdentity(md, k, uid)
 	}
 	return m
+}
+
+// changedFields returns the top-level fields of the kept version of the
+// object of key k (with uid as its metadata.uid) and of next, whose body is
+// nextBody, that may differ: those whose bytes differ in the two bodies,
+// the only ones a diff of the whole objects could name. Only those of the
+// kept version are decoded. metaChanged reports whether metadata is among
+// them (else the two hold the same metadata.generation).
+func (s *snapshot) changedFields(k objKey, uid string, nextBody []byte, next map[string]any) (old, cur map[string]any, metaChanged bool) {
+	if s.obj != nil || nextBody == nil {
+		return s.object(k, uid), next, true
+	}
+	var arr [2][16]member
+	was := members(s.body, arr[0][:0])
+	now := members(unsafe.String(unsafe.SliceData(nextBody), len(nextBody)), arr[1][:0])
+	old, cur = map[string]any{}, map[string]any{}
+	for _, w := range was {
+		if i := slices.IndexFunc(now, func(n member) bool { return n.key == w.key }); i < 0 || now[i].value != w.value {
+			old[unquoteKey(w.key)] = decodeValue(w.value)
+		}
+	}
+	for _, n := range now {
+		if i := slices.IndexFunc(was, func(w member) bool { return w.key == n.key }); i < 0 || was[i].value != n.value {
+			key := unquoteKey(n.key)
+			cur[key] = next[key]
+		}
+	}
+	if md, ok := old["metadata"].(map[string]any); ok {
+		restoreIdentity(md, k, uid)
+	}
+	_, inOld := old["metadata"]
+	_, inCur := cur["metadata"]
+	return old, cur, inOld || inCur
+}
+
+// restoreIdentity sets the metadata fields a body leaves out and the
+// tracker keeps (name and namespace in the key, the uid given).
+func restoreIdentity(md map[string]any, k objKey, uid string) {
+	for f, v := range map[string]string{"name": k.name, "namespace": k.namespace, "uid": uid} {
+		if v != "" {
+			md[f] = v
+		}
+	}
 }
 
 // unchanged reports whether next holds the same fields as the snapshot,

@@ -383,9 +383,11 @@ func (t *Tracker) changed(at time.Time, typ EventType, k objKey, st *objState, u
 	body := encodeBody(u.Object)
 	oldGen, oldFound := e.Generation, e.Generation != nil
 	if !st.snap.unchanged(body) {
-		old := st.snap.object(k, string(u.GetUID()))
-		e.Fields = t.differ.Objects(old, u.Object)
-		oldGen, oldFound = generationOf(old)
+		old, cur, metaChanged := st.snap.changedFields(k, string(u.GetUID()), body, u.Object)
+		e.Fields = t.differ.Objects(old, cur)
+		if metaChanged {
+			oldGen, oldFound = generationOf(old)
+		}
 	}
 	paths := make([]fieldpath.Path, len(e.Fields))
 	names := make([]unique.Handle[string], len(e.Fields))
