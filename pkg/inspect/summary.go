@@ -77,7 +77,8 @@ type stats struct {
 	// fields each wrote is counted from the objects' managers at the end.
 	managers map[string]int
 	// gone holds the stats of deleted objects, by key.
-	gone    map[objKey]*objStats
+	gone map[objKey]*objStats
+	// classes interns objClasses.
 	classes map[objClass]*objClass
 	// fieldClasses interns fieldClasses.
 	fieldClasses map[fieldClass]*fieldClass
