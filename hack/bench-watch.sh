@@ -8,8 +8,9 @@
 # `hack/bench-watch.sh memory` instead measures, without a cluster, the peak
 # RSS and CPU time of replaying a recording of a list of N small ConfigMaps
 # (as hack/bench-churn.sh creates them, about 480 bytes of JSON each). A
-# replay holds the whole recording, so its peak is the recording's decoded
-# objects plus what the tracker keeps of them.
+# replay of a file reads it twice (checked whole, then replayed event by
+# event), so its peak is what the tracker keeps plus one event, and its CPU
+# time includes decoding the recording twice.
 #
 #   OBJECTS=100000                      how many ConfigMaps
 #   BASELINE=main                       also replay with watch built from that git revision

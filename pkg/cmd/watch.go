@@ -2,6 +2,8 @@ package cmd
 
 import (
 	"context"
+	"errors"
+	"io"
 	"os"
 	"time"
 
@@ -287,7 +289,43 @@ func (o *WatchOptions) runReplay() error {
 		return exitcode.Usagef("--replay: %w", err)
 	}
 	defer f.Close()
-	rec, err := inspect.ReadRecording(f)
+	if _, err := f.Seek(0, io.SeekCurrent); err != nil {
+		// A pipe: read it whole, as it cannot be read twice.
+		return o.replayWhole(f)
+	}
+	// Read twice: checked whole first, so that a bad line shows no row,
+	// then replayed event by event, so that the recording is never in
+	// memory whole.
+	h, err := inspect.CheckRecording(f)
+	if err != nil {
+		return exitcode.Usagef("--replay %s: %w", o.Replay, err)
+	}
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		return exitcode.Usagef("--replay %s: %w", o.Replay, err)
+	}
+	rr, err := inspect.NewRecordingReader(f)
+	if err != nil {
+		return exitcode.Usagef("--replay %s: %w", o.Replay, err)
+	}
+	pr, err := o.printer(h.AllNamespaces)
+	if err != nil {
+		return err
+	}
+	res, err := inspect.ReplayFrom(rr, o.config(nil), pr)
+	var bad *inspect.RecordingError
+	if errors.As(err, &bad) {
+		// Changed since it was checked.
+		return exitcode.Usagef("--replay %s: %w", o.Replay, err)
+	}
+	if err != nil {
+		return err
+	}
+	return o.finish(pr, res)
+}
+
+// replayWhole replays a recording read whole from r.
+func (o *WatchOptions) replayWhole(r io.Reader) error {
+	rec, err := inspect.ReadRecording(r)
 	if err != nil {
 		return exitcode.Usagef("--replay %s: %w", o.Replay, err)
 	}

@@ -3,6 +3,7 @@ package inspect
 import (
 	"context"
 	"time"
+	"unique"
 )
 
 // FieldWriters is the bounded history of who wrote one field of one object:
@@ -16,8 +17,10 @@ type FieldWriters struct {
 	inBout bool
 }
 
+// fieldWrite is one write of a field; the manager is interned, since one
+// name writes many fields.
 type fieldWrite struct {
-	manager string
+	manager unique.Handle[string]
 	at      time.Time
 }
 
@@ -35,7 +38,7 @@ func (h *FieldWriters) Write(manager string, at time.Time, threshold int, window
 	if len(h.writes) == 0 {
 		h.inBout = false
 	}
-	h.writes = append(h.writes, fieldWrite{manager: manager, at: at})
+	h.writes = append(h.writes, fieldWrite{manager: unique.Make(manager), at: at})
 	if maxKeep := 4*threshold + 1; len(h.writes) > maxKeep {
 		h.writes = append(h.writes[:0], h.writes[len(h.writes)-maxKeep:]...)
 	}
@@ -50,7 +53,7 @@ func (h *FieldWriters) Write(manager string, at time.Time, threshold int, window
 	}
 	managers := map[string]bool{}
 	for _, w := range h.writes {
-		managers[w.manager] = true
+		managers[w.manager.Value()] = true
 	}
 	span := at.Sub(h.writes[0].at)
 	first = !h.inBout

@@ -212,6 +212,25 @@ func ReadRecording(r io.Reader) (*Recording, error) {
 	}
 }
 
+// CheckRecording reads a whole recording from r as ReadRecording does,
+// keeping none of its events, and returns its header or the error of its
+// first bad line: a check before replaying it event by event (ReplayFrom).
+func CheckRecording(r io.Reader) (RecordingHeader, error) {
+	rr, err := NewRecordingReader(r)
+	if err != nil {
+		return RecordingHeader{}, err
+	}
+	for {
+		_, err := rr.Next()
+		if errors.Is(err, io.EOF) {
+			return rr.Header(), nil
+		}
+		if err != nil {
+			return RecordingHeader{}, err
+		}
+	}
+}
+
 // wireEvent is RecordedEvent with the object left raw, so that it can be
 // decoded with Kubernetes' number handling (int64, not float64).
 type wireEvent struct {

@@ -109,10 +109,24 @@ func BenchmarkTrackerRetained(b *testing.B) {
 	}
 }
 
+// TestTrackerRetainsLessThanJSON holds the watch Tracker to the goal of
+// issue 17: what it keeps of a watched ConfigMap, listed or written (with
+// the history a write adds: the summary's counts, the hot rate and the
+// changed field's fight history), is no larger than the object's own JSON.
+func TestTrackerRetainsLessThanJSON(t *testing.T) {
+	change := func(m map[string]any) { m["data"].(map[string]any)["log-level"] = "debug" }
+	for _, written := range []bool{false, true} {
+		retained, jsonSize := retainedPerObject(t, "v1/configmaps", 20000, smallConfigMap, change, written)
+		if retained > jsonSize {
+			t.Errorf("written=%v: the tracker retains %.0f bytes per ConfigMap, more than its %.0f bytes of JSON", written, retained, jsonSize)
+		}
+	}
+}
+
 // retainedPerObject lists n objects made by mk into a new Tracker (and, when
 // written, modifies each once with change) and returns the heap it retains
 // per object and the mean compact JSON size of the objects.
-func retainedPerObject(b *testing.B, resource string, n int, mk func(int) map[string]any, change func(map[string]any), written bool) (retained, jsonSize float64) {
+func retainedPerObject(b testing.TB, resource string, n int, mk func(int) map[string]any, change func(map[string]any), written bool) (retained, jsonSize float64) {
 	t0 := time.Date(2026, 11, 21, 15, 0, 0, 0, time.UTC)
 	var total int
 	for i := range 100 {

@@ -2,6 +2,7 @@ package inspect
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"sync"
@@ -108,6 +109,31 @@ func Run(ctx context.Context, src Source, cfg Config, sink Sink) (Result, error)
 func Replay(rec *Recording, cfg Config, sink Sink) (Result, error) {
 	r := newRunner(cfg, sink, false)
 	for _, ev := range rec.Events {
+		if !r.handle(ev) {
+			break
+		}
+	}
+	if r.err != nil {
+		return Result{}, r.err
+	}
+	return r.result(time.Time{}), nil
+}
+
+// ReplayFrom is Replay of the recording rr reads, taken event by event: only
+// the tracker's state and the event at hand are in memory, not the whole
+// recording. An error reading a line ends the replay with that error, after
+// the rows of the lines before it: check the recording first
+// (CheckRecording) when no row may be shown from a bad one.
+func ReplayFrom(rr *RecordingReader, cfg Config, sink Sink) (Result, error) {
+	r := newRunner(cfg, sink, false)
+	for {
+		ev, err := rr.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return Result{}, err
+		}
 		if !r.handle(ev) {
 			break
 		}

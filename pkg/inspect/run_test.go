@@ -288,6 +288,7 @@ func TestRunRecordsAndReplays(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Run: %v", err)
 	}
+	recorded := bytes.Clone(buf.Bytes())
 	rec, err := ReadRecording(&buf)
 	if err != nil {
 		t.Fatalf("reading the recording: %v", err)
@@ -316,6 +317,31 @@ func TestRunRecordsAndReplays(t *testing.T) {
 	}
 	if len(replayed.empty) != 0 || len(replayed.warnings) != 0 {
 		t.Errorf("a replay has no notices: %q %q", replayed.empty, replayed.warnings)
+	}
+	// Event by event, from the reader: the same rows and summary.
+	if h, err := CheckRecording(bytes.NewReader(recorded)); err != nil || h.Targets[0] != "deployments.apps -n shop" {
+		t.Fatalf("CheckRecording: %+v, %v", h, err)
+	}
+	rr, err := NewRecordingReader(bytes.NewReader(recorded))
+	if err != nil {
+		t.Fatal(err)
+	}
+	streamed := &recordingSink{}
+	sres, err := ReplayFrom(rr, cfg, streamed)
+	if err != nil {
+		t.Fatalf("ReplayFrom: %v", err)
+	}
+	if d := cmp.Diff(rowStrings(replayed.events), rowStrings(streamed.events)); d != "" {
+		t.Errorf("rows replayed from the reader differ (-Replay +ReplayFrom):\n%s", d)
+	}
+	if d := cmp.Diff(rres.Summary, sres.Summary); d != "" {
+		t.Errorf("summary replayed from the reader differs (-Replay +ReplayFrom):\n%s", d)
+	}
+	// A bad line is found before anything is replayed.
+	bad := append(bytes.Clone(recorded), []byte(`{"type":"NOPE","time":"2026-11-21T15:00:00Z","resource":"v1/pods"}`+"\n")...)
+	var re *RecordingError
+	if _, err := CheckRecording(bytes.NewReader(bad)); !errors.As(err, &re) || re.Line != 8 {
+		t.Errorf("CheckRecording of a bad 8th line: want a RecordingError at line 8, got %v", err)
 	}
 }
 

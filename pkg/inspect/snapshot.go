@@ -1,10 +1,11 @@
 package inspect
 
 import (
-	"bytes"
-	"encoding/json"
+	"math"
+	"slices"
 	"time"
 	"unique"
+	"unsafe"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -34,7 +35,9 @@ import (
 // A decoded map of the same object costs many times its JSON; keeping it
 // was the 6.5 KB per small ConfigMap of issue 17.
 type snapshot struct {
-	body []byte
+	// body is a string (16 bytes, not a slice's 24) that shares the bytes
+	// encodeBody returned, which nothing writes to after.
+	body string
 	// obj is set only when the object could not be encoded as JSON, which
 	// an object decoded from JSON always can.
 	obj     map[string]any
@@ -43,11 +46,25 @@ type snapshot struct {
 
 // storedEntry is a managedFields entry of a snapshot.
 type storedEntry struct {
-	head  unique.Handle[entryHead]
-	index int32
-	time  time.Time
+	head unique.Handle[entryHead]
 	// fieldsV1 is the entry's FieldsV1 as JSON; "" when it has none.
 	fieldsV1 unique.Handle[string]
+	// sec and nsec are the entry's time as Unix seconds and nanoseconds
+	// (sec is noTime when it has none): attribution only compares times
+	// as instants, and a time.Time costs 24 bytes.
+	sec   int64
+	nsec  int32
+	index int32
+}
+
+// noTime is the sec of an entry without a time.
+const noTime = math.MinInt64
+
+func (se *storedEntry) time() time.Time {
+	if se.sec == noTime {
+		return time.Time{}
+	}
+	return time.Unix(se.sec, int64(se.nsec))
 }
 
 // entryHead is the identity of an entry, interned: few managers write many
@@ -59,9 +76,11 @@ type entryHead struct {
 // newSnapshot keeps what later versions of obj need; body is
 // encodeBody(obj), entries are obj's as readEntries returned them.
 func newSnapshot(obj map[string]any, body []byte, entries []*entryView, sets *setCache) snapshot {
-	s := snapshot{body: body}
+	var s snapshot
 	if body == nil {
 		s.obj = obj
+	} else {
+		s.body = unsafe.String(unsafe.SliceData(body), len(body))
 	}
 	if len(entries) > 0 {
 		s.entries = make([]storedEntry, len(entries))
@@ -72,65 +91,73 @@ func newSnapshot(obj map[string]any, body []byte, entries []*entryView, sets *se
 	return s
 }
 
-// encodeBody returns obj as compact JSON without metadata.managedFields,
-// .resourceVersion, and .name, .namespace and .uid when they are non-empty
-// strings; nil when it cannot be encoded.
-func encodeBody(obj map[string]any) []byte {
-	top := obj
-	if md, ok := obj["metadata"].(map[string]any); ok {
-		slim := make(map[string]any, len(md))
-		for k, v := range md {
-			switch k {
-			case "managedFields", "resourceVersion":
-				continue
-			case "name", "namespace", "uid":
-				if s, ok := v.(string); ok && s != "" {
-					continue
-				}
-			}
-			slim[k] = v
-		}
-		top = make(map[string]any, len(obj))
-		for k, v := range obj {
-			top[k] = v
-		}
-		top["metadata"] = slim
-	}
-	b, err := json.Marshal(top)
-	if err != nil {
-		return nil
-	}
-	return b
-}
-
 // object returns the kept version of the object of key k, with uid as its
 // metadata.uid (none when empty). Numbers read back as the watch decodes
 // them (int64 when integral, else float64), so the diff and the values it
 // shows are those of the original.
 func (s *snapshot) object(k objKey, uid string) map[string]any {
-	if s.body == nil {
+	if s.obj != nil {
 		return s.obj
 	}
 	m := map[string]any{}
-	if err := utiljson.Unmarshal(s.body, &m); err != nil {
+	if err := utiljson.Unmarshal(unsafe.Slice(unsafe.StringData(s.body), len(s.body)), &m); err != nil {
 		// Written by encodeBody: broken only if the encoder is.
 		panic("inspect: reading back a snapshot: " + err.Error())
 	}
 	if md, ok := m["metadata"].(map[string]any); ok {
-		for f, v := range map[string]string{"name": k.name, "namespace": k.namespace, "uid": uid} {
-			if v != "" {
-				md[f] = v
-			}
-		}
+		restoreIdentity(md, k, uid)
 	}
 	return m
+}
+
+// changedFields returns the top-level fields of the kept version of the
+// object of key k (with uid as its metadata.uid) and of next, whose body is
+// nextBody, that may differ: those whose bytes differ in the two bodies,
+// the only ones a diff of the whole objects could name. Only those of the
+// kept version are decoded. metaChanged reports whether metadata is among
+// them (else the two hold the same metadata.generation).
+func (s *snapshot) changedFields(k objKey, uid string, nextBody []byte, next map[string]any) (old, cur map[string]any, metaChanged bool) {
+	if s.obj != nil || nextBody == nil {
+		return s.object(k, uid), next, true
+	}
+	var arr [2][16]member
+	was := members(s.body, arr[0][:0])
+	now := members(unsafe.String(unsafe.SliceData(nextBody), len(nextBody)), arr[1][:0])
+	old, cur = map[string]any{}, map[string]any{}
+	for _, w := range was {
+		if i := slices.IndexFunc(now, func(n member) bool { return n.key == w.key }); i < 0 || now[i].value != w.value {
+			old[unquoteKey(w.key)] = decodeValue(w.value)
+		}
+	}
+	for _, n := range now {
+		if i := slices.IndexFunc(was, func(w member) bool { return w.key == n.key }); i < 0 || was[i].value != n.value {
+			key := unquoteKey(n.key)
+			cur[key] = next[key]
+		}
+	}
+	if md, ok := old["metadata"].(map[string]any); ok {
+		restoreIdentity(md, k, uid)
+	}
+	_, inOld := old["metadata"]
+	_, inCur := cur["metadata"]
+	return old, cur, inOld || inCur
+}
+
+// restoreIdentity sets the metadata fields a body leaves out and the
+// tracker keeps (name and namespace in the key, the uid given).
+func restoreIdentity(md map[string]any, k objKey, uid string) {
+	for f, v := range map[string]string{"name": k.name, "namespace": k.namespace, "uid": uid} {
+		if v != "" {
+			md[f] = v
+		}
+	}
 }
 
 // unchanged reports whether next holds the same fields as the snapshot,
 // compared as the diff compares them (managedFields, resourceVersion left
 // out); nextBody is next's encodeBody.
 func (s *snapshot) unchanged(nextBody []byte) bool {
-	return s.body != nil && nextBody != nil && bytes.Equal(s.body, nextBody)
+	return s.obj == nil && nextBody != nil && s.body == string(nextBody)
 }
 
 // unstructured returns the kept version of the object of key k, without
@@ -157,7 +184,7 @@ func (s *snapshot) views() []*entryView {
 		out[i] = &entryView{
 			index: int(se.index),
 			meta: managedfields.Entry{Index: int(se.index), Manager: h.manager, Operation: metav1.ManagedFieldsOperationType(h.operation),
-				APIVersion: h.apiVersion, Subresource: h.subresource, Time: se.time},
+				APIVersion: h.apiVersion, Subresource: h.subresource, Time: se.time()},
 			id: h.id, stored: se,
 		}
 	}
@@ -170,13 +197,17 @@ func (e *entryView) keep(sets *setCache) storedEntry {
 	if e.stored != nil {
 		ft = e.stored.head.Value().fieldsType
 	}
-	return storedEntry{
+	se := storedEntry{
 		head: unique.Make(entryHead{id: e.id, manager: e.meta.Manager, operation: string(e.meta.Operation),
 			apiVersion: e.meta.APIVersion, subresource: e.meta.Subresource, fieldsType: ft}),
 		index:    int32(e.index),
-		time:     e.meta.Time,
+		sec:      noTime,
 		fieldsV1: sets.intern(e),
 	}
+	if t := e.meta.Time; !t.IsZero() {
+		se.sec, se.nsec = t.Unix(), int32(t.Nanosecond())
+	}
+	return se
 }
 
 // maxCachedSets bounds the setCache: past it, it starts again empty.

@@ -2,10 +2,12 @@ package inspect
 
 import (
 	"math"
+	"slices"
 	"sort"
+	"strconv"
+	"strings"
 	"time"
-
-	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
+	"unique"
 )
 
 // Summary is what a watch saw, printed when it ends.
@@ -64,114 +66,199 @@ type FieldSummary struct {
 	Managers  []string `json:"managers"`
 }
 
+// stats is what the Summary is made of. What it keeps of each written
+// object (objStats) hangs off the object's state while the object lives, and
+// moves to gone when it is deleted, so that an object costs no second map
+// entry; managers and field paths are interned, since few managers write
+// the same few fields of many objects.
 type stats struct {
 	writes, deletes int
-	objects         map[objKey]*ObjectSummary
-	managers        map[string]*managerStats
-	fields          map[fieldKey]*fieldStats
-	gaps            []Gap
-	fights          []*Fight
+	// managers counts each known writer's writes; how many objects and
+	// fields each wrote is counted from the objects' managers at the end.
+	managers map[string]int
+	// gone holds the stats of deleted objects, by key.
+	gone map[objKey]*objStats
+	// classes interns objClasses.
+	classes map[objClass]*objClass
+	// fieldClasses interns fieldClasses.
+	fieldClasses map[fieldClass]*fieldClass
+	// reported is the fight reported of each field in a bout, whose
+	// counts the summary updates while the bout goes on.
+	reported map[fieldRef]*Fight
+	gaps     []Gap
+	fights   []*Fight
+	sets     managerSets
 }
 
-type managerStats struct {
-	writes  int
-	fields  map[fieldKey]struct{}
-	objects map[objKey]struct{}
-	mgrSet  map[string]bool
+// objStats is the history of one object: the write counts of its
+// ObjectSummary and, per written field, the counts of its FieldSummary and
+// the fight history. recent and the fight histories are those of the
+// current incarnation of the object (reset when it is created again).
+//
+// It is kept small (80 bytes): an object is deleted when its stats are in
+// stats.gone, and hot when peak is not -1.
+type objStats struct {
+	class                                 *objClass
+	writes, spec, status, metadata, other int32
+	// peak is the highest hot rate, in hundredths of writes per second
+	// (the summary's precision); -1 until the object is hot.
+	peak   int32
+	fields []fieldState
+	// recent are the wall times (Unix nanoseconds) of the latest writes,
+	// for the hot rate.
+	recent []int64
 }
 
-type fieldKey struct {
-	obj  objKey
-	path string
+// fieldState is one written field of an object, in 48 bytes: the path and
+// its writers are interned together, and the fight being reported, rare,
+// is in stats.reported.
+type fieldState struct {
+	class   *fieldClass
+	writers FieldWriters
+	writes  int32
 }
 
-type fieldStats struct {
-	object, namespace, field string
-	writes                   int
-	// managers are sorted; a slice, since a field has a manager or two and
-	// a map of one costs about 200 bytes per field.
-	managers []string
+// fieldClass is a field's path and the managers that wrote it, interned.
+type fieldClass struct {
+	path     unique.Handle[string]
+	managers *managerSet
+}
+
+// fieldRef names a field of an object for stats.reported.
+type fieldRef struct {
+	obj  *objStats
+	path unique.Handle[string]
 }
 
 func newStats() stats {
-	return stats{objects: map[objKey]*ObjectSummary{}, managers: map[string]*managerStats{}, fields: map[fieldKey]*fieldStats{}}
+	return stats{managers: map[string]int{}, gone: map[objKey]*objStats{}, reported: map[fieldRef]*Fight{}}
 }
 
-func (s *stats) object(k objKey, ref string) *ObjectSummary {
-	o := s.objects[k]
-	if o == nil {
-		o = &ObjectSummary{Object: ref, Namespace: k.namespace, Resource: k.resource}
-		s.objects[k] = o
+// objectOf returns the stats of the object of key k whose state is st (nil
+// when the object is not watched), making them for a first write or
+// deletion: an object deleted and created again keeps its counts, under its
+// key, as the Summary shows them.
+func (s *stats) objectOf(k objKey, st *objState, kind string) *objStats {
+	if st != nil && st.sum != nil {
+		return st.sum
+	}
+	o := s.gone[k]
+	if o != nil {
+		delete(s.gone, k)
+		s.restart(o)
+	} else {
+		o = &objStats{class: s.classOf(kind, nil), peak: -1}
+	}
+	if st != nil {
+		st.sum = o
 	}
 	return o
 }
 
-// write counts a creation (paths nil) or a modification.
-func (s *stats) write(k objKey, ref string, e *Event, paths []fieldpath.Path, _ time.Time) {
+// field returns the object's state of the field at path, adding it.
+func (s *stats) field(o *objStats, path unique.Handle[string]) *fieldState {
+	for i := range o.fields {
+		if o.fields[i].class.path == path {
+			return &o.fields[i]
+		}
+	}
+	o.fields = append(o.fields, fieldState{class: s.fieldClassOf(path, nil)})
+	return &o.fields[len(o.fields)-1]
+}
+
+// restart forgets what only the previous incarnation of the object needs:
+// its hot rate and fight histories.
+func (s *stats) restart(o *objStats) {
+	o.recent = nil
+	for i := range o.fields {
+		o.fields[i].writers = FieldWriters{}
+		delete(s.reported, fieldRef{o, o.fields[i].class.path})
+	}
+}
+
+// write counts a creation (paths nil) or a modification of the object of
+// key k (state st), each path named as in paths.
+func (s *stats) write(k objKey, st *objState, kind string, e *Event, paths []unique.Handle[string]) {
 	s.writes++
-	o := s.object(k, ref)
-	o.Writes++
-	o.Deleted = false
+	o := s.objectOf(k, st, kind)
+	o.writes++
 	switch e.Churn {
 	case ChurnSpec:
-		o.Spec++
+		o.spec++
 	case ChurnStatus:
-		o.Status++
+		o.status++
 	case ChurnMetadata:
-		o.Metadata++
+		o.metadata++
 	case ChurnOther:
-		o.Other++
+		o.other++
 	}
 	manager := ""
 	if e.Writer != nil && e.Writer.Known() {
-		manager = e.Writer.Manager
-		if e.Writer.Subresource != "" {
-			manager += " (" + e.Writer.Subresource + ")"
-		}
-		m := s.managers[manager]
-		if m == nil {
-			m = &managerStats{fields: map[fieldKey]struct{}{}, objects: map[objKey]struct{}{}}
-			s.managers[manager] = m
-		}
-		m.writes++
-		m.objects[k] = struct{}{}
-		if !contains(o.Managers, manager) {
-			o.Managers = append(o.Managers, manager)
-			sort.Strings(o.Managers)
-		}
+		manager = writerName(*e.Writer)
+		s.managers[manager]++
+		o.class = s.classOf(o.class.kind, s.sets.with(o.class.managers, manager))
 	}
 	for _, p := range paths {
-		fk := fieldKey{obj: k, path: p.String()}
-		f := s.fields[fk]
-		if f == nil {
-			f = &fieldStats{object: ref, namespace: k.namespace, field: fk.path}
-			s.fields[fk] = f
-		}
+		f := s.field(o, p)
 		f.writes++
 		if manager != "" {
-			if !contains(f.managers, manager) {
-				f.managers = append(f.managers, manager)
-				sort.Strings(f.managers)
-			}
-			s.managers[manager].fields[fk] = struct{}{}
+			f.class = s.fieldClassOf(p, s.sets.with(f.class.managers, manager))
 		}
 	}
 }
 
-func (s *stats) deleted(k objKey, ref string) {
-	s.deletes++
-	s.object(k, ref).Deleted = true
+// writerName is the writer as the summary and fights name it.
+func writerName(w Writer) string {
+	if w.Subresource != "" {
+		return w.Manager + " (" + w.Subresource + ")"
+	}
+	return w.Manager
 }
 
-func (s *stats) hot(k objKey, rate float64) {
-	o := s.objects[k]
-	if o == nil {
-		return
+func (s *stats) deleted(k objKey, st *objState, kind string) {
+	s.deletes++
+	s.gone[k] = s.objectOf(k, st, kind)
+}
+
+func (s *stats) hot(o *objStats, rate float64) {
+	if r := int32(math.Round(rate * 100)); r > o.peak {
+		o.peak = r
 	}
-	o.Hot = true
-	if r := math.Round(rate*100) / 100; r > o.PeakRate {
-		o.PeakRate = r
+}
+
+// fieldClassOf returns the interned fieldClass of path and managers.
+func (s *stats) fieldClassOf(path unique.Handle[string], managers *managerSet) *fieldClass {
+	c := fieldClass{path: path, managers: managers}
+	if p := s.fieldClasses[c]; p != nil {
+		return p
 	}
+	if s.fieldClasses == nil {
+		s.fieldClasses = map[fieldClass]*fieldClass{}
+	}
+	p := &c
+	s.fieldClasses[c] = p
+	return p
+}
+
+// objClass is the kind of an object and the managers that wrote it,
+// interned: many objects share both.
+type objClass struct {
+	kind     string
+	managers *managerSet
+}
+
+// classOf returns the interned objClass of kind and managers.
+func (s *stats) classOf(kind string, managers *managerSet) *objClass {
+	c := objClass{kind: kind, managers: managers}
+	if p := s.classes[c]; p != nil {
+		return p
+	}
+	if s.classes == nil {
+		s.classes = map[objClass]*objClass{}
+	}
+	p := &c
+	s.classes[c] = p
+	return p
 }
 
 func (s *stats) fight(f Fight) *Fight {
@@ -180,13 +267,54 @@ func (s *stats) fight(f Fight) *Fight {
 	return p
 }
 
-func contains(xs []string, x string) bool {
-	for _, y := range xs {
-		if y == x {
-			return true
-		}
+// managerSet is a sorted set of manager names, interned by managerSets:
+// objects and fields point to a shared one.
+type managerSet struct{ names []string }
+
+func (m *managerSet) list() []string {
+	if m == nil {
+		return nil
 	}
-	return false
+	return m.names
+}
+
+type setPlus struct {
+	set     *managerSet
+	manager string
+}
+
+// managerSets interns managerSets; the nil set is empty.
+type managerSets struct {
+	byNames map[string]*managerSet
+	plus    map[setPlus]*managerSet
+}
+
+// with returns the set of set's names and manager.
+func (ms *managerSets) with(set *managerSet, manager string) *managerSet {
+	if slices.Contains(set.list(), manager) {
+		return set
+	}
+	if r, ok := ms.plus[setPlus{set, manager}]; ok {
+		return r
+	}
+	names := append(slices.Clone(set.list()), manager)
+	sort.Strings(names)
+	var key strings.Builder
+	for _, n := range names {
+		key.WriteString(strconv.Itoa(len(n)))
+		key.WriteByte(':')
+		key.WriteString(n)
+	}
+	if ms.byNames == nil {
+		ms.byNames, ms.plus = map[string]*managerSet{}, map[setPlus]*managerSet{}
+	}
+	r := ms.byNames[key.String()]
+	if r == nil {
+		r = &managerSet{names: names}
+		ms.byNames[key.String()] = r
+	}
+	ms.plus[setPlus{set, manager}] = r
+	return r
 }
 
 // Summary returns what the tracker saw until ended (the end of the watch;
@@ -201,8 +329,33 @@ func (t *Tracker) Summary(ended time.Time) Summary {
 	}
 	s := Summary{Started: started, Ended: ended, Duration: Duration(ended.Sub(started).Round(time.Millisecond)), Writes: t.stats.writes, Deletes: t.stats.deletes,
 		Objects: []ObjectSummary{}, Managers: []ManagerSummary{}, HotFields: []FieldSummary{}, Gaps: []Gap{}, Fights: []Fight{}}
-	for _, o := range t.stats.objects {
-		s.Objects = append(s.Objects, *o)
+	managers := map[string]*ManagerSummary{}
+	for name, n := range t.stats.managers {
+		managers[name] = &ManagerSummary{Manager: name, Writes: n}
+	}
+	add := func(k objKey, o *objStats, deleted bool) {
+		ref := objectRef(k.resource, o.class.kind, k.name)
+		sum := ObjectSummary{Object: ref, Namespace: k.namespace, Resource: k.resource, Writes: int(o.writes),
+			Spec: int(o.spec), Status: int(o.status), Metadata: int(o.metadata), Other: int(o.other),
+			Managers: slices.Clone(o.class.managers.list()), Deleted: deleted, Hot: o.peak >= 0, PeakRate: float64(max(o.peak, 0)) / 100}
+		s.Objects = append(s.Objects, sum)
+		for _, m := range o.class.managers.list() {
+			managers[m].Objects++
+		}
+		for _, f := range o.fields {
+			for _, m := range f.class.managers.list() {
+				managers[m].Fields++
+			}
+			s.HotFields = append(s.HotFields, FieldSummary{Object: ref, Namespace: k.namespace, Field: f.class.path.Value(), Writes: int(f.writes), Managers: append([]string{}, f.class.managers.list()...)})
+		}
+	}
+	for k, st := range t.objects {
+		if st.sum != nil {
+			add(k, st.sum, false)
+		}
+	}
+	for k, o := range t.stats.gone {
+		add(k, o, true)
 	}
 	sort.Slice(s.Objects, func(i, j int) bool {
 		a, b := s.Objects[i], s.Objects[j]
@@ -214,8 +367,8 @@ func (t *Tracker) Summary(ended time.Time) Summary {
 		}
 		return a.Object < b.Object
 	})
-	for name, m := range t.stats.managers {
-		s.Managers = append(s.Managers, ManagerSummary{Manager: name, Writes: m.writes, Fields: len(m.fields), Objects: len(m.objects)})
+	for _, m := range managers {
+		s.Managers = append(s.Managers, *m)
 	}
 	sort.Slice(s.Managers, func(i, j int) bool {
 		if s.Managers[i].Writes != s.Managers[j].Writes {
@@ -223,9 +376,6 @@ func (t *Tracker) Summary(ended time.Time) Summary {
 		}
 		return s.Managers[i].Manager < s.Managers[j].Manager
 	})
-	for _, f := range t.stats.fields {
-		s.HotFields = append(s.HotFields, FieldSummary{Object: f.object, Namespace: f.namespace, Field: f.field, Writes: f.writes, Managers: append([]string{}, f.managers...)})
-	}
 	sort.Slice(s.HotFields, func(i, j int) bool {
 		a, b := s.HotFields[i], s.HotFields[j]
 		if a.Writes != b.Writes {

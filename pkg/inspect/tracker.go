@@ -170,8 +170,10 @@ type Tracker struct {
 	differ *diff.Differ
 
 	objects map[objKey]*objState
-	// pending holds the LIST items of a list until its SYNCED line.
-	pending map[string][]*unstructured.Unstructured
+	// pending holds the LIST items of a list until its SYNCED line: those
+	// of an initial list as the state they start (so that a list is
+	// never held whole), those of a relist as received.
+	pending map[string][]pendingItem
 	// synced is true for resources whose full state is known (a list was
 	// made), so that an object first seen in a relist was created in the gap.
 	synced map[string]bool
@@ -184,19 +186,25 @@ type Tracker struct {
 
 type objKey struct{ resource, namespace, name string }
 
+// pendingItem is a LIST item waiting for its SYNCED line: u for a relist;
+// for an initial list, the state it starts and what its row shows.
+type pendingItem struct {
+	u      *unstructured.Unstructured
+	key    objKey
+	st     *objState
+	kind   string
+	gen    int64
+	hasGen bool
+}
+
 type objState struct {
 	rv string
 	// uid is a fingerprint of metadata.uid (see uidOf).
 	uid  uint64
 	snap snapshot
-	// writes are the times of the latest writes, for the hot rate.
-	writes []time.Time
-	fields map[string]*fieldHistory
-}
-
-type fieldHistory struct {
-	writers  FieldWriters
-	reported *Fight
+	// sum is what the summary, hot objects and fights keep of the object;
+	// nil until it is written.
+	sum *objStats
 }
 
 // NewTracker returns a Tracker; zero TrackerConfig fields take their
@@ -223,7 +231,7 @@ func NewTracker(cfg TrackerConfig) *Tracker {
 			{"metadata", "generation"},
 		}}),
 		objects: map[objKey]*objState{},
-		pending: map[string][]*unstructured.Unstructured{},
+		pending: map[string][]pendingItem{},
 		synced:  map[string]bool{},
 		stats:   newStats(),
 	}
@@ -249,7 +257,7 @@ func (t *Tracker) Observe(ev RecordedEvent) []Event {
 		}
 		return []Event{{Type: EventBookmark, Time: ev.Time, Resource: ev.Resource, Object: resourceName(ev.Resource), ResourceVersion: ev.ResourceVersion}}
 	case RecordList:
-		t.pending[ev.Resource] = append(t.pending[ev.Resource], ev.Object)
+		t.pending[ev.Resource] = append(t.pending[ev.Resource], t.pend(ev))
 		return nil
 	case RecordSynced:
 		items := t.pending[ev.Resource]
@@ -304,7 +312,7 @@ func (t *Tracker) created(at time.Time, k objKey, u *unstructured.Unstructured, 
 	e := t.baseEvent(EventAdded, at, k, u)
 	e.Writer = &w
 	e.AfterGap = afterGap
-	t.stats.write(k, e.Object, &e, nil, at)
+	t.stats.write(k, st, u.GetKind(), &e, nil)
 	t.hot(st, &e, at)
 	return e
 }
@@ -320,10 +328,42 @@ func (t *Tracker) firstSight(at time.Time, typ EventType, k objKey, u *unstructu
 
 // remember starts the state of an object and returns it with u's entries.
 func (t *Tracker) remember(k objKey, u *unstructured.Unstructured) (*objState, []*entryView) {
-	entries, _ := readEntries(u)
-	st := &objState{rv: u.GetResourceVersion(), uid: uidOf(u), snap: newSnapshot(u.Object, encodeBody(u.Object), entries, &t.sets)}
-	t.objects[k] = st
+	st, entries := t.newState(u)
+	t.install(k, st)
 	return st, entries
+}
+
+// newState returns the state an object starts, and u's entries.
+func (t *Tracker) newState(u *unstructured.Unstructured) (*objState, []*entryView) {
+	entries, _ := readEntries(u)
+	return &objState{rv: u.GetResourceVersion(), uid: uidOf(u), snap: newSnapshot(u.Object, encodeBody(u.Object), entries, &t.sets)}, entries
+}
+
+// install makes st the state of the object of key k.
+func (t *Tracker) install(k objKey, st *objState) {
+	if prev := t.objects[k]; prev != nil && prev.sum != nil {
+		// Created again under the same name: same summary, new histories.
+		st.sum = prev.sum
+		t.stats.restart(st.sum)
+	}
+	t.objects[k] = st
+}
+
+// pend returns a LIST item as it waits for its SYNCED line: an item of an
+// initial list already as the state it starts, so that the tracker keeps
+// no decoded object of a list that a Source delivers page by page.
+func (t *Tracker) pend(ev RecordedEvent) pendingItem {
+	if ev.Reason != SyncInitial {
+		return pendingItem{u: ev.Object}
+	}
+	u := ev.Object
+	k := keyOf(ev.Resource, u)
+	st, _ := t.newState(u)
+	p := pendingItem{key: k, st: st, kind: unique.Make(u.GetKind()).Value()}
+	if g, found, err := unstructured.NestedInt64(u.Object, "metadata", "generation"); err == nil && found {
+		p.gen, p.hasGen = g, true
+	}
+	return p
 }
 
 func (t *Tracker) baseEvent(typ EventType, at time.Time, k objKey, u *unstructured.Unstructured) Event {
@@ -343,13 +383,17 @@ func (t *Tracker) changed(at time.Time, typ EventType, k objKey, st *objState, u
 	body := encodeBody(u.Object)
 	oldGen, oldFound := e.Generation, e.Generation != nil
 	if !st.snap.unchanged(body) {
-		old := st.snap.object(k, string(u.GetUID()))
-		e.Fields = t.differ.Objects(old, u.Object)
-		oldGen, oldFound = generationOf(old)
+		old, cur, metaChanged := st.snap.changedFields(k, string(u.GetUID()), body, u.Object)
+		e.Fields = t.differ.Objects(old, cur)
+		if metaChanged {
+			oldGen, oldFound = generationOf(old)
+		}
 	}
 	paths := make([]fieldpath.Path, len(e.Fields))
+	names := make([]unique.Handle[string], len(e.Fields))
 	for i, c := range e.Fields {
 		paths[i] = c.Path
+		names[i] = unique.Make(c.Path.String())
 	}
 	entries, err := readEntries(u)
 	var w Writer
@@ -363,11 +407,11 @@ func (t *Tracker) changed(at time.Time, typ EventType, k objKey, st *objState, u
 	e.Churn = churnOf(e.GenerationBumped, paths)
 
 	st.rv, st.snap = e.ResourceVersion, newSnapshot(u.Object, body, entries, &t.sets)
-	t.stats.write(k, e.Object, &e, paths, at)
+	t.stats.write(k, st, u.GetKind(), &e, names)
 	t.hot(st, &e, at)
 	out := []Event{e}
 	if w.Known() && !afterGap {
-		out = append(out, t.fights(at, k, st, &e, w)...)
+		out = append(out, t.fights(at, st.sum, &e, w, names)...)
 	}
 	return out
 }
@@ -399,22 +443,35 @@ func (t *Tracker) deleted(at time.Time, resource string, u *unstructured.Unstruc
 	e.ResourceVersion = rv
 	e.AfterGap = afterGap
 	e.Writer = &Writer{Reason: ReasonDeleted}
-	if st := t.objects[k]; st != nil {
+	st := t.objects[k]
+	if st != nil {
 		e.PreviousResourceVersion = st.rv
 		e.Revisions = revisionsBetween(st.rv, rv)
 		delete(t.objects, k)
 	}
-	t.stats.deleted(k, e.Object)
+	t.stats.deleted(k, st, u.GetKind())
 	return []Event{e}
 }
 
 // listed handles the end of the initial list: every object is a row.
-func (t *Tracker) listed(ev RecordedEvent, items []*unstructured.Unstructured) []Event {
+func (t *Tracker) listed(ev RecordedEvent, items []pendingItem) []Event {
 	t.synced[ev.Resource] = true
 	out := make([]Event, 0, len(items))
-	for _, u := range items {
-		k := keyOf(ev.Resource, u)
-		e := t.firstSight(ev.Time, EventAdded, k, u, false)
+	for _, p := range items {
+		var e Event
+		if p.u != nil {
+			e = t.firstSight(ev.Time, EventAdded, keyOf(ev.Resource, p.u), p.u, false)
+		} else {
+			// As firstSight makes it, from what the item kept.
+			t.install(p.key, p.st)
+			k := p.key
+			e = Event{Type: EventAdded, Time: ev.Time, Resource: k.resource, Object: objectRef(k.resource, p.kind, k.name), Namespace: k.namespace, Name: k.name,
+				ResourceVersion: p.st.rv, Writer: &Writer{Reason: ReasonFirstSight}}
+			if p.hasGen {
+				g := p.gen
+				e.Generation = &g
+			}
+		}
 		e.Initial = true
 		out = append(out, e)
 	}
@@ -423,11 +480,19 @@ func (t *Tracker) listed(ev RecordedEvent, items []*unstructured.Unstructured) [
 
 // relisted handles the end of a relist after a 410 Gone: a GAP row, then
 // the changes visible by comparing the relist with the last known state.
-func (t *Tracker) relisted(ev RecordedEvent, items []*unstructured.Unstructured) []Event {
+func (t *Tracker) relisted(ev RecordedEvent, pending []pendingItem) []Event {
 	gap := Gap{Resource: ev.Resource, From: ev.GapFrom, To: ev.ResourceVersion, Revisions: revisionsBetween(ev.GapFrom, ev.ResourceVersion), Error: ev.GapError, Time: ev.Time}
 	var rows []Event
-	seen := make(map[objKey]bool, len(items))
-	for _, u := range items {
+	seen := make(map[objKey]bool, len(pending))
+	for _, p := range pending {
+		u := p.u
+		if u == nil {
+			// An initial list's item ended by a relist's SYNCED line, which
+			// no stream writes: taken in silently.
+			t.install(p.key, p.st)
+			seen[p.key] = true
+			continue
+		}
 		k := keyOf(ev.Resource, u)
 		seen[k] = true
 		st := t.objects[k]
@@ -488,13 +553,15 @@ func (t *Tracker) hot(st *objState, e *Event, at time.Time) {
 		return
 	}
 	keep := int(math.Ceil(t.cfg.HotRate*t.cfg.HotWindow.Seconds())) + 1
-	st.writes = append(st.writes, at)
-	if len(st.writes) > keep {
-		st.writes = append(st.writes[:0], st.writes[len(st.writes)-keep:]...)
+	o := st.sum
+	now := at.UnixNano()
+	o.recent = append(o.recent, now)
+	if len(o.recent) > keep {
+		o.recent = append(o.recent[:0], o.recent[len(o.recent)-keep:]...)
 	}
 	n := 0
-	for _, w := range st.writes {
-		if at.Sub(w) <= t.cfg.HotWindow {
+	for _, w := range o.recent {
+		if time.Duration(now-w) <= t.cfg.HotWindow {
 			n++
 		}
 	}
@@ -502,33 +569,20 @@ func (t *Tracker) hot(st *objState, e *Event, at time.Time) {
 	if rate > t.cfg.HotRate {
 		e.Hot = true
 		e.WriteRate = math.Round(rate*100) / 100
-		t.stats.hot(objKeyOf(e), rate)
+		t.stats.hot(o, rate)
 	}
-}
-
-func objKeyOf(e *Event) objKey {
-	return objKey{resource: e.Resource, namespace: e.Namespace, name: e.Name}
 }
 
 // fights updates the history of every changed field and returns a FIGHT row
 // for each field that changed hands FightThreshold times within FightWindow.
 // A field is reported once per bout: again only after a quiet window.
-func (t *Tracker) fights(at time.Time, k objKey, st *objState, e *Event, w Writer) []Event {
-	if st.fields == nil {
-		st.fields = map[string]*fieldHistory{}
-	}
-	manager := w.Manager
-	if w.Subresource != "" {
-		manager += " (" + w.Subresource + ")"
-	}
+// names are the changed fields' paths, as the stats counted them.
+func (t *Tracker) fights(at time.Time, o *objStats, e *Event, w Writer, names []unique.Handle[string]) []Event {
+	manager := writerName(w)
 	var out []Event
-	for _, c := range e.Fields {
-		path := c.Path.String()
-		h := st.fields[path]
-		if h == nil {
-			h = &fieldHistory{}
-			st.fields[path] = h
-		}
+	for _, name := range names {
+		path := name.Value()
+		h := t.stats.field(o, name)
 		f, first := h.writers.Write(manager, at, t.cfg.FightThreshold, t.cfg.FightWindow)
 		if f == nil {
 			continue
@@ -536,10 +590,10 @@ func (t *Tracker) fights(at time.Time, k objKey, st *objState, e *Event, w Write
 		f.Object, f.Namespace, f.Field = e.Object, e.Namespace, path
 		if !first {
 			// The bout goes on: the summary keeps the latest count.
-			*h.reported = *f
+			*t.stats.reported[fieldRef{o, name}] = *f
 			continue
 		}
-		h.reported = t.stats.fight(*f)
+		t.stats.reported[fieldRef{o, name}] = t.stats.fight(*f)
 		out = append(out, Event{Type: EventFight, Time: at, Resource: e.Resource, Object: e.Object, Namespace: e.Namespace, Name: e.Name, ResourceVersion: e.ResourceVersion, Fight: f})
 	}
 	return out

@@ -371,16 +371,51 @@ func TestTrackerMemoryIsBoundedByObjects(t *testing.T) {
 		t.Fatalf("want 1 object kept, got %d", len(tr.objects))
 	}
 	for _, st := range tr.objects {
-		if max := int(cfg.HotRate*cfg.HotWindow.Seconds()) + 1; len(st.writes) > max {
-			t.Errorf("hot history holds %d times, want at most %d", len(st.writes), max)
+		if max := int(cfg.HotRate*cfg.HotWindow.Seconds()) + 1; len(st.sum.recent) > max {
+			t.Errorf("hot history holds %d times, want at most %d", len(st.sum.recent), max)
 		}
-		for path, h := range st.fields {
+		for _, h := range st.sum.fields {
 			if max := 4*cfg.FightThreshold + 1; len(h.writers.writes) > max {
-				t.Errorf("fight history of %s holds %d writes, want at most %d", path, len(h.writers.writes), max)
+				t.Errorf("fight history of %s holds %d writes, want at most %d", h.class.path.Value(), len(h.writers.writes), max)
 			}
 		}
+		if len(tr.stats.fights) != 1 || len(st.sum.fields) != 1 {
+			t.Errorf("summary state grew with events: %d fights, %d fields", len(tr.stats.fights), len(st.sum.fields))
+		}
 	}
-	if len(tr.stats.fights) != 1 || len(tr.stats.fields) != 1 {
-		t.Errorf("summary state grew with events: %d fights, %d fields", len(tr.stats.fights), len(tr.stats.fields))
+}
+
+// TestTrackerTakesInitialListItemsAsTheyCome checks that the tracker keeps
+// an initial list's items as the state they start, not as decoded objects,
+// while it waits for the SYNCED line, and that its rows and later rows are
+// those of a list whose items it held whole.
+func TestTrackerTakesInitialListItemsAsTheyCome(t *testing.T) {
+	creator := mf{"kubectl-create", "Update", "", 0, fCreate}
+	run := func(reason SyncReason) ([]Event, *Tracker) {
+		tr := NewTracker(NewTrackerConfig())
+		var rows []Event
+		for i, name := range []string{"web", "api", "db"} {
+			e := ev(t, RecordList, 0, version{name: name, rv: fmt.Sprint(10 + i), gen: int64(1 + i), replicas: 1, ready: -1, mfs: []mf{creator}})
+			e.Reason = reason
+			rows = append(rows, tr.Observe(e)...)
+		}
+		rows = append(rows, tr.Observe(synced(0, SyncInitial, "20", ""))...)
+		rows = append(rows, tr.Observe(ev(t, RecordModified, 5, version{name: "api", rv: "21", gen: 3, replicas: 2, ready: -1, mfs: []mf{{"hpa", "Update", "", 5, fCreate}}}))...)
+		return rows, tr
+	}
+	held, _ := run("")
+	tr := NewTracker(NewTrackerConfig())
+	e := ev(t, RecordList, 0, version{name: "web", rv: "10", gen: 1, replicas: 1, ready: -1, mfs: []mf{creator}})
+	e.Reason = SyncInitial
+	tr.Observe(e)
+	if p := tr.pending[deploy]; len(p) != 1 || p[0].u != nil || p[0].st == nil {
+		t.Errorf("want the pending item kept as its state, without the object, got %+v", p)
+	}
+	got, _ := run(SyncInitial)
+	if len(got) != 4 {
+		t.Fatalf("want 4 rows, got %d", len(got))
+	}
+	if diff := cmp.Diff(held, got); diff != "" {
+		t.Errorf("rows (-held whole +taken as they come):\n%s", diff)
 	}
 }

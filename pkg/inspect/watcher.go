@@ -322,13 +322,17 @@ func (s *streamer) relist(ctx context.Context, lastRV string, gone error) string
 }
 
 // list lists the target page by page, sends the items as LIST events and a
-// SYNCED event, and returns the list's resourceVersion. Nothing is sent if
-// the list fails, so that a retried list never sends an item twice.
+// SYNCED event, and returns the list's resourceVersion. The items of an
+// initial list are sent page by page, so that only a page or so of decoded
+// objects is alive at once: if it fails, the watch ends. A relist is sent
+// only once it is complete, so that a retried relist never sends an item
+// twice.
 func (s *streamer) list(ctx context.Context, reason SyncReason, gapFrom, gapErr string) (string, error) {
 	opts := s.options()
 	opts.Limit = s.cfg.ChunkSize
-	var items []unstructured.Unstructured
+	var held []unstructured.Unstructured
 	rv := ""
+	now := s.cfg.Now()
 	for {
 		l, err := s.src.List(ctx, s.tgt, opts)
 		if err != nil {
@@ -337,13 +341,23 @@ func (s *streamer) list(ctx context.Context, reason SyncReason, gapFrom, gapErr 
 		if rv == "" {
 			rv = l.GetResourceVersion()
 		}
-		items = append(items, l.Items...)
+		if reason == SyncInitial {
+			s.sendItems(ctx, now, reason, l.Items)
+		} else {
+			held = append(held, l.Items...)
+		}
 		if l.GetContinue() == "" {
 			break
 		}
 		opts.Continue = l.GetContinue()
 	}
-	now := s.cfg.Now()
+	s.sendItems(ctx, now, reason, held)
+	s.send(ctx, RecordedEvent{Type: RecordSynced, Time: now, Resource: s.tgt.ResourceKey(), Reason: reason, ResourceVersion: rv, GapFrom: gapFrom, GapError: gapErr})
+	return rv, nil
+}
+
+// sendItems sends the wanted items as LIST events.
+func (s *streamer) sendItems(ctx context.Context, now time.Time, reason SyncReason, items []unstructured.Unstructured) {
 	for i := range items {
 		u := &items[i]
 		if !s.wanted(u) {
@@ -352,8 +366,6 @@ func (s *streamer) list(ctx context.Context, reason SyncReason, gapFrom, gapErr 
 		s.prepare(u)
 		s.send(ctx, RecordedEvent{Type: RecordList, Time: now, Resource: s.tgt.ResourceKey(), Reason: reason, Object: u})
 	}
-	s.send(ctx, RecordedEvent{Type: RecordSynced, Time: now, Resource: s.tgt.ResourceKey(), Reason: reason, ResourceVersion: rv, GapFrom: gapFrom, GapError: gapErr})
-	return rv, nil
 }
 
 func (s *streamer) wanted(u *unstructured.Unstructured) bool {

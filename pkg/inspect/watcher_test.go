@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -144,5 +145,99 @@ func TestStreamEndsOnFirstContactFailure(t *testing.T) {
 	err := stream(context.Background(), NewDynamicSource(client), cfg, t.Logf, make(chan RecordedEvent, 10))
 	if !apierrors.IsForbidden(err) {
 		t.Fatalf("want the Forbidden error, got %v", err)
+	}
+}
+
+// pagedSource answers lists in pages of two items, noting how many events
+// the stream had sent when each later page was asked for; its first watch
+// answers 410 Gone (a relist), later ones stay open.
+type pagedSource struct {
+	out chan RecordedEvent
+	// mu guards sentAtPage and watches.
+	mu         sync.Mutex
+	sentAtPage []int
+	watches    int
+}
+
+func (p *pagedSource) List(_ context.Context, _ Target, opts metav1.ListOptions) (*unstructured.UnstructuredList, error) {
+	page := 0
+	if opts.Continue != "" {
+		fmt.Sscan(opts.Continue, &page)
+		p.mu.Lock()
+		p.sentAtPage = append(p.sentAtPage, len(p.out))
+		p.mu.Unlock()
+	}
+	l := &unstructured.UnstructuredList{Object: map[string]any{"apiVersion": "apps/v1", "kind": "DeploymentList"}}
+	l.SetResourceVersion("100")
+	for i := range 2 {
+		l.Items = append(l.Items, *fakeDeploy(fmt.Sprintf("web-%d", 2*page+i), fmt.Sprint(10+2*page+i)))
+	}
+	if page < 2 {
+		l.SetContinue(fmt.Sprint(page + 1))
+	}
+	return l, nil
+}
+
+func (p *pagedSource) Watch(context.Context, Target, metav1.ListOptions) (watch.Interface, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.watches++
+	if p.watches == 1 {
+		return nil, apierrors.NewResourceExpired("too old resource version: 100 (150)")
+	}
+	return watch.NewFake(), nil
+}
+
+// TestStreamSendsInitialListPageByPage checks that the items of an initial
+// list are sent as each page arrives, so that a large list is never held
+// whole, while a relist is sent only once complete (a relist that fails is
+// retried, and must not send an item twice).
+func TestStreamSendsInitialListPageByPage(t *testing.T) {
+	out := make(chan RecordedEvent, 100)
+	src := &pagedSource{out: out}
+	cfg := NewStreamConfig()
+	cfg.Targets = []Target{{Resource: deployGVR, Namespace: "shop"}}
+	cfg.MinBackoff, cfg.MaxBackoff = time.Millisecond, 2*time.Millisecond
+	cfg.Now = func() time.Time { return t0 }
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- stream(ctx, src, cfg, t.Logf, out) }()
+	// Read nothing until the lists are sent, so that len(out) counts what
+	// was sent.
+	for deadline := time.Now().Add(10 * time.Second); len(out) < 14; time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("stuck after %d events", len(out))
+		}
+	}
+	cancel()
+	var got []string
+	for len(out) > 0 {
+		ev := <-out
+		s := string(ev.Type) + " " + string(ev.Reason)
+		if ev.Object != nil {
+			s += " " + ev.Object.GetName()
+		}
+		got = append(got, s)
+	}
+	if err := <-done; err != nil {
+		t.Fatalf("stream: %v", err)
+	}
+	var want []string
+	for _, reason := range []string{"initial", "relist"} {
+		for i := range 6 {
+			want = append(want, fmt.Sprintf("LIST %s web-%d", reason, i))
+		}
+		want = append(want, "SYNCED "+reason)
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("events (-want +got):\n%s", diff)
+	}
+	src.mu.Lock()
+	defer src.mu.Unlock()
+	// Nothing was read from out until 14 events were sent: the initial
+	// list's pages 2 and 3 were asked for after 2 and 4 items were sent,
+	// the relist's after the 7 events of the initial list only.
+	if diff := cmp.Diff([]int{2, 4, 7, 7}, src.sentAtPage); diff != "" {
+		t.Errorf("events sent when each later page was asked for (-want +got):\n%s", diff)
 	}
 }
