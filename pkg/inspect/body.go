@@ -2,9 +2,7 @@ package inspect
 
 import (
 	"encoding/json"
-	"math"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 
@@ -17,10 +15,10 @@ import (
 // read back on every change: the two costs that the compact snapshots
 // added to the event pipeline. Both are kept small here:
 //
-//   - encodeBody writes the decoded values a watch returns (maps, lists,
-//     strings, int64, float64, bools, nulls) itself, byte for byte as
-//     encoding/json writes them (FuzzEncodeBody holds the two equal), and
-//     leaves anything else to encoding/json;
+//   - encodeBody writes the decoded values a watch returns with
+//     jsonvalue.AppendValue, byte for byte as encoding/json writes them
+//     (FuzzEncodeBody holds the two equal), and leaves anything else to
+//     encoding/json;
 //   - a changed object's previous version is decoded only in the top-level
 //     fields whose bytes differ (oldAndNew): a status write decodes the old
 //     status, not the whole object.
@@ -35,7 +33,7 @@ var bodyBuffers = sync.Pool{New: func() any { b := make([]byte, 0, 4096); return
 func encodeBody(obj map[string]any) []byte {
 	bp := bodyBuffers.Get().(*[]byte)
 	defer bodyBuffers.Put(bp)
-	b, ok := appendObject((*bp)[:0], obj, true)
+	b, ok := appendBody((*bp)[:0], obj)
 	*bp = b[:0]
 	if !ok {
 		return encodeBodyMarshal(obj)
@@ -57,7 +55,7 @@ func leftOut(k string, v any) bool {
 }
 
 // encodeBodyMarshal is encodeBody done by encoding/json: the reference the
-// fuzz target compares with, and the way for values appendJSON leaves out.
+// fuzz target compares with, and the way for values jsonvalue.AppendValue leaves out.
 func encodeBodyMarshal(obj map[string]any) []byte {
 	top := obj
 	if md, ok := obj["metadata"].(map[string]any); ok {
@@ -80,114 +78,36 @@ func encodeBodyMarshal(obj map[string]any) []byte {
 	return b
 }
 
-// appendObject appends m as encoding/json writes it; when top, its
-// metadata without the fields leftOut names.
-func appendObject(b []byte, m map[string]any, top bool) ([]byte, bool) {
-	var arr [16]string
-	keys := arr[:0]
-	for k := range m {
-		keys = append(keys, k)
+// appendBody appends obj as encoding/json writes it, its metadata without
+// the fields leftOut names.
+func appendBody(b []byte, obj map[string]any) ([]byte, bool) {
+	md, isMap := obj["metadata"].(map[string]any)
+	if !isMap {
+		return jsonvalue.AppendValue(b, obj)
 	}
-	slices.Sort(keys)
-	b = append(b, '{')
-	for i, k := range keys {
-		v := m[k]
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = jsonvalue.AppendString(b, k)
-		b = append(b, ':')
-		var ok bool
-		if md, isMap := v.(map[string]any); top && k == "metadata" && isMap {
-			b, ok = appendMetadata(b, md)
-		} else {
-			b, ok = appendJSON(b, v)
-		}
-		if !ok {
-			return b, false
-		}
-	}
-	return append(b, '}'), true
-}
-
-// appendMetadata appends the metadata map md without the fields leftOut
-// names.
-func appendMetadata(b []byte, md map[string]any) ([]byte, bool) {
-	var arr [16]string
-	keys := arr[:0]
-	for k, v := range md {
-		if !leftOut(k, v) {
-			keys = append(keys, k)
-		}
-	}
-	slices.Sort(keys)
-	b = append(b, '{')
-	for i, k := range keys {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = jsonvalue.AppendString(b, k)
-		b = append(b, ':')
-		var ok bool
-		if b, ok = appendJSON(b, md[k]); !ok {
-			return b, false
-		}
-	}
-	return append(b, '}'), true
-}
-
-// appendJSON appends v, a value as JSON decodes into any (with int64 for
-// integers), as encoding/json.Marshal writes it. ok is false for any other
-// type and for NaN and infinite floats, which encoding/json refuses.
-func appendJSON(b []byte, v any) ([]byte, bool) {
-	switch x := v.(type) {
-	case nil:
-		return append(b, "null"...), true
-	case bool:
-		return strconv.AppendBool(b, x), true
-	case string:
-		return jsonvalue.AppendString(b, x), true
-	case int64:
-		return strconv.AppendInt(b, x, 10), true
-	case float64:
-		return appendFloat(b, x)
-	case map[string]any:
-		return appendObject(b, x, false)
-	case []any:
-		b = append(b, '[')
-		for i, e := range x {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			var ok bool
-			if b, ok = appendJSON(b, e); !ok {
-				return b, false
-			}
-		}
-		return append(b, ']'), true
-	}
-	return b, false
-}
-
-// appendFloat writes f as encoding/json does: the shortest form that reads
-// back the same, in exponent form below 1e-6 and from 1e21 on, with a
-// one-digit negative exponent written without a leading zero.
-func appendFloat(b []byte, f float64) ([]byte, bool) {
-	if math.IsInf(f, 0) || math.IsNaN(f) {
+	// The members before "metadata" in key order, metadata slimmed, then
+	// the members after it.
+	b, ok := jsonvalue.AppendObject(b, obj, func(k string, _ any) bool { return k >= "metadata" })
+	if !ok {
 		return b, false
 	}
-	format := byte('f')
-	if abs := math.Abs(f); abs != 0 && (abs < 1e-6 || abs >= 1e21) {
-		format = 'e'
+	if len(b) > 2 && b[len(b)-2] != '{' {
+		b[len(b)-1] = ','
+	} else {
+		b = b[:len(b)-1]
 	}
-	b = strconv.AppendFloat(b, f, format, -1, 64)
-	if format == 'e' {
-		// e-09 becomes e-9, as encoding/json writes it.
-		if n := len(b); n >= 4 && b[n-4] == 'e' && b[n-3] == '-' && b[n-2] == '0' {
-			b[n-2] = b[n-1]
-			b = b[:n-1]
-		}
+	b = append(jsonvalue.AppendString(b, "metadata"), ':')
+	if b, ok = jsonvalue.AppendObject(b, md, leftOut); !ok {
+		return b, false
 	}
+	after := len(b)
+	if b, ok = jsonvalue.AppendObject(b, obj, func(k string, _ any) bool { return k <= "metadata" }); !ok {
+		return b, false
+	}
+	if len(b)-after == 2 { // {}: nothing after metadata
+		return append(b[:after], '}'), true
+	}
+	b[after] = ','
 	return b, true
 }
 

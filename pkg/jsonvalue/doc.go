@@ -5,6 +5,10 @@
 //     hand-written encoders of reports (pkg/output), of managedFields
 //     (pkg/managedfields) and of the simulated API server's store
 //     (pkg/simulate/apiserver) all call it.
+//   - AppendValue (and AppendObject, which can leave members out) writes a
+//     decoded JSON value exactly as encoding/json.Marshal does; the watch
+//     snapshots (pkg/inspect) and the simulated API server's store
+//     (pkg/simulate/apiserver) are written with it.
 //   - Equal compares decoded JSON values, the map[string]any, []any,
 //     string, int64, float64, bool and nil that unstructured objects hold,
 //     in one of two modes: Semantic (equality.Semantic.DeepEqual's rules,
