@@ -25,8 +25,8 @@ import (
 // explore other corpora.
 const fidelitySeed = 20261121
 
-// fidelityCases is the corpus size (at least 300).
-const fidelityCases = 320
+// fidelityCases is the corpus size (at least 1,000).
+const fidelityCases = 1000
 
 var (
 	predictCMGVR     = schema.GroupVersionResource{Version: "v1", Resource: "configmaps"}
@@ -67,6 +67,9 @@ func TestPredictFidelity(t *testing.T) {
 
 	var total, agreeVerdict, agreeConflicts, agreeClobber, methods int
 	byVerdict := map[predict.Verdict]int{}
+	// byKind counts, per kind, the method predictions and those where the
+	// offline engine agreed with the server on all three.
+	byKind := map[string]*[2]int{}
 	var disagreements []string
 	for i := 0; i < fidelityCases; i++ {
 		c, live, in := buildCase(t, ctx, dyn, rng, ns, i)
@@ -112,6 +115,15 @@ func TestPredictFidelity(t *testing.T) {
 			if okB {
 				agreeClobber++
 			}
+			k := byKind[c.Kind]
+			if k == nil {
+				k = &[2]int{}
+				byKind[c.Kind] = k
+			}
+			k[0]++
+			if okV && okC && okB {
+				k[1]++
+			}
 			if !okV || !okC || !okB {
 				disagreements = append(disagreements, fmt.Sprintf("case %d (%s, writes %s, desired %s, rv %s, manager %s) %s:\n  server  %s %s %s %s\n  offline %s %s %s %s",
 					i, c.Kind, strings.Join(c.Writes, ","), c.Desired, c.RV, c.Manager, sm.Method,
@@ -127,6 +139,12 @@ func TestPredictFidelity(t *testing.T) {
 	sort.Strings(verdicts)
 	t.Logf("fidelity (seed %d): %d cases, %d method predictions (server verdicts: %s)", seed, total, methods, strings.Join(verdicts, " "))
 	t.Logf("agreement: verdict %s, apply conflicts (fields and owners) %s, clobbered fields and owners %s", pct(agreeVerdict), pct(agreeConflicts), pct(agreeClobber))
+	kinds := make([]string, 0, len(byKind))
+	for kind, k := range byKind {
+		kinds = append(kinds, fmt.Sprintf("%s %d/%d (%.1f%%)", kind, k[1], k[0], 100*float64(k[1])/float64(k[0])))
+	}
+	sort.Strings(kinds)
+	t.Logf("offline agreement with the server on all three, per kind: %s", strings.Join(kinds, ", "))
 	for _, d := range disagreements {
 		t.Errorf("disagreement: %s", d)
 	}
