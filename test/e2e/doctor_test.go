@@ -400,6 +400,27 @@ func auditLogSize(t *testing.T) int64 {
 	return fi.Size()
 }
 
+// auditLines counts the lines of the audit log from offset that match.
+func auditLines(t *testing.T, offset int64, match func(string) bool) int {
+	t.Helper()
+	b, err := os.ReadFile(cluster.AuditLog)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if int64(len(b)) < offset {
+		t.Fatalf("the audit log was rotated during the test")
+	}
+	n := 0
+	if int64(len(b)) > offset {
+		for _, l := range strings.Split(string(b[offset:]), "\n") {
+			if match(l) {
+				n++
+			}
+		}
+	}
+	return n
+}
+
 // waitForAudit polls the audit log from offset until a line matches.
 func waitForAudit(t *testing.T, offset int64, match func(string) bool) {
 	t.Helper()
@@ -409,11 +430,12 @@ func waitForAudit(t *testing.T, offset int64, match func(string) bool) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if int64(len(b)) > offset {
-			for _, l := range strings.Split(string(b[offset:]), "\n") {
-				if match(l) {
-					return
-				}
+		if int64(len(b)) < offset {
+			t.Fatalf("the audit log was rotated during the test")
+		}
+		for _, l := range strings.Split(string(b[offset:]), "\n") {
+			if match(l) {
+				return
 			}
 		}
 		time.Sleep(100 * time.Millisecond)
