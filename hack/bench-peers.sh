@@ -108,7 +108,7 @@ fi
 base=${RV_BASE_BIN:-}
 
 # Every binary is timed from a plain copy in $work/bin. The peak RSS of a
-# binary run straight from the file the Go linker wrote reads about 20 MiB
+# binary run straight from the file the Go linker has just written reads about 20 MiB
 # higher than that of a byte-identical cp of it (59 against 39 MiB for
 # kubectl rv version --client on this machine: the kernel maps the linker's
 # freshly written file differently), which would favour whichever binary
