@@ -298,8 +298,7 @@ func TestChurnPermissions(t *testing.T) {
 	}
 
 	user := "churn-limited-" + ns
-	cluster.MustKubectl(t, "create", "role", "cm-reader", "--verb=get,list,watch", "--resource=configmaps", "-n", ns)
-	cluster.MustKubectl(t, "create", "rolebinding", "cm-reader", "--role=cm-reader", "--user="+user, "-n", ns)
+	grantConfigMapReader(t, ns, user)
 	r = cluster.RV(t, "churn", "configmaps,secrets", "-n", ns, "--as", user, "--for", "3s", "-o", "json")
 	if r.Code != 0 {
 		t.Fatalf("a user limited to one namespace's ConfigMaps: want partial results and exit 0: %s", r)
@@ -318,6 +317,14 @@ func TestChurnPermissions(t *testing.T) {
 	if r.Code != 3 || !strings.Contains(r.Stderr, "forbidden") {
 		t.Errorf("rv-nobody: want exit 3 naming the refusal, got %s", r)
 	}
+}
+
+// grantConfigMapReader lets user get, list and watch the ConfigMaps of ns,
+// and nothing else (a Role and RoleBinding named cm-reader).
+func grantConfigMapReader(t *testing.T, ns, user string) {
+	t.Helper()
+	cluster.MustKubectl(t, "create", "role", "cm-reader", "--verb=get,list,watch", "--resource=configmaps", "-n", ns)
+	cluster.MustKubectl(t, "create", "rolebinding", "cm-reader", "--role=cm-reader", "--user="+user, "-n", ns)
 }
 
 // TestChurnBadFlags: bad input names the flag and exits 2.

@@ -7,7 +7,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -138,18 +137,7 @@ func TestConflictsLive(t *testing.T) {
 // stdout; rv-readonly, allowed every non-resource URL, gets its report.
 func TestConflictsLivePermissions(t *testing.T) {
 	ns := cluster.Namespace(t)
-	role := fmt.Sprintf(`apiVersion: rbac.authorization.k8s.io/v1
-kind: Role
-metadata: {name: cm-reader, namespace: %[1]s}
-rules: [{apiGroups: [""], resources: [configmaps], verbs: [get, list, watch]}]
----
-apiVersion: rbac.authorization.k8s.io/v1
-kind: RoleBinding
-metadata: {name: cm-reader, namespace: %[1]s}
-roleRef: {apiGroup: rbac.authorization.k8s.io, kind: Role, name: cm-reader}
-subjects: [{apiGroup: rbac.authorization.k8s.io, kind: User, name: rv-nobody}]
-`, ns)
-	cluster.KubectlStdin(t, role, "apply", "-f", "-")
+	grantConfigMapReader(t, ns, "rv-nobody")
 	if r := cluster.Kubectl(t, "get", "configmaps", "-n", ns, "--context", "rv-nobody"); r.Code != 0 {
 		t.Fatalf("the read-only user cannot read ConfigMaps: %s", r)
 	}

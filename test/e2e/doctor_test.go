@@ -289,18 +289,7 @@ func TestDoctorPermissions(t *testing.T) {
 	if r.Code != 0 || parseDoctor(t, r.Stdout).Summary.Pass == 0 {
 		t.Errorf("read-only user: %s", r)
 	}
-	role := fmt.Sprintf(`apiVersion: rbac.authorization.k8s.io/v1
-kind: Role
-metadata: {name: cm-reader, namespace: %[1]s}
-rules: [{apiGroups: [""], resources: [configmaps], verbs: [get, list, watch]}]
----
-apiVersion: rbac.authorization.k8s.io/v1
-kind: RoleBinding
-metadata: {name: cm-reader, namespace: %[1]s}
-roleRef: {apiGroup: rbac.authorization.k8s.io, kind: Role, name: cm-reader}
-subjects: [{apiGroup: rbac.authorization.k8s.io, kind: User, name: rv-nobody}]
-`, ns)
-	cluster.KubectlStdin(t, role, "apply", "-f", "-")
+	grantConfigMapReader(t, ns, "rv-nobody")
 	r = cluster.RV(t, "doctor", "configmaps,secrets", "-n", ns, "--context", "rv-nobody", "-o", "json")
 	if r.Code != 0 {
 		t.Fatalf("a user limited to one namespace's ConfigMaps: want partial results and exit 0: %s", r)
