@@ -228,15 +228,20 @@ func (s *stats) hot(o *objStats, rate float64) {
 
 // fieldClassOf returns the interned fieldClass of path and managers.
 func (s *stats) fieldClassOf(path unique.Handle[string], managers *managerSet) *fieldClass {
-	c := fieldClass{path: path, managers: managers}
-	if p := s.fieldClasses[c]; p != nil {
+	return interned(&s.fieldClasses, fieldClass{path: path, managers: managers})
+}
+
+// interned returns the one pointer *table holds for v, adding v when it is
+// new: equal classes share one copy.
+func interned[T comparable](table *map[T]*T, v T) *T {
+	if p := (*table)[v]; p != nil {
 		return p
 	}
-	if s.fieldClasses == nil {
-		s.fieldClasses = map[fieldClass]*fieldClass{}
+	if *table == nil {
+		*table = map[T]*T{}
 	}
-	p := &c
-	s.fieldClasses[c] = p
+	p := &v
+	(*table)[v] = p
 	return p
 }
 
@@ -249,16 +254,7 @@ type objClass struct {
 
 // classOf returns the interned objClass of kind and managers.
 func (s *stats) classOf(kind string, managers *managerSet) *objClass {
-	c := objClass{kind: kind, managers: managers}
-	if p := s.classes[c]; p != nil {
-		return p
-	}
-	if s.classes == nil {
-		s.classes = map[objClass]*objClass{}
-	}
-	p := &c
-	s.classes[c] = p
-	return p
+	return interned(&s.classes, objClass{kind: kind, managers: managers})
 }
 
 func (s *stats) fight(f Fight) *Fight {
