@@ -50,7 +50,10 @@ type fidelityCase struct {
 // fresh, stale or no resourceVersion and list edits, and checks that the
 // offline engine predicts for every method what the real API server's dry
 // run answers: the verdict, the conflicting fields and their owners, and
-// the clobbered fields and whose they were.
+// the clobbered fields and whose they were. Then it makes one method's
+// write for real (picked at random from a second generator, so the corpus
+// stays that of the seed) and checks that both engines predicted what the
+// persisted write did: the server engine's dry run is itself a prediction.
 func TestPredictFidelity(t *testing.T) {
 	seed := int64(fidelitySeed)
 	if s := os.Getenv("PREDICT_FIDELITY_SEED"); s != "" {
@@ -63,7 +66,9 @@ func TestPredictFidelity(t *testing.T) {
 	dyn := cluster.Dynamic(t, "fidelity")
 	ctx := context.Background()
 	rng := rand.New(rand.NewSource(seed))
+	pick := rand.New(rand.NewSource(seed + 1))
 	offline := predict.NewOffline(nil)
+	realServer, realOffline := agreement{}, agreement{}
 
 	var total, agreeVerdict, agreeConflicts, agreeClobber, methods int
 	byVerdict := map[predict.Verdict]int{}
@@ -99,6 +104,9 @@ func TestPredictFidelity(t *testing.T) {
 			t.Fatalf("case %d: offline: %v", i, err)
 		}
 		total++
+		if d := checkRealWrite(t, ctx, cfg, in, ri, live.GetName(), srv, off, pick, c.Kind, realServer, realOffline); d != "" {
+			disagreements = append(disagreements, fmt.Sprintf("case %d (%s, writes %s, desired %s, rv %s, manager %s) %s", i, c.Kind, strings.Join(c.Writes, ","), c.Desired, c.RV, c.Manager, d))
+		}
 		for j, sm := range srv.Methods {
 			om := off.Methods[j]
 			methods++
@@ -145,9 +153,85 @@ func TestPredictFidelity(t *testing.T) {
 	}
 	sort.Strings(kinds)
 	t.Logf("offline agreement with the server on all three, per kind: %s", strings.Join(kinds, ", "))
+	t.Logf("one real write per case: the server engine predicted it on all three in %s; the offline engine in %s", realServer, realOffline)
 	for _, d := range disagreements {
 		t.Errorf("disagreement: %s", d)
 	}
+}
+
+// agreement counts, per kind, the predictions checked and those that
+// agreed on all three (verdict, conflicts, clobbers).
+type agreement map[string]*[2]int
+
+func (a agreement) add(kind string, ok bool) {
+	k := a[kind]
+	if k == nil {
+		k = &[2]int{}
+		a[kind] = k
+	}
+	k[0]++
+	if ok {
+		k[1]++
+	}
+}
+
+func (a agreement) String() string {
+	parts := make([]string, 0, len(a))
+	for kind, k := range a {
+		parts = append(parts, fmt.Sprintf("%s %d/%d (%.1f%%)", kind, k[1], k[0], 100*float64(k[1])/float64(k[0])))
+	}
+	sort.Strings(parts)
+	return strings.Join(parts, ", ")
+}
+
+// persisting is an executor that makes the writes for real (no dry run):
+// the truth both engines' predictions are checked against.
+type persisting struct {
+	ri   dynamic.ResourceInterface
+	name string
+}
+
+func (e persisting) Engine() string { return "real" }
+
+func (e persisting) Live(ctx context.Context) (*unstructured.Unstructured, error) {
+	return e.ri.Get(ctx, e.name, metav1.GetOptions{})
+}
+
+func (e persisting) Update(ctx context.Context, obj *unstructured.Unstructured, manager string) (*unstructured.Unstructured, error) {
+	return e.ri.Update(ctx, obj, metav1.UpdateOptions{FieldManager: manager})
+}
+
+func (e persisting) Patch(ctx context.Context, pt types.PatchType, data []byte, manager string, force bool) (*unstructured.Unstructured, error) {
+	opts := metav1.PatchOptions{FieldManager: manager}
+	if pt == types.ApplyPatchType {
+		opts.Force = &force
+	}
+	return e.ri.Patch(ctx, e.name, pt, data, opts)
+}
+
+// checkRealWrite makes one method's write, picked at random, for real and
+// counts whether each engine predicted it; it returns a description of
+// any disagreement.
+func checkRealWrite(t *testing.T, ctx context.Context, cfg predict.Config, in predict.Input, ri dynamic.ResourceInterface, name string, srv, off predict.Result, pick *rand.Rand, kind string, realServer, realOffline agreement) string {
+	t.Helper()
+	j := pick.Intn(len(srv.Methods))
+	cfg.Methods = []predict.Method{srv.Methods[j].Method}
+	got, err := predict.Predict(ctx, cfg, in, persisting{ri: ri, name: name})
+	if err != nil {
+		t.Fatalf("the real %s write: %v", cfg.Methods[0], err)
+	}
+	rm := got.Methods[0]
+	same := func(m predict.MethodResult) bool {
+		return m.Verdict == rm.Verdict && conflictKey(m) == conflictKey(rm) && clobberKey(m) == clobberKey(rm)
+	}
+	sm, om := srv.Methods[j], off.Methods[j]
+	realServer.add(kind, same(sm))
+	realOffline.add(kind, same(om))
+	if same(sm) && same(om) {
+		return ""
+	}
+	return fmt.Sprintf("%s, the real write:\n  real    %s %s %s %s\n  server  %s %s %s %s\n  offline %s %s %s %s", rm.Method,
+		rm.Verdict, conflictKey(rm), clobberKey(rm), rm.Reason, sm.Verdict, conflictKey(sm), clobberKey(sm), sm.Reason, om.Verdict, conflictKey(om), clobberKey(om), om.Reason)
 }
 
 func conflictKey(m predict.MethodResult) string {
