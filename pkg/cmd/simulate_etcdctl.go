@@ -259,7 +259,12 @@ func (o *SimulateEtcdctlOptions) Run(ctx context.Context) error {
 		}
 	}
 	if o.single && len(o.EtcdEndpoints) > 0 && r.Watching() {
-		return r.Follow(ctx, 50*time.Millisecond)
+		if err := r.Follow(ctx, 50*time.Millisecond); err != nil {
+			if errors.Is(err, etcdclient.ErrUnreachable) {
+				return exitcode.Cluster(err)
+			}
+			return err
+		}
 	}
 	return nil
 }

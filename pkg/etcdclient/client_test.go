@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"strings"
 	"testing"
 
 	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
@@ -60,7 +61,7 @@ func responses(rs ...watchResponse) func() (*watchResponse, error) {
 }
 
 func newTestWatcher() *watcher {
-	return &watcher{id: 7, c: &Client{watchers: map[int64]*watcher{}}, cancel: func() {}, done: make(chan struct{}), created: make(chan struct{}), progressed: make(chan struct{}, 1)}
+	return &watcher{id: 7, c: &Client{watchers: map[int64]*watcher{}}, ctx: context.Background(), cancel: func() {}, done: make(chan struct{}), created: make(chan struct{}), progressed: make(chan struct{}, 1)}
 }
 
 // TestRefusedWatchIsNotUnreachable: when etcd refuses a watch, read closes
@@ -106,6 +107,29 @@ func TestWatchStream(t *testing.T) {
 	}
 	if len(got[0].Events) != 1 || got[0].Events[0].KV.Key != "k" || !got[1].IsProgressNotify() || got[2].CompactRevision != 8 || got[2].CancelReason != "" {
 		t.Errorf("responses: %+v", got)
+	}
+
+	if err := w.Err(); err != nil {
+		t.Errorf("Err before the stream's end: %v", err)
+	}
+	close(w.done)
+	if err := w.Err(); err != nil {
+		t.Errorf("Err after a compaction: %v", err)
+	}
+
+	// etcd goes away after creating the watch: Err says so, once the
+	// stream has ended.
+	gone := newTestWatcher()
+	rs := responses(watchResponse{Created: true})
+	gone.read(func() (*watchResponse, error) {
+		if r, err := rs(); err == nil {
+			return r, nil
+		}
+		return nil, &StatusError{Code: 14, Message: "etcdserver: server stopped"}
+	})
+	close(gone.done)
+	if err := gone.Err(); !errors.Is(err, ErrUnreachable) || !strings.Contains(err.Error(), "server stopped") {
+		t.Errorf("Err after etcd ended the stream = %v", err)
 	}
 
 	cut := newTestWatcher()

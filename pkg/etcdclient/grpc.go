@@ -58,10 +58,12 @@ func frame(msg []byte) []byte {
 // boundary means the stream ended.
 func readFrame(r io.Reader) ([]byte, error) {
 	var h [5]byte
-	if _, err := io.ReadFull(r, h[:]); err != nil {
-		if errors.Is(err, io.ErrUnexpectedEOF) {
+	if n, err := io.ReadFull(r, h[:]); err != nil {
+		if n > 0 && errors.Is(err, io.ErrUnexpectedEOF) {
 			return nil, fmt.Errorf("%w: a gRPC message header was cut short", errMessage)
 		}
+		// Between messages: the stream's end (io.EOF), or the
+		// transport's error (a lost connection) as it is.
 		return nil, err
 	}
 	if h[0] != 0 {

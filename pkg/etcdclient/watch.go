@@ -65,6 +65,9 @@ type watcher struct {
 	// err is the reason etcd refused the watch, or why its stream ended
 	// before that; written before created or done is closed.
 	err error
+	// endErr is why the stream of a created watch ended, other than Close
+	// or a compaction; written before done is closed.
+	endErr error
 	// s is the watch's stream, set before created is closed.
 	s *stream
 
@@ -136,10 +139,13 @@ func (w *watcher) read(next func() (*watchResponse, error)) {
 	for {
 		wr, err := next()
 		if err != nil {
-			if !created {
-				if !errors.Is(err, io.EOF) {
-					w.err = err
-				}
+			switch {
+			case !created && !errors.Is(err, io.EOF):
+				w.err = err
+			case created && w.ctx.Err() == nil && errors.Is(err, ErrUnreachable):
+				w.endErr = fmt.Errorf("the watch stream ended: %w", err)
+			case created && w.ctx.Err() == nil:
+				w.endErr = fmt.Errorf("%w: the watch stream ended: %w", ErrUnreachable, err)
 			}
 			return
 		}
@@ -244,6 +250,19 @@ func (w *watcher) WaitSynced(ctx context.Context) error {
 			return ctx.Err()
 		case <-t.C:
 		}
+	}
+}
+
+// Err returns why the watch's stream ended, once it has, if not by Close
+// or a compaction: etcd went away, or ended the stream with an error. A
+// follower of the watch stops on it rather than wait for events that will
+// not come (this client does not reconnect).
+func (w *watcher) Err() error {
+	select {
+	case <-w.done:
+		return w.endErr
+	default:
+		return nil
 	}
 }
 

@@ -116,7 +116,9 @@ func (r *Runner) Close() {
 }
 
 // Follow emits the watches' responses every interval until ctx is done:
-// etcdctl watch streams until interrupted.
+// etcdctl watch streams until interrupted. A watch whose engine reports
+// that its stream ended (Err, a real etcd gone away) ends it with that
+// error, as a *CommandError.
 func (r *Runner) Follow(ctx context.Context, interval time.Duration) error {
 	t := time.NewTicker(interval)
 	defer t.Stop()
@@ -127,6 +129,11 @@ func (r *Runner) Follow(ctx context.Context, interval time.Duration) error {
 		case <-t.C:
 			if err := r.Drain(); err != nil {
 				return err
+			}
+			for _, w := range r.watches {
+				if e, ok := w.w.(interface{ Err() error }); ok && e.Err() != nil {
+					return &CommandError{Command: w.cmd, Err: e.Err()}
+				}
 			}
 		}
 	}
