@@ -67,17 +67,20 @@ func TestPredictFidelity(t *testing.T) {
 	ctx := context.Background()
 	rng := rand.New(rand.NewSource(seed))
 	pick := rand.New(rand.NewSource(seed + 1))
+	patches := rand.New(rand.NewSource(seed + 2))
 	offline := predict.NewOffline(nil)
 	realServer, realOffline := agreement{}, agreement{}
 
 	var total, agreeVerdict, agreeConflicts, agreeClobber, methods int
 	byVerdict := map[predict.Verdict]int{}
+	// byPatch counts the server's verdicts on given patches, per type.
+	byPatch := map[string]int{}
 	// byKind counts, per kind, the method predictions and those where the
 	// offline engine agreed with the server on all three.
 	byKind := map[string]*[2]int{}
 	var disagreements []string
 	for i := 0; i < fidelityCases; i++ {
-		c, live, in := buildCase(t, ctx, dyn, rng, ns, i)
+		c, live, in := buildCase(t, ctx, dyn, rng, patches, ns, i)
 		gvr := predictCMGVR
 		if c.Kind == "Deployment" {
 			gvr = predictDeployGVR
@@ -104,6 +107,11 @@ func TestPredictFidelity(t *testing.T) {
 			t.Fatalf("case %d: offline: %v", i, err)
 		}
 		total++
+		if in.Patch != nil {
+			for _, sm := range srv.Methods {
+				byPatch[fmt.Sprintf("%s:%s", in.PatchType, sm.Verdict)]++
+			}
+		}
 		if d := checkRealWrite(t, ctx, cfg, in, ri, live.GetName(), srv, off, pick, c.Kind, realServer, realOffline); d != "" {
 			disagreements = append(disagreements, fmt.Sprintf("case %d (%s, writes %s, desired %s, rv %s, manager %s) %s", i, c.Kind, strings.Join(c.Writes, ","), c.Desired, c.RV, c.Manager, d))
 		}
@@ -153,6 +161,12 @@ func TestPredictFidelity(t *testing.T) {
 	}
 	sort.Strings(kinds)
 	t.Logf("offline agreement with the server on all three, per kind: %s", strings.Join(kinds, ", "))
+	given := make([]string, 0, len(byPatch))
+	for k, n := range byPatch {
+		given = append(given, fmt.Sprintf("%s=%d", k, n))
+	}
+	sort.Strings(given)
+	t.Logf("given patches (type:server verdict): %s", strings.Join(given, " "))
 	t.Logf("one real write per case: the server engine predicted it on all three in %s; the offline engine in %s", realServer, realOffline)
 	for _, d := range disagreements {
 		t.Errorf("disagreement: %s", d)
@@ -254,7 +268,7 @@ var fidelityManagers = []string{"alpha", "bravo", "charlie", "delta"}
 
 // buildCase writes one object through 1-4 managers and returns the desired
 // change to predict.
-func buildCase(t *testing.T, ctx context.Context, dyn dynamic.Interface, rng *rand.Rand, ns string, i int) (fidelityCase, *unstructured.Unstructured, predict.Input) {
+func buildCase(t *testing.T, ctx context.Context, dyn dynamic.Interface, rng, patches *rand.Rand, ns string, i int) (fidelityCase, *unstructured.Unstructured, predict.Input) {
 	t.Helper()
 	c := fidelityCase{ID: i, Kind: "ConfigMap"}
 	if rng.Intn(5) < 2 {
@@ -364,7 +378,117 @@ func buildCase(t *testing.T, ctx context.Context, dyn dynamic.Interface, rng *ra
 		c.Manager = fidelityManagers[rng.Intn(nManagers)]
 	}
 	ref := predict.ObjectRef{APIVersion: live.GetAPIVersion(), Kind: live.GetKind(), Namespace: ns, Name: name}
+	if patches.Intn(4) == 0 {
+		// A given patch of one type, made from the same desired change.
+		pt, data := givenPatch(patches, c.Kind, live, desired, c.RV)
+		c.Desired = "given " + string(pt) + " patch " + string(data)
+		return c, live, predict.Input{Ref: ref, Patch: data, PatchType: pt, BaseRV: c.RV}
+	}
 	return c, live, predict.Input{Ref: ref, Desired: desired}
+}
+
+// givenPatch returns a patch of a random type that makes (part of) the
+// change from live to desired, as a user would write it by hand: the
+// labels and data of a ConfigMap, the labels, replicas and containers of a
+// Deployment; a JSON patch tests the resourceVersion first when rv is set.
+func givenPatch(rng *rand.Rand, kind string, live, desired *unstructured.Unstructured, rv string) (predict.PatchType, []byte) {
+	pt := []predict.PatchType{predict.PatchJSON, predict.PatchMerge, predict.PatchStrategic, predict.PatchApply}[rng.Intn(4)]
+	if pt == predict.PatchApply {
+		b, _ := json.Marshal(desired.Object)
+		return pt, b
+	}
+	if pt == predict.PatchJSON {
+		return pt, givenJSONPatch(rng, kind, live, desired, rv)
+	}
+	// Merge and strategic: the desired labels, and a removed one as null.
+	labels := map[string]any{}
+	for k, v := range desired.GetLabels() {
+		labels[k] = v
+	}
+	for k := range live.GetLabels() {
+		if _, ok := labels[k]; !ok && rng.Intn(2) == 0 {
+			labels[k] = nil
+		}
+	}
+	patch := map[string]any{"metadata": map[string]any{"labels": labels}}
+	if kind == "ConfigMap" {
+		data, _, _ := unstructured.NestedMap(desired.Object, "data")
+		liveData, _, _ := unstructured.NestedMap(live.Object, "data")
+		for k := range liveData {
+			if _, ok := data[k]; !ok {
+				data[k] = nil
+			}
+		}
+		patch["data"] = data
+	} else {
+		spec := map[string]any{}
+		if r, ok, _ := unstructured.NestedInt64(desired.Object, "spec", "replicas"); ok {
+			spec["replicas"] = r
+		}
+		if rng.Intn(2) == 0 {
+			// A merge patch replaces the list; a strategic one merges
+			// it by container name.
+			containers, _, _ := unstructured.NestedSlice(desired.Object, "spec", "template", "spec", "containers")
+			spec["template"] = map[string]any{"spec": map[string]any{"containers": containers}}
+		}
+		patch["spec"] = spec
+	}
+	b, _ := json.Marshal(patch)
+	return pt, b
+}
+
+// givenJSONPatch returns RFC 6902 operations for part of the change.
+func givenJSONPatch(rng *rand.Rand, kind string, live, desired *unstructured.Unstructured, rv string) []byte {
+	ops := []map[string]any{}
+	if rv != "" && rng.Intn(2) == 0 {
+		ops = append(ops, map[string]any{"op": "test", "path": "/metadata/resourceVersion", "value": rv})
+	}
+	for k, v := range desired.GetLabels() {
+		if live.GetLabels()[k] != v {
+			ops = append(ops, map[string]any{"op": "add", "path": "/metadata/labels/" + k, "value": v})
+		}
+	}
+	if kind == "ConfigMap" {
+		data, _, _ := unstructured.NestedMap(desired.Object, "data")
+		liveData, _, _ := unstructured.NestedMap(live.Object, "data")
+		keys := make([]string, 0, len(data)+len(liveData))
+		for k := range data {
+			keys = append(keys, k)
+		}
+		for k := range liveData {
+			if _, ok := data[k]; !ok {
+				keys = append(keys, k)
+			}
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			switch v, ok := data[k]; {
+			case liveData == nil:
+				// /data/k cannot be added to a missing map: add the map.
+				ops = append(ops, map[string]any{"op": "add", "path": "/data", "value": data})
+			case !ok:
+				ops = append(ops, map[string]any{"op": "remove", "path": "/data/" + k})
+			case liveData[k] != v:
+				ops = append(ops, map[string]any{"op": "add", "path": "/data/" + k, "value": v})
+			}
+			if liveData == nil {
+				break
+			}
+		}
+	} else {
+		if r, ok, _ := unstructured.NestedInt64(desired.Object, "spec", "replicas"); ok {
+			ops = append(ops, map[string]any{"op": "replace", "path": "/spec/replicas", "value": r})
+		}
+		containers, _, _ := unstructured.NestedSlice(desired.Object, "spec", "template", "spec", "containers")
+		liveContainers, _, _ := unstructured.NestedSlice(live.Object, "spec", "template", "spec", "containers")
+		for i := range min(len(containers), len(liveContainers)) {
+			if img := containers[i].(map[string]any)["image"]; img != liveContainers[i].(map[string]any)["image"] {
+				ops = append(ops, map[string]any{"op": "replace", "path": fmt.Sprintf("/spec/template/spec/containers/%d/image", i), "value": img})
+			}
+		}
+	}
+	b, _ := json.Marshal(ops)
+	return b
 }
 
 // seedObject returns a small object whose content depends on rng: a
