@@ -75,6 +75,8 @@ func TestPredictFidelity(t *testing.T) {
 	byVerdict := map[predict.Verdict]int{}
 	// byPatch counts the server's verdicts on given patches, per type.
 	byPatch := map[string]int{}
+	// Cases with an empty map written by an applier, or in the desired change.
+	var emptyWrites, emptyDesired int
 	// byKind counts, per kind, the method predictions and those where the
 	// offline engine agreed with the server on all three.
 	byKind := map[string]*[2]int{}
@@ -107,6 +109,12 @@ func TestPredictFidelity(t *testing.T) {
 			t.Fatalf("case %d: offline: %v", i, err)
 		}
 		total++
+		if strings.Contains(strings.Join(c.Writes, ","), "{}") {
+			emptyWrites++
+		}
+		if strings.Contains(c.Desired, "{}") {
+			emptyDesired++
+		}
 		if in.Patch != nil {
 			for _, sm := range srv.Methods {
 				byPatch[fmt.Sprintf("%s:%s", in.PatchType, sm.Verdict)]++
@@ -167,6 +175,7 @@ func TestPredictFidelity(t *testing.T) {
 	}
 	sort.Strings(given)
 	t.Logf("given patches (type:server verdict): %s", strings.Join(given, " "))
+	t.Logf("empty maps: applied by a writer in %d cases, in the desired change in %d", emptyWrites, emptyDesired)
 	t.Logf("one real write per case: the server engine predicted it on all three in %s; the offline engine in %s", realServer, realOffline)
 	for _, d := range disagreements {
 		t.Errorf("disagreement: %s", d)
@@ -324,6 +333,12 @@ func buildCase(t *testing.T, ctx context.Context, dyn dynamic.Interface, rng, pa
 			} else {
 				force := rng.Intn(3) > 0
 				c.Writes = append(c.Writes, fmt.Sprintf("%s:apply(force=%v)", mgr, force))
+				if patches.Intn(6) == 0 {
+					// An applier that owns an empty map, which the
+					// server drops from the object (issue 15, defect 3).
+					cfgObj.SetAnnotations(map[string]string{})
+					c.Writes[len(c.Writes)-1] += "+annotations{}"
+				}
 				b, _ := json.Marshal(cfgObj.Object)
 				obj, err = ri.Patch(ctx, name, types.ApplyPatchType, b, metav1.PatchOptions{FieldManager: mgr, Force: &force})
 				if err != nil && !force {
@@ -377,11 +392,21 @@ func buildCase(t *testing.T, ctx context.Context, dyn dynamic.Interface, rng, pa
 	if rng.Intn(4) == 0 {
 		c.Manager = fidelityManagers[rng.Intn(nManagers)]
 	}
+	if patches.Intn(8) == 0 {
+		// An empty map in the desired object: the server drops it.
+		if patches.Intn(2) == 0 {
+			desired.SetLabels(map[string]string{})
+			c.Desired += " with labels {}"
+		} else {
+			desired.SetAnnotations(map[string]string{})
+			c.Desired += " with annotations {}"
+		}
+	}
 	ref := predict.ObjectRef{APIVersion: live.GetAPIVersion(), Kind: live.GetKind(), Namespace: ns, Name: name}
 	if patches.Intn(4) == 0 {
 		// A given patch of one type, made from the same desired change.
 		pt, data := givenPatch(patches, c.Kind, live, desired, c.RV)
-		c.Desired = "given " + string(pt) + " patch " + string(data)
+		c.Desired += "; given " + string(pt) + " patch " + string(data)
 		return c, live, predict.Input{Ref: ref, Patch: data, PatchType: pt, BaseRV: c.RV}
 	}
 	return c, live, predict.Input{Ref: ref, Desired: desired}
