@@ -44,6 +44,9 @@ type scanner struct {
 	s     string
 	i     int
 	depth int
+	// plain is where the run of bytes before it, from i or earlier, that
+	// holds no backslash, control or non-ASCII byte ends (scanString).
+	plain int
 }
 
 // userFields is a wireUser as read so far.

@@ -1,6 +1,7 @@
 package audit
 
 import (
+	"math/bits"
 	"strings"
 	"unicode"
 	"unicode/utf16"
@@ -22,6 +23,28 @@ func special(x uint64) uint64 {
 	return ((q-swarOnes)&^q | (b-swarOnes)&^b | (x-swarOnes*0x20)&^x | x) & swarHighs
 }
 
+// plainEnd returns the index of the first byte at or after i that is a
+// backslash, a control byte or not ASCII, or len(s).
+func plainEnd(s string, i int) int {
+	for ; i+8 <= len(s); i += 8 {
+		b := s[i : i+8]
+		x := uint64(b[0]) | uint64(b[1])<<8 | uint64(b[2])<<16 | uint64(b[3])<<24 |
+			uint64(b[4])<<32 | uint64(b[5])<<40 | uint64(b[6])<<48 | uint64(b[7])<<56
+		bs := x ^ (swarOnes * '\\')
+		// The lowest set bit marks the first such byte: a borrow only
+		// sets bits above a byte that is one.
+		if m := ((x - swarOnes*0x20) | x | (bs-swarOnes)&^bs) & swarHighs; m != 0 {
+			return i + bits.TrailingZeros64(m)/8
+		}
+	}
+	for ; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c >= utf8.RuneSelf || c == '\\' {
+			return i
+		}
+	}
+	return i
+}
+
 // skipString validates and skips a string, as encoding/json's scanner
 // does: no control byte, only the JSON escapes; other bytes, even invalid
 // UTF-8, are allowed. esc and nonASCII say whether the value needs
@@ -34,6 +57,20 @@ func (s *scanner) skipString() bool {
 func (s *scanner) scanString() (esc, nonASCII, ok bool) {
 	if !s.byte('"') {
 		return false, false, false
+	}
+	// Fast path: the closing quote found by IndexByte (vectorised) ends a
+	// string without escapes, controls or non-ASCII bytes when no such
+	// byte comes before it; s.plain remembers how far the line is known
+	// to have none, so each byte is checked for them once.
+	if q := strings.IndexByte(s.s[s.i:], '"'); q >= 0 {
+		end := s.i + q
+		if end > s.plain {
+			s.plain = plainEnd(s.s, max(s.i, s.plain))
+		}
+		if end <= s.plain {
+			s.i = end + 1
+			return false, false, true
+		}
 	}
 	str, i := s.s, s.i
 	for {
