@@ -76,6 +76,10 @@ type objState struct {
 	stream  *stream
 	// lastRead is each reader's last get of the object, by reader number.
 	lastRead []readMark
+	// oldestRead is the oldest of lastRead (its reader is not kept) when
+	// oldestKnown; setRead keeps it, fold reads it.
+	oldestRead  readMark
+	oldestKnown bool
 	// writerIDs are the writers that attempted a write, by number, sorted.
 	writerIDs []uint32
 	// chains are the writers whose last attempt was a 409 (all writers,
@@ -157,12 +161,10 @@ func (o *objState) fold(horizon time.Time) {
 		return
 	}
 	o.successes = slices.Delete(o.successes, 0, n)
+	first := len(o.lastRead) == 0
 	var oldest time.Time
-	first := true
-	for _, m := range o.lastRead {
-		if at := m.at(); first || at.Before(oldest) {
-			oldest, first = at, false
-		}
+	if !first {
+		oldest = o.oldestReadAt()
 	}
 	drop := 0
 	for drop < len(o.history)-1 && (first || !o.history[drop].completed().After(oldest)) {
@@ -199,10 +201,40 @@ func (o *objState) setRead(reader uint32, at time.Time) {
 	m := readMark{sec: at.Unix(), nsec: int32(at.Nanosecond()), reader: reader}
 	i, ok := slices.BinarySearchFunc(o.lastRead, reader, func(m readMark, r uint32) int { return cmp.Compare(m.reader, r) })
 	if ok {
+		old := o.lastRead[i]
 		o.lastRead[i] = m
-		return
+		if o.oldestKnown && !m.before(o.oldestRead) && !old.before(o.oldestRead) && !o.oldestRead.before(old) {
+			// The oldest read moved on: found again when needed.
+			o.oldestKnown = false
+		}
+	} else {
+		o.lastRead = slices.Insert(o.lastRead, i, m)
+		if len(o.lastRead) == 1 {
+			o.oldestRead, o.oldestKnown = m, true
+		}
 	}
-	o.lastRead = slices.Insert(o.lastRead, i, m)
+	if o.oldestKnown && m.before(o.oldestRead) {
+		o.oldestRead = m
+	}
+}
+
+// before orders marks by time.
+func (m readMark) before(n readMark) bool {
+	return m.sec < n.sec || m.sec == n.sec && m.nsec < n.nsec
+}
+
+// oldestReadAt is the oldest of lastRead, which is not empty.
+func (o *objState) oldestReadAt() time.Time {
+	if !o.oldestKnown {
+		o.oldestRead = o.lastRead[0]
+		for _, m := range o.lastRead[1:] {
+			if m.before(o.oldestRead) {
+				o.oldestRead = m
+			}
+		}
+		o.oldestKnown = true
+	}
+	return o.oldestRead.at()
 }
 
 // state returns the writer's state on the object, new if it has none, and

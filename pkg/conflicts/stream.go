@@ -2,7 +2,6 @@ package conflicts
 
 import (
 	"cmp"
-	"container/heap"
 	"errors"
 	"slices"
 	"time"
@@ -40,7 +39,9 @@ type stream struct {
 	// newest is the latest completion seen; frontier the latest released.
 	newest, frontier time.Time
 	released         bool
-	objects          map[*ObjectKey]*objState
+	// objects are the objects' states by number (record.oid); nil for
+	// objects not released yet.
+	objects []*objState
 	// ripe are the released 409s waiting for inFlight, in release order.
 	ripe  []*record
 	t     *totals
@@ -69,7 +70,7 @@ const analyzeSkew = 2 * time.Second
 var errNeedsAllRecords = errors.New("the log needs every record kept")
 
 func newStream(cfg Config, skew time.Duration) *stream {
-	s := &stream{cfg: cfg, skew: skew, objects: map[*ObjectKey]*objState{}, t: newTotals()}
+	s := &stream{cfg: cfg, skew: skew, t: newTotals()}
 	if skew < 0 && cfg.HottestTimeline && cfg.Object == nil {
 		s.all = map[*ObjectKey][]*record{}
 	}
@@ -94,25 +95,22 @@ func (s *stream) add(r *record) {
 	}
 	s.seq++
 	r.seq = s.seq
-	heap.Push(&s.heap, r)
+	s.heap.push(r)
 	if r.completed.After(s.newest) {
 		s.newest = r.completed
 	}
 	if s.skew < 0 {
 		return
 	}
-	for len(s.heap) > 0 && s.heap[0].completed.Add(s.skew).Before(s.newest) {
-		s.release(heap.Pop(&s.heap).(*record))
+	for len(s.heap) > 0 && s.heap[0].r.completed.Add(s.skew).Before(s.newest) {
+		s.release(s.heap.pop())
 	}
 }
 
 // release hands r to its object, in completion order.
 func (s *stream) release(r *record) {
 	s.frontier, s.released = r.completed, true
-	o := s.objects[r.obj]
-	if o == nil {
-		o = s.newObject(r.obj)
-	}
+	o := s.object(r)
 	if s.all != nil {
 		s.all[r.obj] = append(s.all[r.obj], r)
 	}
@@ -132,9 +130,17 @@ func (s *stream) release(r *record) {
 	}
 }
 
-func (s *stream) newObject(k *ObjectKey) *objState {
+// object returns r's object's state, new if it has none.
+func (s *stream) object(r *record) *objState {
+	if int(r.oid) < len(s.objects) && s.objects[r.oid] != nil {
+		return s.objects[r.oid]
+	}
+	if int(r.oid) >= len(s.objects) {
+		s.objects = append(s.objects, make([]*objState, int(r.oid)+1-len(s.objects))...)
+	}
+	k := r.obj
 	o := &objState{key: k, index: -1, stream: s, keep: s.only != nil || s.cfg.Object != nil && matchObject(*s.cfg.Object, *k)}
-	s.objects[k] = o
+	s.objects[r.oid] = o
 	return o
 }
 
@@ -144,7 +150,7 @@ func (s *stream) walkRipe() {
 	r := s.ripe[0]
 	s.ripe[0] = nil
 	s.ripe = s.ripe[1:]
-	o := s.objects[r.obj]
+	o := s.objects[r.oid]
 	n := 0
 	for n < len(o.queue) && (n == 0 || o.queue[n].read || o.queue[n].code != 409) {
 		o.step(o.queue[n], s)
@@ -158,7 +164,7 @@ func (s *stream) walkRipe() {
 // report releases and walks everything left and fills the report.
 func (s *stream) report() *Report {
 	for len(s.heap) > 0 {
-		s.release(heap.Pop(&s.heap).(*record))
+		s.release(s.heap.pop())
 	}
 	for len(s.ripe) > 0 {
 		s.walkRipe()
@@ -166,6 +172,9 @@ func (s *stream) report() *Report {
 	rep := &Report{}
 	var keep []*objState
 	for _, o := range s.objects {
+		if o == nil {
+			continue
+		}
 		o.finish(s.t)
 		if o.keep && o.index >= 0 {
 			keep = append(keep, o)
@@ -202,29 +211,75 @@ func (s *stream) timelineOf(k ObjectKey) ([]Attempt, *ObjectKey) {
 }
 
 // recHeap orders records by completion; gets before writes of the same
-// instant, as the walk reads them.
-type recHeap []*record
+// instant, as the walk reads them. Its entries carry their keys, so that
+// a comparison reads no record (the heap holds seconds of records, more
+// than a cache holds).
+type recHeap []heapEntry
 
-func (h recHeap) Len() int { return len(h) }
-func (h recHeap) Less(i, j int) bool {
-	a, b := h[i], h[j]
-	if c := a.completed.Compare(b.completed); c != 0 {
-		return c < 0
-	}
-	if a.read != b.read {
-		return a.read
-	}
-	if c := a.received.Compare(b.received); c != 0 {
-		return c < 0
+type heapEntry struct {
+	csec, rsec   int64
+	cnsec, rnsec int32
+	// write is !read: gets (false) come first.
+	write bool
+	seq   uint64
+	r     *record
+}
+
+func entryOf(r *record) heapEntry {
+	return heapEntry{csec: r.completed.Unix(), cnsec: int32(r.completed.Nanosecond()),
+		rsec: r.received.Unix(), rnsec: int32(r.received.Nanosecond()), write: !r.read, seq: r.seq, r: r}
+}
+
+func (a *heapEntry) less(b *heapEntry) bool {
+	switch {
+	case a.csec != b.csec:
+		return a.csec < b.csec
+	case a.cnsec != b.cnsec:
+		return a.cnsec < b.cnsec
+	case a.write != b.write:
+		return b.write
+	case a.rsec != b.rsec:
+		return a.rsec < b.rsec
+	case a.rnsec != b.rnsec:
+		return a.rnsec < b.rnsec
 	}
 	return a.seq < b.seq
 }
-func (h recHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
-func (h *recHeap) Push(x any)   { *h = append(*h, x.(*record)) }
-func (h *recHeap) Pop() any {
-	old := *h
-	r := old[len(old)-1]
-	old[len(old)-1] = nil
-	*h = old[:len(old)-1]
+
+func (h *recHeap) push(r *record) {
+	*h = append(*h, entryOf(r))
+	q := *h
+	for i := len(q) - 1; i > 0; {
+		p := (i - 1) / 2
+		if !q[i].less(&q[p]) {
+			break
+		}
+		q[i], q[p] = q[p], q[i]
+		i = p
+	}
+}
+
+func (h *recHeap) pop() *record {
+	q := *h
+	r := q[0].r
+	n := len(q) - 1
+	q[0] = q[n]
+	q[n] = heapEntry{}
+	q = q[:n]
+	*h = q
+	for i := 0; ; {
+		l := 2*i + 1
+		if l >= n {
+			break
+		}
+		if rt := l + 1; rt < n && q[rt].less(&q[l]) {
+			l = rt
+		}
+		if !q[l].less(&q[i]) {
+			break
+		}
+		q[i], q[l] = q[l], q[i]
+		i = l
+	}
 	return r
 }

@@ -99,13 +99,13 @@ func (t *totals) conflict(o *objState, r *record, c Cause, lostTo []string) {
 	t.causes[c][r.writer]++
 }
 
-func (t *totals) fill(rep *Report, cfg Config, objects map[*ObjectKey]*objState, keys []*WriterKey) {
+func (t *totals) fill(rep *Report, cfg Config, objects []*objState, keys []*WriterKey) {
 	rep.Objects = []ObjectStats{}
-	for k, o := range objects {
-		if len(o.writerIDs) == 0 {
+	for _, o := range objects {
+		if o == nil || len(o.writerIDs) == 0 {
 			continue
 		}
-		stats := ObjectStats{Object: *k, Tally: o.tally, Writers: len(o.writerIDs)}
+		stats := ObjectStats{Object: *o.key, Tally: o.tally, Writers: len(o.writerIDs)}
 		for _, id := range o.writerIDs {
 			t.writers[keys[id]].objects++
 		}
