@@ -65,8 +65,11 @@ type objState struct {
 	index int
 	// queue holds released records waiting for a 409 before them to ripen.
 	queue []*record
-	// successes are the released successes not folded, in order.
+	// successes are the released successes not folded, in order;
+	// successAt[i] is successes[i]'s completion and writer, which fold
+	// reads without going to the record.
 	successes []*record
+	successAt []pastSuccess
 	// history holds the successes folded out of successes that a later
 	// 409 may still need, oldest first: those completed after the oldest
 	// last get of a reader of the object, and the last one. cut is the
@@ -76,9 +79,9 @@ type objState struct {
 	stream  *stream
 	// lastRead is each reader's last get of the object, by reader number.
 	lastRead []readMark
-	// oldestRead is the oldest of lastRead (its reader is not kept) when
+	// oldest is the oldest of lastRead (its reader is not kept) when
 	// oldestKnown; setRead keeps it, fold reads it.
-	oldestRead  readMark
+	oldest      readMark
 	oldestKnown bool
 	// writerIDs are the writers that attempted a write, by number, sorted.
 	writerIDs []uint32
@@ -106,6 +109,11 @@ type pastSuccess struct {
 }
 
 func (p pastSuccess) completed() time.Time { return time.Unix(p.sec, int64(p.nsec)) }
+
+// after says whether p completed after m's read.
+func (p pastSuccess) after(m readMark) bool {
+	return p.sec > m.sec || p.sec == m.sec && p.nsec > m.nsec
+}
 
 // maxHistory bounds an object's history; a 409 that needs a success
 // dropped beyond it makes the stream inexact.
@@ -136,6 +144,7 @@ func (o *objState) released(r *record, s *stream) {
 	}
 	o.hasSuccess = true
 	o.successes = append(o.successes, r)
+	o.successAt = append(o.successAt, pastSuccess{sec: r.completed.Unix(), nsec: int32(r.completed.Nanosecond()), writer: r.wid})
 	if r.result == "" && !o.noResult {
 		o.noResult = true
 		for _, p := range o.pending {
@@ -151,24 +160,24 @@ func (o *objState) released(r *record, s *stream) {
 // fold moves the successes completed before horizon into the history,
 // and drops from it what no reader can need.
 func (o *objState) fold(horizon time.Time) {
+	hsec, hnsec := horizon.Unix(), int32(horizon.Nanosecond())
 	n := 0
-	for n < len(o.successes) && o.successes[n].completed.Before(horizon) {
-		c := o.successes[n].completed
-		o.history = append(o.history, pastSuccess{sec: c.Unix(), nsec: int32(c.Nanosecond()), writer: o.successes[n].wid})
+	for n < len(o.successAt) && (o.successAt[n].sec < hsec || o.successAt[n].sec == hsec && o.successAt[n].nsec < hnsec) {
 		n++
 	}
 	if n == 0 {
 		return
 	}
+	o.history = append(o.history, o.successAt[:n]...)
+	o.successAt = slices.Delete(o.successAt, 0, n)
 	o.successes = slices.Delete(o.successes, 0, n)
-	first := len(o.lastRead) == 0
-	var oldest time.Time
-	if !first {
-		oldest = o.oldestReadAt()
-	}
-	drop := 0
-	for drop < len(o.history)-1 && (first || !o.history[drop].completed().After(oldest)) {
-		drop++
+	drop := len(o.history) - 1
+	if len(o.lastRead) > 0 {
+		oldest := o.oldestRead()
+		drop = 0
+		for drop < len(o.history)-1 && !o.history[drop].after(oldest) {
+			drop++
+		}
 	}
 	drop = max(drop, len(o.history)-maxHistory)
 	if drop > 0 {
@@ -203,18 +212,18 @@ func (o *objState) setRead(reader uint32, at time.Time) {
 	if ok {
 		old := o.lastRead[i]
 		o.lastRead[i] = m
-		if o.oldestKnown && !m.before(o.oldestRead) && !old.before(o.oldestRead) && !o.oldestRead.before(old) {
+		if o.oldestKnown && !m.before(o.oldest) && !old.before(o.oldest) && !o.oldest.before(old) {
 			// The oldest read moved on: found again when needed.
 			o.oldestKnown = false
 		}
 	} else {
 		o.lastRead = slices.Insert(o.lastRead, i, m)
 		if len(o.lastRead) == 1 {
-			o.oldestRead, o.oldestKnown = m, true
+			o.oldest, o.oldestKnown = m, true
 		}
 	}
-	if o.oldestKnown && m.before(o.oldestRead) {
-		o.oldestRead = m
+	if o.oldestKnown && m.before(o.oldest) {
+		o.oldest = m
 	}
 }
 
@@ -223,18 +232,18 @@ func (m readMark) before(n readMark) bool {
 	return m.sec < n.sec || m.sec == n.sec && m.nsec < n.nsec
 }
 
-// oldestReadAt is the oldest of lastRead, which is not empty.
-func (o *objState) oldestReadAt() time.Time {
+// oldestRead is the oldest of lastRead, which is not empty.
+func (o *objState) oldestRead() readMark {
 	if !o.oldestKnown {
-		o.oldestRead = o.lastRead[0]
+		o.oldest = o.lastRead[0]
 		for _, m := range o.lastRead[1:] {
-			if m.before(o.oldestRead) {
-				o.oldestRead = m
+			if m.before(o.oldest) {
+				o.oldest = m
 			}
 		}
 		o.oldestKnown = true
 	}
-	return o.oldestRead.at()
+	return o.oldest
 }
 
 // state returns the writer's state on the object, new if it has none, and

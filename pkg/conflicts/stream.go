@@ -246,11 +246,13 @@ func (a *heapEntry) less(b *heapEntry) bool {
 	return a.seq < b.seq
 }
 
+// The heap is 4-ary: half as deep as a binary one, and a node's children
+// are next to each other in memory.
 func (h *recHeap) push(r *record) {
 	*h = append(*h, entryOf(r))
 	q := *h
 	for i := len(q) - 1; i > 0; {
-		p := (i - 1) / 2
+		p := (i - 1) / 4
 		if !q[i].less(&q[p]) {
 			break
 		}
@@ -268,18 +270,21 @@ func (h *recHeap) pop() *record {
 	q = q[:n]
 	*h = q
 	for i := 0; ; {
-		l := 2*i + 1
-		if l >= n {
+		first := 4*i + 1
+		if first >= n {
 			break
 		}
-		if rt := l + 1; rt < n && q[rt].less(&q[l]) {
-			l = rt
+		m := first
+		for c := first + 1; c < min(first+4, n); c++ {
+			if q[c].less(&q[m]) {
+				m = c
+			}
 		}
-		if !q[l].less(&q[i]) {
+		if !q[m].less(&q[i]) {
 			break
 		}
-		q[i], q[l] = q[l], q[i]
-		i = l
+		q[i], q[m] = q[m], q[i]
+		i = m
 	}
 	return r
 }
