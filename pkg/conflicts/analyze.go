@@ -246,25 +246,24 @@ func (o *objState) oldestRead() readMark {
 	return o.oldest
 }
 
-// state returns the writer's state on the object, new if it has none, and
-// counts the writer among the object's.
-func (o *objState) state(r *record) *writerState {
+// state returns the writer's state on the object and whether chains
+// holds it, and counts the writer among the object's. A writer without
+// one gets a new state in the stream's scratch: most attempts succeed,
+// and a success's state is not kept (attempt keeps it if it must).
+func (o *objState) state(r *record) (st *writerState, kept bool) {
 	if i, ok := slices.BinarySearch(o.writerIDs, r.wid); !ok {
 		o.writerIDs = slices.Insert(o.writerIDs, i, r.wid)
 	}
-	st := o.chains[r.wid]
-	if st == nil {
-		st = &writerState{writer: r.writer}
-		if o.chains == nil {
-			o.chains = map[uint32]*writerState{}
-		}
-		o.chains[r.wid] = st
+	if st := o.chains[r.wid]; st != nil {
+		return st, true
 	}
-	return st
+	st = &o.stream.scratch
+	*st = writerState{writer: r.writer}
+	return st, false
 }
 
 func (o *objState) attempt(r *record, t *totals) {
-	st := o.state(r)
+	st, kept := o.state(r)
 	retry := st.conflict && r.received.Sub(st.lastCompleted) <= o.stream.cfg.RetryWindow
 	if st.conflict && !retry {
 		o.giveUp(st, t)
@@ -300,8 +299,17 @@ func (o *objState) attempt(r *record, t *totals) {
 		t.add(o, r.writer, r.reader, r.received, true, fSuccesses)
 	}
 	// Without a timeline, only a chain that may go on needs its state.
-	if !st.conflict && !o.keep {
-		delete(o.chains, r.wid)
+	switch {
+	case !st.conflict && !o.keep:
+		if kept {
+			delete(o.chains, r.wid)
+		}
+	case !kept:
+		if o.chains == nil {
+			o.chains = map[uint32]*writerState{}
+		}
+		p := *st
+		o.chains[r.wid] = &p
 	}
 }
 

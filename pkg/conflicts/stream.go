@@ -54,6 +54,9 @@ type stream struct {
 	// all keeps every released record per object when the hottest object's
 	// timeline is wanted and the log cannot be read again.
 	all map[*ObjectKey][]*record
+	// scratch is the state of a writer's attempt that objState.state
+	// made and attempt did not keep.
+	scratch writerState
 	// writerKeys are the writers by number (record.wid), as the records
 	// bring them: the collector numbers them in the order it makes records.
 	writerKeys []*WriterKey
