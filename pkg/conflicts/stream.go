@@ -34,7 +34,7 @@ import (
 type stream struct {
 	cfg  Config
 	skew time.Duration
-	heap recHeap
+	heap recQueue
 	seq  uint64
 	// newest is the latest completion seen; frontier the latest released.
 	newest, frontier time.Time
@@ -105,7 +105,7 @@ func (s *stream) add(r *record) {
 	if s.skew < 0 {
 		return
 	}
-	for len(s.heap) > 0 && s.heap[0].r.completed.Add(s.skew).Before(s.newest) {
+	for s.heap.len() > 0 && s.heap.min().r.completed.Add(s.skew).Before(s.newest) {
 		s.release(s.heap.pop())
 	}
 }
@@ -166,7 +166,7 @@ func (s *stream) walkRipe() {
 
 // report releases and walks everything left and fills the report.
 func (s *stream) report() *Report {
-	for len(s.heap) > 0 {
+	for s.heap.len() > 0 {
 		s.release(s.heap.pop())
 	}
 	for len(s.ripe) > 0 {
@@ -213,6 +213,68 @@ func (s *stream) timelineOf(k ObjectKey) ([]Attempt, *ObjectKey) {
 	return rep.Timeline, &k
 }
 
+// recQueue holds the records not released yet, in the order of recHeap.
+// A log is nearly in completion order (its events are written as requests
+// complete, a few milliseconds apart at most): a record that sorts at most
+// queueReach places before the newest goes into a sorted run (ring), the
+// others into a heap; the smaller of their firsts comes out first. Most
+// records so cost a comparison or two, not a walk down a heap of
+// thousands.
+type recQueue struct {
+	// ring[head:] is sorted.
+	ring []heapEntry
+	head int
+	heap recHeap
+}
+
+// queueReach is how far back from its end the sorted run takes a record.
+const queueReach = 32
+
+func (q *recQueue) len() int { return len(q.ring) - q.head + len(q.heap) }
+
+func (q *recQueue) push(r *record) {
+	e := entryOf(r)
+	pos := len(q.ring)
+	for pos > q.head && e.less(&q.ring[pos-1]) {
+		if pos--; len(q.ring)-pos >= queueReach {
+			q.heap.push(e)
+			return
+		}
+	}
+	q.ring = append(q.ring, heapEntry{})
+	copy(q.ring[pos+1:], q.ring[pos:len(q.ring)-1])
+	q.ring[pos] = e
+}
+
+// min is the first entry; the queue is not empty.
+func (q *recQueue) min() *heapEntry {
+	if q.fromHeap() {
+		return &q.heap[0]
+	}
+	return &q.ring[q.head]
+}
+
+func (q *recQueue) fromHeap() bool {
+	return q.head == len(q.ring) || len(q.heap) > 0 && q.heap[0].less(&q.ring[q.head])
+}
+
+// pop removes and returns the first record; the queue is not empty.
+func (q *recQueue) pop() *record {
+	if q.fromHeap() {
+		return q.heap.pop()
+	}
+	r := q.ring[q.head].r
+	q.ring[q.head] = heapEntry{}
+	q.head++
+	// Move the run to the front of its array once half of it is spent.
+	if q.head >= 1024 && q.head > len(q.ring)/2 {
+		n := copy(q.ring, q.ring[q.head:])
+		clear(q.ring[n:])
+		q.ring, q.head = q.ring[:n], 0
+	}
+	return r
+}
+
 // recHeap orders records by completion; gets before writes of the same
 // instant, as the walk reads them. Its entries carry their keys, so that
 // a comparison reads no record (the heap holds seconds of records, more
@@ -251,8 +313,8 @@ func (a *heapEntry) less(b *heapEntry) bool {
 
 // The heap is 4-ary: half as deep as a binary one, and a node's children
 // are next to each other in memory.
-func (h *recHeap) push(r *record) {
-	*h = append(*h, entryOf(r))
+func (h *recHeap) push(e heapEntry) {
+	*h = append(*h, e)
 	q := *h
 	for i := len(q) - 1; i > 0; {
 		p := (i - 1) / 4
