@@ -48,6 +48,9 @@ type scanner struct {
 	// plain is where the run of bytes before it, from i or earlier, that
 	// holds no backslash, control or non-ASCII byte ends (scanString).
 	plain int
+	// keyPlain says that the key object last handed to its field function
+	// has no escape and is ASCII.
+	keyPlain bool
 }
 
 // userFields is a wireUser as read so far.
@@ -187,7 +190,7 @@ func (s *scanner) extra(u *userFields) bool {
 	seenPod := false
 	return s.object(func(key string) bool {
 		switch {
-		case strings.IndexByte(key, '\\') >= 0:
+		case !s.keyPlain && strings.IndexByte(key, '\\') >= 0:
 			return false
 		case key != PodNameKey:
 			return s.strings(nil)
@@ -331,7 +334,7 @@ func (s *scanner) found(key string, i int, keys []string, seen *uint32) (int, bo
 		*seen |= 1 << i
 		return i, true
 	}
-	for i := 0; i < len(key); i++ {
+	for i := 0; i < len(key) && !s.keyPlain; i++ {
 		if c := key[i]; c >= utf8.RuneSelf || c == '\\' {
 			return 0, false
 		}
@@ -394,7 +397,8 @@ func (s *scanner) object(field func(key string) bool) bool {
 	for {
 		s.ws()
 		start := s.i + 1
-		if !s.skipString() {
+		esc, nonASCII, ok := s.scanString()
+		if !ok {
 			return false
 		}
 		key := s.s[start : s.i-1]
@@ -403,6 +407,7 @@ func (s *scanner) object(field func(key string) bool) bool {
 			return false
 		}
 		s.ws()
+		s.keyPlain = !esc && !nonASCII
 		if !field(key) {
 			return false
 		}
