@@ -15,14 +15,7 @@ import (
 // of the time the command spent after reading the log: those lists are
 // written here, the rest by encoding/json.
 func (d Document) AppendIndentedJSON(b []byte) ([]byte, error) {
-	// Room for all of it (an object takes about 360 bytes, a winner 110),
-	// so that the buffer is not copied into one twice as large: pages
-	// never written are not resident.
-	size := 8<<10 + 512*len(d.Objects) + 1<<10*len(d.Writers)
-	for _, w := range d.Writers {
-		size += 160 * len(w.LostTo)
-	}
-	b = slices.Grow(b, size)
+	b = slices.Grow(b, 4<<10+len(d.Objects)*512)
 	b = append(b, '{')
 	b = output.AppendJSONKey(b, 1, "apiVersion")
 	b = output.AppendJSONString(b, d.APIVersion)
