@@ -1,6 +1,7 @@
 package audit
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -44,6 +45,12 @@ type scanner struct {
 	s     string
 	i     int
 	depth int
+	// plain is where the run of bytes before it, from i or earlier, that
+	// holds no backslash, control or non-ASCII byte ends (scanString).
+	plain int
+	// keyPlain says that the key object last handed to its field function
+	// has no escape and is ASCII.
+	keyPlain bool
 }
 
 // userFields is a wireUser as read so far.
@@ -75,8 +82,44 @@ func (t *topFields) finish(ev *Event) {
 var topKeys = []string{"kind", "apiVersion", "auditID", "stage", "requestURI", "verb", "user", "impersonatedUser",
 	"userAgent", "objectRef", "responseStatus", "responseObject", "requestReceivedTimestamp", "stageTimestamp"}
 
+// topIndex is the index of key in topKeys, -1 if none: a switch finds it
+// by length and bytes rather than comparing key with each.
+func topIndex(key string) int {
+	switch key {
+	case "kind":
+		return 0
+	case "apiVersion":
+		return 1
+	case "auditID":
+		return 2
+	case "stage":
+		return 3
+	case "requestURI":
+		return 4
+	case "verb":
+		return 5
+	case "user":
+		return 6
+	case "impersonatedUser":
+		return 7
+	case "userAgent":
+		return 8
+	case "objectRef":
+		return 9
+	case "responseStatus":
+		return 10
+	case "responseObject":
+		return 11
+	case "requestReceivedTimestamp":
+		return 12
+	case "stageTimestamp":
+		return 13
+	}
+	return -1
+}
+
 func (t *topFields) field(s *scanner, key string) bool {
-	i, ok := s.lookup(key, topKeys, &t.seen)
+	i, ok := s.found(key, topIndex(key), topKeys, &t.seen)
 	if !ok {
 		return false
 	}
@@ -147,7 +190,7 @@ func (s *scanner) extra(u *userFields) bool {
 	seenPod := false
 	return s.object(func(key string) bool {
 		switch {
-		case strings.IndexByte(key, '\\') >= 0:
+		case !s.keyPlain && strings.IndexByte(key, '\\') >= 0:
 			return false
 		case key != PodNameKey:
 			return s.strings(nil)
@@ -279,16 +322,19 @@ func (s *scanner) oneField(keys []string, dst *string) bool {
 // false for keys encoding/json must judge: given twice, or equal to a field
 // only when case is folded or escapes are read.
 func (s *scanner) lookup(key string, keys []string, seen *uint32) (int, bool) {
-	for i, k := range keys {
-		if key == k {
-			if *seen&(1<<i) != 0 {
-				return 0, false
-			}
-			*seen |= 1 << i
-			return i, true
+	return s.found(key, slices.Index(keys, key), keys, seen)
+}
+
+// found is lookup once key's index i in keys (-1 if none) is known.
+func (s *scanner) found(key string, i int, keys []string, seen *uint32) (int, bool) {
+	if i >= 0 {
+		if *seen&(1<<i) != 0 {
+			return 0, false
 		}
+		*seen |= 1 << i
+		return i, true
 	}
-	for i := 0; i < len(key); i++ {
+	for i := 0; i < len(key) && !s.keyPlain; i++ {
 		if c := key[i]; c >= utf8.RuneSelf || c == '\\' {
 			return 0, false
 		}
@@ -301,8 +347,10 @@ func (s *scanner) lookup(key string, keys []string, seen *uint32) (int, bool) {
 	return -1, true
 }
 
+// ws skips white space. Audit logs have none between tokens: one
+// comparison tells.
 func (s *scanner) ws() {
-	for s.i < len(s.s) {
+	for s.i < len(s.s) && s.s[s.i] <= ' ' {
 		switch s.s[s.i] {
 		case ' ', '\t', '\n', '\r':
 			s.i++
@@ -349,7 +397,8 @@ func (s *scanner) object(field func(key string) bool) bool {
 	for {
 		s.ws()
 		start := s.i + 1
-		if !s.skipString() {
+		esc, nonASCII, ok := s.scanString()
+		if !ok {
 			return false
 		}
 		key := s.s[start : s.i-1]
@@ -358,6 +407,7 @@ func (s *scanner) object(field func(key string) bool) bool {
 			return false
 		}
 		s.ws()
+		s.keyPlain = !esc && !nonASCII
 		if !field(key) {
 			return false
 		}
@@ -375,6 +425,13 @@ func (s *scanner) object(field func(key string) bool) bool {
 // str reads a string or null into dst.
 func (s *scanner) str(dst *string) bool {
 	s.ws()
+	if s.i < len(s.s) && s.s[s.i] == '"' {
+		v, ok := s.stringValue()
+		if ok {
+			*dst = v
+		}
+		return ok
+	}
 	if s.null() {
 		return true
 	}
@@ -418,12 +475,71 @@ func (s *scanner) time(dst *time.Time) bool {
 	if strings.IndexByte(raw, '\\') >= 0 {
 		return false
 	}
+	if t, ok := utcTime(raw[1 : len(raw)-1]); ok {
+		*dst = t
+		return true
+	}
 	var t time.Time
 	if t.UnmarshalJSON([]byte(raw)) != nil {
 		return false
 	}
 	*dst = t
 	return true
+}
+
+// utcTime reads the API server's form, 2026-11-24T14:21:55.123456Z (one
+// to nine digits of fraction), as time.Time's UnmarshalJSON does; ok is
+// false for any other form or a date or time out of range, which
+// UnmarshalJSON then judges.
+func utcTime(v string) (t time.Time, ok bool) {
+	if len(v) < 20 || v[4] != '-' || v[7] != '-' || v[10] != 'T' || v[13] != ':' || v[16] != ':' || v[len(v)-1] != 'Z' {
+		return t, false
+	}
+	year, month, day := digitsAt(v, 0, 4), digitsAt(v, 5, 2), digitsAt(v, 8, 2)
+	hour, minute, sec := digitsAt(v, 11, 2), digitsAt(v, 14, 2), digitsAt(v, 17, 2)
+	if year < 0 || month < 1 || month > 12 || day < 1 || day > daysIn(month, year) ||
+		hour < 0 || hour > 23 || minute < 0 || minute > 59 || sec < 0 || sec > 59 {
+		return t, false
+	}
+	nsec := 0
+	if frac := v[19 : len(v)-1]; frac != "" {
+		n := len(frac) - 1
+		if frac[0] != '.' || n < 1 || n > 9 {
+			return t, false
+		}
+		if nsec = digitsAt(frac, 1, n); nsec < 0 {
+			return t, false
+		}
+		for ; n < 9; n++ {
+			nsec *= 10
+		}
+	}
+	return time.Date(year, time.Month(month), day, hour, minute, sec, nsec, time.UTC), true
+}
+
+// digitsAt reads the n decimal digits of s at i, -1 if they are not.
+func digitsAt(s string, i, n int) int {
+	v := 0
+	for _, c := range []byte(s[i : i+n]) {
+		if c < '0' || c > '9' {
+			return -1
+		}
+		v = v*10 + int(c-'0')
+	}
+	return v
+}
+
+func daysIn(month, year int) int {
+	switch month {
+	case 2:
+		if year%4 == 0 && (year%100 != 0 || year%400 == 0) {
+			return 29
+		}
+		return 28
+	case 4, 6, 9, 11:
+		return 30
+	}
+	return 31
 }
 
 // skip validates and skips one value.

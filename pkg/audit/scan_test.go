@@ -7,8 +7,10 @@ import (
 	"fmt"
 	"os"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -263,4 +265,24 @@ func cloneEvent(e Event) Event {
 		*p = strings.Clone(*p)
 	}
 	return e
+}
+
+func TestUTCTimeMatchesUnmarshalJSON(t *testing.T) {
+	fast := []string{"2026-11-24T14:21:55Z", "2026-11-24T14:21:55.1Z", "2026-11-24T14:21:55.000126Z",
+		"2026-11-24T14:21:55.123456789Z", "2024-02-29T23:59:59.5Z", "2000-02-29T00:00:00Z", "0000-01-01T00:00:00Z"}
+	other := []string{"2023-02-29T00:00:00Z", "1900-02-29T00:00:00Z", "2026-11-31T00:00:00Z", "2026-13-01T00:00:00Z",
+		"2026-11-24T24:00:00Z", "2026-11-24T14:60:00Z", "2026-11-24T14:21:60Z", "2026-11-24T14:21:55.Z",
+		"2026-11-24T14:21:55.1234567890Z", "2026-11-24t14:21:55Z", "2026-11-24T14:21:55z", "2026-11-24T14:21:55+01:00",
+		"2026-11-24T14:21:55.12a4Z", "+026-11-24T14:21:55Z", "2026-1-24T14:21:55.12Z", ""}
+	for _, v := range append(fast, other...) {
+		got, ok := utcTime(v)
+		var want time.Time
+		err := want.UnmarshalJSON([]byte(`"` + v + `"`))
+		if ok != slices.Contains(fast, v) {
+			t.Errorf("utcTime(%q): ok %v", v, ok)
+		}
+		if ok && (err != nil || !got.Equal(want) || got.Location() != want.Location()) {
+			t.Errorf("utcTime(%q) = %v; UnmarshalJSON: %v, %v", v, got, want, err)
+		}
+	}
 }

@@ -1,6 +1,7 @@
 package audit
 
 import (
+	"math/bits"
 	"strings"
 	"unicode"
 	"unicode/utf16"
@@ -22,6 +23,52 @@ func special(x uint64) uint64 {
 	return ((q-swarOnes)&^q | (b-swarOnes)&^b | (x-swarOnes*0x20)&^x | x) & swarHighs
 }
 
+// quoteIndex is strings.IndexByte(s[i:], '"'), with the first 32 bytes
+// looked at here, eight at a time: most keys and values are that short.
+func quoteIndex(s string, i int) int {
+	for j := i; j+8 <= len(s) && j < i+32; j += 8 {
+		q := word(s[j:j+8]) ^ (swarOnes * '"')
+		if m := (q - swarOnes) &^ q & swarHighs; m != 0 {
+			return j - i + bits.TrailingZeros64(m)/8
+		}
+	}
+	return strings.IndexByte(s[i:], '"')
+}
+
+// word is the eight bytes of b, the first the lowest.
+func word(b string) uint64 {
+	return uint64(b[0]) | uint64(b[1])<<8 | uint64(b[2])<<16 | uint64(b[3])<<24 |
+		uint64(b[4])<<32 | uint64(b[5])<<40 | uint64(b[6])<<48 | uint64(b[7])<<56
+}
+
+// plainEnd returns the index of the first byte at or after i that is a
+// backslash, a control byte or not ASCII, or len(s).
+//
+// Eight bytes at a time: the high bit is set of each byte that is a
+// backslash, below 0x20 or above 0x7f, and maybe of bytes after one (a
+// borrow only sets bits above a byte that is one): the lowest set bit
+// marks the first.
+func plainEnd(s string, i int) int {
+	for ; i+16 <= len(s); i += 16 {
+		x, y := word(s[i:i+8]), word(s[i+8:i+16])
+		bx, by := x^(swarOnes*'\\'), y^(swarOnes*'\\')
+		mx := ((x - swarOnes*0x20) | x | (bx-swarOnes)&^bx) & swarHighs
+		my := ((y - swarOnes*0x20) | y | (by-swarOnes)&^by) & swarHighs
+		if mx|my != 0 {
+			if mx != 0 {
+				return i + bits.TrailingZeros64(mx)/8
+			}
+			return i + 8 + bits.TrailingZeros64(my)/8
+		}
+	}
+	for ; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c >= utf8.RuneSelf || c == '\\' {
+			return i
+		}
+	}
+	return i
+}
+
 // skipString validates and skips a string, as encoding/json's scanner
 // does: no control byte, only the JSON escapes; other bytes, even invalid
 // UTF-8, are allowed. esc and nonASCII say whether the value needs
@@ -34,6 +81,20 @@ func (s *scanner) skipString() bool {
 func (s *scanner) scanString() (esc, nonASCII, ok bool) {
 	if !s.byte('"') {
 		return false, false, false
+	}
+	// Fast path: the closing quote found by IndexByte (vectorised) ends a
+	// string without escapes, controls or non-ASCII bytes when no such
+	// byte comes before it; s.plain remembers how far the line is known
+	// to have none, so each byte is checked for them once.
+	if q := quoteIndex(s.s, s.i); q >= 0 {
+		end := s.i + q
+		if end > s.plain {
+			s.plain = plainEnd(s.s, max(s.i, s.plain))
+		}
+		if end <= s.plain {
+			s.i = end + 1
+			return false, false, true
+		}
 	}
 	str, i := s.s, s.i
 	for {

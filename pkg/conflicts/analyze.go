@@ -65,8 +65,11 @@ type objState struct {
 	index int
 	// queue holds released records waiting for a 409 before them to ripen.
 	queue []*record
-	// successes are the released successes not folded, in order.
+	// successes are the released successes not folded, in order;
+	// successAt[i] is successes[i]'s completion and writer, which fold
+	// reads without going to the record.
 	successes []*record
+	successAt []pastSuccess
 	// history holds the successes folded out of successes that a later
 	// 409 may still need, oldest first: those completed after the oldest
 	// last get of a reader of the object, and the last one. cut is the
@@ -76,6 +79,10 @@ type objState struct {
 	stream  *stream
 	// lastRead is each reader's last get of the object, by reader number.
 	lastRead []readMark
+	// oldest is the oldest of lastRead (its reader is not kept) when
+	// oldestKnown; setRead keeps it, fold reads it.
+	oldest      readMark
+	oldestKnown bool
 	// writerIDs are the writers that attempted a write, by number, sorted.
 	writerIDs []uint32
 	// chains are the writers whose last attempt was a 409 (all writers,
@@ -102,6 +109,11 @@ type pastSuccess struct {
 }
 
 func (p pastSuccess) completed() time.Time { return time.Unix(p.sec, int64(p.nsec)) }
+
+// after says whether p completed after m's read.
+func (p pastSuccess) after(m readMark) bool {
+	return p.sec > m.sec || p.sec == m.sec && p.nsec > m.nsec
+}
 
 // maxHistory bounds an object's history; a 409 that needs a success
 // dropped beyond it makes the stream inexact.
@@ -132,6 +144,7 @@ func (o *objState) released(r *record, s *stream) {
 	}
 	o.hasSuccess = true
 	o.successes = append(o.successes, r)
+	o.successAt = append(o.successAt, pastSuccess{sec: r.completed.Unix(), nsec: int32(r.completed.Nanosecond()), writer: r.wid})
 	if r.result == "" && !o.noResult {
 		o.noResult = true
 		for _, p := range o.pending {
@@ -147,26 +160,24 @@ func (o *objState) released(r *record, s *stream) {
 // fold moves the successes completed before horizon into the history,
 // and drops from it what no reader can need.
 func (o *objState) fold(horizon time.Time) {
+	hsec, hnsec := horizon.Unix(), int32(horizon.Nanosecond())
 	n := 0
-	for n < len(o.successes) && o.successes[n].completed.Before(horizon) {
-		c := o.successes[n].completed
-		o.history = append(o.history, pastSuccess{sec: c.Unix(), nsec: int32(c.Nanosecond()), writer: o.successes[n].wid})
+	for n < len(o.successAt) && (o.successAt[n].sec < hsec || o.successAt[n].sec == hsec && o.successAt[n].nsec < hnsec) {
 		n++
 	}
 	if n == 0 {
 		return
 	}
+	o.history = append(o.history, o.successAt[:n]...)
+	o.successAt = slices.Delete(o.successAt, 0, n)
 	o.successes = slices.Delete(o.successes, 0, n)
-	var oldest time.Time
-	first := true
-	for _, m := range o.lastRead {
-		if at := m.at(); first || at.Before(oldest) {
-			oldest, first = at, false
+	drop := len(o.history) - 1
+	if len(o.lastRead) > 0 {
+		oldest := o.oldestRead()
+		drop = 0
+		for drop < len(o.history)-1 && !o.history[drop].after(oldest) {
+			drop++
 		}
-	}
-	drop := 0
-	for drop < len(o.history)-1 && (first || !o.history[drop].completed().After(oldest)) {
-		drop++
 	}
 	drop = max(drop, len(o.history)-maxHistory)
 	if drop > 0 {
@@ -199,31 +210,60 @@ func (o *objState) setRead(reader uint32, at time.Time) {
 	m := readMark{sec: at.Unix(), nsec: int32(at.Nanosecond()), reader: reader}
 	i, ok := slices.BinarySearchFunc(o.lastRead, reader, func(m readMark, r uint32) int { return cmp.Compare(m.reader, r) })
 	if ok {
+		old := o.lastRead[i]
 		o.lastRead[i] = m
-		return
+		if o.oldestKnown && !m.before(o.oldest) && !old.before(o.oldest) && !o.oldest.before(old) {
+			// The oldest read moved on: found again when needed.
+			o.oldestKnown = false
+		}
+	} else {
+		o.lastRead = slices.Insert(o.lastRead, i, m)
+		if len(o.lastRead) == 1 {
+			o.oldest, o.oldestKnown = m, true
+		}
 	}
-	o.lastRead = slices.Insert(o.lastRead, i, m)
+	if o.oldestKnown && m.before(o.oldest) {
+		o.oldest = m
+	}
 }
 
-// state returns the writer's state on the object, new if it has none, and
-// counts the writer among the object's.
-func (o *objState) state(r *record) *writerState {
+// before orders marks by time.
+func (m readMark) before(n readMark) bool {
+	return m.sec < n.sec || m.sec == n.sec && m.nsec < n.nsec
+}
+
+// oldestRead is the oldest of lastRead, which is not empty.
+func (o *objState) oldestRead() readMark {
+	if !o.oldestKnown {
+		o.oldest = o.lastRead[0]
+		for _, m := range o.lastRead[1:] {
+			if m.before(o.oldest) {
+				o.oldest = m
+			}
+		}
+		o.oldestKnown = true
+	}
+	return o.oldest
+}
+
+// state returns the writer's state on the object and whether chains
+// holds it, and counts the writer among the object's. A writer without
+// one gets a new state in the stream's scratch: most attempts succeed,
+// and a success's state is not kept (attempt keeps it if it must).
+func (o *objState) state(r *record) (st *writerState, kept bool) {
 	if i, ok := slices.BinarySearch(o.writerIDs, r.wid); !ok {
 		o.writerIDs = slices.Insert(o.writerIDs, i, r.wid)
 	}
-	st := o.chains[r.wid]
-	if st == nil {
-		st = &writerState{writer: r.writer}
-		if o.chains == nil {
-			o.chains = map[uint32]*writerState{}
-		}
-		o.chains[r.wid] = st
+	if st := o.chains[r.wid]; st != nil {
+		return st, true
 	}
-	return st
+	st = &o.stream.scratch
+	*st = writerState{writer: r.writer}
+	return st, false
 }
 
 func (o *objState) attempt(r *record, t *totals) {
-	st := o.state(r)
+	st, kept := o.state(r)
 	retry := st.conflict && r.received.Sub(st.lastCompleted) <= o.stream.cfg.RetryWindow
 	if st.conflict && !retry {
 		o.giveUp(st, t)
@@ -259,8 +299,17 @@ func (o *objState) attempt(r *record, t *totals) {
 		t.add(o, r.writer, r.reader, r.received, true, fSuccesses)
 	}
 	// Without a timeline, only a chain that may go on needs its state.
-	if !st.conflict && !o.keep {
-		delete(o.chains, r.wid)
+	switch {
+	case !st.conflict && !o.keep:
+		if kept {
+			delete(o.chains, r.wid)
+		}
+	case !kept:
+		if o.chains == nil {
+			o.chains = map[uint32]*writerState{}
+		}
+		p := *st
+		o.chains[r.wid] = &p
 	}
 }
 

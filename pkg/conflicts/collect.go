@@ -1,6 +1,7 @@
 package conflicts
 
 import (
+	"encoding/binary"
 	"net/url"
 	"strings"
 	"time"
@@ -14,11 +15,12 @@ type record struct {
 	// obj, writer and reader point into the collector's tables: records
 	// of one object or writer share them. wid and rid number the writer
 	// and the reader (stream.writerKeys[wid] is writer): objects keep
-	// their writers and readers by number.
-	obj      *ObjectKey
-	writer   *WriterKey
-	reader   *readerKey
-	wid, rid uint32
+	// their writers and readers by number. oid numbers the object: the
+	// stream finds its state by it.
+	obj           *ObjectKey
+	writer        *WriterKey
+	reader        *readerKey
+	wid, rid, oid uint32
 	// read marks a successful get: only obj, reader and the times are set.
 	read      bool
 	verb      string
@@ -44,9 +46,13 @@ type readerKey struct {
 // Report, so it accepts events in any order; Analyze's collectors keep only
 // a window (see stream.go).
 type Collector struct {
-	cfg     Config
-	strs    map[string]string
-	objs    map[ObjectKey]*ObjectKey
+	cfg  Config
+	strs map[string]string
+	// objs and actors are looked up by keys made in buf (see appendKey):
+	// a lookup then hashes and compares one string, not four.
+	objs    map[string]objectNumber
+	actors  map[string]actor
+	buf     []byte
 	writers map[WriterKey]uint32
 	readers map[readerKey]uint32
 	// writerKeys and readerKeys are the writers and readers by number; the
@@ -65,7 +71,7 @@ func NewCollector(cfg Config) *Collector {
 // newCollector returns a collector whose records may arrive out of
 // completion order by up to skew; a negative skew keeps everything.
 func newCollector(cfg Config, skew time.Duration) *Collector {
-	c := &Collector{cfg: cfg, strs: map[string]string{}, objs: map[ObjectKey]*ObjectKey{},
+	c := &Collector{cfg: cfg, strs: map[string]string{}, objs: map[string]objectNumber{}, actors: map[string]actor{},
 		writers: map[WriterKey]uint32{}, readers: map[readerKey]uint32{}}
 	c.stream = newStream(cfg, skew)
 	return c
@@ -88,15 +94,59 @@ func (c *Collector) str(s string) string {
 // The keys below are looked up with the decoder's strings, which point
 // into its blocks, and stored with the collector's copies.
 
-func (c *Collector) object(ref *audit.ObjectRef) *ObjectKey {
-	k := ObjectKey{Group: ref.APIGroup, Resource: ref.Resource, Namespace: ref.Namespace, Name: ref.Name}
-	if p, ok := c.objs[k]; ok {
+// objectNumber is an object's key and number (in the order of first
+// sight).
+type objectNumber struct {
+	key *ObjectKey
+	n   uint32
+}
+
+func (c *Collector) object(ref *audit.ObjectRef) objectNumber {
+	c.buf = appendKey(c.buf[:0], ref.APIGroup, ref.Resource, ref.Namespace, ref.Name)
+	if p, ok := c.objs[string(c.buf)]; ok {
 		return p
 	}
-	k = ObjectKey{Group: c.str(k.Group), Resource: c.str(k.Resource), Namespace: c.str(k.Namespace), Name: c.str(k.Name)}
-	p := &k
-	c.objs[k] = p
+	k := ObjectKey{Group: c.str(ref.APIGroup), Resource: c.str(ref.Resource), Namespace: c.str(ref.Namespace), Name: c.str(ref.Name)}
+	p := objectNumber{key: &k, n: uint32(len(c.objs))}
+	c.objs[string(c.buf)] = p
 	return p
+}
+
+// appendKey appends each string after its length: different lists of
+// strings give different bytes.
+func appendKey(b []byte, strs ...string) []byte {
+	for _, s := range strs {
+		b = binary.AppendUvarint(b, uint64(len(s)))
+		b = append(b, s...)
+	}
+	return b
+}
+
+// actor is who made a request, as its user, pod, user agent and field
+// manager say: its reader's number, and its writer's once it wrote.
+type actor struct {
+	rid, wid uint32
+	wrote    bool
+}
+
+// actor numbers the reader and, for a write, the writer of e (reader and
+// writer number them in the order of first sight); fm is the field
+// manager of a write, "" for a read.
+func (c *Collector) actor(e *audit.Event, write bool, fm string) actor {
+	c.buf = appendKey(c.buf[:0], e.Username, e.PodName, e.UserAgent, fm)
+	a, ok := c.actors[string(c.buf)]
+	if ok && (a.wrote || !write) {
+		return a
+	}
+	if !ok {
+		a.rid, _ = c.reader(readerKey{user: e.Username, pod: e.PodName, userAgent: e.UserAgent})
+	}
+	if write {
+		a.wid, _ = c.writer(WriterKey{User: e.Username, FieldManager: fm, Pod: e.PodName})
+		a.wrote = true
+	}
+	c.actors[string(c.buf)] = a
+	return a
 }
 
 // reader numbers the readers in the order of first sight: readerKeys[n]
@@ -163,13 +213,19 @@ func (c *Collector) record(e *audit.Event) *record {
 		return nil
 	}
 	ref := &e.ObjectRef
-	r := &record{obj: c.object(ref), received: e.RequestReceived, completed: e.StageTimestamp, read: !write}
-	r.rid, r.reader = c.reader(readerKey{user: e.Username, pod: e.PodName, userAgent: e.UserAgent})
+	obj := c.object(ref)
+	r := &record{obj: obj.key, oid: obj.n, received: e.RequestReceived, completed: e.StageTimestamp, read: !write}
+	fm := ""
+	if write {
+		fm = fieldManager(e.RequestURI)
+	}
+	a := c.actor(e, write, fm)
+	r.rid, r.reader = a.rid, c.readerKeys[a.rid]
 	if !write {
 		return r
 	}
 	r.verb, r.sub, r.code, r.details = verb, c.str(ref.Subresource), e.Code, c.str(e.DetailsKind)
-	r.wid, r.writer = c.writer(WriterKey{User: e.Username, FieldManager: fieldManager(e.RequestURI), Pod: e.PodName})
+	r.wid, r.writer = a.wid, c.writerKeys[a.wid]
 	r.precond, r.result = strings.Clone(ref.ResourceVersion), strings.Clone(e.ResponseRV)
 	if e.Code == 409 {
 		r.message = c.str(e.Message)

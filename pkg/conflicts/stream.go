@@ -2,7 +2,6 @@ package conflicts
 
 import (
 	"cmp"
-	"container/heap"
 	"errors"
 	"slices"
 	"time"
@@ -35,12 +34,14 @@ import (
 type stream struct {
 	cfg  Config
 	skew time.Duration
-	heap recHeap
+	heap recQueue
 	seq  uint64
 	// newest is the latest completion seen; frontier the latest released.
 	newest, frontier time.Time
 	released         bool
-	objects          map[*ObjectKey]*objState
+	// objects are the objects' states by number (record.oid); nil for
+	// objects not released yet.
+	objects []*objState
 	// ripe are the released 409s waiting for inFlight, in release order.
 	ripe  []*record
 	t     *totals
@@ -53,6 +54,9 @@ type stream struct {
 	// all keeps every released record per object when the hottest object's
 	// timeline is wanted and the log cannot be read again.
 	all map[*ObjectKey][]*record
+	// scratch is the state of a writer's attempt that objState.state
+	// made and attempt did not keep.
+	scratch writerState
 	// writerKeys are the writers by number (record.wid), as the records
 	// bring them: the collector numbers them in the order it makes records.
 	writerKeys []*WriterKey
@@ -69,7 +73,7 @@ const analyzeSkew = 2 * time.Second
 var errNeedsAllRecords = errors.New("the log needs every record kept")
 
 func newStream(cfg Config, skew time.Duration) *stream {
-	s := &stream{cfg: cfg, skew: skew, objects: map[*ObjectKey]*objState{}, t: newTotals()}
+	s := &stream{cfg: cfg, skew: skew, t: newTotals()}
 	if skew < 0 && cfg.HottestTimeline && cfg.Object == nil {
 		s.all = map[*ObjectKey][]*record{}
 	}
@@ -94,25 +98,22 @@ func (s *stream) add(r *record) {
 	}
 	s.seq++
 	r.seq = s.seq
-	heap.Push(&s.heap, r)
+	s.heap.push(r)
 	if r.completed.After(s.newest) {
 		s.newest = r.completed
 	}
 	if s.skew < 0 {
 		return
 	}
-	for len(s.heap) > 0 && s.heap[0].completed.Add(s.skew).Before(s.newest) {
-		s.release(heap.Pop(&s.heap).(*record))
+	for s.heap.len() > 0 && s.heap.min().r.completed.Add(s.skew).Before(s.newest) {
+		s.release(s.heap.pop())
 	}
 }
 
 // release hands r to its object, in completion order.
 func (s *stream) release(r *record) {
 	s.frontier, s.released = r.completed, true
-	o := s.objects[r.obj]
-	if o == nil {
-		o = s.newObject(r.obj)
-	}
+	o := s.object(r)
 	if s.all != nil {
 		s.all[r.obj] = append(s.all[r.obj], r)
 	}
@@ -132,9 +133,17 @@ func (s *stream) release(r *record) {
 	}
 }
 
-func (s *stream) newObject(k *ObjectKey) *objState {
+// object returns r's object's state, new if it has none.
+func (s *stream) object(r *record) *objState {
+	if int(r.oid) < len(s.objects) && s.objects[r.oid] != nil {
+		return s.objects[r.oid]
+	}
+	if int(r.oid) >= len(s.objects) {
+		s.objects = append(s.objects, make([]*objState, int(r.oid)+1-len(s.objects))...)
+	}
+	k := r.obj
 	o := &objState{key: k, index: -1, stream: s, keep: s.only != nil || s.cfg.Object != nil && matchObject(*s.cfg.Object, *k)}
-	s.objects[k] = o
+	s.objects[r.oid] = o
 	return o
 }
 
@@ -144,7 +153,7 @@ func (s *stream) walkRipe() {
 	r := s.ripe[0]
 	s.ripe[0] = nil
 	s.ripe = s.ripe[1:]
-	o := s.objects[r.obj]
+	o := s.objects[r.oid]
 	n := 0
 	for n < len(o.queue) && (n == 0 || o.queue[n].read || o.queue[n].code != 409) {
 		o.step(o.queue[n], s)
@@ -157,8 +166,8 @@ func (s *stream) walkRipe() {
 
 // report releases and walks everything left and fills the report.
 func (s *stream) report() *Report {
-	for len(s.heap) > 0 {
-		s.release(heap.Pop(&s.heap).(*record))
+	for s.heap.len() > 0 {
+		s.release(s.heap.pop())
 	}
 	for len(s.ripe) > 0 {
 		s.walkRipe()
@@ -166,6 +175,9 @@ func (s *stream) report() *Report {
 	rep := &Report{}
 	var keep []*objState
 	for _, o := range s.objects {
+		if o == nil {
+			continue
+		}
 		o.finish(s.t)
 		if o.keep && o.index >= 0 {
 			keep = append(keep, o)
@@ -201,30 +213,143 @@ func (s *stream) timelineOf(k ObjectKey) ([]Attempt, *ObjectKey) {
 	return rep.Timeline, &k
 }
 
-// recHeap orders records by completion; gets before writes of the same
-// instant, as the walk reads them.
-type recHeap []*record
+// recQueue holds the records not released yet, in the order of recHeap.
+// A log is nearly in completion order (its events are written as requests
+// complete, a few milliseconds apart at most): a record that sorts at most
+// queueReach places before the newest goes into a sorted run (ring), the
+// others into a heap; the smaller of their firsts comes out first. Most
+// records so cost a comparison or two, not a walk down a heap of
+// thousands.
+type recQueue struct {
+	// ring[head:] is sorted.
+	ring []heapEntry
+	head int
+	heap recHeap
+}
 
-func (h recHeap) Len() int { return len(h) }
-func (h recHeap) Less(i, j int) bool {
-	a, b := h[i], h[j]
-	if c := a.completed.Compare(b.completed); c != 0 {
-		return c < 0
+// queueReach is how far back from its end the sorted run takes a record.
+const queueReach = 32
+
+func (q *recQueue) len() int { return len(q.ring) - q.head + len(q.heap) }
+
+func (q *recQueue) push(r *record) {
+	e := entryOf(r)
+	pos := len(q.ring)
+	for pos > q.head && e.less(&q.ring[pos-1]) {
+		if pos--; len(q.ring)-pos >= queueReach {
+			q.heap.push(e)
+			return
+		}
 	}
-	if a.read != b.read {
-		return a.read
+	q.ring = append(q.ring, heapEntry{})
+	copy(q.ring[pos+1:], q.ring[pos:len(q.ring)-1])
+	q.ring[pos] = e
+}
+
+// min is the first entry; the queue is not empty.
+func (q *recQueue) min() *heapEntry {
+	if q.fromHeap() {
+		return &q.heap[0]
 	}
-	if c := a.received.Compare(b.received); c != 0 {
-		return c < 0
+	return &q.ring[q.head]
+}
+
+func (q *recQueue) fromHeap() bool {
+	return q.head == len(q.ring) || len(q.heap) > 0 && q.heap[0].less(&q.ring[q.head])
+}
+
+// pop removes and returns the first record; the queue is not empty.
+func (q *recQueue) pop() *record {
+	if q.fromHeap() {
+		return q.heap.pop()
+	}
+	r := q.ring[q.head].r
+	q.ring[q.head] = heapEntry{}
+	q.head++
+	// Move the run to the front of its array once half of it is spent.
+	if q.head >= 1024 && q.head > len(q.ring)/2 {
+		n := copy(q.ring, q.ring[q.head:])
+		clear(q.ring[n:])
+		q.ring, q.head = q.ring[:n], 0
+	}
+	return r
+}
+
+// recHeap orders records by completion; gets before writes of the same
+// instant, as the walk reads them. Its entries carry their keys, so that
+// a comparison reads no record (the heap holds seconds of records, more
+// than a cache holds).
+type recHeap []heapEntry
+
+type heapEntry struct {
+	csec, rsec   int64
+	cnsec, rnsec int32
+	// write is !read: gets (false) come first.
+	write bool
+	seq   uint64
+	r     *record
+}
+
+func entryOf(r *record) heapEntry {
+	return heapEntry{csec: r.completed.Unix(), cnsec: int32(r.completed.Nanosecond()),
+		rsec: r.received.Unix(), rnsec: int32(r.received.Nanosecond()), write: !r.read, seq: r.seq, r: r}
+}
+
+func (a *heapEntry) less(b *heapEntry) bool {
+	switch {
+	case a.csec != b.csec:
+		return a.csec < b.csec
+	case a.cnsec != b.cnsec:
+		return a.cnsec < b.cnsec
+	case a.write != b.write:
+		return b.write
+	case a.rsec != b.rsec:
+		return a.rsec < b.rsec
+	case a.rnsec != b.rnsec:
+		return a.rnsec < b.rnsec
 	}
 	return a.seq < b.seq
 }
-func (h recHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
-func (h *recHeap) Push(x any)   { *h = append(*h, x.(*record)) }
-func (h *recHeap) Pop() any {
-	old := *h
-	r := old[len(old)-1]
-	old[len(old)-1] = nil
-	*h = old[:len(old)-1]
+
+// The heap is 4-ary: half as deep as a binary one, and a node's children
+// are next to each other in memory.
+func (h *recHeap) push(e heapEntry) {
+	*h = append(*h, e)
+	q := *h
+	for i := len(q) - 1; i > 0; {
+		p := (i - 1) / 4
+		if !q[i].less(&q[p]) {
+			break
+		}
+		q[i], q[p] = q[p], q[i]
+		i = p
+	}
+}
+
+func (h *recHeap) pop() *record {
+	q := *h
+	r := q[0].r
+	n := len(q) - 1
+	q[0] = q[n]
+	q[n] = heapEntry{}
+	q = q[:n]
+	*h = q
+	for i := 0; ; {
+		first := 4*i + 1
+		if first >= n {
+			break
+		}
+		m := first
+		for c := first + 1; c < min(first+4, n); c++ {
+			if q[c].less(&q[m]) {
+				m = c
+			}
+		}
+		if !q[m].less(&q[i]) {
+			break
+		}
+		q[i], q[m] = q[m], q[i]
+		i = m
+	}
 	return r
 }

@@ -246,3 +246,38 @@ func BenchmarkAnalyzeFile(b *testing.B) {
 		}
 	}
 }
+
+// TestRecQueueOrder checks that recQueue hands records out as recHeap
+// alone does, whether they arrive nearly in order (the sorted run), far
+// out of it (the heap) or mixed, with pops between the pushes, and ties
+// broken by gets first, receipt, arrival.
+func TestRecQueueOrder(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for _, spread := range []int{0, 3, 40, 5000} {
+		var q recQueue
+		var h recHeap
+		popped := 0
+		check := func() {
+			want, got := h.pop(), q.pop()
+			if got != want {
+				t.Fatalf("spread %d: pop %d: got seq %d, want %d", spread, popped, got.seq, want.seq)
+			}
+			popped++
+		}
+		for i := range 20000 {
+			at := t0.Add(time.Duration(i+rng.IntN(spread+1)) * time.Millisecond / 4)
+			r := &record{completed: at, received: at.Add(-time.Duration(rng.IntN(3)) * time.Millisecond), read: rng.IntN(2) == 0, seq: uint64(i)}
+			h.push(entryOf(r))
+			q.push(r)
+			for q.len() > 3000 || rng.IntN(4) == 0 && q.len() > 0 {
+				check()
+			}
+		}
+		for q.len() > 0 {
+			check()
+		}
+		if popped != 20000 || len(h) != 0 {
+			t.Fatalf("spread %d: %d popped, %d left in the heap", spread, popped, len(h))
+		}
+	}
+}

@@ -99,13 +99,13 @@ func (t *totals) conflict(o *objState, r *record, c Cause, lostTo []string) {
 	t.causes[c][r.writer]++
 }
 
-func (t *totals) fill(rep *Report, cfg Config, objects map[*ObjectKey]*objState, keys []*WriterKey) {
+func (t *totals) fill(rep *Report, cfg Config, objects []*objState, keys []*WriterKey) {
 	rep.Objects = []ObjectStats{}
-	for k, o := range objects {
-		if len(o.writerIDs) == 0 {
+	for _, o := range objects {
+		if o == nil || len(o.writerIDs) == 0 {
 			continue
 		}
-		stats := ObjectStats{Object: *k, Tally: o.tally, Writers: len(o.writerIDs)}
+		stats := ObjectStats{Object: *o.key, Tally: o.tally, Writers: len(o.writerIDs)}
 		for _, id := range o.writerIDs {
 			t.writers[keys[id]].objects++
 		}
@@ -128,11 +128,12 @@ func (t *totals) fill(rep *Report, cfg Config, objects map[*ObjectKey]*objState,
 			ConflictRate: a.Rate(), Objects: a.objects, LostTo: counts(a.lostTo), Causes: causeCounts(a.causes)})
 	}
 	slices.SortFunc(rep.Writers, func(a, b WriterStats) int {
-		return cmp.Or(cmp.Compare(b.Conflicts, a.Conflicts), cmp.Compare(b.Attempts, a.Attempts), cmp.Compare(a.Writer.String(), b.Writer.String()))
+		if c := cmp.Or(cmp.Compare(b.Conflicts, a.Conflicts), cmp.Compare(b.Attempts, a.Attempts)); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.Writer.String(), b.Writer.String())
 	})
-	slices.SortFunc(rep.Objects, func(a, b ObjectStats) int {
-		return cmp.Or(cmp.Compare(b.Conflicts, a.Conflicts), cmp.Compare(b.Attempts, a.Attempts), cmp.Compare(a.Object.String(), b.Object.String()))
-	})
+	sortObjects(rep.Objects)
 	if cfg.Top > 0 {
 		rep.Writers, rep.Objects = rep.Writers[:min(cfg.Top, len(rep.Writers))], rep.Objects[:min(cfg.Top, len(rep.Objects))]
 	}
@@ -146,6 +147,29 @@ func (t *totals) fill(rep *Report, cfg Config, objects map[*ObjectKey]*objState,
 			rep.Causes = append(rep.Causes, CauseStats{Cause: info.Cause, Count: n, Fix: info.Fix, Writers: len(ws)})
 		}
 	}
+}
+
+// sortObjects sorts by conflicts, attempts (both descending), then name;
+// the names are made once, not at each comparison (20,000 objects,
+// 300,000 comparisons).
+func sortObjects(objs []ObjectStats) {
+	type named struct {
+		name string
+		i    int
+	}
+	order := make([]named, len(objs))
+	for i := range objs {
+		order[i] = named{name: objs[i].Object.String(), i: i}
+	}
+	slices.SortFunc(order, func(x, y named) int {
+		a, b := &objs[x.i], &objs[y.i]
+		return cmp.Or(cmp.Compare(b.Conflicts, a.Conflicts), cmp.Compare(b.Attempts, a.Attempts), cmp.Compare(x.name, y.name))
+	})
+	sorted := make([]ObjectStats, len(objs))
+	for i, n := range order {
+		sorted[i] = objs[n.i]
+	}
+	copy(objs, sorted)
 }
 
 // counts sorts a map by count, then name.

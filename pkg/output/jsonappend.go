@@ -50,3 +50,27 @@ func AppendMarshalIndent(b []byte, depth int, v any) ([]byte, error) {
 	}
 	return append(b, js...), nil
 }
+
+// AppendJSONArray appends a JSON array of n elements whose key is at
+// depth, as encoding/json indents it: null when isNil, [] when empty; elem
+// appends element i, from its indentation on.
+func AppendJSONArray(b []byte, depth, n int, isNil bool, elem func(b []byte, i int) ([]byte, error)) ([]byte, error) {
+	switch {
+	case isNil:
+		return append(b, "null"...), nil
+	case n == 0:
+		return append(b, "[]"...), nil
+	}
+	b = append(b, '[')
+	for i := range n {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		var err error
+		if b, err = elem(b, i); err != nil {
+			return nil, err
+		}
+	}
+	b = AppendJSONIndent(b, depth)
+	return append(b, ']'), nil
+}

@@ -2,6 +2,7 @@ package conflictsprint
 
 import (
 	"bytes"
+	"encoding/json"
 	"testing"
 	"time"
 
@@ -108,4 +109,41 @@ func TestPrintTick(t *testing.T) {
 		t.Fatal(err)
 	}
 	golden.Assert(t, "tick.txt", buf.Bytes())
+}
+
+// TestDocumentJSONIsMarshalIndent holds AppendIndentedJSON to
+// json.MarshalIndent, on documents with and without the optional parts.
+func TestDocumentJSONIsMarshalIndent(t *testing.T) {
+	full := NewDocument(report(), Scope{AuditLogs: []string{"a.log", "b.log"}, Since: "1h", RetryWindow: "5s", Object: "cm/x"})
+	odd := full
+	odd.Objects = append([]conflicts.ObjectStats{
+		{Object: conflicts.ObjectKey{Group: "coordination.k8s.io", Resource: "leases", Namespace: "kube-system", Name: "<lease>&\u2028\"x\"\\"}},
+		{Object: conflicts.ObjectKey{Resource: "namespaces", Name: "é\x01\xff"}, Tally: conflicts.Tally{Attempts: -1, RetryChains: 3, GiveUps: 4}, WorstConflicts: 7},
+		{Object: conflicts.ObjectKey{Resource: "nodes"}, WorstWriter: "w"},
+	}, full.Objects...)
+	odd.Timeline = nil
+	odd.Writers = append([]conflicts.WriterStats{
+		{Writer: conflicts.WriterKey{User: "u\"<", Pod: "p"}, ConflictRate: 1e-7, LostTo: []conflicts.Count{{Name: "a&", Count: 1}, {Name: "", Count: 0}}},
+		{Writer: conflicts.WriterKey{FieldManager: "m"}, UserAgent: "ua", ConflictRate: 1, Causes: []conflicts.CauseCount{{Cause: conflicts.Unknown, Count: 2}}},
+		{ConflictRate: 0.1 + 0.2, LostTo: []conflicts.Count{}},
+	}, full.Writers...)
+	empty := NewDocument(&conflicts.Report{}, Scope{})
+	noObjects := full
+	noObjects.Objects = []conflicts.ObjectStats{}
+	noObjects.Writers = []conflicts.WriterStats{}
+	for name, d := range map[string]Document{"full": full, "odd": odd, "empty": empty, "no objects": noObjects} {
+		t.Run(name, func(t *testing.T) {
+			want, err := json.MarshalIndent(d, "", "  ")
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := d.AppendIndentedJSON([]byte("x"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if string(got) != "x"+string(want) {
+				t.Errorf("got:\n%s\nwant:\n%s", got, want)
+			}
+		})
+	}
 }

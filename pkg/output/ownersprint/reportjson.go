@@ -27,7 +27,7 @@ func (r Report) AppendIndentedJSON(b []byte) ([]byte, error) {
 	b = append(b, ',')
 	b = output.AppendJSONKey(b, 1, "items")
 	var err error
-	b, err = appendArray(b, 1, len(r.Items), r.Items == nil, func(b []byte, i int) ([]byte, error) {
+	b, err = output.AppendJSONArray(b, 1, len(r.Items), r.Items == nil, func(b []byte, i int) ([]byte, error) {
 		return r.Items[i].appendIndentedJSON(b, 2)
 	})
 	if err != nil {
@@ -62,7 +62,7 @@ func (or *ObjectReport) appendIndentedJSON(b []byte, depth int) ([]byte, error) 
 	b = append(b, ',')
 	b = output.AppendJSONKey(b, depth+1, "fields")
 	owners := map[[4]int]ownersJSON{}
-	b, err = appendArray(b, depth+1, len(or.Fields), or.Fields == nil, func(b []byte, i int) ([]byte, error) {
+	b, err = output.AppendJSONArray(b, depth+1, len(or.Fields), or.Fields == nil, func(b []byte, i int) ([]byte, error) {
 		return or.Fields[i].appendIndentedJSON(b, depth+2, owners)
 	})
 	if err != nil {
@@ -71,7 +71,7 @@ func (or *ObjectReport) appendIndentedJSON(b []byte, depth int) ([]byte, error) 
 	b = append(b, ',')
 	b = output.AppendJSONKey(b, depth+1, "hazards")
 	hazardOwners := map[[4]int]ownersJSON{}
-	b, err = appendArray(b, depth+1, len(or.Hazards), or.Hazards == nil, func(b []byte, i int) ([]byte, error) {
+	b, err = output.AppendJSONArray(b, depth+1, len(or.Hazards), or.Hazards == nil, func(b []byte, i int) ([]byte, error) {
 		return appendHazard(b, depth+2, &or.Hazards[i], hazardOwners)
 	})
 	if err != nil {
@@ -103,7 +103,7 @@ func (f *FieldReport) appendIndentedJSON(b []byte, depth int, owners map[[4]int]
 	b = output.AppendJSONString(b, f.Path)
 	b = append(b, ',')
 	b = output.AppendJSONKey(b, depth+1, "elements")
-	b, _ = appendArray(b, depth+1, len(f.Elements), f.Elements == nil, func(b []byte, i int) ([]byte, error) {
+	b, _ = output.AppendJSONArray(b, depth+1, len(f.Elements), f.Elements == nil, func(b []byte, i int) ([]byte, error) {
 		b = output.AppendJSONIndent(b, depth+2)
 		return output.AppendJSONString(b, f.Elements[i]), nil
 	})
@@ -158,7 +158,7 @@ func appendHazard(b []byte, depth int, h *managedfields.Hazard, owners map[[4]in
 	b = append(b, ',')
 	if fields := h.FieldStrings(); len(fields) > 0 {
 		b = output.AppendJSONKey(b, depth+1, "fields")
-		b, _ = appendArray(b, depth+1, len(fields), false, func(b []byte, i int) ([]byte, error) {
+		b, _ = output.AppendJSONArray(b, depth+1, len(fields), false, func(b []byte, i int) ([]byte, error) {
 			b = output.AppendJSONIndent(b, depth+2)
 			return output.AppendJSONString(b, fields[i]), nil
 		})
@@ -180,27 +180,4 @@ func ownersKey(owners []managedfields.Owner) (key [4]int, ok bool) {
 		key[i] = o.Entry
 	}
 	return key, true
-}
-
-// appendArray writes a JSON array of n elements whose key is at depth, as
-// encoding/json indents it: null when isNil, [] when empty.
-func appendArray(b []byte, depth, n int, isNil bool, elem func(b []byte, i int) ([]byte, error)) ([]byte, error) {
-	switch {
-	case isNil:
-		return append(b, "null"...), nil
-	case n == 0:
-		return append(b, "[]"...), nil
-	}
-	b = append(b, '[')
-	for i := range n {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		var err error
-		if b, err = elem(b, i); err != nil {
-			return nil, err
-		}
-	}
-	b = output.AppendJSONIndent(b, depth)
-	return append(b, ']'), nil
 }
