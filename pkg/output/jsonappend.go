@@ -51,6 +51,26 @@ func AppendMarshalIndent(b []byte, depth int, v any) ([]byte, error) {
 	return append(b, js...), nil
 }
 
+// AppendJSONDocumentStart opens an indented document and writes its
+// apiVersion and kind, the members every versioned schema starts with.
+func AppendJSONDocumentStart(b []byte, apiVersion, kind string) []byte {
+	b = append(b, '{')
+	b = AppendJSONKey(b, 1, "apiVersion")
+	b = AppendJSONString(b, apiVersion)
+	b = append(b, ',')
+	b = AppendJSONKey(b, 1, "kind")
+	return AppendJSONString(b, kind)
+}
+
+// AppendMarshalField appends a comma, then key at depth and
+// json.MarshalIndent of v as AppendMarshalIndent writes it: a member
+// after the first of an indented object.
+func AppendMarshalField(b []byte, depth int, key string, v any) ([]byte, error) {
+	b = append(b, ',')
+	b = AppendJSONKey(b, depth, key)
+	return AppendMarshalIndent(b, depth, v)
+}
+
 // AppendJSONArray appends a JSON array of n elements whose key is at
 // depth, as encoding/json indents it: null when isNil, [] when empty; elem
 // appends element i, from its indentation on.

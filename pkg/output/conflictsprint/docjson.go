@@ -16,20 +16,13 @@ import (
 // written here, the rest by encoding/json.
 func (d Document) AppendIndentedJSON(b []byte) ([]byte, error) {
 	b = slices.Grow(b, 4<<10+len(d.Objects)*512)
-	b = append(b, '{')
-	b = output.AppendJSONKey(b, 1, "apiVersion")
-	b = output.AppendJSONString(b, d.APIVersion)
-	b = append(b, ',')
-	b = output.AppendJSONKey(b, 1, "kind")
-	b = output.AppendJSONString(b, d.Kind)
+	b = output.AppendJSONDocumentStart(b, d.APIVersion, d.Kind)
 	var err error
 	for _, f := range []struct {
 		key string
 		v   any
 	}{{"scope", d.Scope}, {"summary", d.Summary}, {"input", d.Input}} {
-		b = append(b, ',')
-		b = output.AppendJSONKey(b, 1, f.key)
-		if b, err = output.AppendMarshalIndent(b, 1, f.v); err != nil {
+		if b, err = output.AppendMarshalField(b, 1, f.key, f.v); err != nil {
 			return nil, err
 		}
 	}
@@ -52,9 +45,7 @@ func (d Document) AppendIndentedJSON(b []byte) ([]byte, error) {
 		if f.key == "timeline" && len(d.Timeline) == 0 {
 			continue
 		}
-		b = append(b, ',')
-		b = output.AppendJSONKey(b, 1, f.key)
-		if b, err = output.AppendMarshalIndent(b, 1, f.v); err != nil {
+		if b, err = output.AppendMarshalField(b, 1, f.key, f.v); err != nil {
 			return nil, err
 		}
 	}
@@ -119,9 +110,7 @@ func appendWriterStats(b []byte, depth int, w *conflicts.WriterStats) ([]byte, e
 		b = output.AppendJSONString(b, w.UserAgent)
 	}
 	b = appendTally(b, depth+1, &w.Tally)
-	b = append(b, ',')
-	b = output.AppendJSONKey(b, depth+1, "conflictRate")
-	if b, err = output.AppendMarshalIndent(b, depth+1, w.ConflictRate); err != nil {
+	if b, err = output.AppendMarshalField(b, depth+1, "conflictRate", w.ConflictRate); err != nil {
 		return nil, err
 	}
 	b = appendInt(b, depth+1, "objects", w.Objects)
@@ -139,9 +128,7 @@ func appendWriterStats(b []byte, depth int, w *conflicts.WriterStats) ([]byte, e
 		})
 	}
 	if len(w.Causes) > 0 {
-		b = append(b, ',')
-		b = output.AppendJSONKey(b, depth+1, "causes")
-		if b, err = output.AppendMarshalIndent(b, depth+1, w.Causes); err != nil {
+		if b, err = output.AppendMarshalField(b, depth+1, "causes", w.Causes); err != nil {
 			return nil, err
 		}
 	}

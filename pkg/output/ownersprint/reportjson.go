@@ -18,12 +18,7 @@ func (r Report) AppendIndentedJSON(b []byte) ([]byte, error) {
 		size += 1<<10 + 768*len(or.Fields) // a field with one owner takes 500-700 bytes
 	}
 	b = slices.Grow(b, size)
-	b = append(b, '{')
-	b = output.AppendJSONKey(b, 1, "apiVersion")
-	b = output.AppendJSONString(b, r.APIVersion)
-	b = append(b, ',')
-	b = output.AppendJSONKey(b, 1, "kind")
-	b = output.AppendJSONString(b, r.Kind)
+	b = output.AppendJSONDocumentStart(b, r.APIVersion, r.Kind)
 	b = append(b, ',')
 	b = output.AppendJSONKey(b, 1, "items")
 	var err error
@@ -78,9 +73,7 @@ func (or *ObjectReport) appendIndentedJSON(b []byte, depth int) ([]byte, error) 
 		return nil, err
 	}
 	if or.Drift != nil {
-		b = append(b, ',')
-		b = output.AppendJSONKey(b, depth+1, "drift")
-		if b, err = output.AppendMarshalIndent(b, depth+1, or.Drift); err != nil {
+		if b, err = output.AppendMarshalField(b, depth+1, "drift", or.Drift); err != nil {
 			return nil, err
 		}
 	}
