@@ -354,6 +354,18 @@ func dropUnknown(v reflect.Value) {
 	}
 }
 
+// remarshal returns what etcd sends for p, a message its code decoded:
+// p marshalled again without the unknown fields it kept.
+func remarshal(t *testing.T, p marshaler) []byte {
+	t.Helper()
+	dropUnknown(reflect.ValueOf(p))
+	b, err := p.Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
 // FuzzDecodeWatchResponse: any bytes from the network decode without a
 // panic; and whatever etcd's code accepts, once marshalled again by it (as
 // etcd sends it), this decoder reads to the same values.
@@ -372,11 +384,7 @@ func FuzzDecodeWatchResponse(f *testing.F) {
 		if p.Unmarshal(b) != nil {
 			return
 		}
-		dropUnknown(reflect.ValueOf(&p))
-		canonical, err := p.Marshal()
-		if err != nil {
-			t.Fatal(err)
-		}
+		canonical := remarshal(t, &p)
 		got = watchResponse{}
 		if err := decode(canonical, func(d *dec) { decodeWatchResponse(d, &got) }); err != nil {
 			t.Fatalf("etcd's code sends %x, this decoder says %v", canonical, err)
@@ -407,11 +415,7 @@ func FuzzDecodeTxnResponse(f *testing.F) {
 		if !ok {
 			return
 		}
-		dropUnknown(reflect.ValueOf(&p))
-		canonical, err := p.Marshal()
-		if err != nil {
-			t.Fatal(err)
-		}
+		canonical := remarshal(t, &p)
 		got = mvcc.TxnResult{}
 		if err := decode(canonical, func(d *dec) { decodeTxnResponse(d, &got) }); err != nil {
 			t.Fatalf("etcd's code sends %x, this decoder says %v", canonical, err)
