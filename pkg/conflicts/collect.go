@@ -50,17 +50,37 @@ type Collector struct {
 	strs map[string]string
 	// objs and actors are looked up by keys made in buf (see appendKey):
 	// a lookup then hashes and compares one string, not four.
-	objs    map[string]objectNumber
-	actors  map[string]actor
-	buf     []byte
-	writers map[WriterKey]uint32
-	readers map[readerKey]uint32
-	// writerKeys and readerKeys are the writers and readers by number; the
-	// stream keeps its own copy of writerKeys (it may run on another
-	// goroutine).
-	writerKeys []*WriterKey
-	readerKeys []*readerKey
-	stream     *stream
+	objs   map[string]objectNumber
+	actors map[string]actor
+	buf    []byte
+	// writers and readers number the writers and readers; the stream keeps
+	// its own copy of writers.keys (it may run on another goroutine).
+	writers numbering[WriterKey]
+	readers numbering[readerKey]
+	stream  *stream
+}
+
+// numbering numbers keys in the order of first sight: keys[n] is the one
+// numbered n.
+type numbering[K comparable] struct {
+	numbers map[K]uint32
+	keys    []*K
+}
+
+// number returns k's number and the kept copy of k; a key seen for the
+// first time is kept as intern makes it (its strings the collector's own).
+func (nb *numbering[K]) number(k K, intern func(K) K) (uint32, *K) {
+	if n, ok := nb.numbers[k]; ok {
+		return n, nb.keys[n]
+	}
+	if nb.numbers == nil {
+		nb.numbers = map[K]uint32{}
+	}
+	k = intern(k)
+	n := uint32(len(nb.keys))
+	nb.numbers[k] = n
+	nb.keys = append(nb.keys, &k)
+	return n, &k
 }
 
 // NewCollector returns an empty collector that keeps every record.
@@ -71,8 +91,7 @@ func NewCollector(cfg Config) *Collector {
 // newCollector returns a collector whose records may arrive out of
 // completion order by up to skew; a negative skew keeps everything.
 func newCollector(cfg Config, skew time.Duration) *Collector {
-	c := &Collector{cfg: cfg, strs: map[string]string{}, objs: map[string]objectNumber{}, actors: map[string]actor{},
-		writers: map[WriterKey]uint32{}, readers: map[readerKey]uint32{}}
+	c := &Collector{cfg: cfg, strs: map[string]string{}, objs: map[string]objectNumber{}, actors: map[string]actor{}}
 	c.stream = newStream(cfg, skew)
 	return c
 }
@@ -149,29 +168,18 @@ func (c *Collector) actor(e *audit.Event, write bool, fm string) actor {
 	return a
 }
 
-// reader numbers the readers in the order of first sight: readerKeys[n]
-// is the one numbered n.
+// reader numbers the readers (readers.keys[n] is the one numbered n).
 func (c *Collector) reader(k readerKey) (uint32, *readerKey) {
-	if n, ok := c.readers[k]; ok {
-		return n, c.readerKeys[n]
-	}
-	k = readerKey{user: c.str(k.user), pod: c.str(k.pod), userAgent: c.str(k.userAgent)}
-	n := uint32(len(c.readerKeys))
-	c.readers[k] = n
-	c.readerKeys = append(c.readerKeys, &k)
-	return n, &k
+	return c.readers.number(k, func(k readerKey) readerKey {
+		return readerKey{user: c.str(k.user), pod: c.str(k.pod), userAgent: c.str(k.userAgent)}
+	})
 }
 
 // writer numbers the writers as reader does the readers.
 func (c *Collector) writer(k WriterKey) (uint32, *WriterKey) {
-	if n, ok := c.writers[k]; ok {
-		return n, c.writerKeys[n]
-	}
-	k = WriterKey{User: c.str(k.User), FieldManager: c.str(k.FieldManager), Pod: c.str(k.Pod)}
-	n := uint32(len(c.writerKeys))
-	c.writers[k] = n
-	c.writerKeys = append(c.writerKeys, &k)
-	return n, &k
+	return c.writers.number(k, func(k WriterKey) WriterKey {
+		return WriterKey{User: c.str(k.User), FieldManager: c.str(k.FieldManager), Pod: c.str(k.Pod)}
+	})
 }
 
 // writeVerb is verb when it writes, as a constant (not a string of the
@@ -220,12 +228,12 @@ func (c *Collector) record(e *audit.Event) *record {
 		fm = fieldManager(e.RequestURI)
 	}
 	a := c.actor(e, write, fm)
-	r.rid, r.reader = a.rid, c.readerKeys[a.rid]
+	r.rid, r.reader = a.rid, c.readers.keys[a.rid]
 	if !write {
 		return r
 	}
 	r.verb, r.sub, r.code, r.details = verb, c.str(ref.Subresource), e.Code, c.str(e.DetailsKind)
-	r.wid, r.writer = a.wid, c.writerKeys[a.wid]
+	r.wid, r.writer = a.wid, c.writers.keys[a.wid]
 	r.precond, r.result = strings.Clone(ref.ResourceVersion), strings.Clone(e.ResponseRV)
 	if e.Code == 409 {
 		r.message = c.str(e.Message)
