@@ -398,12 +398,12 @@ func decodeEvent(d *dec, ev *mvcc.Event) {
 	}
 }
 
-// watchResponse is etcd's WatchResponse as it came: the fields the
-// watcher needs besides those of mvcc.WatchResponse.
+// watchResponse is etcd's WatchResponse as it came: mvcc.WatchResponse
+// and whether it answers the create request. fragment (7) is skipped: this
+// client never asks for fragments.
 type watchResponse struct {
 	mvcc.WatchResponse
-	Created  bool
-	Fragment bool
+	Created bool
 }
 
 func decodeWatchResponse(d *dec, r *watchResponse) {
@@ -421,8 +421,6 @@ func decodeWatchResponse(d *dec, r *watchResponse) {
 			r.CompactRevision = d.int(typ)
 		case 6:
 			r.CancelReason = string(d.bytes(typ))
-		case 7:
-			r.Fragment = d.bool(typ)
 		case 11:
 			var ev mvcc.Event
 			d.sub(typ, func(s *dec) { decodeEvent(s, &ev) })

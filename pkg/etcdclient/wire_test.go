@@ -262,7 +262,7 @@ func randWatchResponse(r *rand.Rand) (*pb.WatchResponse, *watchResponse) {
 
 // fromPBWatch is what the clientv3-based client made of p.
 func fromPBWatch(p *pb.WatchResponse) *watchResponse {
-	want := &watchResponse{Created: p.Created, Fragment: p.Fragment, WatchResponse: mvcc.WatchResponse{Header: header(p.Header), WatchID: p.WatchId, CompactRevision: p.CompactRevision, Canceled: p.Canceled, CancelReason: p.CancelReason}}
+	want := &watchResponse{Created: p.Created, WatchResponse: mvcc.WatchResponse{Header: header(p.Header), WatchID: p.WatchId, CompactRevision: p.CompactRevision, Canceled: p.Canceled, CancelReason: p.CancelReason}}
 	for _, ev := range p.Events {
 		e := mvcc.Event{Type: mvcc.EventType(ev.Type)}
 		if ev.Kv != nil {
