@@ -38,13 +38,20 @@ var (
 // fidelityCase is one generated case: how the object was written, and the
 // desired change to predict.
 type fidelityCase struct {
-	ID       int
-	Kind     string
-	Writes   []string
-	Desired  string
-	RV       string
-	Manager  string
-	Verdicts map[predict.Method][2]predict.Verdict
+	ID      int
+	Kind    string
+	Writes  []string
+	Desired string
+	RV      string
+	Manager string
+	// EmptyWrite and EmptyDesired say an applier wrote an empty map, or
+	// the desired change has one.
+	EmptyWrite, EmptyDesired bool
+}
+
+// String describes the case for a disagreement.
+func (c fidelityCase) String() string {
+	return fmt.Sprintf("case %d (%s, writes %s, desired %s, rv %s, manager %s)", c.ID, c.Kind, strings.Join(c.Writes, ","), c.Desired, c.RV, c.Manager)
 }
 
 // TestPredictFidelity generates a randomized corpus of objects written by 1
@@ -81,7 +88,7 @@ func TestPredictFidelity(t *testing.T) {
 	var emptyWrites, emptyDesired int
 	// byKind counts, per kind, the method predictions and those where the
 	// offline engine agreed with the server on all three.
-	byKind := map[string]*[2]int{}
+	byKind := agreement{}
 	var disagreements []string
 	for i := 0; i < fidelityCases; i++ {
 		c, live, in := buildCase(t, ctx, dyn, rng, patches, ns, i)
@@ -111,10 +118,10 @@ func TestPredictFidelity(t *testing.T) {
 			t.Fatalf("case %d: offline: %v", i, err)
 		}
 		total++
-		if strings.Contains(strings.Join(c.Writes, ","), "+annotations{}") {
+		if c.EmptyWrite {
 			emptyWrites++
 		}
-		if strings.Contains(c.Desired, " with labels {}") || strings.Contains(c.Desired, " with annotations {}") {
+		if c.EmptyDesired {
 			emptyDesired++
 		}
 		if in.Patch != nil {
@@ -123,7 +130,7 @@ func TestPredictFidelity(t *testing.T) {
 			}
 		}
 		if d := checkRealWrite(t, ctx, cfg, in, ri, live.GetName(), srv, off, pick, c.Kind, realServer, realOffline); d != "" {
-			disagreements = append(disagreements, fmt.Sprintf("case %d (%s, writes %s, desired %s, rv %s, manager %s) %s", i, c.Kind, strings.Join(c.Writes, ","), c.Desired, c.RV, c.Manager, d))
+			disagreements = append(disagreements, fmt.Sprintf("%s %s", c, d))
 		}
 		for j, sm := range srv.Methods {
 			om := off.Methods[j]
@@ -141,47 +148,34 @@ func TestPredictFidelity(t *testing.T) {
 			if okB {
 				agreeClobber++
 			}
-			k := byKind[c.Kind]
-			if k == nil {
-				k = &[2]int{}
-				byKind[c.Kind] = k
-			}
-			k[0]++
-			if okV && okC && okB {
-				k[1]++
-			}
+			byKind.add(c.Kind, okV && okC && okB)
 			if !okV || !okC || !okB {
-				disagreements = append(disagreements, fmt.Sprintf("case %d (%s, writes %s, desired %s, rv %s, manager %s) %s:\n  server  %s %s %s %s\n  offline %s %s %s %s",
-					i, c.Kind, strings.Join(c.Writes, ","), c.Desired, c.RV, c.Manager, sm.Method,
+				disagreements = append(disagreements, fmt.Sprintf("%s %s:\n  server  %s %s %s %s\n  offline %s %s %s %s",
+					c, sm.Method,
 					sm.Verdict, conflictKey(sm), clobberKey(sm), sm.Reason, om.Verdict, conflictKey(om), clobberKey(om), om.Reason))
 			}
 		}
 	}
 	pct := func(n int) string { return fmt.Sprintf("%d/%d (%.1f%%)", n, methods, 100*float64(n)/float64(methods)) }
-	verdicts := make([]string, 0, len(byVerdict))
-	for v, n := range byVerdict {
-		verdicts = append(verdicts, fmt.Sprintf("%s=%d", v, n))
-	}
-	sort.Strings(verdicts)
-	t.Logf("fidelity (seed %d): %d cases, %d method predictions (server verdicts: %s)", seed, total, methods, strings.Join(verdicts, " "))
+	t.Logf("fidelity (seed %d): %d cases, %d method predictions (server verdicts: %s)", seed, total, methods, joinCounts(byVerdict))
 	t.Logf("agreement: verdict %s, apply conflicts (fields and owners) %s, clobbered fields and owners %s", pct(agreeVerdict), pct(agreeConflicts), pct(agreeClobber))
-	kinds := make([]string, 0, len(byKind))
-	for kind, k := range byKind {
-		kinds = append(kinds, fmt.Sprintf("%s %d/%d (%.1f%%)", kind, k[1], k[0], 100*float64(k[1])/float64(k[0])))
-	}
-	sort.Strings(kinds)
-	t.Logf("offline agreement with the server on all three, per kind: %s", strings.Join(kinds, ", "))
-	given := make([]string, 0, len(byPatch))
-	for k, n := range byPatch {
-		given = append(given, fmt.Sprintf("%s=%d", k, n))
-	}
-	sort.Strings(given)
-	t.Logf("given patches (type:server verdict): %s", strings.Join(given, " "))
+	t.Logf("offline agreement with the server on all three, per kind: %s", byKind)
+	t.Logf("given patches (type:server verdict): %s", joinCounts(byPatch))
 	t.Logf("empty maps: applied by a writer in %d cases, in the desired change in %d", emptyWrites, emptyDesired)
 	t.Logf("one real write per case: the server engine predicted it on all three in %s; the offline engine in %s", realServer, realOffline)
 	for _, d := range disagreements {
 		t.Errorf("disagreement: %s", d)
 	}
+}
+
+// joinCounts lists counts as "key=n", sorted by key.
+func joinCounts[K ~string](m map[K]int) string {
+	parts := make([]string, 0, len(m))
+	for k, n := range m {
+		parts = append(parts, fmt.Sprintf("%s=%d", k, n))
+	}
+	sort.Strings(parts)
+	return strings.Join(parts, " ")
 }
 
 // agreement counts, per kind, the predictions checked and those that
@@ -340,6 +334,7 @@ func buildCase(t *testing.T, ctx context.Context, dyn dynamic.Interface, rng, pa
 					// server drops from the object (issue 15, defect 3).
 					cfgObj.SetAnnotations(map[string]string{})
 					c.Writes[len(c.Writes)-1] += "+annotations{}"
+					c.EmptyWrite = true
 				}
 				b, _ := json.Marshal(cfgObj.Object)
 				obj, err = ri.Patch(ctx, name, types.ApplyPatchType, b, metav1.PatchOptions{FieldManager: mgr, Force: &force})
@@ -396,6 +391,7 @@ func buildCase(t *testing.T, ctx context.Context, dyn dynamic.Interface, rng, pa
 	}
 	if patches.Intn(8) == 0 {
 		// An empty map in the desired object: the server drops it.
+		c.EmptyDesired = true
 		if patches.Intn(2) == 0 {
 			desired.SetLabels(map[string]string{})
 			c.Desired += " with labels {}"
