@@ -71,11 +71,15 @@ type objState struct {
 	successes []*record
 	successAt []pastSuccess
 	// history holds the successes folded out of successes that a later
-	// 409 may still need, oldest first: those completed after the oldest
-	// last get of a reader of the object, and the last one. cut is the
-	// latest completion dropped from it.
+	// 409 may still need, oldest first, at most maxHistory: while every
+	// success has its resulting resourceVersion (winners by version, whose
+	// 409s may name any earlier version), the last ones; after that (winners
+	// by time), those completed after the oldest last get of a reader of the
+	// object, and the last one. cut is the latest completion dropped from
+	// it, cutRV the resulting version of the last success dropped.
 	history []pastSuccess
 	cut     time.Time
+	cutRV   uint64
 	stream  *stream
 	// lastRead is each reader's last get of the object, by reader number.
 	lastRead []readMark
@@ -95,17 +99,23 @@ type objState struct {
 	// time; until then pending keeps both answers.
 	hasSuccess, noResult bool
 	pending              []pendingConflict
-	keep                 bool
-	timeline             []Attempt
-	tally                Tally
+	// settledExact says that pending 409s beyond maxPending were settled
+	// by version: a success without a resulting version after that makes
+	// the stream inexact.
+	settledExact bool
+	keep         bool
+	timeline     []Attempt
+	tally        Tally
 }
 
 // pastSuccess is a folded success: when it completed (as readMark keeps
-// it), and who wrote (by number).
+// it), who wrote (by number), and its resulting resourceVersion as
+// rvNumber reads it (0: none, or not one CompareResourceVersion accepts).
 type pastSuccess struct {
 	sec    int64
 	nsec   int32
 	writer uint32
+	rv     uint64
 }
 
 func (p pastSuccess) completed() time.Time { return time.Unix(p.sec, int64(p.nsec)) }
@@ -129,7 +139,9 @@ type outcome struct {
 type pendingConflict struct {
 	r           *record
 	exact, time outcome
-	timelineI   int
+	// timeCut says that time needs a success dropped from the history.
+	timeCut   bool
+	timelineI int
 }
 
 // released tracks a write as it is released, before it is walked: 409s
@@ -144,17 +156,46 @@ func (o *objState) released(r *record, s *stream) {
 	}
 	o.hasSuccess = true
 	o.successes = append(o.successes, r)
-	o.successAt = append(o.successAt, pastSuccess{sec: r.completed.Unix(), nsec: int32(r.completed.Nanosecond()), writer: r.wid})
+	rv, ok := rvNumber(r.result)
+	if !ok && !o.keep && s.skew >= 0 {
+		// A version too long for a number cannot be folded.
+		s.inexact = true
+	}
+	o.successAt = append(o.successAt, pastSuccess{sec: r.completed.Unix(), nsec: int32(r.completed.Nanosecond()), writer: r.wid, rv: rv})
 	if r.result == "" && !o.noResult {
 		o.noResult = true
+		if o.settledExact {
+			s.inexact = true
+		}
 		for _, p := range o.pending {
-			o.settle(p, p.time, s.t)
+			o.settle(p, p.time, p.timeCut, s.t)
 		}
 		o.pending = nil
 	}
-	if o.noResult && !o.keep && s.skew >= 0 {
+	if !o.keep && s.skew >= 0 {
 		o.fold(s.frontier.Add(-foldAfter))
 	}
+}
+
+// rvNumber reads a resourceVersion as CompareResourceVersion orders it: a
+// decimal number without leading zeros, which orders as its value. A
+// string it refuses (or "") is 0, older than none and newer than none;
+// ok is false for a well-formed version too long for a uint64.
+func rvNumber(v string) (n uint64, ok bool) {
+	if v == "" || v[0] == '0' {
+		return 0, true
+	}
+	for i := 0; i < len(v); i++ {
+		c := v[i]
+		if c < '0' || c > '9' {
+			return 0, true
+		}
+		if i == 19 {
+			return 0, false
+		}
+		n = n*10 + uint64(c-'0')
+	}
+	return n, true
 }
 
 // fold moves the successes completed before horizon into the history,
@@ -171,19 +212,24 @@ func (o *objState) fold(horizon time.Time) {
 	o.history = append(o.history, o.successAt[:n]...)
 	o.successAt = slices.Delete(o.successAt, 0, n)
 	o.successes = slices.Delete(o.successes, 0, n)
-	drop := len(o.history) - 1
-	if len(o.lastRead) > 0 {
+	drop := 0
+	switch {
+	case !o.noResult:
+		// Winners by version: a later 409 may name any earlier version.
+	case len(o.lastRead) > 0:
 		oldest := o.oldestRead()
-		drop = 0
 		for drop < len(o.history)-1 && !o.history[drop].after(oldest) {
 			drop++
 		}
+	default:
+		drop = len(o.history) - 1
 	}
 	drop = max(drop, len(o.history)-maxHistory)
 	if drop > 0 {
 		if c := o.history[drop-1].completed(); c.After(o.cut) {
 			o.cut = c
 		}
+		o.cutRV = o.history[drop-1].rv
 		o.history = slices.Delete(o.history, 0, drop)
 	}
 }
@@ -318,16 +364,34 @@ func (o *objState) attempt(r *record, t *totals) {
 // until one without a resulting version is seen, both answers are kept.
 func (o *objState) conflict(r *record, timelineI int, t *totals) {
 	cand := o.candidates(r)
-	p := pendingConflict{r: r, timelineI: timelineI, time: o.outcome(r, o.byTime(r, cand))}
+	byTime, cut := o.byTime(r, cand)
+	p := pendingConflict{r: r, timelineI: timelineI, time: o.outcome(r, byTime), timeCut: cut}
 	if r.precond == "" || o.noResult {
-		o.settle(p, p.time, t)
+		o.settle(p, p.time, p.timeCut, t)
 		return
 	}
-	p.exact = o.outcome(r, byVersion(r, cand))
+	p.exact = o.outcome(r, o.byVersion(r, cand))
 	o.pending = append(o.pending, p)
+	if len(o.pending) > maxPending && !o.keep && o.stream.skew >= 0 {
+		// An object whose successes have all had their resulting versions
+		// so far will most likely go on so: settle the oldest by version,
+		// and follow the log again if that proves wrong.
+		o.settledExact = true
+		o.settle(o.pending[0], o.pending[0].exact, false, t)
+		o.pending = slices.Delete(o.pending, 0, 1)
+	}
 }
 
-func (o *objState) settle(p pendingConflict, out outcome, t *totals) {
+// maxPending bounds the 409s an object keeps both answers for (see
+// objState.pending) in a bounded stream.
+const maxPending = 16
+
+// settle counts the 409 with the outcome out; cut says that out needs a
+// success dropped from the history: the stream cannot tell.
+func (o *objState) settle(p pendingConflict, out outcome, cut bool, t *totals) {
+	if cut {
+		o.stream.inexact = true
+	}
 	if p.timelineI >= 0 {
 		o.timeline[p.timelineI].Cause, o.timeline[p.timelineI].LostTo = out.cause, out.lostTo
 	}
@@ -343,11 +407,11 @@ func (o *objState) settle(p pendingConflict, out outcome, t *totals) {
 // the writers whose last attempt was a 409.
 func (o *objState) finish(t *totals) {
 	for _, p := range o.pending {
-		out := p.time
 		if o.hasSuccess && !o.noResult {
-			out = p.exact
+			o.settle(p, p.exact, false, t)
+		} else {
+			o.settle(p, p.time, p.timeCut, t)
 		}
-		o.settle(p, out, t)
 	}
 	o.pending = nil
 	for _, st := range o.chains {
@@ -394,9 +458,11 @@ func (o *objState) candidates(r *record) []*record {
 	return cand
 }
 
-// byVersion are the candidates whose resulting resourceVersion is newer
-// than r's precondition (the successes are never folded then).
-func byVersion(r *record, cand []*record) winnerSet {
+// byVersion are the last successes whose resulting resourceVersion is
+// newer than r's precondition: of the candidates and, when all of them
+// are, of the history (its successes completed a second before r, at
+// least, so they were received before r completed).
+func (o *objState) byVersion(r *record, cand []*record) winnerSet {
 	i := len(cand)
 	for i > 0 {
 		c, err := resourceversion.CompareResourceVersion(cand[i-1].result, r.precond)
@@ -405,44 +471,60 @@ func byVersion(r *record, cand []*record) winnerSet {
 		}
 		i--
 	}
-	return winnerSet{recent: cand[i:]}
+	ws := winnerSet{recent: cand[i:]}
+	pre, ok := rvNumber(r.precond)
+	if i > 0 || pre == 0 || !ok {
+		// A precondition too long for a number is newer than every folded
+		// version; one CompareResourceVersion refuses is newer than none.
+		return ws
+	}
+	j := len(o.history)
+	for j > 0 && o.history[j-1].rv > pre {
+		j--
+	}
+	if j == 0 && o.cutRV > pre {
+		o.stream.inexact = true
+	}
+	for _, p := range o.history[j:] {
+		ws.past = append(ws.past, o.stream.writerKeys[p.writer])
+	}
+	return ws
 }
 
 // byTime are the successes since the writer's last get, or the last
-// success alone when no get of the writer's is in the log.
-func (o *objState) byTime(r *record, cand []*record) winnerSet {
+// success alone when no get of the writer's is in the log; cut says that
+// some may have been dropped from the history.
+func (o *objState) byTime(r *record, cand []*record) (ws winnerSet, cut bool) {
 	base, ok := o.readAt(r.rid)
 	if !ok {
 		for i := len(cand) - 1; i >= 0; i-- {
 			if !cand[i].completed.After(r.completed) {
-				return winnerSet{recent: cand[i : i+1]}
+				return winnerSet{recent: cand[i : i+1]}, false
 			}
 		}
 		// Every folded success is older than r: the last one is the last
 		// success before r.
 		if len(o.history) > 0 {
-			return winnerSet{past: []*WriterKey{o.stream.writerKeys[o.history[len(o.history)-1].writer]}}
+			return winnerSet{past: []*WriterKey{o.stream.writerKeys[o.history[len(o.history)-1].writer]}}, false
 		}
-		return winnerSet{}
+		return winnerSet{}, false
 	}
 	i := len(cand)
 	for i > 0 && cand[i-1].completed.After(base) {
 		i--
 	}
-	ws := winnerSet{recent: cand[i:]}
+	ws = winnerSet{recent: cand[i:]}
 	if i == 0 {
 		j := len(o.history)
 		for j > 0 && o.history[j-1].completed().After(base) {
 			j--
 		}
-		if j == 0 && o.cut.After(base) {
-			o.stream.inexact = true
-		}
+		cut = j == 0 && o.cut.After(base)
 		for _, p := range o.history[j:] {
 			ws.past = append(ws.past, o.stream.writerKeys[p.writer])
 		}
 	}
-	return ws
+	return ws, cut
 }
 
 func (o *objState) outcome(r *record, ws winnerSet) outcome {

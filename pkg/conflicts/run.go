@@ -95,6 +95,10 @@ func analyze(ctx context.Context, sources []audit.Source, cfg Config, skew time.
 		return nil, errNeedsAllRecords
 	}
 	rep := c.Report()
+	if c.stream.inexact {
+		// Found while the last records were walked.
+		return nil, errNeedsAllRecords
+	}
 	rep.Input = stats
 	return rep, nil
 }

@@ -110,9 +110,15 @@ func (s *stream) add(r *record) {
 	}
 }
 
-// release hands r to its object, in completion order.
+// release hands r to its object, in completion order. The 409s that
+// ripen before r are walked first: no success completed since (r among
+// them) could have beaten them, and the object may fold its older
+// successes when r is released.
 func (s *stream) release(r *record) {
 	s.frontier, s.released = r.completed, true
+	for len(s.ripe) > 0 && s.ripe[0].completed.Add(inFlight).Before(s.frontier) {
+		s.walkRipe()
+	}
 	o := s.object(r)
 	if s.all != nil {
 		s.all[r.obj] = append(s.all[r.obj], r)
@@ -127,9 +133,6 @@ func (s *stream) release(r *record) {
 		}
 	} else {
 		o.step(r, s)
-	}
-	for len(s.ripe) > 0 && s.ripe[0].completed.Add(inFlight).Before(s.frontier) {
-		s.walkRipe()
 	}
 }
 
