@@ -28,10 +28,11 @@ func main() {
 	conflictPct := flag.Int("conflict-percent", 8, "percent of updates answered 409")
 	seed := flag.Uint64("seed", 1, "random seed")
 	start := flag.String("start", "2026-11-24T10:00:00Z", "time of the first event (RFC 3339); give later ones for rotated files")
+	level := flag.String("level", "Metadata", "audit level: Metadata, or RequestResponse (successful writes carry responseObject.metadata.resourceVersion; request bodies are left out)")
 	flag.Parse()
 	limit, err := parseSize(*size)
 	t0, terr := time.Parse(time.RFC3339, *start)
-	if err != nil || terr != nil || *out == "" {
+	if err != nil || terr != nil || *out == "" || *level != "Metadata" && *level != "RequestResponse" {
 		fmt.Fprintln(os.Stderr, "usage: genaudit -size 1GiB -out FILE [-start 2026-11-24T10:00:00Z]")
 		os.Exit(2)
 	}
@@ -42,7 +43,7 @@ func main() {
 	}
 	w := bufio.NewWriterSize(f, 1<<20)
 	g := &gen{rnd: rand.New(rand.NewPCG(*seed, 2)), objects: *objects, writers: *writers, conflictPct: *conflictPct,
-		t: t0}
+		t: t0, level: *level}
 	var n int64
 	var events int
 	for n < limit {
@@ -82,9 +83,12 @@ type gen struct {
 	t                             time.Time
 	id                            uint64
 	buf                           []byte
+	// level is the audit level; at RequestResponse a successful write's
+	// resulting resourceVersion is the event's number.
+	level string
 }
 
-const eventFmt = `{"kind":"Event","apiVersion":"audit.k8s.io/v1","level":"Metadata","auditID":"%08x-85a1-42b9-bcbe-%012x","stage":"%s","requestURI":"%s","verb":"%s","user":{"username":"system:serviceaccount:%s:%s","uid":"%08x-1d2c-4b6a-9d61-0c1b2a3f4e5d","groups":["system:serviceaccounts","system:serviceaccounts:%s","system:authenticated"],"extra":{"authentication.kubernetes.io/credential-id":["JTI=%08x-7c1e-4f0a-b3c2-5d6e7f8091a2"],"authentication.kubernetes.io/node-name":["node-%d"],"authentication.kubernetes.io/pod-name":["%s"],"authentication.kubernetes.io/pod-uid":["%08x-aaaa-bbbb-cccc-ddddeeeeffff"]}},"sourceIPs":["10.0.%d.%d"],"userAgent":"manager/v0.0.0 (linux/amd64) kubernetes/$Format","objectRef":{%s},"responseStatus":%s,"requestReceivedTimestamp":"%s","stageTimestamp":"%s","annotations":{"authorization.k8s.io/decision":"allow","authorization.k8s.io/reason":"RBAC: allowed by ClusterRoleBinding \"%s\" of ClusterRole \"%s\" to ServiceAccount \"%s/%s\""}}` + "\n"
+const eventFmt = `{"kind":"Event","apiVersion":"audit.k8s.io/v1","level":"%s","auditID":"%08x-85a1-42b9-bcbe-%012x","stage":"%s","requestURI":"%s","verb":"%s","user":{"username":"system:serviceaccount:%s:%s","uid":"%08x-1d2c-4b6a-9d61-0c1b2a3f4e5d","groups":["system:serviceaccounts","system:serviceaccounts:%s","system:authenticated"],"extra":{"authentication.kubernetes.io/credential-id":["JTI=%08x-7c1e-4f0a-b3c2-5d6e7f8091a2"],"authentication.kubernetes.io/node-name":["node-%d"],"authentication.kubernetes.io/pod-name":["%s"],"authentication.kubernetes.io/pod-uid":["%08x-aaaa-bbbb-cccc-ddddeeeeffff"]}},"sourceIPs":["10.0.%d.%d"],"userAgent":"manager/v0.0.0 (linux/amd64) kubernetes/$Format","objectRef":{%s},"responseStatus":%s%s,"requestReceivedTimestamp":"%s","stageTimestamp":"%s","annotations":{"authorization.k8s.io/decision":"allow","authorization.k8s.io/reason":"RBAC: allowed by ClusterRoleBinding \"%s\" of ClusterRole \"%s\" to ServiceAccount \"%s/%s\""}}` + "\n"
 
 const conflictStatus = `{"metadata":{},"status":"Failure","message":"Operation cannot be fulfilled on configmaps \"%s\": the object has been modified; please apply your changes to the latest version and try again","reason":"Conflict","details":{"name":"%s","kind":"configmaps"},"code":409}`
 
@@ -121,9 +125,13 @@ func (g *gen) next() []byte {
 			status = fmt.Sprintf(conflictStatus, name, name)
 		}
 	}
+	resp := ""
+	if g.level == "RequestResponse" && verb != "get" && verb != "list" && verb != "watch" && !strings.Contains(status, `"code":409`) {
+		resp = fmt.Sprintf(`,"responseObject":{"kind":"ConfigMap","apiVersion":"v1","metadata":{"resourceVersion":"%d"}}`, g.id)
+	}
 	recv := g.t.Format("2006-01-02T15:04:05.000000Z")
 	done := g.t.Add(time.Duration(1000+g.rnd.IntN(4000)) * time.Microsecond).Format("2006-01-02T15:04:05.000000Z")
-	g.buf = fmt.Appendf(g.buf[:0], eventFmt, g.id, g.id, stage, uri, verb, ns, sa, wi, ns, wi, wi%50, pod, wi,
-		wi%250, wi%200, ref, status, recv, done, sa, sa, ns, sa)
+	g.buf = fmt.Appendf(g.buf[:0], eventFmt, g.level, g.id, g.id, stage, uri, verb, ns, sa, wi, ns, wi, wi%50, pod, wi,
+		wi%250, wi%200, ref, status, resp, recv, done, sa, sa, ns, sa)
 	return g.buf
 }
