@@ -7,6 +7,9 @@
 #
 #   hack/bench-conflicts.sh                 a 1 GiB log in /tmp/rv-bench-audit-1g.log (kept for reuse)
 #   SIZE=100MiB LOG=/tmp/a.log hack/bench-conflicts.sh
+#   LEVEL=RequestResponse LOG=/tmp/rv-bench-audit-rr-1g.log hack/bench-conflicts.sh
+#                                           a log whose successful writes carry their resulting
+#                                           resourceVersions (winners by version)
 #   MULTI=1 hack/bench-conflicts.sh         also a directory of three rotated 1 GiB files
 #                                           (the log above and two later ones), kubectl rv only:
 #                                           peak RSS must not grow with the log
@@ -26,7 +29,7 @@ command -v jq >/dev/null || { echo "bench-conflicts: needs jq (apt-get install -
 [ -x /usr/bin/time ] || { echo "bench-conflicts: needs GNU time (/usr/bin/time)" >&2; exit 1; }
 cd "$root"
 go build -o "$bin/kubectl-rv" ./cmd/kubectl-rv
-[ -s "$LOG" ] || go run ./hack/genaudit -size "$SIZE" -out "$LOG"
+[ -s "$LOG" ] || go run ./hack/genaudit -size "$SIZE" -level "${LEVEL:-Metadata}" -out "$LOG"
 echo "log: $LOG, $(stat -c %s "$LOG") bytes, $(wc -l < "$LOG") events; $(nproc) cores; load $(cut -d' ' -f1-3 /proc/loadavg)"
 
 fmt='%e s wall, %U s user + %S s sys, %M KB peak RSS'
