@@ -106,7 +106,7 @@ func fill(r io.Reader, buf []byte) (int, error) {
 }
 
 // decode decodes every line of b, stopping at the first bad one.
-func (b *block) decode(opts Options) {
+func (b *block) decode(opts Options, memo *valueMemo) {
 	if b.tooLong {
 		b.stats.Lines = 1
 		b.fail(fmt.Sprintf("line longer than %d bytes: this is not an audit log, or its level is too verbose", MaxLineBytes))
@@ -124,7 +124,7 @@ func (b *block) decode(opts Options) {
 		if len(b.events) == events {
 			b.events = append(b.events, Event{})
 		}
-		kept, msg := b.line(line, complete, opts, &b.events[events])
+		kept, msg := b.line(line, complete, opts, memo, &b.events[events])
 		if msg != "" {
 			b.fail(msg)
 			break
@@ -142,7 +142,7 @@ func (b *block) fail(msg string) {
 
 // line decodes one line into ev; kept says whether ev is to be handed
 // on; msg is the error about a bad line, "" for none.
-func (b *block) line(line string, complete bool, opts Options, ev *Event) (kept bool, msg string) {
+func (b *block) line(line string, complete bool, opts Options, memo *valueMemo, ev *Event) (kept bool, msg string) {
 	if len(line) > MaxLineBytes {
 		return false, fmt.Sprintf("line longer than %d bytes: this is not an audit log, or its level is too verbose", MaxLineBytes)
 	}
@@ -153,7 +153,7 @@ func (b *block) line(line string, complete bool, opts Options, ev *Event) (kept 
 		b.stats.Skipped++
 		return false, ""
 	}
-	kind, apiVersion, ok := scanEvent(line, ev)
+	kind, apiVersion, ok := scanEvent(line, ev, memo)
 	if !ok {
 		var w wireEvent
 		if err := json.Unmarshal([]byte(line), &w); err != nil {

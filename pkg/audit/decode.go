@@ -115,13 +115,14 @@ func (d *decoder) run(ctx context.Context, r io.Reader, fn func(*Event) error) e
 	go readBlocks(ctx, r, max(blockBytes, MaxLineBytes+2), ordered, jobs, free)
 	for range workers {
 		wg.Go(func() {
+			memo := newValueMemo()
 			for {
 				select {
 				case b, ok := <-jobs:
 					if !ok {
 						return
 					}
-					b.decode(d.opts)
+					b.decode(d.opts, memo)
 					close(b.done)
 				case <-ctx.Done():
 					return

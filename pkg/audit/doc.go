@@ -19,7 +19,10 @@
 // Decoding is a narrow hand-written scanner of those fields (scanEvent),
 // held to encoding/json by a differential fuzz target; a line it is not
 // sure of (a syntax or type error, a duplicate or case-folded key) goes to
-// encoding/json, so bad lines keep encoding/json's words. Decode cuts a
+// encoding/json, so bad lines keep encoding/json's words. Each decoding
+// goroutine remembers the user objects and skipped objects it has read
+// (valueMemo): a value byte for byte the same as one of them is not read
+// again; a second fuzz target holds that to the scanner. Decode cuts a
 // stream into blocks of whole lines, decodes Options.Workers blocks at
 // once and hands events on in the log's order; the events' strings point
 // into the block they came from, which Options.Reuse lets Decode fill

@@ -21,9 +21,10 @@ import (
 // FuzzScannerMatchesEncodingJSON holds it to encoding/json.
 //
 // The strings in ev are substrings of line where no unescaping was needed:
-// they keep line alive, so callers copy what they keep for long.
-func scanEvent(line string, ev *Event) (kind, apiVersion string, ok bool) {
-	s := scanner{s: line}
+// they keep line alive, so callers copy what they keep for long. With a
+// memo (see valueMemo), the user's strings may be the memo's instead.
+func scanEvent(line string, ev *Event, memo *valueMemo) (kind, apiVersion string, ok bool) {
+	s := scanner{s: line, memo: memo}
 	var top topFields
 	s.ws()
 	if !s.object(func(key string) bool { return top.field(&s, key) }) {
@@ -51,6 +52,8 @@ type scanner struct {
 	// keyPlain says that the key object last handed to its field function
 	// has no escape and is ASCII.
 	keyPlain bool
+	// memo, when set, holds the user objects read before.
+	memo *valueMemo
 }
 
 // userFields is a wireUser as read so far.
@@ -126,7 +129,7 @@ func (t *topFields) field(s *scanner, key string) bool {
 	e := &t.ev
 	switch i {
 	case -1:
-		return s.skip()
+		return s.memoSkip()
 	case 0:
 		return s.str(&t.kind)
 	case 1:
@@ -140,7 +143,7 @@ func (t *topFields) field(s *scanner, key string) bool {
 	case 5:
 		return s.str(&e.Verb)
 	case 6:
-		return s.user(&t.user)
+		return s.memoUser(&t.user)
 	case 7:
 		if s.null() {
 			return true
@@ -163,6 +166,47 @@ func (t *topFields) field(s *scanner, key string) bool {
 }
 
 var userKeys = []string{"username", "extra"}
+
+// memoSkip skips a value as skip does, or as one the memo holds: an
+// event's other fields (its annotations, say) repeat too.
+func (s *scanner) memoSkip() bool {
+	if s.memo == nil || s.i >= len(s.s) || s.s[s.i] != '{' {
+		return s.skip()
+	}
+	rest := s.s[s.i:]
+	b := s.memo.bucket(rest)
+	if e := s.memo.find(b, rest); e != nil && e.skipped {
+		s.i += len(e.raw)
+		return true
+	}
+	start := s.i
+	if !s.skip() {
+		return false
+	}
+	s.memo.keep(b, s.s[start:s.i], userFields{}, true)
+	return true
+}
+
+// memoUser reads a user object as user does, or takes it from the memo
+// when the line holds one read before, byte for byte.
+func (s *scanner) memoUser(u *userFields) bool {
+	if s.memo == nil || s.i >= len(s.s) || s.s[s.i] != '{' {
+		return s.user(u)
+	}
+	rest := s.s[s.i:]
+	b := s.memo.bucket(rest)
+	if e := s.memo.find(b, rest); e != nil && !e.skipped {
+		*u = e.user
+		s.i += len(e.raw)
+		return true
+	}
+	start := s.i
+	if !s.user(u) {
+		return false
+	}
+	s.memo.keep(b, s.s[start:s.i], *u, false)
+	return true
+}
 
 func (s *scanner) user(u *userFields) bool {
 	if s.null() {

@@ -46,7 +46,7 @@ func TestScannerReadsRealEventsItself(t *testing.T) {
 	for name, line := range tests {
 		t.Run(name, func(t *testing.T) {
 			var ev Event
-			kind, apiVersion, ok := scanEvent(line, &ev)
+			kind, apiVersion, ok := scanEvent(line, &ev, nil)
 			if !ok {
 				t.Fatalf("the scanner left a valid event to encoding/json")
 			}
@@ -80,7 +80,7 @@ func TestScannerLeavesSubtleLinesToEncodingJSON(t *testing.T) {
 		"escaped timestamp": `{"stageTimestamp":"2026-11-24T14:21:55.45\u0030Z"}`,
 	} {
 		t.Run(name, func(t *testing.T) {
-			if _, _, ok := scanEvent(line, &Event{}); ok {
+			if _, _, ok := scanEvent(line, &Event{}, nil); ok {
 				t.Errorf("the scanner accepted %s", line)
 			}
 		})
@@ -97,7 +97,7 @@ func FuzzScannerMatchesEncodingJSON(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, line string) {
 		var ev Event
-		kind, apiVersion, ok := scanEvent(line, &ev)
+		kind, apiVersion, ok := scanEvent(line, &ev, nil)
 		wk, wa, wev, err := byJSON(line)
 		if !ok {
 			return
@@ -166,7 +166,7 @@ func BenchmarkScanEvent(b *testing.B) {
 		b.ReportAllocs()
 		var ev Event
 		for b.Loop() {
-			if _, _, ok := scanEvent(line, &ev); !ok {
+			if _, _, ok := scanEvent(line, &ev, nil); !ok {
 				b.Fatal("not read")
 			}
 		}
@@ -284,5 +284,67 @@ func TestUTCTimeMatchesUnmarshalJSON(t *testing.T) {
 		if ok && (err != nil || !got.Equal(want) || got.Location() != want.Location()) {
 			t.Errorf("utcTime(%q) = %v; UnmarshalJSON: %v, %v", v, got, want, err)
 		}
+	}
+}
+
+// FuzzMemoMatchesScanner holds the memo (see valueMemo) to the scanner: a
+// line read after another, which may have left its user object and other
+// values in the memo, reads as it does without one, ok or not.
+func FuzzMemoMatchesScanner(f *testing.F) {
+	user := `"user":{"username":"u","groups":["g"],"extra":{"authentication.kubernetes.io/pod-name":["p"]}}`
+	cut := strings.Replace(ok409, `"userAgent"`, `"annotations":{"a":"b"},"userAgent"`, 1)
+	for _, s := range [][2]string{
+		{ok409, ok409}, {ok409, okRR}, {okRR, started}, {cut, cut},
+		{`{"kind":"Event",` + user + `}`, `{"kind":"Event",` + user + `,"kind":"x"}`},
+		{`{"kind":"Event",` + user + `}`, `{"kind":"Event",` + strings.TrimSuffix(user, "}") + `,"username":"v"}}`},
+		{`{"kind":"Event",` + user + `}`, `{"kind":"Event",` + user[:len(user)-3]},
+		{`{"x":{"a":[1,{"b":null}]},"kind":"Event"}`, `{"x":{"a":[1,{"b":null}]}}}`},
+	} {
+		f.Add(s[0], s[1])
+	}
+	f.Fuzz(func(t *testing.T, first, line string) {
+		memo := newValueMemo()
+		var ev, want Event
+		scanEvent(first, &ev, memo)
+		scanEvent(line, &ev, memo)
+		kind, apiVersion, ok := scanEvent(line, &ev, memo)
+		wk, wa, wok := scanEvent(line, &want, nil)
+		if ok != wok {
+			t.Fatalf("%q after %q: read %v with the memo, %v without", line, first, ok, wok)
+		}
+		if diff := cmp.Diff(scanResult{wk, wa, want}, scanResult{kind, apiVersion, ev}); ok && diff != "" {
+			t.Errorf("%q after %q (-without +with the memo):\n%s", line, first, diff)
+		}
+	})
+}
+
+// TestMemoReadsRepeatedValues: the second of two events of one client
+// takes its user object and annotations from the memo, and reads the same.
+func TestMemoReadsRepeatedValues(t *testing.T) {
+	line := strings.Replace(ok409, `"userAgent"`, `"annotations":{"authorization.k8s.io/decision":"allow"},"userAgent"`, 1)
+	memo := newValueMemo()
+	var first, second Event
+	if _, _, ok := scanEvent(line, &first, memo); !ok {
+		t.Fatal("not read")
+	}
+	hits := 0
+	for b := range memo.buckets {
+		for i := range memo.buckets[b] {
+			if e := &memo.buckets[b][i]; e.raw != "" {
+				hits++
+				if !strings.Contains(line, e.raw) {
+					t.Errorf("the memo holds %q, not in the line", e.raw)
+				}
+			}
+		}
+	}
+	if hits != 2 {
+		t.Fatalf("the memo holds %d values, want the user object and the annotations", hits)
+	}
+	if _, _, ok := scanEvent(line, &second, memo); !ok {
+		t.Fatal("not read with the memo")
+	}
+	if diff := cmp.Diff(first, second); diff != "" || second.Username == "" || second.PodName == "" {
+		t.Errorf("(-first +second) %s", diff)
 	}
 }
