@@ -29,7 +29,7 @@ type TypeConverter = upstream.TypeConverter
 
 // SchemaTypeConverter is a TypeConverter built from an OpenAPI v3 document
 // or a CustomResourceDefinition; see ParseSchema. Kinds it does not know
-// fall back to the built-in converter.
+// fall back to DefaultTypeConverter.
 type SchemaTypeConverter struct {
 	kinds map[schema.GroupVersionKind]*typed.ParseableType
 }
@@ -51,7 +51,7 @@ func (c *SchemaTypeConverter) ObjectToTyped(obj runtime.Object, opts ...typed.Va
 	gvk := obj.GetObjectKind().GroupVersionKind()
 	t, ok := c.kinds[gvk]
 	if !ok {
-		return BuiltinTypeConverter().ObjectToTyped(obj, opts...)
+		return DefaultTypeConverter().ObjectToTyped(obj, opts...)
 	}
 	u, ok := obj.(*unstructured.Unstructured)
 	if !ok {
@@ -139,6 +139,15 @@ func gvksOf(s *spec.Schema) []schema.GroupVersionKind {
 	return out
 }
 
+// crdVersion is one version of a CustomResourceDefinition: its name and
+// schema (nil: none given).
+type crdVersion struct {
+	Name   string `json:"name"`
+	Schema struct {
+		OpenAPIV3Schema *spec.Schema `json:"openAPIV3Schema"`
+	} `json:"schema"`
+}
+
 func parseCRD(js []byte) (*SchemaTypeConverter, error) {
 	var crd struct {
 		Spec struct {
@@ -146,20 +155,22 @@ func parseCRD(js []byte) (*SchemaTypeConverter, error) {
 			Names struct {
 				Kind string `json:"kind"`
 			} `json:"names"`
-			PreserveUnknownFields bool `json:"preserveUnknownFields"`
-			Versions              []struct {
-				Name   string `json:"name"`
-				Schema struct {
-					OpenAPIV3Schema *spec.Schema `json:"openAPIV3Schema"`
-				} `json:"schema"`
-			} `json:"versions"`
+			PreserveUnknownFields bool         `json:"preserveUnknownFields"`
+			Versions              []crdVersion `json:"versions"`
 		} `json:"spec"`
 	}
 	if err := json.Unmarshal(js, &crd); err != nil {
 		return nil, fmt.Errorf("decoding the CustomResourceDefinition: %w", err)
 	}
+	return crdConverter(crd.Spec.Group, crd.Spec.Names.Kind, crd.Spec.PreserveUnknownFields, crd.Spec.Versions)
+}
+
+// crdConverter types the versions of custom kind group/kind as the API
+// server does: each version's schema (or, without one, any fields kept
+// and deduced) with apiVersion, kind and ObjectMeta added.
+func crdConverter(group, kind string, preserveUnknown bool, versions []crdVersion) (*SchemaTypeConverter, error) {
 	schemas := map[string]*spec.Schema{}
-	for _, v := range crd.Spec.Versions {
+	for _, v := range versions {
 		s := v.Schema.OpenAPIV3Schema
 		if s == nil {
 			s = &spec.Schema{}
@@ -180,14 +191,14 @@ func parseCRD(js []byte) (*SchemaTypeConverter, error) {
 			s.Extensions = spec.Extensions{}
 		}
 		s.Extensions["x-kubernetes-group-version-kind"] = []any{map[string]any{
-			"group": crd.Spec.Group, "version": v.Name, "kind": crd.Spec.Names.Kind,
+			"group": group, "version": v.Name, "kind": kind,
 		}}
-		schemas[crd.Spec.Group+"."+v.Name+"."+crd.Spec.Names.Kind] = s
+		schemas[group+"."+v.Name+"."+kind] = s
 	}
 	if len(schemas) == 0 {
 		return nil, errors.New("the CustomResourceDefinition has no versions")
 	}
-	return fromOpenAPI(schemas, crd.Spec.PreserveUnknownFields)
+	return fromOpenAPI(schemas, preserveUnknown)
 }
 
 // objectMetaJSON is metav1.ObjectMeta's OpenAPI schema with the list and

@@ -23,12 +23,10 @@ type Offline struct {
 	fms *writepath.ManagedFields
 }
 
-// NewOffline returns an offline engine typing objects with tc (nil: the
-// built-in schema).
+// NewOffline returns an offline engine typing objects with tc (nil:
+// managedfields.DefaultTypeConverter, the built-in schema for built-in
+// kinds and ObjectMeta with deduced fields for custom resources).
 func NewOffline(tc managedfields.TypeConverter) *Offline {
-	if tc == nil {
-		tc = managedfields.BuiltinTypeConverter()
-	}
 	return &Offline{fms: writepath.NewManagedFields(tc)}
 }
 
