@@ -131,3 +131,40 @@ func TestOfflineValidatesCustomResources(t *testing.T) {
 		}
 	}
 }
+
+// TestOfflineWithoutSchemaTypesCustomResources: without --schema the
+// offline engine types a custom resource as the server types one whose
+// schema keeps unknown fields (it failed before: the built-in schema has
+// no such kind). Its metadata is ObjectMeta: a second applier's finalizer
+// joins the first's without a conflict.
+func TestOfflineWithoutSchemaTypesCustomResources(t *testing.T) {
+	gvk := schema.GroupVersionKind{Group: "example.com", Version: "v1", Kind: "Doohickey"}
+	fm, err := managedfields.NewFieldManager(managedfields.DefaultTypeConverter(), gvk)
+	if err != nil {
+		t.Fatal(err)
+	}
+	obj := func(finalizer string) *unstructured.Unstructured {
+		u := &unstructured.Unstructured{}
+		doc := `{"apiVersion":"example.com/v1","kind":"Doohickey","metadata":{"name":"d","namespace":"ns","finalizers":["` + finalizer + `"]}}`
+		if err := u.UnmarshalJSON([]byte(doc)); err != nil {
+			t.Fatal(err)
+		}
+		return u
+	}
+	live, err := fm.Apply(managedfields.NewEmpty(gvk), obj("example.com/one"), "one", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	live.SetResourceVersion("3")
+	ex, err := NewOffline(nil).Executor(gvk, "d", live)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := Predict(context.Background(), Config{FieldManager: "two", Methods: []Method{Apply}}, Input{Desired: obj("example.com/two")}, ex)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m := r.Methods[0]; m.Verdict != OK {
+		t.Errorf("apply of a second finalizer: %s %v (%s), want ok", m.Verdict, m.Conflicts, m.Reason)
+	}
+}
