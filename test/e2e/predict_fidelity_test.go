@@ -54,8 +54,10 @@ func (c fidelityCase) String() string {
 	return fmt.Sprintf("case %d (%s, writes %s, desired %s, rv %s, manager %s)", c.ID, c.Kind, strings.Join(c.Writes, ","), c.Desired, c.RV, c.Manager)
 }
 
-// TestPredictFidelity generates a randomized corpus of objects written by 1
-// to 4 managers with update and apply, then a random desired change with a
+// TestPredictFidelity generates a randomized corpus of objects (ConfigMaps,
+// Deployments and, a quarter, custom resources of two CRDs; see
+// crCorpus) written by 1 to 4 managers with update and apply, then a
+// random desired change with a
 // fresh, stale or no resourceVersion and list edits, and checks that the
 // offline engine predicts for every method what the real API server's dry
 // run answers: the verdict, the conflicting fields and their owners, and
