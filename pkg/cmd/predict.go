@@ -447,10 +447,11 @@ func (o *PredictOptions) runOffline(ctx context.Context, cfg predict.Config, tar
 	return out, nil
 }
 
-// typeConverter returns the schema --schema names, or the built-in one.
+// typeConverter returns the schema --schema names, or the default one
+// (the built-in schema; custom resources as ObjectMeta and deduced fields).
 func (o *PredictOptions) typeConverter() (managedfields.TypeConverter, error) {
 	if o.SchemaFile == "" {
-		return managedfields.BuiltinTypeConverter(), nil
+		return managedfields.DefaultTypeConverter(), nil
 	}
 	data, err := os.ReadFile(o.SchemaFile)
 	if err != nil {

@@ -15,8 +15,12 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	upstream "k8s.io/apimachinery/pkg/util/managedfields"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/kube-openapi/pkg/schemaconv"
+	openapierrors "k8s.io/kube-openapi/pkg/validation/errors"
 	"k8s.io/kube-openapi/pkg/validation/spec"
+	"k8s.io/kube-openapi/pkg/validation/strfmt"
+	"k8s.io/kube-openapi/pkg/validation/validate"
 	smdschema "sigs.k8s.io/structured-merge-diff/v6/schema"
 	"sigs.k8s.io/structured-merge-diff/v6/typed"
 	"sigs.k8s.io/yaml"
@@ -29,9 +33,12 @@ type TypeConverter = upstream.TypeConverter
 
 // SchemaTypeConverter is a TypeConverter built from an OpenAPI v3 document
 // or a CustomResourceDefinition; see ParseSchema. Kinds it does not know
-// fall back to the built-in converter.
+// fall back to DefaultTypeConverter.
 type SchemaTypeConverter struct {
 	kinds map[schema.GroupVersionKind]*typed.ParseableType
+	// validators validate the custom resources of a CustomResourceDefinition
+	// against their version's schema.
+	validators map[schema.GroupVersionKind]*validate.SchemaValidator
 }
 
 var _ TypeConverter = (*SchemaTypeConverter)(nil)
@@ -51,7 +58,7 @@ func (c *SchemaTypeConverter) ObjectToTyped(obj runtime.Object, opts ...typed.Va
 	gvk := obj.GetObjectKind().GroupVersionKind()
 	t, ok := c.kinds[gvk]
 	if !ok {
-		return BuiltinTypeConverter().ObjectToTyped(obj, opts...)
+		return DefaultTypeConverter().ObjectToTyped(obj, opts...)
 	}
 	u, ok := obj.(*unstructured.Unstructured)
 	if !ok {
@@ -139,6 +146,15 @@ func gvksOf(s *spec.Schema) []schema.GroupVersionKind {
 	return out
 }
 
+// crdVersion is one version of a CustomResourceDefinition: its name and
+// schema (nil: none given).
+type crdVersion struct {
+	Name   string `json:"name"`
+	Schema struct {
+		OpenAPIV3Schema *spec.Schema `json:"openAPIV3Schema"`
+	} `json:"schema"`
+}
+
 func parseCRD(js []byte) (*SchemaTypeConverter, error) {
 	var crd struct {
 		Spec struct {
@@ -146,21 +162,32 @@ func parseCRD(js []byte) (*SchemaTypeConverter, error) {
 			Names struct {
 				Kind string `json:"kind"`
 			} `json:"names"`
-			PreserveUnknownFields bool `json:"preserveUnknownFields"`
-			Versions              []struct {
-				Name   string `json:"name"`
-				Schema struct {
-					OpenAPIV3Schema *spec.Schema `json:"openAPIV3Schema"`
-				} `json:"schema"`
-			} `json:"versions"`
+			PreserveUnknownFields bool         `json:"preserveUnknownFields"`
+			Versions              []crdVersion `json:"versions"`
 		} `json:"spec"`
 	}
 	if err := json.Unmarshal(js, &crd); err != nil {
 		return nil, fmt.Errorf("decoding the CustomResourceDefinition: %w", err)
 	}
+	return crdConverter(crd.Spec.Group, crd.Spec.Names.Kind, crd.Spec.PreserveUnknownFields, crd.Spec.Versions)
+}
+
+// crdConverter types the versions of custom kind group/kind as the API
+// server does: each version's schema (or, without one, any fields kept
+// and deduced) with apiVersion, kind and ObjectMeta added.
+func crdConverter(group, kind string, preserveUnknown bool, versions []crdVersion) (*SchemaTypeConverter, error) {
 	schemas := map[string]*spec.Schema{}
-	for _, v := range crd.Spec.Versions {
+	validators := map[schema.GroupVersionKind]*validate.SchemaValidator{}
+	for _, v := range versions {
 		s := v.Schema.OpenAPIV3Schema
+		if s != nil {
+			// Validation sees the schema as the CRD gives it.
+			orig, err := deepCopySchema(s)
+			if err != nil {
+				return nil, err
+			}
+			validators[schema.GroupVersionKind{Group: group, Version: v.Name, Kind: kind}] = validate.NewSchemaValidator(orig, nil, "", strfmt.Default)
+		}
 		if s == nil {
 			s = &spec.Schema{}
 			s.Type = spec.StringOrArray{"object"}
@@ -180,14 +207,60 @@ func parseCRD(js []byte) (*SchemaTypeConverter, error) {
 			s.Extensions = spec.Extensions{}
 		}
 		s.Extensions["x-kubernetes-group-version-kind"] = []any{map[string]any{
-			"group": crd.Spec.Group, "version": v.Name, "kind": crd.Spec.Names.Kind,
+			"group": group, "version": v.Name, "kind": kind,
 		}}
-		schemas[crd.Spec.Group+"."+v.Name+"."+crd.Spec.Names.Kind] = s
+		schemas[group+"."+v.Name+"."+kind] = s
 	}
 	if len(schemas) == 0 {
 		return nil, errors.New("the CustomResourceDefinition has no versions")
 	}
-	return fromOpenAPI(schemas, crd.Spec.PreserveUnknownFields)
+	c, err := fromOpenAPI(schemas, preserveUnknown)
+	if err != nil {
+		return nil, err
+	}
+	c.validators = validators
+	return c, nil
+}
+
+func deepCopySchema(s *spec.Schema) (*spec.Schema, error) {
+	b, err := json.Marshal(s)
+	if err != nil {
+		return nil, err
+	}
+	out := &spec.Schema{}
+	if err := json.Unmarshal(b, out); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// Validate returns what the API server's validation of a custom resource
+// against its CRD version's OpenAPI schema refuses (the 422 of a write):
+// a value of the wrong type, such as null where the schema wants an
+// object and does not say nullable. Metadata is the server's ObjectMeta
+// validation, not the schema's, and is not checked. Kinds the converter
+// has no CRD schema of give no errors.
+func (c *SchemaTypeConverter) Validate(obj *unstructured.Unstructured) field.ErrorList {
+	v, ok := c.validators[obj.GroupVersionKind()]
+	if !ok {
+		return nil
+	}
+	content := make(map[string]any, len(obj.Object))
+	for k, val := range obj.Object {
+		if k != "metadata" {
+			content[k] = val
+		}
+	}
+	var errs field.ErrorList
+	for _, e := range v.Validate(content).Errors {
+		var ve *openapierrors.Validation
+		if errors.As(e, &ve) {
+			errs = append(errs, field.Invalid(field.NewPath(ve.Name), ve.Value, ve.Error()))
+			continue
+		}
+		errs = append(errs, field.InternalError(nil, e))
+	}
+	return errs
 }
 
 // objectMetaJSON is metav1.ObjectMeta's OpenAPI schema with the list and

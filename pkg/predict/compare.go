@@ -27,7 +27,7 @@ type typedObject struct {
 
 func newTypedObject(tc managedfields.TypeConverter, u *unstructured.Unstructured) *typedObject {
 	if tc == nil {
-		tc = managedfields.BuiltinTypeConverter()
+		tc = managedfields.DefaultTypeConverter()
 	}
 	t := &typedObject{raw: u, tc: tc}
 	if v, err := tc.ObjectToTyped(u, typed.AllowDuplicates); err == nil {

@@ -21,15 +21,17 @@ import (
 // so predicting many objects stays cheap. It is safe for concurrent use.
 type Offline struct {
 	fms *writepath.ManagedFields
+	// schema is the schema given (predict --schema), whose CRDs validate
+	// their custom resources; nil: none.
+	schema *managedfields.SchemaTypeConverter
 }
 
-// NewOffline returns an offline engine typing objects with tc (nil: the
-// built-in schema).
+// NewOffline returns an offline engine typing objects with tc (nil:
+// managedfields.DefaultTypeConverter, the built-in schema for built-in
+// kinds and ObjectMeta with deduced fields for custom resources).
 func NewOffline(tc managedfields.TypeConverter) *Offline {
-	if tc == nil {
-		tc = managedfields.BuiltinTypeConverter()
-	}
-	return &Offline{fms: writepath.NewManagedFields(tc)}
+	sc, _ := tc.(*managedfields.SchemaTypeConverter)
+	return &Offline{fms: writepath.NewManagedFields(tc), schema: sc}
 }
 
 // Executor returns the executor for one object: live is its current state
@@ -39,6 +41,13 @@ func (o *Offline) Executor(gvk schema.GroupVersionKind, name string, live *unstr
 		return nil, err
 	}
 	e := &offlineExecutor{t: offlineType(gvk, live), name: name, live: live}
+	if o.schema != nil && !managedfields.IsBuiltin(gvk) {
+		// A custom resource is also validated against its CRD's schema.
+		builtin, sc := e.t.Validate, o.schema
+		e.t.Validate = func(obj *unstructured.Unstructured) field.ErrorList {
+			return append(builtin(obj), sc.Validate(obj)...)
+		}
+	}
 	e.w = &writepath.Writer{FieldManager: &memoFieldManager{inner: o.fms}}
 	if live != nil {
 		// Patches apply to live as JSON: encoded once for all of them.

@@ -8,6 +8,9 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/kubectl-rv/kubectl-rv/pkg/managedfields"
 )
 
 // TestOfflineExecutorUnencodableLive checks that a live object JSON cannot
@@ -52,5 +55,116 @@ func TestPredictLeavesLiveAlone(t *testing.T) {
 	}
 	if diff := cmp.Diff(desiredBefore, desired); diff != "" {
 		t.Errorf("desired changed (-before +after):\n%s", diff)
+	}
+}
+
+const gadgetCRD = `apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: gadgets.example.com}
+spec:
+  group: example.com
+  names: {kind: Gadget, plural: gadgets}
+  scope: Namespaced
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec:
+            type: object
+            properties:
+              size: {type: integer}
+              settings: {type: object, additionalProperties: {type: string}}
+`
+
+// TestOfflineValidatesCustomResources: an apply that takes back the only
+// key of a map leaves the map null (structured-merge-diff), which a CRD's
+// schema refuses (type object, not nullable): the server answers 422, and
+// so does the offline engine given the CRD. An update that keeps the map
+// is fine.
+func TestOfflineValidatesCustomResources(t *testing.T) {
+	tc, err := managedfields.ParseSchema([]byte(gadgetCRD))
+	if err != nil {
+		t.Fatal(err)
+	}
+	gvk := schema.GroupVersionKind{Group: "example.com", Version: "v1", Kind: "Gadget"}
+	fm, err := managedfields.NewFieldManager(tc, gvk)
+	if err != nil {
+		t.Fatal(err)
+	}
+	obj := func(settings string) *unstructured.Unstructured {
+		u := &unstructured.Unstructured{}
+		doc := `{"apiVersion":"example.com/v1","kind":"Gadget","metadata":{"name":"g","namespace":"ns"},"spec":{"size":1,"settings":` + settings + `}}`
+		if err := u.UnmarshalJSON([]byte(doc)); err != nil {
+			t.Fatal(err)
+		}
+		return u
+	}
+	live, err := fm.Apply(managedfields.NewEmpty(gvk), obj(`{"s0":"v0"}`), "alpha", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	live.SetResourceVersion("7")
+	ex, err := NewOffline(tc).Executor(gvk, "g", live)
+	if err != nil {
+		t.Fatal(err)
+	}
+	desired := obj(`{}`)
+	desired.SetResourceVersion("7")
+	r, err := Predict(context.Background(), Config{FieldManager: "alpha"}, Input{Desired: desired}, ex)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range r.Methods {
+		want := OK
+		if m.Method == Apply || m.Method == ApplyForce {
+			want = Invalid
+		}
+		if m.Method == StrategicMergePatch || m.Method == UpdateNoRV {
+			continue
+		}
+		if m.Verdict != want {
+			t.Errorf("%s: %s (%s), want %s", m.Method, m.Verdict, m.Reason, want)
+		}
+	}
+}
+
+// TestOfflineWithoutSchemaTypesCustomResources: without --schema the
+// offline engine types a custom resource as the server types one whose
+// schema keeps unknown fields (it failed before: the built-in schema has
+// no such kind). Its metadata is ObjectMeta: a second applier's finalizer
+// joins the first's without a conflict.
+func TestOfflineWithoutSchemaTypesCustomResources(t *testing.T) {
+	gvk := schema.GroupVersionKind{Group: "example.com", Version: "v1", Kind: "Doohickey"}
+	fm, err := managedfields.NewFieldManager(managedfields.DefaultTypeConverter(), gvk)
+	if err != nil {
+		t.Fatal(err)
+	}
+	obj := func(finalizer string) *unstructured.Unstructured {
+		u := &unstructured.Unstructured{}
+		doc := `{"apiVersion":"example.com/v1","kind":"Doohickey","metadata":{"name":"d","namespace":"ns","finalizers":["` + finalizer + `"]}}`
+		if err := u.UnmarshalJSON([]byte(doc)); err != nil {
+			t.Fatal(err)
+		}
+		return u
+	}
+	live, err := fm.Apply(managedfields.NewEmpty(gvk), obj("example.com/one"), "one", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	live.SetResourceVersion("3")
+	ex, err := NewOffline(nil).Executor(gvk, "d", live)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := Predict(context.Background(), Config{FieldManager: "two", Methods: []Method{Apply}}, Input{Desired: obj("example.com/two")}, ex)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m := r.Methods[0]; m.Verdict != OK {
+		t.Errorf("apply of a second finalizer: %s %v (%s), want ok", m.Verdict, m.Conflicts, m.Reason)
 	}
 }

@@ -5,7 +5,6 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	upstream "k8s.io/apimachinery/pkg/util/managedfields"
 
 	"github.com/kubectl-rv/kubectl-rv/pkg/managedfields"
 )
@@ -38,9 +37,11 @@ type ManagedFields struct {
 var _ FieldManager = (*ManagedFields)(nil)
 
 // NewManagedFields returns the in-process field manager typing objects
-// with tc. A nil tc types built-in kinds with the built-in schema and
-// deduces the others (every list atomic, every map granular), as the
-// server does for custom resources without a structural schema.
+// with tc. A nil tc is managedfields.DefaultTypeConverter: built-in kinds
+// typed by the built-in schema, others as custom resources whose metadata
+// is ObjectMeta and whose other fields are deduced (every list atomic,
+// every map granular), as the server types a custom resource whose schema
+// keeps unknown fields.
 func NewManagedFields(tc managedfields.TypeConverter) *ManagedFields {
 	return &ManagedFields{tc: tc, byGVK: map[schema.GroupVersionKind]*managedfields.FieldManager{}}
 }
@@ -53,12 +54,8 @@ func (m *ManagedFields) For(gvk schema.GroupVersionKind) (*managedfields.FieldMa
 		return fm, nil
 	}
 	tc := m.tc
-	switch {
-	case tc != nil:
-	case managedfields.IsBuiltin(gvk):
-		tc = managedfields.BuiltinTypeConverter()
-	default:
-		tc = upstream.NewDeducedTypeConverter()
+	if tc == nil {
+		tc = managedfields.DefaultTypeConverter()
 	}
 	fm, err := managedfields.NewFieldManager(tc, gvk)
 	if err != nil {

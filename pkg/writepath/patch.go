@@ -170,6 +170,10 @@ func (w *Writer) apply(t *Type, cur *Stored, namespace, name string, data []byte
 	if err != nil {
 		return nil, err
 	}
+	// The applier owns the empty maps it sent, but the stored object has
+	// none: a built-in kind's is its Go type, a custom resource's metadata
+	// is coerced through ObjectMeta when storage decodes it.
+	obj = omitEmptyMeta(obj)
 	if err := checkName(obj, namespace, name); err != nil {
 		return nil, err
 	}

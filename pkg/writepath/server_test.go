@@ -2,6 +2,7 @@ package writepath
 
 import (
 	"net/http"
+	"strings"
 	"testing"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -12,28 +13,27 @@ import (
 )
 
 // TestEmptyMetadataMapsAreDropped: the server decodes a built-in kind
-// into its Go type, so labels: {} is no field at all; a custom resource
-// keeps it. The caller's object is not changed.
+// into its Go type, and a custom resource's metadata into ObjectMeta, so
+// labels: {} is no field at all in either (see
+// TestEmptyMetaDroppedForCustomResources). The caller's object is not
+// changed.
 func TestEmptyMetadataMapsAreDropped(t *testing.T) {
-	in := &unstructured.Unstructured{Object: map[string]any{
-		"apiVersion": "v1", "kind": "ConfigMap",
-		"metadata": map[string]any{"name": "c", "labels": map[string]any{}, "annotations": map[string]any{}, "finalizers": []any{}},
-	}}
-	cm := &Type{GVK: schema.GroupVersionKind{Version: "v1", Kind: "ConfigMap"}, New: deployType().New}
-	out := omitEmptyMeta(cm, in)
-	md := out.Object["metadata"].(map[string]any)
-	for _, k := range []string{"labels", "annotations", "finalizers"} {
-		if _, ok := md[k]; ok {
-			t.Errorf("built-in kind: empty %s kept", k)
+	for _, kind := range []string{"v1 ConfigMap", "example.com/v1 Widget"} {
+		apiVersion, k, _ := strings.Cut(kind, " ")
+		in := &unstructured.Unstructured{Object: map[string]any{
+			"apiVersion": apiVersion, "kind": k,
+			"metadata": map[string]any{"name": "c", "labels": map[string]any{}, "annotations": map[string]any{}, "finalizers": []any{}},
+		}}
+		out := omitEmptyMeta(in)
+		md := out.Object["metadata"].(map[string]any)
+		for _, f := range []string{"labels", "annotations", "finalizers"} {
+			if _, ok := md[f]; ok {
+				t.Errorf("%s: empty %s kept", kind, f)
+			}
 		}
-	}
-	if _, ok := in.Object["metadata"].(map[string]any)["labels"]; !ok {
-		t.Error("the caller's object lost its labels")
-	}
-	cr := &Type{GVK: schema.GroupVersionKind{Group: "example.com", Version: "v1", Kind: "Widget"}}
-	out = omitEmptyMeta(cr, in)
-	if _, ok := out.Object["metadata"].(map[string]any)["labels"]; !ok {
-		t.Error("custom resource: empty labels dropped")
+		if _, ok := in.Object["metadata"].(map[string]any)["labels"]; !ok {
+			t.Errorf("%s: the caller's object lost its labels", kind)
+		}
 	}
 }
 

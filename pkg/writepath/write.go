@@ -66,7 +66,7 @@ func (w *Writer) Create(t *Type, obj *unstructured.Unstructured, opts Options) (
 	if err := checkMeta(t, obj); err != nil {
 		return nil, err
 	}
-	obj = omitEmptyMeta(t, obj)
+	obj = omitEmptyMeta(obj)
 	w.prepareCreate(t, obj)
 	if t.Default != nil {
 		t.Default(obj)
@@ -109,7 +109,7 @@ func (w *Writer) Update(t *Type, cur *Stored, obj *unstructured.Unstructured, op
 
 // update is the part of every non-apply write after its preconditions.
 func (w *Writer) update(t *Type, cur *Stored, obj *unstructured.Unstructured, opts Options) (*unstructured.Unstructured, error) {
-	obj = omitEmptyMeta(t, obj)
+	obj = omitEmptyMeta(obj)
 	if obj.GetNamespace() == "" {
 		// The request's namespace, as rest.BeforeUpdate fills it in.
 		if ns := cur.Object.GetNamespace(); ns != "" {
@@ -135,15 +135,16 @@ func (w *Writer) update(t *Type, cur *Stored, obj *unstructured.Unstructured, op
 }
 
 // omitEmptyMeta drops from obj what the API server drops when it decodes
-// a request body of a built-in kind into its Go type: ObjectMeta's empty
-// labels, annotations, finalizers and ownerReferences (omitempty). They
-// are gone from the stored object and from what the field manager
-// compares, so an empty map in a request takes no field from its owner.
-// Custom resources are kept as they are.
-func omitEmptyMeta(t *Type, obj *unstructured.Unstructured) *unstructured.Unstructured {
-	if t.New == nil {
-		return obj
-	}
+// a request body (a create, an update, or the result of a JSON or merge
+// patch): ObjectMeta's empty labels, annotations, finalizers and
+// ownerReferences (omitempty). A built-in kind's body is decoded into its
+// Go type; a custom resource's metadata goes through ObjectMeta and back
+// too (apiextensions-apiserver's objectmeta coercion, which the decoder of
+// custom resources runs). They are gone from the stored object and from
+// what the field manager compares, so an empty map in a request takes no
+// field from its owner. An apply configuration is not decoded that way:
+// its applier owns the empty map it sends.
+func omitEmptyMeta(obj *unstructured.Unstructured) *unstructured.Unstructured {
 	md, ok := obj.Object["metadata"].(map[string]any)
 	if !ok {
 		return obj

@@ -154,3 +154,85 @@ func TestApplyIgnoresStatusWithASubresource(t *testing.T) {
 		}
 	}
 }
+
+// TestEmptyMetaDroppedForCustomResources states the API server's rule for
+// empty metadata maps and lists in a request body, the same for custom
+// resources as for built-in kinds: a custom resource's metadata is decoded
+// into ObjectMeta and back (apiextensions-apiserver's objectmeta
+// coercion), so labels: {}, annotations: {} and finalizers: [] are gone
+// before the field manager compares. An update that sends annotations: {}
+// over an object whose annotations an applier owns takes nothing from it,
+// and an update that empties them removes the applier's annotations (and
+// the writer owns nothing). The e2e test TestPredictEdgeCasesAgree holds
+// this to the real server.
+func TestEmptyMetaDroppedForCustomResources(t *testing.T) {
+	gvk := schema.GroupVersionKind{Group: "example.com", Version: "v1", Kind: "Widget"}
+	ct := CustomType(gvk, "widgets", true, false)
+	w := &Writer{FieldManager: NewManagedFields(nil)}
+	applied := func(annotations string) *Stored {
+		cfg := `{"apiVersion":"example.com/v1","kind":"Widget","metadata":{"name":"w","namespace":"ns","annotations":` + annotations + `},"spec":{"size":1}}`
+		out, err := w.Patch(&ct, nil, "ns", "w", types.ApplyPatchType, []byte(cfg), Options{FieldManager: "applier"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		out.SetResourceVersion("5")
+		return &Stored{Object: out, ResourceVersion: "5"}
+	}
+	owned := func(u *unstructured.Unstructured, manager string) string {
+		for _, e := range u.GetManagedFields() {
+			if e.Manager == manager {
+				return string(e.FieldsV1.Raw)
+			}
+		}
+		return ""
+	}
+	// The applier of annotations: {} owns the map, which is not stored.
+	cur := applied(`{}`)
+	if got := owned(cur.Object, "applier"); !strings.Contains(got, `"f:annotations":{}`) {
+		t.Fatalf("the applier of annotations: {} owns %s, want f:annotations", got)
+	}
+	if _, ok := cur.Object.Object["metadata"].(map[string]any)["annotations"]; ok {
+		t.Fatalf("the stored object keeps annotations: %v", cur.Object.Object["metadata"])
+	}
+	obj := cur.Object.DeepCopy()
+	obj.SetManagedFields(nil)
+	obj.SetAnnotations(map[string]string{})
+	obj.SetLabels(map[string]string{})
+	obj.SetFinalizers([]string{})
+	_ = unstructured.SetNestedField(obj.Object, int64(2), "spec", "size")
+	out, err := w.Update(&ct, cur, obj, Options{FieldManager: "writer"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := owned(out, "applier"); !strings.Contains(got, `"f:annotations":{}`) {
+		t.Errorf("after an update with annotations: {}, the applier owns %s; want f:annotations kept", got)
+	}
+	if got := owned(out, "writer"); strings.Contains(got, "f:metadata") {
+		t.Errorf("the writer owns %s; want no metadata", got)
+	}
+	md := out.Object["metadata"].(map[string]any)
+	for _, k := range []string{"annotations", "labels", "finalizers"} {
+		if _, ok := md[k]; ok {
+			t.Errorf("the stored object has metadata.%s: %v", k, md[k])
+		}
+	}
+	// annotations {x: y} emptied by an update: the applier loses them.
+	cur = applied(`{"x":"y"}`)
+	obj = cur.Object.DeepCopy()
+	obj.SetManagedFields(nil)
+	obj.SetAnnotations(map[string]string{})
+	if out, err = w.Update(&ct, cur, obj, Options{FieldManager: "writer"}); err != nil {
+		t.Fatal(err)
+	}
+	if got := owned(out, "applier"); strings.Contains(got, "f:annotations") || owned(out, "writer") != "" {
+		t.Errorf("after emptying the annotations, the applier owns %s and the writer %q; want no annotations and no writer entry", got, owned(out, "writer"))
+	}
+	// A merge patch of annotations: {} is decoded the same way.
+	cur = applied(`{}`)
+	if out, err = w.Patch(&ct, cur, "ns", "w", types.MergePatchType, []byte(`{"metadata":{"annotations":{}},"spec":{"size":3}}`), Options{FieldManager: "writer"}); err != nil {
+		t.Fatal(err)
+	}
+	if got := owned(out, "applier"); !strings.Contains(got, `"f:annotations":{}`) {
+		t.Errorf("after a merge patch with annotations: {}, the applier owns %s; want f:annotations kept", got)
+	}
+}

@@ -68,8 +68,9 @@ type edgeCase struct {
 // misses through both engines, against the real API server: a strategic
 // merge patch the server fails with 500 (the same port on TCP and UDP),
 // empty label and annotation maps the server drops, a custom resource
-// updated without a resourceVersion, and finalizers on a custom resource
-// (a set, as in ObjectMeta). Each method's verdict, apply conflicts and
+// updated without a resourceVersion, empty annotations on a custom
+// resource (dropped too: its metadata is ObjectMeta), and finalizers on a
+// custom resource (a set, as in ObjectMeta). Each method's verdict, apply conflicts and
 // clobbered fields must be the same offline as on the server.
 func TestPredictEdgeCasesAgree(t *testing.T) {
 	ns := cluster.Namespace(t)
@@ -112,6 +113,21 @@ func TestPredictEdgeCasesAgree(t *testing.T) {
 			writes:  []edgeWrite{{manager: "maker", obj: `{apiVersion: edges.example.com/v1, kind: Sprocket, metadata: {name: norv}, spec: {size: 1}}`}},
 			desired: `{apiVersion: edges.example.com/v1, kind: Sprocket, metadata: {name: norv}, spec: {size: 2}}`,
 			want:    map[predict.Method]predict.Verdict{predict.UpdateNoRV: predict.Invalid},
+		},
+		{
+			// The server coerces a custom resource's metadata through
+			// ObjectMeta, so annotations: {} in an update or patch is no
+			// field: the applier keeps its (empty) annotations.
+			name: "custom-resource-empty-annotations-dropped", gvr: sprocketGVR,
+			writes:  []edgeWrite{{manager: "ci", apply: true, obj: `{apiVersion: edges.example.com/v1, kind: Sprocket, metadata: {name: ea, annotations: {}}, spec: {size: 1}}`}},
+			desired: `{apiVersion: edges.example.com/v1, kind: Sprocket, metadata: {name: ea, annotations: {}, labels: {a: b}}, spec: {size: 1}}`,
+			want:    map[predict.Method]predict.Verdict{predict.Update: predict.OK, predict.MergePatch: predict.OK, predict.JSONPatch: predict.OK},
+		},
+		{
+			name: "custom-resource-annotations-emptied", gvr: sprocketGVR,
+			writes:  []edgeWrite{{manager: "ci", apply: true, obj: `{apiVersion: edges.example.com/v1, kind: Sprocket, metadata: {name: ee, annotations: {x: "y"}}, spec: {size: 1}}`}},
+			desired: `{apiVersion: edges.example.com/v1, kind: Sprocket, metadata: {name: ee, annotations: {}}, spec: {size: 1}}`,
+			want:    map[predict.Method]predict.Verdict{predict.Update: predict.Clobber},
 		},
 		{
 			name: "custom-resource-finalizers-are-a-set", gvr: sprocketGVR,

@@ -54,8 +54,10 @@ func (c fidelityCase) String() string {
 	return fmt.Sprintf("case %d (%s, writes %s, desired %s, rv %s, manager %s)", c.ID, c.Kind, strings.Join(c.Writes, ","), c.Desired, c.RV, c.Manager)
 }
 
-// TestPredictFidelity generates a randomized corpus of objects written by 1
-// to 4 managers with update and apply, then a random desired change with a
+// TestPredictFidelity generates a randomized corpus of objects (ConfigMaps,
+// Deployments and, a quarter, custom resources of two CRDs; see
+// crCorpus) written by 1 to 4 managers with update and apply, then a
+// random desired change with a
 // fresh, stale or no resourceVersion and list edits, and checks that the
 // offline engine predicts for every method what the real API server's dry
 // run answers: the verdict, the conflicting fields and their owners, and
@@ -90,14 +92,34 @@ func TestPredictFidelity(t *testing.T) {
 	// offline engine agreed with the server on all three.
 	byKind := agreement{}
 	var disagreements []string
+	crs := newCRCorpus(t, dyn, ns, seed)
+	// builtinCases numbers the ConfigMap and Deployment cases: their own
+	// sequence, as before custom resources joined the corpus.
+	builtinCases := 0
 	for i := 0; i < fidelityCases; i++ {
-		c, live, in := buildCase(t, ctx, dyn, rng, patches, ns, i)
-		gvr := predictCMGVR
-		if c.Kind == "Deployment" {
-			gvr = predictDeployGVR
+		var c fidelityCase
+		var live *unstructured.Unstructured
+		var in predict.Input
+		var ri dynamic.ResourceInterface
+		cfg := predict.Config{DefaultManager: "kubectl-rv"}
+		engine, realPick := offline, pick
+		if crs.next() {
+			var cr crCase
+			c, cr, live, in = crs.build(t, ctx, ns, i)
+			ri = crs.ri(cr.kind.gvr)
+			cfg.TypeConverter = cr.tc
+			engine, realPick = cr.offline, crs.pick
+		} else {
+			c, live, in = buildCase(t, ctx, dyn, rng, patches, ns, builtinCases)
+			builtinCases++
+			gvr := predictCMGVR
+			if c.Kind == "Deployment" {
+				gvr = predictDeployGVR
+			}
+			ri = dyn.Resource(gvr).Namespace(ns)
 		}
-		ri := dyn.Resource(gvr).Namespace(ns)
-		cfg := predict.Config{FieldManager: c.Manager, DefaultManager: "kubectl-rv"}
+		c.ID = i
+		cfg.FieldManager = c.Manager
 		srv, err := predict.Predict(ctx, cfg, in, predict.Server(ri, live.GetName()))
 		if err != nil {
 			t.Fatalf("case %d: server: %v", i, err)
@@ -109,7 +131,7 @@ func TestPredictFidelity(t *testing.T) {
 		if after.GetResourceVersion() != live.GetResourceVersion() {
 			t.Fatalf("case %d: the object changed during the dry runs (%s -> %s): a dry run persisted or a controller ran", i, live.GetResourceVersion(), after.GetResourceVersion())
 		}
-		ex, err := offline.Executor(live.GroupVersionKind(), live.GetName(), live)
+		ex, err := engine.Executor(live.GroupVersionKind(), live.GetName(), live)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -129,7 +151,7 @@ func TestPredictFidelity(t *testing.T) {
 				byPatch[fmt.Sprintf("%s:%s", in.PatchType, sm.Verdict)]++
 			}
 		}
-		if d := checkRealWrite(t, ctx, cfg, in, ri, live.GetName(), srv, off, pick, c.Kind, realServer, realOffline); d != "" {
+		if d := checkRealWrite(t, ctx, cfg, in, ri, live.GetName(), srv, off, realPick, c.Kind, realServer, realOffline); d != "" {
 			disagreements = append(disagreements, fmt.Sprintf("%s %s", c, d))
 		}
 		for j, sm := range srv.Methods {

@@ -1,0 +1,490 @@
+//go:build e2e
+
+package e2e
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"math/rand"
+	"slices"
+	"testing"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/dynamic"
+
+	"github.com/kubectl-rv/kubectl-rv/pkg/managedfields"
+	"github.com/kubectl-rv/kubectl-rv/pkg/predict"
+)
+
+// gadgetCRD is a custom resource with a structural schema and a status
+// subresource: a set, an associative list keyed by name, an atomic list
+// and a map of strings in its spec.
+const gadgetCRD = `apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: gadgets.fidelity.example.com}
+spec:
+  group: fidelity.example.com
+  names: {kind: Gadget, plural: gadgets, singular: gadget}
+  scope: Namespaced
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    subresources: {status: {}}
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec:
+            type: object
+            properties:
+              size: {type: integer}
+              mode: {type: string}
+              tags: {type: array, items: {type: string}, x-kubernetes-list-type: set}
+              args: {type: array, items: {type: string}}
+              ports:
+                type: array
+                x-kubernetes-list-type: map
+                x-kubernetes-list-map-keys: [name]
+                items:
+                  type: object
+                  required: [name]
+                  properties:
+                    name: {type: string}
+                    port: {type: integer}
+              settings: {type: object, additionalProperties: {type: string}}
+          status:
+            type: object
+            properties:
+              phase: {type: string}
+              ready: {type: integer}
+`
+
+// widgetCRD is a custom resource whose schema keeps any field (the server
+// deduces their types: lists atomic, maps granular), without a status
+// subresource.
+const widgetCRD = `apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: widgets.fidelity.example.com}
+spec:
+  group: fidelity.example.com
+  names: {kind: Widget, plural: widgets, singular: widget}
+  scope: Namespaced
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        x-kubernetes-preserve-unknown-fields: true
+`
+
+// crKind is one custom kind of the corpus.
+type crKind struct {
+	kind   string
+	gvr    schema.GroupVersionResource
+	tc     managedfields.TypeConverter
+	status bool
+	// typed is the offline engine given the CRD (predict --schema CRD).
+	typed *predict.Offline
+}
+
+// crCorpus generates the custom resource cases. It has generators of its
+// own, so the ConfigMap and Deployment cases of a seed stay those they
+// were before custom resources joined the corpus.
+type crCorpus struct {
+	rng, pick *rand.Rand
+	ri        func(gvr schema.GroupVersionResource) dynamic.ResourceInterface
+	gadget    crKind
+	widget    crKind
+	// untyped is the offline engine without a schema.
+	untyped *predict.Offline
+}
+
+// newCRCorpus installs the CRDs and returns the generator of their cases.
+func newCRCorpus(t *testing.T, dyn dynamic.Interface, ns string, seed int64) *crCorpus {
+	t.Helper()
+	cc := &crCorpus{
+		rng:  rand.New(rand.NewSource(seed + 3)),
+		pick: rand.New(rand.NewSource(seed + 4)),
+		ri: func(gvr schema.GroupVersionResource) dynamic.ResourceInterface {
+			return dyn.Resource(gvr).Namespace(ns)
+		},
+		untyped: predict.NewOffline(nil),
+	}
+	install := func(kind, plural, crd string, status bool) crKind {
+		name := plural + ".fidelity.example.com"
+		cluster.KubectlStdin(t, crd, "apply", "-f", "-")
+		t.Cleanup(func() { deleteCRD(t, name) })
+		cluster.MustKubectl(t, "wait", "--for=condition=Established", "crd/"+name, "--timeout=60s")
+		tc, err := managedfields.ParseSchema([]byte(crd))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return crKind{kind: kind, gvr: schema.GroupVersionResource{Group: "fidelity.example.com", Version: "v1", Resource: plural},
+			tc: tc, status: status, typed: predict.NewOffline(tc)}
+	}
+	cc.gadget = install("Gadget", "gadgets", gadgetCRD, true)
+	cc.widget = install("Widget", "widgets", widgetCRD, false)
+	return cc
+}
+
+// crCase is a custom resource case and how the offline engine sees it.
+type crCase struct {
+	kind    *crKind
+	offline *predict.Offline
+	tc      managedfields.TypeConverter
+}
+
+// next reports whether case i is a custom resource (a quarter of them).
+func (cc *crCorpus) next() bool { return cc.rng.Intn(4) == 0 }
+
+// build writes one custom resource through 1-4 managers (creates, applies,
+// updates and, for Gadgets, status writes) and returns the desired change.
+// Gadgets are typed by their CRD; Widgets by theirs or, half of the time,
+// by none (the offline engine's deduced types, which are what the server
+// deduces for a schema that keeps unknown fields).
+func (cc *crCorpus) build(t *testing.T, ctx context.Context, ns string, i int) (fidelityCase, crCase, *unstructured.Unstructured, predict.Input) {
+	t.Helper()
+	rng := cc.rng
+	k := &cc.gadget
+	if rng.Intn(3) == 0 {
+		k = &cc.widget
+	}
+	cr := crCase{kind: k, offline: k.typed, tc: k.tc}
+	c := fidelityCase{ID: i, Kind: k.kind}
+	if k == &cc.widget && rng.Intn(2) == 0 {
+		cr.offline, cr.tc = cc.untyped, nil
+		c.Kind += " (no schema)"
+	}
+	name := fmt.Sprintf("c%03d", i)
+	ri := cc.ri(k.gvr)
+	nManagers := 1 + rng.Intn(4)
+	var rvs []string
+	var cur *unstructured.Unstructured
+	for w := 0; w < nManagers+rng.Intn(2); w++ {
+		mgr := fidelityManagers[w%nManagers]
+		obj, what, err := cc.write(ctx, ri, k, cur, name, ns, mgr)
+		c.Writes = append(c.Writes, mgr+":"+what)
+		if what == "apply(empty)" {
+			c.EmptyWrite = true
+		}
+		if err != nil {
+			t.Fatalf("case %d: write %d by %s: %v", i, w, mgr, err)
+		}
+		cur = obj
+		rvs = append(rvs, obj.GetResourceVersion())
+	}
+	live, err := ri.Get(ctx, name, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var desired *unstructured.Unstructured
+	if rng.Intn(2) == 0 {
+		c.Desired = "read-modify-write"
+		desired = live.DeepCopy()
+		desired.SetManagedFields(nil)
+	} else {
+		c.Desired = "manifest"
+		desired = crSeed(rng, k, name, ns, "writer")
+	}
+	for n := 1 + rng.Intn(2); n > 0; n-- {
+		crMutate(rng, k, desired)
+	}
+	switch rng.Intn(3) {
+	case 0:
+		c.RV = live.GetResourceVersion()
+	case 1:
+		c.RV = rvs[0]
+		if c.RV == live.GetResourceVersion() {
+			c.RV = "1"
+		}
+	}
+	desired.SetResourceVersion(c.RV)
+	c.Manager = "writer"
+	if rng.Intn(4) == 0 {
+		c.Manager = fidelityManagers[rng.Intn(nManagers)]
+	}
+	if rng.Intn(6) == 0 {
+		c.EmptyDesired = true
+		if rng.Intn(2) == 0 {
+			desired.SetLabels(map[string]string{})
+			c.Desired += " with labels {}"
+		} else {
+			desired.SetAnnotations(map[string]string{})
+			c.Desired += " with annotations {}"
+		}
+	}
+	ref := predict.ObjectRef{APIVersion: live.GetAPIVersion(), Kind: live.GetKind(), Namespace: ns, Name: name}
+	if rng.Intn(4) == 0 {
+		pt, data := crGivenPatch(rng, live, desired, c.RV)
+		c.Desired += "; given " + string(pt) + " patch " + string(data)
+		return c, cr, live, predict.Input{Ref: ref, Patch: data, PatchType: pt, BaseRV: c.RV}
+	}
+	return c, cr, live, predict.Input{Ref: ref, Desired: desired}
+}
+
+// write makes one write of a custom resource by mgr: a create or apply
+// first, then applies (forced or not, a sixth of them with
+// annotations: {}), read-modify-write updates, and for Gadgets status
+// writes through /status.
+func (cc *crCorpus) write(ctx context.Context, ri dynamic.ResourceInterface, k *crKind, cur *unstructured.Unstructured, name, ns, mgr string) (*unstructured.Unstructured, string, error) {
+	rng := cc.rng
+	if cur != nil && k.status && rng.Intn(4) == 0 {
+		next := cur.DeepCopy()
+		_ = unstructured.SetNestedField(next.Object, []string{"Pending", "Ready"}[rng.Intn(2)], "status", "phase")
+		_ = unstructured.SetNestedField(next.Object, int64(rng.Intn(3)), "status", "ready")
+		obj, err := ri.UpdateStatus(ctx, next, metav1.UpdateOptions{FieldManager: mgr})
+		return obj, "status", err
+	}
+	if cur != nil && rng.Intn(2) == 0 {
+		next := cur.DeepCopy()
+		crMutate(rng, k, next)
+		obj, err := ri.Update(ctx, next, metav1.UpdateOptions{FieldManager: mgr})
+		return obj, "update", err
+	}
+	cfg := crSeed(rng, k, name, ns, mgr)
+	if cur != nil {
+		crMutate(rng, k, cfg)
+	}
+	if cur == nil && rng.Intn(2) == 0 {
+		obj, err := ri.Create(ctx, cfg, metav1.CreateOptions{FieldManager: mgr})
+		return obj, "create", err
+	}
+	what := "apply"
+	if rng.Intn(6) == 0 {
+		cfg.SetAnnotations(map[string]string{})
+		what = "apply(empty)"
+	}
+	force := rng.Intn(3) > 0
+	if !force {
+		what += "(no force)"
+	}
+	b, _ := json.Marshal(cfg.Object)
+	obj, err := ri.Patch(ctx, name, types.ApplyPatchType, b, metav1.PatchOptions{FieldManager: mgr, Force: &force})
+	if err != nil && !force && cur != nil {
+		// A conflicting apply without force leaves the object as it was.
+		return cur, what, nil
+	}
+	return obj, what, err
+}
+
+// crSeed returns a small custom resource whose content depends on rng:
+// labels, sometimes the manager's finalizer, and a spec of the kind.
+func crSeed(rng *rand.Rand, k *crKind, name, ns, mgr string) *unstructured.Unstructured {
+	u := &unstructured.Unstructured{Object: map[string]any{}}
+	u.SetAPIVersion("fidelity.example.com/v1")
+	u.SetKind(k.kind)
+	u.SetName(name)
+	u.SetNamespace(ns)
+	labels := map[string]string{"app": name}
+	if rng.Intn(2) == 0 {
+		labels["owner-"+mgr] = "yes"
+	}
+	u.SetLabels(labels)
+	if rng.Intn(3) == 0 {
+		u.SetFinalizers([]string{"fidelity.example.com/" + mgr})
+	}
+	spec := map[string]any{"size": int64(1 + rng.Intn(3))}
+	if k.kind == "Gadget" {
+		if rng.Intn(2) == 0 {
+			spec["mode"] = []string{"fast", "slow"}[rng.Intn(2)]
+		}
+		spec["tags"] = someOf(rng, "t", 4)
+		if rng.Intn(2) == 0 {
+			spec["args"] = []any{fmt.Sprintf("--v=%d", rng.Intn(3))}
+		}
+		var ports []any
+		for _, n := range someOf(rng, "p", 3) {
+			ports = append(ports, map[string]any{"name": n, "port": int64(80 + rng.Intn(3))})
+		}
+		spec["ports"] = ports
+		spec["settings"] = map[string]any{fmt.Sprintf("s%d", rng.Intn(3)): fmt.Sprintf("v%d", rng.Intn(3))}
+	} else {
+		spec["color"] = []string{"red", "blue"}[rng.Intn(2)]
+		spec["items"] = someOf(rng, "i", 3)
+		spec["extra"] = map[string]any{fmt.Sprintf("e%d", rng.Intn(3)): fmt.Sprintf("v%d", rng.Intn(3))}
+	}
+	u.Object["spec"] = spec
+	return u
+}
+
+// someOf returns 1 to n distinct names prefix0..prefix(n-1), in order.
+func someOf(rng *rand.Rand, prefix string, n int) []any {
+	var out []any
+	for i := 0; i < n; i++ {
+		if rng.Intn(2) == 0 || (i == n-1 && len(out) == 0) {
+			out = append(out, fmt.Sprintf("%s%d", prefix, i))
+		}
+	}
+	return out
+}
+
+// crMutate makes one random edit of a custom resource: a label, an
+// annotation, a finalizer added or removed, the size changed or removed,
+// a list edited (a set item, an associative list item, an atomic list),
+// or a map key added, changed or removed.
+func crMutate(rng *rand.Rand, k *crKind, u *unstructured.Unstructured) {
+	switch rng.Intn(6) {
+	case 0:
+		labels := u.GetLabels()
+		if labels == nil {
+			labels = map[string]string{}
+		}
+		labels[fmt.Sprintf("l%d", rng.Intn(3))] = fmt.Sprintf("x%d", rng.Intn(3))
+		u.SetLabels(labels)
+		return
+	case 1:
+		ann := u.GetAnnotations()
+		if ann == nil {
+			ann = map[string]string{}
+		}
+		ann[fmt.Sprintf("note%d", rng.Intn(2))] = fmt.Sprintf("n%d", rng.Intn(3))
+		u.SetAnnotations(ann)
+		return
+	case 2:
+		fin := u.GetFinalizers()
+		f := fmt.Sprintf("fidelity.example.com/f%d", rng.Intn(3))
+		if i := slices.Index(fin, f); i >= 0 {
+			fin = slices.Delete(fin, i, i+1)
+		} else if len(fin) > 0 && rng.Intn(2) == 0 {
+			fin = fin[1:]
+		} else {
+			fin = append(fin, f)
+		}
+		u.SetFinalizers(fin)
+		return
+	case 3:
+		if rng.Intn(4) == 0 {
+			unstructured.RemoveNestedField(u.Object, "spec", "size")
+		} else {
+			_ = unstructured.SetNestedField(u.Object, int64(1+rng.Intn(5)), "spec", "size")
+		}
+		return
+	case 4:
+		crListEdit(rng, k, u)
+		return
+	}
+	key, field := "extra", "e"
+	if k.kind == "Gadget" {
+		key, field = "settings", "s"
+		if rng.Intn(3) == 0 {
+			if _, ok, _ := unstructured.NestedString(u.Object, "spec", "mode"); ok {
+				unstructured.RemoveNestedField(u.Object, "spec", "mode")
+			} else {
+				_ = unstructured.SetNestedField(u.Object, "slow", "spec", "mode")
+			}
+			return
+		}
+	}
+	m, _, _ := unstructured.NestedMap(u.Object, "spec", key)
+	if m == nil {
+		m = map[string]any{}
+	}
+	f := fmt.Sprintf("%s%d", field, rng.Intn(3))
+	if _, ok := m[f]; ok && rng.Intn(2) == 0 {
+		delete(m, f)
+	} else {
+		m[f] = fmt.Sprintf("v%d", rng.Intn(3))
+	}
+	_ = unstructured.SetNestedMap(u.Object, m, "spec", key)
+}
+
+// crListEdit edits one list: Gadget tags (a set), ports (keyed by name)
+// or args (atomic); Widget items (deduced: atomic).
+func crListEdit(rng *rand.Rand, k *crKind, u *unstructured.Unstructured) {
+	field := "items"
+	if k.kind == "Gadget" {
+		field = []string{"tags", "ports", "args"}[rng.Intn(3)]
+	}
+	list, _, _ := unstructured.NestedSlice(u.Object, "spec", field)
+	switch field {
+	case "ports":
+		n := fmt.Sprintf("p%d", rng.Intn(4))
+		i := slices.IndexFunc(list, func(p any) bool { return p.(map[string]any)["name"] == n })
+		switch {
+		case i < 0:
+			list = append(list, map[string]any{"name": n, "port": int64(90 + rng.Intn(3))})
+		case rng.Intn(2) == 0:
+			list = slices.Delete(list, i, i+1)
+		default:
+			list[i].(map[string]any)["port"] = int64(100 + rng.Intn(3))
+		}
+	case "args":
+		list = []any{fmt.Sprintf("--v=%d", rng.Intn(4))}
+	default:
+		prefix := map[string]string{"tags": "t", "items": "i"}[field]
+		v := fmt.Sprintf("%s%d", prefix, rng.Intn(5))
+		if i := slices.Index(list, any(v)); i >= 0 {
+			list = slices.Delete(list, i, i+1)
+		} else {
+			list = append(list, v)
+		}
+	}
+	_ = unstructured.SetNestedSlice(u.Object, list, "spec", field)
+}
+
+// crGivenPatch returns a patch of a random type making part of the change
+// from live to desired: the labels and spec as a merge patch (removed keys
+// as null) or a strategic merge patch (which custom resources refuse with
+// 415), label adds and the size as a JSON patch (after a test of the
+// resourceVersion, sometimes), or the desired object as an apply patch.
+func crGivenPatch(rng *rand.Rand, live, desired *unstructured.Unstructured, rv string) (predict.PatchType, []byte) {
+	pt := []predict.PatchType{predict.PatchJSON, predict.PatchMerge, predict.PatchStrategic, predict.PatchApply}[rng.Intn(4)]
+	switch pt {
+	case predict.PatchApply:
+		b, _ := json.Marshal(desired.Object)
+		return pt, b
+	case predict.PatchJSON:
+		ops := []map[string]any{}
+		if rv != "" && rng.Intn(2) == 0 {
+			ops = append(ops, map[string]any{"op": "test", "path": "/metadata/resourceVersion", "value": rv})
+		}
+		labels := desired.GetLabels()
+		for _, k := range slices.Sorted(maps.Keys(labels)) {
+			if live.GetLabels()[k] != labels[k] {
+				ops = append(ops, map[string]any{"op": "add", "path": "/metadata/labels/" + k, "value": labels[k]})
+			}
+		}
+		if rng.Intn(2) == 0 {
+			// The desired finalizers, or an empty list the server drops.
+			fin := desired.GetFinalizers()
+			if fin == nil {
+				fin = []string{}
+			}
+			ops = append(ops, map[string]any{"op": "add", "path": "/metadata/finalizers", "value": fin})
+		}
+		if r, ok, _ := unstructured.NestedInt64(desired.Object, "spec", "size"); ok {
+			ops = append(ops, map[string]any{"op": "add", "path": "/spec/size", "value": r})
+		}
+		b, _ := json.Marshal(ops)
+		return pt, b
+	}
+	labels := map[string]any{}
+	for k, v := range desired.GetLabels() {
+		labels[k] = v
+	}
+	for k := range live.GetLabels() {
+		if _, ok := labels[k]; !ok && rng.Intn(2) == 0 {
+			labels[k] = nil
+		}
+	}
+	spec, _, _ := unstructured.NestedMap(desired.Object, "spec")
+	liveSpec, _, _ := unstructured.NestedMap(live.Object, "spec")
+	if spec == nil {
+		spec = map[string]any{}
+	}
+	for k := range liveSpec {
+		if _, ok := spec[k]; !ok {
+			spec[k] = nil
+		}
+	}
+	b, _ := json.Marshal(map[string]any{"metadata": map[string]any{"labels": labels}, "spec": spec})
+	return pt, b
+}
