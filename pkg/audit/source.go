@@ -14,8 +14,10 @@ type Source struct {
 	// Name is the path, or "-" for stdin; errors name it.
 	Name string
 	open func() (io.ReadCloser, error)
-	// path is set for files.
-	path string
+	// path is set for files; copied for a spool's copy (Spool.Rest),
+	// spooled for the stream a spool copies (Spool.Source).
+	path            string
+	copied, spooled bool
 }
 
 // Open expands one --audit-log value into sources: "-" is stdin, a
@@ -80,8 +82,13 @@ func NewSource(name string, r io.Reader) Source {
 	return Source{Name: name, open: func() (io.ReadCloser, error) { return io.NopCloser(r), nil }}
 }
 
-// Rereadable says whether src can be opened again from the start (a file,
-// not stdin or a stream given to NewSource).
+// Spooled says whether src is a stream a Spool copies as it is read.
+func (s Source) Spooled() bool {
+	return s.spooled
+}
+
+// Rereadable says whether src can be opened again from the start (a file
+// or a spool's copy, not stdin or a stream given to NewSource).
 func (s Source) Rereadable() bool {
-	return s.path != ""
+	return s.path != "" || s.copied
 }

@@ -8,8 +8,8 @@
 // whose last attempt was a 409, each reader's last get and a few seconds
 // of records, so that memory grows with objects, writers and readers, not
 // with the log's length (see stream.go); a log it cannot follow that way
-// (out of order beyond a few seconds, stdin) is analysed keeping every
-// record. Events are decoded on several goroutines (pkg/audit), made into
+// (out of order beyond a few seconds) is read again keeping every record,
+// stdin from a copy made while it was read. Events are decoded on several goroutines (pkg/audit), made into
 // records on one and analysed on another.
 //
 // A writer is user + field manager (from requestURI's ?fieldManager=) +

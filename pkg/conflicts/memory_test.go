@@ -112,7 +112,7 @@ func mustOpen(t *testing.T, path string) *os.File {
 // the same writers and readers, leave the stream holding about the same
 // heap, at Metadata level (winners by time) and at RequestResponse level
 // (winners by resourceVersion), while a collector that keeps every record
-// (as stdin's does) holds more than twice as much: the measure sees growth
+// (as a log out of order gets) holds more than twice as much: the measure sees growth
 // with the events. At RequestResponse level the stream's report is also
 // the reference analysis's: the successes it folded still name winners.
 func TestAnalyzeMemoryBounded(t *testing.T) {

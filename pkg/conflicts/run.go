@@ -3,8 +3,10 @@ package conflicts
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"runtime/debug"
+	"slices"
 	"sync/atomic"
 	"time"
 
@@ -16,39 +18,90 @@ import (
 // the decoder's (bad input names file:line and wraps audit.ErrBadInput) or
 // ctx's.
 //
-// Files are analysed as a stream with bounded memory (see stream): a log
+// Sources are analysed as a stream with bounded memory (see stream): a log
 // out of time order beyond the stream's skew (several API servers' logs
-// one after the other, say) is read again keeping every record, as is a
-// stream that cannot be read twice (stdin). The hottest object's timeline
-// (Config.HottestTimeline) is a second reading of the files, of that object
-// only.
+// one after the other, say) is read again keeping every record. A stream
+// that cannot be read twice (stdin) is copied to a temporary file as it is
+// read (audit.Spool), and read again from the copy. The hottest object's
+// timeline (Config.HottestTimeline) is a second reading too, of that
+// object only.
 func Analyze(ctx context.Context, sources []audit.Source, cfg Config) (*Report, error) {
 	defer LimitMemory(cfg.MemoryLimit)()
-	rereadable := true
-	for _, src := range sources {
-		rereadable = rereadable && src.Rereadable()
+	sources, spools := spool(sources)
+	defer func() {
+		for _, sp := range spools {
+			_ = sp.Close()
+		}
+	}()
+	again := func() ([]audit.Source, error) { return copies(sources, spools) }
+	if !rereadable(sources) {
+		// No copy could be made: every record is kept from the start.
+		return analyze(ctx, sources, cfg, -1, nil)
 	}
-	if rereadable {
-		rep, err := analyze(ctx, sources, cfg, analyzeSkew, nil)
+	rep, err := analyze(ctx, sources, cfg, analyzeSkew, nil)
+	if !errors.Is(err, errNeedsAllRecords) {
+		if err != nil || !cfg.HottestTimeline || cfg.Object != nil || len(rep.Objects) == 0 {
+			return rep, err
+		}
+		if sources, err = again(); err != nil {
+			return nil, err
+		}
+		k := rep.Objects[0].Object
+		one, err := analyze(ctx, sources, cfg, analyzeSkew, &k)
+		if err == nil {
+			rep.Timeline, rep.TimelineObject = one.Timeline, &k
+			return rep, nil
+		}
 		if !errors.Is(err, errNeedsAllRecords) {
-			if err != nil || !cfg.HottestTimeline || cfg.Object != nil || len(rep.Objects) == 0 {
-				return rep, err
-			}
-			k := rep.Objects[0].Object
-			one, err := analyze(ctx, sources, cfg, analyzeSkew, &k)
-			if err == nil {
-				rep.Timeline, rep.TimelineObject = one.Timeline, &k
-				return rep, nil
-			}
-			if !errors.Is(err, errNeedsAllRecords) {
-				return nil, err
-			}
+			return nil, err
+		}
+	} else if sources, err = again(); err != nil {
+		return nil, err
+	}
+	onFallback()
+	return analyze(ctx, sources, cfg, -1, nil)
+}
+
+// spool returns sources with each stream that cannot be read twice
+// replaced by its spool's source; one whose copy cannot be made stays as
+// it is.
+func spool(sources []audit.Source) ([]audit.Source, map[int]*audit.Spool) {
+	out := slices.Clone(sources)
+	spools := map[int]*audit.Spool{}
+	for i, src := range sources {
+		if src.Rereadable() {
+			continue
+		}
+		if sp, err := audit.NewSpool(src, ""); err == nil {
+			spools[i], out[i] = sp, sp.Source()
 		}
 	}
-	if rereadable {
-		onFallback()
+	return out, spools
+}
+
+// copies returns sources with each spooled stream replaced by its whole
+// copy, read to the stream's end.
+func copies(sources []audit.Source, spools map[int]*audit.Spool) ([]audit.Source, error) {
+	out := slices.Clone(sources)
+	for i, sp := range spools {
+		src, err := sp.Rest()
+		if err != nil {
+			return nil, fmt.Errorf("%w: set TMPDIR to a directory with room, or give the log as a file", err)
+		}
+		out[i] = src
 	}
-	return analyze(ctx, sources, cfg, -1, nil)
+	return out, nil
+}
+
+// rereadable says whether every source can be read again (a spool's
+// source can, through its copy).
+func rereadable(sources []audit.Source) bool {
+	for _, src := range sources {
+		if !src.Rereadable() && !src.Spooled() {
+			return false
+		}
+	}
+	return true
 }
 
 // LimitMemory sets the runtime's soft memory limit to limit (see

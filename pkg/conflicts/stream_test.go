@@ -164,11 +164,14 @@ func TestStreamMatchesReference(t *testing.T) {
 		"hottest":         func(c *Config) { c.HottestTimeline = true },
 		"since until top": func(c *Config) { c.Since, c.Until, c.Top = t0.Add(time.Minute), t0.Add(4*time.Minute), 3 },
 	}
+	// A log on stdin is read as a stream, copied as it is read, and read
+	// again from the copy when needed.
 	for _, log := range []struct {
-		name     string
-		path     string
-		fallback bool
-	}{{"one file", one, false}, {"rotated", rotated, false}, {"two servers", servers, true}} {
+		name            string
+		path            string
+		fallback, stdin bool
+	}{{"one file", one, false, false}, {"rotated", rotated, false, false}, {"two servers", servers, true, false},
+		{"one file on stdin", one, false, true}, {"two servers on stdin", servers, true, true}} {
 		for name, set := range cfgs {
 			t.Run(log.name+"/"+name, func(t *testing.T) {
 				cfg := NewConfig()
@@ -177,10 +180,16 @@ func TestStreamMatchesReference(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
+				analyzed := sources
+				if log.stdin {
+					if analyzed, err = audit.Open("-", mustOpen(t, log.path)); err != nil {
+						t.Fatal(err)
+					}
+				}
 				fellBack := false
 				defer func(f func()) { onFallback = f }(onFallback)
 				onFallback = func() { fellBack = true }
-				got, err := Analyze(context.Background(), sources, cfg)
+				got, err := Analyze(context.Background(), analyzed, cfg)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -223,8 +232,8 @@ func BenchmarkStream(b *testing.B) {
 }
 
 // BenchmarkAnalyzeFile decodes and analyses a generated file of 20,000
-// events as a stream (BenchmarkAnalyze reads a stream given to NewSource,
-// which is analysed keeping every record, as stdin is).
+// events from a file (BenchmarkAnalyze reads a stream given to NewSource,
+// which is also copied to a temporary file as it is read, as stdin is).
 func BenchmarkAnalyzeFile(b *testing.B) {
 	var buf strings.Builder
 	for _, l := range genLog(1, 20000, time.Date(2026, 11, 24, 10, 0, 0, 0, time.UTC)) {

@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"sync"
 	"testing"
@@ -170,7 +171,8 @@ func TestConflictsRetryOnConflict(t *testing.T) {
 	segment := auditSegment(t)
 	// Rounds 400 ms apart: longer than --retry-window.
 	logs := raceRMW(t, ns, "rv-e2e-rmw", "rmw", 4, 8, 400*time.Millisecond)
-	rep := runConflicts(t, "--audit-log", segment(), "--retry-window", "250ms")
+	path := segment()
+	rep := runConflicts(t, "--audit-log", path, "--retry-window", "250ms")
 	total := 0
 	for i, l := range logs {
 		total += l.Conflicts
@@ -179,6 +181,20 @@ func TestConflictsRetryOnConflict(t *testing.T) {
 	}
 	if total == 0 {
 		t.Errorf("four writers at once made no 409: the test made no contention")
+	}
+	// The same log piped in (a stream, copied as it is read): the same
+	// report.
+	log, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := cluster.Run(t, strings.NewReader(string(log)), "kubectl", "rv", "conflicts", "-o", "json", "--audit-log", "-", "--retry-window", "250ms")
+	var piped conflictsReport
+	if err := json.Unmarshal([]byte(r.Stdout), &piped); r.Code != 0 || err != nil {
+		t.Fatalf("the log on stdin (%v): %s", err, r)
+	}
+	if !reflect.DeepEqual(piped, rep) {
+		t.Errorf("the log on stdin gives another report:\n%+v\nthe file's:\n%+v", piped, rep)
 	}
 }
 
