@@ -71,6 +71,7 @@ func Start() (*Cluster, error) {
 		}
 	}
 
+	closeInheritedOnExec()
 	up := exec.Command(filepath.Join(root, "hack", "local-cluster.sh"), "up")
 	up.Dir = root
 	up.Env = append(os.Environ(), "RV_CLUSTER_DIR="+c.Dir)
