@@ -62,3 +62,38 @@ func TestNullsKeptForCustomResources(t *testing.T) {
 		t.Error("a custom resource lost its null field")
 	}
 }
+
+// TestBuiltinValidatePortNames: the same number on TCP and UDP is two
+// ports, valid with two names or none, and 422 when they share a name.
+func TestBuiltinValidatePortNames(t *testing.T) {
+	tests := []struct {
+		name    string
+		ports   []any
+		invalid bool
+	}{
+		{"two names", []any{
+			map[string]any{"containerPort": int64(53), "protocol": "UDP", "name": "dns"},
+			map[string]any{"containerPort": int64(53), "protocol": "TCP", "name": "dns-tcp"},
+		}, false},
+		{"no names", []any{
+			map[string]any{"containerPort": int64(53), "protocol": "UDP"},
+			map[string]any{"containerPort": int64(53), "protocol": "TCP"},
+		}, false},
+		{"one name twice", []any{
+			map[string]any{"containerPort": int64(53), "protocol": "UDP", "name": "dns"},
+			map[string]any{"containerPort": int64(53), "protocol": "TCP", "name": "dns"},
+		}, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			obj := portsDeployment(tt.ports...).Object
+			errs := BuiltinValidate(deployType().GVK, obj)
+			if (len(errs) > 0) != tt.invalid {
+				t.Fatalf("invalid %v, got %v", tt.invalid, errs)
+			}
+			if tt.invalid && errs[0].Error() != `spec.template.spec.containers[0].ports[1].name: Duplicate value: "dns"` {
+				t.Errorf("error %q", errs[0].Error())
+			}
+		})
+	}
+}
