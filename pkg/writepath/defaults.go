@@ -124,8 +124,9 @@ func BuiltinDefaults(gvk schema.GroupVersionKind, obj *unstructured.Unstructured
 }
 
 // BuiltinValidate runs the few validations the write path knows: every
-// container of a pod template has a name and an image. It returns what
-// the server would refuse with 422, or nil.
+// container of a pod template has a name and an image, and no two ports
+// of a container have the same name. It returns what the server would
+// refuse with 422, or nil.
 func BuiltinValidate(gvk schema.GroupVersionKind, obj *unstructured.Unstructured) field.ErrorList {
 	var specPath []string
 	switch {
@@ -148,6 +149,30 @@ func BuiltinValidate(gvk schema.GroupVersionKind, obj *unstructured.Unstructured
 				return field.ErrorList{field.Invalid(nil, nil, msg)}
 			}
 		}
+		if errs := validatePortNames(cm, field.NewPath(specPath[0], specPath[1:]...).Child("containers").Index(i)); len(errs) > 0 {
+			return errs
+		}
 	}
 	return nil
+}
+
+// validatePortNames is the name check of the API server's
+// validateContainerPorts: a port's name, when set, is unique among the
+// container's ports (the same number on TCP and UDP needs two names).
+func validatePortNames(container map[string]any, path *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	ports, _ := container["ports"].([]any)
+	seen := map[string]bool{}
+	for j, p := range ports {
+		pm, _ := p.(map[string]any)
+		name, _ := pm["name"].(string)
+		if name == "" {
+			continue
+		}
+		if seen[name] {
+			errs = append(errs, field.Duplicate(path.Child("ports").Index(j).Child("name"), name))
+		}
+		seen[name] = true
+	}
+	return errs
 }

@@ -67,6 +67,7 @@ func (w *Writer) Create(t *Type, obj *unstructured.Unstructured, opts Options) (
 		return nil, err
 	}
 	obj = omitEmptyMeta(obj)
+	dropNulls(t, obj.Object)
 	w.prepareCreate(t, obj)
 	if t.Default != nil {
 		t.Default(obj)
@@ -110,6 +111,7 @@ func (w *Writer) Update(t *Type, cur *Stored, obj *unstructured.Unstructured, op
 // update is the part of every non-apply write after its preconditions.
 func (w *Writer) update(t *Type, cur *Stored, obj *unstructured.Unstructured, opts Options) (*unstructured.Unstructured, error) {
 	obj = omitEmptyMeta(obj)
+	dropNulls(t, obj.Object)
 	if obj.GetNamespace() == "" {
 		// The request's namespace, as rest.BeforeUpdate fills it in.
 		if ns := cur.Object.GetNamespace(); ns != "" {
@@ -132,6 +134,38 @@ func (w *Writer) update(t *Type, cur *Stored, obj *unstructured.Unstructured, op
 		return nil, err
 	}
 	return obj, nil
+}
+
+// dropNulls removes the null fields of a built-in kind's object (t.New
+// set), in place, at any depth: the API server decodes a request body, and
+// the result of a JSON or strategic merge patch, into the kind's Go type,
+// where null leaves a field unset, so it is defaulted afterwards and the
+// field manager never sees it. A strategic merge patch made by kubectl
+// leaves such nulls in a list item it adds (a port's "protocol": null,
+// which the server then defaults to TCP). Null items of a list are left
+// alone; a custom resource keeps its nulls.
+func dropNulls(t *Type, m map[string]any) {
+	if t.New == nil {
+		return
+	}
+	dropNullFields(m)
+}
+
+func dropNullFields(v any) {
+	switch v := v.(type) {
+	case map[string]any:
+		for k, e := range v {
+			if e == nil {
+				delete(v, k)
+				continue
+			}
+			dropNullFields(e)
+		}
+	case []any:
+		for _, e := range v {
+			dropNullFields(e)
+		}
+	}
 }
 
 // omitEmptyMeta drops from obj what the API server drops when it decodes

@@ -47,6 +47,10 @@ type fidelityCase struct {
 	// EmptyWrite and EmptyDesired say an applier wrote an empty map, or
 	// the desired change has one.
 	EmptyWrite, EmptyDesired bool
+	// Ports and PortPairs say the live object or the desired change has
+	// container ports, and a container with the same containerPort on TCP
+	// and UDP.
+	Ports, PortPairs bool
 }
 
 // String describes the case for a disagreement.
@@ -79,6 +83,9 @@ func TestPredictFidelity(t *testing.T) {
 	rng := rand.New(rand.NewSource(seed))
 	pick := rand.New(rand.NewSource(seed + 1))
 	patches := rand.New(rand.NewSource(seed + 2))
+	// Container ports are drawn from a generator of their own, so that the
+	// other fields of a seed's cases stay those its earlier corpus had.
+	ports := rand.New(rand.NewSource(seed + 5))
 	offline := predict.NewOffline(nil)
 	realServer, realOffline := agreement{}, agreement{}
 
@@ -88,6 +95,8 @@ func TestPredictFidelity(t *testing.T) {
 	byPatch := map[string]int{}
 	// Cases with an empty map written by an applier, or in the desired change.
 	var emptyWrites, emptyDesired int
+	// Cases with container ports, and with the same port on TCP and UDP.
+	var withPorts, withPortPairs int
 	// byKind counts, per kind, the method predictions and those where the
 	// offline engine agreed with the server on all three.
 	byKind := agreement{}
@@ -110,7 +119,7 @@ func TestPredictFidelity(t *testing.T) {
 			cfg.TypeConverter = cr.tc
 			engine, realPick = cr.offline, crs.pick
 		} else {
-			c, live, in = buildCase(t, ctx, dyn, rng, patches, ns, builtinCases)
+			c, live, in = buildCase(t, ctx, dyn, rng, patches, ports, ns, builtinCases)
 			builtinCases++
 			gvr := predictCMGVR
 			if c.Kind == "Deployment" {
@@ -145,6 +154,12 @@ func TestPredictFidelity(t *testing.T) {
 		}
 		if c.EmptyDesired {
 			emptyDesired++
+		}
+		if c.Ports {
+			withPorts++
+		}
+		if c.PortPairs {
+			withPortPairs++
 		}
 		if in.Patch != nil {
 			for _, sm := range srv.Methods {
@@ -184,6 +199,7 @@ func TestPredictFidelity(t *testing.T) {
 	t.Logf("offline agreement with the server on all three, per kind: %s", byKind)
 	t.Logf("given patches (type:server verdict): %s", joinCounts(byPatch))
 	t.Logf("empty maps: applied by a writer in %d cases, in the desired change in %d", emptyWrites, emptyDesired)
+	t.Logf("container ports: in %d cases, the same containerPort on TCP and UDP in %d", withPorts, withPortPairs)
 	t.Logf("one real write per case: the server engine predicted it on all three in %s; the offline engine in %s", realServer, realOffline)
 	for _, d := range disagreements {
 		t.Errorf("disagreement: %s", d)
@@ -295,7 +311,7 @@ var fidelityManagers = []string{"alpha", "bravo", "charlie", "delta"}
 
 // buildCase writes one object through 1-4 managers and returns the desired
 // change to predict.
-func buildCase(t *testing.T, ctx context.Context, dyn dynamic.Interface, rng, patches *rand.Rand, ns string, i int) (fidelityCase, *unstructured.Unstructured, predict.Input) {
+func buildCase(t *testing.T, ctx context.Context, dyn dynamic.Interface, rng, patches, ports *rand.Rand, ns string, i int) (fidelityCase, *unstructured.Unstructured, predict.Input) {
 	t.Helper()
 	c := fidelityCase{ID: i, Kind: "ConfigMap"}
 	if rng.Intn(5) < 2 {
@@ -341,9 +357,9 @@ func buildCase(t *testing.T, ctx context.Context, dyn dynamic.Interface, rng, pa
 			continue
 		}
 		if cur == nil || useApply {
-			cfgObj := seedObject(rng, c.Kind, name, ns, mgr)
+			cfgObj := seedObject(rng, ports, c.Kind, name, ns, mgr)
 			if cur != nil {
-				mutate(rng, c.Kind, cfgObj, false)
+				mutate(rng, ports, c.Kind, cfgObj, false)
 			}
 			if cur == nil && !useApply {
 				c.Writes = append(c.Writes, mgr+":create")
@@ -368,7 +384,7 @@ func buildCase(t *testing.T, ctx context.Context, dyn dynamic.Interface, rng, pa
 			}
 		} else {
 			next := cur.DeepCopy()
-			mutate(rng, c.Kind, next, true)
+			mutate(rng, ports, c.Kind, next, true)
 			c.Writes = append(c.Writes, mgr+":update")
 			obj, err = ri.Update(ctx, next, metav1.UpdateOptions{FieldManager: mgr})
 		}
@@ -390,10 +406,10 @@ func buildCase(t *testing.T, ctx context.Context, dyn dynamic.Interface, rng, pa
 		desired.SetManagedFields(nil)
 	} else {
 		c.Desired = "manifest"
-		desired = seedObject(rng, c.Kind, name, ns, "writer")
+		desired = seedObject(rng, ports, c.Kind, name, ns, "writer")
 	}
 	for n := 1 + rng.Intn(2); n > 0; n-- {
-		mutate(rng, c.Kind, desired, c.Desired == "read-modify-write")
+		mutate(rng, ports, c.Kind, desired, c.Desired == "read-modify-write")
 	}
 	switch rng.Intn(3) {
 	case 0:
@@ -422,10 +438,14 @@ func buildCase(t *testing.T, ctx context.Context, dyn dynamic.Interface, rng, pa
 			c.Desired += " with annotations {}"
 		}
 	}
+	c.Ports, c.PortPairs = portsIn(live)
+	if p, pairs := portsIn(desired); p {
+		c.Ports, c.PortPairs = true, c.PortPairs || pairs
+	}
 	ref := predict.ObjectRef{APIVersion: live.GetAPIVersion(), Kind: live.GetKind(), Namespace: ns, Name: name}
 	if patches.Intn(4) == 0 {
 		// A given patch of one type, made from the same desired change.
-		pt, data := givenPatch(patches, c.Kind, live, desired, c.RV)
+		pt, data := givenPatch(patches, ports, c.Kind, live, desired, c.RV)
 		c.Desired += "; given " + string(pt) + " patch " + string(data)
 		return c, live, predict.Input{Ref: ref, Patch: data, PatchType: pt, BaseRV: c.RV}
 	}
@@ -435,15 +455,17 @@ func buildCase(t *testing.T, ctx context.Context, dyn dynamic.Interface, rng, pa
 // givenPatch returns a patch of a random type that makes (part of) the
 // change from live to desired, as a user would write it by hand: the
 // labels and data of a ConfigMap, the labels, replicas and containers of a
-// Deployment; a JSON patch tests the resourceVersion first when rv is set.
-func givenPatch(rng *rand.Rand, kind string, live, desired *unstructured.Unstructured, rv string) (predict.PatchType, []byte) {
+// Deployment (and, drawn from ports, a strategic merge patch of the
+// containers' ports); a JSON patch tests the resourceVersion first when rv
+// is set.
+func givenPatch(rng, ports *rand.Rand, kind string, live, desired *unstructured.Unstructured, rv string) (predict.PatchType, []byte) {
 	pt := []predict.PatchType{predict.PatchJSON, predict.PatchMerge, predict.PatchStrategic, predict.PatchApply}[rng.Intn(4)]
 	if pt == predict.PatchApply {
 		b, _ := json.Marshal(desired.Object)
 		return pt, b
 	}
 	if pt == predict.PatchJSON {
-		return pt, givenJSONPatch(rng, kind, live, desired, rv)
+		return pt, givenJSONPatch(rng, ports, kind, live, desired, rv)
 	}
 	// Merge and strategic: the desired labels, and a removed one as null.
 	labels := map[string]any{}
@@ -476,6 +498,10 @@ func givenPatch(rng *rand.Rand, kind string, live, desired *unstructured.Unstruc
 			containers, _, _ := unstructured.NestedSlice(desired.Object, "spec", "template", "spec", "containers")
 			spec["template"] = map[string]any{"spec": map[string]any{"containers": containers}}
 		}
+		if pt == predict.PatchStrategic && ports.Intn(3) == 0 {
+			// The containers' ports, merged by containerPort.
+			spec["template"] = givenPortsPatch(ports, live, desired)
+		}
 		patch["spec"] = spec
 	}
 	b, _ := json.Marshal(patch)
@@ -483,7 +509,7 @@ func givenPatch(rng *rand.Rand, kind string, live, desired *unstructured.Unstruc
 }
 
 // givenJSONPatch returns RFC 6902 operations for part of the change.
-func givenJSONPatch(rng *rand.Rand, kind string, live, desired *unstructured.Unstructured, rv string) []byte {
+func givenJSONPatch(rng, ports *rand.Rand, kind string, live, desired *unstructured.Unstructured, rv string) []byte {
 	ops := []map[string]any{}
 	if rv != "" && rng.Intn(2) == 0 {
 		ops = append(ops, map[string]any{"op": "test", "path": "/metadata/resourceVersion", "value": rv})
@@ -525,14 +551,16 @@ func givenJSONPatch(rng *rand.Rand, kind string, live, desired *unstructured.Uns
 				ops = append(ops, map[string]any{"op": "replace", "path": fmt.Sprintf("/spec/template/spec/containers/%d/image", i), "value": img})
 			}
 		}
+		ops = append(ops, givenPortsOps(ports, live, desired)...)
 	}
 	b, _ := json.Marshal(ops)
 	return b
 }
 
 // seedObject returns a small object whose content depends on rng: a
-// ConfigMap with data and labels, or a Deployment with 1-3 containers.
-func seedObject(rng *rand.Rand, kind, name, ns, mgr string) *unstructured.Unstructured {
+// ConfigMap with data and labels, or a Deployment with 1-3 containers,
+// whose ports are drawn from ports.
+func seedObject(rng, ports *rand.Rand, kind, name, ns, mgr string) *unstructured.Unstructured {
 	u := &unstructured.Unstructured{Object: map[string]any{}}
 	u.SetName(name)
 	u.SetNamespace(ns)
@@ -561,6 +589,11 @@ func seedObject(rng *rand.Rand, kind, name, ns, mgr string) *unstructured.Unstru
 			"image": fmt.Sprintf("registry.example/app%d:%d", k, 1+rng.Intn(3)),
 		})
 	}
+	for _, c := range containers {
+		if p := seedPorts(ports); p != nil {
+			c.(map[string]any)["ports"] = p
+		}
+	}
 	u.Object["spec"] = map[string]any{
 		"replicas": int64(1 + rng.Intn(3)),
 		"selector": map[string]any{"matchLabels": map[string]any{"app": name}},
@@ -575,8 +608,17 @@ func seedObject(rng *rand.Rand, kind, name, ns, mgr string) *unstructured.Unstru
 // mutate makes one random edit: a value, a new or removed map key, a label,
 // replicas, an image, or a list edit (a container added, removed or
 // reordered). full says the object is a whole read object (so list edits
-// may remove items others own).
-func mutate(rng *rand.Rand, kind string, u *unstructured.Unstructured, full bool) {
+// may remove items others own). A third of a Deployment's edits also
+// edit a container's ports, drawn from ports.
+func mutate(rng, ports *rand.Rand, kind string, u *unstructured.Unstructured, full bool) {
+	mutateFields(rng, kind, u)
+	if kind == "Deployment" && ports.Intn(3) == 0 {
+		mutatePorts(ports, u)
+	}
+}
+
+// mutateFields makes mutate's edit of the fields other than ports.
+func mutateFields(rng *rand.Rand, kind string, u *unstructured.Unstructured) {
 	switch rng.Intn(3) {
 	case 0:
 		labels := u.GetLabels()
