@@ -185,49 +185,15 @@ func (cc *crCorpus) build(t *testing.T, ctx context.Context, ns string, i int) (
 	if err != nil {
 		t.Fatal(err)
 	}
-	var desired *unstructured.Unstructured
-	if rng.Intn(2) == 0 {
-		c.Desired = "read-modify-write"
-		desired = live.DeepCopy()
-		desired.SetManagedFields(nil)
-	} else {
-		c.Desired = "manifest"
-		desired = crSeed(rng, k, name, ns, "writer")
-	}
-	for n := 1 + rng.Intn(2); n > 0; n-- {
-		crMutate(rng, k, desired)
-	}
-	switch rng.Intn(3) {
-	case 0:
-		c.RV = live.GetResourceVersion()
-	case 1:
-		c.RV = rvs[0]
-		if c.RV == live.GetResourceVersion() {
-			c.RV = "1"
-		}
-	}
-	desired.SetResourceVersion(c.RV)
-	c.Manager = "writer"
-	if rng.Intn(4) == 0 {
-		c.Manager = fidelityManagers[rng.Intn(nManagers)]
-	}
-	if rng.Intn(6) == 0 {
-		c.EmptyDesired = true
-		if rng.Intn(2) == 0 {
-			desired.SetLabels(map[string]string{})
-			c.Desired += " with labels {}"
-		} else {
-			desired.SetAnnotations(map[string]string{})
-			c.Desired += " with annotations {}"
-		}
-	}
-	ref := predict.ObjectRef{APIVersion: live.GetAPIVersion(), Kind: live.GetKind(), Namespace: ns, Name: name}
-	if rng.Intn(4) == 0 {
-		pt, data := crGivenPatch(rng, live, desired, c.RV)
-		c.Desired += "; given " + string(pt) + " patch " + string(data)
-		return c, cr, live, predict.Input{Ref: ref, Patch: data, PatchType: pt, BaseRV: c.RV}
-	}
-	return c, cr, live, predict.Input{Ref: ref, Desired: desired}
+	// One generator draws everything of a custom resource's change.
+	in, _ := drawChange(changeDraw{rng: rng, patches: rng, emptyOneIn: 6,
+		seed:   func() *unstructured.Unstructured { return crSeed(rng, k, name, ns, "writer") },
+		mutate: func(u *unstructured.Unstructured, _ bool) { crMutate(rng, k, u) },
+		given: func(live, desired *unstructured.Unstructured, rv string) (predict.PatchType, []byte) {
+			return crGivenPatch(rng, live, desired, rv)
+		},
+	}, &c, live, rvs, nManagers, ns, name)
+	return c, cr, live, in
 }
 
 // write makes one write of a custom resource by mgr: a create or apply

@@ -399,6 +399,41 @@ func buildCase(t *testing.T, ctx context.Context, dyn dynamic.Interface, rng, pa
 		t.Fatal(err)
 	}
 
+	in, desired := drawChange(changeDraw{rng: rng, patches: patches, emptyOneIn: 8,
+		seed:   func() *unstructured.Unstructured { return seedObject(rng, ports, c.Kind, name, ns, "writer") },
+		mutate: func(u *unstructured.Unstructured, rmw bool) { mutate(rng, ports, c.Kind, u, rmw) },
+		given: func(live, desired *unstructured.Unstructured, rv string) (predict.PatchType, []byte) {
+			return givenPatch(patches, ports, c.Kind, live, desired, rv)
+		},
+	}, &c, live, rvs, nManagers, ns, name)
+	c.Ports, c.PortPairs = portsIn(live)
+	if p, pairs := portsIn(desired); p {
+		c.Ports, c.PortPairs = true, c.PortPairs || pairs
+	}
+	return c, live, in
+}
+
+// changeDraw says how drawChange draws a case's desired change: rng draws
+// the change, patches its empty map and whether it is given as a patch;
+// seed makes a fresh manifest, mutate edits the desired object (rmw: a
+// read-modify-write copy), given makes a patch of the change.
+type changeDraw struct {
+	rng, patches *rand.Rand
+	// emptyOneIn: one desired change in emptyOneIn has an empty map.
+	emptyOneIn int
+	seed       func() *unstructured.Unstructured
+	mutate     func(u *unstructured.Unstructured, rmw bool)
+	given      func(live, desired *unstructured.Unstructured, rv string) (predict.PatchType, []byte)
+}
+
+// drawChange draws case c's desired change from live: a read-modify-write
+// copy or a fresh manifest, edited once or twice, with a fresh, stale (the
+// first write's, rvs[0]) or no resourceVersion, by the writer or one of
+// the case's nManagers managers, sometimes with an empty map (the server
+// drops it), and a quarter of the time given as a patch of one type, as a
+// user would write it by hand. It returns the input and the desired object.
+func drawChange(d changeDraw, c *fidelityCase, live *unstructured.Unstructured, rvs []string, nManagers int, ns, name string) (predict.Input, *unstructured.Unstructured) {
+	rng := d.rng
 	var desired *unstructured.Unstructured
 	if rng.Intn(2) == 0 {
 		c.Desired = "read-modify-write"
@@ -406,10 +441,10 @@ func buildCase(t *testing.T, ctx context.Context, dyn dynamic.Interface, rng, pa
 		desired.SetManagedFields(nil)
 	} else {
 		c.Desired = "manifest"
-		desired = seedObject(rng, ports, c.Kind, name, ns, "writer")
+		desired = d.seed()
 	}
 	for n := 1 + rng.Intn(2); n > 0; n-- {
-		mutate(rng, ports, c.Kind, desired, c.Desired == "read-modify-write")
+		d.mutate(desired, c.Desired == "read-modify-write")
 	}
 	switch rng.Intn(3) {
 	case 0:
@@ -427,10 +462,9 @@ func buildCase(t *testing.T, ctx context.Context, dyn dynamic.Interface, rng, pa
 	if rng.Intn(4) == 0 {
 		c.Manager = fidelityManagers[rng.Intn(nManagers)]
 	}
-	if patches.Intn(8) == 0 {
-		// An empty map in the desired object: the server drops it.
+	if d.patches.Intn(d.emptyOneIn) == 0 {
 		c.EmptyDesired = true
-		if patches.Intn(2) == 0 {
+		if d.patches.Intn(2) == 0 {
 			desired.SetLabels(map[string]string{})
 			c.Desired += " with labels {}"
 		} else {
@@ -438,18 +472,13 @@ func buildCase(t *testing.T, ctx context.Context, dyn dynamic.Interface, rng, pa
 			c.Desired += " with annotations {}"
 		}
 	}
-	c.Ports, c.PortPairs = portsIn(live)
-	if p, pairs := portsIn(desired); p {
-		c.Ports, c.PortPairs = true, c.PortPairs || pairs
-	}
 	ref := predict.ObjectRef{APIVersion: live.GetAPIVersion(), Kind: live.GetKind(), Namespace: ns, Name: name}
-	if patches.Intn(4) == 0 {
-		// A given patch of one type, made from the same desired change.
-		pt, data := givenPatch(patches, ports, c.Kind, live, desired, c.RV)
+	if d.patches.Intn(4) == 0 {
+		pt, data := d.given(live, desired, c.RV)
 		c.Desired += "; given " + string(pt) + " patch " + string(data)
-		return c, live, predict.Input{Ref: ref, Patch: data, PatchType: pt, BaseRV: c.RV}
+		return predict.Input{Ref: ref, Patch: data, PatchType: pt, BaseRV: c.RV}, desired
 	}
-	return c, live, predict.Input{Ref: ref, Desired: desired}
+	return predict.Input{Ref: ref, Desired: desired}, desired
 }
 
 // givenPatch returns a patch of a random type that makes (part of) the
