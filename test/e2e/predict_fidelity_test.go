@@ -19,6 +19,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/rest"
 
 	"github.com/kubectl-rv/kubectl-rv/pkg/predict"
 )
@@ -78,6 +79,10 @@ func TestPredictFidelity(t *testing.T) {
 	// The deployment controller would change objects between the dry runs
 	// and the offline prediction.
 	cluster.PauseControllers(t)
+	// The server warns of what the corpus does on purpose (the same port
+	// in two containers): thousands of lines that would bury the figures.
+	rest.SetDefaultWarningHandler(rest.NoWarnings{})
+	t.Cleanup(func() { rest.SetDefaultWarningHandler(rest.WarningLogger{}) })
 	dyn := cluster.Dynamic(t, "fidelity")
 	ctx := context.Background()
 	rng := rand.New(rand.NewSource(seed))
