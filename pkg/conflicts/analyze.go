@@ -70,16 +70,19 @@ type objState struct {
 	// reads without going to the record.
 	successes []*record
 	successAt []pastSuccess
+	// versions are the resulting versions of successAt and history, kept
+	// while every success has one (nil after noResult): most logs have
+	// none, and an object's state is most of the stream's memory.
+	versions *versions
 	// history holds the successes folded out of successes that a later
 	// 409 may still need, oldest first, at most maxHistory: while every
 	// success has its resulting resourceVersion (winners by version, whose
 	// 409s may name any earlier version), the last ones; after that (winners
 	// by time), those completed after the oldest last get of a reader of the
 	// object, and the last one. cut is the latest completion dropped from
-	// it, cutRV the resulting version of the last success dropped.
+	// it (versions.cut the last dropped success's resulting version).
 	history []pastSuccess
 	cut     time.Time
-	cutRV   uint64
 	stream  *stream
 	// lastRead is each reader's last get of the object, by reader number.
 	lastRead []readMark
@@ -98,24 +101,30 @@ type objState struct {
 	// (every success has its resulting resourceVersion) and winners by
 	// time; until then pending keeps both answers.
 	hasSuccess, noResult bool
-	pending              []pendingConflict
 	// settledExact says that pending 409s beyond maxPending were settled
 	// by version: a success without a resulting version after that makes
 	// the stream inexact.
 	settledExact bool
 	keep         bool
+	pending      []pendingConflict
 	timeline     []Attempt
 	tally        Tally
 }
 
+// versions are an object's successes' resulting versions as rvNumber
+// reads them: success[i] is successAt[i]'s, history[i] history[i]'s, cut
+// that of the last success dropped from the history.
+type versions struct {
+	success, history []uint64
+	cut              uint64
+}
+
 // pastSuccess is a folded success: when it completed (as readMark keeps
-// it), who wrote (by number), and its resulting resourceVersion as
-// rvNumber reads it (0: none, or not one CompareResourceVersion accepts).
+// it), and who wrote (by number).
 type pastSuccess struct {
 	sec    int64
 	nsec   int32
 	writer uint32
-	rv     uint64
 }
 
 func (p pastSuccess) completed() time.Time { return time.Unix(p.sec, int64(p.nsec)) }
@@ -156,14 +165,21 @@ func (o *objState) released(r *record, s *stream) {
 	}
 	o.hasSuccess = true
 	o.successes = append(o.successes, r)
-	rv, ok := rvNumber(r.result)
-	if !ok && !o.keep && s.skew >= 0 {
-		// A version too long for a number cannot be folded.
-		s.inexact = true
+	o.successAt = append(o.successAt, pastSuccess{sec: r.completed.Unix(), nsec: int32(r.completed.Nanosecond()), writer: r.wid})
+	if !o.noResult && r.result != "" {
+		rv, ok := rvNumber(r.result)
+		if !ok && !o.keep && s.skew >= 0 {
+			// A version too long for a number cannot be folded.
+			s.inexact = true
+		}
+		if o.versions == nil {
+			o.versions = &versions{}
+		}
+		o.versions.success = append(o.versions.success, rv)
 	}
-	o.successAt = append(o.successAt, pastSuccess{sec: r.completed.Unix(), nsec: int32(r.completed.Nanosecond()), writer: r.wid, rv: rv})
 	if r.result == "" && !o.noResult {
 		o.noResult = true
+		o.versions = nil
 		if o.settledExact {
 			s.inexact = true
 		}
@@ -212,6 +228,10 @@ func (o *objState) fold(horizon time.Time) {
 	o.history = append(o.history, o.successAt[:n]...)
 	o.successAt = slices.Delete(o.successAt, 0, n)
 	o.successes = slices.Delete(o.successes, 0, n)
+	if v := o.versions; v != nil {
+		v.history = append(v.history, v.success[:n]...)
+		v.success = slices.Delete(v.success, 0, n)
+	}
 	drop := 0
 	switch {
 	case !o.noResult:
@@ -229,8 +249,11 @@ func (o *objState) fold(horizon time.Time) {
 		if c := o.history[drop-1].completed(); c.After(o.cut) {
 			o.cut = c
 		}
-		o.cutRV = o.history[drop-1].rv
 		o.history = slices.Delete(o.history, 0, drop)
+		if v := o.versions; v != nil {
+			v.cut = v.history[drop-1]
+			v.history = slices.Delete(v.history, 0, drop)
+		}
 	}
 }
 
@@ -478,11 +501,17 @@ func (o *objState) byVersion(r *record, cand []*record) winnerSet {
 		// version; one CompareResourceVersion refuses is newer than none.
 		return ws
 	}
+	// Only called while every success has its version (versions is set
+	// once there is one).
+	v := o.versions
+	if v == nil {
+		return ws
+	}
 	j := len(o.history)
-	for j > 0 && o.history[j-1].rv > pre {
+	for j > 0 && v.history[j-1] > pre {
 		j--
 	}
-	if j == 0 && o.cutRV > pre {
+	if j == 0 && v.cut > pre {
 		o.stream.inexact = true
 	}
 	for _, p := range o.history[j:] {
