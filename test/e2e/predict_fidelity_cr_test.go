@@ -299,12 +299,7 @@ func someOf(rng *rand.Rand, prefix string, n int) []any {
 func crMutate(rng *rand.Rand, k *crKind, u *unstructured.Unstructured) {
 	switch rng.Intn(6) {
 	case 0:
-		labels := u.GetLabels()
-		if labels == nil {
-			labels = map[string]string{}
-		}
-		labels[fmt.Sprintf("l%d", rng.Intn(3))] = fmt.Sprintf("x%d", rng.Intn(3))
-		u.SetLabels(labels)
+		setRandomLabel(rng, u)
 		return
 	case 1:
 		ann := u.GetAnnotations()

@@ -651,16 +651,21 @@ func mutate(rng, ports *rand.Rand, kind string, u *unstructured.Unstructured, fu
 	}
 }
 
+// setRandomLabel sets one of labels l0-l2 to one of x0-x2.
+func setRandomLabel(rng *rand.Rand, u *unstructured.Unstructured) {
+	labels := u.GetLabels()
+	if labels == nil {
+		labels = map[string]string{}
+	}
+	labels[fmt.Sprintf("l%d", rng.Intn(3))] = fmt.Sprintf("x%d", rng.Intn(3))
+	u.SetLabels(labels)
+}
+
 // mutateFields makes mutate's edit of the fields other than ports.
 func mutateFields(rng *rand.Rand, kind string, u *unstructured.Unstructured) {
 	switch rng.Intn(3) {
 	case 0:
-		labels := u.GetLabels()
-		if labels == nil {
-			labels = map[string]string{}
-		}
-		labels[fmt.Sprintf("l%d", rng.Intn(3))] = fmt.Sprintf("x%d", rng.Intn(3))
-		u.SetLabels(labels)
+		setRandomLabel(rng, u)
 		return
 	}
 	if kind == "ConfigMap" {
