@@ -165,26 +165,14 @@ func (cc *crCorpus) build(t *testing.T, ctx context.Context, ns string, i int) (
 	}
 	name := fmt.Sprintf("c%03d", i)
 	ri := cc.ri(k.gvr)
-	nManagers := 1 + rng.Intn(4)
-	var rvs []string
-	var cur *unstructured.Unstructured
-	for w := 0; w < nManagers+rng.Intn(2); w++ {
-		mgr := fidelityManagers[w%nManagers]
+	live, rvs, nManagers := writeByManagers(t, ctx, ri, rng, i, name, func(mgr string, cur *unstructured.Unstructured) (*unstructured.Unstructured, error) {
 		obj, what, err := cc.write(ctx, ri, k, cur, name, ns, mgr)
 		c.Writes = append(c.Writes, mgr+":"+what)
 		if what == "apply(empty)" {
 			c.EmptyWrite = true
 		}
-		if err != nil {
-			t.Fatalf("case %d: write %d by %s: %v", i, w, mgr, err)
-		}
-		cur = obj
-		rvs = append(rvs, obj.GetResourceVersion())
-	}
-	live, err := ri.Get(ctx, name, metav1.GetOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+		return obj, err
+	})
 	// One generator draws everything of a custom resource's change.
 	in, _ := drawChange(changeDraw{rng: rng, patches: rng, emptyOneIn: 6,
 		seed:   func() *unstructured.Unstructured { return crSeed(rng, k, name, ns, "writer") },

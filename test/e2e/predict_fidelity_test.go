@@ -328,81 +328,9 @@ func buildCase(t *testing.T, ctx context.Context, dyn dynamic.Interface, rng, pa
 		gvr = predictDeployGVR
 	}
 	ri := dyn.Resource(gvr).Namespace(ns)
-	nManagers := 1 + rng.Intn(4)
-	var rvs []string
-	var cur *unstructured.Unstructured
-	for w := 0; w < nManagers+rng.Intn(2); w++ {
-		mgr := fidelityManagers[w%nManagers]
-		useApply := rng.Intn(2) == 0
-		var obj *unstructured.Unstructured
-		var err error
-		if cur != nil && c.Kind == "Deployment" && rng.Intn(4) == 0 {
-			// A controller-like write through a subresource.
-			if rng.Intn(2) == 0 {
-				c.Writes = append(c.Writes, mgr+":scale")
-				var sc *unstructured.Unstructured
-				if sc, err = ri.Get(ctx, name, metav1.GetOptions{}, "scale"); err == nil {
-					_ = unstructured.SetNestedField(sc.Object, int64(1+rng.Intn(6)), "spec", "replicas")
-					if _, err = ri.Update(ctx, sc, metav1.UpdateOptions{FieldManager: mgr}, "scale"); err == nil {
-						obj, err = ri.Get(ctx, name, metav1.GetOptions{})
-					}
-				}
-			} else {
-				c.Writes = append(c.Writes, mgr+":status")
-				next := cur.DeepCopy()
-				_ = unstructured.SetNestedField(next.Object, int64(rng.Intn(3)), "status", "replicas")
-				_ = unstructured.SetNestedField(next.Object, next.GetGeneration(), "status", "observedGeneration")
-				obj, err = ri.UpdateStatus(ctx, next, metav1.UpdateOptions{FieldManager: mgr})
-			}
-			if err != nil {
-				t.Fatalf("case %d: write %d by %s: %v", i, w, mgr, err)
-			}
-			cur = obj
-			rvs = append(rvs, obj.GetResourceVersion())
-			continue
-		}
-		if cur == nil || useApply {
-			cfgObj := seedObject(rng, ports, c.Kind, name, ns, mgr)
-			if cur != nil {
-				mutate(rng, ports, c.Kind, cfgObj, false)
-			}
-			if cur == nil && !useApply {
-				c.Writes = append(c.Writes, mgr+":create")
-				obj, err = ri.Create(ctx, cfgObj, metav1.CreateOptions{FieldManager: mgr})
-			} else {
-				force := rng.Intn(3) > 0
-				c.Writes = append(c.Writes, fmt.Sprintf("%s:apply(force=%v)", mgr, force))
-				if patches.Intn(6) == 0 {
-					// An applier that owns an empty map, which the
-					// server drops from the object (issue 15, defect 3).
-					cfgObj.SetAnnotations(map[string]string{})
-					c.Writes[len(c.Writes)-1] += "+annotations{}"
-					c.EmptyWrite = true
-				}
-				b, _ := json.Marshal(cfgObj.Object)
-				obj, err = ri.Patch(ctx, name, types.ApplyPatchType, b, metav1.PatchOptions{FieldManager: mgr, Force: &force})
-				if err != nil && !force {
-					// A conflicting apply without force leaves the object as it was.
-					err = nil
-					obj = cur
-				}
-			}
-		} else {
-			next := cur.DeepCopy()
-			mutate(rng, ports, c.Kind, next, true)
-			c.Writes = append(c.Writes, mgr+":update")
-			obj, err = ri.Update(ctx, next, metav1.UpdateOptions{FieldManager: mgr})
-		}
-		if err != nil {
-			t.Fatalf("case %d: write %d by %s: %v", i, w, mgr, err)
-		}
-		cur = obj
-		rvs = append(rvs, obj.GetResourceVersion())
-	}
-	live, err := ri.Get(ctx, name, metav1.GetOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	live, rvs, nManagers := writeByManagers(t, ctx, ri, rng, i, name, func(mgr string, cur *unstructured.Unstructured) (*unstructured.Unstructured, error) {
+		return writeBuiltin(ctx, ri, rng, patches, ports, &c, name, ns, mgr, cur)
+	})
 
 	in, desired := drawChange(changeDraw{rng: rng, patches: patches, emptyOneIn: 8,
 		seed:   func() *unstructured.Unstructured { return seedObject(rng, ports, c.Kind, name, ns, "writer") },
@@ -416,6 +344,92 @@ func buildCase(t *testing.T, ctx context.Context, dyn dynamic.Interface, rng, pa
 		c.Ports, c.PortPairs = true, c.PortPairs || pairs
 	}
 	return c, live, in
+}
+
+// writeByManagers has 1 to 4 managers write a case's object in turn, the
+// first one again, sometimes: write makes one write by mgr over cur (nil
+// before the first) and returns what it stored. It returns the object as
+// the writes left it, the resourceVersion of each write, and how many
+// managers there were.
+func writeByManagers(t *testing.T, ctx context.Context, ri dynamic.ResourceInterface, rng *rand.Rand, i int, name string,
+	write func(mgr string, cur *unstructured.Unstructured) (*unstructured.Unstructured, error)) (*unstructured.Unstructured, []string, int) {
+	t.Helper()
+	nManagers := 1 + rng.Intn(4)
+	var rvs []string
+	var cur *unstructured.Unstructured
+	for w := 0; w < nManagers+rng.Intn(2); w++ {
+		mgr := fidelityManagers[w%nManagers]
+		obj, err := write(mgr, cur)
+		if err != nil {
+			t.Fatalf("case %d: write %d by %s: %v", i, w, mgr, err)
+		}
+		cur = obj
+		rvs = append(rvs, obj.GetResourceVersion())
+	}
+	live, err := ri.Get(ctx, name, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return live, rvs, nManagers
+}
+
+// writeBuiltin makes one write of a ConfigMap or Deployment by mgr over
+// cur: a create or apply first, then applies (forced or not, a sixth of
+// them owning annotations: {}), read-modify-write updates and, for
+// Deployments, controller-like writes through /scale and /status.
+func writeBuiltin(ctx context.Context, ri dynamic.ResourceInterface, rng, patches, ports *rand.Rand, c *fidelityCase, name, ns, mgr string, cur *unstructured.Unstructured) (*unstructured.Unstructured, error) {
+	useApply := rng.Intn(2) == 0
+	var obj *unstructured.Unstructured
+	var err error
+	if cur != nil && c.Kind == "Deployment" && rng.Intn(4) == 0 {
+		// A controller-like write through a subresource.
+		if rng.Intn(2) == 0 {
+			c.Writes = append(c.Writes, mgr+":scale")
+			var sc *unstructured.Unstructured
+			if sc, err = ri.Get(ctx, name, metav1.GetOptions{}, "scale"); err == nil {
+				_ = unstructured.SetNestedField(sc.Object, int64(1+rng.Intn(6)), "spec", "replicas")
+				if _, err = ri.Update(ctx, sc, metav1.UpdateOptions{FieldManager: mgr}, "scale"); err == nil {
+					obj, err = ri.Get(ctx, name, metav1.GetOptions{})
+				}
+			}
+			return obj, err
+		}
+		c.Writes = append(c.Writes, mgr+":status")
+		next := cur.DeepCopy()
+		_ = unstructured.SetNestedField(next.Object, int64(rng.Intn(3)), "status", "replicas")
+		_ = unstructured.SetNestedField(next.Object, next.GetGeneration(), "status", "observedGeneration")
+		return ri.UpdateStatus(ctx, next, metav1.UpdateOptions{FieldManager: mgr})
+	}
+	if cur != nil && !useApply {
+		next := cur.DeepCopy()
+		mutate(rng, ports, c.Kind, next, true)
+		c.Writes = append(c.Writes, mgr+":update")
+		return ri.Update(ctx, next, metav1.UpdateOptions{FieldManager: mgr})
+	}
+	cfgObj := seedObject(rng, ports, c.Kind, name, ns, mgr)
+	if cur != nil {
+		mutate(rng, ports, c.Kind, cfgObj, false)
+	}
+	if cur == nil && !useApply {
+		c.Writes = append(c.Writes, mgr+":create")
+		return ri.Create(ctx, cfgObj, metav1.CreateOptions{FieldManager: mgr})
+	}
+	force := rng.Intn(3) > 0
+	c.Writes = append(c.Writes, fmt.Sprintf("%s:apply(force=%v)", mgr, force))
+	if patches.Intn(6) == 0 {
+		// An applier that owns an empty map, which the server drops from
+		// the object (issue 15, defect 3).
+		cfgObj.SetAnnotations(map[string]string{})
+		c.Writes[len(c.Writes)-1] += "+annotations{}"
+		c.EmptyWrite = true
+	}
+	b, _ := json.Marshal(cfgObj.Object)
+	obj, err = ri.Patch(ctx, name, types.ApplyPatchType, b, metav1.PatchOptions{FieldManager: mgr, Force: &force})
+	if err != nil && !force {
+		// A conflicting apply without force leaves the object as it was.
+		return cur, nil
+	}
+	return obj, err
 }
 
 // changeDraw says how drawChange draws a case's desired change: rng draws
