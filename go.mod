@@ -8,8 +8,8 @@ require (
 	github.com/google/btree v1.1.3
 	github.com/google/go-cmp v0.7.0
 	github.com/olekukonko/tablewriter v1.1.4
-	github.com/prometheus/client_model v0.6.1
-	github.com/prometheus/common v0.62.0
+	github.com/prometheus/client_model v0.6.2
+	github.com/prometheus/common v0.67.5
 	github.com/spf13/cobra v1.10.2
 	github.com/spf13/pflag v1.0.9
 	go.etcd.io/etcd/api/v3 v3.6.8
@@ -26,20 +26,23 @@ require (
 	k8s.io/client-go v0.36.6
 	k8s.io/klog/v2 v2.140.0
 	k8s.io/kube-openapi v0.0.0-20260317180543-43fb72c5454a
+	k8s.io/kubernetes v1.36.3
 	sigs.k8s.io/structured-merge-diff/v6 v6.4.2
 	sigs.k8s.io/yaml v1.6.0
 )
 
 require (
 	github.com/Azure/go-ansiterm v0.0.0-20230124172434-306776ec8161 // indirect
+	github.com/beorn7/perks v1.0.1 // indirect
 	github.com/blang/semver/v4 v4.0.0 // indirect
 	github.com/cespare/xxhash/v2 v2.3.0 // indirect
 	github.com/clipperhouse/displaywidth v0.10.0 // indirect
 	github.com/clipperhouse/uax29/v2 v2.6.0 // indirect
 	github.com/coreos/go-semver v0.3.1 // indirect
-	github.com/coreos/go-systemd/v22 v22.5.0 // indirect
+	github.com/coreos/go-systemd/v22 v22.7.0 // indirect
 	github.com/cpuguy83/go-md2man/v2 v2.0.6 // indirect
 	github.com/davecgh/go-spew v1.1.2-0.20180830191138-d8f796af33cc // indirect
+	github.com/distribution/reference v0.6.0 // indirect
 	github.com/emicklei/go-restful/v3 v3.13.0 // indirect
 	github.com/fatih/color v1.18.0 // indirect
 	github.com/fxamacker/cbor/v2 v2.9.0 // indirect
@@ -50,7 +53,7 @@ require (
 	github.com/golang/protobuf v1.5.4 // indirect
 	github.com/google/gnostic-models v0.7.0 // indirect
 	github.com/google/uuid v1.6.0 // indirect
-	github.com/grpc-ecosystem/grpc-gateway/v2 v2.26.3 // indirect
+	github.com/grpc-ecosystem/grpc-gateway/v2 v2.27.7 // indirect
 	github.com/inconshreveable/mousetrap v1.1.0 // indirect
 	github.com/josharian/intern v1.0.0 // indirect
 	github.com/json-iterator/go v1.1.12 // indirect
@@ -67,27 +70,73 @@ require (
 	github.com/olekukonko/cat v0.0.0-20250911104152-50322a0618f6 // indirect
 	github.com/olekukonko/errors v1.2.0 // indirect
 	github.com/olekukonko/ll v0.1.6 // indirect
+	github.com/opencontainers/go-digest v1.0.0 // indirect
 	github.com/peterbourgon/diskv v2.0.1+incompatible // indirect
 	github.com/pmezard/go-difflib v1.0.1-0.20181226105442-5d4384ee4fb2 // indirect
+	github.com/prometheus/client_golang v1.23.2 // indirect
+	github.com/prometheus/procfs v0.19.2 // indirect
+	github.com/robfig/cron/v3 v3.0.1 // indirect
 	github.com/russross/blackfriday/v2 v2.1.0 // indirect
 	github.com/x448/float16 v0.8.4 // indirect
 	github.com/xlab/treeprint v1.2.0 // indirect
 	go.etcd.io/etcd/client/pkg/v3 v3.6.8 // indirect
+	go.opentelemetry.io/otel v1.41.0 // indirect
+	go.opentelemetry.io/otel/trace v1.41.0 // indirect
 	go.uber.org/multierr v1.11.0 // indirect
-	go.uber.org/zap v1.27.0 // indirect
+	go.uber.org/zap v1.27.1 // indirect
 	golang.org/x/net v0.56.0 // indirect
 	golang.org/x/oauth2 v0.34.0 // indirect
 	golang.org/x/sys v0.46.0 // indirect
 	golang.org/x/text v0.39.0 // indirect
 	golang.org/x/time v0.14.0 // indirect
-	google.golang.org/genproto/googleapis/api v0.0.0-20250303144028-a0af3efb3deb // indirect
-	google.golang.org/genproto/googleapis/rpc v0.0.0-20250303144028-a0af3efb3deb // indirect
-	google.golang.org/grpc v1.71.1 // indirect
+	google.golang.org/genproto/googleapis/api v0.0.0-20260128011058-8636f8732409 // indirect
+	google.golang.org/genproto/googleapis/rpc v0.0.0-20260128011058-8636f8732409 // indirect
+	google.golang.org/grpc v1.79.3 // indirect
 	gopkg.in/inf.v0 v0.9.1 // indirect
 	gopkg.in/yaml.v3 v3.0.1 // indirect
+	k8s.io/apiextensions-apiserver v0.0.0 // indirect
+	k8s.io/apiserver v0.36.6 // indirect
+	k8s.io/component-base v0.36.6 // indirect
+	k8s.io/component-helpers v0.0.0 // indirect
+	k8s.io/controller-manager v0.0.0 // indirect
+	k8s.io/kubelet v0.0.0 // indirect
 	k8s.io/utils v0.0.0-20260210185600-b8788abfbbc2 // indirect
 	sigs.k8s.io/json v0.0.0-20250730193827-2d320260d730 // indirect
 	sigs.k8s.io/kustomize/api v0.21.1 // indirect
 	sigs.k8s.io/kustomize/kyaml v0.21.1 // indirect
 	sigs.k8s.io/randfill v1.0.0 // indirect
+)
+
+replace (
+	k8s.io/api => k8s.io/api v0.36.6
+	k8s.io/apiextensions-apiserver => k8s.io/apiextensions-apiserver v0.36.6
+	k8s.io/apimachinery => k8s.io/apimachinery v0.36.6
+	k8s.io/apiserver => k8s.io/apiserver v0.36.6
+	k8s.io/cli-runtime => k8s.io/cli-runtime v0.36.6
+	k8s.io/client-go => k8s.io/client-go v0.36.6
+	k8s.io/cloud-provider => k8s.io/cloud-provider v0.36.6
+	k8s.io/cluster-bootstrap => k8s.io/cluster-bootstrap v0.36.6
+	k8s.io/code-generator => k8s.io/code-generator v0.36.6
+	k8s.io/component-base => k8s.io/component-base v0.36.6
+	k8s.io/component-helpers => k8s.io/component-helpers v0.36.6
+	k8s.io/controller-manager => k8s.io/controller-manager v0.36.6
+	k8s.io/cri-api => k8s.io/cri-api v0.36.6
+	k8s.io/cri-client => k8s.io/cri-client v0.36.6
+	k8s.io/cri-streaming => k8s.io/cri-streaming v0.36.6
+	k8s.io/csi-translation-lib => k8s.io/csi-translation-lib v0.36.6
+	k8s.io/dynamic-resource-allocation => k8s.io/dynamic-resource-allocation v0.36.6
+	k8s.io/endpointslice => k8s.io/endpointslice v0.36.6
+	k8s.io/externaljwt => k8s.io/externaljwt v0.36.6
+	k8s.io/kms => k8s.io/kms v0.36.6
+	k8s.io/kube-aggregator => k8s.io/kube-aggregator v0.36.6
+	k8s.io/kube-controller-manager => k8s.io/kube-controller-manager v0.36.6
+	k8s.io/kube-proxy => k8s.io/kube-proxy v0.36.6
+	k8s.io/kube-scheduler => k8s.io/kube-scheduler v0.36.6
+	k8s.io/kubectl => k8s.io/kubectl v0.36.6
+	k8s.io/kubelet => k8s.io/kubelet v0.36.6
+	k8s.io/metrics => k8s.io/metrics v0.36.6
+	k8s.io/mount-utils => k8s.io/mount-utils v0.36.6
+	k8s.io/pod-security-admission => k8s.io/pod-security-admission v0.36.6
+	k8s.io/sample-apiserver => k8s.io/sample-apiserver v0.36.6
+	k8s.io/streaming => k8s.io/streaming v0.36.6
 )

@@ -13,6 +13,7 @@ import (
 
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
 )
 
 // The metrics --live reads.
@@ -106,7 +107,7 @@ func textToFamilies(body []byte) (fams map[string]*dto.MetricFamily, err error) 
 			fams, err = nil, fmt.Errorf("the Prometheus text parser failed on the body: %v", r)
 		}
 	}()
-	var p expfmt.TextParser
+	p := expfmt.NewTextParser(model.UTF8Validation)
 	return p.TextToMetricFamilies(bytes.NewReader(body))
 }
 

@@ -44,8 +44,8 @@ func (o *Offline) Executor(gvk schema.GroupVersionKind, name string, live *unstr
 	if o.schema != nil && !managedfields.IsBuiltin(gvk) {
 		// A custom resource is also validated against its CRD's schema.
 		builtin, sc := e.t.Validate, o.schema
-		e.t.Validate = func(obj *unstructured.Unstructured) field.ErrorList {
-			return append(builtin(obj), sc.Validate(obj)...)
+		e.t.Validate = func(obj, old *unstructured.Unstructured, sub string) field.ErrorList {
+			return append(builtin(obj, old, sub), sc.Validate(obj)...)
 		}
 	}
 	e.w = &writepath.Writer{FieldManager: &memoFieldManager{inner: o.fms}}
@@ -79,7 +79,9 @@ func offlineType(gvk schema.GroupVersionKind, live *unstructured.Unstructured) *
 		AllowUnconditionalUpdate: managedfields.IsBuiltin(gvk) && writepath.AllowsUnconditionalUpdate(gvk.GroupKind()),
 		StatusSubresource:        live == nil || hasStatus(live),
 		Default:                  func(obj *unstructured.Unstructured) { writepath.BuiltinDefaults(gvk, obj) },
-		Validate:                 func(obj *unstructured.Unstructured) field.ErrorList { return writepath.BuiltinValidate(gvk, obj) },
+		Validate: func(obj, old *unstructured.Unstructured, sub string) field.ErrorList {
+			return writepath.BuiltinValidate(gvk, obj, old, sub)
+		},
 	}
 	if scheme.Scheme.Recognizes(gvk) {
 		t.New = func() runtime.Object {

@@ -1,178 +1,126 @@
 package writepath
 
 import (
-	"fmt"
-	"strings"
+	"sync"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+	"k8s.io/kubernetes/pkg/apis/apps"
+	k8sappsv1 "k8s.io/kubernetes/pkg/apis/apps/v1"
+	"k8s.io/kubernetes/pkg/apis/core"
+	k8scorev1 "k8s.io/kubernetes/pkg/apis/core/v1"
 )
 
-// The write path cannot run the API server's defaulting yet (the
-// defaulting functions live in k8s.io/kubernetes, not in a library), yet
-// a manifest from git omits every defaulted field and the server fills
-// them back before the field manager compares old and new. Without them
-// every PUT or generated patch would seem to remove (clobber) the
-// defaulted fields the creator owns. BuiltinDefaults fills in the
-// defaults of the workload kinds and their pod templates, the fields that
-// matter in practice; other kinds are left as they are (a documented
-// limit of predict --offline). The simulator does not use them: its
-// objects are what the scenario declares.
+// The built-in kinds of core/v1 and apps/v1 are defaulted and validated by
+// the API server's own code, linked from k8s.io/kubernetes: the v1
+// defaulting functions (what the server runs when it decodes a request),
+// the conversion to the internal types, and the validation their registry
+// strategies call (Validate, ValidateUpdate and the status strategy's
+// ValidateUpdate). What the strategies and the storage do around them
+// (PrepareForCreate/PrepareForUpdate, a Service's allocated values) is in
+// prepare.go and service.go, written from the server's code, since those
+// packages would link the whole registry.
 
-// defaultPodSpec is SetDefaults_PodSpec and SetDefaults_Container.
-func defaultPodSpec(spec map[string]any) {
-	setDefault(spec, "dnsPolicy", "ClusterFirst")
-	setDefault(spec, "restartPolicy", "Always")
-	setDefault(spec, "schedulerName", "default-scheduler")
-	setDefault(spec, "securityContext", map[string]any{})
-	setDefault(spec, "terminationGracePeriodSeconds", int64(30))
-	for _, key := range []string{"containers", "initContainers"} {
-		cs, _ := spec[key].([]any)
-		for _, c := range cs {
-			cm, ok := c.(map[string]any)
-			if !ok {
-				continue
-			}
-			setDefault(cm, "terminationMessagePath", "/dev/termination-log")
-			setDefault(cm, "terminationMessagePolicy", "File")
-			setDefault(cm, "resources", map[string]any{})
-			if img, ok := cm["image"].(string); ok {
-				setDefault(cm, "imagePullPolicy", pullPolicy(img))
-			}
-			ports, _ := cm["ports"].([]any)
-			for _, p := range ports {
-				if pm, ok := p.(map[string]any); ok {
-					setDefault(pm, "protocol", "TCP")
-				}
-			}
+// serverScheme holds the v1 and internal types of core and apps with the
+// server's defaulting and conversion functions. It is built on first use:
+// a command that writes no built-in object does not pay for it.
+var serverScheme = sync.OnceValue(func() *runtime.Scheme {
+	s := runtime.NewScheme()
+	for _, add := range []func(*runtime.Scheme) error{core.AddToScheme, k8scorev1.AddToScheme, apps.AddToScheme, k8sappsv1.AddToScheme} {
+		if err := add(s); err != nil {
+			panic(err) // the registrations of a release; they cannot fail
 		}
 	}
+	return s
+})
+
+// serverKind is one kind the server's code defaults and validates.
+type serverKind struct {
+	// validate is the registry strategy's validation of internal objects:
+	// old is nil on create; sub is "" or "status".
+	validate func(obj, old runtime.Object, sub string) field.ErrorList
+	// prepare readies obj (internal) for validation as the storage does
+	// before it validates, where the kind needs it; old nil on create.
+	prepare func(obj, old runtime.Object)
 }
 
-// pullPolicy is the default imagePullPolicy: Always for :latest or no
-// tag, else IfNotPresent.
-func pullPolicy(image string) string {
-	if strings.Contains(image, "@") {
-		return "IfNotPresent"
-	}
-	name := image[strings.LastIndex(image, "/")+1:]
-	tag := ""
-	if i := strings.LastIndex(name, ":"); i >= 0 {
-		tag = name[i+1:]
-	}
-	if tag == "" || tag == "latest" {
-		return "Always"
-	}
-	return "IfNotPresent"
+func isServerKind(gvk schema.GroupVersionKind) bool {
+	_, ok := serverKinds[gvk]
+	return ok
 }
 
-func setDefault(m map[string]any, key string, v any) {
-	if _, ok := m[key]; !ok {
-		m[key] = v
-	}
-}
-
-// BuiltinDefaults fills the defaults of obj's kind (gvk) in place.
+// BuiltinDefaults fills in obj the defaults the API server fills when it
+// decodes a request of obj's kind (gvk), in place: the kind's v1
+// defaulting functions, run on its Go type. The object goes through the
+// Go type as on the server, so fields the type does not have are dropped
+// and nulls are gone. Kinds the write path does not know are left alone.
 func BuiltinDefaults(gvk schema.GroupVersionKind, obj *unstructured.Unstructured) {
-	spec, ok := obj.Object["spec"].(map[string]any)
-	if !ok {
+	if !isServerKind(gvk) {
 		return
 	}
-	template := func() {
-		// The pod spec is defaulted on a copy that then takes its place:
-		// one copy, not a second one to set it back.
-		if ts, found, _ := unstructured.NestedMap(spec, "template", "spec"); found {
-			defaultPodSpec(ts)
-			spec["template"].(map[string]any)["spec"] = ts
-		}
+	s := serverScheme()
+	typed, err := s.New(gvk)
+	if err != nil {
+		return
 	}
-	switch {
-	case gvk.Group == "" && gvk.Kind == "Pod":
-		defaultPodSpec(spec)
-	case gvk.Group == "apps" && gvk.Kind == "Deployment":
-		setDefault(spec, "replicas", int64(1))
-		setDefault(spec, "revisionHistoryLimit", int64(10))
-		setDefault(spec, "progressDeadlineSeconds", int64(600))
-		st, _ := spec["strategy"].(map[string]any)
-		if st == nil {
-			st = map[string]any{}
-			spec["strategy"] = st
-		}
-		setDefault(st, "type", "RollingUpdate")
-		if st["type"] == "RollingUpdate" {
-			ru, _ := st["rollingUpdate"].(map[string]any)
-			if ru == nil {
-				ru = map[string]any{}
-				st["rollingUpdate"] = ru
-			}
-			setDefault(ru, "maxUnavailable", "25%")
-			setDefault(ru, "maxSurge", "25%")
-		}
-		template()
-	case gvk.Group == "apps" && gvk.Kind == "ReplicaSet":
-		setDefault(spec, "replicas", int64(1))
-		template()
-	case gvk.Group == "apps" && (gvk.Kind == "StatefulSet" || gvk.Kind == "DaemonSet"):
-		setDefault(spec, "revisionHistoryLimit", int64(10))
-		if gvk.Kind == "StatefulSet" {
-			setDefault(spec, "replicas", int64(1))
-			setDefault(spec, "podManagementPolicy", "OrderedReady")
-		}
-		template()
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(obj.Object, typed); err != nil {
+		// Left as it is: BuiltinValidate reports what cannot be decoded.
+		return
 	}
+	s.Default(typed)
+	out, err := runtime.DefaultUnstructuredConverter.ToUnstructured(typed)
+	if err != nil {
+		return
+	}
+	// A zero creationTimestamp encodes as null; the server's JSON has none.
+	dropNullFields(out)
+	obj.Object = out
 }
 
-// BuiltinValidate runs the few validations the write path knows: every
-// container of a pod template has a name and an image, and no two ports
-// of a container have the same name. It returns what the server would
-// refuse with 422, or nil.
-func BuiltinValidate(gvk schema.GroupVersionKind, obj *unstructured.Unstructured) field.ErrorList {
-	var specPath []string
-	switch {
-	case gvk.Group == "" && gvk.Kind == "Pod":
-		specPath = []string{"spec"}
-	case gvk.Group == "apps" && (gvk.Kind == "Deployment" || gvk.Kind == "ReplicaSet" || gvk.Kind == "StatefulSet" || gvk.Kind == "DaemonSet"):
-		specPath = []string{"spec", "template", "spec"}
-	default:
+// BuiltinValidate returns what the API server's validation of obj's kind
+// refuses (its 422), or nil: old is the stored object (nil on create) and
+// sub the subresource written ("" or "status"). Kinds the write path does
+// not know are not validated.
+func BuiltinValidate(gvk schema.GroupVersionKind, obj, old *unstructured.Unstructured, sub string) field.ErrorList {
+	k, ok := serverKinds[gvk]
+	if !ok {
 		return nil
 	}
-	cs, _, _ := unstructured.NestedSlice(obj.Object, append(specPath, "containers")...)
-	for i, c := range cs {
-		cm, ok := c.(map[string]any)
-		if !ok {
-			continue
-		}
-		for _, f := range []string{"name", "image"} {
-			if v, _ := cm[f].(string); v == "" {
-				msg := fmt.Sprintf("%s.containers[%d].%s: Required value", strings.Join(specPath, "."), i, f)
-				return field.ErrorList{field.Invalid(nil, nil, msg)}
-			}
-		}
-		if errs := validatePortNames(cm, field.NewPath(specPath[0], specPath[1:]...).Child("containers").Index(i)); len(errs) > 0 {
-			return errs
+	n, err := toInternal(gvk, obj)
+	if err != nil {
+		return field.ErrorList{field.Invalid(nil, nil, err.Error())}
+	}
+	var o runtime.Object
+	if old != nil {
+		if o, err = toInternal(gvk, old); err != nil {
+			return field.ErrorList{field.Invalid(nil, nil, "the stored object: "+err.Error())}
 		}
 	}
-	return nil
+	if k.prepare != nil && sub == "" {
+		k.prepare(n, o)
+	}
+	return k.validate(n, o, sub)
 }
 
-// validatePortNames is the name check of the API server's
-// validateContainerPorts: a port's name, when set, is unique among the
-// container's ports (the same number on TCP and UDP needs two names).
-func validatePortNames(container map[string]any, path *field.Path) field.ErrorList {
-	var errs field.ErrorList
-	ports, _ := container["ports"].([]any)
-	seen := map[string]bool{}
-	for j, p := range ports {
-		pm, _ := p.(map[string]any)
-		name, _ := pm["name"].(string)
-		if name == "" {
-			continue
-		}
-		if seen[name] {
-			errs = append(errs, field.Duplicate(path.Child("ports").Index(j).Child("name"), name))
-		}
-		seen[name] = true
+// toInternal decodes obj into its v1 Go type and converts it to the
+// internal type, as the server does before it validates.
+func toInternal(gvk schema.GroupVersionKind, obj *unstructured.Unstructured) (runtime.Object, error) {
+	s := serverScheme()
+	typed, err := s.New(gvk)
+	if err != nil {
+		return nil, err
 	}
-	return errs
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(obj.Object, typed); err != nil {
+		return nil, err
+	}
+	internal, err := s.New(gvk.GroupKind().WithVersion(runtime.APIVersionInternal))
+	if err != nil {
+		return nil, err
+	}
+	if err := s.Convert(typed, internal, nil); err != nil {
+		return nil, err
+	}
+	return internal, nil
 }

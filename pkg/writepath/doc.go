@@ -34,9 +34,10 @@
 //
 // It does not store, read, list or watch; it does not assign
 // resourceVersions or detect no-op writes (a storage concern: the server
-// compares the encoded bytes); and it does not run admission. Its
-// defaulting and validation are a few hand-written rules of the workload
-// kinds (BuiltinDefaults, BuiltinValidate), which predict uses and the
-// simulator does not; running the API server's own registry strategies
-// behind Type.Default and Type.Validate is the way to full fidelity.
+// compares the encoded bytes); and it does not run admission. The
+// defaulting and validation of the built-in kinds of core and apps are the
+// API server's own code, linked from k8s.io/kubernetes (BuiltinDefaults,
+// BuiltinValidate, behind Type.Default and Type.Validate), for predict and
+// the simulator alike; a Service's allocated values are the storage's
+// rules, written from its code (service.go).
 package writepath

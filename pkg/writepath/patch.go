@@ -188,7 +188,7 @@ func (w *Writer) apply(t *Type, cur *Stored, namespace, name string, data []byte
 	obj.SetResourceVersion(cur.ResourceVersion)
 	prepareUpdate(t, cur.Object, obj, "")
 	w.stampManagedFields(cur.Object, obj)
-	if err := validate(t, obj); err != nil {
+	if err := validate(t, obj, cur.Object, ""); err != nil {
 		return nil, err
 	}
 	return obj, nil
@@ -204,7 +204,7 @@ func (w *Writer) created(t *Type, obj *unstructured.Unstructured, namespace stri
 		t.Default(obj)
 	}
 	w.stampManagedFields(nil, obj)
-	if err := validate(t, obj); err != nil {
+	if err := validate(t, obj, nil, ""); err != nil {
 		return nil, err
 	}
 	return obj, nil

@@ -8,13 +8,20 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 )
 
-// portsDeployment is a Deployment at resourceVersion 11 whose container
-// c0 has ports.
+// portsDeployment is a valid Deployment at resourceVersion 11 whose
+// container c0 has ports.
 func portsDeployment(ports ...any) *Stored {
 	s := stored()
-	s.Object.Object["spec"] = map[string]any{"template": map[string]any{"spec": map[string]any{
-		"containers": []any{map[string]any{"name": "c0", "image": "app:1", "ports": ports}},
-	}}}
+	labels := map[string]any{"app": "web"}
+	s.Object.Object["spec"] = map[string]any{
+		"selector": map[string]any{"matchLabels": labels},
+		"template": map[string]any{
+			"metadata": map[string]any{"labels": labels},
+			"spec": map[string]any{
+				"containers": []any{map[string]any{"name": "c0", "image": "app:1", "ports": ports}},
+			},
+		},
+	}
 	return s
 }
 
@@ -87,7 +94,8 @@ func TestBuiltinValidatePortNames(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			obj := portsDeployment(tt.ports...).Object
-			errs := BuiltinValidate(deployType().GVK, obj)
+			BuiltinDefaults(deployType().GVK, obj)
+			errs := BuiltinValidate(deployType().GVK, obj, nil, "")
 			if (len(errs) > 0) != tt.invalid {
 				t.Fatalf("invalid %v, got %v", tt.invalid, errs)
 			}

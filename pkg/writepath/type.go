@@ -53,8 +53,9 @@ type Type struct {
 	// server does when it decodes a request; nil: none.
 	Default func(obj *unstructured.Unstructured)
 	// Validate returns what the kind's validation refuses (the server's
-	// 422); nil: nothing is refused.
-	Validate func(obj *unstructured.Unstructured) field.ErrorList
+	// 422) of obj written over old (nil on create) through subresource sub
+	// ("" or "status"); nil: nothing is refused.
+	Validate func(obj, old *unstructured.Unstructured, sub string) field.ErrorList
 }
 
 // GroupResource returns the type's group and resource, as errors name it.
@@ -63,15 +64,23 @@ func (t *Type) GroupResource() schema.GroupResource {
 }
 
 func builtin(group, version, kind, resource string, namespaced, status bool, gen GenerationRule, newObj func() runtime.Object) Type {
-	return Type{
-		GVK:                      schema.GroupVersionKind{Group: group, Version: version, Kind: kind},
+	gvk := schema.GroupVersionKind{Group: group, Version: version, Kind: kind}
+	t := Type{
+		GVK:                      gvk,
 		Resource:                 resource,
 		Namespaced:               namespaced,
 		StatusSubresource:        status,
-		AllowUnconditionalUpdate: AllowsUnconditionalUpdate(schema.GroupKind{Group: group, Kind: kind}),
+		AllowUnconditionalUpdate: AllowsUnconditionalUpdate(gvk.GroupKind()),
 		Generation:               gen,
 		New:                      newObj,
 	}
+	if isServerKind(gvk) {
+		t.Default = func(obj *unstructured.Unstructured) { BuiltinDefaults(gvk, obj) }
+		t.Validate = func(obj, old *unstructured.Unstructured, sub string) field.ErrorList {
+			return BuiltinValidate(gvk, obj, old, sub)
+		}
+	}
+	return t
 }
 
 // refusesUnconditionalUpdate are the built-in kinds whose registry
@@ -111,8 +120,9 @@ func AllowsUnconditionalUpdate(gk schema.GroupKind) bool {
 }
 
 // BuiltinTypes returns the rules of the registry strategies of the
-// built-in kinds the simulator knows, in Kubernetes 1.36. They carry no
-// Default or Validate.
+// built-in kinds the simulator knows, in Kubernetes 1.36, with the API
+// server's defaulting and validation for the kinds of core and apps that
+// have them (BuiltinDefaults, BuiltinValidate).
 func BuiltinTypes() []Type {
 	return []Type{
 		builtin("", "v1", "ConfigMap", "configmaps", true, false, GenerationNone, func() runtime.Object { return &corev1.ConfigMap{} }),

@@ -81,7 +81,7 @@ func (w *Writer) Create(t *Type, obj *unstructured.Unstructured, opts Options) (
 		obj = out
 		w.stampManagedFields(nil, obj)
 	}
-	if err := validate(t, obj); err != nil {
+	if err := validate(t, obj, nil, ""); err != nil {
 		return nil, err
 	}
 	return obj, nil
@@ -130,7 +130,7 @@ func (w *Writer) update(t *Type, cur *Stored, obj *unstructured.Unstructured, op
 		obj = out
 		w.stampManagedFields(cur.Object, obj)
 	}
-	if err := validate(t, obj); err != nil {
+	if err := validate(t, obj, cur.Object, opts.Subresource); err != nil {
 		return nil, err
 	}
 	return obj, nil
@@ -277,11 +277,11 @@ func Conflict(t *Type, name string) error {
 	return apierrors.NewConflict(t.GroupResource(), name, errors.New(optimisticLockErrorMsg))
 }
 
-func validate(t *Type, obj *unstructured.Unstructured) error {
+func validate(t *Type, obj, old *unstructured.Unstructured, sub string) error {
 	if t.Validate == nil {
 		return nil
 	}
-	if errs := t.Validate(obj); len(errs) > 0 {
+	if errs := t.Validate(obj, old, sub); len(errs) > 0 {
 		return apierrors.NewInvalid(t.GVK.GroupKind(), obj.GetName(), errs)
 	}
 	return nil

@@ -93,10 +93,23 @@ func TestUpdateConflictAndNoOp(t *testing.T) {
 	}
 }
 
+// deploySpec is a valid Deployment spec: the server's validation runs.
+func deploySpec(replicas int64) map[string]any {
+	labels := map[string]any{"app": "d"}
+	return map[string]any{
+		"replicas": replicas,
+		"selector": map[string]any{"matchLabels": labels},
+		"template": map[string]any{
+			"metadata": map[string]any{"labels": labels},
+			"spec":     map[string]any{"containers": []any{map[string]any{"name": "app", "image": "a:1"}}},
+		},
+	}
+}
+
 func TestGenerationAndStatus(t *testing.T) {
 	ctx := context.Background()
 	s := newServer(t)
-	d, err := s.Create(ctx, obj(deployGVK, "d", map[string]any{"spec": map[string]any{"replicas": int64(1)}}), WriteOptions{FieldManager: "c"})
+	d, err := s.Create(ctx, obj(deployGVK, "d", map[string]any{"spec": deploySpec(1)}), WriteOptions{FieldManager: "c"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -127,8 +140,7 @@ func TestGenerationAndStatus(t *testing.T) {
 func TestPatchesAndApply(t *testing.T) {
 	ctx := context.Background()
 	s := newServer(t)
-	if _, err := s.Create(ctx, obj(deployGVK, "d", map[string]any{"spec": map[string]any{"replicas": int64(1), "template": map[string]any{"spec": map[string]any{
-		"containers": []any{map[string]any{"name": "app", "image": "a:1"}}}}}}), WriteOptions{FieldManager: "kubectl-create"}); err != nil {
+	if _, err := s.Create(ctx, obj(deployGVK, "d", map[string]any{"spec": deploySpec(1)}), WriteOptions{FieldManager: "kubectl-create"}); err != nil {
 		t.Fatal(err)
 	}
 	patch := func(pt types.PatchType, p string, force bool, mgr string) error {
