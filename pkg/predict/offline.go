@@ -10,7 +10,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/client-go/kubernetes/scheme"
 
 	"github.com/kubectl-rv/kubectl-rv/pkg/managedfields"
@@ -44,8 +43,14 @@ func (o *Offline) Executor(gvk schema.GroupVersionKind, name string, live *unstr
 	if o.schema != nil && !managedfields.IsBuiltin(gvk) {
 		// A custom resource is also validated against its CRD's schema.
 		builtin, sc := e.t.Validate, o.schema
-		e.t.Validate = func(obj, old *unstructured.Unstructured, sub string) field.ErrorList {
-			return append(builtin(obj, old, sub), sc.Validate(obj)...)
+		e.t.Validate = func(obj, old *unstructured.Unstructured, sub string) error {
+			if err := builtin(obj, old, sub); err != nil {
+				return err
+			}
+			if errs := sc.Validate(obj); len(errs) > 0 {
+				return apierrors.NewInvalid(gvk.GroupKind(), obj.GetName(), errs)
+			}
+			return nil
 		}
 	}
 	e.w = &writepath.Writer{FieldManager: &memoFieldManager{inner: o.fms}}
@@ -79,7 +84,7 @@ func offlineType(gvk schema.GroupVersionKind, live *unstructured.Unstructured) *
 		AllowUnconditionalUpdate: managedfields.IsBuiltin(gvk) && writepath.AllowsUnconditionalUpdate(gvk.GroupKind()),
 		StatusSubresource:        live == nil || hasStatus(live),
 		Default:                  func(obj *unstructured.Unstructured) { writepath.BuiltinDefaults(gvk, obj) },
-		Validate: func(obj, old *unstructured.Unstructured, sub string) field.ErrorList {
+		Validate: func(obj, old *unstructured.Unstructured, sub string) error {
 			return writepath.BuiltinValidate(gvk, obj, old, sub)
 		},
 	}

@@ -3,6 +3,7 @@ package writepath
 import (
 	"sync"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -42,8 +43,9 @@ type serverKind struct {
 	// old is nil on create; sub is "" or "status".
 	validate func(obj, old runtime.Object, sub string) field.ErrorList
 	// prepare readies obj (internal) for validation as the storage does
-	// before it validates, where the kind needs it; old nil on create.
-	prepare func(obj, old runtime.Object)
+	// before it validates, where the kind needs it (old nil on create),
+	// and returns the storage's error, if any.
+	prepare func(obj, old runtime.Object) error
 }
 
 func isServerKind(gvk schema.GroupVersionKind) bool {
@@ -79,29 +81,37 @@ func BuiltinDefaults(gvk schema.GroupVersionKind, obj *unstructured.Unstructured
 	obj.Object = out
 }
 
-// BuiltinValidate returns what the API server's validation of obj's kind
-// refuses (its 422), or nil: old is the stored object (nil on create) and
-// sub the subresource written ("" or "status"). Kinds the write path does
-// not know are not validated.
-func BuiltinValidate(gvk schema.GroupVersionKind, obj, old *unstructured.Unstructured, sub string) field.ErrorList {
+// BuiltinValidate returns the API server's error for obj of kind gvk
+// written over old (the stored object, nil on create) through subresource
+// sub ("" or "status"): what the storage refuses before it validates (a
+// Service's duplicate node port, a 500), what the kind's validation
+// refuses (a 422), or nil. Kinds the write path does not know are not
+// validated.
+func BuiltinValidate(gvk schema.GroupVersionKind, obj, old *unstructured.Unstructured, sub string) error {
 	k, ok := serverKinds[gvk]
 	if !ok {
 		return nil
 	}
+	invalid := func(errs field.ErrorList) error { return apierrors.NewInvalid(gvk.GroupKind(), obj.GetName(), errs) }
 	n, err := toInternal(gvk, obj)
 	if err != nil {
-		return field.ErrorList{field.Invalid(nil, nil, err.Error())}
+		return invalid(field.ErrorList{field.Invalid(nil, nil, err.Error())})
 	}
 	var o runtime.Object
 	if old != nil {
 		if o, err = toInternal(gvk, old); err != nil {
-			return field.ErrorList{field.Invalid(nil, nil, "the stored object: "+err.Error())}
+			return invalid(field.ErrorList{field.Invalid(nil, nil, "the stored object: "+err.Error())})
 		}
 	}
 	if k.prepare != nil && sub == "" {
-		k.prepare(n, o)
+		if err := k.prepare(n, o); err != nil {
+			return serverError(err)
+		}
 	}
-	return k.validate(n, o, sub)
+	if errs := k.validate(n, o, sub); len(errs) > 0 {
+		return invalid(errs)
+	}
+	return nil
 }
 
 // toInternal decodes obj into its v1 Go type and converts it to the

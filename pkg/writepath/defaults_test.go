@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/yaml"
@@ -50,8 +52,8 @@ func TestServerValidationOfDeployments(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			obj := fromYAML(t, strings.Replace(validDeployment, tt.from, tt.to, 1))
 			BuiltinDefaults(deploymentGVK, obj)
-			errs := BuiltinValidate(deploymentGVK, obj, nil, "")
-			if got := errs.ToAggregate(); (got == nil) != (tt.want == "") || (got != nil && !strings.Contains(got.Error(), tt.want)) {
+			got := BuiltinValidate(deploymentGVK, obj, nil, "")
+			if (got == nil) != (tt.want == "") || (got != nil && !strings.Contains(got.Error(), tt.want)) {
 				t.Errorf("errors %v, want %q", got, tt.want)
 			}
 		})
@@ -104,7 +106,7 @@ func TestServerServiceRules(t *testing.T) {
 	if v, _, _ := unstructured.NestedSlice(old.Object, "spec", "ports"); v[0].(map[string]any)["targetPort"] != int64(53) {
 		t.Errorf("targetPort not defaulted to the port: %v", v)
 	}
-	if errs := BuiltinValidate(serviceGVK, old, nil, ""); len(errs) > 0 {
+	if errs := BuiltinValidate(serviceGVK, old, nil, ""); errs != nil {
 		t.Fatalf("a valid Service: %v", errs)
 	}
 
@@ -115,14 +117,14 @@ func TestServerServiceRules(t *testing.T) {
 	if _, found, _ := unstructured.NestedFieldNoCopy(upd.Object, "spec", "sessionAffinityConfig"); found {
 		t.Error("affinity None kept sessionAffinityConfig")
 	}
-	if errs := BuiltinValidate(serviceGVK, upd, old, ""); len(errs) > 0 {
+	if errs := BuiltinValidate(serviceGVK, upd, old, ""); errs != nil {
 		t.Errorf("an update without the allocated clusterIP: %v", errs)
 	}
 
 	// Two ports need names.
 	two := fromYAML(t, strings.Replace(clientIPService, "ports: [{name: a, port: 53, protocol: UDP}]", "ports: [{port: 53, protocol: UDP}, {port: 53, protocol: TCP}]", 1))
 	BuiltinDefaults(serviceGVK, two)
-	if errs := BuiltinValidate(serviceGVK, two, old, "").ToAggregate(); errs == nil || !strings.Contains(errs.Error(), "spec.ports[0].name: Required value") {
+	if errs := BuiltinValidate(serviceGVK, two, old, ""); errs == nil || !strings.Contains(errs.Error(), "spec.ports[0].name: Required value") {
 		t.Errorf("unnamed ports: %v", errs)
 	}
 }
@@ -134,18 +136,30 @@ func TestServerServiceTypeChange(t *testing.T) {
 	old := fromYAML(t, strings.Replace(clientIPService, "ports: [{name: a, port: 53, protocol: UDP}]",
 		"type: NodePort\n  ports: [{name: a, port: 53, protocol: UDP, nodePort: 30053}]", 1))
 	BuiltinDefaults(serviceGVK, old)
-	if errs := BuiltinValidate(serviceGVK, old, nil, ""); len(errs) > 0 {
+	if errs := BuiltinValidate(serviceGVK, old, nil, ""); errs != nil {
 		t.Fatalf("a NodePort Service: %v", errs)
 	}
 	upd := old.DeepCopy()
 	_ = unstructured.SetNestedField(upd.Object, "ClusterIP", "spec", "type")
 	BuiltinDefaults(serviceGVK, upd)
-	if errs := BuiltinValidate(serviceGVK, upd, old, ""); len(errs) > 0 {
+	if errs := BuiltinValidate(serviceGVK, upd, old, ""); errs != nil {
 		t.Errorf("NodePort to ClusterIP: %v", errs)
 	}
 	fresh := fromYAML(t, strings.Replace(clientIPService, "  clusterIP: 10.0.0.53\n  clusterIPs: [10.0.0.53]\n", "", 1))
 	BuiltinDefaults(serviceGVK, fresh)
-	if errs := BuiltinValidate(serviceGVK, fresh, nil, ""); len(errs) > 0 {
+	if errs := BuiltinValidate(serviceGVK, fresh, nil, ""); errs != nil {
 		t.Errorf("a create: %v", errs)
+	}
+}
+
+// TestServerServiceDuplicateNodePort: two ports asking for one node port
+// on one protocol are the allocator's 500, before validation.
+func TestServerServiceDuplicateNodePort(t *testing.T) {
+	svc := fromYAML(t, strings.Replace(clientIPService, "ports: [{name: a, port: 53, protocol: UDP}]",
+		"type: NodePort\n  ports: [{name: a, port: 53, protocol: UDP, nodePort: 30053}, {name: b, port: 54, protocol: UDP, nodePort: 30053}]", 1))
+	BuiltinDefaults(serviceGVK, svc)
+	err := BuiltinValidate(serviceGVK, svc, svc, "")
+	if code := apierrors.ReasonForError(err); err == nil || !strings.Contains(err.Error(), "duplicate nodePort: {UDP 30053}") || code != metav1.StatusReasonUnknown {
+		t.Errorf("got %v (%s), want the allocator's 500", err, code)
 	}
 }

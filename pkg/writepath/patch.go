@@ -130,6 +130,16 @@ func strategicPatchError(err error) error {
 	case mergepatch.ErrNoListOfLists, mergepatch.ErrPatchContentNotMatchRetainKeys:
 		return apierrors.NewGenericServerResponse(http.StatusUnprocessableEntity, "", schema.GroupResource{}, "", err.Error(), 0, false)
 	}
+	return serverError(err)
+}
+
+// serverError is the server's answer to an error that carries no API
+// status: a 500 with no reason and the error's text
+// (responsewriters.ErrorToAPIStatus). A status error is left as it is.
+func serverError(err error) error {
+	if _, ok := err.(apierrors.APIStatus); ok {
+		return err
+	}
 	return &apierrors.StatusError{ErrStatus: metav1.Status{
 		Status: metav1.StatusFailure, Code: http.StatusInternalServerError,
 		Reason: metav1.StatusReasonUnknown, Message: err.Error(),
@@ -168,7 +178,9 @@ func (w *Writer) apply(t *Type, cur *Stored, namespace, name string, data []byte
 	}
 	obj, err := w.FieldManager.Apply(t, live, cfg, opts.FieldManager, opts.Force)
 	if err != nil {
-		return nil, err
+		// An apply configuration with two list items of one key ("failed
+		// to create typed patch object") is such an error.
+		return nil, serverError(err)
 	}
 	// The applier owns the empty maps it sent, but the stored object has
 	// none: a built-in kind's is its Go type, a custom resource's metadata

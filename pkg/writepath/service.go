@@ -1,6 +1,7 @@
 package writepath
 
 import (
+	"fmt"
 	"slices"
 
 	"k8s.io/apimachinery/pkg/runtime"
@@ -19,8 +20,9 @@ const placeholderClusterIP = "10.0.0.1"
 // taken from the stored Service (patchAllocatedValues) and values a type
 // change makes moot are wiped (dropTypeDependentFields); then the
 // allocator's part is stood in for: a single-stack IPv4 address where one
-// is needed. old is nil on create.
-func prepareService(obj, old runtime.Object) {
+// is needed. old is nil on create. It returns the allocator's error for
+// two ports with one node port on one protocol (a 500 on the server).
+func prepareService(obj, old runtime.Object) error {
 	svc := obj.(*core.Service)
 	if old != nil {
 		o := old.(*core.Service)
@@ -30,8 +32,11 @@ func prepareService(obj, old runtime.Object) {
 	} else if svc.Spec.ClusterIP != "" && len(svc.Spec.ClusterIPs) == 0 {
 		svc.Spec.ClusterIPs = []string{svc.Spec.ClusterIP}
 	}
+	if err := duplicateNodePort(svc); err != nil {
+		return err
+	}
 	if !needsClusterIP(svc) {
-		return
+		return nil
 	}
 	if svc.Spec.IPFamilyPolicy == nil {
 		p := core.IPFamilyPolicySingleStack
@@ -44,6 +49,33 @@ func prepareService(obj, old runtime.Object) {
 		svc.Spec.ClusterIP = placeholderClusterIP
 		svc.Spec.ClusterIPs = []string{placeholderClusterIP}
 	}
+	return nil
+}
+
+// duplicateNodePort is the allocator's check (updateNodePorts,
+// initNodePorts) that no two ports of a NodePort or LoadBalancer Service
+// ask for the same node port on the same protocol; ports without one get
+// fresh ones.
+func duplicateNodePort(svc *core.Service) error {
+	if svc.Spec.Type != core.ServiceTypeNodePort && svc.Spec.Type != core.ServiceTypeLoadBalancer {
+		return nil
+	}
+	type nodePort struct {
+		Protocol core.Protocol
+		NodePort int32
+	}
+	seen := map[nodePort]bool{}
+	for _, p := range svc.Spec.Ports {
+		np := nodePort{p.Protocol, p.NodePort}
+		if np.NodePort == 0 {
+			continue
+		}
+		if seen[np] {
+			return fmt.Errorf("duplicate nodePort: %v", np)
+		}
+		seen[np] = true
+	}
+	return nil
 }
 
 func needsClusterIP(svc *core.Service) bool { return svc.Spec.Type != core.ServiceTypeExternalName }

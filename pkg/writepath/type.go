@@ -7,7 +7,6 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/apimachinery/pkg/util/validation/field"
 )
 
 // GenerationRule says when an update bumps metadata.generation. The rules
@@ -52,10 +51,11 @@ type Type struct {
 	// Default fills the kind's defaults into an object in place, as the
 	// server does when it decodes a request; nil: none.
 	Default func(obj *unstructured.Unstructured)
-	// Validate returns what the kind's validation refuses (the server's
-	// 422) of obj written over old (nil on create) through subresource sub
-	// ("" or "status"); nil: nothing is refused.
-	Validate func(obj, old *unstructured.Unstructured, sub string) field.ErrorList
+	// Validate returns the server's error for obj written over old (nil on
+	// create) through subresource sub ("" or "status") after the field
+	// manager: what the storage's allocation or the kind's validation (a
+	// 422) refuses; nil: nothing is refused.
+	Validate func(obj, old *unstructured.Unstructured, sub string) error
 }
 
 // GroupResource returns the type's group and resource, as errors name it.
@@ -76,7 +76,7 @@ func builtin(group, version, kind, resource string, namespaced, status bool, gen
 	}
 	if isServerKind(gvk) {
 		t.Default = func(obj *unstructured.Unstructured) { BuiltinDefaults(gvk, obj) }
-		t.Validate = func(obj, old *unstructured.Unstructured, sub string) field.ErrorList {
+		t.Validate = func(obj, old *unstructured.Unstructured, sub string) error {
 			return BuiltinValidate(gvk, obj, old, sub)
 		}
 	}

@@ -281,10 +281,7 @@ func validate(t *Type, obj, old *unstructured.Unstructured, sub string) error {
 	if t.Validate == nil {
 		return nil
 	}
-	if errs := t.Validate(obj, old, sub); len(errs) > 0 {
-		return apierrors.NewInvalid(t.GVK.GroupKind(), obj.GetName(), errs)
-	}
-	return nil
+	return t.Validate(obj, old, sub)
 }
 
 // stampManagedFields sets the time of the managedFields entries whose

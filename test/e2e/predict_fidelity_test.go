@@ -52,6 +52,9 @@ type fidelityCase struct {
 	// container ports, and a container with the same containerPort on TCP
 	// and UDP.
 	Ports, PortPairs bool
+	// Invalid says how the desired manifest was made one the server's
+	// validation refuses; "" when it was not.
+	Invalid string
 }
 
 // String describes the case for a disagreement.
@@ -60,10 +63,11 @@ func (c fidelityCase) String() string {
 }
 
 // TestPredictFidelity generates a randomized corpus of objects (ConfigMaps,
-// Deployments and, a quarter, custom resources of two CRDs; see
-// crCorpus) written by 1 to 4 managers with update and apply, then a
-// random desired change with a
-// fresh, stale or no resourceVersion and list edits, and checks that the
+// Deployments, Services (see svcCorpus) and, a quarter, custom resources
+// of two CRDs (see crCorpus)) written by 1 to 4 managers with update and
+// apply, then a random desired change with a fresh, stale or no
+// resourceVersion and list edits, an eighth of Deployments' and Services'
+// made invalid (see invalidate), and checks that the
 // offline engine predicts for every method what the real API server's dry
 // run answers: the verdict, the conflicting fields and their owners, and
 // the clobbered fields and whose they were. Then it makes one method's
@@ -107,6 +111,11 @@ func TestPredictFidelity(t *testing.T) {
 	byKind := agreement{}
 	var disagreements []string
 	crs := newCRCorpus(t, dyn, ns, seed)
+	svcs := newSvcCorpus(dyn, ns, seed)
+	// invalid draws which desired manifests are made invalid, and how.
+	invalid := rand.New(rand.NewSource(seed + 7))
+	// invalidCases counts them, and the server's verdicts on them.
+	invalidCases, invalidVerdicts := 0, map[predict.Verdict]int{}
 	// builtinCases numbers the ConfigMap and Deployment cases: their own
 	// sequence, as before custom resources joined the corpus.
 	builtinCases := 0
@@ -123,8 +132,11 @@ func TestPredictFidelity(t *testing.T) {
 			ri = crs.ri(cr.kind.gvr)
 			cfg.TypeConverter = cr.tc
 			engine, realPick = cr.offline, crs.pick
+		} else if svcs.next() {
+			c, live, in = svcs.build(t, ctx, ns, i, invalid)
+			ri = svcs.ri
 		} else {
-			c, live, in = buildCase(t, ctx, dyn, rng, patches, ports, ns, builtinCases)
+			c, live, in = buildCase(t, ctx, dyn, rng, patches, ports, invalid, ns, builtinCases)
 			builtinCases++
 			gvr := predictCMGVR
 			if c.Kind == "Deployment" {
@@ -166,6 +178,12 @@ func TestPredictFidelity(t *testing.T) {
 		if c.PortPairs {
 			withPortPairs++
 		}
+		if c.Invalid != "" {
+			invalidCases++
+			for _, sm := range srv.Methods {
+				invalidVerdicts[sm.Verdict]++
+			}
+		}
 		if in.Patch != nil {
 			for _, sm := range srv.Methods {
 				byPatch[fmt.Sprintf("%s:%s", in.PatchType, sm.Verdict)]++
@@ -205,6 +223,8 @@ func TestPredictFidelity(t *testing.T) {
 	t.Logf("given patches (type:server verdict): %s", joinCounts(byPatch))
 	t.Logf("empty maps: applied by a writer in %d cases, in the desired change in %d", emptyWrites, emptyDesired)
 	t.Logf("container ports: in %d cases, the same containerPort on TCP and UDP in %d", withPorts, withPortPairs)
+	t.Logf("Services: the desired change changes the type in %d cases, the session affinity in %d", svcs.Types, svcs.Affinity)
+	t.Logf("desired manifests made invalid: %d cases (server verdicts: %s)", invalidCases, joinCounts(invalidVerdicts))
 	t.Logf("one real write per case: the server engine predicted it on all three in %s; the offline engine in %s", realServer, realOffline)
 	for _, d := range disagreements {
 		t.Errorf("disagreement: %s", d)
@@ -316,7 +336,7 @@ var fidelityManagers = []string{"alpha", "bravo", "charlie", "delta"}
 
 // buildCase writes one object through 1-4 managers and returns the desired
 // change to predict.
-func buildCase(t *testing.T, ctx context.Context, dyn dynamic.Interface, rng, patches, ports *rand.Rand, ns string, i int) (fidelityCase, *unstructured.Unstructured, predict.Input) {
+func buildCase(t *testing.T, ctx context.Context, dyn dynamic.Interface, rng, patches, ports, invalid *rand.Rand, ns string, i int) (fidelityCase, *unstructured.Unstructured, predict.Input) {
 	t.Helper()
 	c := fidelityCase{ID: i, Kind: "ConfigMap"}
 	if rng.Intn(5) < 2 {
@@ -335,6 +355,12 @@ func buildCase(t *testing.T, ctx context.Context, dyn dynamic.Interface, rng, pa
 	in, desired := drawChange(changeDraw{rng: rng, patches: patches, emptyOneIn: 8,
 		seed:   func() *unstructured.Unstructured { return seedObject(rng, ports, c.Kind, name, ns, "writer") },
 		mutate: func(u *unstructured.Unstructured, rmw bool) { mutate(rng, ports, c.Kind, u, rmw) },
+		invalid: func(u *unstructured.Unstructured) string {
+			if c.Kind != "Deployment" {
+				return ""
+			}
+			return invalidate(invalid, c.Kind, u)
+		},
 		given: func(live, desired *unstructured.Unstructured, rv string) (predict.PatchType, []byte) {
 			return givenPatch(patches, ports, c.Kind, live, desired, rv)
 		},
@@ -435,13 +461,15 @@ func writeBuiltin(ctx context.Context, ri dynamic.ResourceInterface, rng, patche
 // changeDraw says how drawChange draws a case's desired change: rng draws
 // the change, patches its empty map and whether it is given as a patch;
 // seed makes a fresh manifest, mutate edits the desired object (rmw: a
-// read-modify-write copy), given makes a patch of the change.
+// read-modify-write copy), invalid (when set) sometimes makes it one the
+// server refuses and says how, given makes a patch of the change.
 type changeDraw struct {
 	rng, patches *rand.Rand
 	// emptyOneIn: one desired change in emptyOneIn has an empty map.
 	emptyOneIn int
 	seed       func() *unstructured.Unstructured
 	mutate     func(u *unstructured.Unstructured, rmw bool)
+	invalid    func(u *unstructured.Unstructured) string
 	given      func(live, desired *unstructured.Unstructured, rv string) (predict.PatchType, []byte)
 }
 
@@ -464,6 +492,12 @@ func drawChange(d changeDraw, c *fidelityCase, live *unstructured.Unstructured, 
 	}
 	for n := 1 + rng.Intn(2); n > 0; n-- {
 		d.mutate(desired, c.Desired == "read-modify-write")
+	}
+	if d.invalid != nil {
+		if what := d.invalid(desired); what != "" {
+			c.Invalid = what
+			c.Desired += " (" + what + ")"
+		}
 	}
 	switch rng.Intn(3) {
 	case 0:
