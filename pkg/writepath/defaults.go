@@ -1,17 +1,12 @@
 package writepath
 
 import (
-	"sync"
-
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/conversion"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
-	"k8s.io/kubernetes/pkg/apis/apps"
-	k8sappsv1 "k8s.io/kubernetes/pkg/apis/apps/v1"
-	"k8s.io/kubernetes/pkg/apis/core"
-	k8scorev1 "k8s.io/kubernetes/pkg/apis/core/v1"
 )
 
 // The built-in kinds of core/v1 and apps/v1 are defaulted and validated by
@@ -24,21 +19,16 @@ import (
 // prepare.go and service.go, written from the server's code, since those
 // packages would link the whole registry.
 
-// serverScheme holds the v1 and internal types of core and apps with the
-// server's defaulting and conversion functions. It is built on first use:
-// a command that writes no built-in object does not pay for it.
-var serverScheme = sync.OnceValue(func() *runtime.Scheme {
-	s := runtime.NewScheme()
-	for _, add := range []func(*runtime.Scheme) error{core.AddToScheme, k8scorev1.AddToScheme, apps.AddToScheme, k8sappsv1.AddToScheme} {
-		if err := add(s); err != nil {
-			panic(err) // the registrations of a release; they cannot fail
-		}
-	}
-	return s
-})
-
-// serverKind is one kind the server's code defaults and validates.
+// serverKind is one kind the server's code defaults and validates: its
+// v1 Go type, its generated defaulting and conversion functions (called
+// directly: a scheme of core and apps would cost every prediction 1.5 ms
+// to build) and its registry strategies' validation.
 type serverKind struct {
+	newV1 func() runtime.Object
+	// defaults is the kind's SetObjectDefaults function.
+	defaults func(runtime.Object)
+	// toInternal converts a v1 object to the internal type.
+	toInternal func(runtime.Object) (runtime.Object, error)
 	// validate is the registry strategy's validation of internal objects:
 	// old is nil on create; sub is "" or "status".
 	validate func(obj, old runtime.Object, sub string) field.ErrorList
@@ -46,6 +36,26 @@ type serverKind struct {
 	// before it validates, where the kind needs it (old nil on create),
 	// and returns the storage's error, if any.
 	prepare func(obj, old runtime.Object) error
+}
+
+// serverKindOf makes the serverKind of v1 type V and internal type I.
+func serverKindOf[V, I any](defaults func(*V), convert func(*V, *I, conversion.Scope) error, validate func(obj, old *I, sub string) field.ErrorList) serverKind {
+	return serverKind{
+		newV1:    func() runtime.Object { return any(new(V)).(runtime.Object) },
+		defaults: func(o runtime.Object) { defaults(o.(any).(*V)) },
+		toInternal: func(o runtime.Object) (runtime.Object, error) {
+			in := new(I)
+			err := convert(o.(any).(*V), in, nil)
+			return any(in).(runtime.Object), err
+		},
+		validate: func(obj, old runtime.Object, sub string) field.ErrorList {
+			var o *I
+			if old != nil {
+				o = old.(any).(*I)
+			}
+			return validate(obj.(any).(*I), o, sub)
+		},
+	}
 }
 
 func isServerKind(gvk schema.GroupVersionKind) bool {
@@ -59,19 +69,16 @@ func isServerKind(gvk schema.GroupVersionKind) bool {
 // Go type as on the server, so fields the type does not have are dropped
 // and nulls are gone. Kinds the write path does not know are left alone.
 func BuiltinDefaults(gvk schema.GroupVersionKind, obj *unstructured.Unstructured) {
-	if !isServerKind(gvk) {
+	k, ok := serverKinds[gvk]
+	if !ok {
 		return
 	}
-	s := serverScheme()
-	typed, err := s.New(gvk)
-	if err != nil {
-		return
-	}
+	typed := k.newV1()
 	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(obj.Object, typed); err != nil {
 		// Left as it is: BuiltinValidate reports what cannot be decoded.
 		return
 	}
-	s.Default(typed)
+	k.defaults(typed)
 	out, err := runtime.DefaultUnstructuredConverter.ToUnstructured(typed)
 	if err != nil {
 		return
@@ -93,13 +100,13 @@ func BuiltinValidate(gvk schema.GroupVersionKind, obj, old *unstructured.Unstruc
 		return nil
 	}
 	invalid := func(errs field.ErrorList) error { return apierrors.NewInvalid(gvk.GroupKind(), obj.GetName(), errs) }
-	n, err := toInternal(gvk, obj)
+	n, err := toInternal(k, obj)
 	if err != nil {
 		return invalid(field.ErrorList{field.Invalid(nil, nil, err.Error())})
 	}
 	var o runtime.Object
 	if old != nil {
-		if o, err = toInternal(gvk, old); err != nil {
+		if o, err = toInternal(k, old); err != nil {
 			return invalid(field.ErrorList{field.Invalid(nil, nil, "the stored object: "+err.Error())})
 		}
 	}
@@ -116,21 +123,10 @@ func BuiltinValidate(gvk schema.GroupVersionKind, obj, old *unstructured.Unstruc
 
 // toInternal decodes obj into its v1 Go type and converts it to the
 // internal type, as the server does before it validates.
-func toInternal(gvk schema.GroupVersionKind, obj *unstructured.Unstructured) (runtime.Object, error) {
-	s := serverScheme()
-	typed, err := s.New(gvk)
-	if err != nil {
-		return nil, err
-	}
+func toInternal(k serverKind, obj *unstructured.Unstructured) (runtime.Object, error) {
+	typed := k.newV1()
 	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(obj.Object, typed); err != nil {
 		return nil, err
 	}
-	internal, err := s.New(gvk.GroupKind().WithVersion(runtime.APIVersionInternal))
-	if err != nil {
-		return nil, err
-	}
-	if err := s.Convert(typed, internal, nil); err != nil {
-		return nil, err
-	}
-	return internal, nil
+	return k.toInternal(typed)
 }

@@ -6,8 +6,10 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	podutil "k8s.io/kubernetes/pkg/api/pod"
 	"k8s.io/kubernetes/pkg/apis/apps"
+	k8sappsv1 "k8s.io/kubernetes/pkg/apis/apps/v1"
 	appsvalidation "k8s.io/kubernetes/pkg/apis/apps/validation"
 	"k8s.io/kubernetes/pkg/apis/core"
+	k8scorev1 "k8s.io/kubernetes/pkg/apis/core/v1"
 	corevalidation "k8s.io/kubernetes/pkg/apis/core/validation"
 )
 
@@ -16,92 +18,98 @@ import (
 // (k8s.io/kubernetes/pkg/registry/...): Validate on create, ValidateUpdate
 // on update, the status strategy's ValidateUpdate on /status.
 var serverKinds = map[schema.GroupVersionKind]serverKind{
-	{Version: "v1", Kind: "ConfigMap"}: {validate: func(obj, old runtime.Object, _ string) field.ErrorList {
-		if old == nil {
-			return corevalidation.ValidateConfigMap(obj.(*core.ConfigMap))
+	{Version: "v1", Kind: "ConfigMap"}: serverKindOf(k8scorev1.SetObjectDefaults_ConfigMap, k8scorev1.Convert_v1_ConfigMap_To_core_ConfigMap,
+		func(obj, old *core.ConfigMap, _ string) field.ErrorList {
+			if old == nil {
+				return corevalidation.ValidateConfigMap(obj)
+			}
+			return corevalidation.ValidateConfigMapUpdate(obj, old)
+		}),
+	{Version: "v1", Kind: "Secret"}: serverKindOf(k8scorev1.SetObjectDefaults_Secret, k8scorev1.Convert_v1_Secret_To_core_Secret,
+		func(obj, old *core.Secret, _ string) field.ErrorList {
+			if old == nil {
+				return corevalidation.ValidateSecret(obj)
+			}
+			return corevalidation.ValidateSecretUpdate(obj, old)
+		}),
+	{Version: "v1", Kind: "Service"}: withPrepare(serverKindOf(k8scorev1.SetObjectDefaults_Service, k8scorev1.Convert_v1_Service_To_core_Service, validateService), prepareService),
+	{Version: "v1", Kind: "Pod"}:     serverKindOf(k8scorev1.SetObjectDefaults_Pod, k8scorev1.Convert_v1_Pod_To_core_Pod, validatePod),
+	{Group: "apps", Version: "v1", Kind: "Deployment"}: serverKindOf(k8sappsv1.SetObjectDefaults_Deployment, k8sappsv1.Convert_v1_Deployment_To_apps_Deployment,
+		func(obj, old *apps.Deployment, sub string) field.ErrorList {
+			if old == nil {
+				return appsvalidation.ValidateDeployment(obj, podutil.GetValidationOptionsFromPodTemplate(&obj.Spec.Template, nil))
+			}
+			if sub == "status" {
+				return appsvalidation.ValidateDeploymentStatusUpdate(obj, old)
+			}
+			return appsvalidation.ValidateDeploymentUpdate(obj, old, podutil.GetValidationOptionsFromPodTemplate(&obj.Spec.Template, &old.Spec.Template))
+		}),
+	{Group: "apps", Version: "v1", Kind: "ReplicaSet"}: serverKindOf(k8sappsv1.SetObjectDefaults_ReplicaSet, k8sappsv1.Convert_v1_ReplicaSet_To_apps_ReplicaSet,
+		func(obj, old *apps.ReplicaSet, sub string) field.ErrorList {
+			if old == nil {
+				return appsvalidation.ValidateReplicaSet(obj, podutil.GetValidationOptionsFromPodTemplate(&obj.Spec.Template, nil))
+			}
+			if sub == "status" {
+				return appsvalidation.ValidateReplicaSetStatusUpdate(obj, old)
+			}
+			return appsvalidation.ValidateReplicaSetUpdate(obj, old, podutil.GetValidationOptionsFromPodTemplate(&obj.Spec.Template, &old.Spec.Template))
+		}),
+	{Group: "apps", Version: "v1", Kind: "StatefulSet"}: serverKindOf(k8sappsv1.SetObjectDefaults_StatefulSet, k8sappsv1.Convert_v1_StatefulSet_To_apps_StatefulSet,
+		func(obj, old *apps.StatefulSet, sub string) field.ErrorList {
+			if old == nil {
+				return appsvalidation.ValidateStatefulSet(obj, podutil.GetValidationOptionsFromPodTemplate(&obj.Spec.Template, nil))
+			}
+			if sub == "status" {
+				return appsvalidation.ValidateStatefulSetStatusUpdate(obj, old)
+			}
+			return appsvalidation.ValidateStatefulSetUpdate(obj, old, podutil.GetValidationOptionsFromPodTemplate(&obj.Spec.Template, &old.Spec.Template))
+		}),
+	{Group: "apps", Version: "v1", Kind: "DaemonSet"}: serverKindOf(k8sappsv1.SetObjectDefaults_DaemonSet, k8sappsv1.Convert_v1_DaemonSet_To_apps_DaemonSet,
+		func(obj, old *apps.DaemonSet, sub string) field.ErrorList {
+			if old == nil {
+				return appsvalidation.ValidateDaemonSet(obj, podutil.GetValidationOptionsFromPodTemplate(&obj.Spec.Template, nil))
+			}
+			if sub == "status" {
+				return appsvalidation.ValidateDaemonSetStatusUpdate(obj, old)
+			}
+			return appsvalidation.ValidateDaemonSetUpdate(obj, old, podutil.GetValidationOptionsFromPodTemplate(&obj.Spec.Template, &old.Spec.Template))
+		}),
+}
+
+// withPrepare adds a Service's preparation to its serverKind.
+func withPrepare(k serverKind, prepare func(obj, old *core.Service) error) serverKind {
+	k.prepare = func(obj, old runtime.Object) error {
+		var o *core.Service
+		if old != nil {
+			o = old.(*core.Service)
 		}
-		return corevalidation.ValidateConfigMapUpdate(obj.(*core.ConfigMap), old.(*core.ConfigMap))
-	}},
-	{Version: "v1", Kind: "Secret"}: {validate: func(obj, old runtime.Object, _ string) field.ErrorList {
-		if old == nil {
-			return corevalidation.ValidateSecret(obj.(*core.Secret))
-		}
-		return corevalidation.ValidateSecretUpdate(obj.(*core.Secret), old.(*core.Secret))
-	}},
-	{Version: "v1", Kind: "Service"}: {validate: validateService, prepare: prepareService},
-	{Version: "v1", Kind: "Pod"}:     {validate: validatePod},
-	{Group: "apps", Version: "v1", Kind: "Deployment"}: {validate: func(obj, old runtime.Object, sub string) field.ErrorList {
-		d := obj.(*apps.Deployment)
-		if old == nil {
-			return appsvalidation.ValidateDeployment(d, podutil.GetValidationOptionsFromPodTemplate(&d.Spec.Template, nil))
-		}
-		o := old.(*apps.Deployment)
-		if sub == "status" {
-			return appsvalidation.ValidateDeploymentStatusUpdate(d, o)
-		}
-		return appsvalidation.ValidateDeploymentUpdate(d, o, podutil.GetValidationOptionsFromPodTemplate(&d.Spec.Template, &o.Spec.Template))
-	}},
-	{Group: "apps", Version: "v1", Kind: "ReplicaSet"}: {validate: func(obj, old runtime.Object, sub string) field.ErrorList {
-		r := obj.(*apps.ReplicaSet)
-		if old == nil {
-			return appsvalidation.ValidateReplicaSet(r, podutil.GetValidationOptionsFromPodTemplate(&r.Spec.Template, nil))
-		}
-		o := old.(*apps.ReplicaSet)
-		if sub == "status" {
-			return appsvalidation.ValidateReplicaSetStatusUpdate(r, o)
-		}
-		return appsvalidation.ValidateReplicaSetUpdate(r, o, podutil.GetValidationOptionsFromPodTemplate(&r.Spec.Template, &o.Spec.Template))
-	}},
-	{Group: "apps", Version: "v1", Kind: "StatefulSet"}: {validate: func(obj, old runtime.Object, sub string) field.ErrorList {
-		s := obj.(*apps.StatefulSet)
-		if old == nil {
-			return appsvalidation.ValidateStatefulSet(s, podutil.GetValidationOptionsFromPodTemplate(&s.Spec.Template, nil))
-		}
-		o := old.(*apps.StatefulSet)
-		if sub == "status" {
-			return appsvalidation.ValidateStatefulSetStatusUpdate(s, o)
-		}
-		return appsvalidation.ValidateStatefulSetUpdate(s, o, podutil.GetValidationOptionsFromPodTemplate(&s.Spec.Template, &o.Spec.Template))
-	}},
-	{Group: "apps", Version: "v1", Kind: "DaemonSet"}: {validate: func(obj, old runtime.Object, sub string) field.ErrorList {
-		d := obj.(*apps.DaemonSet)
-		if old == nil {
-			return appsvalidation.ValidateDaemonSet(d, podutil.GetValidationOptionsFromPodTemplate(&d.Spec.Template, nil))
-		}
-		o := old.(*apps.DaemonSet)
-		if sub == "status" {
-			return appsvalidation.ValidateDaemonSetStatusUpdate(d, o)
-		}
-		return appsvalidation.ValidateDaemonSetUpdate(d, o, podutil.GetValidationOptionsFromPodTemplate(&d.Spec.Template, &o.Spec.Template))
-	}},
+		return prepare(obj.(*core.Service), o)
+	}
+	return k
 }
 
 // validatePod is the pod strategies' validation.
-func validatePod(obj, old runtime.Object, sub string) field.ErrorList {
-	p := obj.(*core.Pod)
+func validatePod(obj, old *core.Pod, sub string) field.ErrorList {
 	if old == nil {
-		opts := podutil.GetValidationOptionsFromPodSpecAndMeta(&p.Spec, nil, &p.ObjectMeta, nil)
+		opts := podutil.GetValidationOptionsFromPodSpecAndMeta(&obj.Spec, nil, &obj.ObjectMeta, nil)
 		opts.ResourceIsPod = true
-		return corevalidation.ValidatePodCreate(p, opts)
+		return corevalidation.ValidatePodCreate(obj, opts)
 	}
-	o := old.(*core.Pod)
-	opts := podutil.GetValidationOptionsFromPodSpecAndMeta(&p.Spec, &o.Spec, &p.ObjectMeta, &o.ObjectMeta)
+	opts := podutil.GetValidationOptionsFromPodSpecAndMeta(&obj.Spec, &old.Spec, &obj.ObjectMeta, &old.ObjectMeta)
 	opts.ResourceIsPod = true
 	if sub == "status" {
-		return corevalidation.ValidatePodStatusUpdate(p, o, opts)
+		return corevalidation.ValidatePodStatusUpdate(obj, old, opts)
 	}
-	return corevalidation.ValidatePodUpdate(p, o, opts)
+	return corevalidation.ValidatePodUpdate(obj, old, opts)
 }
 
 // validateService is the service strategies' validation.
-func validateService(obj, old runtime.Object, sub string) field.ErrorList {
-	s := obj.(*core.Service)
+func validateService(obj, old *core.Service, sub string) field.ErrorList {
 	if old == nil {
-		return corevalidation.ValidateServiceCreate(s)
+		return corevalidation.ValidateServiceCreate(obj)
 	}
-	o := old.(*core.Service)
 	if sub == "status" {
-		return corevalidation.ValidateServiceStatusUpdate(s, o)
+		return corevalidation.ValidateServiceStatusUpdate(obj, old)
 	}
-	return corevalidation.ValidateServiceUpdate(s, o)
+	return corevalidation.ValidateServiceUpdate(obj, old)
 }

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"slices"
 
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/kubernetes/pkg/apis/core"
 )
 
@@ -22,10 +21,8 @@ const placeholderClusterIP = "10.0.0.1"
 // allocator's part is stood in for: a single-stack IPv4 address where one
 // is needed. old is nil on create. It returns the allocator's error for
 // two ports with one node port on one protocol (a 500 on the server).
-func prepareService(obj, old runtime.Object) error {
-	svc := obj.(*core.Service)
-	if old != nil {
-		o := old.(*core.Service)
+func prepareService(svc, o *core.Service) error {
+	if o != nil {
 		patchAllocatedValues(svc, o)
 		normalizeUpdatedClusterIPs(svc, o)
 		dropTypeDependentFields(svc, o)

@@ -16,7 +16,7 @@ const Kind = "PredictReport"
 const WebhookNote = "server dry runs (dryRun=All) persist nothing, but still pass through admission webhooks, which see dryRun=true and may have side effects if they are not marked sideEffects: None"
 
 // OfflineNote is the note every offline report carries.
-const OfflineNote = "offline predictions run the API server's field manager and patch code in process; they do not default, validate or run admission, so fields the server would add by defaulting are not seen"
+const OfflineNote = "offline predictions run the API server's field manager, patch, defaulting and validation code in process (core and apps kinds; custom resources against --schema); they do not run admission webhooks or see cluster state such as quota, and other built-in kinds are neither defaulted nor validated"
 
 // Report is the structured output of kubectl rv predict.
 type Report struct {
