@@ -35,45 +35,35 @@ var serverKinds = map[schema.GroupVersionKind]serverKind{
 	{Version: "v1", Kind: "Service"}: withPrepare(serverKindOf(k8scorev1.SetObjectDefaults_Service, k8scorev1.Convert_v1_Service_To_core_Service, validateService), prepareService),
 	{Version: "v1", Kind: "Pod"}:     serverKindOf(k8scorev1.SetObjectDefaults_Pod, k8scorev1.Convert_v1_Pod_To_core_Pod, validatePod),
 	{Group: "apps", Version: "v1", Kind: "Deployment"}: serverKindOf(k8sappsv1.SetObjectDefaults_Deployment, k8sappsv1.Convert_v1_Deployment_To_apps_Deployment,
-		func(obj, old *apps.Deployment, sub string) field.ErrorList {
-			if old == nil {
-				return appsvalidation.ValidateDeployment(obj, podutil.GetValidationOptionsFromPodTemplate(&obj.Spec.Template, nil))
-			}
-			if sub == "status" {
-				return appsvalidation.ValidateDeploymentStatusUpdate(obj, old)
-			}
-			return appsvalidation.ValidateDeploymentUpdate(obj, old, podutil.GetValidationOptionsFromPodTemplate(&obj.Spec.Template, &old.Spec.Template))
-		}),
+		workload(appsvalidation.ValidateDeployment, appsvalidation.ValidateDeploymentUpdate, appsvalidation.ValidateDeploymentStatusUpdate,
+			func(d *apps.Deployment) *core.PodTemplateSpec { return &d.Spec.Template })),
 	{Group: "apps", Version: "v1", Kind: "ReplicaSet"}: serverKindOf(k8sappsv1.SetObjectDefaults_ReplicaSet, k8sappsv1.Convert_v1_ReplicaSet_To_apps_ReplicaSet,
-		func(obj, old *apps.ReplicaSet, sub string) field.ErrorList {
-			if old == nil {
-				return appsvalidation.ValidateReplicaSet(obj, podutil.GetValidationOptionsFromPodTemplate(&obj.Spec.Template, nil))
-			}
-			if sub == "status" {
-				return appsvalidation.ValidateReplicaSetStatusUpdate(obj, old)
-			}
-			return appsvalidation.ValidateReplicaSetUpdate(obj, old, podutil.GetValidationOptionsFromPodTemplate(&obj.Spec.Template, &old.Spec.Template))
-		}),
+		workload(appsvalidation.ValidateReplicaSet, appsvalidation.ValidateReplicaSetUpdate, appsvalidation.ValidateReplicaSetStatusUpdate,
+			func(r *apps.ReplicaSet) *core.PodTemplateSpec { return &r.Spec.Template })),
 	{Group: "apps", Version: "v1", Kind: "StatefulSet"}: serverKindOf(k8sappsv1.SetObjectDefaults_StatefulSet, k8sappsv1.Convert_v1_StatefulSet_To_apps_StatefulSet,
-		func(obj, old *apps.StatefulSet, sub string) field.ErrorList {
-			if old == nil {
-				return appsvalidation.ValidateStatefulSet(obj, podutil.GetValidationOptionsFromPodTemplate(&obj.Spec.Template, nil))
-			}
-			if sub == "status" {
-				return appsvalidation.ValidateStatefulSetStatusUpdate(obj, old)
-			}
-			return appsvalidation.ValidateStatefulSetUpdate(obj, old, podutil.GetValidationOptionsFromPodTemplate(&obj.Spec.Template, &old.Spec.Template))
-		}),
+		workload(appsvalidation.ValidateStatefulSet, appsvalidation.ValidateStatefulSetUpdate, appsvalidation.ValidateStatefulSetStatusUpdate,
+			func(s *apps.StatefulSet) *core.PodTemplateSpec { return &s.Spec.Template })),
 	{Group: "apps", Version: "v1", Kind: "DaemonSet"}: serverKindOf(k8sappsv1.SetObjectDefaults_DaemonSet, k8sappsv1.Convert_v1_DaemonSet_To_apps_DaemonSet,
-		func(obj, old *apps.DaemonSet, sub string) field.ErrorList {
-			if old == nil {
-				return appsvalidation.ValidateDaemonSet(obj, podutil.GetValidationOptionsFromPodTemplate(&obj.Spec.Template, nil))
-			}
-			if sub == "status" {
-				return appsvalidation.ValidateDaemonSetStatusUpdate(obj, old)
-			}
-			return appsvalidation.ValidateDaemonSetUpdate(obj, old, podutil.GetValidationOptionsFromPodTemplate(&obj.Spec.Template, &old.Spec.Template))
-		}),
+		workload(appsvalidation.ValidateDaemonSet, appsvalidation.ValidateDaemonSetUpdate, appsvalidation.ValidateDaemonSetStatusUpdate,
+			func(d *apps.DaemonSet) *core.PodTemplateSpec { return &d.Spec.Template })),
+}
+
+// workload is the validation of the strategies of an apps kind with a pod
+// template: create and update take the pod validation options the
+// template asks for (GetValidationOptionsFromPodTemplate), /status its
+// own update.
+func workload[T any](create func(*T, corevalidation.PodValidationOptions) field.ErrorList,
+	update func(obj, old *T, opts corevalidation.PodValidationOptions) field.ErrorList,
+	status func(obj, old *T) field.ErrorList, template func(*T) *core.PodTemplateSpec) func(obj, old *T, sub string) field.ErrorList {
+	return func(obj, old *T, sub string) field.ErrorList {
+		if old == nil {
+			return create(obj, podutil.GetValidationOptionsFromPodTemplate(template(obj), nil))
+		}
+		if sub == "status" {
+			return status(obj, old)
+		}
+		return update(obj, old, podutil.GetValidationOptionsFromPodTemplate(template(obj), template(old)))
+	}
 }
 
 // withPrepare adds a Service's preparation to its serverKind.

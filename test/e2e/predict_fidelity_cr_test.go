@@ -232,16 +232,7 @@ func (cc *crCorpus) write(ctx context.Context, ri dynamic.ResourceInterface, k *
 // crSeed returns a small custom resource whose content depends on rng:
 // labels, sometimes the manager's finalizer, and a spec of the kind.
 func crSeed(rng *rand.Rand, k *crKind, name, ns, mgr string) *unstructured.Unstructured {
-	u := &unstructured.Unstructured{Object: map[string]any{}}
-	u.SetAPIVersion("fidelity.example.com/v1")
-	u.SetKind(k.kind)
-	u.SetName(name)
-	u.SetNamespace(ns)
-	labels := map[string]string{"app": name}
-	if rng.Intn(2) == 0 {
-		labels["owner-"+mgr] = "yes"
-	}
-	u.SetLabels(labels)
+	u := seedMeta(rng, "fidelity.example.com/v1", k.kind, name, ns, mgr)
 	if rng.Intn(3) == 0 {
 		u.SetFinalizers([]string{"fidelity.example.com/" + mgr})
 	}

@@ -118,17 +118,10 @@ func (sc *svcCorpus) write(ctx context.Context, c *fidelityCase, cur *unstructur
 }
 
 // svcSeed returns a valid Service manifest whose content depends on rng:
-// 1-3 named ports, ClusterIP (often left to
-// the default) or NodePort, a session affinity or none.
+// 1-3 named ports, ClusterIP (often left to the default) or NodePort, a
+// session affinity or none.
 func svcSeed(rng *rand.Rand, name, ns, mgr string) *unstructured.Unstructured {
-	u := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": "Service"}}
-	u.SetName(name)
-	u.SetNamespace(ns)
-	labels := map[string]string{"app": name}
-	if rng.Intn(2) == 0 {
-		labels["owner-"+mgr] = "yes"
-	}
-	u.SetLabels(labels)
+	u := seedMeta(rng, "v1", "Service", name, ns, mgr)
 	var ports []any
 	for _, k := range rng.Perm(len(svcPorts))[:1+rng.Intn(3)] {
 		ports = append(ports, copyPort(svcPorts[k]))

@@ -639,11 +639,10 @@ func givenJSONPatch(rng, ports *rand.Rand, kind string, live, desired *unstructu
 	return b
 }
 
-// seedObject returns a small object whose content depends on rng: a
-// ConfigMap with data and labels, or a Deployment with 1-3 containers,
-// whose ports are drawn from ports.
-func seedObject(rng, ports *rand.Rand, kind, name, ns, mgr string) *unstructured.Unstructured {
-	u := &unstructured.Unstructured{Object: map[string]any{}}
+// seedMeta returns an object of the corpus with its name and labels: app
+// and, half of the time (drawn from rng), one that names the manager mgr.
+func seedMeta(rng *rand.Rand, apiVersion, kind, name, ns, mgr string) *unstructured.Unstructured {
+	u := &unstructured.Unstructured{Object: map[string]any{"apiVersion": apiVersion, "kind": kind}}
 	u.SetName(name)
 	u.SetNamespace(ns)
 	labels := map[string]string{"app": name}
@@ -651,9 +650,15 @@ func seedObject(rng, ports *rand.Rand, kind, name, ns, mgr string) *unstructured
 		labels["owner-"+mgr] = "yes"
 	}
 	u.SetLabels(labels)
+	return u
+}
+
+// seedObject returns a small object whose content depends on rng: a
+// ConfigMap with data and labels, or a Deployment with 1-3 containers,
+// whose ports are drawn from ports.
+func seedObject(rng, ports *rand.Rand, kind, name, ns, mgr string) *unstructured.Unstructured {
 	if kind == "ConfigMap" {
-		u.SetAPIVersion("v1")
-		u.SetKind("ConfigMap")
+		u := seedMeta(rng, "v1", kind, name, ns, mgr)
 		data := map[string]any{}
 		for k := 0; k < 1+rng.Intn(4); k++ {
 			data[fmt.Sprintf("k%d", rng.Intn(6))] = fmt.Sprintf("v%d", rng.Intn(3))
@@ -661,8 +666,7 @@ func seedObject(rng, ports *rand.Rand, kind, name, ns, mgr string) *unstructured
 		u.Object["data"] = data
 		return u
 	}
-	u.SetAPIVersion("apps/v1")
-	u.SetKind("Deployment")
+	u := seedMeta(rng, "apps/v1", kind, name, ns, mgr)
 	var containers []any
 	n := 1 + rng.Intn(3)
 	for k := 0; k < n; k++ {
