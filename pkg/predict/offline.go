@@ -44,8 +44,10 @@ func (o *Offline) Executor(gvk schema.GroupVersionKind, name string, live *unstr
 		// A custom resource is also validated against its CRD's schema.
 		builtin, sc := e.t.Validate, o.schema
 		e.t.Validate = func(obj, old *unstructured.Unstructured, sub string) error {
-			if err := builtin(obj, old, sub); err != nil {
-				return err
+			if builtin != nil {
+				if err := builtin(obj, old, sub); err != nil {
+					return err
+				}
 			}
 			if errs := sc.Validate(obj); len(errs) > 0 {
 				return apierrors.NewInvalid(gvk.GroupKind(), obj.GetName(), errs)
@@ -84,9 +86,7 @@ func offlineType(gvk schema.GroupVersionKind, live *unstructured.Unstructured) *
 		AllowUnconditionalUpdate: managedfields.IsBuiltin(gvk) && writepath.AllowsUnconditionalUpdate(gvk.GroupKind()),
 		StatusSubresource:        live == nil || hasStatus(live),
 		Default:                  func(obj *unstructured.Unstructured) { writepath.BuiltinDefaults(gvk, obj) },
-		Validate: func(obj, old *unstructured.Unstructured, sub string) error {
-			return writepath.BuiltinValidate(gvk, obj, old, sub)
-		},
+		Validate:                 writepath.BuiltinValidator(gvk),
 	}
 	if scheme.Scheme.Recognizes(gvk) {
 		t.New = func() runtime.Object {

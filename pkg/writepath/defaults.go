@@ -1,6 +1,8 @@
 package writepath
 
 import (
+	"sync"
+
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/conversion"
@@ -99,6 +101,40 @@ func BuiltinValidate(gvk schema.GroupVersionKind, obj, old *unstructured.Unstruc
 	if !ok {
 		return nil
 	}
+	return k.check(gvk, obj, old, sub, func(old *unstructured.Unstructured) (runtime.Object, error) { return toInternal(k, old) })
+}
+
+// BuiltinValidator returns BuiltinValidate for kind gvk, or nil for kinds
+// the write path does not know, converting the stored object once while
+// it is given the same one: every method of a prediction writes over the
+// same live object, which the write path never changes. It is safe for
+// concurrent use.
+func BuiltinValidator(gvk schema.GroupVersionKind) func(obj, old *unstructured.Unstructured, sub string) error {
+	k, ok := serverKinds[gvk]
+	if !ok {
+		return nil
+	}
+	var mu sync.Mutex
+	var last *unstructured.Unstructured
+	var lastInternal runtime.Object
+	var lastErr error
+	stored := func(old *unstructured.Unstructured) (runtime.Object, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		if old != last {
+			last = old
+			lastInternal, lastErr = toInternal(k, old)
+		}
+		return lastInternal, lastErr
+	}
+	return func(obj, old *unstructured.Unstructured, sub string) error {
+		return k.check(gvk, obj, old, sub, stored)
+	}
+}
+
+// check is BuiltinValidate with the stored object's internal form from
+// stored, which neither preparation nor validation changes.
+func (k serverKind) check(gvk schema.GroupVersionKind, obj, old *unstructured.Unstructured, sub string, stored func(*unstructured.Unstructured) (runtime.Object, error)) error {
 	invalid := func(errs field.ErrorList) error { return apierrors.NewInvalid(gvk.GroupKind(), obj.GetName(), errs) }
 	n, err := toInternal(k, obj)
 	if err != nil {
@@ -106,7 +142,7 @@ func BuiltinValidate(gvk schema.GroupVersionKind, obj, old *unstructured.Unstruc
 	}
 	var o runtime.Object
 	if old != nil {
-		if o, err = toInternal(k, old); err != nil {
+		if o, err = stored(old); err != nil {
 			return invalid(field.ErrorList{field.Invalid(nil, nil, "the stored object: "+err.Error())})
 		}
 	}
