@@ -75,7 +75,9 @@ would be bumped.
 By default each method is sent to the cluster as a server-side dry run (dryRun=All): nothing
 is persisted, but admission webhooks still see the requests. With --offline --live FILE the
 prediction runs in process from the live object and its managedFields (kubectl get -o yaml
---show-managed-fields), with the built-in schema or the one given with --schema.
+--show-managed-fields), with the built-in schema or the one given with --schema, and the
+API server's own defaulting and validation of the core and apps kinds (Services, Deployments,
+...); admission webhooks and cluster state such as quota are not seen offline.
 
 The resourceVersion in the manifest (or --base-rv) says what the writer last read; without
 one the writer is assumed to have read the live object just now.
