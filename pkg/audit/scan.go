@@ -46,9 +46,6 @@ type scanner struct {
 	s     string
 	i     int
 	depth int
-	// plain is where the run of bytes before it, from i or earlier, that
-	// holds no backslash, control or non-ASCII byte ends (scanString).
-	plain int
 	// keyPlain says that the key object last handed to its field function
 	// has no escape and is ASCII.
 	keyPlain bool

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math/bits"
+	"math/rand/v2"
 	"os"
 	"runtime"
 	"slices"
@@ -346,5 +348,51 @@ func TestMemoReadsRepeatedValues(t *testing.T) {
 	}
 	if diff := cmp.Diff(first, second); diff != "" || second.Username == "" || second.PodName == "" {
 		t.Errorf("(-first +second) %s", diff)
+	}
+}
+
+// TestSpecialMarksFirstSpecialByte: the lowest bit special sets is the
+// high bit of the first quote, backslash, control or non-ASCII byte, for
+// every byte value at every place among plain bytes and after random
+// ones.
+func TestSpecialMarksFirstSpecialByte(t *testing.T) {
+	first := func(b []byte) int {
+		for i, c := range b {
+			if isSpecial(c) {
+				return i
+			}
+		}
+		return 8
+	}
+	check := func(b []byte) {
+		t.Helper()
+		m, want := special(word(string(b))), first(b)
+		got := 8
+		if m != 0 {
+			got = bits.TrailingZeros64(m) / 8
+		}
+		if got != want || m != 0 && m&(1<<(8*got+7)) == 0 {
+			t.Fatalf("special(%q) = %#x: first special byte %d, want %d", b, m, got, want)
+		}
+	}
+	for c := range 256 {
+		for p := range 8 {
+			b := []byte("abcdefgh")
+			b[p] = byte(c)
+			check(b)
+		}
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	for range 200000 {
+		var b [8]byte
+		for i := range b {
+			// Mostly plain bytes, so that the first special one is anywhere.
+			if rng.IntN(4) == 0 {
+				b[i] = byte(rng.IntN(256))
+			} else {
+				b[i] = byte(0x20 + rng.IntN(0x5f))
+			}
+		}
+		check(b[:])
 	}
 }
