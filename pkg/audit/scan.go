@@ -555,17 +555,39 @@ func utcTime(v string) (t time.Time, ok bool) {
 			nsec *= 10
 		}
 	}
-	return time.Date(year, time.Month(month), day, hour, minute, sec, nsec, time.UTC), true
+	// As time.Date(year, month, day, hour, minute, sec, nsec, time.UTC)
+	// makes it, bit for bit, without its normalising: the fields are valid.
+	unix := unixDays(year, month, day)*86400 + int64(hour*3600+minute*60+sec)
+	return time.Unix(unix, int64(nsec)).UTC(), true
+}
+
+// unixDays is the number of days from 1970-01-01 to a valid date of the
+// years 0 to 9999, in the proleptic Gregorian calendar as time.Date counts
+// them (the civil-from-days algorithm, read backwards: years begin in
+// March, so that a leap day ends its year).
+func unixDays(year, month, day int) int64 {
+	if month <= 2 {
+		year--
+	}
+	era := 0
+	if year < 0 {
+		era, year = -1, year+400
+	}
+	era += year / 400
+	yoe := year % 400
+	doy := (153*((month+9)%12)+2)/5 + day - 1
+	doe := yoe*365 + yoe/4 - yoe/100 + doy
+	return int64(era)*146097 + int64(doe) - 719468
 }
 
 // digitsAt reads the n decimal digits of s at i, -1 if they are not.
 func digitsAt(s string, i, n int) int {
 	v := 0
 	for _, c := range []byte(s[i : i+n]) {
-		if c < '0' || c > '9' {
+		if c -= '0'; c > 9 {
 			return -1
 		}
-		v = v*10 + int(c-'0')
+		v = v*10 + int(c)
 	}
 	return v
 }
