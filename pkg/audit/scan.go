@@ -435,6 +435,8 @@ func (s *scanner) object(field func(key string) bool) bool {
 		s.depth--
 		return true
 	}
+	// Audit logs have no white space between tokens: each separator is
+	// looked for first where it would be without any.
 	for {
 		s.ws()
 		start := s.i + 1
@@ -443,14 +445,21 @@ func (s *scanner) object(field func(key string) bool) bool {
 			return false
 		}
 		key := s.s[start : s.i-1]
-		s.ws()
 		if !s.byte(':') {
-			return false
+			if s.ws(); !s.byte(':') {
+				return false
+			}
 		}
-		s.ws()
+		// No white space is skipped before the value: every reader of
+		// one skips it first (null, str, skip...), and the memo reads
+		// only a value that starts at once.
 		s.keyPlain = !esc && !nonASCII
 		if !field(key) {
 			return false
+		}
+		if s.i < len(s.s) && s.s[s.i] == ',' {
+			s.i++
+			continue
 		}
 		s.ws()
 		if s.byte('}') {
@@ -465,7 +474,9 @@ func (s *scanner) object(field func(key string) bool) bool {
 
 // str reads a string or null into dst.
 func (s *scanner) str(dst *string) bool {
-	s.ws()
+	if s.i < len(s.s) && s.s[s.i] != '"' {
+		s.ws()
+	}
 	if s.i < len(s.s) && s.s[s.i] == '"' {
 		v, ok := s.stringValue()
 		if ok {
