@@ -547,8 +547,8 @@ func utcTime(v string) (t time.Time, ok bool) {
 	if len(v) < 20 || v[4] != '-' || v[7] != '-' || v[10] != 'T' || v[13] != ':' || v[16] != ':' || v[len(v)-1] != 'Z' {
 		return t, false
 	}
-	year, month, day := digitsAt(v, 0, 4), digitsAt(v, 5, 2), digitsAt(v, 8, 2)
-	hour, minute, sec := digitsAt(v, 11, 2), digitsAt(v, 14, 2), digitsAt(v, 17, 2)
+	year, month, day := two(v[0], v[1])*100+two(v[2], v[3]), two(v[5], v[6]), two(v[8], v[9])
+	hour, minute, sec := two(v[11], v[12]), two(v[14], v[15]), two(v[17], v[18])
 	if year < 0 || month < 1 || month > 12 || day < 1 || day > daysIn(month, year) ||
 		hour < 0 || hour > 23 || minute < 0 || minute > 59 || sec < 0 || sec > 59 {
 		return t, false
@@ -589,6 +589,18 @@ func unixDays(year, month, day int) int64 {
 	doy := (153*((month+9)%12)+2)/5 + day - 1
 	doe := yoe*365 + yoe/4 - yoe/100 + doy
 	return int64(era)*146097 + int64(doe) - 719468
+}
+
+// two reads the decimal digits a and b, or is below -9999 (so that a
+// year made of two of them is negative too) if they are not.
+func two(a, b byte) int {
+	if a -= '0'; a > 9 {
+		return -100000
+	}
+	if b -= '0'; b > 9 {
+		return -100000
+	}
+	return int(a)*10 + int(b)
 }
 
 // digitsAt reads the n decimal digits of s at i, -1 if they are not.
