@@ -52,15 +52,19 @@ func (s *scanner) scanString() (esc, nonASCII, ok bool) {
 	// are plain: their first such byte is the closing quote.
 	str, i := s.s, s.i
 	for {
-		for i+8 <= len(str) {
+		for {
+			if i+8 > len(str) {
+				// The line's last bytes, one at a time.
+				for i < len(str) && !isSpecial(str[i]) {
+					i++
+				}
+				break
+			}
 			if m := special(word(str[i : i+8])); m != 0 {
 				i += bits.TrailingZeros64(m) / 8
 				break
 			}
 			i += 8
-		}
-		for i < len(str) && !isSpecial(str[i]) {
-			i++
 		}
 		if i >= len(str) {
 			return false, false, false
