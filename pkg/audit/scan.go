@@ -46,9 +46,6 @@ type scanner struct {
 	s     string
 	i     int
 	depth int
-	// plain is where the run of bytes before it, from i or earlier, that
-	// holds no backslash, control or non-ASCII byte ends (scanString).
-	plain int
 	// keyPlain says that the key object last handed to its field function
 	// has no escape and is ASCII.
 	keyPlain bool
@@ -438,6 +435,8 @@ func (s *scanner) object(field func(key string) bool) bool {
 		s.depth--
 		return true
 	}
+	// Audit logs have no white space between tokens: each separator is
+	// looked for first where it would be without any.
 	for {
 		s.ws()
 		start := s.i + 1
@@ -446,14 +445,21 @@ func (s *scanner) object(field func(key string) bool) bool {
 			return false
 		}
 		key := s.s[start : s.i-1]
-		s.ws()
 		if !s.byte(':') {
-			return false
+			if s.ws(); !s.byte(':') {
+				return false
+			}
 		}
-		s.ws()
+		// No white space is skipped before the value: every reader of
+		// one skips it first (null, str, skip...), and the memo reads
+		// only a value that starts at once.
 		s.keyPlain = !esc && !nonASCII
 		if !field(key) {
 			return false
+		}
+		if s.i < len(s.s) && s.s[s.i] == ',' {
+			s.i++
+			continue
 		}
 		s.ws()
 		if s.byte('}') {
@@ -468,7 +474,9 @@ func (s *scanner) object(field func(key string) bool) bool {
 
 // str reads a string or null into dst.
 func (s *scanner) str(dst *string) bool {
-	s.ws()
+	if s.i < len(s.s) && s.s[s.i] != '"' {
+		s.ws()
+	}
 	if s.i < len(s.s) && s.s[s.i] == '"' {
 		v, ok := s.stringValue()
 		if ok {
@@ -539,8 +547,8 @@ func utcTime(v string) (t time.Time, ok bool) {
 	if len(v) < 20 || v[4] != '-' || v[7] != '-' || v[10] != 'T' || v[13] != ':' || v[16] != ':' || v[len(v)-1] != 'Z' {
 		return t, false
 	}
-	year, month, day := digitsAt(v, 0, 4), digitsAt(v, 5, 2), digitsAt(v, 8, 2)
-	hour, minute, sec := digitsAt(v, 11, 2), digitsAt(v, 14, 2), digitsAt(v, 17, 2)
+	year, month, day := two(v[0], v[1])*100+two(v[2], v[3]), two(v[5], v[6]), two(v[8], v[9])
+	hour, minute, sec := two(v[11], v[12]), two(v[14], v[15]), two(v[17], v[18])
 	if year < 0 || month < 1 || month > 12 || day < 1 || day > daysIn(month, year) ||
 		hour < 0 || hour > 23 || minute < 0 || minute > 59 || sec < 0 || sec > 59 {
 		return t, false
@@ -558,17 +566,51 @@ func utcTime(v string) (t time.Time, ok bool) {
 			nsec *= 10
 		}
 	}
-	return time.Date(year, time.Month(month), day, hour, minute, sec, nsec, time.UTC), true
+	// As time.Date(year, month, day, hour, minute, sec, nsec, time.UTC)
+	// makes it, bit for bit, without its normalising: the fields are valid.
+	unix := unixDays(year, month, day)*86400 + int64(hour*3600+minute*60+sec)
+	return time.Unix(unix, int64(nsec)).UTC(), true
+}
+
+// unixDays is the number of days from 1970-01-01 to a valid date of the
+// years 0 to 9999, in the proleptic Gregorian calendar as time.Date counts
+// them (the civil-from-days algorithm, read backwards: years begin in
+// March, so that a leap day ends its year).
+func unixDays(year, month, day int) int64 {
+	if month <= 2 {
+		year--
+	}
+	era := 0
+	if year < 0 {
+		era, year = -1, year+400
+	}
+	era += year / 400
+	yoe := year % 400
+	doy := (153*((month+9)%12)+2)/5 + day - 1
+	doe := yoe*365 + yoe/4 - yoe/100 + doy
+	return int64(era)*146097 + int64(doe) - 719468
+}
+
+// two reads the decimal digits a and b, or is below -9999 (so that a
+// year made of two of them is negative too) if they are not.
+func two(a, b byte) int {
+	if a -= '0'; a > 9 {
+		return -100000
+	}
+	if b -= '0'; b > 9 {
+		return -100000
+	}
+	return int(a)*10 + int(b)
 }
 
 // digitsAt reads the n decimal digits of s at i, -1 if they are not.
 func digitsAt(s string, i, n int) int {
 	v := 0
 	for _, c := range []byte(s[i : i+n]) {
-		if c < '0' || c > '9' {
+		if c -= '0'; c > 9 {
 			return -1
 		}
-		v = v*10 + int(c-'0')
+		v = v*10 + int(c)
 	}
 	return v
 }

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math/bits"
+	"math/rand/v2"
 	"os"
 	"runtime"
 	"slices"
@@ -273,7 +275,8 @@ func TestUTCTimeMatchesUnmarshalJSON(t *testing.T) {
 	other := []string{"2023-02-29T00:00:00Z", "1900-02-29T00:00:00Z", "2026-11-31T00:00:00Z", "2026-13-01T00:00:00Z",
 		"2026-11-24T24:00:00Z", "2026-11-24T14:60:00Z", "2026-11-24T14:21:60Z", "2026-11-24T14:21:55.Z",
 		"2026-11-24T14:21:55.1234567890Z", "2026-11-24t14:21:55Z", "2026-11-24T14:21:55z", "2026-11-24T14:21:55+01:00",
-		"2026-11-24T14:21:55.12a4Z", "+026-11-24T14:21:55Z", "2026-1-24T14:21:55.12Z", ""}
+		"2026-11-24T14:21:55.12a4Z", "+026-11-24T14:21:55Z", "20a6-11-24T14:21:55Z", "202/-11-24T14:21:55Z",
+		"2026-1a-24T14:21:55Z", "2026-11-24T1:21:55.Z", "2026-11-24T14:21:5aZ", "2026-1-24T14:21:55.12Z", ""}
 	for _, v := range append(fast, other...) {
 		got, ok := utcTime(v)
 		var want time.Time
@@ -346,5 +349,76 @@ func TestMemoReadsRepeatedValues(t *testing.T) {
 	}
 	if diff := cmp.Diff(first, second); diff != "" || second.Username == "" || second.PodName == "" {
 		t.Errorf("(-first +second) %s", diff)
+	}
+}
+
+// TestSpecialMarksFirstSpecialByte: the lowest bit special sets is the
+// high bit of the first quote, backslash, control or non-ASCII byte, for
+// every byte value at every place among plain bytes and after random
+// ones.
+func TestSpecialMarksFirstSpecialByte(t *testing.T) {
+	first := func(b []byte) int {
+		for i, c := range b {
+			if isSpecial(c) {
+				return i
+			}
+		}
+		return 8
+	}
+	check := func(b []byte) {
+		t.Helper()
+		m, want := special(word(string(b))), first(b)
+		got := 8
+		if m != 0 {
+			got = bits.TrailingZeros64(m) / 8
+		}
+		if got != want || m != 0 && m&(1<<(8*got+7)) == 0 {
+			t.Fatalf("special(%q) = %#x: first special byte %d, want %d", b, m, got, want)
+		}
+	}
+	for c := range 256 {
+		for p := range 8 {
+			b := []byte("abcdefgh")
+			b[p] = byte(c)
+			check(b)
+		}
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	for range 200000 {
+		var b [8]byte
+		for i := range b {
+			// Mostly plain bytes, so that the first special one is anywhere.
+			if rng.IntN(4) == 0 {
+				b[i] = byte(rng.IntN(256))
+			} else {
+				b[i] = byte(0x20 + rng.IntN(0x5f))
+			}
+		}
+		check(b[:])
+	}
+}
+
+// TestUTCTimeMatchesDate: utcTime's time is time.Date's, bit for bit
+// (==, not only Equal), on every day of the first and last years it reads,
+// of 1968 to 2104, and of 20,000 random days, at random times.
+func TestUTCTimeMatchesDate(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	check := func(d time.Time) {
+		t.Helper()
+		h, mi, s, ns := rng.IntN(24), rng.IntN(60), rng.IntN(60), rng.IntN(1e9)
+		want := time.Date(d.Year(), d.Month(), d.Day(), h, mi, s, ns, time.UTC)
+		v := fmt.Sprintf("%04d-%02d-%02dT%02d:%02d:%02d.%09dZ", d.Year(), d.Month(), d.Day(), h, mi, s, ns)
+		if got, ok := utcTime(v); !ok || got != want {
+			t.Fatalf("utcTime(%q) = %#v, %v; want %#v", v, got, ok, want)
+		}
+	}
+	for _, span := range [][2]int{{0, 3}, {1968, 2104}, {9996, 9999}} {
+		for d := time.Date(span[0], 1, 1, 0, 0, 0, 0, time.UTC); d.Year() <= span[1]; d = d.AddDate(0, 0, 1) {
+			check(d)
+		}
+	}
+	first := time.Date(0, 1, 1, 0, 0, 0, 0, time.UTC)
+	for range 20000 {
+		check(first.AddDate(0, 0, rng.IntN(3652425)))
 	}
 }

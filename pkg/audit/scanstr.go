@@ -16,57 +16,22 @@ const (
 )
 
 // special is non-zero when one of the eight bytes in x is '"', '\\',
-// below 0x20 or above 0x7f (the usual "has zero byte" bit trick).
+// below 0x20 or above 0x7f (the usual "has zero byte" bit trick), and its
+// lowest set bit is the high bit of the first such byte. Bits above it may
+// be set for other bytes (a borrow), and below it only for bytes above
+// 0x7f: a byte minus one or 0x20 has its high bit set, with no borrow
+// from below, only when the byte is above 0x7f (0x20 and the xors keep
+// the high bit), which x's own high bits mark anyway.
 func special(x uint64) uint64 {
 	q := x ^ (swarOnes * '"')
 	b := x ^ (swarOnes * '\\')
-	return ((q-swarOnes)&^q | (b-swarOnes)&^b | (x-swarOnes*0x20)&^x | x) & swarHighs
-}
-
-// quoteIndex is strings.IndexByte(s[i:], '"'), with the first 32 bytes
-// looked at here, eight at a time: most keys and values are that short.
-func quoteIndex(s string, i int) int {
-	for j := i; j+8 <= len(s) && j < i+32; j += 8 {
-		q := word(s[j:j+8]) ^ (swarOnes * '"')
-		if m := (q - swarOnes) &^ q & swarHighs; m != 0 {
-			return j - i + bits.TrailingZeros64(m)/8
-		}
-	}
-	return strings.IndexByte(s[i:], '"')
+	return ((q - swarOnes) | (b - swarOnes) | (x - swarOnes*0x20) | x) & swarHighs
 }
 
 // word is the eight bytes of b, the first the lowest.
 func word(b string) uint64 {
 	return uint64(b[0]) | uint64(b[1])<<8 | uint64(b[2])<<16 | uint64(b[3])<<24 |
 		uint64(b[4])<<32 | uint64(b[5])<<40 | uint64(b[6])<<48 | uint64(b[7])<<56
-}
-
-// plainEnd returns the index of the first byte at or after i that is a
-// backslash, a control byte or not ASCII, or len(s).
-//
-// Eight bytes at a time: the high bit is set of each byte that is a
-// backslash, below 0x20 or above 0x7f, and maybe of bytes after one (a
-// borrow only sets bits above a byte that is one): the lowest set bit
-// marks the first.
-func plainEnd(s string, i int) int {
-	for ; i+16 <= len(s); i += 16 {
-		x, y := word(s[i:i+8]), word(s[i+8:i+16])
-		bx, by := x^(swarOnes*'\\'), y^(swarOnes*'\\')
-		mx := ((x - swarOnes*0x20) | x | (bx-swarOnes)&^bx) & swarHighs
-		my := ((y - swarOnes*0x20) | y | (by-swarOnes)&^by) & swarHighs
-		if mx|my != 0 {
-			if mx != 0 {
-				return i + bits.TrailingZeros64(mx)/8
-			}
-			return i + 8 + bits.TrailingZeros64(my)/8
-		}
-	}
-	for ; i < len(s); i++ {
-		if c := s[i]; c < 0x20 || c >= utf8.RuneSelf || c == '\\' {
-			return i
-		}
-	}
-	return i
 }
 
 // skipString validates and skips a string, as encoding/json's scanner
@@ -82,27 +47,21 @@ func (s *scanner) scanString() (esc, nonASCII, ok bool) {
 	if !s.byte('"') {
 		return false, false, false
 	}
-	// Fast path: the closing quote found by IndexByte (vectorised) ends a
-	// string without escapes, controls or non-ASCII bytes when no such
-	// byte comes before it; s.plain remembers how far the line is known
-	// to have none, so each byte is checked for them once.
-	if q := quoteIndex(s.s, s.i); q >= 0 {
-		end := s.i + q
-		if end > s.plain {
-			s.plain = plainEnd(s.s, max(s.i, s.plain))
-		}
-		if end <= s.plain {
-			s.i = end + 1
-			return false, false, true
-		}
-	}
+	// Eight bytes at a time to the first quote, backslash, control or
+	// non-ASCII byte: the lowest bit special sets marks it. Most strings
+	// are plain: their first such byte is the closing quote.
 	str, i := s.s, s.i
 	for {
-		for i+8 <= len(str) {
-			b := str[i : i+8]
-			x := uint64(b[0]) | uint64(b[1])<<8 | uint64(b[2])<<16 | uint64(b[3])<<24 |
-				uint64(b[4])<<32 | uint64(b[5])<<40 | uint64(b[6])<<48 | uint64(b[7])<<56
-			if special(x) != 0 {
+		for {
+			if i+8 > len(str) {
+				// The line's last bytes, one at a time.
+				for i < len(str) && !isSpecial(str[i]) {
+					i++
+				}
+				break
+			}
+			if m := special(word(str[i : i+8])); m != 0 {
+				i += bits.TrailingZeros64(m) / 8
 				break
 			}
 			i += 8
@@ -123,13 +82,16 @@ func (s *scanner) scanString() (esc, nonASCII, ok bool) {
 			i += n
 		case c < 0x20:
 			return false, false, false
-		case c >= utf8.RuneSelf:
-			nonASCII = true
-			i++
 		default:
+			nonASCII = true
 			i++
 		}
 	}
+}
+
+// isSpecial says whether c is a byte special marks.
+func isSpecial(c byte) bool {
+	return c == '"' || c == '\\' || c < 0x20 || c >= utf8.RuneSelf
 }
 
 // escapeLen is the length of the escape at the start of s, 0 if invalid.

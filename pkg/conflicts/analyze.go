@@ -602,18 +602,26 @@ func applyOwners(msg string) []string {
 	return out
 }
 
+// applyFailed and alreadyExists are what classify reads in a 409's
+// message: the collector keeps the message of a 409 only when one holds.
+func applyFailed(msg string) bool { return strings.HasPrefix(msg, "Apply failed with") }
+
+func alreadyExists(verb, msg string) bool {
+	return verb == "create" && strings.HasSuffix(msg, "already exists")
+}
+
 // classify names the cause of the 409 r, lost to winners.
 func classify(r *record, ws winnerSet) Cause {
 	switch {
 	case r.details == "resourcequotas" && r.verb == "create":
 		return Quota
-	case strings.HasPrefix(r.message, "Apply failed with"):
+	case applyFailed(r.message):
 		return ApplyConflict
 	case r.obj.Group == "coordination.k8s.io" && r.obj.Resource == "leases":
 		return LeaseContention
 	case r.verb == "delete" || r.verb == "deletecollection":
 		return DeletePrecondition
-	case r.verb == "create" && strings.HasSuffix(r.message, "already exists"):
+	case alreadyExists(r.verb, r.message):
 		return AlreadyExists
 	case len(ws.recent) == 0 && len(ws.past) == 0:
 		return Unknown

@@ -22,10 +22,12 @@ type record struct {
 	reader        *readerKey
 	wid, rid, oid uint32
 	// read marks a successful get: only obj, reader and the times are set.
-	read      bool
-	verb      string
-	sub       string
-	code      int
+	read bool
+	verb string
+	sub  string
+	code int
+	// message is a 409's message when classify reads it (applyFailed,
+	// alreadyExists), else "": most are kept neither interned nor copied.
 	message   string
 	details   string
 	precond   string
@@ -235,7 +237,7 @@ func (c *Collector) record(e *audit.Event) *record {
 	r.verb, r.sub, r.code, r.details = verb, c.str(ref.Subresource), e.Code, c.str(e.DetailsKind)
 	r.wid, r.writer = a.wid, c.writers.keys[a.wid]
 	r.precond, r.result = strings.Clone(ref.ResourceVersion), strings.Clone(e.ResponseRV)
-	if e.Code == 409 {
+	if e.Code == 409 && (applyFailed(e.Message) || alreadyExists(verb, e.Message)) {
 		r.message = c.str(e.Message)
 	}
 	return r

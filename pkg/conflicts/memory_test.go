@@ -3,10 +3,12 @@ package conflicts
 import (
 	"context"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"runtime"
+	"runtime/debug"
 	"strings"
 	"testing"
 	"time"
@@ -221,5 +223,28 @@ func TestSettledByVersionThenNoResult(t *testing.T) {
 	}
 	if want.Summary.Conflicts < 5*maxPending {
 		t.Errorf("%d 409s: the log does not test settling by version", want.Summary.Conflicts)
+	}
+}
+
+// TestLimitMemoryTurnsGCPercentOff: under the limit the collector runs
+// when the heap nears it (GC percent off), and both are put back after.
+func TestLimitMemoryTurnsGCPercentOff(t *testing.T) {
+	// Neither GOGC nor GOMEMLIMIT (either makes LimitMemory leave its
+	// setting alone); t.Setenv puts them back.
+	t.Setenv("GOGC", "")
+	t.Setenv("GOMEMLIMIT", "")
+	if err := os.Unsetenv("GOGC"); err != nil {
+		t.Fatal(err)
+	}
+	defer debug.SetGCPercent(debug.SetGCPercent(100))
+	defer debug.SetMemoryLimit(debug.SetMemoryLimit(math.MaxInt64))
+	restore := LimitMemory(64 << 20)
+	limit, percent := debug.SetMemoryLimit(-1), debug.SetGCPercent(-1)
+	restore()
+	if limit != 64<<20 || percent != -1 {
+		t.Errorf("under LimitMemory: limit %d, GC percent %d; want %d, -1", limit, percent, 64<<20)
+	}
+	if limit, percent := debug.SetMemoryLimit(-1), debug.SetGCPercent(100); limit != math.MaxInt64 || percent != 100 {
+		t.Errorf("after restore: limit %d, GC percent %d; want %d, 100", limit, percent, int64(math.MaxInt64))
 	}
 }

@@ -235,8 +235,9 @@ type Config struct {
 	Top int
 	// MemoryLimit is the soft limit on the Go runtime's memory that
 	// Analyze sets while it runs (runtime/debug.SetMemoryLimit), in bytes:
-	// the garbage collector then runs more often instead of letting the
-	// heap grow to twice what is live. 0 leaves the runtime's limit, as
+	// the garbage collector then runs when the heap nears it, neither
+	// letting the heap grow to twice what is live nor collecting each time
+	// it doubles on the way (see LimitMemory). 0 leaves the runtime's limit, as
 	// does a GOMEMLIMIT in the environment or a lower limit already set. A
 	// log whose live state is larger than the limit is still analysed,
 	// with more time spent collecting.

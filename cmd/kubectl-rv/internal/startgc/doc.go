@@ -9,7 +9,7 @@
 // Its init raises the GC percent to Percent, so the first collection
 // comes at 4 MB * Percent / 100 (16 MB) instead, and restores the
 // previous percent (GOGC's default, 100) as soon as that first
-// collection has run: a command that allocates more than that, such as
+// collection has run, unless the percent was set again meanwhile: a command that allocates more than that, such as
 // watch, churn, conflicts or simulate, keeps Go's default pacing, and so
 // its memory bounds, from then on; only its heap before the first
 // collection is larger. A GOGC set in the environment is left alone.

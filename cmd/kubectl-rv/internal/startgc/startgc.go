@@ -20,5 +20,11 @@ func init() {
 		return
 	}
 	prev := debug.SetGCPercent(Percent)
-	runtime.SetFinalizer(&sentinel{}, func(*sentinel) { debug.SetGCPercent(prev) })
+	runtime.SetFinalizer(&sentinel{}, func(*sentinel) {
+		// A percent set since (conflicts turns it off under its memory
+		// limit) is the setter's to restore.
+		if p := debug.SetGCPercent(prev); p != Percent {
+			debug.SetGCPercent(p)
+		}
+	})
 }
