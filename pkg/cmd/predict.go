@@ -22,6 +22,7 @@ import (
 	"github.com/kubectl-rv/kubectl-rv/pkg/output"
 	"github.com/kubectl-rv/kubectl-rv/pkg/output/predictprint"
 	"github.com/kubectl-rv/kubectl-rv/pkg/predict"
+	"github.com/kubectl-rv/kubectl-rv/pkg/serverrules"
 )
 
 // PredictOptions are the options of kubectl rv predict.
@@ -424,7 +425,9 @@ func (o *PredictOptions) runOffline(ctx context.Context, cfg predict.Config, tar
 	if err != nil {
 		return nil, err
 	}
-	items, err := predict.MatchOffline(targets, predict.NewLiveSet(lives, liveKinds(lives)), o.defaultNamespace(), predict.NewOffline(tc).Executor)
+	off := predict.NewOffline(tc)
+	off.Rules = serverrules.Rules{}
+	items, err := predict.MatchOffline(targets, predict.NewLiveSet(lives, liveKinds(lives)), o.defaultNamespace(), off.Executor)
 	if err != nil {
 		var nl *predict.NoLiveObjectError
 		var ve *predict.VersionError

@@ -20,6 +20,7 @@ import (
 	"github.com/kubectl-rv/kubectl-rv/pkg/output"
 	"github.com/kubectl-rv/kubectl-rv/pkg/output/simprint"
 	"github.com/kubectl-rv/kubectl-rv/pkg/output/watchprint"
+	"github.com/kubectl-rv/kubectl-rv/pkg/serverrules"
 	"github.com/kubectl-rv/kubectl-rv/pkg/simulate"
 	"github.com/kubectl-rv/kubectl-rv/pkg/simulate/scenario"
 )
@@ -274,6 +275,7 @@ func (o *SimulateRunOptions) config(ctx context.Context, sc *scenario.Scenario) 
 		cfg.Trace = &t
 	}
 	cfg.Seed = o.Seed
+	cfg.Rules = serverrules.Rules{}
 	if len(o.EtcdEndpoints) == 0 {
 		return cfg, func() {}, nil
 	}

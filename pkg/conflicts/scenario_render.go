@@ -17,7 +17,7 @@ import (
 // resource's singular, capitalised (the audit event names the resource,
 // not the kind), returned as the scenario's type declaration too.
 func objectType(obj ObjectKey) (writepath.Type, *scenario.Type) {
-	for _, t := range writepath.BuiltinTypes() {
+	for _, t := range writepath.BuiltinTypes(nil) {
 		if t.Resource == obj.Resource && t.GVK.Group == obj.Group {
 			return t, nil
 		}

@@ -1,6 +1,8 @@
 package conflicts
 
 import (
+	"github.com/kubectl-rv/kubectl-rv/pkg/serverrules"
+
 	"context"
 	"errors"
 	"fmt"
@@ -71,7 +73,7 @@ func TestScenarioReproducesWriters(t *testing.T) {
 	if err != nil {
 		t.Fatalf("%v\n%s", err, b)
 	}
-	res, err := simulate.Run(context.Background(), parsed, simulate.Config{})
+	res, err := simulate.Run(context.Background(), parsed, simulate.Config{Rules: serverrules.Rules{}})
 	if err != nil {
 		t.Fatalf("%v\n%s", err, b)
 	}

@@ -21,7 +21,7 @@ func cpuTime() time.Duration {
 func BenchmarkOfflineDeploymentAllMethods(b *testing.B) {
 	live := liveWeb(b)
 	desired := desiredWeb(b, "11", "nginx:2")
-	eng := NewOffline(nil)
+	eng := newOffline(nil)
 	ctx := context.Background()
 	cfg := Config{FieldManager: "ci"}
 	b.ReportAllocs()

@@ -35,7 +35,7 @@ type recordExecutors struct{ lives []*unstructured.Unstructured }
 
 func (r *recordExecutors) executor(gvk schema.GroupVersionKind, name string, live *unstructured.Unstructured) (Executor, error) {
 	r.lives = append(r.lives, live)
-	return NewOffline(nil).Executor(gvk, name, live)
+	return newOffline(nil).Executor(gvk, name, live)
 }
 
 func TestMatchOffline(t *testing.T) {
@@ -241,7 +241,7 @@ func TestMatchClusterErrorTypes(t *testing.T) {
 
 func TestPredictEachStopsAtTheFirstFailure(t *testing.T) {
 	live := liveWeb(t)
-	good, err := NewOffline(nil).Executor(deployGVK, "web", live)
+	good, err := newOffline(nil).Executor(deployGVK, "web", live)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -23,6 +23,10 @@ type Offline struct {
 	// schema is the schema given (predict --schema), whose CRDs validate
 	// their custom resources; nil: none.
 	schema *managedfields.SchemaTypeConverter
+	// Rules are the API server's defaulting and validation of the
+	// built-in kinds they know (serverrules.Rules, which the command hands
+	// in); nil: neither.
+	Rules writepath.Rules
 }
 
 // NewOffline returns an offline engine typing objects with tc (nil:
@@ -39,7 +43,8 @@ func (o *Offline) Executor(gvk schema.GroupVersionKind, name string, live *unstr
 	if _, err := o.fms.For(gvk); err != nil {
 		return nil, err
 	}
-	e := &offlineExecutor{t: offlineType(gvk, live), name: name, live: live}
+	t := offlineType(gvk, live).WithRules(o.Rules)
+	e := &offlineExecutor{t: &t, name: name, live: live}
 	if o.schema != nil && !managedfields.IsBuiltin(gvk) {
 		// A custom resource is also validated against its CRD's schema.
 		builtin, sc := e.t.Validate, o.schema
@@ -72,8 +77,8 @@ func (o *Offline) Executor(gvk schema.GroupVersionKind, name string, live *unstr
 // subresource when live has a status (or does not exist yet), generation
 // tracked when live has one (Deployments bump it on spec and annotation
 // changes, other kinds on any change outside metadata), the built-in
-// kinds' Go types for strategic merge patch, and the defaults and
-// validation of writepath.BuiltinDefaults and BuiltinValidate. It does not
+// kinds' Go types for strategic merge patch (the Offline's rules add the
+// defaults and validation). It does not
 // know whether the kind is namespaced, so the object's own namespace
 // stands. Custom resources and some built-in kinds (Leases, webhook
 // configurations, ...; see writepath.AllowsUnconditionalUpdate) refuse an
@@ -85,8 +90,6 @@ func offlineType(gvk schema.GroupVersionKind, live *unstructured.Unstructured) *
 		Resource:                 gvr.Resource,
 		AllowUnconditionalUpdate: managedfields.IsBuiltin(gvk) && writepath.AllowsUnconditionalUpdate(gvk.GroupKind()),
 		StatusSubresource:        live == nil || hasStatus(live),
-		Default:                  func(obj *unstructured.Unstructured) { writepath.BuiltinDefaults(gvk, obj) },
-		Validate:                 writepath.BuiltinValidator(gvk),
 	}
 	if scheme.Scheme.Recognizes(gvk) {
 		t.New = func() runtime.Object {

@@ -26,7 +26,7 @@ func TestOfflineExecutorUnencodableLive(t *testing.T) {
 				live.Object["spec"].(map[string]any)["x"] = math.Inf(1)
 			}
 			_, want := live.MarshalJSON()
-			_, err := NewOffline(nil).Executor(deployGVK, "web", live)
+			_, err := newOffline(nil).Executor(deployGVK, "web", live)
 			if want == nil || err == nil || err.Error() != want.Error() {
 				t.Errorf("Executor: %v, want %v", err, want)
 			}
@@ -43,7 +43,7 @@ func TestPredictLeavesLiveAlone(t *testing.T) {
 	desired := desiredWeb(t, "11", "nginx:2")
 	unstructured.RemoveNestedField(desired.Object, "spec", "replicas")
 	desiredBefore := desired.DeepCopy()
-	ex, err := NewOffline(nil).Executor(deployGVK, "web", live)
+	ex, err := newOffline(nil).Executor(deployGVK, "web", live)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -108,7 +108,7 @@ func TestOfflineValidatesCustomResources(t *testing.T) {
 		t.Fatal(err)
 	}
 	live.SetResourceVersion("7")
-	ex, err := NewOffline(tc).Executor(gvk, "g", live)
+	ex, err := newOffline(tc).Executor(gvk, "g", live)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -156,7 +156,7 @@ func TestOfflineWithoutSchemaTypesCustomResources(t *testing.T) {
 		t.Fatal(err)
 	}
 	live.SetResourceVersion("3")
-	ex, err := NewOffline(nil).Executor(gvk, "d", live)
+	ex, err := newOffline(nil).Executor(gvk, "d", live)
 	if err != nil {
 		t.Fatal(err)
 	}

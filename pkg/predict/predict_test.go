@@ -1,6 +1,8 @@
 package predict
 
 import (
+	"github.com/kubectl-rv/kubectl-rv/pkg/serverrules"
+
 	"context"
 	"encoding/json"
 	"strings"
@@ -12,7 +14,6 @@ import (
 
 	"github.com/kubectl-rv/kubectl-rv/internal/testobj"
 	"github.com/kubectl-rv/kubectl-rv/pkg/managedfields"
-	"github.com/kubectl-rv/kubectl-rv/pkg/writepath"
 )
 
 var deployGVK = schema.GroupVersionKind{Group: "apps", Version: "v1", Kind: "Deployment"}
@@ -45,7 +46,7 @@ func liveWeb(t testing.TB) *unstructured.Unstructured {
 	}
 	// The server defaults a created object before the field manager sees it.
 	web := obj(t, webYAML)
-	writepath.BuiltinDefaults(deployGVK, web)
+	serverrules.BuiltinDefaults(deployGVK, web)
 	created, err := fm.Update(managedfields.NewEmpty(deployGVK), web, "kubectl-create", "")
 	if err != nil {
 		t.Fatal(err)
@@ -76,7 +77,7 @@ func desiredWeb(t testing.TB, rv string, image string) *unstructured.Unstructure
 
 func predictOffline(t testing.TB, cfg Config, in Input, live *unstructured.Unstructured) Result {
 	t.Helper()
-	ex, err := NewOffline(nil).Executor(deployGVK, "web", live)
+	ex, err := newOffline(nil).Executor(deployGVK, "web", live)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -197,4 +198,12 @@ func TestWithRVRefusesNull(t *testing.T) {
 	if err != nil || string(got) != `{"metadata":{"resourceVersion":"7"},"spec":{"replicas":3}}` {
 		t.Fatalf("withRV = %s, %v", got, err)
 	}
+}
+
+// newOffline is NewOffline with the API server's defaulting and
+// validation, as the command runs it.
+func newOffline(tc managedfields.TypeConverter) *Offline {
+	o := NewOffline(tc)
+	o.Rules = serverrules.Rules{}
+	return o
 }

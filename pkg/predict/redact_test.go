@@ -99,7 +99,7 @@ func predictSecret(t *testing.T, show bool, in Input, ex Executor) (Result, stri
 
 func offlineSecret(t *testing.T) Executor {
 	t.Helper()
-	ex, err := NewOffline(nil).Executor(secretGVK, "s1", liveSecret(t))
+	ex, err := newOffline(nil).Executor(secretGVK, "s1", liveSecret(t))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/kubectl-rv/kubectl-rv/pkg/simulate/apiserver"
 	"github.com/kubectl-rv/kubectl-rv/pkg/simulate/mvcc"
 	"github.com/kubectl-rv/kubectl-rv/pkg/simulate/scenario"
+	"github.com/kubectl-rv/kubectl-rv/pkg/writepath"
 )
 
 // Config configures a run.
@@ -31,6 +32,10 @@ type Config struct {
 	// KeyPrefix is prepended to every key the run writes; set it when KV
 	// is a real etcd so the run stays apart from everything else there.
 	KeyPrefix string
+	// Rules are the API server's defaulting and validation of the
+	// built-in kinds they know (serverrules.Rules, which the command hands
+	// in); nil: neither.
+	Rules writepath.Rules
 }
 
 // Epoch is the wall-clock time virtual time 0 maps to, for timestamps
@@ -220,7 +225,7 @@ func newEngine(sc *scenario.Scenario, cfg Config) (*engine, error) {
 		}
 		extra = append(extra, apiserver.CustomType(gv.WithKind(t.Kind), t.Resource, !t.ClusterScoped, t.StatusSubresource))
 	}
-	reg, err := apiserver.NewRegistry(extra...)
+	reg, err := apiserver.NewRegistry(cfg.Rules, extra...)
 	if err != nil {
 		return nil, fmt.Errorf("%w: types: %v", ErrScenario, err)
 	}

@@ -35,9 +35,8 @@
 // It does not store, read, list or watch; it does not assign
 // resourceVersions or detect no-op writes (a storage concern: the server
 // compares the encoded bytes); and it does not run admission. The
-// defaulting and validation of the built-in kinds of core and apps are the
-// API server's own code, linked from k8s.io/kubernetes (BuiltinDefaults,
-// BuiltinValidate, behind Type.Default and Type.Validate), for predict and
-// the simulator alike; a Service's allocated values are the storage's
-// rules, written from its code (service.go).
+// defaulting and validation of the built-in kinds run behind Type.Default
+// and Type.Validate; the API server's own code for them is
+// pkg/serverrules (Rules), which the commands hand to predict and the
+// simulator, so this package does not link k8s.io/kubernetes.
 package writepath

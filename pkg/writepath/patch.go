@@ -130,13 +130,13 @@ func strategicPatchError(err error) error {
 	case mergepatch.ErrNoListOfLists, mergepatch.ErrPatchContentNotMatchRetainKeys:
 		return apierrors.NewGenericServerResponse(http.StatusUnprocessableEntity, "", schema.GroupResource{}, "", err.Error(), 0, false)
 	}
-	return serverError(err)
+	return ServerError(err)
 }
 
-// serverError is the server's answer to an error that carries no API
+// ServerError is the server's answer to an error that carries no API
 // status: a 500 with no reason and the error's text
 // (responsewriters.ErrorToAPIStatus). A status error is left as it is.
-func serverError(err error) error {
+func ServerError(err error) error {
 	if _, ok := err.(apierrors.APIStatus); ok {
 		return err
 	}
@@ -180,7 +180,7 @@ func (w *Writer) apply(t *Type, cur *Stored, namespace, name string, data []byte
 	if err != nil {
 		// An apply configuration with two list items of one key ("failed
 		// to create typed patch object") is such an error.
-		return nil, serverError(err)
+		return nil, ServerError(err)
 	}
 	// The applier owns the empty maps it sent, but the stored object has
 	// none: a built-in kind's is its Go type, a custom resource's metadata

@@ -42,7 +42,7 @@ func TestEmptyMetadataMapsAreDropped(t *testing.T) {
 // handler answers it (the error is no API status).
 func TestStrategicPatchErrorsAsTheServer(t *testing.T) {
 	svc := &Type{GVK: schema.GroupVersionKind{Version: "v1", Kind: "Service"}, Resource: "services"}
-	for _, bt := range BuiltinTypes() {
+	for _, bt := range BuiltinTypes(nil) {
 		if bt.GVK.Kind == "Service" {
 			svc = &bt
 		}

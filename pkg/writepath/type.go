@@ -65,7 +65,7 @@ func (t *Type) GroupResource() schema.GroupResource {
 
 func builtin(group, version, kind, resource string, namespaced, status bool, gen GenerationRule, newObj func() runtime.Object) Type {
 	gvk := schema.GroupVersionKind{Group: group, Version: version, Kind: kind}
-	t := Type{
+	return Type{
 		GVK:                      gvk,
 		Resource:                 resource,
 		Namespaced:               namespaced,
@@ -74,11 +74,32 @@ func builtin(group, version, kind, resource string, namespaced, status bool, gen
 		Generation:               gen,
 		New:                      newObj,
 	}
-	if isServerKind(gvk) {
-		t.Default = func(obj *unstructured.Unstructured) { BuiltinDefaults(gvk, obj) }
-		t.Validate = func(obj, old *unstructured.Unstructured, sub string) error {
-			return BuiltinValidate(gvk, obj, old, sub)
-		}
+}
+
+// Rules are the API server's own defaulting and validation of the
+// built-in kinds it knows, which the write path runs behind Type.Default
+// and Type.Validate. Their implementation (pkg/serverrules) links
+// k8s.io/kubernetes, whose feature gates bring a command-line flag
+// library, so the commands hand it in and the engines do not link it.
+type Rules interface {
+	// Default fills obj's defaults in place, as the server does when it
+	// decodes a request of kind gvk.
+	Default(gvk schema.GroupVersionKind, obj *unstructured.Unstructured)
+	// Validator returns the validation of kind gvk (see Type.Validate),
+	// or nil for kinds the rules do not know.
+	Validator(gvk schema.GroupVersionKind) func(obj, old *unstructured.Unstructured, sub string) error
+}
+
+// WithRules returns t with the default and validation of rules for its
+// kind, where rules know it; t as it is when rules is nil.
+func (t Type) WithRules(rules Rules) Type {
+	if rules == nil {
+		return t
+	}
+	if v := rules.Validator(t.GVK); v != nil {
+		gvk := t.GVK
+		t.Default = func(obj *unstructured.Unstructured) { rules.Default(gvk, obj) }
+		t.Validate = v
 	}
 	return t
 }
@@ -120,11 +141,10 @@ func AllowsUnconditionalUpdate(gk schema.GroupKind) bool {
 }
 
 // BuiltinTypes returns the rules of the registry strategies of the
-// built-in kinds the simulator knows, in Kubernetes 1.36, with the API
-// server's defaulting and validation for the kinds of core and apps that
-// have them (BuiltinDefaults, BuiltinValidate).
-func BuiltinTypes() []Type {
-	return []Type{
+// built-in kinds the simulator knows, in Kubernetes 1.36, with the
+// defaulting and validation of rules (nil: none) for the kinds they know.
+func BuiltinTypes(rules Rules) []Type {
+	types := []Type{
 		builtin("", "v1", "ConfigMap", "configmaps", true, false, GenerationNone, func() runtime.Object { return &corev1.ConfigMap{} }),
 		builtin("", "v1", "Secret", "secrets", true, false, GenerationNone, func() runtime.Object { return &corev1.Secret{} }),
 		builtin("", "v1", "Pod", "pods", true, true, GenerationSpec, func() runtime.Object { return &corev1.Pod{} }),
@@ -137,6 +157,10 @@ func BuiltinTypes() []Type {
 		builtin("apps", "v1", "DaemonSet", "daemonsets", true, true, GenerationSpec, func() runtime.Object { return &appsv1.DaemonSet{} }),
 		builtin("coordination.k8s.io", "v1", "Lease", "leases", true, false, GenerationNone, func() runtime.Object { return &coordinationv1.Lease{} }),
 	}
+	for i := range types {
+		types[i] = types[i].WithRules(rules)
+	}
+	return types
 }
 
 // CustomType returns the rules of a custom resource: no unconditional

@@ -148,10 +148,12 @@ func dropNulls(t *Type, m map[string]any) {
 	if t.New == nil {
 		return
 	}
-	dropNullFields(m)
+	DropNullFields(m)
 }
 
-func dropNullFields(v any) {
+// DropNullFields removes the null fields of the maps in v, in place, at
+// any depth (null items of a list stay): what decoding into a Go type does.
+func DropNullFields(v any) {
 	switch v := v.(type) {
 	case map[string]any:
 		for k, e := range v {
@@ -159,11 +161,11 @@ func dropNullFields(v any) {
 				delete(v, k)
 				continue
 			}
-			dropNullFields(e)
+			DropNullFields(e)
 		}
 	case []any:
 		for _, e := range v {
-			dropNullFields(e)
+			DropNullFields(e)
 		}
 	}
 }

@@ -137,7 +137,7 @@ func TestPredictEdgeCasesAgree(t *testing.T) {
 		},
 	}
 	dyn := cluster.Dynamic(t, "edges")
-	offline := predict.NewOffline(tc)
+	offline := offlineEngine(tc)
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			ctx := context.Background()

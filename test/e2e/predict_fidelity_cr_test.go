@@ -116,7 +116,7 @@ func newCRCorpus(t *testing.T, dyn dynamic.Interface, ns string, seed int64) *cr
 		ri: func(gvr schema.GroupVersionResource) dynamic.ResourceInterface {
 			return dyn.Resource(gvr).Namespace(ns)
 		},
-		untyped: predict.NewOffline(nil),
+		untyped: offlineEngine(nil),
 	}
 	install := func(kind, plural, crd string, status bool) crKind {
 		name := plural + ".fidelity.example.com"
@@ -128,7 +128,7 @@ func newCRCorpus(t *testing.T, dyn dynamic.Interface, ns string, seed int64) *cr
 			t.Fatal(err)
 		}
 		return crKind{kind: kind, gvr: schema.GroupVersionResource{Group: "fidelity.example.com", Version: "v1", Resource: plural},
-			tc: tc, status: status, typed: predict.NewOffline(tc)}
+			tc: tc, status: status, typed: offlineEngine(tc)}
 	}
 	cc.gadget = install("Gadget", "gadgets", gadgetCRD, true)
 	cc.widget = install("Widget", "widgets", widgetCRD, false)

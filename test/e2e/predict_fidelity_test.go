@@ -3,6 +3,10 @@
 package e2e
 
 import (
+	"github.com/kubectl-rv/kubectl-rv/pkg/managedfields"
+
+	"github.com/kubectl-rv/kubectl-rv/pkg/serverrules"
+
 	"context"
 	"encoding/json"
 	"fmt"
@@ -95,7 +99,7 @@ func TestPredictFidelity(t *testing.T) {
 	// Container ports are drawn from a generator of their own, so that the
 	// other fields of a seed's cases stay those its earlier corpus had.
 	ports := rand.New(rand.NewSource(seed + 5))
-	offline := predict.NewOffline(nil)
+	offline := offlineEngine(nil)
 	realServer, realOffline := agreement{}, agreement{}
 
 	var total, agreeVerdict, agreeConflicts, agreeClobber, methods int
@@ -767,4 +771,12 @@ func mutateFields(rng *rand.Rand, kind string, u *unstructured.Unstructured) {
 		}
 	}
 	_ = unstructured.SetNestedSlice(u.Object, containers, "spec", "template", "spec", "containers")
+}
+
+// offlineEngine is the offline engine as predict --offline runs it: typed
+// by tc, with the API server's defaulting and validation.
+func offlineEngine(tc managedfields.TypeConverter) *predict.Offline {
+	o := predict.NewOffline(tc)
+	o.Rules = serverrules.Rules{}
+	return o
 }

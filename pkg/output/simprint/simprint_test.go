@@ -1,6 +1,8 @@
 package simprint
 
 import (
+	"github.com/kubectl-rv/kubectl-rv/pkg/serverrules"
+
 	"bytes"
 	"context"
 	"encoding/json"
@@ -25,7 +27,7 @@ func run(t *testing.T, name string, trace bool) *simulate.Result {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := simulate.Run(context.Background(), sc, simulate.Config{Seed: 42, Trace: &trace})
+	res, err := simulate.Run(context.Background(), sc, simulate.Config{Seed: 42, Trace: &trace, Rules: serverrules.Rules{}})
 	if err != nil {
 		t.Fatalf("running %s: %v", name, err)
 	}
@@ -73,7 +75,7 @@ func TestStoryGolden(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := simulate.Run(context.Background(), sc, simulate.Config{})
+	res, err := simulate.Run(context.Background(), sc, simulate.Config{Rules: serverrules.Rules{}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -90,7 +90,7 @@ func New(cfg Config) (*Server, error) {
 	reg := cfg.Registry
 	if reg == nil {
 		var err error
-		if reg, err = NewRegistry(); err != nil {
+		if reg, err = NewRegistry(nil); err != nil {
 			return nil, err
 		}
 	}

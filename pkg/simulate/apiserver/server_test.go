@@ -1,6 +1,8 @@
 package apiserver
 
 import (
+	"github.com/kubectl-rv/kubectl-rv/pkg/serverrules"
+
 	"context"
 	"strings"
 	"testing"
@@ -24,7 +26,7 @@ var (
 
 func newServer(t *testing.T) *Server {
 	t.Helper()
-	reg, err := NewRegistry(CustomType(widgetGVK, "widgets", true, true))
+	reg, err := NewRegistry(serverrules.Rules{}, CustomType(widgetGVK, "widgets", true, true))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -39,10 +39,10 @@ func (t *TypeInfo) ListPrefix(namespace string) string {
 }
 
 // BuiltinTypes returns the built-in kinds the simulator knows
-// (writepath.BuiltinTypes), stored under /registry/<resource>.
-func BuiltinTypes() []*TypeInfo {
+// (writepath.BuiltinTypes, with rules), stored under /registry/<resource>.
+func BuiltinTypes(rules writepath.Rules) []*TypeInfo {
 	var out []*TypeInfo
-	for _, t := range writepath.BuiltinTypes() {
+	for _, t := range writepath.BuiltinTypes(rules) {
 		out = append(out, &TypeInfo{Type: t, KeyPrefix: "/registry/" + t.Resource})
 	}
 	return out
@@ -63,10 +63,11 @@ type Registry struct {
 	byGK  map[schema.GroupKind]*TypeInfo
 }
 
-// NewRegistry returns a registry of the built-in types plus extra.
-func NewRegistry(extra ...*TypeInfo) (*Registry, error) {
+// NewRegistry returns a registry of the built-in types, with the
+// defaulting and validation of rules (nil: none), plus extra.
+func NewRegistry(rules writepath.Rules, extra ...*TypeInfo) (*Registry, error) {
 	r := &Registry{byGVK: map[schema.GroupVersionKind]*TypeInfo{}, byGK: map[schema.GroupKind]*TypeInfo{}}
-	for _, t := range append(BuiltinTypes(), extra...) {
+	for _, t := range append(BuiltinTypes(rules), extra...) {
 		if _, dup := r.byGK[t.GVK.GroupKind()]; dup {
 			return nil, fmt.Errorf("kind %s is declared twice", t.GVK.GroupKind())
 		}

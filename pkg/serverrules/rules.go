@@ -1,4 +1,4 @@
-package writepath
+package serverrules
 
 import (
 	"sync"
@@ -9,17 +9,9 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
-)
 
-// The built-in kinds of core/v1 and apps/v1 are defaulted and validated by
-// the API server's own code, linked from k8s.io/kubernetes: the v1
-// defaulting functions (what the server runs when it decodes a request),
-// the conversion to the internal types, and the validation their registry
-// strategies call (Validate, ValidateUpdate and the status strategy's
-// ValidateUpdate). What the strategies and the storage do around them
-// (PrepareForCreate/PrepareForUpdate, a Service's allocated values) is in
-// prepare.go and service.go, written from the server's code, since those
-// packages would link the whole registry.
+	"github.com/kubectl-rv/kubectl-rv/pkg/writepath"
+)
 
 // serverKind is one kind the server's code defaults and validates: its
 // v1 Go type, its generated defaulting and conversion functions (called
@@ -60,9 +52,21 @@ func serverKindOf[V, I any](defaults func(*V), convert func(*V, *I, conversion.S
 	}
 }
 
-func isServerKind(gvk schema.GroupVersionKind) bool {
-	_, ok := serverKinds[gvk]
-	return ok
+// Rules are the API server's defaulting and validation (writepath.Rules)
+// of ConfigMaps, Secrets, Services, Pods, Deployments, ReplicaSets,
+// StatefulSets and DaemonSets.
+type Rules struct{}
+
+var _ writepath.Rules = Rules{}
+
+// Default is BuiltinDefaults.
+func (Rules) Default(gvk schema.GroupVersionKind, obj *unstructured.Unstructured) {
+	BuiltinDefaults(gvk, obj)
+}
+
+// Validator is BuiltinValidator.
+func (Rules) Validator(gvk schema.GroupVersionKind) func(obj, old *unstructured.Unstructured, sub string) error {
+	return BuiltinValidator(gvk)
 }
 
 // BuiltinDefaults fills in obj the defaults the API server fills when it
@@ -86,7 +90,7 @@ func BuiltinDefaults(gvk schema.GroupVersionKind, obj *unstructured.Unstructured
 		return
 	}
 	// A zero creationTimestamp encodes as null; the server's JSON has none.
-	dropNullFields(out)
+	writepath.DropNullFields(out)
 	obj.Object = out
 }
 
@@ -148,7 +152,7 @@ func (k serverKind) check(gvk schema.GroupVersionKind, obj, old *unstructured.Un
 	}
 	if k.prepare != nil && sub == "" {
 		if err := k.prepare(n, o); err != nil {
-			return serverError(err)
+			return writepath.ServerError(err)
 		}
 	}
 	if errs := k.validate(n, o, sub); len(errs) > 0 {

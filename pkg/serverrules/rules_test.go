@@ -1,4 +1,4 @@
-package writepath
+package serverrules
 
 import (
 	"strings"

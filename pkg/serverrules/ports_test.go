@@ -1,4 +1,4 @@
-package writepath
+package serverrules
 
 import (
 	"strings"
@@ -7,12 +7,28 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/kubectl-rv/kubectl-rv/pkg/writepath"
 )
+
+// deployType is the Deployment's registry rules with these rules.
+func deployType() *writepath.Type {
+	for _, t := range writepath.BuiltinTypes(Rules{}) {
+		if t.GVK.Kind == "Deployment" {
+			return &t
+		}
+	}
+	panic("no Deployment")
+}
 
 // portsDeployment is a valid Deployment at resourceVersion 11 whose
 // container c0 has ports.
-func portsDeployment(ports ...any) *Stored {
-	s := stored()
+func portsDeployment(ports ...any) *writepath.Stored {
+	s := &writepath.Stored{Object: &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "apps/v1", "kind": "Deployment",
+		"metadata": map[string]any{"name": "web", "namespace": "default", "uid": "u-1", "generation": int64(2),
+			"creationTimestamp": "2026-01-01T00:00:00Z", "resourceVersion": "11"},
+	}}, ResourceVersion: "11"}
 	labels := map[string]any{"app": "web"}
 	s.Object.Object["spec"] = map[string]any{
 		"selector": map[string]any{"matchLabels": labels},
@@ -44,10 +60,9 @@ func c0Ports(t *testing.T, obj *unstructured.Unstructured) []any {
 // containerPort=53,protocol=TCP and not a port with a null protocol.
 func TestStrategicPatchNullsAreDefaulted(t *testing.T) {
 	tp := *deployType()
-	tp.Default = func(obj *unstructured.Unstructured) { BuiltinDefaults(tp.GVK, obj) }
 	cur := portsDeployment(map[string]any{"containerPort": int64(8080), "protocol": "UDP"})
 	patch := `{"spec":{"template":{"spec":{"containers":[{"name":"c0","ports":[{"containerPort":53,"name":"dns","protocol":null}]}]}}}}`
-	out, err := (&Writer{}).Patch(&tp, cur, "default", "web", types.StrategicMergePatchType, []byte(patch), Options{})
+	out, err := (&writepath.Writer{}).Patch(&tp, cur, "default", "web", types.StrategicMergePatchType, []byte(patch), writepath.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,17 +72,6 @@ func TestStrategicPatchNullsAreDefaulted(t *testing.T) {
 	}
 	if diff := cmp.Diff(want, c0Ports(t, out)); diff != "" {
 		t.Errorf("ports (-want +got):\n%s", diff)
-	}
-}
-
-// TestNullsKeptForCustomResources: a custom resource is not decoded into
-// a Go type; its nulls stay.
-func TestNullsKeptForCustomResources(t *testing.T) {
-	custom := CustomType(deployType().GVK, "widgets", true, false)
-	obj := map[string]any{"spec": map[string]any{"size": nil}}
-	dropNulls(&custom, obj)
-	if _, ok := obj["spec"].(map[string]any)["size"]; !ok {
-		t.Error("a custom resource lost its null field")
 	}
 }
 

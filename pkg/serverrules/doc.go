@@ -1,0 +1,17 @@
+// Package serverrules runs the API server's own defaulting and validation
+// of the built-in kinds of core/v1 and apps/v1, linked from
+// k8s.io/kubernetes, behind the write path's hooks (writepath.Rules): the
+// v1 defaulting functions (what the server runs when it decodes a
+// request), the conversion to the internal types, and the validation their
+// registry strategies call (Validate, ValidateUpdate and the status
+// strategy's ValidateUpdate). What the strategies and the storage do
+// around them is written from the server's code, since those packages
+// would link the whole registry: the generation, status and uid rules in
+// pkg/writepath (prepare.go), a Service's allocated values here
+// (service.go).
+//
+// It is its own package because k8s.io/kubernetes' feature gates bring a
+// command-line flag library (spf13/pflag) and a start-up cost: the
+// commands (pkg/cmd) hand Rules to predict and simulate, and the engines
+// do not link it.
+package serverrules
