@@ -7,6 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"runtime/debug"
 	"strings"
 	"unsafe"
 )
@@ -20,8 +22,10 @@ var blockBytes = 2 << 20
 type block struct {
 	// buf is the block's own memory; data is the part of it that holds
 	// lines ending in '\n', except the stream's last line, which may have
-	// none (final).
+	// none (final). A block of a mapped file (mapBlocks) has no buf: data
+	// is in mapped, which release unmaps.
 	buf     []byte
+	mapped  []byte
 	data    string
 	final   bool
 	tooLong bool
@@ -35,15 +39,29 @@ type block struct {
 	done    chan struct{}
 }
 
-// getBlock returns an empty block of size bytes: one from free (blocks
-// whose events were handed on, with Options.Reuse) or a new one.
+// getBlock returns an empty block of size bytes (none for 0): one from
+// free (blocks whose events were handed on, with Options.Reuse) or a new
+// one.
 func getBlock(free <-chan *block, size int) *block {
 	select {
 	case b := <-free:
 		*b = block{buf: b.buf, events: b.events[:0], done: make(chan struct{})}
 		return b
 	default:
-		return &block{buf: make([]byte, size), done: make(chan struct{})}
+		b := &block{done: make(chan struct{})}
+		if size > 0 {
+			b.buf = make([]byte, size)
+		}
+		return b
+	}
+}
+
+// release unmaps a mapped block's lines: its events' strings are then
+// gone.
+func (b *block) release() {
+	if b.mapped != nil {
+		unmap(b.mapped)
+		b.mapped, b.data = nil, ""
 	}
 }
 
@@ -90,6 +108,91 @@ func readBlocks(ctx context.Context, r io.Reader, size int, ordered, jobs chan<-
 		}
 		b, n = next, carry
 	}
+}
+
+// mapBlocks does what readBlocks does for a regular file of size bytes,
+// with each block a map of the file's lines (mapRange) instead of a copy:
+// the kernel does not copy the file's bytes, and a block's lines are
+// unmapped (release) once its events are handed on. A file that grew
+// while it was read is read on to its new end, as readBlocks reads to the
+// end of what is written.
+func mapBlocks(ctx context.Context, f *os.File, size int64, bsize int, ordered, jobs chan<- *block, free <-chan *block) {
+	defer close(ordered)
+	defer close(jobs)
+	page := int64(os.Getpagesize())
+	for off := int64(0); ; {
+		end := min(off+int64(bsize), size)
+		if end == size {
+			if fi, err := f.Stat(); err == nil && fi.Size() > size {
+				size = fi.Size()
+				continue
+			}
+		}
+		b := getBlock(free, 0)
+		base := off &^ (page - 1)
+		m, err := mapRange(f, base, int(end-base))
+		switch {
+		case err != nil:
+			b.final, b.readErr = true, err
+		case end == size:
+			b.mapped, b.final = m, true
+			b.data = unsafe.String(unsafe.SliceData(m[off-base:]), end-off)
+		default:
+			b.mapped = m
+			if i := bytes.LastIndexByte(m[off-base:], '\n'); i < 0 {
+				b.tooLong = true
+			} else {
+				b.data = unsafe.String(unsafe.SliceData(m[off-base:]), i+1)
+			}
+		}
+		for _, ch := range []chan<- *block{ordered, jobs} {
+			select {
+			case ch <- b:
+			case <-ctx.Done():
+				if ch == ordered {
+					b.release()
+				}
+				return
+			}
+		}
+		if b.final || b.tooLong {
+			return
+		}
+		off += int64(len(b.data))
+	}
+}
+
+// errShrank is the error of a mapped file that shrank while it was read:
+// reading its lost pages faults (SIGBUS), which SetPanicOnFault turns into
+// a panic that faulted recovers.
+var errShrank = errors.New("the file shrank while it was read (truncated, or rotated by copying and truncating): read it again, or a copy of it")
+
+// faulted recovers the panic of a fault reading a mapped block (see
+// errShrank) into *err; another panic goes on. It is deferred after
+// debug.SetPanicOnFault(true).
+func faulted(err *error) {
+	r := recover()
+	if r == nil {
+		return
+	}
+	if _, ok := r.(interface{ Addr() uintptr }); !ok {
+		panic(r)
+	}
+	*err = errShrank
+}
+
+// decodeMapped decodes a mapped block as decode does; a fault ends it
+// with errShrank and no events.
+func (b *block) decodeMapped(opts Options, memo *valueMemo) {
+	var err error
+	defer func() {
+		if err != nil {
+			b.events, b.readErr, b.errMsg = b.events[:0], err, ""
+		}
+	}()
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+	defer faulted(&err)
+	b.decode(opts, memo)
 }
 
 // fill reads until buf is full or r fails; io.EOF ends the stream.

@@ -7,6 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"runtime/debug"
 	"sync"
 )
 
@@ -68,13 +70,40 @@ func Decode(ctx context.Context, src Source, opts Options, fn func(*Event) error
 	}
 	defer func() { _ = rc.Close() }()
 	d := &decoder{name: src.Name, opts: opts, src: src}
+	if f, size := mappable(rc, opts); size > 0 {
+		return d.stats, d.run(ctx, func(ctx context.Context, bsize int, ordered, jobs chan<- *block, free <-chan *block) {
+			mapBlocks(ctx, f, size, bsize, ordered, jobs, free)
+		}, fn)
+	}
 	r, gz, err := maybeGunzip(rc)
 	d.gzip = gz
 	if err != nil {
 		return Stats{}, fmt.Errorf("%w: %s: %v", ErrBadInput, src.Name, err)
 	}
-	err = d.run(ctx, r, fn)
+	err = d.run(ctx, func(ctx context.Context, bsize int, ordered, jobs chan<- *block, free <-chan *block) {
+		readBlocks(ctx, r, bsize, ordered, jobs, free)
+	}, fn)
 	return d.stats, err
+}
+
+// mappable returns rc as a file to map (mapBlocks) and its size, or a
+// size of 0: only a regular, non-empty file that is not gzip is mapped,
+// and only with Options.Reuse, since a block is unmapped once its events
+// are handed on.
+func mappable(rc io.ReadCloser, opts Options) (*os.File, int64) {
+	f, ok := rc.(*os.File)
+	if !ok || !canMap || !opts.Reuse {
+		return nil, 0
+	}
+	fi, err := f.Stat()
+	if err != nil || !fi.Mode().IsRegular() || fi.Size() == 0 {
+		return nil, 0
+	}
+	var magic [2]byte
+	if _, err := f.ReadAt(magic[:], 0); err != nil || magic[0] == 0x1f && magic[1] == 0x8b {
+		return nil, 0
+	}
+	return f, fi.Size()
 }
 
 func maybeGunzip(r io.Reader) (io.Reader, bool, error) {
@@ -93,12 +122,18 @@ type decoder struct {
 	stats Stats
 	// gzip is set when the source is gzip: its read errors are the content's.
 	gzip bool
+	// mapped is set once a block of a mapped file is seen.
+	mapped bool
 	src  Source
 }
 
+// producer cuts a stream into blocks (readBlocks, mapBlocks) of bsize
+// bytes at most, and sends each to ordered and to jobs.
+type producer func(ctx context.Context, bsize int, ordered, jobs chan<- *block, free <-chan *block)
+
 // run feeds blocks to the workers and hands their events on in order.
 // Memory is bounded by about 2 x Workers blocks in flight.
-func (d *decoder) run(ctx context.Context, r io.Reader, fn func(*Event) error) error {
+func (d *decoder) run(ctx context.Context, produce producer, fn func(*Event) error) (err error) {
 	workers := max(d.opts.Workers, 1)
 	ctx, cancel := context.WithCancel(ctx)
 	// The reader is not waited for: on an early return it may be blocked
@@ -112,7 +147,7 @@ func (d *decoder) run(ctx context.Context, r io.Reader, fn func(*Event) error) e
 	if d.opts.Reuse {
 		free = make(chan *block, 2*workers+2)
 	}
-	go readBlocks(ctx, r, max(blockBytes, MaxLineBytes+2), ordered, jobs, free)
+	go produce(ctx, max(blockBytes, MaxLineBytes+2), ordered, jobs, free)
 	for range workers {
 		wg.Go(func() {
 			memo := newValueMemo()
@@ -122,7 +157,11 @@ func (d *decoder) run(ctx context.Context, r io.Reader, fn func(*Event) error) e
 					if !ok {
 						return
 					}
-					b.decode(d.opts, memo)
+					if b.mapped != nil {
+						b.decodeMapped(d.opts, memo)
+					} else {
+						b.decode(d.opts, memo)
+					}
 					close(b.done)
 				case <-ctx.Done():
 					return
@@ -130,13 +169,27 @@ func (d *decoder) run(ctx context.Context, r io.Reader, fn func(*Event) error) e
 			}
 		})
 	}
+	// On an early return, the mapped blocks not handed on are unmapped
+	// once the workers are done (this runs after wg.Wait); a mapping
+	// producer ends at once when ctx is.
+	defer func() {
+		if err != nil && d.mapped {
+			for b := range ordered {
+				b.release()
+			}
+		}
+	}()
 	for b := range ordered {
+		d.mapped = d.mapped || b.mapped != nil
 		select {
 		case <-b.done:
 		case <-ctx.Done():
+			b.release()
 			return ctx.Err()
 		}
-		if err := d.handOn(b, fn); err != nil {
+		err := d.handOn(b, fn)
+		b.release()
+		if err != nil {
 			return err
 		}
 		if err := ctx.Err(); err != nil {
@@ -150,8 +203,19 @@ func (d *decoder) run(ctx context.Context, r io.Reader, fn func(*Event) error) e
 	return ctx.Err()
 }
 
-// handOn calls fn with b's events and reports b's error, if any.
-func (d *decoder) handOn(b *block, fn func(*Event) error) error {
+// handOn calls fn with b's events and reports b's error, if any. The
+// events of a mapped block may fault (see errShrank).
+func (d *decoder) handOn(b *block, fn func(*Event) error) (err error) {
+	var fault error
+	if b.mapped != nil {
+		defer func() {
+			if fault != nil {
+				err = fmt.Errorf("%s: %w", d.name, fault)
+			}
+		}()
+		defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+		defer faulted(&fault)
+	}
 	before := d.stats.Lines
 	for i := range b.events {
 		if err := fn(&b.events[i]); err != nil {
