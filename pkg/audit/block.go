@@ -119,6 +119,7 @@ func readBlocks(ctx context.Context, r io.Reader, size int, ordered, jobs chan<-
 func mapBlocks(ctx context.Context, f *os.File, size int64, bsize int, ordered, jobs chan<- *block, free <-chan *block) {
 	defer close(ordered)
 	defer close(jobs)
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
 	page := int64(os.Getpagesize())
 	for off := int64(0); ; {
 		end := min(off+int64(bsize), size)
@@ -139,9 +140,13 @@ func mapBlocks(ctx context.Context, f *os.File, size int64, bsize int, ordered, 
 			b.data = unsafe.String(unsafe.SliceData(m[off-base:]), end-off)
 		default:
 			b.mapped = m
-			if i := bytes.LastIndexByte(m[off-base:], '\n'); i < 0 {
+			switch i, err := lastNewline(m[off-base:]); {
+			case err != nil:
+				b.release()
+				b.final, b.readErr = true, err
+			case i < 0:
 				b.tooLong = true
-			} else {
+			default:
 				b.data = unsafe.String(unsafe.SliceData(m[off-base:]), i+1)
 			}
 		}
@@ -179,6 +184,13 @@ func faulted(err *error) {
 		panic(r)
 	}
 	*err = errShrank
+}
+
+// lastNewline is the index of b's last '\n' (-1 for none), or errShrank
+// when reading b faults.
+func lastNewline(b []byte) (i int, err error) {
+	defer faulted(&err)
+	return bytes.LastIndexByte(b, '\n'), nil
 }
 
 // decodeMapped decodes a mapped block as decode does; a fault ends it

@@ -71,6 +71,8 @@ func Decode(ctx context.Context, src Source, opts Options, fn func(*Event) error
 	defer func() { _ = rc.Close() }()
 	d := &decoder{name: src.Name, opts: opts, src: src}
 	if f, size := mappable(rc, opts); size > 0 {
+		onMapped()
+		d.mapped = true
 		return d.stats, d.run(ctx, func(ctx context.Context, bsize int, ordered, jobs chan<- *block, free <-chan *block) {
 			mapBlocks(ctx, f, size, bsize, ordered, jobs, free)
 		}, fn)
@@ -85,6 +87,9 @@ func Decode(ctx context.Context, src Source, opts Options, fn func(*Event) error
 	}, fn)
 	return d.stats, err
 }
+
+// onMapped is called when a file is mapped; tests watch it.
+var onMapped = func() {}
 
 // mappable returns rc as a file to map (mapBlocks) and its size, or a
 // size of 0: only a regular, non-empty file that is not gzip is mapped,
@@ -122,9 +127,9 @@ type decoder struct {
 	stats Stats
 	// gzip is set when the source is gzip: its read errors are the content's.
 	gzip bool
-	// mapped is set once a block of a mapped file is seen.
+	// mapped is set when the source is a mapped file (mapBlocks).
 	mapped bool
-	src  Source
+	src    Source
 }
 
 // producer cuts a stream into blocks (readBlocks, mapBlocks) of bsize
@@ -136,12 +141,27 @@ type producer func(ctx context.Context, bsize int, ordered, jobs chan<- *block, 
 func (d *decoder) run(ctx context.Context, produce producer, fn func(*Event) error) (err error) {
 	workers := max(d.opts.Workers, 1)
 	ctx, cancel := context.WithCancel(ctx)
+	ordered, jobs := make(chan *block, workers), make(chan *block, workers)
+	// held is the block being handed on.
+	var held *block
+	if d.mapped {
+		// On an early return, the blocks not handed on are unmapped once
+		// the workers are done (this runs after wg.Wait); the producer
+		// (mapBlocks) ends at once when ctx does.
+		defer func() {
+			if held != nil {
+				held.release()
+			}
+			for b := range ordered {
+				b.release()
+			}
+		}()
+	}
 	// The reader is not waited for: on an early return it may be blocked
 	// in a Read of stdin that never ends; it returns at its next send.
 	var wg sync.WaitGroup
 	defer wg.Wait()
 	defer cancel()
-	ordered, jobs := make(chan *block, workers), make(chan *block, workers)
 	// free stays nil without Reuse: every block is then a new one.
 	var free chan *block
 	if d.opts.Reuse {
@@ -169,26 +189,16 @@ func (d *decoder) run(ctx context.Context, produce producer, fn func(*Event) err
 			}
 		})
 	}
-	// On an early return, the mapped blocks not handed on are unmapped
-	// once the workers are done (this runs after wg.Wait); a mapping
-	// producer ends at once when ctx is.
-	defer func() {
-		if err != nil && d.mapped {
-			for b := range ordered {
-				b.release()
-			}
-		}
-	}()
 	for b := range ordered {
-		d.mapped = d.mapped || b.mapped != nil
+		held = b
 		select {
 		case <-b.done:
 		case <-ctx.Done():
-			b.release()
 			return ctx.Err()
 		}
 		err := d.handOn(b, fn)
 		b.release()
+		held = nil
 		if err != nil {
 			return err
 		}

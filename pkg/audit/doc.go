@@ -26,7 +26,11 @@
 // stream into blocks of whole lines, decodes Options.Workers blocks at
 // once and hands events on in the log's order; the events' strings point
 // into the block they came from, which Options.Reuse lets Decode fill
-// again once its events are handed on.
+// again once its events are handed on. With Options.Reuse, a regular file
+// (not gzip) is mapped on Linux instead of read: a block is then a map of
+// the file's lines, unmapped once its events are handed on, and the kernel
+// copies nothing; a file that shrinks while it is read (truncated by a
+// rotation) is an error, not a crash.
 //
 // Package audit does not analyse events (pkg/conflicts does) or print.
 package audit
