@@ -105,7 +105,14 @@ func (s *stream) add(r *record) {
 	if s.skew < 0 {
 		return
 	}
-	for s.heap.len() > 0 && s.heap.min().r.completed.Add(s.skew).Before(s.newest) {
+	// The entries' own times are compared, not their records': a record
+	// pushed seconds ago is no longer in the processor's cache.
+	limit := s.newest.Add(-s.skew)
+	lsec, lnsec := limit.Unix(), int32(limit.Nanosecond())
+	for s.heap.len() > 0 {
+		if m := s.heap.min(); m.csec > lsec || m.csec == lsec && m.cnsec >= lnsec {
+			break
+		}
 		s.release(s.heap.pop())
 	}
 }
