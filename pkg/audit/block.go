@@ -172,15 +172,20 @@ func mapBlocks(ctx context.Context, f *os.File, size int64, bsize int, ordered, 
 // a panic that faulted recovers.
 var errShrank = errors.New("the file shrank while it was read (truncated, or rotated by copying and truncating): read it again, or a copy of it")
 
-// faulted recovers the panic of a fault reading a mapped block (see
-// errShrank) into *err; another panic goes on. It is deferred after
-// debug.SetPanicOnFault(true).
-func faulted(err *error) {
+// faulted recovers the panic of a fault reading the mapped memory mem
+// (see errShrank) into *err; another panic, a fault elsewhere included,
+// goes on. It is deferred after debug.SetPanicOnFault(true).
+func faulted(err *error, mem []byte) {
 	r := recover()
 	if r == nil {
 		return
 	}
-	if _, ok := r.(interface{ Addr() uintptr }); !ok {
+	f, ok := r.(interface{ Addr() uintptr })
+	if !ok || len(mem) == 0 {
+		panic(r)
+	}
+	start := uintptr(unsafe.Pointer(unsafe.SliceData(mem)))
+	if a := f.Addr(); a < start || a-start >= uintptr(len(mem)) {
 		panic(r)
 	}
 	*err = errShrank
@@ -189,7 +194,7 @@ func faulted(err *error) {
 // lastNewline is the index of b's last '\n' (-1 for none), or errShrank
 // when reading b faults.
 func lastNewline(b []byte) (i int, err error) {
-	defer faulted(&err)
+	defer faulted(&err, b)
 	return bytes.LastIndexByte(b, '\n'), nil
 }
 
@@ -203,7 +208,7 @@ func (b *block) decodeMapped(opts Options, memo *valueMemo) {
 		}
 	}()
 	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
-	defer faulted(&err)
+	defer faulted(&err, b.mapped)
 	b.decode(opts, memo)
 }
 

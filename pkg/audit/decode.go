@@ -224,7 +224,7 @@ func (d *decoder) handOn(b *block, fn func(*Event) error) (err error) {
 			}
 		}()
 		defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
-		defer faulted(&fault)
+		defer faulted(&fault, b.mapped)
 	}
 	before := d.stats.Lines
 	for i := range b.events {

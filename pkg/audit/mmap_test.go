@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"unsafe"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -172,6 +173,34 @@ func TestDecodeMappedStopsWhenFnFails(t *testing.T) {
 		})
 		if !errors.Is(err, stop) || n != at {
 			t.Errorf("stop at %d: %d events, error %v", at, n, err)
+		}
+	}
+}
+
+type fakeFault uintptr
+
+func (f fakeFault) Error() string { return "fault" }
+func (f fakeFault) Addr() uintptr { return uintptr(f) }
+
+// TestFaultedOnlyTakesFaultsInItsMap: only a fault inside the mapped memory
+// is errShrank; a fault elsewhere, or another panic, goes on.
+func TestFaultedOnlyTakesFaultsInItsMap(t *testing.T) {
+	mem := make([]byte, 4096)
+	start := uintptr(unsafe.Pointer(&mem[0]))
+	run := func(p any) (err error, repanicked any) {
+		defer func() { repanicked = recover() }()
+		func() {
+			defer faulted(&err, mem)
+			panic(p)
+		}()
+		return err, nil
+	}
+	if err, re := run(fakeFault(start + 100)); !errors.Is(err, errShrank) || re != nil {
+		t.Errorf("a fault inside: error %v, panic %v", err, re)
+	}
+	for _, p := range []any{fakeFault(start + 4096), fakeFault(start - 1), "boom"} {
+		if _, re := run(p); re != p {
+			t.Errorf("%v: panic %v, want it to go on", p, re)
 		}
 	}
 }
