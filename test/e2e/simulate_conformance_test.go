@@ -5,6 +5,7 @@ package e2e
 import (
 	"context"
 	"fmt"
+	"math/rand/v2"
 	"net"
 	"os"
 	"os/exec"
@@ -28,16 +29,30 @@ import (
 // tests write to it.
 func startEtcd(t testing.TB) string {
 	t.Helper()
-	port := func() int {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			t.Fatal(err)
+	// Two free ports below Linux's ephemeral range (32768-60999), as
+	// hack/local-cluster.sh picks them: a port from that range can be taken
+	// by any outgoing connection between its check and etcd's bind, and two
+	// Listens on ":0" may return the same port once the first is closed
+	// (etcd then fails with "address already in use"). Both listeners are
+	// held until both ports are chosen, and closed before etcd starts.
+	var ports []int
+	var listeners []net.Listener
+	for tries := 0; len(ports) < 2; tries++ {
+		if tries == 1000 {
+			t.Fatal("no free loopback port in 20000-31999")
 		}
-		defer l.Close()
-		return l.Addr().(*net.TCPAddr).Port
+		l, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", 20000+rand.IntN(12000)))
+		if err != nil {
+			continue
+		}
+		listeners = append(listeners, l)
+		ports = append(ports, l.Addr().(*net.TCPAddr).Port)
 	}
-	client := fmt.Sprintf("http://127.0.0.1:%d", port())
-	peer := fmt.Sprintf("http://127.0.0.1:%d", port())
+	for _, l := range listeners {
+		_ = l.Close()
+	}
+	client := fmt.Sprintf("http://127.0.0.1:%d", ports[0])
+	peer := fmt.Sprintf("http://127.0.0.1:%d", ports[1])
 	dir := t.TempDir()
 	log, err := os.Create(filepath.Join(dir, "etcd.log"))
 	if err != nil {
