@@ -96,14 +96,7 @@ func readBlocks(ctx context.Context, r io.Reader, size int, ordered, jobs chan<-
 			next = getBlock(free, size)
 			carry = copy(next.buf, b.buf[i+1:n])
 		}
-		for _, ch := range []chan<- *block{ordered, jobs} {
-			select {
-			case ch <- b:
-			case <-ctx.Done():
-				return
-			}
-		}
-		if next == nil {
+		if !sendBlock(ctx, b, ordered, jobs) || next == nil {
 			return
 		}
 		b, n = next, carry
@@ -150,17 +143,7 @@ func mapBlocks(ctx context.Context, f *os.File, size int64, bsize int, ordered, 
 				b.data = unsafe.String(unsafe.SliceData(m[off-base:]), i+1)
 			}
 		}
-		for _, ch := range []chan<- *block{ordered, jobs} {
-			select {
-			case ch <- b:
-			case <-ctx.Done():
-				if ch == ordered {
-					b.release()
-				}
-				return
-			}
-		}
-		if b.final || b.tooLong {
+		if !sendBlock(ctx, b, ordered, jobs) || b.final || b.tooLong {
 			return
 		}
 		off += int64(len(b.data))
@@ -210,6 +193,23 @@ func (b *block) decodeMapped(opts Options, memo *valueMemo) {
 	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
 	defer faulted(&err, b.mapped)
 	b.decode(opts, memo)
+}
+
+// sendBlock sends b to ordered (the hand-on order) and to jobs (the
+// workers); false says ctx ended first. A mapped block not sent to ordered
+// is released here: nothing else will.
+func sendBlock(ctx context.Context, b *block, ordered, jobs chan<- *block) bool {
+	for _, ch := range []chan<- *block{ordered, jobs} {
+		select {
+		case ch <- b:
+		case <-ctx.Done():
+			if ch == ordered {
+				b.release()
+			}
+			return false
+		}
+	}
+	return true
 }
 
 // fill reads until buf is full or r fails; io.EOF ends the stream.
