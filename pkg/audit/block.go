@@ -143,10 +143,13 @@ func mapBlocks(ctx context.Context, f *os.File, size int64, bsize int, ordered, 
 				b.data = unsafe.String(unsafe.SliceData(m[off-base:]), i+1)
 			}
 		}
-		if !sendBlock(ctx, b, ordered, jobs) || b.final || b.tooLong {
+		// Read before the send: once sent, the block is the workers' and
+		// then the hand-on's, which releases it.
+		last, n := b.final || b.tooLong, int64(len(b.data))
+		if !sendBlock(ctx, b, ordered, jobs) || last {
 			return
 		}
-		off += int64(len(b.data))
+		off += n
 	}
 }
 
