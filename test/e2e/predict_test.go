@@ -42,6 +42,10 @@ func predictSetup(t *testing.T) (ns, dir, createdRV, liveRV string) {
 	cluster.KubectlStdin(t, strings.ReplaceAll(predictWeb, "NS", ns), "create", "-f", "-")
 	createdRV = strings.Trim(cluster.MustKubectl(t, "get", "deploy", "web", "-n", ns, "-o", "jsonpath={.metadata.resourceVersion}"), "'")
 	cluster.MustKubectl(t, "scale", "deploy", "web", "-n", ns, "--replicas", "4")
+	// The deployment controller writes the status for a moment after the
+	// scale: a prediction made meanwhile reads a version the controller
+	// then moves on, and its update meets a real 409.
+	waitSettled(t, deploymentsGVR, ns, "web")
 	liveRV = strings.Trim(cluster.MustKubectl(t, "get", "deploy", "web", "-n", ns, "-o", "jsonpath={.metadata.resourceVersion}"), "'")
 	return ns, dir, createdRV, liveRV
 }
