@@ -22,6 +22,15 @@
 # for objects in the namespace rv-audit-rr (tests that need exact chains
 # write there). RV_AUDIT_LEVEL=RequestResponse (or None) sets the level of
 # everything else.
+#
+# What real clusters are made of, for tests that must not see only a young,
+# tidy one (read at `up`):
+#   RV_STORAGE=kine               kine over SQLite (hack/build-kine.sh) instead of etcd
+#   RV_APISERVERS=2               a second kube-apiserver over the same storage, on
+#                                 127.0.0.2 and the same port (env: RV_APISERVER2);
+#                                 both are endpoints of the kubernetes Service
+#   RV_COMPACTION_INTERVAL=10s    the API servers' --etcd-compaction-interval (5m)
+#   RV_CONTROLLERS=0              no kube-controller-manager
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -92,7 +101,11 @@ export RV_ETCD_ENDPOINT=http://127.0.0.1:$(cat "$state/etcd.port")
 export RV_APISERVER=https://127.0.0.1:$(cat "$state/apiserver.port")
 export RV_CONTROL_PLANE_BIN=$bin
 export RV_AUDIT_LOG=$state/audit.log
+export RV_STORAGE=$(cat "$state/storage")
 ENV
+  if [ -f "$state/kube-apiserver2.sh" ]; then
+    echo "export RV_APISERVER2=https://127.0.0.2:$(cat "$state/apiserver.port")"
+  fi
 }
 
 # write_audit_policy: Metadata everywhere (RV_AUDIT_LEVEL overrides),
@@ -112,6 +125,59 @@ rules:
   namespaces: [rv-audit-rr]
 - level: $level
 POLICY
+}
+
+# write_storage_script CLIENT_PORT PEER_PORT: etcd, or kine over SQLite
+# (RV_STORAGE=kine), as the process "etcd" either way, so that the rest of
+# the script and the tests find it by one name.
+write_storage_script() {
+  local client=$1 peer=$2 storage="${RV_STORAGE:-etcd}"
+  echo "$storage" > "$state/storage"
+  case "$storage" in
+    etcd)
+      cat > "$state/etcd.sh" <<SCRIPT
+exec "$bin/etcd" --name default --data-dir "$state/etcd-data" \\
+  --listen-client-urls http://127.0.0.1:$client --advertise-client-urls http://127.0.0.1:$client \\
+  --listen-peer-urls http://127.0.0.1:$peer --initial-advertise-peer-urls http://127.0.0.1:$peer \\
+  --initial-cluster default=http://127.0.0.1:$peer --listen-metrics-urls "" \\
+  --unsafe-no-fsync --quota-backend-bytes 8589934592 --log-level warn
+SCRIPT
+      ;;
+    kine)
+      local kine
+      kine=$("$root/hack/build-kine.sh")
+      # Compaction is left to the API server (kine's default), keeping only
+      # the newest 10 revisions instead of 1,000, so that a test ages it in
+      # seconds.
+      mkdir -p "$state/kine-data"
+      cat > "$state/etcd.sh" <<SCRIPT
+exec "$kine/kine" --listen-address 127.0.0.1:$client --metrics-bind-address "" \\
+  --endpoint "sqlite://$state/kine-data/state.db?_journal=WAL&cache=shared&_busy_timeout=30000&_txlock=immediate" \\
+  --compact-min-retain 10
+SCRIPT
+      ;;
+    *) die "RV_STORAGE=$storage: use etcd or kine" ;;
+  esac
+}
+
+# write_apiserver_script NAME ADDRESS PORT STORAGE_PORT AUDIT_FILE
+write_apiserver_script() {
+  local name=$1 addr=$2 port=$3 storage_port=$4 audit=$5
+  # Compaction every 5 minutes, as in production; tests that need a gap
+  # compact etcd themselves through RV_ETCD_ENDPOINT, or age a cluster of
+  # their own with RV_COMPACTION_INTERVAL.
+  cat > "$state/$name.sh" <<SCRIPT
+exec "$bin/kube-apiserver" --etcd-servers http://127.0.0.1:$storage_port \\
+  --bind-address $addr --advertise-address $addr --secure-port $port \\
+  --cert-dir "$state/$name-certs" --token-auth-file "$state/tokens.csv" \\
+  --authorization-mode RBAC --allow-privileged \\
+  --service-account-issuer https://kubernetes.default.svc --service-account-key-file "$state/sa.pub" \\
+  --service-account-signing-key-file "$state/sa.key" --service-cluster-ip-range 10.0.0.0/24 \\
+  --etcd-compaction-interval ${RV_COMPACTION_INTERVAL:-5m} \\
+  --enable-priority-and-fairness=false --v=0 \\
+  --audit-policy-file "$state/audit-policy.yaml" --audit-log-path "$state/$audit" \\
+  --audit-log-maxsize 100 --audit-log-maxbackup 3
+SCRIPT
 }
 
 cmd_up() {
@@ -145,27 +211,13 @@ $nobody_token,rv-nobody,rv-nobody
 $kcm_token,system:kube-controller-manager,system:kube-controller-manager,"system:masters"
 TOKENS
 
-  cat > "$state/etcd.sh" <<SCRIPT
-exec "$bin/etcd" --name default --data-dir "$state/etcd-data" \\
-  --listen-client-urls http://127.0.0.1:$etcd_port --advertise-client-urls http://127.0.0.1:$etcd_port \\
-  --listen-peer-urls http://127.0.0.1:$peer_port --initial-advertise-peer-urls http://127.0.0.1:$peer_port \\
-  --initial-cluster default=http://127.0.0.1:$peer_port --listen-metrics-urls "" \\
-  --unsafe-no-fsync --quota-backend-bytes 8589934592 --log-level warn
-SCRIPT
+  write_storage_script "$etcd_port" "$peer_port"
   write_audit_policy
-  # Compaction every 5 minutes, as in production; tests that need a gap
-  # compact etcd themselves through RV_ETCD_ENDPOINT.
-  cat > "$state/kube-apiserver.sh" <<SCRIPT
-exec "$bin/kube-apiserver" --etcd-servers http://127.0.0.1:$etcd_port \\
-  --bind-address 127.0.0.1 --advertise-address 127.0.0.1 --secure-port $api_port \\
-  --cert-dir "$state/apiserver-certs" --token-auth-file "$state/tokens.csv" \\
-  --authorization-mode RBAC --allow-privileged \\
-  --service-account-issuer https://kubernetes.default.svc --service-account-key-file "$state/sa.pub" \\
-  --service-account-signing-key-file "$state/sa.key" --service-cluster-ip-range 10.0.0.0/24 \\
-  --enable-priority-and-fairness=false --v=0 \\
-  --audit-policy-file "$state/audit-policy.yaml" --audit-log-path "$state/audit.log" \\
-  --audit-log-maxsize 100 --audit-log-maxbackup 3
-SCRIPT
+  write_apiserver_script kube-apiserver 127.0.0.1 "$api_port" "$etcd_port" audit.log
+  case "${RV_APISERVERS:-1}" in 1|2) ;; *) die "RV_APISERVERS=${RV_APISERVERS}: use 1 or 2" ;; esac
+  if [ "${RV_APISERVERS:-1}" = 2 ]; then
+    write_apiserver_script kube-apiserver2 127.0.0.2 "$api_port" "$etcd_port" audit2.log
+  fi
   cat > "$state/kube-controller-manager.sh" <<SCRIPT
 exec "$bin/kube-controller-manager" --kubeconfig "$state/kcm.kubeconfig" \\
   --bind-address 127.0.0.1 --secure-port $kcm_port --cert-dir "$state/kcm-certs" \\
@@ -202,15 +254,20 @@ current-context: rv-admin
 KC
   sed -e "s/token: $admin_token/token: $kcm_token/" -e 's/current-context: rv-admin/current-context: rv-admin/' "$kc" > "$state/kcm.kubeconfig"
 
-  log "starting etcd on 127.0.0.1:$etcd_port"
+  log "starting $(cat "$state/storage") on 127.0.0.1:$etcd_port"
   start_proc etcd
   # A start that fails stops what it started, so that nothing is left
   # running (and holding the caller's lock) after the error.
-  trap 'stop_proc kube-controller-manager; stop_proc kube-apiserver; stop_proc etcd' ERR
+  trap 'stop_all' ERR
   wait_for etcd 60 bash -c "exec 3<>/dev/tcp/127.0.0.1/$etcd_port"
   log "starting kube-apiserver on $server"
   start_proc kube-apiserver
   wait_for kube-apiserver 120 apiserver_ready
+  if [ -f "$state/kube-apiserver2.sh" ]; then
+    log "starting a second kube-apiserver on https://127.0.0.2:$api_port"
+    start_proc kube-apiserver2
+    wait_for kube-apiserver2 120 kubectl_admin --server "https://127.0.0.2:$api_port" get --raw /readyz
+  fi
   kubectl_admin apply -f - >/dev/null <<RBAC
 apiVersion: rbac.authorization.k8s.io/v1
 kind: ClusterRole
@@ -229,19 +286,26 @@ roleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: rv-reado
 subjects:
 - {apiGroup: rbac.authorization.k8s.io, kind: User, name: rv-reader}
 RBAC
-  log "starting kube-controller-manager"
-  start_proc kube-controller-manager
-  wait_for kube-controller-manager 120 kubectl_admin get serviceaccount default -n default
+  if [ "${RV_CONTROLLERS:-1}" != 0 ]; then
+    log "starting kube-controller-manager"
+    start_proc kube-controller-manager
+    wait_for kube-controller-manager 120 kubectl_admin get serviceaccount default -n default
+  fi
   trap - ERR
   log "up: $server (state in $state)"
   print_env
 }
 
-cmd_down() {
-  [ -d "$state" ] || { log "nothing to stop in $state"; return 0; }
+stop_all() {
   stop_proc kube-controller-manager
+  stop_proc kube-apiserver2
   stop_proc kube-apiserver
   stop_proc etcd
+}
+
+cmd_down() {
+  [ -d "$state" ] || { log "nothing to stop in $state"; return 0; }
+  stop_all
   rm -rf "$state"
   log "down"
 }
@@ -264,7 +328,7 @@ case "${1:-}" in
   pause-controllers) need_running; kill -STOP "$(cat "$state/kube-controller-manager.pid")"; log "kube-controller-manager paused" ;;
   resume-controllers) need_running; kill -CONT "$(cat "$state/kube-controller-manager.pid")"; log "kube-controller-manager resumed" ;;
   status)
-    for p in etcd kube-apiserver kube-controller-manager; do
+    for p in etcd kube-apiserver kube-apiserver2 kube-controller-manager; do
       if pid_alive "$p"; then echo "$p running (pid $(cat "$state/$p.pid"))"; else echo "$p stopped"; fi
     done ;;
   *) echo "usage: $0 up|down|env|restart-apiserver|pause-controllers|resume-controllers|status" >&2; exit 2 ;;
