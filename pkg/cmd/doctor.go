@@ -2,7 +2,9 @@ package cmd
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"net/url"
 	"slices"
 	"strings"
 	"time"
@@ -11,6 +13,7 @@ import (
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/metadata"
+	"k8s.io/client-go/rest"
 
 	"github.com/kubectl-rv/kubectl-rv/pkg/apitypes"
 	"github.com/kubectl-rv/kubectl-rv/pkg/doctor"
@@ -30,16 +33,30 @@ Lists and watches carry object metadata only (PartialObjectMetadata).
 
 Checks:
 %s
+Verdicts follow one rule: fail only where a real client (client-go's
+reflector and informers, kubectl get -w) would lose, duplicate or misorder
+data, or hang; warn where the behaviour is legal but costly or surprising,
+or where the server or its storage did not answer ("unreachable"); skip
+where the cluster cannot show it. Every warning and skip says why.
+
+With several API servers (a highly available control plane), doctor also
+holds them to each other (cross-server-rvs): name them with --api-servers,
+or let doctor find them among the kubernetes Service's endpoints, when
+those are reachable from where it runs.
+
 Only reads are sent. --write-probe NAMESPACE is the one exception: it
 creates, updates twice and deletes one ConfigMap named kubectl-rv-doctor-*
-in NAMESPACE, to see that resourceVersions increase across writes.
+in NAMESPACE, to see that resourceVersions increase across writes. A dry
+run of that create comes first: a missing namespace is exit 2, a refused
+create exit 3, before any check runs.
 
 Without -n, namespaced types are listed across all namespaces; with -n, in
 that namespace (for a user whose rights end there). A type you may not list
 gets a warning and no verdicts; the results are then partial.
 
 Exit status: 0 when no check failed, 1 when one did, 2 on bad usage, 3 when
-the cluster cannot be reached or refuses every type. See docs/doctor.md.`
+the cluster cannot be reached, or refuses or does not answer for every
+type. See docs/doctor.md.`
 
 const doctorExample = `  # Every resource type of the cluster
   kubectl rv doctor
@@ -52,6 +69,9 @@ const doctorExample = `  # Every resource type of the cluster
 
   # Also check writes, with a throwaway ConfigMap in the namespace "scratch"
   kubectl rv doctor configmaps --write-probe scratch
+
+  # Two API servers of one cluster: can clients fail over between them?
+  kubectl rv doctor configmaps,leases.coordination.k8s.io --api-servers https://10.0.0.11:6443,https://10.0.0.12:6443
 
   # Machine-readable, for CI
   kubectl rv doctor -o json`
@@ -71,10 +91,14 @@ type DoctorOptions struct {
 	WatchTimeout time.Duration
 	Checks       []string
 	WriteProbe   string
+	APIServers   []string
 
 	args      []string
 	namespace string
 	clients   doctor.Clients
+	// server is the URL the kubeconfig names; peerClient reaches another.
+	server     string
+	peerClient func(server string) (metadata.Interface, error)
 	// types returns the types to probe and discovery's warnings.
 	types func() (apitypes.Discovered, error)
 	genericiooptions.IOStreams
@@ -109,6 +133,7 @@ func NewCmdDoctor(f *Factory, streams genericiooptions.IOStreams) *cobra.Command
 	fs.DurationVar(&o.WatchTimeout, "watch-timeout", o.WatchTimeout, "The timeout doctor's watches ask the server for; a bookmark is due shortly before it.")
 	fs.StringSliceVar(&o.Checks, "check", nil, "Run only these checks (repeatable or comma separated): "+strings.Join(ids, ", ")+".")
 	fs.StringVar(&o.WriteProbe, "write-probe", "", "WRITES: create, update and delete one ConfigMap in this namespace to check that resourceVersions increase across writes.")
+	fs.StringSliceVar(&o.APIServers, "api-servers", nil, "The cluster's other API servers (https URLs, repeatable or comma separated), reached with the kubeconfig's credentials, for cross-server-rvs. Default: the kubernetes Service's endpoints that answer from here.")
 	_ = cmd.RegisterFlagCompletionFunc("check", cobra.FixedCompletions(ids, cobra.ShellCompDirectiveNoFileComp))
 	_ = cmd.RegisterFlagCompletionFunc("write-probe", func(c *cobra.Command, _ []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
 		return ResourceNameCompletion(f, "namespaces")(c, nil, toComplete)
@@ -134,14 +159,65 @@ func (o *DoctorOptions) Complete(f *Factory, args []string) error {
 	if o.clients.Metadata, err = metadata.NewForConfig(cfg); err != nil {
 		return err
 	}
-	if o.WriteProbe != "" {
-		if o.clients.Dynamic, err = dynamic.NewForConfig(cfg); err != nil {
-			return err
-		}
+	if o.clients.Dynamic, err = dynamic.NewForConfig(cfg); err != nil {
+		return err
 	}
+	o.peerClient = func(server string) (metadata.Interface, error) {
+		c := rest.CopyConfig(cfg)
+		c.Host = server
+		return metadata.NewForConfig(c)
+	}
+	o.server = cfg.Host
 	o.types = func() (apitypes.Discovered, error) { return resolveAPITypes(f, o.args, true) }
 	return nil
 }
+
+// peers builds clients for --api-servers, or for the kubernetes Service's
+// endpoints when the flag is not given, and keeps those that answer. It
+// returns what it has to say about the rest.
+func (o *DoctorOptions) peers(ctx context.Context) ([]string, error) {
+	servers, explicit := o.APIServers, len(o.APIServers) > 0
+	if !explicit && len(o.Checks) > 0 && !slices.Contains(o.Checks, doctor.CrossServerRVs) {
+		return nil, nil
+	}
+	if !explicit {
+		found, err := doctor.ServiceEndpoints(ctx, o.clients.Dynamic, o.server)
+		if err != nil {
+			// Finding them is a courtesy: a user who may not list
+			// endpointslices still gets every other check.
+			return []string{fmt.Sprintf("the kubernetes Service's endpoints could not be read (%v): cross-server-rvs needs --api-servers", err)}, nil
+		}
+		servers = found
+	}
+	for _, s := range servers {
+		c, err := o.peerClient(s)
+		if err != nil {
+			return nil, exitcode.Usagef("--api-servers %q: %v", s, err)
+		}
+		o.clients.Peers = append(o.clients.Peers, doctor.Peer{Server: s, Metadata: c})
+	}
+	dropped := o.clients.DropUnreachablePeers(ctx, peerTimeout)
+	var warnings []string
+	switch {
+	case explicit:
+		for _, s := range o.APIServers {
+			if err, ok := dropped[s]; ok {
+				warnings = append(warnings, fmt.Sprintf("--api-servers %s did not answer (%v): cross-server-rvs leaves it out", s, err))
+			}
+		}
+		if len(o.clients.Peers) == 0 {
+			return nil, exitcode.Cluster(fmt.Errorf("no server of --api-servers answered: %s", strings.Join(warnings, "; ")))
+		}
+	case len(dropped) > 0:
+		warnings = append(warnings, fmt.Sprintf("the kubernetes Service lists %s not reachable from here: cross-server-rvs checks only the ones that answer; name reachable addresses with --api-servers",
+			output.Plural(len(dropped), "API server")))
+	}
+	return warnings, nil
+}
+
+// peerTimeout bounds the list that tells whether another API server
+// answers from here.
+const peerTimeout = 3 * time.Second
 
 // Validate checks the flags without I/O.
 func (o *DoctorOptions) Validate() error {
@@ -166,6 +242,11 @@ func (o *DoctorOptions) Validate() error {
 	case slices.Contains(o.Checks, doctor.WriteRVsIncreasing) && o.WriteProbe == "":
 		return exitcode.Usagef("--check %s needs --write-probe NAMESPACE", doctor.WriteRVsIncreasing)
 	}
+	for _, s := range o.APIServers {
+		if u, err := url.Parse(s); err != nil || u.Scheme != "https" || u.Host == "" {
+			return exitcode.Usagef("--api-servers %q is not an https URL: use https://HOST:PORT", s)
+		}
+	}
 	return nil
 }
 
@@ -189,11 +270,21 @@ func (o *DoctorOptions) config() doctor.Config {
 
 // Run probes the types, prints the verdicts and maps them to an exit code.
 func (o *DoctorOptions) Run(ctx context.Context) error {
+	if o.WriteProbe != "" {
+		if err := o.preflight(ctx); err != nil {
+			return err
+		}
+	}
 	types, err := o.types()
 	if err != nil {
 		return err
 	}
-	for _, w := range types.Warnings {
+	peerWarnings, err := o.peers(ctx)
+	if err != nil {
+		return err
+	}
+	warnings := append(types.Warnings, peerWarnings...)
+	for _, w := range warnings {
 		output.Warnf(o.ErrOut, "%s", w)
 	}
 	cfg := o.config()
@@ -204,7 +295,7 @@ func (o *DoctorOptions) Run(ctx context.Context) error {
 	if o.WriteProbe != "" {
 		rep.WriteProbe(ctx, o.clients, o.WriteProbe, cfg)
 	}
-	rep.Warnings = append(types.Warnings, rep.Warnings...)
+	rep.Warnings = append(warnings, rep.Warnings...)
 	if err := o.print(rep, types.Types); err != nil {
 		return err
 	}
@@ -231,12 +322,24 @@ func (o *DoctorOptions) print(rep *doctor.Report, types []apitypes.Type) error {
 	return doctorprint.Print(p, rep, doctorprint.Options{Details: o.Output.Format() == output.Wide || len(o.args) > 0})
 }
 
+// preflight says before any check whether --write-probe can run.
+func (o *DoctorOptions) preflight(ctx context.Context) error {
+	err := doctor.PreflightWriteProbe(ctx, o.clients.Dynamic, o.WriteProbe)
+	switch {
+	case errors.Is(err, doctor.ErrNoProbeNamespace):
+		return exitcode.Usagef("--write-probe %s: no such namespace: create it, or name one where you may create ConfigMaps", output.Escape(o.WriteProbe))
+	case err != nil:
+		return exitcode.Cluster(fmt.Errorf("--write-probe %s: the server refused a dry-run create of the probe ConfigMap: %w", output.Escape(o.WriteProbe), err))
+	}
+	return nil
+}
+
 // exit is 1 when a check failed, 3 when no type could be probed at all.
 func (o *DoctorOptions) exit(rep *doctor.Report) error {
 	s := rep.Summary
 	switch {
-	case s.Resources > 0 && s.Forbidden == s.Resources:
-		return exitcode.Cluster(fmt.Errorf("every type was refused: %s", rep.Resources[0].Warning))
+	case s.Resources > 0 && s.Forbidden+s.Unreachable == s.Resources:
+		return exitcode.Cluster(fmt.Errorf("every type was refused or did not answer: %s", rep.Resources[0].Warning))
 	case s.Fail > 0:
 		return exitcode.SilentFinding()
 	}

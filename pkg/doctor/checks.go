@@ -14,9 +14,12 @@ const (
 	ComparableRVs      = "comparable-rvs"
 	WatchBookmarks     = "watch-bookmarks"
 	InitialEventsEnd   = "watch-initial-events-end"
-	WatchExpired       = "watch-expired"
-	ConsistentLatency  = "consistent-list-latency"
-	WriteRVsIncreasing = "write-rvs-increase"
+	WatchExpired          = "watch-expired"
+	WatchStorageCompacted = "watch-storage-compacted"
+	WatchEventsHaveRV     = "watch-events-have-rv"
+	CrossServerRVs        = "cross-server-rvs"
+	ConsistentLatency     = "consistent-list-latency"
+	WriteRVsIncreasing    = "write-rvs-increase"
 )
 
 // CheckInfo describes a check for --help, docs and the report.
@@ -54,8 +57,14 @@ var Checks = []CheckInfo{
 		"informers that resume after a restart without a full relist"},
 	{InitialEventsEnd, "a streaming list (sendInitialEvents=true) ends its initial events with a BOOKMARK annotated k8s.io/initial-events-end",
 		"client-go 0.35+ informers, which stream lists by default and hang without it (gravitational/teleport#64188, antrea-io/antrea#8123, cozystack/cozystack#2786)"},
-	{WatchExpired, "a watch from a compacted version answers 410 Gone (Expired)",
-		"reflectors, which relist on 410 and otherwise stall (kubernetes/kubernetes#94315)"},
+	{WatchExpired, "a watch from a compacted version answers 410 Gone (Expired), or delivers every object that exists since: nothing is lost",
+		"reflectors that resume from an old version: without the 410 they never relist, and objects the watch skipped are missing from their caches for good (kubernetes/kubernetes#94315)"},
+	{WatchStorageCompacted, "a watch served by storage (Events have no watch cache) from the oldest revision the store still holds delivers every change since, without an error",
+		"every informer of the type after a restart or a 410: kube-apiserver over kine answers 500 \"etcd event received with PrevKv=nil\" after compaction, and the reflector retries forever"},
+	{WatchEventsHaveRV, "every watch event's object carries a comparable resourceVersion, and one watch's events do not go backwards",
+		"every reflector: it resumes from the last event's resourceVersion, and without one it relists (a front proxy or aggregated server that drops it)"},
+	{CrossServerRVs, "with several API servers (--api-servers): a resourceVersion read from one is never \"too large\" for another, nor newer than what another lists a moment later",
+		"clients behind a load balancer that fail over between API servers: a 504 or an older answer makes them relist or read the past"},
 	{ConsistentLatency, "a consistent list is not much slower than a cached one",
 		"every consistent LIST waits about 3 s on backends without progress notifications (canonical/microk8s#5568, k3s-io/kine#250)"},
 	{WriteRVsIncreasing, "with --write-probe: a ConfigMap's resourceVersions increase across create, updates and delete, and its watch sees them in order",

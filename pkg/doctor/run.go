@@ -22,6 +22,8 @@ type Clients struct {
 	Metadata metadata.Interface
 	// Dynamic is used only when WriteProbe is set.
 	Dynamic dynamic.Interface
+	// Peers are the cluster's other API servers, for cross-server-rvs.
+	Peers []Peer
 }
 
 // Run probes every type, cfg.Parallel at a time, and returns each check's
@@ -34,7 +36,7 @@ func Run(ctx context.Context, c Clients, types []apitypes.Type, cfg Config) (*Re
 	g.SetLimit(max(cfg.Parallel, 1))
 	for i, t := range types {
 		g.Go(func() error {
-			rep.Resources[i] = probeResource(gctx, c.Metadata, t, cfg)
+			rep.Resources[i] = probeResource(gctx, c, t, cfg)
 			return nil
 		})
 	}
@@ -48,10 +50,18 @@ func Run(ctx context.Context, c Clients, types []apitypes.Type, cfg Config) (*Re
 }
 
 // WriteProbe creates, updates twice and deletes one ConfigMap in namespace
-// and returns the write-rvs-increase verdict as the report's last resource.
+// and adds the write-rvs-increase verdict to the configmaps row (a row of
+// its own when configmaps were not probed).
 func (r *Report) WriteProbe(ctx context.Context, c Clients, namespace string, cfg Config) {
-	res := Resource{Version: "v1", Resource: "configmaps", Kind: "ConfigMap", Namespaced: true}
-	res.Checks = []Check{writeProbe(ctx, c.Dynamic, namespace, cfg)}
+	check := writeProbe(ctx, c.Dynamic, namespace, cfg)
+	for i := range r.Resources {
+		if res := &r.Resources[i]; res.Group == "" && res.Resource == "configmaps" && res.Warning == "" {
+			res.Checks = append(res.Checks, check)
+			r.summarize()
+			return
+		}
+	}
+	res := Resource{Version: "v1", Resource: "configmaps", Kind: "ConfigMap", Namespaced: true, Checks: []Check{check}}
 	r.Resources = append(r.Resources, res)
 	r.summarize()
 }
@@ -62,6 +72,8 @@ func (r *Report) summarize() {
 		switch {
 		case res.Gone:
 			s.Gone++
+		case res.Unreachable:
+			s.Unreachable++
 		case res.Warning != "":
 			s.Forbidden++
 		}
@@ -73,29 +85,52 @@ func (r *Report) summarize() {
 	r.Summary = s
 }
 
-// prober runs the checks on one resource.
+// prober runs the checks on one resource. Its checks run one after the
+// other, so its fields need no lock.
 type prober struct {
 	ri  metadata.ResourceInterface
 	cfg Config
+	// storageServed says kube-apiserver serves the type's watches from
+	// storage, without a watch cache.
+	storageServed bool
+	peers         []peerClient
 	// expired is the exact list at expiredRV, once asked.
 	expired *listed
+	// watches are what every watch of the resource delivered, for
+	// watch-events-have-rv.
+	watches []*watched
 }
 
 func (p *prober) on(id string) bool {
-	return len(p.cfg.Checks) == 0 || slices.Contains(p.cfg.Checks, id)
+	return len(p.cfg.Checks) == 0 || p.asked(id)
 }
 
-func probeResource(ctx context.Context, c metadata.Interface, t apitypes.Type, cfg Config) Resource {
+// asked reports whether --check named id: checks that apply to few types
+// (or need --api-servers) say why they were skipped only then.
+func (p *prober) asked(id string) bool { return slices.Contains(p.cfg.Checks, id) }
+
+func probeResource(ctx context.Context, c Clients, t apitypes.Type, cfg Config) Resource {
 	res := newResource(t)
-	p := &prober{ri: resourceClient(c, t, cfg.Namespace), cfg: cfg}
+	p := &prober{ri: resourceClient(c.Metadata, t, cfg.Namespace), cfg: cfg, storageServed: servedByStorage(t)}
+	for _, peer := range c.Peers {
+		p.peers = append(p.peers, peerClient{server: peer.Server, ri: resourceClient(peer.Metadata, t, cfg.Namespace)})
+	}
 	base := list(ctx, p.ri, metav1.ListOptions{})
-	if base.err != nil && isForbidden(base.err) {
+	switch {
+	case base.err != nil && isForbidden(base.err):
 		res.Warning = fmt.Sprintf("not probed: %v", base.err)
+		return res
+	case unreachable(base.err):
+		res.Unreachable = true
+		res.Warning = fmt.Sprintf("not probed: unreachable (a consistent list did not answer: %v)", base.err)
 		return res
 	}
 	checks := p.probeLists(ctx, base)
 	if base.err == nil {
 		checks = append(checks, p.probeWatches(ctx, base.list)...)
+		if p.on(CrossServerRVs) && (len(p.peers) > 0 || p.asked(CrossServerRVs)) {
+			checks = append(checks, p.checkCrossServer(ctx, base.list.ResourceVersion))
+		}
 		if p.on(ConsistentLatency) {
 			checks = append(checks, p.checkLatency(ctx))
 		}

@@ -7,18 +7,26 @@ import (
 )
 
 // Status is a check's verdict.
+//
+// The verdict rule, one for every check: Fail only where a real client
+// (client-go's reflector and informers, kubectl get -w) would lose,
+// duplicate or misorder data, or hang; Warn where the behaviour is legal
+// but costly or surprising, and where the server or its storage did not
+// answer in time ("unreachable": a stall is no broken contract); Skip where
+// the cluster cannot show it (nothing to page, a history never compacted,
+// a type with no objects). Every Warn and Skip names its cause.
 type Status string
 
 // The verdicts. Only Fail makes doctor exit 1.
 const (
 	// Pass: the endpoint kept the contract.
 	Pass Status = "pass"
-	// Fail: the endpoint broke the contract; Check.Observed says how.
+	// Fail: a client would lose, duplicate or misorder data, or hang;
+	// Check.Observed says how.
 	Fail Status = "fail"
-	// Warn: the contract held, but something a client may trip on was seen.
+	// Warn: legal but costly or surprising, or unreachable.
 	Warn Status = "warn"
-	// Skip: the check could not be made (nothing to page, a history that was
-	// never compacted, a forbidden request); Check.Observed says why.
+	// Skip: the cluster cannot show it; Check.Observed says why.
 	Skip Status = "skip"
 )
 
@@ -50,6 +58,9 @@ type Resource struct {
 	// custom resource definition deleted meanwhile): a list answers 404, so
 	// whatever failed said nothing about the contract.
 	Gone bool `json:"gone,omitempty"`
+	// Unreachable is set when the first list timed out or the server's
+	// storage did not answer: its checks are then left out.
+	Unreachable bool `json:"unreachable,omitempty"`
 }
 
 // Name names the resource the way kubectl does: deployments.apps.
@@ -78,6 +89,8 @@ type Summary struct {
 	Forbidden int `json:"forbidden"`
 	// Gone counts the resources removed while they were probed.
 	Gone int `json:"gone"`
+	// Unreachable counts the resources whose first list did not answer.
+	Unreachable int `json:"unreachable,omitempty"`
 	Pass int `json:"pass"`
 	Fail int `json:"fail"`
 	Warn int `json:"warn"`

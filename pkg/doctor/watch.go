@@ -27,32 +27,108 @@ func (p *prober) probeWatches(ctx context.Context, base *metav1.PartialObjectMet
 		out = append(out, p.checkInitialEventsEnd(ctx, len(base.Items)))
 	}
 	if p.on(WatchExpired) {
-		out = append(out, p.checkWatchExpired(ctx))
+		out = append(out, p.checkWatchExpired(ctx, base))
+	}
+	if p.on(WatchStorageCompacted) && (p.storageServed || p.asked(WatchStorageCompacted)) {
+		out = append(out, p.checkStorageWatch(ctx, base))
+	}
+	if p.on(WatchEventsHaveRV) {
+		out = append(out, judgeEventRVs(p.watches))
 	}
 	return out
 }
 
-// watchFor opens a watch that the server ends after timeout and that doctor
-// gives up on Grace later.
-func (p *prober) watchFor(ctx context.Context, opts metav1.ListOptions, timeout time.Duration) (watch.Interface, context.CancelFunc, error) {
-	secs := int64(timeout / time.Second)
-	if secs < 1 {
-		secs = 1
-	}
-	opts.TimeoutSeconds = &secs
-	ctx, cancel := context.WithTimeout(ctx, timeout+p.cfg.Grace)
-	w, err := p.ri.Watch(ctx, opts)
-	if err != nil {
-		cancel()
-		return nil, nil, err
-	}
-	return w, func() { w.Stop(); cancel() }, nil
+// seenEvent is one event a watch delivered.
+type seenEvent struct {
+	typ  watch.EventType
+	rv   string
+	name string
+	// initialEventsEnd marks a streaming list's closing bookmark.
+	initialEventsEnd bool
 }
 
-// checkBookmarks watches from the version just before the list's. The watch
-// cache sends a bookmark only when its newest version is past the watch's
-// start, and after a consistent list of a quiet type it may be exactly the
-// list's version: a watch from there may rightly see no bookmark at all.
+// watched is what one watch delivered, in order.
+type watched struct {
+	// from is the resourceVersion the watch started at ("" for a streaming
+	// list).
+	from string
+	// initial marks a streaming list, whose initial events come in key
+	// order, not resourceVersion order.
+	initial bool
+	// events are the ADDED, MODIFIED and DELETED events.
+	events []seenEvent
+	// bookmark is the first BOOKMARK, when one came.
+	bookmark *seenEvent
+	// err is an ERROR event's status.
+	err error
+	// stalled says the watch neither ended nor was ended by the server
+	// within its timeout and Grace: doctor gave up on it.
+	stalled bool
+	elapsed time.Duration
+}
+
+// reached is the newest resourceVersion the watch stood at: its start, or
+// the last event's.
+func (w *watched) reached() string {
+	at := w.from
+	for _, e := range w.events {
+		if compareOrZero(e.rv, at) > 0 {
+			at = e.rv
+		}
+	}
+	return at
+}
+
+// watch opens a watch that the server ends after timeout, reads it until it
+// closes, an ERROR arrives or stop says so, and records what came. Every
+// watch a prober makes is kept for watch-events-have-rv.
+func (p *prober) watch(ctx context.Context, opts metav1.ListOptions, timeout time.Duration, stop func(seenEvent) bool) (*watched, error) {
+	secs := int64(max(timeout/time.Second, 1))
+	opts.TimeoutSeconds = &secs
+	wctx, cancel := context.WithTimeout(ctx, timeout+p.cfg.Grace)
+	defer cancel()
+	w, err := p.ri.Watch(wctx, opts)
+	if err != nil {
+		return nil, err
+	}
+	defer w.Stop()
+	rec := &watched{from: opts.ResourceVersion, initial: opts.SendInitialEvents != nil && *opts.SendInitialEvents}
+	p.watches = append(p.watches, rec)
+	start := time.Now()
+	defer func() { rec.elapsed = time.Since(start) }()
+	for ev := range w.ResultChan() {
+		if ev.Type == watch.Error {
+			rec.err = apierrors.FromObject(ev.Object)
+			return rec, nil
+		}
+		e := seenEvent{typ: ev.Type, rv: resourceVersionOf(ev.Object), name: nameOf(ev.Object), initialEventsEnd: isInitialEventsEnd(ev.Object)}
+		if ev.Type == watch.Bookmark {
+			if rec.bookmark == nil {
+				rec.bookmark = &e
+			}
+		} else {
+			rec.events = append(rec.events, e)
+		}
+		if stop != nil && stop(e) {
+			return rec, nil
+		}
+	}
+	// The result channel also closes when doctor's own deadline ends the
+	// request: that is a server that did not answer, not one that closed.
+	rec.stalled = wctx.Err() != nil && ctx.Err() == nil
+	return rec, nil
+}
+
+func isBookmark(e seenEvent) bool { return e.typ == watch.Bookmark }
+
+// checkBookmarks watches from the version just before the list's, so that
+// the watch cache, whose newest version is then past the watch's start,
+// owes it a bookmark. A consistent list at the watch's start brings the
+// cache up to the store's newest revision (since 1.34 consistent reads are
+// served from the cache after a progress notification), so that "no
+// bookmark" can be told from "nothing newer to bookmark": when the list's
+// version is the type's own latest write, the replayed event moves the
+// watch to it, and a bookmark then waits for a newer write anywhere.
 func (p *prober) checkBookmarks(ctx context.Context, listRV string) Check {
 	rv := listRV
 	if n, err := strconv.ParseUint(listRV, 10, 64); err == nil && n > 1 {
@@ -68,88 +144,77 @@ func (p *prober) checkBookmarks(ctx context.Context, listRV string) Check {
 }
 
 func (p *prober) watchBookmark(ctx context.Context, rv string) Check {
-	w, stop, err := p.watchFor(ctx, metav1.ListOptions{ResourceVersion: rv, AllowWatchBookmarks: true}, p.cfg.WatchTimeout)
-	if err != nil {
-		return fail(WatchBookmarks, fmt.Sprintf("a watch from %s could not be opened: %v", rv, err), "from", rv, "code", itoa(statusCode(err)))
-	}
-	defer stop()
-	start, events := time.Now(), 0
-	for ev := range w.ResultChan() {
-		switch ev.Type {
-		case watch.Bookmark:
-			at := resourceVersionOf(ev.Object)
-			return pass(WatchBookmarks, fmt.Sprintf("first BOOKMARK after %s at resourceVersion %s, %d event(s) before it", ms(time.Since(start)), at, events),
-				"from", rv, "events", strconv.Itoa(events), "bookmark", at, "firstBookmarkMs", msValue(time.Since(start)))
-		case watch.Error:
-			err := apierrors.FromObject(ev.Object)
-			return fail(WatchBookmarks, fmt.Sprintf("the watch from %s ended with an error: %v", rv, err), "from", rv, "code", itoa(statusCode(err)))
-		default:
-			events++
+	latest := make(chan string, 1)
+	go func() {
+		l := list(ctx, p.ri, metav1.ListOptions{Limit: 1})
+		if l.err != nil {
+			latest <- ""
+			return
 		}
+		latest <- l.list.ResourceVersion
+	}()
+	w, err := p.watch(ctx, metav1.ListOptions{ResourceVersion: rv, AllowWatchBookmarks: true}, p.cfg.WatchTimeout, isBookmark)
+	newest := <-latest
+	if err != nil {
+		return failUnlessUnreachable(WatchBookmarks, err, fmt.Sprintf("a watch from %s could not be opened: %v", rv, err), "from", rv, "code", itoa(statusCode(err)))
 	}
-	// Bookmarks are best effort: a server may send none (kube-apiserver
-	// sends them from its watch cache only), and informers then relist
-	// where they could have resumed.
-	return warn(WatchBookmarks, fmt.Sprintf("no BOOKMARK in a watch of %s with allowWatchBookmarks (%d event(s)): informers that restart will relist instead of resuming", ms(time.Since(start)), events),
-		"from", rv, "events", strconv.Itoa(events))
+	return judgeBookmarks(w, newest, p.storageServed)
+}
+
+// judgeBookmarks says what a watch with allowWatchBookmarks showed. newest
+// is the store's newest revision when the watch began ("" if unknown).
+func judgeBookmarks(w *watched, newest string, storageServed bool) Check {
+	rv, events := w.from, len(w.events)
+	switch {
+	case w.bookmark != nil:
+		return pass(WatchBookmarks, fmt.Sprintf("first BOOKMARK after %s at resourceVersion %s, %s before it", ms(w.elapsed), w.bookmark.rv, plural(events, "event")),
+			"from", rv, "events", strconv.Itoa(events), "bookmark", w.bookmark.rv, "firstBookmarkMs", msValue(w.elapsed))
+	case w.err != nil:
+		return failUnlessUnreachable(WatchBookmarks, w.err, fmt.Sprintf("the watch from %s ended with an error: %v", rv, w.err), "from", rv, "code", itoa(statusCode(w.err)))
+	case w.stalled:
+		return warn(WatchBookmarks, fmt.Sprintf("unreachable: the watch from %s neither sent a BOOKMARK nor closed within %s", rv, ms(w.elapsed)), "from", rv, "unreachable", "true")
+	case storageServed:
+		return warn(WatchBookmarks, fmt.Sprintf("no BOOKMARK in %s: kube-apiserver serves %s from storage, not from a watch cache, and only the watch cache sends bookmarks; informers of this type relist instead of resuming", ms(w.elapsed), storageServedWhy),
+			"from", rv, "events", strconv.Itoa(events), "cause", "no-watch-cache")
+	}
+	reached := w.reached()
+	if newest != "" && compareOrZero(newest, reached) <= 0 {
+		return skip(WatchBookmarks, fmt.Sprintf("no BOOKMARK in %s, and none was owed: nothing newer than resourceVersion %s (where the watch stood after %s) existed when it began, and a bookmark needs a newer version",
+			ms(w.elapsed), reached, plural(events, "replayed event")), "from", rv, "events", strconv.Itoa(events), "reached", reached, "newest", newest)
+	}
+	// Bookmarks are best effort: informers then relist where they could
+	// have resumed.
+	return warn(WatchBookmarks, fmt.Sprintf("no BOOKMARK in a watch of %s with allowWatchBookmarks (%s), although resourceVersion %s was newer than where the watch stood (%s): informers that restart will relist instead of resuming",
+		ms(w.elapsed), plural(events, "event"), newest, reached), "from", rv, "events", strconv.Itoa(events), "reached", reached, "newest", newest)
 }
 
 func (p *prober) checkInitialEventsEnd(ctx context.Context, listed int) Check {
 	yes := true
 	opts := metav1.ListOptions{SendInitialEvents: &yes, ResourceVersionMatch: metav1.ResourceVersionMatchNotOlderThan, AllowWatchBookmarks: true}
-	w, stop, err := p.watchFor(ctx, opts, p.cfg.Grace)
+	w, err := p.watch(ctx, opts, p.cfg.Grace, func(e seenEvent) bool { return e.initialEventsEnd })
 	if err != nil {
+		if unreachable(err) {
+			return failUnlessUnreachable(InitialEventsEnd, err, fmt.Sprintf("a streaming list could not be opened: %v", err))
+		}
 		return warn(InitialEventsEnd, fmt.Sprintf("the server refused a streaming list (%v); client-go falls back to list and watch", err), "code", itoa(statusCode(err)))
 	}
-	defer stop()
-	start, added := time.Now(), 0
-	for ev := range w.ResultChan() {
-		switch ev.Type {
-		case watch.Added:
+	added := 0
+	for _, e := range w.events {
+		if e.typ == watch.Added {
 			added++
-		case watch.Bookmark:
-			if isInitialEventsEnd(ev.Object) {
-				at := resourceVersionOf(ev.Object)
-				return pass(InitialEventsEnd, fmt.Sprintf("%d initial ADDED events, then the initial-events-end BOOKMARK at resourceVersion %s after %s", added, at, ms(time.Since(start))),
-					"added", strconv.Itoa(added), "listed", strconv.Itoa(listed), "bookmark", at, "ms", msValue(time.Since(start)))
-			}
-		case watch.Error:
-			err := apierrors.FromObject(ev.Object)
-			return fail(InitialEventsEnd, fmt.Sprintf("the streaming list ended with an error after %d ADDED events: %v", added, err), "added", strconv.Itoa(added), "code", itoa(statusCode(err)))
 		}
 	}
-	return fail(InitialEventsEnd, fmt.Sprintf("%d initial ADDED events (the list has %d) and no BOOKMARK annotated %s within %s: client-go informers wait for it forever", added, listed, InitialEventsEndAnnotation, ms(time.Since(start))),
+	switch {
+	case w.bookmark != nil && w.bookmark.initialEventsEnd:
+		return pass(InitialEventsEnd, fmt.Sprintf("%s, then the initial-events-end BOOKMARK at resourceVersion %s after %s", plural(added, "initial ADDED event"), w.bookmark.rv, ms(w.elapsed)),
+			"added", strconv.Itoa(added), "listed", strconv.Itoa(listed), "bookmark", w.bookmark.rv, "ms", msValue(w.elapsed))
+	case w.err != nil:
+		return failUnlessUnreachable(InitialEventsEnd, w.err, fmt.Sprintf("the streaming list ended with an error after %s: %v", plural(added, "ADDED event"), w.err), "added", strconv.Itoa(added), "code", itoa(statusCode(w.err)))
+	case w.stalled && added == 0:
+		return warn(InitialEventsEnd, fmt.Sprintf("unreachable: the streaming list sent nothing within %s", ms(w.elapsed)), "added", "0", "listed", strconv.Itoa(listed), "unreachable", "true")
+	}
+	return fail(InitialEventsEnd, fmt.Sprintf("%s (the list has %d) and no BOOKMARK annotated %s within %s: client-go informers wait for it forever", plural(added, "initial ADDED event"), listed, InitialEventsEndAnnotation, ms(w.elapsed)),
 		"added", strconv.Itoa(added), "listed", strconv.Itoa(listed))
-}
-
-func (p *prober) checkWatchExpired(ctx context.Context) Check {
-	w, stop, err := p.watchFor(ctx, metav1.ListOptions{ResourceVersion: expiredRV}, p.cfg.WatchTimeout)
-	if err != nil {
-		if code := statusCode(err); code == 410 {
-			return pass(WatchExpired, fmt.Sprintf("opening a watch from resourceVersion 1 answered 410: %v", err), "from", expiredRV, "code", "410")
-		}
-		return fail(WatchExpired, fmt.Sprintf("opening a watch from resourceVersion 1 failed with %d, not 410 Gone: %v", statusCode(err), err), "from", expiredRV, "code", itoa(statusCode(err)))
-	}
-	defer stop()
-	for ev := range w.ResultChan() {
-		if ev.Type != watch.Error {
-			// The watch cache replays what it still holds: until it drops an
-			// event or restarts, that reaches back to its first list, even
-			// after etcd compacted those versions.
-			return skip(WatchExpired, fmt.Sprintf("a watch from resourceVersion 1 was served from history the server still holds (first event %s): nothing has expired for watches yet", ev.Type),
-				"from", expiredRV, "first", string(ev.Type))
-		}
-		err := apierrors.FromObject(ev.Object)
-		if code := statusCode(err); code != 410 {
-			return fail(WatchExpired, fmt.Sprintf("a watch from resourceVersion 1 sent an error %d, not 410 Gone: %v", code, err), "from", expiredRV, "code", itoa(code))
-		}
-		return pass(WatchExpired, fmt.Sprintf("an ERROR event with 410: %v", err), "from", expiredRV, "code", "410", "reason", string(apierrors.ReasonForError(err)))
-	}
-	if p.exactAtExpired(ctx).code() != 410 {
-		return skip(WatchExpired, "a watch from resourceVersion 1 opened and closed with no event, and the store still holds that version: nothing has expired yet", "from", expiredRV, "code", "200")
-	}
-	return fail(WatchExpired, "the store has compacted resourceVersion 1 (an exact list answers 410), yet a watch from it opened and closed without a 410 Gone: a client never learns it must relist",
-		"from", expiredRV, "code", "200")
 }
 
 func isInitialEventsEnd(obj runtime.Object) bool {
@@ -163,6 +228,17 @@ func resourceVersionOf(obj runtime.Object) string {
 		return ""
 	}
 	return a.GetResourceVersion()
+}
+
+func nameOf(obj runtime.Object) string {
+	a, err := meta.Accessor(obj)
+	if err != nil {
+		return ""
+	}
+	if a.GetNamespace() != "" {
+		return a.GetNamespace() + "/" + a.GetName()
+	}
+	return a.GetName()
 }
 
 // isForbidden reports whether err says the user may not make the request.

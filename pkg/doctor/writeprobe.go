@@ -2,9 +2,11 @@ package doctor
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -17,6 +19,26 @@ var configMaps = schema.GroupVersionResource{Version: "v1", Resource: "configmap
 
 // probeFieldManager names doctor's writes in managedFields.
 const probeFieldManager = "kubectl-rv-doctor"
+
+// ErrNoProbeNamespace says --write-probe named a namespace that does not
+// exist.
+var ErrNoProbeNamespace = errors.New("namespace not found")
+
+// PreflightWriteProbe asks the server, with a dry-run create that persists
+// nothing, whether the write probe can run in namespace: before any check,
+// so that a missing namespace (ErrNoProbeNamespace, bad input) or a refused
+// create (the server's 403) is said at once instead of as a failed check.
+func PreflightWriteProbe(ctx context.Context, c dynamic.Interface, namespace string) error {
+	obj := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "v1", "kind": "ConfigMap",
+		"metadata": map[string]any{"generateName": "kubectl-rv-doctor-"},
+	}}
+	_, err := c.Resource(configMaps).Namespace(namespace).Create(ctx, obj, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}, FieldManager: probeFieldManager})
+	if apierrors.IsNotFound(err) {
+		return fmt.Errorf("%w: %v", ErrNoProbeNamespace, err)
+	}
+	return err
+}
 
 // writeProbe is the only check that writes: a ConfigMap created, updated
 // twice and deleted, whose resourceVersions must increase and whose watch
@@ -52,11 +74,11 @@ func writeProbe(ctx context.Context, c dynamic.Interface, namespace string, cfg 
 	if err := ri.Delete(ctx, name, metav1.DeleteOptions{}); err != nil {
 		return fail(WriteRVsIncreasing, fmt.Sprintf("deleting the probe ConfigMap failed: %v", err), "code", itoa(statusCode(err)))
 	}
-	return judgeWrites(written, watched(w, 3))
+	return judgeWrites(written, writesWatched(w, 3))
 }
 
-// watched reads up to n events' types and resourceVersions.
-func watched(w watch.Interface, n int) []string {
+// writesWatched reads up to n events' types and resourceVersions.
+func writesWatched(w watch.Interface, n int) []string {
 	var out []string
 	for ev := range w.ResultChan() {
 		if ev.Type == watch.Bookmark {

@@ -75,6 +75,9 @@ func Print(p *output.Printer, rep *doctor.Report, opts Options) error {
 	if s.Gone > 0 {
 		gone = fmt.Sprintf(" (%d removed during the run)", s.Gone)
 	}
+	if s.Unreachable > 0 {
+		gone += fmt.Sprintf(" (%d did not answer)", s.Unreachable)
+	}
 	_, err := fmt.Fprintf(p.Out, "\n%s%s: %d checks passed, %d failed, %d warned, %d skipped\n",
 		plural(s.Resources, "resource"), gone, s.Pass, s.Fail, s.Warn, s.Skip)
 	return err

@@ -1,0 +1,161 @@
+package doctor
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"strings"
+	"testing"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/watch"
+
+	"github.com/kubectl-rv/kubectl-rv/pkg/apitypes"
+)
+
+var eventsType = apitypes.Type{Resource: schema.GroupVersionResource{Version: "v1", Resource: "events"}, Kind: "Event", Namespaced: true}
+
+// TestStorageServedWatch: Events are watched from the store's compact
+// revision; a store that replays what it holds passes, one whose watch
+// answers kine's 500 after compaction fails with the server's words.
+func TestStorageServedWatch(t *testing.T) {
+	s := newStore(7)
+	if got := statusesOf(t, s, eventsType)[WatchStorageCompacted]; got != Pass {
+		t.Errorf("a store that replays from its compact revision: %s = %s, want pass", WatchStorageCompacted, got)
+	}
+	if _, ok := statuses(t, newStore(7))[WatchStorageCompacted]; ok {
+		t.Errorf("a cached type got %s without --check asking for it", WatchStorageCompacted)
+	}
+	s = newStore(7)
+	s.storageWatchErr = apierrors.NewInternalError(errors.New("etcd event received with PrevKv=nil (key=\"/registry/events/ns/e1\", modRevision=420, type=PUT)"))
+	cfg := NewConfig()
+	cfg.Checks = []string{WatchStorageCompacted}
+	rep, err := Run(context.Background(), Clients{Metadata: client{s}}, []apitypes.Type{eventsType}, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := rep.Resources[0].Checks[0]
+	if c.Status != Fail || !strings.Contains(c.Observed, "PrevKv=nil") || c.Values["from"] != "300" || c.Values["code"] != "500" {
+		t.Errorf("kine's 500: %+v, want a fail from the compact revision 300 naming PrevKv=nil", c)
+	}
+}
+
+func TestJudgeBookmarks(t *testing.T) {
+	ev := func(rv string) seenEvent { return seenEvent{typ: watch.Modified, rv: rv, name: "ns/a"} }
+	tests := []struct {
+		name    string
+		w       watched
+		newest  string
+		storage bool
+		want    Status
+		says    string
+	}{
+		{"bookmark", watched{from: "9", bookmark: &seenEvent{typ: watch.Bookmark, rv: "10"}}, "10", false, Pass, "first BOOKMARK"},
+		{"replayed own latest write, nothing newer", watched{from: "9", events: []seenEvent{ev("10")}}, "10", false, Skip, "none was owed"},
+		{"newer version existed", watched{from: "9"}, "10", false, Warn, "although resourceVersion 10 was newer"},
+		{"events have no watch cache", watched{from: "9"}, "12", true, Warn, "Events (core/v1 and events.k8s.io)"},
+		{"stalled", watched{from: "9", stalled: true}, "", false, Warn, "unreachable"},
+		{"error", watched{from: "9", err: apierrors.NewInternalError(errors.New("boom"))}, "10", false, Fail, "ended with an error"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got := judgeBookmarks(&tc.w, tc.newest, tc.storage)
+			if got.Status != tc.want || !strings.Contains(got.Observed, tc.says) {
+				t.Errorf("got %s %q, want %s saying %q", got.Status, got.Observed, tc.want, tc.says)
+			}
+		})
+	}
+}
+
+func TestJudgeWatchExpired(t *testing.T) {
+	obj := func(name, rv, uid string) metav1.PartialObjectMetadata {
+		return metav1.PartialObjectMetadata{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: name, ResourceVersion: rv, UID: typesUID(uid)}}
+	}
+	gone := listed{err: apierrors.NewResourceExpired("too old")}
+	now := func(items ...metav1.PartialObjectMetadata) listed {
+		return listed{list: &metav1.PartialObjectMetadataList{Items: items}}
+	}
+	added := func(name, rv string) seenEvent { return seenEvent{typ: watch.Added, name: "ns/" + name, rv: rv} }
+	tests := []struct {
+		name string
+		in   expiredWatch
+		want Status
+		says string
+	}{
+		{"410", expiredWatch{watch: &watched{from: "1", err: apierrors.NewResourceExpired("too old resource version: 1 (300)")}, compacted: gone}, Pass, "410"},
+		{"empty type closes cleanly (aged API server)", expiredWatch{watch: &watched{from: "1"}, compacted: gone}, Skip, "holds no objects"},
+		{"every object replayed", expiredWatch{watch: &watched{from: "1", events: []seenEvent{added("a", "5"), added("b", "6")}}, compacted: gone,
+			listed: []metav1.PartialObjectMetadata{obj("a", "5", "u1"), obj("b", "6", "u2")}}, Pass, "nothing lost"},
+		{"objects never arrive", expiredWatch{watch: &watched{from: "1"}, compacted: gone,
+			listed: []metav1.PartialObjectMetadata{obj("a", "5", "u1")}, still: now(obj("a", "5", "u1"))}, Fail, "1 of 1 listed objects never arrived"},
+		{"deleted since the list", expiredWatch{watch: &watched{from: "1", events: []seenEvent{added("b", "6")}}, compacted: gone,
+			listed: []metav1.PartialObjectMetadata{obj("a", "5", "u1"), obj("b", "6", "u2")}, still: now(obj("b", "6", "u2"))}, Pass, "nothing lost"},
+		{"recreated since the list", expiredWatch{watch: &watched{from: "1"}, compacted: gone,
+			listed: []metav1.PartialObjectMetadata{obj("a", "5", "u1")}, still: now(obj("a", "9", "u9"))}, Pass, "nothing lost"},
+		{"never compacted", expiredWatch{watch: &watched{from: "1", events: []seenEvent{added("a", "5")}}, compacted: listed{list: &metav1.PartialObjectMetadataList{}}}, Skip, "nothing has expired"},
+		{"stalled storage", expiredWatch{watch: &watched{from: "1", stalled: true}, compacted: gone, listed: []metav1.PartialObjectMetadata{obj("a", "5", "u1")}}, Warn, "unreachable"},
+		{"exact list timed out", expiredWatch{watch: &watched{from: "1"}, compacted: listed{err: apierrors.NewServerTimeout(schema.GroupResource{Resource: "configmaps"}, "list", 1)},
+			listed: []metav1.PartialObjectMetadata{obj("a", "5", "u1")}}, Warn, "unreachable"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got := judgeWatchExpired(tc.in)
+			if got.Status != tc.want || !strings.Contains(got.Observed, tc.says) {
+				t.Errorf("got %s %q, want %s saying %q", got.Status, got.Observed, tc.want, tc.says)
+			}
+		})
+	}
+}
+
+func TestJudgeEventRVs(t *testing.T) {
+	e := func(rv string) seenEvent { return seenEvent{typ: watch.Modified, rv: rv, name: "ns/a"} }
+	tests := []struct {
+		name    string
+		watches []*watched
+		want    Status
+	}{
+		{"in order", []*watched{{from: "1", events: []seenEvent{e("5"), e("6")}}}, Pass},
+		{"none", []*watched{{from: "1"}}, Skip},
+		{"missing", []*watched{{from: "1", events: []seenEvent{e("5"), e("")}}}, Fail},
+		{"backwards", []*watched{{from: "1", events: []seenEvent{e("6"), e("5")}}}, Fail},
+		{"initial events in key order", []*watched{{initial: true, events: []seenEvent{e("6"), e("5")}}}, Pass},
+		{"leading zero", []*watched{{from: "1", events: []seenEvent{e("05")}}}, Fail},
+	}
+	for _, tc := range tests {
+		if got := judgeEventRVs(tc.watches); got.Status != tc.want {
+			t.Errorf("%s: got %s %q, want %s", tc.name, got.Status, got.Observed, tc.want)
+		}
+	}
+}
+
+func TestUnreachable(t *testing.T) {
+	gr := schema.GroupResource{Resource: "configmaps"}
+	tests := []struct {
+		err  error
+		want bool
+	}{
+		{nil, false},
+		{context.DeadlineExceeded, true},
+		{&url.Error{Op: "Get", URL: "https://x", Err: errors.New("connection refused")}, true},
+		{apierrors.NewTimeoutError("Too large resource version: 1000500, current: 500", 1), false},
+		{apierrors.NewTimeoutError("request did not complete within 60s", 0), true},
+		{apierrors.NewServerTimeout(gr, "list", 1), true},
+		{apierrors.NewServiceUnavailable("storage is (re)initializing"), true},
+		{apierrors.NewInternalError(errors.New("etcdserver: request timed out")), true},
+		{apierrors.NewInternalError(errors.New("etcd event received with PrevKv=nil")), false},
+		{apierrors.NewResourceExpired("too old"), false},
+		{apierrors.NewNotFound(gr, "x"), false},
+		{fmt.Errorf("decoding: %w", errors.New("invalid character")), false},
+	}
+	for _, tc := range tests {
+		if got := unreachable(tc.err); got != tc.want {
+			t.Errorf("unreachable(%v) = %v, want %v", tc.err, got, tc.want)
+		}
+	}
+}
+
+func typesUID(s string) types.UID { return types.UID(s) }

@@ -1,0 +1,181 @@
+package doctor
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"golang.org/x/sync/errgroup"
+	discoveryv1 "k8s.io/api/discovery/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/metadata"
+)
+
+// Peer is another API server of the same cluster (a replica behind the
+// same load balancer), reached directly.
+type Peer struct {
+	// Server is its URL, for messages.
+	Server string
+	// Metadata reads through it.
+	Metadata metadata.Interface
+}
+
+// checkCrossServer holds the API servers of one cluster to the rule that
+// lets clients fail over between them: a resourceVersion a client read from
+// one is never "too large" for another, nor newer than what another lists a
+// moment later. rv is the consistent list's version on the main server.
+func (p *prober) checkCrossServer(ctx context.Context, rv string) Check {
+	if len(p.peers) == 0 {
+		return skip(CrossServerRVs, "one API server known: name the others with --api-servers (or make the kubernetes Service's endpoints reachable)")
+	}
+	var seen []string
+	for _, peer := range p.peers {
+		c, ok := p.crossOne(ctx, peer, rv)
+		if !ok {
+			return c
+		}
+		seen = append(seen, c.Observed)
+	}
+	return pass(CrossServerRVs, strings.Join(seen, "; "), "servers", itoa(int32(len(p.peers)+1)))
+}
+
+// crossOne compares the main server with one peer, both ways. It returns
+// the failing verdict and false, or a phrase of what it saw and true.
+func (p *prober) crossOne(ctx context.Context, peer peerClient, mainRV string) (Check, bool) {
+	other := list(ctx, peer.ri, metav1.ListOptions{})
+	if other.err != nil {
+		return skipOrFail(peer.server, other.err, "a consistent list"), false
+	}
+	peerRV := other.list.ResourceVersion
+	if c := compareOrZero(peerRV, mainRV); c < 0 {
+		return fail(CrossServerRVs, fmt.Sprintf("%s answered a consistent list with resourceVersion %s after the main server had answered %s: a client that fails over reads the past",
+			peer.server, peerRV, mainRV), "server", peer.server, "main", mainRV, "peer", peerRV), false
+	}
+	for _, dir := range []struct {
+		ri       metadata.ResourceInterface
+		at, from string
+		rv       string
+	}{{peer.ri, peer.server, "the main server", mainRV}, {p.ri, "the main server", peer.server, peerRV}} {
+		l := list(ctx, dir.ri, metav1.ListOptions{ResourceVersion: dir.rv, ResourceVersionMatch: metav1.ResourceVersionMatchNotOlderThan, Limit: 1})
+		switch {
+		case l.err != nil && unreachable(l.err) && !strings.Contains(l.err.Error(), "Too large resource version"):
+			return skipOrFail(dir.at, l.err, "a list not older than "+dir.rv), false
+		case l.err != nil:
+			return fail(CrossServerRVs, fmt.Sprintf("%s answered a list not older than %s (read from %s) with %d: %v: a client that fails over to it cannot go on from where it was",
+				dir.at, dir.rv, dir.from, statusCode(l.err), l.err), "server", peer.server, "asked", dir.rv, "code", itoa(statusCode(l.err))), false
+		case compareOrZero(l.list.ResourceVersion, dir.rv) < 0:
+			return fail(CrossServerRVs, fmt.Sprintf("%s answered a list not older than %s (read from %s) with the older %s", dir.at, dir.rv, dir.from, l.list.ResourceVersion),
+				"server", peer.server, "asked", dir.rv, "got", l.list.ResourceVersion), false
+		}
+	}
+	return Check{Observed: fmt.Sprintf("%s: consistent %s after the main server's %s, and each answers not-older-than the other's", peer.server, peerRV, mainRV)}, true
+}
+
+// skipOrFail: a peer that cannot be reached says nothing about the
+// contract.
+func skipOrFail(server string, err error, what string) Check {
+	if unreachable(err) {
+		return warn(CrossServerRVs, fmt.Sprintf("unreachable: %s on %s failed: %v", what, server, err), "server", server, "unreachable", "true")
+	}
+	return fail(CrossServerRVs, fmt.Sprintf("%s on %s failed: %v", what, server, err), "server", server, "code", itoa(statusCode(err)))
+}
+
+// peerClient is a peer's client for one resource.
+type peerClient struct {
+	server string
+	ri     metadata.ResourceInterface
+}
+
+// endpointSlices are where every API server of a cluster registers its
+// address (the lease endpoint reconciler).
+var endpointSlices = schema.GroupVersionResource{Group: "discovery.k8s.io", Version: "v1", Resource: "endpointslices"}
+
+// ServiceEndpoints returns the https URLs of the API servers that the
+// kubernetes Service in default lists, except self (the URL doctor already
+// talks to, compared by host and port). One endpoint is one API server,
+// whatever its address (kind and minikube list the node's address while
+// the kubeconfig names a forwarded port): that is no peer. On most clusters
+// these addresses are reachable only from inside; DropUnreachablePeers
+// sorts that out.
+func ServiceEndpoints(ctx context.Context, c dynamic.Interface, self string) ([]string, error) {
+	l, err := c.Resource(endpointSlices).Namespace(metav1.NamespaceDefault).List(ctx, metav1.ListOptions{LabelSelector: "kubernetes.io/service-name=kubernetes"})
+	if err != nil {
+		return nil, err
+	}
+	seen := map[string]bool{}
+	var out []string
+	for _, s := range l.Items {
+		var slice discoveryv1.EndpointSlice
+		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(s.Object, &slice); err != nil {
+			return nil, fmt.Errorf("endpointslice %s: %w", s.GetName(), err)
+		}
+		for _, port := range slice.Ports {
+			if port.Port == nil || (port.Name != nil && *port.Name != "https") {
+				continue
+			}
+			for _, ep := range slice.Endpoints {
+				for _, addr := range ep.Addresses {
+					host := net.JoinHostPort(addr, strconv.Itoa(int(*port.Port)))
+					if !seen[host] {
+						seen[host] = true
+						out = append(out, "https://"+host)
+					}
+				}
+			}
+		}
+	}
+	if len(out) < 2 {
+		return nil, nil
+	}
+	slices.Sort(out)
+	return slices.DeleteFunc(out, func(u string) bool { return hostOf(u) == hostOf(self) }), nil
+}
+
+func hostOf(server string) string {
+	u, err := url.Parse(server)
+	if err != nil {
+		return server
+	}
+	host, port := u.Hostname(), u.Port()
+	if port == "" {
+		port = "443"
+	}
+	return net.JoinHostPort(host, port)
+}
+
+// DropUnreachablePeers keeps the peers that answer a small list within
+// timeout, asking them all at once, and returns the errors of the others.
+func (c *Clients) DropUnreachablePeers(ctx context.Context, timeout time.Duration) map[string]error {
+	errs := make([]error, len(c.Peers))
+	var g errgroup.Group
+	for i, p := range c.Peers {
+		g.Go(func() error {
+			pctx, cancel := context.WithTimeout(ctx, timeout)
+			defer cancel()
+			_, errs[i] = p.Metadata.Resource(namespaces).List(pctx, metav1.ListOptions{Limit: 1})
+			return nil
+		})
+	}
+	_ = g.Wait()
+	var kept []Peer
+	dropped := map[string]error{}
+	for i, p := range c.Peers {
+		if errs[i] != nil {
+			dropped[p.Server] = errs[i]
+			continue
+		}
+		kept = append(kept, p)
+	}
+	c.Peers = kept
+	return dropped
+}
+
+var namespaces = schema.GroupVersionResource{Version: "v1", Resource: "namespaces"}
