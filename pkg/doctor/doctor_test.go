@@ -37,7 +37,7 @@ type store struct {
 	// error instead of its events (kine after compaction: 500 PrevKv=nil).
 	storageWatchErr *apierrors.StatusError
 	stripEventRVs   bool
-	slowConsistent time.Duration
+	slowConsistent  time.Duration
 	// servedLists is how many lists are answered before the resource is
 	// removed (every request then answers 404); 0 keeps it served.
 	servedLists int

@@ -91,10 +91,10 @@ type Summary struct {
 	Gone int `json:"gone"`
 	// Unreachable counts the resources whose first list did not answer.
 	Unreachable int `json:"unreachable,omitempty"`
-	Pass int `json:"pass"`
-	Fail int `json:"fail"`
-	Warn int `json:"warn"`
-	Skip int `json:"skip"`
+	Pass        int `json:"pass"`
+	Fail        int `json:"fail"`
+	Warn        int `json:"warn"`
+	Skip        int `json:"skip"`
 }
 
 // Report is the result of Run.
