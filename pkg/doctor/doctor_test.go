@@ -37,7 +37,12 @@ type store struct {
 	// error instead of its events (kine after compaction: 500 PrevKv=nil).
 	storageWatchErr *apierrors.StatusError
 	stripEventRVs   bool
-	slowConsistent  time.Duration
+	// lagging answers NotOlderThan lists past its newest version with its
+	// newest instead of "too large" (a replica that reads the past).
+	lagging bool
+	// stalled answers every list with a server time-out.
+	stalled        bool
+	slowConsistent time.Duration
 	// servedLists is how many lists are answered before the resource is
 	// removed (every request then answers 404); 0 keeps it served.
 	servedLists int
@@ -63,6 +68,9 @@ func (s *store) List(ctx context.Context, o metav1.ListOptions) (*metav1.Partial
 		return nil, apierrors.NewNotFound(gr, "")
 	}
 	s.lists++
+	if s.stalled {
+		return nil, apierrors.NewServerTimeout(gr, "list", 1)
+	}
 	at := s.rv
 	if o.ResourceVersion != "" && o.ResourceVersion != "0" {
 		asked, _ := strconv.ParseUint(o.ResourceVersion, 10, 64)
@@ -72,6 +80,7 @@ func (s *store) List(ctx context.Context, o metav1.ListOptions) (*metav1.Partial
 			return nil, apierrors.NewResourceExpired("too old resource version")
 		case exact:
 			at = asked
+		case asked > s.rv && s.lagging:
 		case asked > s.rv:
 			return nil, apierrors.NewTimeoutError(fmt.Sprintf("Too large resource version: %d, current: %d", asked, s.rv), 1)
 		}

@@ -159,3 +159,36 @@ func TestUnreachable(t *testing.T) {
 }
 
 func typesUID(s string) types.UID { return types.UID(s) }
+
+// TestCrossServer: a peer that shares the store passes; one whose
+// consistent list answers an older version, or that answers "too large"
+// for the main server's version, fails; one that does not answer warns.
+func TestCrossServer(t *testing.T) {
+	tests := []struct {
+		name string
+		peer func(main *store) *store
+		want Status
+		says string
+	}{
+		{"same store", func(m *store) *store { return m }, Pass, "each answers not-older-than"},
+		{"peer behind", func(m *store) *store { p := newStore(7); p.rv = m.rv - 10; p.lagging = true; return p }, Fail, "reads the past"},
+		{"main answers too large for the peer's version", func(m *store) *store { p := newStore(7); p.rv = m.rv + 10; return p }, Fail, "Too large resource version"},
+		{"peer stalled", func(m *store) *store { p := newStore(7); p.stalled = true; return p }, Warn, "unreachable"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			m := newStore(7)
+			cfg := NewConfig()
+			cfg.Checks = []string{CrossServerRVs}
+			c := Clients{Metadata: client{m}, Peers: []Peer{{Server: "https://127.0.0.2:6443", Metadata: client{tc.peer(m)}}}}
+			rep, err := Run(context.Background(), c, []apitypes.Type{{Resource: gr.WithVersion("v1"), Kind: "Widget", Namespaced: true}}, cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := rep.Resources[0].Checks[0]
+			if got.Status != tc.want || !strings.Contains(got.Observed, tc.says) {
+				t.Errorf("got %s %q, want %s saying %q", got.Status, got.Observed, tc.want, tc.says)
+			}
+		})
+	}
+}

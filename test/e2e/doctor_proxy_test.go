@@ -31,6 +31,7 @@ const (
 	ignoreRVMatch        fault = "ignore-resource-version-match"
 	compactedWatchOK     fault = "compacted-watch-200"
 	slowConsistentLists  fault = "slow-consistent-lists"
+	stripWatchEventRVs   fault = "strip-watch-event-resource-versions"
 )
 
 // consistentListDelay is how long slowConsistentLists holds a consistent
@@ -145,8 +146,45 @@ func breakResponse(f fault, resp *http.Response) error {
 		body := resp.Body
 		go func() { pw.CloseWithError(dropInitialEnd(body, pw)) }()
 		resp.Body = pr
+	case f == stripWatchEventRVs && isWatch:
+		pr, pw := io.Pipe()
+		body := resp.Body
+		go func() { pw.CloseWithError(stripEventRVs(body, pw)) }()
+		resp.Body = pr
 	}
 	return nil
+}
+
+// stripEventRVs copies a JSON watch stream, one event a line, with
+// metadata.resourceVersion removed from every event's object but
+// bookmarks' (a front proxy that rewrites objects and loses it).
+func stripEventRVs(in io.ReadCloser, out io.Writer) error {
+	defer in.Close()
+	r := bufio.NewReaderSize(in, 1<<20)
+	for {
+		line, err := r.ReadBytes('\n')
+		if len(line) > 0 {
+			var ev map[string]any
+			if json.Unmarshal(line, &ev) == nil && ev["type"] != "BOOKMARK" && ev["type"] != "ERROR" {
+				if obj, ok := ev["object"].(map[string]any); ok {
+					if md, ok := obj["metadata"].(map[string]any); ok {
+						delete(md, "resourceVersion")
+					}
+				}
+				line, _ = json.Marshal(ev)
+				line = append(line, '\n')
+			}
+			if _, werr := out.Write(line); werr != nil {
+				return werr
+			}
+		}
+		if err != nil {
+			if err == io.EOF {
+				return nil
+			}
+			return err
+		}
+	}
 }
 
 func rewriteBody(resp *http.Response, change func(map[string]any)) error {

@@ -134,8 +134,8 @@ func TestDoctorRealControlPlaneKeepsTheContract(t *testing.T) {
 		t.Fatalf("doctor on a healthy server: %s", r)
 	}
 	rep := parseDoctor(t, r.Stdout)
-	if rep.Summary.Resources != 2 || rep.Summary.Fail != 0 || rep.Summary.Skip != 0 {
-		t.Errorf("summary = %+v, want 2 resources, every check passed", rep.Summary)
+	if rep.Summary.Resources != 2 || rep.Summary.Fail != 0 || rep.Summary.Skip > 2 {
+		t.Errorf("summary = %+v, want 2 resources, every check passed (but for bookmarks not owed)", rep.Summary)
 	}
 	assertHealthy(t, rep.checks(t, "configmaps"), 7)
 	assertHealthy(t, rep.checks(t, "sprockets."+gvr.Group), 3)
@@ -153,12 +153,22 @@ func expireHistory(t *testing.T, ns string, cm *corev1.ConfigMap) {
 	cluster.MustKubectl(t, "create", "configmap", "after-compaction", "-n", ns)
 }
 
+// bookmarkExcused: bookmarks are best effort. kube-apiserver sends one only
+// when its watch cache has a version newer than the watch's position; when
+// the list's version is the type's own latest write, the replayed event
+// moves the watch there, and no bookmark is owed (skip, saying so). A warn
+// must say which newer version went unbookmarked.
+func bookmarkExcused(c doctorCheck) bool {
+	return (c.Status == "skip" && strings.Contains(c.Observed, "none was owed")) ||
+		(c.Status == "warn" && c.Values["newest"] != "")
+}
+
 // assertHealthy checks each verdict and the values behind it for a list of
 // items objects.
 func assertHealthy(t *testing.T, c map[string]doctorCheck, items int) {
 	t.Helper()
 	for id, ch := range c {
-		if ch.Status != "pass" && !(id == "watch-bookmarks" && ch.Status == "warn") {
+		if ch.Status != "pass" && !(id == "watch-bookmarks" && bookmarkExcused(ch)) {
 			t.Errorf("%s: %s (%s), want pass", id, ch.Status, ch.Observed)
 		}
 	}
@@ -248,8 +258,9 @@ func TestDoctorFaultyEndpoints(t *testing.T) {
 		{dropInitialEventsEnd, "watch-initial-events-end", "no BOOKMARK annotated k8s.io/initial-events-end", nil},
 		{stripItemRVs, "items-have-rv", "7 of 7 items carry no resourceVersion", map[string]string{"list-rv-covers-items": "skip"}},
 		{ignoreRVMatch, "list-exact", "resourceVersionMatch=Exact was not honoured", map[string]string{"list-exact-expired": "skip"}},
-		{compactedWatchOK, "watch-expired", "opened and closed without a 410 Gone", nil},
+		{compactedWatchOK, "watch-expired", "opened and closed without a 410 Gone, and 7 of 7 listed objects never arrived", nil},
 		{slowConsistentLists, "consistent-list-latency", "the consistent read waits", nil},
+		{stripWatchEventRVs, "watch-events-have-rv", "carry no resourceVersion", nil},
 	}
 	for _, tc := range tests {
 		t.Run(string(tc.fault), func(t *testing.T) {
@@ -262,8 +273,8 @@ func TestDoctorFaultyEndpoints(t *testing.T) {
 			for id, ch := range c {
 				want := "pass"
 				switch {
-				case id == "watch-bookmarks" && ch.Status == "warn":
-					want = "warn" // best effort, as above
+				case id == "watch-bookmarks" && bookmarkExcused(ch):
+					want = ch.Status // best effort, as above
 				case id == tc.check:
 					want = "fail"
 				case tc.also[id] != "":

@@ -24,6 +24,12 @@ func TestMain(m *testing.M) {
 	cluster = c
 	fmt.Fprintf(os.Stderr, "e2e: running against %s\n", c.Describe())
 	code := m.Run()
+	if err := stopPlanes(); err != nil {
+		fmt.Fprintf(os.Stderr, "e2e: stopping the extra control planes: %v\n", err)
+		if code == 0 {
+			code = 1
+		}
+	}
 	if err := c.Stop(); err != nil {
 		fmt.Fprintf(os.Stderr, "e2e: stopping the control plane: %v\n", err)
 		if code == 0 {

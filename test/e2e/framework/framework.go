@@ -40,6 +40,11 @@ type Cluster struct {
 	AuditLog string
 	// RVBin is the kubectl-rv binary under test.
 	RVBin string
+	// APIServer2 is the second API server's URL on a plane started with
+	// two (StartPlane), else "".
+	APIServer2 string
+	// Storage is "etcd" or "kine".
+	Storage string
 
 	env []string
 	tmp string
@@ -83,7 +88,7 @@ func Start() (*Cluster, error) {
 	}
 	vars := parseExports(out)
 	c.Kubeconfig, c.EtcdEndpoint, c.APIServer, c.BinDir = vars["KUBECONFIG"], vars["RV_ETCD_ENDPOINT"], vars["RV_APISERVER"], vars["RV_CONTROL_PLANE_BIN"]
-	c.AuditLog = vars["RV_AUDIT_LOG"]
+	c.AuditLog, c.Storage = vars["RV_AUDIT_LOG"], vars["RV_STORAGE"]
 	if c.Kubeconfig == "" || c.APIServer == "" || c.BinDir == "" {
 		_ = c.Stop()
 		return nil, fmt.Errorf("hack/local-cluster.sh up printed no KUBECONFIG/RV_APISERVER:\n%s\n%s", out, stderr.String())
