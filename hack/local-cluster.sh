@@ -28,7 +28,9 @@
 #   RV_STORAGE=kine               kine over SQLite (hack/build-kine.sh) instead of etcd
 #   RV_APISERVERS=2               a second kube-apiserver over the same storage, on
 #                                 127.0.0.2 and the same port (env: RV_APISERVER2);
-#                                 both are endpoints of the kubernetes Service
+#                                 loopback addresses cannot be endpoints of the
+#                                 kubernetes Service, so they log that they cannot
+#                                 register there
 #   RV_COMPACTION_INTERVAL=10s    the API servers' --etcd-compaction-interval (5m)
 #   RV_CONTROLLERS=0              no kube-controller-manager
 set -euo pipefail

@@ -8,11 +8,15 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/watch"
+	dynamicfake "k8s.io/client-go/dynamic/fake"
 
 	"github.com/kubectl-rv/kubectl-rv/pkg/apitypes"
 )
@@ -188,6 +192,47 @@ func TestCrossServer(t *testing.T) {
 			got := rep.Resources[0].Checks[0]
 			if got.Status != tc.want || !strings.Contains(got.Observed, tc.says) {
 				t.Errorf("got %s %q, want %s saying %q", got.Status, got.Observed, tc.want, tc.says)
+			}
+		})
+	}
+}
+
+// TestServiceEndpoints reads the kubernetes Service's EndpointSlices: one
+// endpoint is one API server (no peer, whatever its address), of several
+// the others than the kubeconfig's server are peers.
+func TestServiceEndpoints(t *testing.T) {
+	slice := func(port int64, addrs ...string) runtime.Object {
+		var eps []any
+		for _, a := range addrs {
+			eps = append(eps, map[string]any{"addresses": []any{a}})
+		}
+		return &unstructured.Unstructured{Object: map[string]any{
+			"apiVersion": "discovery.k8s.io/v1", "kind": "EndpointSlice",
+			"metadata":    map[string]any{"name": "kubernetes", "namespace": "default", "labels": map[string]any{"kubernetes.io/service-name": "kubernetes"}},
+			"addressType": "IPv4", "endpoints": eps,
+			"ports": []any{map[string]any{"name": "https", "port": port, "protocol": "TCP"}},
+		}}
+	}
+	scheme := runtime.NewScheme()
+	lists := map[schema.GroupVersionResource]string{endpointSlices: "EndpointSliceList"}
+	for _, tc := range []struct {
+		name  string
+		slice runtime.Object
+		self  string
+		want  []string
+	}{
+		{"one server behind a forwarded port", slice(6443, "172.18.0.2"), "https://127.0.0.1:40123", nil},
+		{"three servers, self among them", slice(6443, "10.0.0.12", "10.0.0.11", "10.0.0.13"), "https://10.0.0.11:6443", []string{"https://10.0.0.12:6443", "https://10.0.0.13:6443"}},
+		{"three servers behind a load balancer", slice(443, "10.0.0.11", "10.0.0.12"), "https://k8s.example.com", []string{"https://10.0.0.11:443", "https://10.0.0.12:443"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(scheme, lists, tc.slice)
+			got, err := ServiceEndpoints(context.Background(), c, tc.self)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("peers (-want +got):\n%s", diff)
 			}
 		})
 	}

@@ -172,7 +172,7 @@ func TestDoctorAgedControlPlane(t *testing.T) {
 			if c.Status != "pass" {
 				t.Logf("%s.%s %s: %s (%s)", res.Resource, res.Group, c.ID, c.Status, c.Observed)
 			}
-			if (c.Status == "warn" || c.Status == "skip") && len(c.Observed) < 20 {
+			if (c.Status == "warn" || c.Status == "skip") && len(strings.Fields(c.Observed)) < 4 {
 				t.Errorf("%s %s: %s without a cause: %q", res.Resource, c.ID, c.Status, c.Observed)
 			}
 		}
@@ -248,12 +248,14 @@ func TestDoctorKineKeepsTheRest(t *testing.T) {
 }
 
 // TestDoctorTwoAPIServers: two kube-apiservers over one etcd hold each
-// other's resourceVersions, found through the kubernetes Service's
-// endpoints or named with --api-servers.
+// other's resourceVersions. They are named with --api-servers: on loopback
+// they cannot register in the kubernetes Service (the API server refuses
+// loopback endpoint addresses), so discovery through it is covered by a
+// unit test of its EndpointSlice reading.
 func TestDoctorTwoAPIServers(t *testing.T) {
 	p := agedPlane(t)
 	for _, args := range [][]string{
-		{"doctor", "configmaps,leases.coordination.k8s.io", "-o", "json"},
+		{"doctor", "configmaps,leases.coordination.k8s.io", "--api-servers", p.APIServer2, "-o", "json"},
 		{"doctor", "configmaps", "--check", "cross-server-rvs", "--api-servers", p.APIServer2, "-o", "json"},
 	} {
 		r := p.RV(t, args...)

@@ -339,6 +339,34 @@ func TestDoctorWriteProbe(t *testing.T) {
 	if out := cluster.MustKubectl(t, "get", "configmaps", "-n", ns, "-o", "name"); strings.Contains(out, "kubectl-rv-doctor-") {
 		t.Errorf("the probe ConfigMap was left behind: %s", out)
 	}
+	// The probe's verdict joins the configmaps row instead of a second one.
+	r = cluster.RV(t, "doctor", "configmaps", "-n", ns, "--write-probe", ns, "-o", "json")
+	rep := parseDoctor(t, r.Stdout)
+	if r.Code != 0 || rep.Summary.Resources != 1 || rep.checks(t, "configmaps")["write-rvs-increase"].Status != "pass" {
+		t.Errorf("write probe beside the other checks: summary %+v; %s", rep.Summary, r)
+	}
+	// A namespace that does not exist is bad input, a refused create the
+	// cluster's refusal: both before any check runs, and nothing printed.
+	offset := auditLogSize(t)
+	for _, tc := range []struct {
+		args []string
+		code int
+		says string
+	}{
+		{[]string{"--write-probe", "no-such-namespace"}, 2, "no such namespace"},
+		{[]string{"--write-probe", ns, "--context", "rv-readonly"}, 3, "refused"},
+	} {
+		r := cluster.RV(t, append([]string{"doctor", "configmaps", "-n", ns}, tc.args...)...)
+		if r.Code != tc.code || !strings.Contains(r.Stderr, tc.says) || r.Stdout != "" {
+			t.Errorf("%v: want exit %d saying %q and no report: %s", tc.args, tc.code, tc.says, r)
+		}
+	}
+	// Nothing was listed for the refused runs: only the dry-run creates.
+	if n := auditLines(t, offset, func(l string) bool {
+		return strings.Contains(l, `"verb":"list"`) && strings.Contains(l, "/namespaces/"+ns+"/configmaps")
+	}); n != 0 {
+		t.Errorf("%d configmap lists in %s after a refused --write-probe: checks ran", n, ns)
+	}
 }
 
 // TestDoctorTypeRemovedDuringTheRun deletes a CRD while doctor holds a watch
