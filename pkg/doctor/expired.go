@@ -8,7 +8,6 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/watch"
 )
 
 // checkWatchExpired watches from resourceVersion 1, which every store that
@@ -100,7 +99,7 @@ func allArrived(listed []metav1.PartialObjectMetadata) func(seenEvent) bool {
 		pending[objectName(it)] = it.ResourceVersion
 	}
 	return func(e seenEvent) bool {
-		if want, ok := pending[e.name]; ok && (e.typ == watch.Deleted || compareOrZero(e.rv, want) >= 0) {
+		if want, ok := pending[e.name]; ok && compareOrZero(e.rv, want) >= 0 {
 			delete(pending, e.name)
 		}
 		return len(pending) == 0
@@ -110,9 +109,12 @@ func allArrived(listed []metav1.PartialObjectMetadata) func(seenEvent) bool {
 // missingFrom returns the listed objects that a watch from before them
 // never delivered at their listed version or later.
 func missingFrom(w *watched, listed []metav1.PartialObjectMetadata) []metav1.PartialObjectMetadata {
+	// An event at the listed version or later (a later DELETED too: the
+	// object went away after the list) is the object arriving; a DELETED of
+	// an earlier incarnation, replayed from history, is not.
 	newest := map[string]string{}
 	for _, e := range w.events {
-		if e.typ == watch.Deleted || compareOrZero(e.rv, newest[e.name]) > 0 || newest[e.name] == "" {
+		if cur, ok := newest[e.name]; !ok || compareOrZero(e.rv, cur) > 0 {
 			newest[e.name] = e.rv
 		}
 	}

@@ -98,6 +98,8 @@ func TestJudgeWatchExpired(t *testing.T) {
 			listed: []metav1.PartialObjectMetadata{obj("a", "5", "u1")}, still: now(obj("a", "5", "u1"))}, Fail, "1 of 1 listed objects never arrived"},
 		{"deleted since the list", expiredWatch{watch: &watched{from: "1", events: []seenEvent{added("b", "6")}}, compacted: gone,
 			listed: []metav1.PartialObjectMetadata{obj("a", "5", "u1"), obj("b", "6", "u2")}, still: now(obj("b", "6", "u2"))}, Pass, "nothing lost"},
+		{"an earlier incarnation's delete replayed first", expiredWatch{watch: &watched{from: "1", events: []seenEvent{added("a", "3"), {typ: watch.Deleted, name: "ns/a", rv: "4"}, added("a", "5")}}, compacted: gone,
+			listed: []metav1.PartialObjectMetadata{obj("a", "5", "u2")}}, Pass, "nothing lost"},
 		{"recreated since the list", expiredWatch{watch: &watched{from: "1"}, compacted: gone,
 			listed: []metav1.PartialObjectMetadata{obj("a", "5", "u1")}, still: now(obj("a", "9", "u9"))}, Pass, "nothing lost"},
 		{"never compacted", expiredWatch{watch: &watched{from: "1", events: []seenEvent{added("a", "5")}}, compacted: listed{list: &metav1.PartialObjectMetadataList{}}}, Skip, "nothing has expired"},
@@ -235,5 +237,20 @@ func TestServiceEndpoints(t *testing.T) {
 				t.Errorf("peers (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// TestAllArrived: a watch from 1 is read until every listed object has
+// arrived at its listed version; a replayed DELETED of an earlier
+// incarnation (two API servers on one host share an identity Lease, which
+// each deletes and recreates) is not the listed object arriving.
+func TestAllArrived(t *testing.T) {
+	stop := allArrived([]metav1.PartialObjectMetadata{{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "a", ResourceVersion: "5"}}})
+	var got []bool
+	for _, e := range []seenEvent{{typ: watch.Added, name: "ns/a", rv: "3"}, {typ: watch.Deleted, name: "ns/a", rv: "4"}, {typ: watch.Added, name: "ns/a", rv: "5"}} {
+		got = append(got, stop(e))
+	}
+	if diff := cmp.Diff([]bool{false, false, true}, got); diff != "" {
+		t.Errorf("stop after each event (-want +got):\n%s", diff)
 	}
 }

@@ -129,7 +129,7 @@ func staleEvent(t *testing.T, c *framework.Cluster) string {
 	ctx := context.Background()
 	ev := &corev1.Event{
 		ObjectMeta:     metav1.ObjectMeta{Name: "stale", Namespace: ns},
-		InvolvedObject: corev1.ObjectReference{Kind: "Namespace", Name: ns, APIVersion: "v1"},
+		InvolvedObject: corev1.ObjectReference{Kind: "ConfigMap", Namespace: ns, Name: "probe", APIVersion: "v1"},
 		Reason:         "Probe", Message: "first", Type: corev1.EventTypeNormal,
 	}
 	made, err := cs.CoreV1().Events(ns).Create(ctx, ev, metav1.CreateOptions{})
