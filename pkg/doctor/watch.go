@@ -129,9 +129,14 @@ func isBookmark(e seenEvent) bool { return e.typ == watch.Bookmark }
 // bookmark" can be told from "nothing newer to bookmark": when the list's
 // version is the type's own latest write, the replayed event moves the
 // watch to it, and a bookmark then waits for a newer write anywhere.
+//
+// A storage-served type (no watch cache, so no bookmark either way) is
+// watched from the list's own version, as an informer does: replaying the
+// write before it would be checking the store's history, which
+// watch-storage-compacted does.
 func (p *prober) checkBookmarks(ctx context.Context, listRV string) Check {
 	rv := listRV
-	if n, err := strconv.ParseUint(listRV, 10, 64); err == nil && n > 1 {
+	if n, err := strconv.ParseUint(listRV, 10, 64); err == nil && n > 1 && !p.storageServed {
 		rv = strconv.FormatUint(n-1, 10)
 	}
 	c := p.watchBookmark(ctx, rv)
