@@ -26,6 +26,7 @@ import (
 	"github.com/kubectl-rv/kubectl-rv/pkg/output"
 	"github.com/kubectl-rv/kubectl-rv/pkg/output/ownersprint"
 	"github.com/kubectl-rv/kubectl-rv/pkg/owners"
+	"github.com/kubectl-rv/kubectl-rv/pkg/text"
 )
 
 // The owners views.
@@ -288,7 +289,7 @@ func (o *OwnersOptions) Run(ctx context.Context) error {
 		return err
 	}
 	if res.DriftFields > 0 {
-		return exitcode.Findingf("%s owned by a manager other than the expected one (--expect-manager, --drift)", output.Plural(res.DriftFields, "field"))
+		return exitcode.Findingf("%s owned by a manager other than the expected one (--expect-manager, --drift)", text.Plural(res.DriftFields, "field"))
 	}
 	if o.FailOnHazard && res.Findings > 0 {
 		return exitcode.SilentFinding()
@@ -348,15 +349,8 @@ func (o *OwnersOptions) print(objs []owners.Object) error {
 
 // skewNote explains, once, the times shown "in 5m (clock skew)".
 func skewNote(s owners.ClockSkew) string {
-	return fmt.Sprintf("note: %d managedFields entr%s written up to %s after this machine's clock: the API server's clock or this one is off (clock skew); such times show as \"in %s%s\"",
-		s.Entries, plural(s.Entries, "y was", "ies were"), duration.HumanDuration(s.Max), duration.HumanDuration(s.Max), ownersprint.SkewNote)
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
+	return fmt.Sprintf("note: %s written up to %s after this machine's clock: the API server's clock or this one is off (clock skew); such times show as \"in %s%s\"",
+		text.Plurals(s.Entries, "managedFields entry was", "managedFields entries were"), duration.HumanDuration(s.Max), duration.HumanDuration(s.Max), ownersprint.SkewNote)
 }
 
 // stdinPiped reports whether in is a pipe or a file rather than a
