@@ -1,7 +1,7 @@
 # kubectl-rv. `make help` lists the targets.
 SHELL := /usr/bin/env bash
 GO ?= go
-VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo v0.0.0-dev)
+VERSION ?= $(shell hack/version.sh)
 COMMIT ?= $(shell git rev-parse HEAD 2>/dev/null)
 DATE ?= $(shell date -u +%Y-%m-%dT%H:%M:%SZ)
 PKG := github.com/kubectl-rv/kubectl-rv/pkg/version
