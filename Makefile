@@ -1,7 +1,7 @@
 # kubectl-rv. `make help` lists the targets.
 SHELL := /usr/bin/env bash
 GO ?= go
-VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo v0.0.0-dev)
+VERSION ?= $(shell hack/version.sh)
 COMMIT ?= $(shell git rev-parse HEAD 2>/dev/null)
 DATE ?= $(shell date -u +%Y-%m-%dT%H:%M:%SZ)
 PKG := github.com/kubectl-rv/kubectl-rv/pkg/version
@@ -10,7 +10,7 @@ BIN := _output/bin
 PREFIX ?= $(HOME)/.local/bin
 E2E_TIMEOUT ?= 75m
 
-.PHONY: help build install test test-unit e2e lint bench control-plane cluster-up cluster-down docs release fuzz clean
+.PHONY: help build install test test-unit test-quick e2e lint bench control-plane cluster-up cluster-down docs release fuzz clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-14s %s\n", $$1, $$2}'
@@ -27,6 +27,9 @@ test: test-unit e2e ## unit tests with -race, then the e2e suite against a real 
 
 test-unit: ## unit tests with -race
 	$(GO) test -race -count=1 ./...
+
+test-quick: ## unit tests without -race, cached: the edit loop (make test-unit before you push)
+	$(GO) test ./...
 
 e2e: control-plane ## end-to-end tests against a real control plane (built on first use)
 	set -o pipefail; $(GO) test -tags e2e -count=1 -timeout $(E2E_TIMEOUT) -v ./test/e2e/ 2>&1 | hack/e2e-summary.sh

@@ -233,8 +233,8 @@ func TestDecodeReuseMatches(t *testing.T) {
 		if len(runs[0]) < 10000 {
 			t.Fatalf("tail %q: only %d events", tail, len(runs[0]))
 		}
-		if diff := cmp.Diff(runs[0], runs[1]); diff != "" {
-			t.Errorf("tail %q: events (-fresh blocks +reused):\n%s", tail, diff)
+		if i, diff := firstDiff(runs[0], runs[1]); diff != "" {
+			t.Errorf("tail %q: event %d (-fresh blocks +reused):\n%s", tail, i, diff)
 		}
 		if stats[0] != stats[1] || errs[0] != errs[1] {
 			t.Errorf("tail %q: stats %+v / %+v, errors %q / %q", tail, stats[0], stats[1], errs[0], errs[1])

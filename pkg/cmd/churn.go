@@ -17,6 +17,7 @@ import (
 	"github.com/kubectl-rv/kubectl-rv/pkg/exitcode"
 	"github.com/kubectl-rv/kubectl-rv/pkg/output"
 	"github.com/kubectl-rv/kubectl-rv/pkg/output/churnprint"
+	"github.com/kubectl-rv/kubectl-rv/pkg/text"
 )
 
 const churnLong = `Rank objects, managers and types by writes per minute, and find silent hot
@@ -208,7 +209,7 @@ func (o *ChurnOptions) Run(ctx context.Context) error {
 		defer cancel()
 		until = o.For.String()
 	}
-	fmt.Fprintf(o.ErrOut, "Watching the metadata of %d types until %s...\n", len(types.Types), until)
+	fmt.Fprintf(o.ErrOut, "Watching the metadata of %s until %s...\n", text.Plural(len(types.Types), "type"), until)
 	scope := churnprint.Scope{Namespace: o.namespace, LoopRate: o.LoopRate, Types: typeListArgs(o.args)}
 	cfg := o.config()
 	// On a terminal, a live top-N view redrawn in place, as top does.
@@ -242,7 +243,7 @@ func (o *ChurnOptions) exit(rep *churn.Report) error {
 	loops, fights := len(rep.Loops), len(rep.Fights)
 	switch {
 	case o.FailOn == "loop" && loops > 0, o.FailOn == "fight" && fights > 0, o.FailOn == "any" && loops+fights > 0:
-		return exitcode.Findingf("%d self-loops and %d fights found (--fail-on %s)", loops, fights, o.FailOn)
+		return exitcode.Findingf("%s and %s found (--fail-on %s)", text.Plural(loops, "self-loop"), text.Plural(fights, "fight"), o.FailOn)
 	}
 	return nil
 }

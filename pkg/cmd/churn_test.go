@@ -65,6 +65,20 @@ func TestChurnExit(t *testing.T) {
 	}
 }
 
+// TestChurnExitMessage pins the finding's wording for counts of one ("1
+// self-loops" was printed).
+func TestChurnExitMessage(t *testing.T) {
+	o := newChurnOptionsForTest()
+	o.FailOn = "any"
+	err := o.exit(&churn.Report{Loops: []churn.Loop{{Name: "x"}}})
+	if err == nil {
+		t.Fatal("no finding")
+	}
+	if got, want := err.Error(), "1 self-loop and 0 fights found (--fail-on any)"; got != want {
+		t.Errorf("message %q, want %q", got, want)
+	}
+}
+
 func newChurnOptionsForTest() *ChurnOptions {
 	def := churn.NewConfig()
 	return &ChurnOptions{

@@ -20,6 +20,7 @@ import (
 	"github.com/kubectl-rv/kubectl-rv/pkg/exitcode"
 	"github.com/kubectl-rv/kubectl-rv/pkg/output"
 	"github.com/kubectl-rv/kubectl-rv/pkg/output/doctorprint"
+	"github.com/kubectl-rv/kubectl-rv/pkg/text"
 )
 
 const doctorLong = `Check that API endpoints keep the resourceVersion contract clients rely on.
@@ -210,7 +211,7 @@ func (o *DoctorOptions) peers(ctx context.Context) ([]string, error) {
 		}
 	case len(dropped) > 0:
 		warnings = append(warnings, fmt.Sprintf("the kubernetes Service lists %s not reachable from here: cross-server-rvs checks only the ones that answer; name reachable addresses with --api-servers",
-			output.Plural(len(dropped), "API server")))
+			text.Plural(len(dropped), "API server")))
 	}
 	return warnings, nil
 }

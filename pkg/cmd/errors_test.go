@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/kubectl-rv/kubectl-rv/pkg/exitcode"
-	"github.com/kubectl-rv/kubectl-rv/pkg/output"
+	"github.com/kubectl-rv/kubectl-rv/pkg/text"
 )
 
 // captureStderr runs fn with os.Stderr sent to a file and returns what was
@@ -97,7 +97,7 @@ func TestMissingKubeconfig(t *testing.T) {
 // command was asked for, so its summary line is not "error: ...".
 func TestFindingHasNoErrorPrefix(t *testing.T) {
 	var buf bytes.Buffer
-	code := HandleError(&buf, exitcode.Findingf("%s seen (--fail-on-fight)", output.Plural(1, "fight")))
+	code := HandleError(&buf, exitcode.Findingf("%s seen (--fail-on-fight)", text.Plural(1, "fight")))
 	if code != exitcode.CodeFinding || buf.String() != "1 fight seen (--fail-on-fight)\n" {
 		t.Errorf("exit %d, stderr %q: want exit 1 and \"1 fight seen (--fail-on-fight)\"", code, buf.String())
 	}

@@ -24,11 +24,14 @@ import (
 type Factory struct {
 	genericclioptions.RESTClientGetter
 	configFlags *genericclioptions.ConfigFlags
+	// warnings holds back the server's warnings about types the user did
+	// not name, for the clients RESTConfig builds.
+	warnings *warningFilter
 }
 
 // NewFactory returns a factory over kubectl's global flags.
 func NewFactory(flags *genericclioptions.ConfigFlags) *Factory {
-	return &Factory{RESTClientGetter: flags, configFlags: flags}
+	return &Factory{RESTClientGetter: flags, configFlags: flags, warnings: &warningFilter{}}
 }
 
 // RESTConfig returns the client configuration. qps and burst override the
@@ -50,6 +53,7 @@ func (f *Factory) RESTConfig(qps float32, burst int) (*rest.Config, error) {
 		cfg.Burst = burst
 	}
 	cfg.UserAgent = userAgent()
+	cfg.Wrap(f.warnings.wrap)
 	return cfg, nil
 }
 

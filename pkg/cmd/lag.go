@@ -17,6 +17,7 @@ import (
 	"github.com/kubectl-rv/kubectl-rv/pkg/lag"
 	"github.com/kubectl-rv/kubectl-rv/pkg/output"
 	"github.com/kubectl-rv/kubectl-rv/pkg/output/lagprint"
+	"github.com/kubectl-rv/kubectl-rv/pkg/text"
 )
 
 const lagLong = `Show which objects' controllers have not caught up with the latest spec.
@@ -315,7 +316,7 @@ func (o *LagOptions) print(p *output.Printer, rep *lag.Report, scope lagprint.Sc
 	}
 	if len(rep.Items) == 0 {
 		tot := rep.Totals()
-		fmt.Fprintf(o.ErrOut, "nothing lags: %s of %s checked\n", output.Plural(tot.Objects, "object"), output.Plural(len(rep.Types), "type"))
+		fmt.Fprintf(o.ErrOut, "nothing lags: %s of %s checked\n", text.Plural(tot.Objects, "object"), text.Plural(len(rep.Types), "type"))
 	}
 	return lagprint.PrintTable(p, rep, popts)
 }
@@ -333,7 +334,7 @@ func (o *LagOptions) runWait(ctx context.Context, cfg lag.Config, targets []lag.
 		if o.Timeout > 0 {
 			limit = "timeout " + output.Duration(o.Timeout)
 		}
-		fmt.Fprintf(o.ErrOut, "waiting for %s to catch up (%s)\n", output.Plural(n, "object"), limit)
+		fmt.Fprintf(o.ErrOut, "waiting for %s to catch up (%s)\n", text.Plural(n, "object"), limit)
 	}
 	wctx, cancel := o.withTimeout(ctx, true)
 	defer cancel()
@@ -350,7 +351,7 @@ func (o *LagOptions) runWait(ctx context.Context, cfg lag.Config, targets []lag.
 		if n == 1 {
 			verb = "lags"
 		}
-		return exitcode.Findingf("timed out after %s: %s still %s", output.Duration(o.Timeout), output.Plural(n, "object"), verb)
+		return exitcode.Findingf("timed out after %s: %s still %s", output.Duration(o.Timeout), text.Plural(n, "object"), verb)
 	}
 	return nil
 }

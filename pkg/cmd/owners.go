@@ -26,6 +26,7 @@ import (
 	"github.com/kubectl-rv/kubectl-rv/pkg/output"
 	"github.com/kubectl-rv/kubectl-rv/pkg/output/ownersprint"
 	"github.com/kubectl-rv/kubectl-rv/pkg/owners"
+	"github.com/kubectl-rv/kubectl-rv/pkg/text"
 )
 
 // The owners views.
@@ -54,6 +55,8 @@ type OwnersOptions struct {
 	// ExpectManager and Drift turn on the drift check.
 	ExpectManager string
 	Drift         bool
+	// IncludeStatus counts the fields written through /status as drift.
+	IncludeStatus bool
 	// Top is how many of the heaviest objects --view size lists.
 	Top int
 
@@ -89,13 +92,16 @@ to run) or no time; a time ahead of this machine's clock shows as "in 5m (clock 
 Hazards, shown in every view: a field co-owned by an Apply and an Update manager
 (ApplyUpdateShared), fields owned by both kubectl-client-side-apply and a server-side
 apply manager (ClientSideApplyMigration), an ancient-changes entry (AncientChanges), a
-manager name that hides the writer (GenericManager), and entries owning fields the
-object no longer has (StaleFields). --fail-on-hazard exits 1 when any is shown.
+manager name that hides the writer (GenericManager), entries owning fields the
+object no longer has (StaleFields), and two entries of one manager and operation, of
+which the API server keeps only the last, as owners does (DuplicateEntry).
+--fail-on-hazard exits 1 when any is shown.
 
 Drift: --expect-manager NAME lists the fields owned by any other manager (one row per
 owner, naming the scale or status subresource it wrote through) and exits 1 when there
 is one; --drift expects each object's main applier (the Apply manager owning the most
-leaves) instead and says which. Narrow it with --field .spec.
+leaves) instead and says which. Fields written through the status subresource (a
+controller's .status) are left out unless --include-status. Narrow it with --field .spec.
 
 Secret values are never printed unless --show-secrets is given.`
 
@@ -120,6 +126,9 @@ const ownersExample = `  # Who owns what in a Deployment, as a tree
 
   # CI gate: fail when anything but the ci applier owns a field of the spec
   kubectl rv owners deploy/web --expect-manager ci --field .spec
+
+  # Drift from the main applier, the controllers' /status writes counted too
+  kubectl rv owners deploy/web --drift --include-status
 
   # The same, piped, with times that do not change from run to run
   kubectl get deploy web -o yaml --show-managed-fields | kubectl rv owners --time full`
@@ -160,6 +169,7 @@ func NewCmdOwners(f *Factory, streams genericiooptions.IOStreams) *cobra.Command
 	fs.BoolVar(&o.ShowSecrets, "show-secrets", false, "Show Secret values in the blame view (they are hidden by default).")
 	fs.StringVar(&o.ExpectManager, "expect-manager", "", "List the fields owned by any other manager (drift from NAME), and exit 1 when there is one (for CI).")
 	fs.BoolVar(&o.Drift, "drift", false, "Like --expect-manager, expecting each object's main applier: the Apply manager owning the most leaves.")
+	fs.BoolVar(&o.IncludeStatus, "include-status", false, "With --expect-manager or --drift, count the fields written through the status subresource as drift too (left out by default: controllers report status there).")
 	fs.IntVar(&o.Top, "top", owners.DefaultSizeTop, "With --view size, how many of the heaviest objects to list.")
 	fs.StringVar(&o.Time, "time", string(ownersprint.TimeRelative), "How to show when each manager last wrote: relative (an age, 5m), full (RFC 3339 in UTC, stable from run to run) or none.")
 	setFlagValues(fs, "view", ownersViews...)
@@ -236,7 +246,9 @@ func (o *OwnersOptions) Validate() error {
 		return exitcode.Usagef("--expect-manager needs a manager name; to expect each object's main applier, use --drift")
 	}
 	if o.ExpectManager != "" || o.Drift {
-		o.config.Drift = &owners.DriftConfig{ExpectedManager: o.ExpectManager}
+		o.config.Drift = &owners.DriftConfig{ExpectedManager: o.ExpectManager, IncludeStatus: o.IncludeStatus}
+	} else if o.IncludeStatus {
+		return exitcode.Usagef("--include-status applies to the drift check: add --expect-manager NAME or --drift")
 	}
 	return o.validateSize()
 }
@@ -288,7 +300,7 @@ func (o *OwnersOptions) Run(ctx context.Context) error {
 		return err
 	}
 	if res.DriftFields > 0 {
-		return exitcode.Findingf("%s owned by a manager other than the expected one (--expect-manager, --drift)", output.Plural(res.DriftFields, "field"))
+		return exitcode.Findingf("%s owned by a manager other than the expected one (--expect-manager, --drift)", text.Plural(res.DriftFields, "field"))
 	}
 	if o.FailOnHazard && res.Findings > 0 {
 		return exitcode.SilentFinding()
@@ -309,6 +321,10 @@ func (o *OwnersOptions) noteDrift(objs []owners.Object) {
 			output.Warnf(o.ErrOut, "%s has no Apply manager to expect; drift not checked: give --expect-manager NAME", name)
 		case d.Inferred:
 			fmt.Fprintln(o.ErrOut, output.Escape(fmt.Sprintf("note: %s: expecting its main applier %q (the Apply manager owning the most leaves: %d of %d)", name, d.Expected, d.ExpectedLeaves, d.Leaves)))
+		}
+		if d.StatusFields > 0 {
+			fmt.Fprintln(o.ErrOut, output.Escape(fmt.Sprintf("note: %s: %s written through the status subresource left out (controllers report status there): --include-status counts them",
+				name, text.Plural(d.StatusFields, "field"))))
 		}
 		if d.Expected != "" && len(d.Fields) == 0 {
 			clean++
@@ -348,15 +364,8 @@ func (o *OwnersOptions) print(objs []owners.Object) error {
 
 // skewNote explains, once, the times shown "in 5m (clock skew)".
 func skewNote(s owners.ClockSkew) string {
-	return fmt.Sprintf("note: %d managedFields entr%s written up to %s after this machine's clock: the API server's clock or this one is off (clock skew); such times show as \"in %s%s\"",
-		s.Entries, plural(s.Entries, "y was", "ies were"), duration.HumanDuration(s.Max), duration.HumanDuration(s.Max), ownersprint.SkewNote)
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
+	return fmt.Sprintf("note: %s written up to %s after this machine's clock: the API server's clock or this one is off (clock skew); such times show as \"in %s%s\"",
+		text.Plurals(s.Entries, "managedFields entry was", "managedFields entries were"), duration.HumanDuration(s.Max), duration.HumanDuration(s.Max), ownersprint.SkewNote)
 }
 
 // stdinPiped reports whether in is a pipe or a file rather than a

@@ -23,6 +23,7 @@ import (
 	"github.com/kubectl-rv/kubectl-rv/pkg/output/predictprint"
 	"github.com/kubectl-rv/kubectl-rv/pkg/predict"
 	"github.com/kubectl-rv/kubectl-rv/pkg/serverrules"
+	"github.com/kubectl-rv/kubectl-rv/pkg/text"
 )
 
 // PredictOptions are the options of kubectl rv predict.
@@ -246,7 +247,7 @@ func (o *PredictOptions) Run(ctx context.Context) error {
 		return err
 	}
 	if n := o.failOn.Findings(results); n > 0 {
-		return exitcode.Findingf("%s match --fail-on %s", output.Plural(n, "method prediction"), o.FailOn)
+		return exitcode.Findingf("%s --fail-on %s", text.Plurals(n, "method prediction matches", "method predictions match"), o.FailOn)
 	}
 	return nil
 }

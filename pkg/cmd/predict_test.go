@@ -209,10 +209,12 @@ func TestPredictExitCodeAndMethods(t *testing.T) {
 		args        []string
 		wantCode    int
 		wantMethods []string
+		wantStderr  string
 	}{
 		{name: "every method: apply conflicts, exit 1 by default", wantCode: 1,
 			wantMethods: []string{"update", "update-no-rv", "json-patch", "merge-patch", "merge-patch-rv", "strategic-merge-patch", "apply", "apply-force"}},
-		{name: "apply alone conflicts", args: []string{"--method", "apply"}, wantCode: 1, wantMethods: []string{"apply"}},
+		{name: "apply alone conflicts", args: []string{"--method", "apply"}, wantCode: 1, wantMethods: []string{"apply"},
+			wantStderr: "1 method prediction matches --fail-on conflict"},
 		{name: "apply-force alone clobbers: not a conflict", args: []string{"--method", "apply-force"}, wantCode: 0, wantMethods: []string{"apply-force"}},
 		{name: "apply-force alone, --fail-on clobber", args: []string{"--method", "apply-force", "--fail-on", "clobber"}, wantCode: 1, wantMethods: []string{"apply-force"}},
 		{name: "all-apply family", args: []string{"--method", "all-apply"}, wantCode: 1, wantMethods: []string{"apply", "apply-force"}},
@@ -231,6 +233,9 @@ func TestPredictExitCodeAndMethods(t *testing.T) {
 			}
 			if tt.wantCode == 2 {
 				return
+			}
+			if tt.wantStderr != "" && !strings.Contains(errOut.String(), tt.wantStderr) {
+				t.Errorf("stderr lacks %q:\n%s", tt.wantStderr, errOut.String())
 			}
 			var rep struct {
 				Objects []struct {

@@ -265,6 +265,9 @@ func resolveAPITypes(f *Factory, args []string, clusterScoped bool) (apitypes.Di
 		if err != nil {
 			return apitypes.Discovered{}, err
 		}
+		// The user named no type: the server's deprecation warnings for
+		// the types listed anyway are summarised, not printed each.
+		f.warnings.onlyFor(nil)
 		return apitypes.Listable(d, clusterScoped)
 	}
 	m, err := f.Mapper()

@@ -80,7 +80,7 @@ func NewCmdRV(streams genericiooptions.IOStreams) *cobra.Command {
 	addSubcommands(root, f, streams)
 
 	for _, c := range root.Commands() {
-		wrapRunE(c, f)
+		wrapRunE(c, f, streams.ErrOut)
 	}
 	registerFlagValueCompletion(root)
 	return root
@@ -92,17 +92,22 @@ func NewCmdRV(streams genericiooptions.IOStreams) *cobra.Command {
 const annotationNoKubeconfig = "kubectl-rv.dev/no-kubeconfig"
 
 // wrapRunE makes every command's errors name the server when the cluster
-// could not be reached.
-func wrapRunE(c *cobra.Command, f *Factory) {
+// could not be reached, and summarises the server's warnings it held back
+// (warningFilter) once the command is done.
+func wrapRunE(c *cobra.Command, f *Factory, errOut io.Writer) {
 	if c.Annotations[annotationNoKubeconfig] == "true" {
 		return
 	}
 	if c.RunE != nil {
 		run := c.RunE
-		c.RunE = func(cmd *cobra.Command, args []string) error { return f.decorate(run(cmd, args)) }
+		c.RunE = func(cmd *cobra.Command, args []string) error {
+			err := run(cmd, args)
+			f.warnings.flush(errOut)
+			return f.decorate(err)
+		}
 	}
 	for _, sub := range c.Commands() {
-		wrapRunE(sub, f)
+		wrapRunE(sub, f, errOut)
 	}
 }
 

@@ -22,7 +22,9 @@ import (
 	"github.com/kubectl-rv/kubectl-rv/pkg/output/watchprint"
 	"github.com/kubectl-rv/kubectl-rv/pkg/serverrules"
 	"github.com/kubectl-rv/kubectl-rv/pkg/simulate"
+	"github.com/kubectl-rv/kubectl-rv/pkg/simulate/mvcc"
 	"github.com/kubectl-rv/kubectl-rv/pkg/simulate/scenario"
+	"github.com/kubectl-rv/kubectl-rv/pkg/text"
 )
 
 // NewCmdSimulate returns kubectl rv simulate: with no arguments it runs the
@@ -75,7 +77,9 @@ type SimulateRunOptions struct {
 	Report        string
 	Steps         bool
 	EtcdEndpoints []string
-	Output        *OutputFlags
+	// Keep leaves the run's keys in the etcd of --etcd-endpoints.
+	Keep   bool
+	Output *OutputFlags
 
 	now func() time.Time
 
@@ -111,7 +115,8 @@ docs/simulate.md; the built-in scenarios (kubectl rv simulate list) are examples
   # Every request, step by step
   kubectl rv simulate run --builtin ssa-fight --steps
 
-  # The same store operations on a real etcd
+  # The same store operations on a real etcd (this writes to it; the run's keys are
+  # deleted afterwards unless --keep)
   kubectl rv simulate run --builtin two-clients --steps --etcd-endpoints http://127.0.0.1:2379`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
@@ -129,7 +134,8 @@ docs/simulate.md; the built-in scenarios (kubectl rv simulate list) are examples
 	cmd.Flags().Var(seedFlag{&o.Seed}, "seed", "Seed of the run (default: the scenario's seed).")
 	cmd.Flags().StringVar(&o.Report, "report", "", "Also write a picture of the run to this .html or .svg file.")
 	cmd.Flags().BoolVar(&o.Steps, "steps", false, "Print every request of the run before the summary (table output).")
-	cmd.Flags().StringSliceVar(&o.EtcdEndpoints, "etcd-endpoints", nil, "Run the store operations on a real etcd at these client URLs instead of the embedded store. Keys go under /kubectl-rv/simulate/<run>/; compaction is not run.")
+	cmd.Flags().StringSliceVar(&o.EtcdEndpoints, "etcd-endpoints", nil, "Run the store operations on a real etcd at these client URLs instead of the embedded store. This writes to that etcd: keys under /kubectl-rv/simulate/<scenario>/<time>/, deleted after the run unless --keep; compaction is not run.")
+	cmd.Flags().BoolVar(&o.Keep, "keep", false, "With --etcd-endpoints, leave the run's keys in that etcd (they are deleted after the run by default).")
 	o.Output.AddFlags(cmd.Flags())
 	return cmd
 }
@@ -146,6 +152,9 @@ func (o *SimulateRunOptions) Validate() error {
 		if !strings.HasPrefix(e, "http://") && !strings.HasPrefix(e, "https://") {
 			return exitcode.Usagef("--etcd-endpoints: %q is not a URL: want e.g. http://127.0.0.1:2379", e)
 		}
+	}
+	if o.Keep && len(o.EtcdEndpoints) == 0 {
+		return exitcode.Usagef("--keep keeps the keys of a run on a real etcd: add --etcd-endpoints")
 	}
 	if o.Report != "" {
 		switch strings.ToLower(filepath.Ext(o.Report)) {
@@ -268,7 +277,8 @@ func (o *SimulateRunOptions) Run(ctx context.Context) error {
 
 // config is the run's configuration: tracing when something shows the
 // steps, and a real etcd under a fresh key prefix with --etcd-endpoints.
-// closeKV closes the etcd connection.
+// closeKV deletes the run's keys from that etcd (unless --keep) and closes
+// the connection.
 func (o *SimulateRunOptions) config(ctx context.Context, sc *scenario.Scenario) (cfg simulate.Config, closeKV func(), err error) {
 	if o.story || o.Steps || o.Report != "" {
 		t := true
@@ -291,7 +301,23 @@ func (o *SimulateRunOptions) config(ctx context.Context, sc *scenario.Scenario) 
 	// A fresh prefix per run: a real etcd keeps the keys of earlier runs.
 	cfg.KeyPrefix = fmt.Sprintf("/kubectl-rv/simulate/%s/%d", sc.Name, now().UnixNano())
 	fmt.Fprintf(o.ErrOut, "Running on the etcd at %s under %s/\n", strings.Join(o.EtcdEndpoints, ","), cfg.KeyPrefix)
-	return cfg, func() { _ = c.Close() }, nil
+	prefix := cfg.KeyPrefix + "/"
+	return cfg, func() {
+		defer func() { _ = c.Close() }()
+		if o.Keep {
+			fmt.Fprintf(o.ErrOut, "Kept the run's keys under %s (--keep); etcdctl del --prefix %s deletes them\n", prefix, prefix)
+			return
+		}
+		// Also after Ctrl-C: the keys are this run's litter.
+		dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+		defer cancel()
+		res, err := c.DeleteRange(dctx, prefix, mvcc.DeleteOptions{End: mvcc.PrefixEnd(prefix)})
+		if err != nil {
+			output.Warnf(o.ErrOut, "could not delete the run's keys under %s: %v", prefix, err)
+			return
+		}
+		fmt.Fprintf(o.ErrOut, "Deleted the run's %s under %s (--keep keeps them)\n", text.Plural(int(res.Deleted), "key"), prefix)
+	}, nil
 }
 
 // writeReport writes the --report picture.

@@ -52,6 +52,7 @@ func TestSimulateCommand(t *testing.T) {
 		{"a recording with a bad resourceVersion", []string{"simulate", "replay", badRV}, 2, "", `badrv.jsonl: line 2: object metadata.resourceVersion "abc" is not a resourceVersion`, true},
 		{"replay without a recording", []string{"simulate", "replay"}, 2, "", "give the RECORDING to replay, a file written by kubectl rv watch --record", true},
 		{"replay with two recordings", []string{"simulate", "replay", "a", "b"}, 2, "", "simulate replay takes one RECORDING, got 2 arguments", true},
+		{"--keep without a real etcd", []string{"simulate", "run", "--builtin", "quota", "--keep"}, 2, "", "--keep keeps the keys of a run on a real etcd: add --etcd-endpoints", true},
 		{"bad report extension", []string{"simulate", "run", "--builtin", "quota", "--report", "x.png"}, 2, "", "--report \"x.png\"", true},
 		{"missing recording", []string{"simulate", "replay", filepath.Join(dir, "none.jsonl")}, 2, "", "reading the recording", true},
 		{"replay needs --object for --at", []string{"simulate", "replay", bad, "--at", "5"}, 2, "", "need --object", true},

@@ -19,6 +19,7 @@ import (
 	"github.com/kubectl-rv/kubectl-rv/pkg/inspect"
 	"github.com/kubectl-rv/kubectl-rv/pkg/output"
 	"github.com/kubectl-rv/kubectl-rv/pkg/output/watchprint"
+	"github.com/kubectl-rv/kubectl-rv/pkg/text"
 )
 
 const watchLong = `Stream every change of the selected objects with who made it and what it changed.
@@ -278,7 +279,7 @@ func (o *WatchOptions) finish(pr *watchprint.Printer, res inspect.Result) error 
 		return err
 	}
 	if o.FailOnFight && res.Fights > 0 {
-		return exitcode.Findingf("%s seen (--fail-on-fight)", output.Plural(res.Fights, "fight"))
+		return exitcode.Findingf("%s seen (--fail-on-fight)", text.Plural(res.Fights, "fight"))
 	}
 	return nil
 }

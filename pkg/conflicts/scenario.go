@@ -14,6 +14,7 @@ import (
 
 	"github.com/kubectl-rv/kubectl-rv/pkg/audit"
 	"github.com/kubectl-rv/kubectl-rv/pkg/simulate/scenario"
+	"github.com/kubectl-rv/kubectl-rv/pkg/text"
 	"github.com/kubectl-rv/kubectl-rv/pkg/writepath"
 )
 
@@ -283,8 +284,9 @@ func (p *writerPlan) actor(target scenario.Ref, path string, typ writepath.Type,
 	default:
 		a.Retry = scenario.Retry{Policy: scenario.RetryCustom, Backoff: &scenario.Backoff{Steps: p.maxSteps, Duration: scenario.Duration(10 * time.Millisecond), Factor: 1, Jitter: 0.1}}
 	}
-	comment := fmt.Sprintf("writer %s: %d write attempts in %d operations (the longest took %d), %d 409s, %d successes, method %s",
-		quoteComment(p.writer), p.attempts, p.chains, p.maxSteps, p.conflicts, p.successes, m)
+	comment := fmt.Sprintf("writer %s: %s in %s (the longest took %d), %s, %s, method %s",
+		quoteComment(p.writer), text.Plural(p.attempts, "write attempt"), text.Plural(p.chains, "operation"), p.maxSteps,
+		text.Plural(p.conflicts, "409"), text.Plurals(p.successes, "success", "successes"), m)
 	if p.maxSteps > 1 && !p.rereads && (m == writepath.Update || m == writepath.UpdateStatus) {
 		comment += "\nit retried without re-reading (a stale resourceVersion); simulate's writers always read before they write"
 	}

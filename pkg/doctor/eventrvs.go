@@ -3,6 +3,8 @@ package doctor
 import (
 	"fmt"
 	"strconv"
+
+	"github.com/kubectl-rv/kubectl-rv/pkg/text"
 )
 
 // judgeEventRVs holds every event doctor's watches of a type delivered to
@@ -36,12 +38,12 @@ func judgeEventRVs(watches []*watched) Check {
 	}
 	switch {
 	case missing > 0:
-		return fail(WatchEventsHaveRV, fmt.Sprintf("%d of %s carry no resourceVersion (e.g. %s): informers cannot resume after them and relist", missing, plural(total, "watch event"), first),
+		return fail(WatchEventsHaveRV, fmt.Sprintf("%d of %s carry no resourceVersion (e.g. %s): informers cannot resume after them and relist", missing, text.Plural(total, "watch event"), first),
 			"events", strconv.Itoa(total), "missing", strconv.Itoa(missing))
 	case total == 0:
 		return skip(WatchEventsHaveRV, "doctor's watches delivered no event to look at", "events", "0")
 	}
-	return pass(WatchEventsHaveRV, fmt.Sprintf("%s, each with a comparable resourceVersion, in order within each watch", plural(total, "watch event")), "events", strconv.Itoa(total), "missing", "0")
+	return pass(WatchEventsHaveRV, fmt.Sprintf("%s, each with a comparable resourceVersion, in order within each watch", text.Plural(total, "watch event")), "events", strconv.Itoa(total), "missing", "0")
 }
 
 func fromName(w *watched) string {

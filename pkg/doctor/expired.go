@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/kubectl-rv/kubectl-rv/pkg/text"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
@@ -88,7 +89,7 @@ func judgeWatchExpired(in expiredWatch) Check {
 			"from", expiredRV, "code", "200", "events", "0", "listed", "0")
 	}
 	return pass(WatchExpired, fmt.Sprintf("a watch from the compacted resourceVersion 1 was served from the history the server still holds: %s, with every listed object that still exists (%d listed); nothing lost",
-		plural(len(w.events), "event"), len(in.listed)), "from", expiredRV, "code", "200", "events", events, "listed", strconv.Itoa(len(in.listed)), "missing", "0")
+		text.Plural(len(w.events), "event"), len(in.listed)), "from", expiredRV, "code", "200", "events", events, "listed", strconv.Itoa(len(in.listed)), "missing", "0")
 }
 
 // allArrived returns a stop function for a watch that is done once every

@@ -12,6 +12,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/resourceversion"
 	"k8s.io/client-go/metadata"
+
+	"github.com/kubectl-rv/kubectl-rv/pkg/text"
 )
 
 // listed is one list answer, or the error instead.
@@ -66,7 +68,7 @@ func judgeConsistent(l listed) Check {
 	if l.list.ResourceVersion == "" {
 		return fail(ListConsistent, "the consistent list carried no resourceVersion: a client cannot watch from it", "items", strconv.Itoa(len(l.list.Items)))
 	}
-	return pass(ListConsistent, fmt.Sprintf("resourceVersion %s, %s, in %s", l.list.ResourceVersion, plural(len(l.list.Items), "item"), ms(l.elapsed)),
+	return pass(ListConsistent, fmt.Sprintf("resourceVersion %s, %s, in %s", l.list.ResourceVersion, text.Plural(len(l.list.Items), "item"), ms(l.elapsed)),
 		"resourceVersion", l.list.ResourceVersion, "items", strconv.Itoa(len(l.list.Items)), "ms", msValue(l.elapsed))
 }
 
@@ -75,7 +77,7 @@ func (p *prober) checkAny(ctx context.Context) Check {
 	if l.err != nil {
 		return fail(ListAny, fmt.Sprintf(`a list at resourceVersion "0" failed: %v`, l.err), "code", itoa(l.code()))
 	}
-	return pass(ListAny, fmt.Sprintf("resourceVersion %s, %s", l.list.ResourceVersion, plural(len(l.list.Items), "item")),
+	return pass(ListAny, fmt.Sprintf("resourceVersion %s, %s", l.list.ResourceVersion, text.Plural(len(l.list.Items), "item")),
 		"resourceVersion", l.list.ResourceVersion, "items", strconv.Itoa(len(l.list.Items)))
 }
 
@@ -175,7 +177,7 @@ func judgeItemsHaveRV(l *metav1.PartialObjectMetadataList) Check {
 		return fail(ItemsHaveRV, fmt.Sprintf("%d of %d items carry no resourceVersion, e.g. %s", len(missing), len(l.Items), missing[0]),
 			"items", strconv.Itoa(len(l.Items)), "missing", strconv.Itoa(len(missing)))
 	}
-	return pass(ItemsHaveRV, fmt.Sprintf("%s, each with one", plural(len(l.Items), "item")), "items", strconv.Itoa(len(l.Items)), "missing", "0")
+	return pass(ItemsHaveRV, fmt.Sprintf("%s, each with one", text.Plural(len(l.Items), "item")), "items", strconv.Itoa(len(l.Items)), "missing", "0")
 }
 
 func judgeCoversItems(l *metav1.PartialObjectMetadataList) Check {
@@ -218,7 +220,7 @@ func judgeComparable(l *metav1.PartialObjectMetadataList) Check {
 	if bad != "" {
 		return fail(ComparableRVs, "not a comparable resourceVersion: "+bad, "checked", strconv.Itoa(seen))
 	}
-	return pass(ComparableRVs, fmt.Sprintf("%s, all comparable integers", plural(seen, "resourceVersion")), "checked", strconv.Itoa(seen))
+	return pass(ComparableRVs, fmt.Sprintf("%s, all comparable integers", text.Plural(seen, "resourceVersion")), "checked", strconv.Itoa(seen))
 }
 
 // comparable reports whether rv follows KEP-5504's form.

@@ -6,6 +6,8 @@ import (
 	"strconv"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/kubectl-rv/kubectl-rv/pkg/text"
 )
 
 // maxPages bounds the paging probe's requests on a large collection.
@@ -16,7 +18,7 @@ const maxPages = 3
 // same version on every page and the same items, once each.
 func (p *prober) checkPaging(ctx context.Context, items int) Check {
 	if items < 2 {
-		return skip(Paging, fmt.Sprintf("%s: nothing to page", plural(items, "item")), "items", strconv.Itoa(items))
+		return skip(Paging, fmt.Sprintf("%s: nothing to page", text.Plural(items, "item")), "items", strconv.Itoa(items))
 	}
 	limit := int64((items + maxPages - 1) / maxPages)
 	pages, seen, rv := 0, map[string]int{}, ""

@@ -8,6 +8,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kubectl-rv/kubectl-rv/pkg/apitypes"
+	"github.com/kubectl-rv/kubectl-rv/pkg/text"
 )
 
 // storageServedWhy names the types kube-apiserver serves without a watch
@@ -113,9 +114,9 @@ func judgeStorageWatch(in storageWatch) Check {
 	if len(missing) > 0 {
 		m := missing[0]
 		return fail(WatchStorageCompacted, fmt.Sprintf("a storage-served watch from the compact revision %s delivered %s but missed %d of the %d listed objects written since (e.g. %s at resourceVersion %s)",
-			from, plural(len(w.events), "event"), len(missing), len(in.owed), objectName(m), m.ResourceVersion),
+			from, text.Plural(len(w.events), "event"), len(missing), len(in.owed), objectName(m), m.ResourceVersion),
 			"from", from, "code", "200", "events", strconv.Itoa(len(w.events)), "missing", strconv.Itoa(len(missing)))
 	}
 	return pass(WatchStorageCompacted, fmt.Sprintf("a storage-served watch from the compact revision %s delivered %s, every one of the %s written since among them",
-		from, plural(len(w.events), "event"), plural(len(in.owed), "listed object")), "from", from, "code", "200", "events", strconv.Itoa(len(w.events)), "missing", "0")
+		from, text.Plural(len(w.events), "event"), text.Plural(len(in.owed), "listed object")), "from", from, "code", "200", "events", strconv.Itoa(len(w.events)), "missing", "0")
 }

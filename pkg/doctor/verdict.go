@@ -37,11 +37,3 @@ func ms(d time.Duration) string {
 
 // msValue is a duration in whole milliseconds, for Check.Values.
 func msValue(d time.Duration) string { return strconv.FormatInt(d.Milliseconds(), 10) }
-
-// plural counts like "1 item", "2 items".
-func plural(n int, word string) string {
-	if n == 1 {
-		return "1 " + word
-	}
-	return strconv.Itoa(n) + " " + word + "s"
-}

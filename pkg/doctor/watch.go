@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/kubectl-rv/kubectl-rv/pkg/text"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -172,7 +173,7 @@ func judgeBookmarks(w *watched, newest string, storageServed bool) Check {
 	rv, events := w.from, len(w.events)
 	switch {
 	case w.bookmark != nil:
-		return pass(WatchBookmarks, fmt.Sprintf("first BOOKMARK after %s at resourceVersion %s, %s before it", ms(w.elapsed), w.bookmark.rv, plural(events, "event")),
+		return pass(WatchBookmarks, fmt.Sprintf("first BOOKMARK after %s at resourceVersion %s, %s before it", ms(w.elapsed), w.bookmark.rv, text.Plural(events, "event")),
 			"from", rv, "events", strconv.Itoa(events), "bookmark", w.bookmark.rv, "firstBookmarkMs", msValue(w.elapsed))
 	case w.err != nil:
 		return failUnlessUnreachable(WatchBookmarks, w.err, fmt.Sprintf("the watch from %s ended with an error: %v", rv, w.err), "from", rv, "code", itoa(statusCode(w.err)))
@@ -185,12 +186,12 @@ func judgeBookmarks(w *watched, newest string, storageServed bool) Check {
 	reached := w.reached()
 	if newest != "" && compareOrZero(newest, reached) <= 0 {
 		return skip(WatchBookmarks, fmt.Sprintf("no BOOKMARK in %s, and none was owed: nothing newer than resourceVersion %s (where the watch stood after %s) existed when it began, and a bookmark needs a newer version",
-			ms(w.elapsed), reached, plural(events, "replayed event")), "from", rv, "events", strconv.Itoa(events), "reached", reached, "newest", newest)
+			ms(w.elapsed), reached, text.Plural(events, "replayed event")), "from", rv, "events", strconv.Itoa(events), "reached", reached, "newest", newest)
 	}
 	// Bookmarks are best effort: informers then relist where they could
 	// have resumed.
 	return warn(WatchBookmarks, fmt.Sprintf("no BOOKMARK in a watch of %s with allowWatchBookmarks (%s), although resourceVersion %s was newer than where the watch stood (%s): informers that restart will relist instead of resuming",
-		ms(w.elapsed), plural(events, "event"), newest, reached), "from", rv, "events", strconv.Itoa(events), "reached", reached, "newest", newest)
+		ms(w.elapsed), text.Plural(events, "event"), newest, reached), "from", rv, "events", strconv.Itoa(events), "reached", reached, "newest", newest)
 }
 
 func (p *prober) checkInitialEventsEnd(ctx context.Context, listed int) Check {
@@ -211,14 +212,14 @@ func (p *prober) checkInitialEventsEnd(ctx context.Context, listed int) Check {
 	}
 	switch {
 	case w.bookmark != nil && w.bookmark.initialEventsEnd:
-		return pass(InitialEventsEnd, fmt.Sprintf("%s, then the initial-events-end BOOKMARK at resourceVersion %s after %s", plural(added, "initial ADDED event"), w.bookmark.rv, ms(w.elapsed)),
+		return pass(InitialEventsEnd, fmt.Sprintf("%s, then the initial-events-end BOOKMARK at resourceVersion %s after %s", text.Plural(added, "initial ADDED event"), w.bookmark.rv, ms(w.elapsed)),
 			"added", strconv.Itoa(added), "listed", strconv.Itoa(listed), "bookmark", w.bookmark.rv, "ms", msValue(w.elapsed))
 	case w.err != nil:
-		return failUnlessUnreachable(InitialEventsEnd, w.err, fmt.Sprintf("the streaming list ended with an error after %s: %v", plural(added, "ADDED event"), w.err), "added", strconv.Itoa(added), "code", itoa(statusCode(w.err)))
+		return failUnlessUnreachable(InitialEventsEnd, w.err, fmt.Sprintf("the streaming list ended with an error after %s: %v", text.Plural(added, "ADDED event"), w.err), "added", strconv.Itoa(added), "code", itoa(statusCode(w.err)))
 	case w.stalled && added == 0:
 		return warn(InitialEventsEnd, fmt.Sprintf("unreachable: the streaming list sent nothing within %s", ms(w.elapsed)), "added", "0", "listed", strconv.Itoa(listed), "unreachable", "true")
 	}
-	return fail(InitialEventsEnd, fmt.Sprintf("%s (the list has %d) and no BOOKMARK annotated %s within %s: client-go informers wait for it forever", plural(added, "initial ADDED event"), listed, InitialEventsEndAnnotation, ms(w.elapsed)),
+	return fail(InitialEventsEnd, fmt.Sprintf("%s (the list has %d) and no BOOKMARK annotated %s within %s: client-go informers wait for it forever", text.Plural(added, "initial ADDED event"), listed, InitialEventsEndAnnotation, ms(w.elapsed)),
 		"added", strconv.Itoa(added), "listed", strconv.Itoa(listed))
 }
 

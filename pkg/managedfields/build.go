@@ -31,6 +31,11 @@ func Build(obj *unstructured.Unstructured) (*Ownership, error) {
 		}
 		o.entries = append(o.entries, e)
 	}
+	if shadowedEntries(o.entries) != nil {
+		// Rare: the tree read above holds an entry the field manager
+		// ignores (see Ownership); build it again without.
+		o = newOwnership(o.entries)
+	}
 	o.Attach(obj.Object)
 	return o, nil
 }

@@ -35,6 +35,11 @@ const (
 	HazardGenericManager HazardType = "GenericManager"
 	// HazardStaleFields: an entry owns fields the object no longer has.
 	HazardStaleFields HazardType = "StaleFields"
+	// HazardDuplicateEntry: two entries with the same manager, operation,
+	// apiVersion (Update) and subresource. The API server's field manager
+	// keeps only the last; the fields only the earlier one lists are owned
+	// by no one when it checks for conflicts (see Ownership).
+	HazardDuplicateEntry HazardType = "DuplicateEntry"
 )
 
 // ClientSideApplyManager is the field manager of kubectl's client-side apply.
@@ -177,11 +182,14 @@ func withMessage(h *Hazard) Hazard {
 	return *h
 }
 
-// entryHazards are the hazards of whole entries: ancient-changes and
-// generic manager names.
+// entryHazards are the hazards of whole entries: ancient-changes, generic
+// manager names and duplicate identities.
 func (o *Ownership) entryHazards() []Hazard {
 	var out []Hazard
-	for _, e := range o.entries {
+	for i, e := range o.entries {
+		if j, ok := o.shadowed[i]; ok {
+			out = append(out, duplicateHazard(e, o.entries[j]))
+		}
 		if e.Manager == AncientChangesManager {
 			out = append(out, Hazard{Type: HazardAncientChanges, Owners: []Owner{ownerOf(e)},
 				Message: fmt.Sprintf("entry %d is %q: more than ten Update managers wrote this object, so the oldest were merged and who wrote %d field(s) is lost; set a distinct field manager per writer", e.Index, e.Manager, e.FieldCount())})
@@ -198,12 +206,35 @@ func (o *Ownership) entryHazards() []Hazard {
 	return out
 }
 
+// duplicateHazard says that the field manager ignores entry e for last,
+// and which of e's fields no one owns because of it.
+func duplicateHazard(e, last Entry) Hazard {
+	lost := e.Fields().Difference(last.Fields())
+	n, first := 0, ""
+	lost.Iterate(func(p fieldpath.Path) {
+		if n == 0 {
+			first = PathString(p)
+		}
+		n++
+	})
+	msg := fmt.Sprintf("entries %d and %d are both %s: the API server's field manager keeps only the last (entry %d), and the next write to the object drops entry %d", e.Index, last.Index, quote(last.ID()), last.Index, e.Index)
+	if n > 0 {
+		msg += fmt.Sprintf("; %d field(s) only entry %d lists (%s", n, e.Index, first)
+		if n > 1 {
+			msg += fmt.Sprintf(" and %d more", n-1)
+		}
+		msg += ") are owned by no one: another manager's apply takes them without a conflict"
+	}
+	return Hazard{Type: HazardDuplicateEntry, Owners: []Owner{ownerOf(e), ownerOf(last)}, Message: msg}
+}
+
 var hazardRank = map[HazardType]int{
 	HazardClientSideApplyMigration: 0,
 	HazardApplyUpdateShared:        1,
 	HazardStaleFields:              2,
-	HazardAncientChanges:           3,
-	HazardGenericManager:           4,
+	HazardDuplicateEntry:           3,
+	HazardAncientChanges:           4,
+	HazardGenericManager:           5,
 }
 
 // fieldsMessage says what a hazard about fields means, for its fields.

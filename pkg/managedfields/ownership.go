@@ -171,8 +171,25 @@ func (n *Node) child(pe fieldpath.PathElement, a *arena) *Node {
 
 // Ownership is the decoded ownership of one object: every managedFields
 // entry merged into one tree of field path -> owners.
+//
+// Two entries with the same identity (manager, operation, apiVersion for an
+// Update, subresource) are one owner to the API server's field manager,
+// which decodes managedFields into a map by that identity: the last entry
+// wins and the earlier one is ignored. The server can store such a pair (a
+// no-op /scale patch on a custom resource leaves one), so the tree leaves
+// the earlier entry out as the field manager does, and Hazards reports the
+// pair (HazardDuplicateEntry). For example, with
+//
+//	0: kubectl Update /scale  f:spec.f:replicas
+//	1: kubectl Update /scale  (no fields)
+//
+// .spec.replicas has no owner: an apply by another manager that sets it
+// does not conflict.
 type Ownership struct {
-	entries  []Entry
+	entries []Entry
+	// shadowed maps the position of each entry the field manager ignores
+	// to the position of the later entry with its identity.
+	shadowed map[int]int
 	root     *Node
 	attached bool
 }
@@ -189,13 +206,44 @@ func NewOwnership(entries []Entry) *Ownership {
 
 // newOwnership builds the tree without ordering it (Attach orders it).
 func newOwnership(entries []Entry) *Ownership {
-	o := &Ownership{entries: entries, root: &Node{Present: true, ItemIndex: -1}}
+	o := &Ownership{entries: entries, shadowed: shadowedEntries(entries), root: &Node{Present: true, ItemIndex: -1}}
 	a := &arena{}
-	for _, e := range entries {
+	for i, e := range entries {
+		if _, ok := o.shadowed[i]; ok {
+			continue
+		}
 		owner := ownerOf(e)
 		mergeSet(o.root, e.Fields(), owner, a)
 	}
 	return o
+}
+
+// shadowedEntries maps the position of each entry that a later entry with
+// the same identity overrides (see Ownership) to the position of the last
+// one; nil when there is none, as on almost every object. Objects have few
+// entries (at most ten Updates and the appliers), so pairs are compared
+// rather than hashed.
+func shadowedEntries(entries []Entry) map[int]int {
+	var out map[int]int
+	for i := range entries {
+		for j := len(entries) - 1; j > i; j-- {
+			if sameIdentity(entries[i], entries[j]) {
+				if out == nil {
+					out = map[int]int{}
+				}
+				out[i] = j
+				break
+			}
+		}
+	}
+	return out
+}
+
+// sameIdentity reports whether the field manager takes a and b for one
+// manager: Entry.ID without building the strings.
+func sameIdentity(a, b Entry) bool {
+	return a.Manager == b.Manager && a.Operation == b.Operation && a.Subresource == b.Subresource &&
+		(a.IsApply() || a.APIVersion == b.APIVersion)
 }
 
 func mergeSet(n *Node, s *fieldpath.Set, owner Owner, a *arena) {

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"strconv"
 	"strings"
 	"time"
 
@@ -182,15 +181,6 @@ func printableASCII(s string) bool {
 // returns nothing.
 func Warnf(w io.Writer, format string, args ...any) {
 	fmt.Fprintf(w, "warning: %s\n", Escape(fmt.Sprintf(format, args...)))
-}
-
-// Plural counts n of a word that takes an s in the plural: "1 object",
-// "2 objects", "0 types".
-func Plural(n int, word string) string {
-	if n == 1 {
-		return "1 " + word
-	}
-	return strconv.Itoa(n) + " " + word + "s"
 }
 
 // Duration renders d the way kubectl renders ages (2s, 5m10s, 3h, 2d),

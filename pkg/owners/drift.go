@@ -13,6 +13,12 @@ type DriftConfig struct {
 	// ExpectedManager is the manager that should own every field; empty
 	// infers it per object: the Apply manager owning the most leaves.
 	ExpectedManager string
+	// IncludeStatus counts the fields written through the status
+	// subresource as drift too. Left out by default: controllers report
+	// an object's state there (a Deployment's .status is
+	// kube-controller-manager's on every cluster), which is no drift from
+	// the manager expected to own the object's spec.
+	IncludeStatus bool
 }
 
 // Drift is one object's drift from its expected manager.
@@ -31,6 +37,10 @@ type Drift struct {
 	// Fields are the owned fields with an owner other than Expected, in tree
 	// order.
 	Fields []DriftField
+	// StatusFields is how many fields only managers writing through the
+	// status subresource own besides Expected: left out of Fields unless
+	// DriftConfig.IncludeStatus is set (then 0).
+	StatusFields int
 }
 
 // DriftField is a field owned by a manager other than the expected one.
@@ -69,15 +79,22 @@ func drift(o *Object, cfg DriftConfig) *Drift {
 			return true
 		}
 		f := DriftField{Node: n}
+		status := false
 		for _, ow := range n.Owners {
-			if ow.Manager == d.Expected {
+			switch {
+			case ow.Manager == d.Expected:
 				f.Shared = true
-			} else {
+			case ow.Subresource == "status" && !cfg.IncludeStatus:
+				status = true
+			default:
 				f.Others = append(f.Others, ow)
 			}
 		}
-		if len(f.Others) > 0 {
+		switch {
+		case len(f.Others) > 0:
 			d.Fields = append(d.Fields, f)
+		case status:
+			d.StatusFields++
 		}
 		return true
 	})

@@ -3,6 +3,7 @@ package owners
 import (
 	"fmt"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -194,7 +195,7 @@ func summarizeDrift(d *Drift) driftSummary {
 }
 
 func TestAnalyzeDrift(t *testing.T) {
-	r, err := Analyze(read(t, "deployment.yaml"), Config{Drift: &DriftConfig{ExpectedManager: "team-a"}})
+	r, err := Analyze(read(t, "deployment.yaml"), Config{Drift: &DriftConfig{ExpectedManager: "team-a", IncludeStatus: true}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -218,6 +219,37 @@ func TestAnalyzeDrift(t *testing.T) {
 	}
 	if r.DriftFields != len(got.Fields) || r.DriftFields == 0 {
 		t.Errorf("DriftFields = %d, fields %d", r.DriftFields, len(got.Fields))
+	}
+}
+
+// TestAnalyzeDriftLeavesOutStatus: by default the fields only a /status
+// writer owns besides the expected manager are counted apart, not listed
+// as drift (the deployment controller's .status is no drift); a /scale
+// write still is.
+func TestAnalyzeDriftLeavesOutStatus(t *testing.T) {
+	r, err := Analyze(read(t, "deployment.yaml"), Config{Drift: &DriftConfig{ExpectedManager: "team-a"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := summarizeDrift(r.Objects[0].Drift)
+	for path := range got.Fields {
+		if strings.HasPrefix(path, ".status") {
+			t.Errorf("%s is listed as drift: %v", path, got.Fields[path])
+		}
+	}
+	if diff := cmp.Diff([]string{"kubectl/Update/scale"}, got.Fields[".spec.replicas"]); diff != "" {
+		t.Errorf("drift of .spec.replicas (-want +got):\n%s", diff)
+	}
+	all, err := Analyze(read(t, "deployment.yaml"), Config{Drift: &DriftConfig{ExpectedManager: "team-a", IncludeStatus: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	left := r.Objects[0].Drift.StatusFields
+	if left == 0 || r.DriftFields+left != all.DriftFields {
+		t.Errorf("%d fields drift and %d are left out as /status; with IncludeStatus %d drift", r.DriftFields, left, all.DriftFields)
+	}
+	if all.Objects[0].Drift.StatusFields != 0 {
+		t.Errorf("IncludeStatus still left out %d fields", all.Objects[0].Drift.StatusFields)
 	}
 }
 

@@ -107,6 +107,31 @@ func TestLostUpdatesAreAttributed(t *testing.T) {
 	}
 }
 
+// TestLeaderElectionCountsOperations: every lease write a candidate sends
+// is one operation of one attempt, so the OPS column is never below OK (it
+// read 0 next to OK 15).
+func TestLeaderElectionCountsOperations(t *testing.T) {
+	sc, err := scenario.LoadBuiltin("leader-election")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := false
+	res, err := Run(context.Background(), sc, Config{Trace: &f})
+	if err != nil {
+		t.Fatal(err)
+	}
+	writes := 0
+	for _, a := range res.Actors {
+		writes += a.Attempts
+		if a.Operations != a.Attempts || a.Successes > a.Operations {
+			t.Errorf("%s: %d operations, %d attempts, %d successes: want one operation per attempt", a.Name, a.Operations, a.Attempts, a.Successes)
+		}
+	}
+	if writes == 0 {
+		t.Fatal("no candidate wrote the lease")
+	}
+}
+
 // TestSetPathCopiesOnWrite checks that a writer's change to what it read
 // with GetShared never reaches the server's cache before it is written.
 func TestSetPathCopiesOnWrite(t *testing.T) {

@@ -195,6 +195,9 @@ func (c *candidate) leaseWritten(werr error, sentAt time.Duration, acquiring boo
 	if c.crashed {
 		return
 	}
+	// Each lease write is one operation of one attempt: a candidate that
+	// loses does not retry, it reads again on its next tick.
+	c.group.operations++
 	c.group.attempts++
 	if werr != nil {
 		if apierrors.IsConflict(werr) || apierrors.IsAlreadyExists(werr) {

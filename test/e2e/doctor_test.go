@@ -470,3 +470,37 @@ func waitForAudit(t *testing.T, offset int64, match func(string) bool) {
 	}
 	t.Fatalf("no matching event in the audit log %s within a minute", cluster.AuditLog)
 }
+
+// TestDoctorSummarisesWarningsOfUnnamedTypes: the API server warns on
+// every list of v1 Endpoints (deprecated). doctor over every type, which
+// the user did not name Endpoints in, sums such warnings up in one line;
+// doctor endpoints passes the server's warning as kubectl shows it.
+func TestDoctorSummarisesWarningsOfUnnamedTypes(t *testing.T) {
+	k := cluster.Kubectl(t, "get", "endpoints", "-A")
+	var serverWarning string
+	for _, l := range strings.Split(k.Stderr, "\n") {
+		if strings.HasPrefix(l, "Warning: ") && strings.Contains(l, "Endpoints") {
+			serverWarning = l
+		}
+	}
+	if serverWarning == "" {
+		t.Fatalf("kubectl get endpoints showed no warning from the server: %s", k)
+	}
+	all := cluster.RV(t, "doctor", "-o", "json")
+	if strings.Contains(all.Stderr, serverWarning) {
+		t.Errorf("doctor over every type printed the server's warning about a type the user did not name:\n%s", all.Stderr)
+	}
+	var summary []string
+	for _, l := range strings.Split(all.Stderr, "\n") {
+		if strings.Contains(l, "for types you did not name") {
+			summary = append(summary, l)
+		}
+	}
+	if len(summary) != 1 || !strings.Contains(summary[0], "endpoints") {
+		t.Errorf("want one summary line naming endpoints, got %q; stderr:\n%s", summary, all.Stderr)
+	}
+	named := cluster.RV(t, "doctor", "endpoints")
+	if !strings.Contains(named.Stderr, serverWarning) || strings.Contains(named.Stderr, "for types you did not name") {
+		t.Errorf("doctor endpoints: want the server's %q and no summary; stderr:\n%s", serverWarning, named.Stderr)
+	}
+}

@@ -32,6 +32,7 @@ type driftReport struct {
 					Subresource string `json:"subresource"`
 				} `json:"owners"`
 			} `json:"fields"`
+			StatusFieldsLeftOut int `json:"statusFieldsLeftOut"`
 		} `json:"drift"`
 	} `json:"items"`
 }
@@ -127,23 +128,29 @@ func TestOwnersDriftThroughScaleAndStatus(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := othersFields(t, obj, "ci")
-	res := cluster.Run(t, strings.NewReader(snapshot), "kubectl", "rv", "owners", "--expect-manager", "ci", "-o", "json")
-	if res.Code != 1 {
-		t.Fatalf("owners --expect-manager ci -o json on the piped snapshot: %s", res)
-	}
-	var rep driftReport
-	if err := json.Unmarshal([]byte(res.Stdout), &rep); err != nil || len(rep.Items) != 1 || rep.Items[0].Drift == nil {
-		t.Fatalf("no drift section: %v\n%s", err, res.Stdout)
-	}
-	got := map[string][]string{}
-	for _, f := range rep.Items[0].Drift.Fields {
-		for _, o := range f.Owners {
-			got[f.Path] = append(got[f.Path], o.Manager+"/"+o.Subresource)
-		}
-		sort.Strings(got[f.Path])
-	}
+	got, _ := pipedDrift(t, snapshot, "--include-status")
 	if diff := cmp.Diff(want, got); diff != "" {
-		t.Errorf("drift differs from the other managers' managedFields (-want +got):\n%s", diff)
+		t.Errorf("drift with --include-status differs from the other managers' managedFields (-want +got):\n%s", diff)
+	}
+	// By default the fields only /status writers own are left out, and
+	// counted.
+	wantDefault, statusOnly := map[string][]string{}, 0
+	for p, owners := range want {
+		var kept []string
+		for _, o := range owners {
+			if !strings.HasSuffix(o, "/status") {
+				kept = append(kept, o)
+			}
+		}
+		if len(kept) == 0 {
+			statusOnly++
+			continue
+		}
+		wantDefault[p] = kept
+	}
+	gotDefault, leftOut := pipedDrift(t, snapshot)
+	if diff := cmp.Diff(wantDefault, gotDefault); diff != "" || leftOut != statusOnly || statusOnly == 0 {
+		t.Errorf("default drift (-want +got):\n%s\n%d fields left out as /status-only, want %d (and some)", diff, leftOut, statusOnly)
 	}
 	if s := strings.Join(got[".spec.replicas"], ","); !strings.HasSuffix(s, "/scale") {
 		t.Errorf(".spec.replicas drift owners = %q, want a /scale writer", s)
@@ -170,6 +177,30 @@ func TestOwnersDriftThroughScaleAndStatus(t *testing.T) {
 	if r.Code != 0 || r.Stdout != "" || !strings.Contains(r.Stderr, `no field is owned by a manager other than "ci"`) {
 		t.Errorf("a ConfigMap only ci wrote has no drift: %s", r)
 	}
+}
+
+// pipedDrift runs owners --expect-manager ci -o json on a piped snapshot
+// and returns the drift's fields (path -> manager/subresource of each other
+// owner) and how many /status-only fields it left out.
+func pipedDrift(t *testing.T, snapshot string, flags ...string) (map[string][]string, int) {
+	t.Helper()
+	args := append([]string{"rv", "owners", "--expect-manager", "ci", "-o", "json"}, flags...)
+	res := cluster.Run(t, strings.NewReader(snapshot), "kubectl", args...)
+	if res.Code != 1 {
+		t.Fatalf("kubectl %s on the piped snapshot: %s", strings.Join(args, " "), res)
+	}
+	var rep driftReport
+	if err := json.Unmarshal([]byte(res.Stdout), &rep); err != nil || len(rep.Items) != 1 || rep.Items[0].Drift == nil {
+		t.Fatalf("no drift section: %v\n%s", err, res.Stdout)
+	}
+	got := map[string][]string{}
+	for _, f := range rep.Items[0].Drift.Fields {
+		for _, o := range f.Owners {
+			got[f.Path] = append(got[f.Path], o.Manager+"/"+o.Subresource)
+		}
+		sort.Strings(got[f.Path])
+	}
+	return got, rep.Items[0].Drift.StatusFieldsLeftOut
 }
 
 func TestOwnersTimeFormatsAreStable(t *testing.T) {

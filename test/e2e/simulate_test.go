@@ -16,6 +16,8 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/resourceversion"
+
+	"github.com/kubectl-rv/kubectl-rv/pkg/simulate/mvcc"
 )
 
 // TestSimulateTwoClientsMatchesTheRealAPIServer plays the two-clients
@@ -178,6 +180,50 @@ func TestSimulateOnRealEtcd(t *testing.T) {
 	if !strings.Contains(r.Stderr, "/kubectl-rv/simulate/two-clients/") {
 		t.Errorf("the run should say where its keys went: %q", r.Stderr)
 	}
+	if n := keysUnder(t, runPrefix(t, r.Stderr)); n != 0 {
+		t.Errorf("the run left %d keys in etcd under its prefix; stderr:\n%s", n, r.Stderr)
+	}
+}
+
+// TestSimulateOnRealEtcdKeep: --keep leaves the run's keys in etcd, where
+// etcd itself finds them.
+func TestSimulateOnRealEtcdKeep(t *testing.T) {
+	r := cluster.RV(t, "simulate", "run", "--builtin", "two-clients", "--etcd-endpoints", cluster.EtcdEndpoint, "--keep")
+	if r.Code != 0 {
+		t.Fatalf("simulate run --keep on etcd: %s", r)
+	}
+	prefix := runPrefix(t, r.Stderr)
+	c := connectEtcd(t, cluster.EtcdEndpoint)
+	t.Cleanup(func() {
+		_, _ = c.DeleteRange(context.Background(), prefix, mvcc.DeleteOptions{End: mvcc.PrefixEnd(prefix)})
+	})
+	if n := keysUnder(t, prefix); n == 0 {
+		t.Errorf("--keep: no key under %s; stderr:\n%s", prefix, r.Stderr)
+	}
+	if !strings.Contains(r.Stderr, "Kept the run's keys under "+prefix) {
+		t.Errorf("--keep should say where the keys are; stderr:\n%s", r.Stderr)
+	}
+}
+
+// runPrefix reads the key prefix a simulate run on etcd announces.
+func runPrefix(t *testing.T, stderr string) string {
+	t.Helper()
+	_, after, ok := strings.Cut(stderr, " under /kubectl-rv/simulate/")
+	if !ok {
+		t.Fatalf("no key prefix in stderr:\n%s", stderr)
+	}
+	p, _, _ := strings.Cut(after, "\n")
+	return "/kubectl-rv/simulate/" + p
+}
+
+// keysUnder counts the keys under prefix in the control plane's etcd.
+func keysUnder(t *testing.T, prefix string) int64 {
+	t.Helper()
+	res, err := connectEtcd(t, cluster.EtcdEndpoint).Range(context.Background(), prefix, mvcc.RangeOptions{End: mvcc.PrefixEnd(prefix), CountOnly: true})
+	if err != nil {
+		t.Fatalf("etcd range %s: %v", prefix, err)
+	}
+	return res.Count
 }
 
 // TestSimulateRefusesWhatTheAPIServerRefuses: an increment of a missing

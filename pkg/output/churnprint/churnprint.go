@@ -8,6 +8,7 @@ import (
 
 	"github.com/kubectl-rv/kubectl-rv/pkg/churn"
 	"github.com/kubectl-rv/kubectl-rv/pkg/output"
+	"github.com/kubectl-rv/kubectl-rv/pkg/text"
 )
 
 // Kind is the kind of the structured report.
@@ -41,7 +42,7 @@ func NewDocument(rep *churn.Report, scope Scope) Document {
 // objects, managers, types and gaps that has rows.
 func Print(p *output.Printer, rep *churn.Report, scope Scope) error {
 	if _, err := fmt.Fprintf(p.Out, "Watched %s (%s) for %s: %s.\n",
-		plural(rep.ObjectsWatched, "object"), plural(rep.TypesWatched, "type"), rep.Duration.Round(time.Second), plural(rep.Writes, "write")); err != nil {
+		text.Plural(rep.ObjectsWatched, "object"), text.Plural(rep.TypesWatched, "type"), rep.Duration.Round(time.Second), text.Plural(rep.Writes, "write")); err != nil {
 		return err
 	}
 	sections := []struct {
@@ -175,11 +176,4 @@ func dash(s string) string {
 		return "-"
 	}
 	return s
-}
-
-func plural(n int, word string) string {
-	if n == 1 {
-		return "1 " + word
-	}
-	return strconv.Itoa(n) + " " + word + "s"
 }

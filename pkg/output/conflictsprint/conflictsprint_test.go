@@ -3,8 +3,11 @@ package conflictsprint
 import (
 	"bytes"
 	"encoding/json"
+	"regexp"
 	"testing"
 	"time"
+
+	"github.com/google/go-cmp/cmp"
 
 	"github.com/kubectl-rv/kubectl-rv/internal/golden"
 	"github.com/kubectl-rv/kubectl-rv/pkg/conflicts"
@@ -61,6 +64,24 @@ func TestSVG(t *testing.T) {
 	rep.TimelineObject = &rep.Objects[0].Object
 	golden.Assert(t, "timeline.svg", SVG(rep))
 	golden.Assert(t, "report.html", HTML(rep))
+}
+
+// TestSVGAxisTicksAreRound: the time axis is labelled at round steps from
+// the first attempt (it read +0.00s, +1.98s, +3.96s over 9.9 s), with the
+// last tick at the axis' end.
+func TestSVGAxisTicksAreRound(t *testing.T) {
+	obj := conflicts.ObjectKey{Resource: "configmaps", Namespace: "shop", Name: "stock"}
+	rep := &conflicts.Report{TimelineObject: &obj, Timeline: []conflicts.Attempt{
+		{Writer: "a", Received: t0, Code: 200},
+		{Writer: "b", Received: t0.Add(9900 * time.Millisecond), Code: 409},
+	}}
+	var got []string
+	for _, m := range regexp.MustCompile(`>\+([^<]*)</text>`).FindAllStringSubmatch(string(SVG(rep)), -1) {
+		got = append(got, m[1])
+	}
+	if diff := cmp.Diff([]string{"0s", "2s", "4s", "6s", "8s", "10s"}, got); diff != "" {
+		t.Errorf("tick labels (-want +got):\n%s", diff)
+	}
 }
 
 func liveReport() *conflicts.LiveReport {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/kubectl-rv/kubectl-rv/pkg/doctor"
 	"github.com/kubectl-rv/kubectl-rv/pkg/output"
+	"github.com/kubectl-rv/kubectl-rv/pkg/text"
 )
 
 // Kind is the kind of the structured report.
@@ -78,8 +79,8 @@ func Print(p *output.Printer, rep *doctor.Report, opts Options) error {
 	if s.Unreachable > 0 {
 		gone += fmt.Sprintf(" (%d did not answer)", s.Unreachable)
 	}
-	_, err := fmt.Fprintf(p.Out, "\n%s%s: %d checks passed, %d failed, %d warned, %d skipped\n",
-		plural(s.Resources, "resource"), gone, s.Pass, s.Fail, s.Warn, s.Skip)
+	_, err := fmt.Fprintf(p.Out, "\n%s%s: %s passed, %d failed, %d warned, %d skipped\n",
+		text.Plural(s.Resources, "resource"), gone, text.Plural(s.Pass, "check"), s.Fail, s.Warn, s.Skip)
 	return err
 }
 
@@ -155,11 +156,4 @@ func groupVersion(r doctor.Resource) string {
 		return r.Version
 	}
 	return r.Group + "/" + r.Version
-}
-
-func plural(n int, word string) string {
-	if n == 1 {
-		return "1 " + word
-	}
-	return strconv.Itoa(n) + " " + word + "s"
 }

@@ -2,6 +2,7 @@ package doctorprint
 
 import (
 	"bytes"
+	"strings"
 	"testing"
 
 	"github.com/kubectl-rv/kubectl-rv/internal/golden"
@@ -43,5 +44,22 @@ func TestPrint(t *testing.T) {
 			}
 			golden.Assert(t, tc.name, buf.Bytes())
 		})
+	}
+}
+
+// TestSummaryCountsOne pins the summary's grammar for counts of one
+// ("1 checks passed" was printed).
+func TestSummaryCountsOne(t *testing.T) {
+	rep := &doctor.Report{Resources: []doctor.Resource{{Version: "v1", Resource: "configmaps", Kind: "ConfigMap", Namespaced: true, Checks: []doctor.Check{
+		{ID: doctor.ListConsistent, Status: doctor.Pass, Observed: "resourceVersion 613, 1 item, in 3ms"},
+	}}}}
+	rep.Summary = doctor.Summary{Resources: 1, Pass: 1}
+	var buf bytes.Buffer
+	if err := Print(&output.Printer{Out: &buf, Format: output.Table}, rep, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(buf.String()), "\n")
+	if got, want := lines[len(lines)-1], "1 resource: 1 check passed, 0 failed, 0 warned, 0 skipped"; got != want {
+		t.Errorf("summary %q, want %q", got, want)
 	}
 }

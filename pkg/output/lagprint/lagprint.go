@@ -11,6 +11,7 @@ import (
 
 	"github.com/kubectl-rv/kubectl-rv/pkg/lag"
 	"github.com/kubectl-rv/kubectl-rv/pkg/output"
+	"github.com/kubectl-rv/kubectl-rv/pkg/text"
 )
 
 // Kind is the kind of the structured report.
@@ -211,13 +212,13 @@ func PrintSummary(w io.Writer, rep *lag.Report) error {
 		fmt.Fprintf(&b, "%s: %s\n", output.Escape(t.Name()), counts(t))
 	}
 	tot := rep.Totals()
-	fmt.Fprintf(&b, "total: %s, %s\n", output.Plural(len(rep.Types), "type"), counts(tot))
+	fmt.Fprintf(&b, "total: %s, %s\n", text.Plural(len(rep.Types), "type"), counts(tot))
 	_, err := io.WriteString(w, b.String())
 	return err
 }
 
 func counts(t lag.TypeSummary) string {
-	parts := []string{output.Plural(t.Objects, "object"), fmt.Sprintf("%d current", t.Current), fmt.Sprintf("%d lagging", t.Lagging)}
+	parts := []string{text.Plural(t.Objects, "object"), fmt.Sprintf("%d current", t.Current), fmt.Sprintf("%d lagging", t.Lagging)}
 	if t.NeverObserved > 0 {
 		parts = append(parts, fmt.Sprintf("%d never-observed", t.NeverObserved))
 	}
@@ -225,7 +226,7 @@ func counts(t lag.TypeSummary) string {
 		parts = append(parts, fmt.Sprintf("%d no-generation", t.NoGeneration))
 	}
 	s := strings.Join(parts, ", ")
-	s += fmt.Sprintf(" (%s over the thresholds)", output.Plural(t.Findings, "finding"))
+	s += fmt.Sprintf(" (%s over the thresholds)", text.Plural(t.Findings, "finding"))
 	if t.Error != "" {
 		s += " [partial: " + t.Error + "]"
 	}

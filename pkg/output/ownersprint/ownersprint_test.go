@@ -398,7 +398,9 @@ func TestObjectWithoutNameHasNoDoubleSpace(t *testing.T) {
 }
 
 // TestDriftGolden renders the drift from team-a of the golden Deployment:
-// the table (with the /scale and /status writers named) and the report.
+// the table (with the /scale and /status writers named, --include-status)
+// and the report; and the drift from the inferred main applier, the /status
+// writers left out (the default).
 func TestDriftGolden(t *testing.T) {
 	paths := []string{filepath.Join(inputs, "deployment.yaml")}
 	objs, err := objects.ReadFiles(paths, false, nil)
@@ -408,8 +410,9 @@ func TestDriftGolden(t *testing.T) {
 	objs[0].Source.File = "deployment.yaml"
 	for _, tc := range []struct {
 		name, expected string
-	}{{"drift-team-a", "team-a"}, {"drift-inferred", ""}} {
-		r, err := owners.Analyze(objs, owners.Config{Drift: &owners.DriftConfig{ExpectedManager: tc.expected}})
+		includeStatus  bool
+	}{{"drift-team-a", "team-a", true}, {"drift-inferred", "", false}} {
+		r, err := owners.Analyze(objs, owners.Config{Drift: &owners.DriftConfig{ExpectedManager: tc.expected, IncludeStatus: tc.includeStatus}})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -83,6 +83,10 @@ type DriftReport struct {
 	Leaves         int `json:"leaves"`
 	// Fields are the fields owned by other managers.
 	Fields []DriftFieldReport `json:"fields"`
+	// StatusFieldsLeftOut is how many fields only /status writers own
+	// besides the expected manager, left out of Fields (without
+	// --include-status).
+	StatusFieldsLeftOut int `json:"statusFieldsLeftOut,omitempty"`
 }
 
 // DriftFieldReport is a field owned by a manager other than the expected one.
@@ -101,7 +105,7 @@ func newDriftReport(d *owners.Drift) *DriftReport {
 		return nil
 	}
 	r := &DriftReport{ExpectedManager: d.Expected, Inferred: d.Inferred, ExpectedLeaves: d.ExpectedLeaves, Leaves: d.Leaves,
-		Fields: make([]DriftFieldReport, 0, len(d.Fields))}
+		StatusFieldsLeftOut: d.StatusFields, Fields: make([]DriftFieldReport, 0, len(d.Fields))}
 	for _, f := range d.Fields {
 		p := f.Node.Path()
 		r.Fields = append(r.Fields, DriftFieldReport{Path: managedfields.PathString(p), Elements: managedfields.PathElements(p), Owners: f.Others, Shared: f.Shared})

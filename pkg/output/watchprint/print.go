@@ -10,6 +10,7 @@ import (
 	"github.com/kubectl-rv/kubectl-rv/pkg/diff"
 	"github.com/kubectl-rv/kubectl-rv/pkg/inspect"
 	"github.com/kubectl-rv/kubectl-rv/pkg/output"
+	"github.com/kubectl-rv/kubectl-rv/pkg/text"
 )
 
 // EventKind and SummaryKind are the kinds of the JSON lines.
@@ -217,7 +218,7 @@ func (w *Printer) fieldsText(e inspect.Event) string {
 		if g.Revisions != nil {
 			fields += fmt.Sprintf(" (%d revisions)", *g.Revisions)
 		}
-		return fields + fmt.Sprintf("; %s seen after the gap", output.Plural(g.Changes, "change"))
+		return fields + fmt.Sprintf("; %s seen after the gap", text.Plural(g.Changes, "change"))
 	case inspect.EventFight:
 		f := e.Fight
 		return fmt.Sprintf("%s changed hands %d times in %s (%.1f/min)", f.Field, f.Flips, output.Duration(time.Duration(f.Span)), f.PerMinute)
