@@ -41,6 +41,10 @@ type Dedup struct {
 	clock  uint64
 	// lastSealed is the size of the last second sealed.
 	lastSealed int
+	// last is the open second of the last event, lastSec its second: most
+	// events complete in the second of the one before.
+	last    *openSecond
+	lastSec int64
 	// Duplicates counts the events First refused.
 	Duplicates int
 }
@@ -74,7 +78,10 @@ func (d *Dedup) First(e *Event) bool {
 	}
 	d.clock++
 	sec := e.StageTimestamp.Unix()
-	o := d.open[sec]
+	o := d.last
+	if o == nil || d.lastSec != sec {
+		o = d.open[sec]
+	}
 	if o == nil {
 		if s, ok := d.sealed[sec]; ok {
 			if _, found := slices.BinarySearch(s, h); found {
@@ -85,11 +92,14 @@ func (d *Dedup) First(e *Event) bool {
 		o = d.unseal(sec)
 	}
 	o.used = d.clock
-	if _, ok := o.set[h]; ok {
+	d.last, d.lastSec = o, sec
+	// One map operation: the set grows unless h was in it.
+	n := len(o.set)
+	o.set[h] = struct{}{}
+	if len(o.set) == n {
 		d.Duplicates++
 		return false
 	}
-	o.set[h] = struct{}{}
 	return true
 }
 
@@ -111,6 +121,9 @@ func (d *Dedup) unseal(sec int64) *openSecond {
 		slices.Sort(hs)
 		d.sealed[lru], d.lastSealed = hs, len(hs)
 		delete(d.open, lru)
+		if lru == d.lastSec {
+			d.last = nil
+		}
 	}
 	s := d.sealed[sec]
 	// Sized for a second like the last one sealed: a set grown insert by
