@@ -247,9 +247,7 @@ func (c *Collector) record(e *audit.Event) *record {
 			c.dryRuns++
 			return nil
 		}
-		if fm = fieldManager(e.RequestURI); fm == "" {
-			fm = managerFromUserAgent(e.UserAgent)
-		}
+		fm = writerManager(e)
 	}
 	r := &record{obj: obj.key, oid: obj.n, received: e.RequestReceived, completed: e.StageTimestamp, read: !write}
 	a := c.actor(e, write, fm)
@@ -318,6 +316,15 @@ func dryRunValue(query string) string {
 		}
 	}
 	return ""
+}
+
+// writerManager is the field manager of the write e as the API server
+// records it: ?fieldManager=, or else its user agent's prefix.
+func writerManager(e *audit.Event) string {
+	if fm := fieldManager(e.RequestURI); fm != "" {
+		return fm
+	}
+	return managerFromUserAgent(e.UserAgent)
 }
 
 // managerFromUserAgent is the field manager the API server records for a

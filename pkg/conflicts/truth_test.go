@@ -1,6 +1,8 @@
 package conflicts
 
 import (
+	"context"
+	"strings"
 	"testing"
 	"time"
 
@@ -197,4 +199,22 @@ func FuzzApplyConflictOwners(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestPatchHintsSameWriters: --scenario's write methods are counted per
+// writer as the report names them (the field manager from the user agent
+// when the request names none), without dry runs or events read twice.
+func TestPatchHintsSameWriters(t *testing.T) {
+	line := func(id, query string) string {
+		return `{"kind":"Event","apiVersion":"audit.k8s.io/v1","auditID":"` + id + `","stage":"ResponseComplete","verb":"patch","requestURI":"/api/v1/namespaces/ns/configmaps/c` + query + `","user":{"username":"u"},"userAgent":"scaler/v1","objectRef":{"resource":"configmaps","namespace":"ns","name":"c"},"responseStatus":{"code":200},"requestReceivedTimestamp":"2026-11-24T10:00:00Z","stageTimestamp":"2026-11-24T10:00:00.001Z"}` + "\n"
+	}
+	log := line("1", "") + line("1", "") + line("2", "?dryRun=All") + line("3", "?fieldManager=ssa&force=true")
+	hints, err := PatchHints(context.Background(), []audit.Source{audit.NewSource("a.log", strings.NewReader(log))}, ObjectKey{Resource: "configmaps", Namespace: "ns", Name: "c"}, NewConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]PatchHint{"u/scaler": {Other: 1}, "u/ssa": {ApplyForce: 1}}
+	if diff := cmp.Diff(want, hints); diff != "" {
+		t.Errorf("hints (-want +got):\n%s", diff)
+	}
 }
