@@ -295,27 +295,7 @@ func queryHas(uri, kv string) bool {
 // dryRun says whether a write was a dry run: the API server accepts only
 // dryRun=All, and audits it like a write that persists nothing.
 func dryRun(uri string) bool {
-	i := strings.IndexByte(uri, '?')
-	return i >= 0 && strings.Contains(uri[i:], "dryRun=") && dryRunValue(uri[i+1:]) != ""
-}
-
-// dryRunValue is the query's dryRun parameter, decoded.
-func dryRunValue(query string) string {
-	if strings.ContainsAny(query, "%+;") {
-		q, err := url.ParseQuery(query)
-		if err != nil {
-			return ""
-		}
-		return q.Get("dryRun")
-	}
-	for query != "" {
-		var kv string
-		kv, query, _ = strings.Cut(query, "&")
-		if k, v, _ := strings.Cut(kv, "="); k == "dryRun" {
-			return v
-		}
-	}
-	return ""
+	return queryParam(uri, "dryRun") != ""
 }
 
 // writerManager is the field manager of the write e as the API server
@@ -357,12 +337,18 @@ func managerFromUserAgent(ua string) string {
 // fieldManagerMaxLength is metav1 validation's FieldManagerMaxLength.
 const fieldManagerMaxLength = 128
 
-// fieldManager reads ?fieldManager= from a request URI, as
-// url.ParseQuery(query).Get("fieldManager") does, or "" when the query
-// does not parse. Queries without escapes are read without allocating.
+// fieldManager reads ?fieldManager= from a request URI.
 func fieldManager(uri string) string {
+	return queryParam(uri, "fieldManager")
+}
+
+// queryParam reads the parameter key from a request URI's query, as
+// url.ParseQuery(query).Get(key) does, or "" when the query does not
+// parse. Queries without escapes are read without allocating, and a URI
+// without key in its query is not parsed at all.
+func queryParam(uri, key string) string {
 	i := strings.IndexByte(uri, '?')
-	if i < 0 || !strings.Contains(uri[i:], "fieldManager=") {
+	if i < 0 || !strings.Contains(uri[i:], key) {
 		return ""
 	}
 	query := uri[i+1:]
@@ -371,12 +357,12 @@ func fieldManager(uri string) string {
 		if err != nil {
 			return ""
 		}
-		return q.Get("fieldManager")
+		return q.Get(key)
 	}
 	for query != "" {
 		var kv string
 		kv, query, _ = strings.Cut(query, "&")
-		if k, v, _ := strings.Cut(kv, "="); k == "fieldManager" {
+		if k, v, _ := strings.Cut(kv, "="); k == key {
 			return v
 		}
 	}
