@@ -363,12 +363,13 @@ func (s *busyScene) kubectlScale() error {
 
 // kubectlEdit is kubectl edit done by hand: get ConfigMap edit, change
 // it, replace it; on a 409 (the ticker patched in between) get and
-// replace again, at most three times. Four rounds, four seconds apart:
-// its pace is slower than twice a retry's wait (two kubectl runs).
+// replace again, at most three times. Three rounds, six seconds apart:
+// its pace is slower than twice a retry's wait (two kubectl runs) for any
+// retry within the retry window (5s).
 func (s *busyScene) kubectlEdit() error {
 	w := s.writerLocked("kubectl-replace")
 	w.userAgent = "kubectl/"
-	for round := 0; round < 4; round++ {
+	for round := 0; round < 3; round++ {
 		for attempt := 1; ; attempt++ {
 			out, err := kubectlOut("-n", s.ns, "get", "configmap", "edit", "-o", "json")
 			if err != nil {
@@ -403,7 +404,7 @@ func (s *busyScene) kubectlEdit() error {
 				break
 			}
 		}
-		time.Sleep(4 * time.Second)
+		time.Sleep(6 * time.Second)
 	}
 	return nil
 }
