@@ -55,9 +55,10 @@ type writerState struct {
 	// force: a retry that re-read may send a newer precondition, or force.
 	precond string
 	force   bool
-	// cadence is how long before the chain's first attempt the writer's
-	// previous attempt on the object was received (0: none): a writer's
-	// own pace, which its next periodic write keeps and a retry does not.
+	// cadence is how long the writer waited, before the chain's first
+	// attempt, since its previous attempt on the object completed (0:
+	// none, or it had not completed): the writer's own pace, which its next
+	// periodic write keeps and a retry does not.
 	cadence     time.Duration
 	attempted   bool
 	conflict    bool
@@ -65,11 +66,10 @@ type writerState struct {
 	timelineI   int32
 }
 
-// attemptMark is when a writer's last attempt on an object was received
-// and completed, as Unix nanoseconds.
-type attemptMark struct {
-	received, completed int64
-}
+// attemptMark is when a writer's last attempt on an object completed, as
+// Unix nanoseconds: one number per writer and object, the most of them a
+// log holds.
+type attemptMark int64
 
 // writerCount is the number of 409s of one writer (by number) on one object.
 type writerCount struct {
@@ -122,7 +122,8 @@ type objState struct {
 	oldest      readMark
 	oldestKnown bool
 	// writerIDs are the writers that attempted a write, by number, sorted;
-	// lastAttempt[i] is writerIDs[i]'s last attempt on the object.
+	// lastAttempt[i] is when writerIDs[i]'s last attempt on the object
+	// completed.
 	writerIDs   []uint32
 	lastAttempt []attemptMark
 	// chains are the writers whose last attempt was a 409 (all writers,
@@ -360,10 +361,10 @@ func (o *objState) state(r *record) (st *writerState, kept bool, prev attemptMar
 	i, ok := slices.BinarySearch(o.writerIDs, r.wid)
 	if !ok {
 		o.writerIDs = slices.Insert(o.writerIDs, i, r.wid)
-		o.lastAttempt = slices.Insert(o.lastAttempt, i, attemptMark{})
+		o.lastAttempt = slices.Insert(o.lastAttempt, i, 0)
 	}
 	prev = o.lastAttempt[i]
-	o.lastAttempt[i] = attemptMark{received: r.received.UnixNano(), completed: r.completed.UnixNano()}
+	o.lastAttempt[i] = attemptMark(r.completed.UnixNano())
 	if st := o.chains[r.wid]; st != nil {
 		return st, true, prev, ok
 	}
@@ -408,11 +409,11 @@ func (o *objState) attempt(r *record, t *totals) {
 	} else {
 		st.chain, st.step, st.cadence = st.chain+1, 1, 0
 		if seen {
-			st.cadence = time.Duration(r.received.UnixNano() - prev.received)
+			st.cadence = time.Duration(r.received.UnixNano() - int64(prev))
 		}
 	}
 	t.add(o, r.writer, r.reader, r.received, true, fAttempts)
-	if seen && prev.completed > r.received.UnixNano() {
+	if seen && int64(prev) > r.received.UnixNano() {
 		t.overlap(r.writer)
 	}
 	st.conflict = r.code == 409

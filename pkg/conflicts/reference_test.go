@@ -314,7 +314,7 @@ func (w *refObjectWalk) attempt(r *refRecord, t *refTotals) {
 	} else {
 		st.chain, st.step, st.cadence = st.chain+1, 1, 0
 		if st.last != nil {
-			st.cadence = r.received.Sub(st.last.received)
+			st.cadence = r.received.Sub(st.last.completed)
 		}
 	}
 	a.Chain, a.Step = st.chain, st.step
