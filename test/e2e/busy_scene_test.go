@@ -261,16 +261,23 @@ func (s *busyScene) rmw(ctx context.Context, name string, withManager bool) erro
 	return nil
 }
 
-// periodic reads ConfigMap tick and updates it 300 ms later, every second,
-// and never retries: the ticker's patches in between make most of its
-// updates 409s, each a give-up, and the ticker the only writer it can lose
-// to. Its next period re-reads within the retry window: its own pace, not
-// a retry.
+// periodic stamps ConfigMap tick (a merge patch), then reads it and
+// updates it 300 ms later, every second, and never retries: the ticker's
+// patches in between make most of its updates 409s, each a give-up, and
+// the ticker the only writer it can lose to. Its next period re-reads
+// within the retry window: its own pace, not a retry. (The stamp gives
+// conflicts its pace before its first 409: a writer whose first attempt
+// on an object is a 409 has none, see docs/conflicts.md.)
 func (s *busyScene) periodic(ctx context.Context) error {
 	const name = "busy-periodic"
 	cs := cluster.Clientset(s.tb, sceneUA(name))
 	w := s.writerLocked(name)
 	w.lostTo = []string{"busy-ticker"}
+	w.Attempts++
+	if _, err := cs.CoreV1().ConfigMaps(s.ns).Patch(ctx, "tick", types.MergePatchType, []byte(`{"data":{"periodic":"start"}}`), metav1.PatchOptions{FieldManager: name}); err != nil {
+		return fmt.Errorf("%s: %w", name, err)
+	}
+	w.Successes++
 	for i := 0; i < 10; i++ {
 		next := time.Now().Add(time.Second)
 		cur, err := cs.CoreV1().ConfigMaps(s.ns).Get(ctx, "tick", metav1.GetOptions{})
