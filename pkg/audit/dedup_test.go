@@ -2,7 +2,10 @@ package audit
 
 import (
 	"fmt"
+	"maps"
+	"math/rand/v2"
 	"runtime"
+	"slices"
 	"testing"
 	"time"
 )
@@ -85,4 +88,34 @@ func TestDedupMemory(t *testing.T) {
 		t.Errorf("%.1f bytes an event, want at most 20", per)
 	}
 	runtime.KeepAlive(d)
+}
+
+// TestHashSetMatchesMap: the open seconds' set says what a map says, for
+// random hashes, repeats, and the hash 0.
+func TestHashSetMatchesMap(t *testing.T) {
+	rnd := rand.New(rand.NewPCG(1, 2))
+	var s hashSet
+	s = newHashSet(0)
+	m := map[uint64]struct{}{}
+	for i := range 50_000 {
+		h := rnd.Uint64()
+		switch i % 7 {
+		case 0:
+			h = uint64(i % 100) // repeats
+		case 1:
+			h = 0
+		}
+		key := max(h, 1)
+		_, had := m[key]
+		m[key] = struct{}{}
+		if got := s.add(h); got == had {
+			t.Fatalf("add(%d) = %v, the map had it: %v", h, got, had)
+		}
+	}
+	got := s.appendTo(nil)
+	slices.Sort(got)
+	want := slices.Sorted(maps.Keys(m))
+	if !slices.Equal(want, got) || s.n != len(m) {
+		t.Errorf("the set holds %d hashes, the map %d", len(got), len(m))
+	}
 }
