@@ -261,7 +261,7 @@ func (c *Collector) record(e *audit.Event) *record {
 	if e.Code == 409 && (applyFailed(e.Message) || alreadyExists(verb, e.Message)) {
 		r.message = c.str(e.Message)
 	}
-	r.force = verb == "patch" && queryHas(e.RequestURI, "force=true")
+	r.force = verb == "patch" && queryParam(e.RequestURI, "force") == "true"
 	return r
 }
 
@@ -273,23 +273,6 @@ func (c *Collector) Report() *Report {
 		rep.Input.Duplicates = c.dedup.Duplicates
 	}
 	return rep
-}
-
-// queryHas says whether the request URI's query holds kv as one of its
-// parameters, unescaped.
-func queryHas(uri, kv string) bool {
-	i := strings.IndexByte(uri, '?')
-	if i < 0 {
-		return false
-	}
-	for q := uri[i+1:]; q != ""; {
-		var p string
-		p, q, _ = strings.Cut(q, "&")
-		if p == kv {
-			return true
-		}
-	}
-	return false
 }
 
 // dryRun says whether a write was a dry run: the API server accepts only
