@@ -180,17 +180,6 @@ func (s *busyScene) saveLogs(start int64) error {
 	return nil
 }
 
-const busyWeb = `apiVersion: apps/v1
-kind: Deployment
-metadata: {name: web, namespace: NS}
-spec:
-  replicas: 1
-  selector: {matchLabels: {app: web}}
-  template:
-    metadata: {labels: {app: web}}
-    spec: {containers: [{name: c, image: registry.k8s.io/pause:3.10}]}
-`
-
 func (s *busyScene) createObjects(ctx context.Context, cs kubernetes.Interface) error {
 	for _, name := range []string{"hot", "tick", "edit"} {
 		cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: s.ns}, Data: map[string]string{}}

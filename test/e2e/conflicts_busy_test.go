@@ -34,16 +34,7 @@ func TestConflictsBusySceneWriters(t *testing.T) {
 			continue
 		}
 		t.Logf("%s: its log %+v, report %+v", manager, want.conflictsTally, got.conflictsTally)
-		if got.conflictsTally != want.conflictsTally {
-			t.Errorf("writer %s: report %+v, its own log %+v", manager, got.conflictsTally, want.conflictsTally)
-		}
-		causes := map[string]int{}
-		for _, c := range got.Causes {
-			causes[c.Cause] = c.Count
-		}
-		if fmt.Sprint(causes) != fmt.Sprint(want.causes) {
-			t.Errorf("writer %s: causes %v, its own log %v", manager, causes, want.causes)
-		}
+		checkWriter(t, rep, manager, want.writerLog, false)
 		if got.Shared != nil || !strings.HasPrefix(got.UserAgent, want.userAgent) {
 			t.Errorf("writer %s sent user agent %q: the row shows %q, shared %+v", manager, want.userAgent, got.UserAgent, got.Shared)
 		}
