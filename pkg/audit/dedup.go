@@ -33,7 +33,6 @@ import (
 // 10:00:00: a duplicate. An event of another API server completed in that
 // second reopens it.
 type Dedup struct {
-	seed maphash.Seed
 	// open are the sets of the seconds being read, sealed those of the
 	// seconds read before (sorted); a second is in one or the other.
 	open   map[int64]*openSecond
@@ -47,6 +46,21 @@ type Dedup struct {
 	lastSec int64
 	// Duplicates counts the events First refused.
 	Duplicates int
+}
+
+// hashSeed seeds every event's hash in this process.
+var hashSeed = maphash.MakeSeed()
+
+// idHash is the hash of e's auditID and stage. Decode's goroutines set it
+// (Event.idHash) as they decode, off the goroutine that reads the events
+// in order.
+func idHash(e *Event) uint64 {
+	h := maphash.String(hashSeed, e.AuditID)
+	if e.Stage != StageResponseComplete {
+		// The same request's Panic event is another event.
+		h = bits.RotateLeft64(h, 17) ^ 0x9e3779b97f4a7c15
+	}
+	return h
 }
 
 // openSecond is one open second's set and when it was last used.
@@ -63,7 +77,7 @@ const maxOpen = 3
 
 // NewDedup returns an empty Dedup.
 func NewDedup() *Dedup {
-	return &Dedup{seed: maphash.MakeSeed(), open: map[int64]*openSecond{}, sealed: map[int64][]uint64{}}
+	return &Dedup{open: map[int64]*openSecond{}, sealed: map[int64][]uint64{}}
 }
 
 // First says whether e is the first event seen with its auditID and
@@ -73,10 +87,9 @@ func (d *Dedup) First(e *Event) bool {
 	if d == nil || e.AuditID == "" {
 		return true
 	}
-	h := maphash.String(d.seed, e.AuditID)
-	if e.Stage != StageResponseComplete {
-		// The same request's Panic event is another event.
-		h = bits.RotateLeft64(h, 17) ^ 0x9e3779b97f4a7c15
+	h := e.idHash
+	if h == 0 {
+		h = idHash(e)
 	}
 	d.clock++
 	sec := e.StageTimestamp.Unix()
