@@ -253,6 +253,9 @@ func (b *block) decode(opts Options, memo *valueMemo) {
 			break
 		}
 		if kept {
+			if e := &b.events[events]; e.AuditID != "" {
+				e.idHash = idHash(e)
+			}
 			events++
 		}
 	}

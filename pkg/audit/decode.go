@@ -46,6 +46,10 @@ type Stats struct {
 	Skipped int `json:"skipped"`
 	// Truncated counts last lines cut short (0 or 1 per source).
 	Truncated int `json:"truncated"`
+	// Duplicates counts the events handed on that an earlier one had the
+	// auditID and stage of (see Dedup), and were left out: Decode does not
+	// set it, the caller that deduplicates does.
+	Duplicates int `json:"duplicates"`
 }
 
 // Add adds o to s.
@@ -55,6 +59,7 @@ func (s *Stats) Add(o Stats) {
 	s.OtherStages += o.OtherStages
 	s.Skipped += o.Skipped
 	s.Truncated += o.Truncated
+	s.Duplicates += o.Duplicates
 }
 
 // Decode reads src and calls fn with each ResponseComplete or Panic event,

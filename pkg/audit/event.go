@@ -30,6 +30,8 @@ type Event struct {
 	ResponseRV      string
 	RequestReceived time.Time
 	StageTimestamp  time.Time
+	// idHash is idHash(e) when Decode set it, else 0.
+	idHash uint64
 }
 
 // ObjectRef is the object a request was about.

@@ -42,8 +42,26 @@ every 409 Conflict, says:
              its retry chain, its resourceVersions when known, the winners
   causes     each 409 classified, with a one-line fix
 
-A writer is user + field manager (?fieldManager= of the request) + pod
-(the service account token's pod), shown with its user agent.
+A writer is who the API server says wrote: user + field manager + pod
+(the service account token's pod). The field manager is the request's
+?fieldManager=, or else the one the API server records in managedFields
+for it: the user agent up to its first "/" (kube-controller-manager,
+kubectl scale and most client-go programs send none). A row shows the
+user agent its attempts sent; when its writes came with several user
+agents, or overlapped on one object, it says "shared": several clients
+may share that user, field manager and pod.
+
+A retry is a writer's next attempt on the object after a 409 that shows
+it re-read: a get of the object in between, a new precondition
+(objectRef.resourceVersion), or an apply that now forces; it must come
+within --retry-window and sooner than half the writer's own pace on the
+object, so a periodic writer's next write is not a retry. A 409 not
+retried so is a give-up.
+
+Dry runs (dryRun=All) persist nothing and are left out, counted; an
+event read twice (same auditID and stage: a log beside its rotated or
+gzip copy, overlapping exports) counts once. --object, -n, --since and
+--until restrict every figure, view and report.
 
 The causes:
 %s
@@ -87,6 +105,9 @@ const conflictsExample = `  # The hottest objects in an API server's audit log
   # Why the 409s happened, from stdin, between two times
   zcat audit.log.gz | kubectl rv conflicts --audit-log - --view causes --since 2026-11-24T10:00:00Z --until 2026-11-24T11:00:00Z
 
+  # The writers of one namespace over the last 5 minutes
+  kubectl rv conflicts --audit-log /var/log/kubernetes/ --view writers -n team-a --since 5m
+
   # CI: fail when a writer has more than 5% of its writes rejected
   kubectl rv conflicts --audit-log e2e-audit.log --fail-on-rate 0.05 -o json
 
@@ -115,6 +136,8 @@ type ConflictsOptions struct {
 
 	namespace string
 	cfg       conflicts.Config
+	// now is the clock --since and --until durations count back from.
+	now func() time.Time
 	// changed are the flags given on the command line, to refuse the
 	// audit-log flags with --live.
 	changed []string
@@ -155,11 +178,11 @@ func NewCmdConflicts(f *Factory, streams genericiooptions.IOStreams) *cobra.Comm
 	o.Output.AddFlags(fs)
 	fs.StringArrayVar(&o.AuditLogs, "audit-log", nil, "Audit log to read: a file, a directory of rotated files, a .gz file or - (stdin). Repeatable.")
 	fs.StringVar(&o.View, "view", "", "What to show: "+strings.Join(conflictsprint.Views, ", ")+" (default objects, or timeline with --object).")
-	fs.StringVar(&o.Object, "object", "", "TYPE/NAME of the object for the timeline, e.g. configmaps/leader or leases.coordination.k8s.io/x; -n narrows it to a namespace.")
+	fs.StringVar(&o.Object, "object", "", "TYPE/NAME of the only object to analyse, shown as a timeline, e.g. configmaps/leader or leases.coordination.k8s.io/x; -n narrows it to a namespace.")
 	fs.Float64Var(&o.FailOnRate, "fail-on-rate", o.FailOnRate, "Exit 1 when any writer's conflict rate (409s per attempt, 0 to 1) exceeds this; negative is off.")
-	fs.DurationVar(&o.RetryWindow, "retry-window", o.RetryWindow, "How soon after a 409 a writer's next attempt on the object counts as a retry; later, the 409 was a give-up.")
-	fs.StringVar(&o.Since, "since", "", "Only requests received at or after this time (RFC 3339, e.g. 2026-11-24T10:00:00Z).")
-	fs.StringVar(&o.Until, "until", "", "Only requests received before this time (RFC 3339).")
+	fs.DurationVar(&o.RetryWindow, "retry-window", o.RetryWindow, "How soon after a 409 a writer's next attempt on the object, if it re-read, counts as a retry; otherwise the 409 was a give-up.")
+	fs.StringVar(&o.Since, "since", "", "Only requests received at or after this time: RFC 3339 (2026-11-24T10:00:00Z) or a duration back from now (5m, 2h).")
+	fs.StringVar(&o.Until, "until", "", "Only requests received before this time: RFC 3339 or a duration back from now.")
 	fs.BoolVar(&o.Strict, "strict", false, "Make every skipped line (a blank line, a last line cut short) an error.")
 	fs.IntVar(&o.Top, "top", 0, "Show only this many objects and writers; 0 is all.")
 	fs.StringVar(&o.Report, "report", "", "Also write a picture of the --object (or the hottest object): writers as lanes over time, 409s, successes and give-ups marked. FILE.svg or FILE.html.")
@@ -177,7 +200,7 @@ func (o *ConflictsOptions) Complete(f *Factory) error {
 		o.factory = f
 		return nil
 	}
-	if o.Object == "" {
+	if o.Object == "" && !slices.Contains(o.changed, "namespace") {
 		return nil
 	}
 	ns, explicit, err := f.Namespace()
@@ -273,10 +296,14 @@ func (o *ConflictsOptions) Validate() error {
 		return exitcode.Usagef("--scenario reads the log a second time for the write methods: give --audit-log a file, not - (stdin)")
 	}
 	var err error
-	if cfg.Since, err = parseTimeFlag("--since", o.Since); err != nil {
+	now := time.Now
+	if o.now != nil {
+		now = o.now
+	}
+	if cfg.Since, err = parseTimeFlag("--since", o.Since, now); err != nil {
 		return err
 	}
-	if cfg.Until, err = parseTimeFlag("--until", o.Until); err != nil {
+	if cfg.Until, err = parseTimeFlag("--until", o.Until, now); err != nil {
 		return err
 	}
 	if !cfg.Since.IsZero() && !cfg.Until.IsZero() && !cfg.Until.After(cfg.Since) {
@@ -289,6 +316,7 @@ func (o *ConflictsOptions) Validate() error {
 		}
 		cfg.Object = &conflicts.ObjectKey{Resource: strings.ToLower(typ), Namespace: o.namespace, Name: name}
 	}
+	cfg.Namespace = o.namespace
 	cfg.RetryWindow, cfg.Strict, cfg.Top, cfg.HottestTimeline = o.RetryWindow, o.Strict, o.Top, o.Report != "" || o.Scenario != ""
 	o.cfg = cfg
 	return nil
@@ -318,13 +346,21 @@ func countOf(ss []string, s string) int {
 	return n
 }
 
-func parseTimeFlag(flag, v string) (time.Time, error) {
+// parseTimeFlag reads --since or --until as kubectl logs --since does: an
+// RFC 3339 time, or a positive duration back from now.
+func parseTimeFlag(flag, v string, now func() time.Time) (time.Time, error) {
 	if v == "" {
 		return time.Time{}, nil
 	}
+	if d, err := time.ParseDuration(v); err == nil {
+		if d <= 0 {
+			return time.Time{}, exitcode.Usagef("%s %q: a duration must be positive, e.g. 5m", flag, v)
+		}
+		return now().Add(-d), nil
+	}
 	t, err := time.Parse(time.RFC3339Nano, v)
 	if err != nil {
-		return time.Time{}, exitcode.Usagef("%s %q: give an RFC 3339 time such as 2026-11-24T10:00:00Z", flag, v)
+		return time.Time{}, exitcode.Usagef("%s %q: give an RFC 3339 time such as 2026-11-24T10:00:00Z or a duration such as 5m", flag, v)
 	}
 	return t, nil
 }
@@ -355,6 +391,12 @@ func (o *ConflictsOptions) Run(ctx context.Context) error {
 	}
 	if n := rep.Input.Truncated; n > 0 {
 		output.Warnf(o.ErrOut, "skipped %d last line(s) cut short (the API server was writing them); --strict makes this an error", n)
+	}
+	if n := rep.Input.Duplicates; n > 0 {
+		output.Warnf(o.ErrOut, "%d event(s) were read twice (the same auditID and stage: overlapping rotated files, a copy of a log, overlapping exports); each is counted once", n)
+	}
+	if n := rep.Summary.DryRuns; n > 0 {
+		output.Warnf(o.ErrOut, "left out %d dry-run write(s) (dryRun=All): they persist nothing", n)
 	}
 	if o.cfg.Object != nil && len(rep.Timeline) == 0 {
 		output.Warnf(o.ErrOut, "no write attempt on %s in the logs", o.Object)

@@ -170,3 +170,38 @@ func TestConflictsScenario(t *testing.T) {
 		t.Errorf("Run() = %v, file %v, stdout %q: want exit 2, no file, no output", err, statErr, out)
 	}
 }
+
+// TestConflictsSinceDuration: --since and --until take durations back
+// from now, as kubectl logs --since does.
+func TestConflictsSinceDuration(t *testing.T) {
+	now := time.Date(2026, 11, 24, 10, 0, 0, 0, time.UTC)
+	for _, tc := range []struct {
+		since, until         string
+		wantSince, wantUntil time.Time
+		err                  string
+	}{
+		{since: "5m", wantSince: now.Add(-5 * time.Minute)},
+		{since: "2h", until: "1h", wantSince: now.Add(-2 * time.Hour), wantUntil: now.Add(-time.Hour)},
+		{since: "2026-11-24T09:00:00Z", until: "30m", wantSince: now.Add(-time.Hour), wantUntil: now.Add(-30 * time.Minute)},
+		{since: "-5m", err: "a duration must be positive"},
+		{since: "1h", until: "2h", err: "is not after --since"},
+	} {
+		t.Run(tc.since+" "+tc.until, func(t *testing.T) {
+			o, _, _ := newConflictsOptions("audit.log")
+			o.Since, o.Until, o.now = tc.since, tc.until, func() time.Time { return now }
+			err := o.Validate()
+			if tc.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.err) || exitcode.Classify(err) != exitcode.CodeUsage {
+					t.Fatalf("Validate() = %v, want exit 2 with %q", err, tc.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !o.cfg.Since.Equal(tc.wantSince) || !o.cfg.Until.Equal(tc.wantUntil) {
+				t.Errorf("since %v until %v, want %v %v", o.cfg.Since, o.cfg.Until, tc.wantSince, tc.wantUntil)
+			}
+		})
+	}
+}

@@ -2,7 +2,6 @@ package conflicts
 
 import (
 	"cmp"
-	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -10,20 +9,38 @@ import (
 	"k8s.io/apimachinery/pkg/util/resourceversion"
 )
 
-// agg accumulates one writer's or one object's figures.
+// agg accumulates one writer's figures.
 type agg struct {
 	Tally
-	userAgent string
-	// uaIndex is the index of the object whose record gave userAgent.
-	uaIndex int
-	lostTo  map[string]int
-	causes  map[Cause]int
+	// userAgents are the distinct user agents of the writer's attempts;
+	// lastReader is the reader of its last attempt, whose user agent is
+	// among them.
+	userAgents []string
+	lastReader *readerKey
+	// overlapping counts attempts received before the writer's previous
+	// attempt on the object completed.
+	overlapping int
+	lostTo      map[string]int
+	causes      map[Cause]int
+	// fieldsLost are the fields of its apply conflicts, per owner.
+	fieldsLost map[string][]string
 	// objects counts the objects written.
 	objects int
 }
 
 func newAgg() *agg {
 	return &agg{lostTo: map[string]int{}, causes: map[Cause]int{}}
+}
+
+// sawReader notes the user agent of an attempt made as reader.
+func (a *agg) sawReader(reader *readerKey) {
+	if reader == a.lastReader {
+		return
+	}
+	a.lastReader = reader
+	if !slices.Contains(a.userAgents, reader.userAgent) {
+		a.userAgents = append(a.userAgents, reader.userAgent)
+	}
 }
 
 // writerState follows one writer on one object: its last attempt (not the
@@ -34,11 +51,25 @@ type writerState struct {
 	lastCompleted time.Time
 	writer        *WriterKey
 	reader        *readerKey
-	attempted     bool
-	conflict      bool
-	chain, step   int32
-	timelineI     int32
+	// precond and force are the last attempt's precondition and apply
+	// force: a retry that re-read may send a newer precondition, or force.
+	precond string
+	force   bool
+	// cadence is how long the writer waited, before the chain's first
+	// attempt, since its previous attempt on the object completed (0:
+	// none, or it had not completed): the writer's own pace, which its next
+	// periodic write keeps and a retry does not.
+	cadence     time.Duration
+	attempted   bool
+	conflict    bool
+	chain, step int32
+	timelineI   int32
 }
+
+// attemptMark is when a writer's last attempt on an object completed, as
+// Unix nanoseconds: one number per writer and object, the most of them a
+// log holds.
+type attemptMark int64
 
 // writerCount is the number of 409s of one writer (by number) on one object.
 type writerCount struct {
@@ -90,8 +121,11 @@ type objState struct {
 	// oldestKnown; setRead keeps it, fold reads it.
 	oldest      readMark
 	oldestKnown bool
-	// writerIDs are the writers that attempted a write, by number, sorted.
-	writerIDs []uint32
+	// writerIDs are the writers that attempted a write, by number, sorted;
+	// lastAttempt[i] is when writerIDs[i]'s last attempt on the object
+	// completed.
+	writerIDs   []uint32
+	lastAttempt []attemptMark
 	// chains are the writers whose last attempt was a 409 (all writers,
 	// when keep), by number.
 	chains map[uint32]*writerState
@@ -143,6 +177,8 @@ type outcome struct {
 	cause Cause
 	// lostTo names the winners, once per winning write.
 	lostTo []string
+	// owners are an apply conflict's owners and their fields.
+	owners []FieldOwner
 }
 
 type pendingConflict struct {
@@ -319,21 +355,49 @@ func (o *objState) oldestRead() readMark {
 // holds it, and counts the writer among the object's. A writer without
 // one gets a new state in the stream's scratch: most attempts succeed,
 // and a success's state is not kept (attempt keeps it if it must).
-func (o *objState) state(r *record) (st *writerState, kept bool) {
-	if i, ok := slices.BinarySearch(o.writerIDs, r.wid); !ok {
+// The writer's previous attempt on the object is returned too (ok false
+// for its first), and r becomes its last.
+func (o *objState) state(r *record) (st *writerState, kept bool, prev attemptMark, ok bool) {
+	i, ok := slices.BinarySearch(o.writerIDs, r.wid)
+	if !ok {
 		o.writerIDs = slices.Insert(o.writerIDs, i, r.wid)
+		o.lastAttempt = slices.Insert(o.lastAttempt, i, 0)
 	}
+	prev = o.lastAttempt[i]
+	o.lastAttempt[i] = attemptMark(r.completed.UnixNano())
 	if st := o.chains[r.wid]; st != nil {
-		return st, true
+		return st, true, prev, ok
 	}
 	st = &o.stream.scratch
 	*st = writerState{writer: r.writer}
-	return st, false
+	return st, false, prev, ok
+}
+
+// isRetry says whether r, the writer's next attempt after its 409 st,
+// retries it: it comes within the retry window, sooner than half the
+// writer's own pace on the object (its periodic writes are not retries),
+// and shows that the writer re-read: a get of the object since the 409, a
+// new precondition, or an apply that now forces. reread is the first.
+func (o *objState) isRetry(r *record, st *writerState) (retry, reread bool) {
+	rd, ok := o.readAt(r.rid)
+	reread = ok && rd.After(st.lastCompleted)
+	if !st.conflict {
+		return false, reread
+	}
+	gap := r.received.Sub(st.lastCompleted)
+	if gap > o.stream.cfg.RetryWindow || st.cadence > 0 && 2*gap >= st.cadence {
+		return false, reread
+	}
+	newPrecond := r.precond != "" && st.precond != "" && r.precond != st.precond
+	return reread || newPrecond || r.force && !st.force, reread
 }
 
 func (o *objState) attempt(r *record, t *totals) {
-	st, kept := o.state(r)
-	retry := st.conflict && r.received.Sub(st.lastCompleted) <= o.stream.cfg.RetryWindow
+	st, kept, prev, seen := o.state(r)
+	retry, reread := false, false
+	if st.attempted {
+		retry, reread = o.isRetry(r, st)
+	}
 	if st.conflict && !retry {
 		o.giveUp(st, t)
 	}
@@ -343,16 +407,18 @@ func (o *objState) attempt(r *record, t *totals) {
 			t.add(o, r.writer, r.reader, r.received, true, fRetryChains)
 		}
 	} else {
-		st.chain, st.step = st.chain+1, 1
-	}
-	reread := false
-	if o.keep && st.attempted {
-		rd, ok := o.readAt(r.rid)
-		reread = ok && rd.After(st.lastCompleted)
+		st.chain, st.step, st.cadence = st.chain+1, 1, 0
+		if seen {
+			st.cadence = time.Duration(r.received.UnixNano() - int64(prev))
+		}
 	}
 	t.add(o, r.writer, r.reader, r.received, true, fAttempts)
+	if seen && int64(prev) > r.received.UnixNano() {
+		t.overlap(r.writer)
+	}
 	st.conflict = r.code == 409
 	st.attempted, st.lastCompleted, st.reader = true, r.completed, r.reader
+	st.precond, st.force = r.precond, r.force
 	timelineI := -1
 	if o.keep {
 		timelineI = len(o.timeline)
@@ -416,14 +482,15 @@ func (o *objState) settle(p pendingConflict, out outcome, cut bool, t *totals) {
 		o.stream.inexact = true
 	}
 	if p.timelineI >= 0 {
-		o.timeline[p.timelineI].Cause, o.timeline[p.timelineI].LostTo = out.cause, out.lostTo
+		a := &o.timeline[p.timelineI]
+		a.Cause, a.LostTo, a.FieldOwners = out.cause, out.lostTo, out.owners
 	}
 	i, ok := slices.BinarySearchFunc(o.worst, p.r.wid, func(c writerCount, w uint32) int { return cmp.Compare(c.writer, w) })
 	if !ok {
 		o.worst = slices.Insert(o.worst, i, writerCount{writer: p.r.wid})
 	}
 	o.worst[i].n++
-	t.conflict(o, p.r, out.cause, out.lostTo)
+	t.conflict(o, p.r, out)
 }
 
 // finish settles what waits for the end of the log: the pending 409s and
@@ -559,7 +626,10 @@ func (o *objState) byTime(r *record, cand []*record) (ws winnerSet, cut bool) {
 func (o *objState) outcome(r *record, ws winnerSet) outcome {
 	out := outcome{cause: classify(r, ws)}
 	if out.cause == ApplyConflict {
-		out.lostTo = applyOwners(r.message)
+		out.owners = ApplyConflictOwners(r.message)
+		for _, ow := range out.owners {
+			out.lostTo = append(out.lostTo, "manager "+ow.Manager)
+		}
 		return out
 	}
 	t := o.stream.t
@@ -583,23 +653,6 @@ func matchObject(want, k ObjectKey) bool {
 	r := want.Resource
 	return r == k.Resource || r == full || r+"s" == k.Resource || r+"es" == k.Resource ||
 		strings.HasPrefix(r, strings.TrimSuffix(k.Resource, "s")+".") && r+"s" == full
-}
-
-// applyOwnerRE finds the managers an apply conflicted with in the message
-// `Apply failed with 2 conflicts: conflict with "a": .data.x; conflict with "b" using v1: .data.y`.
-var applyOwnerRE = regexp.MustCompile(`conflict with "([^"]*)"`)
-
-// applyOwners are the field managers that own the fields an apply
-// conflicted with: the apply lost to their earlier writes, whoever made
-// them, so they are named "manager NAME".
-func applyOwners(msg string) []string {
-	var out []string
-	for _, m := range applyOwnerRE.FindAllStringSubmatch(msg, -1) {
-		if name := "manager " + m[1]; !slices.Contains(out, name) {
-			out = append(out, name)
-		}
-	}
-	return out
 }
 
 // applyFailed and alreadyExists are what classify reads in a 409's

@@ -5,6 +5,8 @@ import (
 	"net/url"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/kubectl-rv/kubectl-rv/pkg/audit"
 )
@@ -23,9 +25,11 @@ type record struct {
 	wid, rid, oid uint32
 	// read marks a successful get: only obj, reader and the times are set.
 	read bool
-	verb string
-	sub  string
-	code int
+	// force marks a server-side apply with ?force=true.
+	force bool
+	verb  string
+	sub   string
+	code  int
 	// message is a 409's message when classify reads it (applyFailed,
 	// alreadyExists), else "": most are kept neither interned nor copied.
 	message   string
@@ -60,6 +64,10 @@ type Collector struct {
 	writers numbering[WriterKey]
 	readers numbering[readerKey]
 	stream  *stream
+	// dedup leaves out the events seen before (same auditID and stage).
+	dedup *audit.Dedup
+	// dryRuns counts the dry-run writes in scope, left out.
+	dryRuns int
 }
 
 // numbering numbers keys in the order of first sight: keys[n] is the one
@@ -93,7 +101,7 @@ func NewCollector(cfg Config) *Collector {
 // newCollector returns a collector whose records may arrive out of
 // completion order by up to skew; a negative skew keeps everything.
 func newCollector(cfg Config, skew time.Duration) *Collector {
-	c := &Collector{cfg: cfg, strs: map[string]string{}, objs: map[string]objectNumber{}, actors: map[string]actor{}}
+	c := &Collector{cfg: cfg, strs: map[string]string{}, objs: map[string]objectNumber{}, actors: map[string]actor{}, dedup: audit.NewDedup()}
 	c.stream = newStream(cfg, skew)
 	return c
 }
@@ -120,6 +128,8 @@ func (c *Collector) str(s string) string {
 type objectNumber struct {
 	key *ObjectKey
 	n   uint32
+	// out says that the object is outside Config.Object and Namespace.
+	out bool
 }
 
 func (c *Collector) object(ref *audit.ObjectRef) objectNumber {
@@ -128,7 +138,8 @@ func (c *Collector) object(ref *audit.ObjectRef) objectNumber {
 		return p
 	}
 	k := ObjectKey{Group: c.str(ref.APIGroup), Resource: c.str(ref.Resource), Namespace: c.str(ref.Namespace), Name: c.str(ref.Name)}
-	p := objectNumber{key: &k, n: uint32(len(c.objs))}
+	out := c.cfg.Namespace != "" && k.Namespace != c.cfg.Namespace || c.cfg.Object != nil && !matchObject(*c.cfg.Object, k)
+	p := objectNumber{key: &k, n: uint32(len(c.objs)), out: out}
 	c.objs[string(c.buf)] = p
 	return p
 }
@@ -211,6 +222,9 @@ func (c *Collector) Add(e *audit.Event) {
 }
 
 func (c *Collector) record(e *audit.Event) *record {
+	if !c.dedup.First(e) {
+		return nil
+	}
 	verb := writeVerb(e.Verb)
 	write := verb != ""
 	// A create with generateName has no name yet: its objects are counted
@@ -224,11 +238,18 @@ func (c *Collector) record(e *audit.Event) *record {
 	}
 	ref := &e.ObjectRef
 	obj := c.object(ref)
-	r := &record{obj: obj.key, oid: obj.n, received: e.RequestReceived, completed: e.StageTimestamp, read: !write}
+	if obj.out {
+		return nil
+	}
 	fm := ""
 	if write {
-		fm = fieldManager(e.RequestURI)
+		if dryRun(e.RequestURI) {
+			c.dryRuns++
+			return nil
+		}
+		fm = writerManager(e)
 	}
+	r := &record{obj: obj.key, oid: obj.n, received: e.RequestReceived, completed: e.StageTimestamp, read: !write}
 	a := c.actor(e, write, fm)
 	r.rid, r.reader = a.rid, c.readers.keys[a.rid]
 	if !write {
@@ -240,20 +261,77 @@ func (c *Collector) record(e *audit.Event) *record {
 	if e.Code == 409 && (applyFailed(e.Message) || alreadyExists(verb, e.Message)) {
 		r.message = c.str(e.Message)
 	}
+	r.force = verb == "patch" && queryParam(e.RequestURI, "force") == "true"
 	return r
 }
 
 // Report analyses what is left and returns the report.
 func (c *Collector) Report() *Report {
-	return c.stream.report()
+	rep := c.stream.report()
+	rep.Summary.DryRuns = c.dryRuns
+	if c.dedup != nil {
+		rep.Input.Duplicates = c.dedup.Duplicates
+	}
+	return rep
 }
 
-// fieldManager reads ?fieldManager= from a request URI, as
-// url.ParseQuery(query).Get("fieldManager") does, or "" when the query
-// does not parse. Queries without escapes are read without allocating.
+// dryRun says whether a write was a dry run: the API server accepts only
+// dryRun=All, and audits it like a write that persists nothing.
+func dryRun(uri string) bool {
+	return queryParam(uri, "dryRun") != ""
+}
+
+// writerManager is the field manager of the write e as the API server
+// records it: ?fieldManager=, or else its user agent's prefix.
+func writerManager(e *audit.Event) string {
+	if fm := fieldManager(e.RequestURI); fm != "" {
+		return fm
+	}
+	return managerFromUserAgent(e.UserAgent)
+}
+
+// managerFromUserAgent is the field manager the API server records for a
+// write without ?fieldManager= (k8s.io/apiserver's prefixFromUserAgent):
+// the user agent up to its first "/", without unprintable characters, at
+// most 128 bytes. The usual user agent (printable ASCII, short) is
+// returned as a substring, without allocating.
+func managerFromUserAgent(ua string) string {
+	m, _, _ := strings.Cut(ua, "/")
+	plain := len(m) <= fieldManagerMaxLength
+	for i := 0; plain && i < len(m); i++ {
+		plain = m[i] >= 0x20 && m[i] < 0x7f
+	}
+	if plain {
+		return m
+	}
+	var b strings.Builder
+	for _, r := range m {
+		if !unicode.IsPrint(r) {
+			continue
+		}
+		if b.Len()+utf8.RuneLen(r) > fieldManagerMaxLength {
+			break
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// fieldManagerMaxLength is metav1 validation's FieldManagerMaxLength.
+const fieldManagerMaxLength = 128
+
+// fieldManager reads ?fieldManager= from a request URI.
 func fieldManager(uri string) string {
+	return queryParam(uri, "fieldManager")
+}
+
+// queryParam reads the parameter key from a request URI's query, as
+// url.ParseQuery(query).Get(key) does, or "" when the query does not
+// parse. Queries without escapes are read without allocating, and a URI
+// without key in its query is not parsed at all.
+func queryParam(uri, key string) string {
 	i := strings.IndexByte(uri, '?')
-	if i < 0 || !strings.Contains(uri[i:], "fieldManager=") {
+	if i < 0 || !strings.Contains(uri[i:], key) {
 		return ""
 	}
 	query := uri[i+1:]
@@ -262,12 +340,12 @@ func fieldManager(uri string) string {
 		if err != nil {
 			return ""
 		}
-		return q.Get("fieldManager")
+		return q.Get(key)
 	}
 	for query != "" {
 		var kv string
 		kv, query, _ = strings.Cut(query, "&")
-		if k, v, _ := strings.Cut(kv, "="); k == "fieldManager" {
+		if k, v, _ := strings.Cut(kv, "="); k == key {
 			return v
 		}
 	}

@@ -2,8 +2,8 @@ package conflicts
 
 import (
 	"cmp"
+	"maps"
 	"net/url"
-	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -32,6 +32,7 @@ type refRecord struct {
 	details   string
 	precond   string
 	result    string
+	force     bool
 	received  time.Time
 	completed time.Time
 }
@@ -60,12 +61,15 @@ type refCollector struct {
 	objs    map[ObjectKey]*ObjectKey
 	writers map[WriterKey]*WriterKey
 	readers map[refReaderKey]*refReaderKey
+	seen    map[string]bool
+	dups    int
+	dryRuns int
 }
 
 // refNewCollector returns an empty collector.
 func refNewCollector(cfg Config) *refCollector {
 	return &refCollector{cfg: cfg, strs: map[string]string{}, objs: map[ObjectKey]*ObjectKey{},
-		writers: map[WriterKey]*WriterKey{}, readers: map[refReaderKey]*refReaderKey{}}
+		writers: map[WriterKey]*WriterKey{}, readers: map[refReaderKey]*refReaderKey{}, seen: map[string]bool{}}
 }
 
 func (c *refCollector) str(s string) string {
@@ -96,6 +100,12 @@ func refIsWrite(verb string) bool {
 // Add keeps e if it is a write attempt, or a get of a named object, inside
 // the window.
 func (c *refCollector) Add(e *audit.Event) {
+	if id := e.AuditID + " " + e.Stage; e.AuditID != "" && c.seen[id] {
+		c.dups++
+		return
+	} else {
+		c.seen[strings.Clone(id)] = true
+	}
 	write := refIsWrite(e.Verb)
 	// A create with generateName has no name yet: its objects are counted
 	// together, under the name "".
@@ -108,6 +118,18 @@ func (c *refCollector) Add(e *audit.Event) {
 	}
 	ref := &e.ObjectRef
 	obj := ObjectKey{Group: c.str(ref.APIGroup), Resource: c.str(ref.Resource), Namespace: c.str(ref.Namespace), Name: c.str(ref.Name)}
+	if c.cfg.Namespace != "" && obj.Namespace != c.cfg.Namespace || c.cfg.Object != nil && !refMatchObject(*c.cfg.Object, obj) {
+		return
+	}
+	q := refQuery(e.RequestURI)
+	if write && q.Get("dryRun") != "" {
+		c.dryRuns++
+		return
+	}
+	fm := q.Get("fieldManager")
+	if fm == "" {
+		fm = strings.Split(e.UserAgent, "/")[0]
+	}
 	user, pod, ua := c.str(e.Username), c.str(e.PodName), c.str(e.UserAgent)
 	objp, reader := refIntern(c.objs, obj), refIntern(c.readers, refReaderKey{user: user, pod: pod, userAgent: ua})
 	if !write {
@@ -119,8 +141,9 @@ func (c *refCollector) Add(e *audit.Event) {
 	r := refRecord{
 		obj: objp, reader: reader, verb: c.str(e.Verb), sub: c.str(ref.Subresource), code: e.Code,
 		result: e.ResponseRV, received: e.RequestReceived, completed: e.StageTimestamp,
-		writer:  refIntern(c.writers, WriterKey{User: user, FieldManager: c.str(refFieldManager(e.RequestURI)), Pod: pod}),
+		writer:  refIntern(c.writers, WriterKey{User: user, FieldManager: c.str(fm), Pod: pod}),
 		precond: ref.ResourceVersion, details: c.str(e.DetailsKind),
+		force: e.Verb == "patch" && slices.Contains(q["force"], "true"),
 	}
 	if e.Code == 409 {
 		r.message = c.str(e.Message)
@@ -135,36 +158,39 @@ func (c *refCollector) Merge(o *refCollector) {
 	o.recs, o.reads = nil, nil
 }
 
-// refFieldManager reads ?refFieldManager= from a request URI.
-func refFieldManager(uri string) string {
+// refQuery reads a request URI's query; one that does not parse is empty.
+func refQuery(uri string) url.Values {
 	i := strings.IndexByte(uri, '?')
-	if i < 0 || !strings.Contains(uri[i:], "fieldManager=") {
-		return ""
+	if i < 0 {
+		return url.Values{}
 	}
 	q, err := url.ParseQuery(uri[i+1:])
 	if err != nil {
-		return ""
+		return url.Values{}
 	}
-	return q.Get("fieldManager")
+	return q
 }
 
 // refAgg accumulates one writer's or one object's figures.
 type refAgg struct {
 	Tally
-	userAgent string
-	lostTo    map[string]int
-	causes    map[Cause]int
+	userAgents  map[string]bool
+	overlapping int
+	fields      map[string][]string
+	lostTo      map[string]int
+	causes      map[Cause]int
 	// objects or writers touched, and their 409s.
 	peers map[string]int
 }
 
 func refNewAgg() *refAgg {
-	return &refAgg{lostTo: map[string]int{}, causes: map[Cause]int{}, peers: map[string]int{}}
+	return &refAgg{lostTo: map[string]int{}, causes: map[Cause]int{}, peers: map[string]int{}, userAgents: map[string]bool{}, fields: map[string][]string{}}
 }
 
 // refWriterState follows one writer on one object.
 type refWriterState struct {
 	last      *refRecord
+	cadence   time.Duration
 	lastIdx   int
 	chain     int
 	step      int
@@ -270,7 +296,13 @@ func (w *refObjectWalk) attempt(r *refRecord, t *refTotals) {
 	}
 	a := Attempt{Received: r.received, Completed: r.completed, Writer: r.writer.String(), Verb: r.verb, Subresource: r.sub,
 		Code: r.code, Precondition: r.precond, Result: r.result}
-	retry := st.conflict && r.received.Sub(st.last.completed) <= w.cfg.RetryWindow
+	retry := false
+	if st.conflict {
+		gap := r.received.Sub(st.last.completed)
+		rd, ok := w.lastRead[*r.reader]
+		evidence := ok && rd.After(st.last.completed) || r.precond != "" && st.last.precond != "" && r.precond != st.last.precond || r.force && !st.last.force
+		retry = evidence && gap <= w.cfg.RetryWindow && (st.cadence <= 0 || 2*gap < st.cadence)
+	}
 	if st.conflict && !retry {
 		w.giveUp(*r.writer, st, t)
 	}
@@ -280,7 +312,10 @@ func (w *refObjectWalk) attempt(r *refRecord, t *refTotals) {
 			t.add(r, func(g *refAgg) { g.RetryChains++ })
 		}
 	} else {
-		st.chain, st.step = st.chain+1, 1
+		st.chain, st.step, st.cadence = st.chain+1, 1, 0
+		if st.last != nil {
+			st.cadence = r.received.Sub(st.last.completed)
+		}
 	}
 	a.Chain, a.Step = st.chain, st.step
 	if st.last != nil {
@@ -288,6 +323,10 @@ func (w *refObjectWalk) attempt(r *refRecord, t *refTotals) {
 		a.Reread = ok && rd.After(st.last.completed)
 	}
 	t.add(r, func(g *refAgg) { g.Attempts++ })
+	t.writers[*r.writer].userAgents[r.reader.userAgent] = true
+	if st.last != nil && st.last.completed.After(r.received) {
+		t.writers[*r.writer].overlapping++
+	}
 	st.conflict = r.code == 409
 	switch {
 	case r.code == 409:
@@ -297,7 +336,16 @@ func (w *refObjectWalk) attempt(r *refRecord, t *refTotals) {
 			a.LostTo = append(a.LostTo, win.writer.String())
 		}
 		if a.Cause == ApplyConflict {
-			a.LostTo = refApplyOwners(r.message)
+			a.FieldOwners = ApplyConflictOwners(r.message)
+			a.LostTo = nil
+			for _, o := range a.FieldOwners {
+				a.LostTo = append(a.LostTo, "manager "+o.Manager)
+				for _, f := range o.Fields {
+					if fs := t.writers[*r.writer].fields[o.Manager]; !slices.Contains(fs, f) {
+						t.writers[*r.writer].fields[o.Manager] = append(fs, f)
+					}
+				}
+			}
 		}
 		t.conflict(r, a.Cause, a.LostTo)
 	case r.code/100 == 2:
@@ -375,23 +423,6 @@ func (w *refObjectWalk) resultsKnown() bool {
 	return len(w.successes) > 0
 }
 
-// refApplyOwnerRE finds the managers an apply conflicted with in the message
-// `Apply failed with 2 conflicts: conflict with "a": .data.x; conflict with "b" using v1: .data.y`.
-var refApplyOwnerRE = regexp.MustCompile(`conflict with "([^"]*)"`)
-
-// refApplyOwners are the field managers that own the fields an apply
-// conflicted with: the apply lost to their earlier writes, whoever made
-// them, so they are named "manager NAME".
-func refApplyOwners(msg string) []string {
-	var out []string
-	for _, m := range refApplyOwnerRE.FindAllStringSubmatch(msg, -1) {
-		if name := "manager " + m[1]; !slices.Contains(out, name) {
-			out = append(out, name)
-		}
-	}
-	return out
-}
-
 // refClassify names the cause of the 409 r, lost to winners.
 func refClassify(r *refRecord, winners []*refRecord) Cause {
 	switch {
@@ -436,7 +467,6 @@ func (t *refTotals) add(r *refRecord, f func(*refAgg)) {
 	w := t.writers[*r.writer]
 	if w == nil {
 		w = refNewAgg()
-		w.userAgent = r.reader.userAgent
 		t.writers[*r.writer] = w
 	}
 	o := t.objects[*r.obj]
@@ -486,8 +516,24 @@ func (t *refTotals) fill(rep *Report, cfg Config) {
 	}
 	rep.Writers = []WriterStats{}
 	for k, a := range t.writers {
-		rep.Writers = append(rep.Writers, WriterStats{Writer: k, UserAgent: a.userAgent, Tally: a.Tally,
-			ConflictRate: a.Rate(), Objects: len(a.peers), LostTo: refCounts(a.lostTo), Causes: refCauseCounts(a.causes)})
+		ws := WriterStats{Writer: k, Tally: a.Tally,
+			ConflictRate: a.Rate(), Objects: len(a.peers), LostTo: refCounts(a.lostTo), Causes: refCauseCounts(a.causes)}
+		uas := slices.Sorted(maps.Keys(a.userAgents))
+		if len(uas) == 1 {
+			ws.UserAgent = uas[0]
+		} else if len(uas) > 1 {
+			ws.Shared = &Shared{UserAgents: uas}
+		}
+		if a.overlapping > 0 {
+			if ws.Shared == nil {
+				ws.Shared = &Shared{}
+			}
+			ws.Shared.Overlapping = a.overlapping
+		}
+		for _, m := range slices.Sorted(maps.Keys(a.fields)) {
+			ws.FieldsLost = append(ws.FieldsLost, FieldOwner{Manager: m, Fields: slices.Sorted(slices.Values(a.fields[m]))})
+		}
+		rep.Writers = append(rep.Writers, ws)
 	}
 	slices.SortFunc(rep.Writers, func(a, b WriterStats) int {
 		return cmp.Or(cmp.Compare(b.Conflicts, a.Conflicts), cmp.Compare(b.Attempts, a.Attempts), cmp.Compare(a.Writer.String(), b.Writer.String()))

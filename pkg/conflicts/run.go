@@ -164,6 +164,7 @@ func analyze(ctx context.Context, sources []audit.Source, cfg Config, skew time.
 		// Found while the last records were walked.
 		return nil, errNeedsAllRecords
 	}
+	stats.Duplicates = rep.Input.Duplicates
 	rep.Input = stats
 	return rep, nil
 }

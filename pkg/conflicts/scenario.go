@@ -34,16 +34,20 @@ type PatchHint struct {
 // more, one source at a time. Errors are the decoder's or ctx's.
 func PatchHints(ctx context.Context, sources []audit.Source, obj ObjectKey, cfg Config) (map[string]PatchHint, error) {
 	hints := map[string]PatchHint{}
+	seen := audit.NewDedup()
 	for _, src := range sources {
 		_, err := audit.Decode(ctx, src, audit.Options{Strict: cfg.Strict}, func(e *audit.Event) error {
 			r := &e.ObjectRef
 			if e.Verb != "patch" || r.Name != obj.Name || r.Resource != obj.Resource || r.APIGroup != obj.Group || r.Namespace != obj.Namespace {
 				return nil
 			}
+			if !seen.First(e) || dryRun(e.RequestURI) {
+				return nil
+			}
 			if !cfg.Since.IsZero() && e.RequestReceived.Before(cfg.Since) || !cfg.Until.IsZero() && !e.RequestReceived.Before(cfg.Until) {
 				return nil
 			}
-			w := WriterKey{User: e.Username, FieldManager: fieldManager(e.RequestURI), Pod: e.PodName}.String()
+			w := WriterKey{User: e.Username, FieldManager: writerManager(e), Pod: e.PodName}.String()
 			h := hints[w]
 			switch force(e.RequestURI) {
 			case "true":

@@ -34,12 +34,19 @@ func genLog(seed uint64, n int, start time.Time) []genLine {
 	t, rv := start, 1000
 	for i := 0; i < n; i++ {
 		t = t.Add(time.Duration(1+rnd.IntN(80)) * time.Millisecond)
-		out = append(out, genEvent(rnd, i, t, &rv))
+		// Each log its own auditIDs, as each API server makes its own.
+		out = append(out, genEvent(rnd, int(seed)*1_000_000+i, t, &rv))
 	}
 	slices.SortStableFunc(out, func(a, b genLine) int { return a.completed.Compare(b.completed) })
 	for i := 1; i < len(out); i++ {
 		if out[i].completed.Sub(out[i-1].completed) < 5*time.Millisecond && rnd.IntN(3) == 0 {
 			out[i], out[i-1] = out[i-1], out[i]
+		}
+	}
+	// A few events twice (a webhook's retry): counted once.
+	for i := len(out) - 1; i > 0; i-- {
+		if rnd.IntN(100) == 0 {
+			out = slices.Insert(out, i, out[i-1])
 		}
 	}
 	return out
@@ -75,8 +82,10 @@ func genEvent(rnd *rand.Rand, i int, recv time.Time, rv *int) genLine {
 		if rnd.IntN(100) < 30 {
 			code, msg = 409, "Operation cannot be fulfilled: the object has been modified"
 			switch {
-			case verb == "patch" && strings.HasPrefix(fm, "apply-"):
+			case verb == "patch" && strings.HasPrefix(fm, "apply-") && rnd.IntN(2) == 0:
 				msg = `Apply failed with 1 conflict: conflict with "ctrl-` + fmt.Sprint(rnd.IntN(3)) + `": .data.x`
+			case verb == "patch" && strings.HasPrefix(fm, "apply-"):
+				msg = "Apply failed with 2 conflicts: conflicts with \"ctrl-0\":\n- .data.x\nconflicts with \"ctrl-" + fmt.Sprint(1+rnd.IntN(2)) + "\" using v1:\n- .data.y"
 			case verb == "create" && rnd.IntN(2) == 0:
 				msg, details, name = `configmaps "c-0" already exists`, "configmaps", "c-0"
 			}
@@ -91,6 +100,12 @@ func genEvent(rnd *rand.Rand, i int, recv time.Time, rv *int) genLine {
 	uri := "/api/v1/namespaces/ns/" + resource + "/" + name
 	if fm != "" && verb != "get" {
 		uri += "?fieldManager=" + fm + "&fieldValidation=Strict"
+		if verb == "patch" && strings.HasPrefix(fm, "apply-") && rnd.IntN(2) == 0 {
+			uri += "&force=true"
+		}
+		if rnd.IntN(50) == 0 {
+			uri += "&dryRun=All"
+		}
 	}
 	extra := ""
 	if pod != "" {
@@ -134,7 +149,9 @@ func referenceReport(t *testing.T, sources []audit.Source, cfg Config) *Report {
 		stats.Add(st)
 	}
 	rep := c.Report()
+	stats.Duplicates = c.dups
 	rep.Input = stats
+	rep.Summary.DryRuns = c.dryRuns
 	return rep
 }
 

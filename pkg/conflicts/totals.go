@@ -59,17 +59,16 @@ func (t *Tally) bump(f figure) {
 }
 
 // add counts f for the attempt's writer, object and the summary; timed
-// false leaves the summary's first and last alone. A
-// writer's user agent is the one of its first attempt on the first object
-// it wrote (objects in the order of their first write).
+// false leaves the summary's first and last alone. Each attempt's user
+// agent is noted for its writer.
 func (t *totals) add(o *objState, writer *WriterKey, reader *readerKey, received time.Time, timed bool, f figure) {
 	w := t.writers[writer]
-	if w == nil || o.index < w.uaIndex {
-		if w == nil {
-			w = newAgg()
-			t.writers[writer] = w
-		}
-		w.userAgent, w.uaIndex = reader.userAgent, o.index
+	if w == nil {
+		w = newAgg()
+		t.writers[writer] = w
+	}
+	if f == fAttempts {
+		w.sawReader(reader)
 	}
 	w.bump(f)
 	o.tally.bump(f)
@@ -86,12 +85,29 @@ func (t *totals) add(o *objState, writer *WriterKey, reader *readerKey, received
 	t.seen = true
 }
 
-func (t *totals) conflict(o *objState, r *record, c Cause, lostTo []string) {
+// overlap counts an attempt of writer received before its previous
+// attempt on the object completed.
+func (t *totals) overlap(writer *WriterKey) {
+	t.writers[writer].overlapping++
+}
+
+func (t *totals) conflict(o *objState, r *record, out outcome) {
+	c := out.cause
 	t.add(o, r.writer, r.reader, r.received, true, fConflicts)
 	w := t.writers[r.writer]
 	w.causes[c]++
-	for _, l := range lostTo {
+	for _, l := range out.lostTo {
 		w.lostTo[l]++
+	}
+	for _, ow := range out.owners {
+		if w.fieldsLost == nil {
+			w.fieldsLost = map[string][]string{}
+		}
+		for _, f := range ow.Fields {
+			if !slices.Contains(w.fieldsLost[ow.Manager], f) {
+				w.fieldsLost[ow.Manager] = append(w.fieldsLost[ow.Manager], f)
+			}
+		}
 	}
 	if t.causes[c] == nil {
 		t.causes[c] = map[*WriterKey]int{}
@@ -124,8 +140,10 @@ func (t *totals) fill(rep *Report, cfg Config, objects []*objState, keys []*Writ
 	}
 	rep.Writers = []WriterStats{}
 	for k, a := range t.writers {
-		rep.Writers = append(rep.Writers, WriterStats{Writer: *k, UserAgent: a.userAgent, Tally: a.Tally,
-			ConflictRate: a.Rate(), Objects: a.objects, LostTo: counts(a.lostTo), Causes: causeCounts(a.causes)})
+		ws := WriterStats{Writer: *k, Tally: a.Tally, ConflictRate: a.Rate(), Objects: a.objects,
+			LostTo: counts(a.lostTo), Causes: causeCounts(a.causes), FieldsLost: fieldOwners(a.fieldsLost)}
+		ws.UserAgent, ws.Shared = a.sharing()
+		rep.Writers = append(rep.Writers, ws)
 	}
 	slices.SortFunc(rep.Writers, func(a, b WriterStats) int {
 		if c := cmp.Or(cmp.Compare(b.Conflicts, a.Conflicts), cmp.Compare(b.Attempts, a.Attempts)); c != 0 {
@@ -189,5 +207,34 @@ func causeCounts(m map[Cause]int) []CauseCount {
 			out = append(out, CauseCount{Cause: info.Cause, Count: n})
 		}
 	}
+	return out
+}
+
+// sharing is the writer's user agent when its attempts sent one, and
+// what says that its row may hold several clients.
+func (a *agg) sharing() (string, *Shared) {
+	var sh *Shared
+	ua := ""
+	if len(a.userAgents) == 1 {
+		ua = a.userAgents[0]
+	} else if len(a.userAgents) > 1 {
+		sh = &Shared{UserAgents: slices.Sorted(slices.Values(a.userAgents))}
+	}
+	if a.overlapping > 0 {
+		if sh == nil {
+			sh = &Shared{}
+		}
+		sh.Overlapping = a.overlapping
+	}
+	return ua, sh
+}
+
+// fieldOwners lists the owners by name, their fields sorted.
+func fieldOwners(m map[string][]string) []FieldOwner {
+	var out []FieldOwner
+	for name, fields := range m {
+		out = append(out, FieldOwner{Manager: name, Fields: slices.Sorted(slices.Values(fields))})
+	}
+	slices.SortFunc(out, func(a, b FieldOwner) int { return cmp.Compare(a.Manager, b.Manager) })
 	return out
 }

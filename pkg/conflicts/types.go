@@ -82,7 +82,12 @@ func (k ObjectKey) String() string {
 	return s + k.Name
 }
 
-// WriterKey identifies a writer.
+// WriterKey identifies a writer as the API server sees it: its user, its
+// field manager, and the pod its token is bound to. The field manager is
+// the request's ?fieldManager=, or else the one the API server derives
+// from the user agent (its part before the first "/", as managedFields
+// record it): kube-controller-manager's controllers, kubectl scale and
+// most client-go programs send none.
 type WriterKey struct {
 	User         string `json:"user"`
 	FieldManager string `json:"fieldManager,omitempty"`
@@ -135,9 +140,14 @@ func (t Tally) Rate() float64 {
 
 // WriterStats is what one writer did.
 type WriterStats struct {
-	Writer    WriterKey `json:"writer"`
-	UserAgent string    `json:"userAgent,omitempty"`
-	Tally     `json:",inline"`
+	Writer WriterKey `json:"writer"`
+	// UserAgent is the user agent of every attempt of the writer, when
+	// they all sent the same one; Shared lists them otherwise.
+	UserAgent string `json:"userAgent,omitempty"`
+	// Shared is set when the row may hold several clients that share
+	// user, field manager and pod (nothing in the log tells them apart).
+	Shared *Shared `json:"shared,omitempty"`
+	Tally  `json:",inline"`
 	// ConflictRate is 409s per attempt.
 	ConflictRate float64 `json:"conflictRate"`
 	Objects      int     `json:"objects"`
@@ -145,6 +155,28 @@ type WriterStats struct {
 	// writes counts for both).
 	LostTo []Count      `json:"lostTo,omitempty"`
 	Causes []CauseCount `json:"causes,omitempty"`
+	// FieldsLost are the fields the writer's server-side applies
+	// conflicted on, per owning manager, as the API server's 409s name
+	// them.
+	FieldsLost []FieldOwner `json:"fieldsLost,omitempty"`
+}
+
+// Shared says why a writer's row may hold several clients.
+type Shared struct {
+	// UserAgents are the different user agents the writer's attempts sent
+	// (sorted), when there is more than one.
+	UserAgents []string `json:"userAgents,omitempty"`
+	// Overlapping counts the attempts received before the writer's
+	// previous attempt on the same object had completed: one client's
+	// retries and reconciles of one object follow one another.
+	Overlapping int `json:"overlapping,omitempty"`
+}
+
+// FieldOwner is a manager that owns fields a server-side apply
+// conflicted on, and those fields (as the API server prints paths).
+type FieldOwner struct {
+	Manager string   `json:"manager"`
+	Fields  []string `json:"fields"`
 }
 
 // ObjectStats is what happened to one object.
@@ -184,8 +216,11 @@ type Attempt struct {
 	// Reread is set when the writer read the object since its last attempt.
 	Reread bool     `json:"reread,omitempty"`
 	LostTo []string `json:"lostTo,omitempty"`
-	Cause  Cause    `json:"cause,omitempty"`
-	GiveUp bool     `json:"giveUp,omitempty"`
+	// FieldOwners are, for an apply conflict, every manager the API
+	// server named and its fields.
+	FieldOwners []FieldOwner `json:"fieldOwners,omitempty"`
+	Cause       Cause        `json:"cause,omitempty"`
+	GiveUp      bool         `json:"giveUp,omitempty"`
 }
 
 // Summary totals a report.
@@ -193,6 +228,9 @@ type Summary struct {
 	Tally   `json:",inline"`
 	Writers int `json:"writers"`
 	Objects int `json:"objects"`
+	// DryRuns counts the write requests in scope that were dry runs
+	// (?dryRun=All): they persist nothing and are left out of every figure.
+	DryRuns int `json:"dryRuns"`
 	// First and Last are the first and last write attempts analysed.
 	First time.Time `json:"first,omitzero"`
 	Last  time.Time `json:"last,omitzero"`
@@ -217,13 +255,18 @@ type Config struct {
 	// Since and Until bound the window by the request's receive time; zero
 	// is open.
 	Since, Until time.Time
-	// RetryWindow is how soon after a 409 the writer's next attempt on the
-	// object must come to count as a retry.
+	// RetryWindow bounds a retry: a writer's next attempt on the object
+	// after a 409 is a retry only if it comes within the window and shows
+	// that the writer re-read (see Analyze).
 	RetryWindow time.Duration
-	// Object selects the timeline's object; nil is none. Its Namespace ""
-	// matches any namespace; its Resource matches the plural, with or
-	// without the group.
+	// Object limits the analysis, every figure of it, to one object and
+	// is the timeline's; nil is every object. Its Namespace "" matches any
+	// namespace; its Resource matches the plural, with or without the
+	// group.
 	Object *ObjectKey
+	// Namespace, when set, limits the analysis to the objects of that
+	// namespace.
+	Namespace string
 	// HottestTimeline fills Report.Timeline with the hottest object's
 	// attempts when Object is nil (for the picture).
 	HottestTimeline bool

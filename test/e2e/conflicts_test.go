@@ -37,24 +37,13 @@ type conflictsReport struct {
 	Kind       string `json:"kind"`
 	Summary    struct {
 		conflictsTally
-		Writers, Objects int
+		Writers, Objects, DryRuns int
 	} `json:"summary"`
-	Writers []struct {
-		Writer struct {
-			User, FieldManager, Pod string
-		} `json:"writer"`
-		UserAgent string `json:"userAgent"`
-		conflictsTally
-		LostTo []struct {
-			Name  string
-			Count int
-		} `json:"lostTo"`
-		Causes []struct {
-			Cause string
-			Count int
-		} `json:"causes"`
-	} `json:"writers"`
-	Causes []struct {
+	Input struct {
+		Events, Duplicates int
+	} `json:"input"`
+	Writers []writerRow `json:"writers"`
+	Causes  []struct {
 		Cause string
 		Count int
 		Fix   string
@@ -63,7 +52,36 @@ type conflictsReport struct {
 		Writer, Verb, Cause string
 		Code                int
 		GiveUp              bool
+		FieldOwners         []fieldOwner `json:"fieldOwners"`
 	} `json:"timeline"`
+}
+
+// writerRow is one writer of the report.
+type writerRow struct {
+	Writer struct {
+		User, FieldManager, Pod string
+	} `json:"writer"`
+	UserAgent string `json:"userAgent"`
+	Shared    *struct {
+		UserAgents  []string `json:"userAgents"`
+		Overlapping int      `json:"overlapping"`
+	} `json:"shared"`
+	conflictsTally
+	LostTo []struct {
+		Name  string
+		Count int
+	} `json:"lostTo"`
+	Causes []struct {
+		Cause string
+		Count int
+	} `json:"causes"`
+	FieldsLost []fieldOwner `json:"fieldsLost"`
+}
+
+// fieldOwner is a manager an apply conflict named, with its fields.
+type fieldOwner struct {
+	Manager string
+	Fields  []string
 }
 
 type conflictsTally struct {
@@ -215,7 +233,8 @@ func raceRMW(t *testing.T, ns, userPrefix, managerPrefix string, writers, rounds
 			go func() {
 				defer wg.Done()
 				<-gate
-				rmwRound(ctx, cs, ns, fmt.Sprintf("%s-%d", managerPrefix, i), round, &logs[i])
+				name := fmt.Sprintf("%s-%d", managerPrefix, i)
+				rmwRound(ctx, cs, ns, name, name, round, &logs[i])
 			}()
 		}
 		close(gate)
@@ -225,8 +244,9 @@ func raceRMW(t *testing.T, ns, userPrefix, managerPrefix string, writers, rounds
 	return logs
 }
 
-// rmwRound is one RetryOnConflict read-modify-write, counted.
-func rmwRound(ctx context.Context, cs kubernetes.Interface, ns, name string, round int, l *writerLog) {
+// rmwRound is one RetryOnConflict read-modify-write of ConfigMap hot's key
+// name with field manager fm ("" sends none), counted.
+func rmwRound(ctx context.Context, cs kubernetes.Interface, ns, name, fm string, round int, l *writerLog) {
 	attempts := 0
 	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
 		cur, err := cs.CoreV1().ConfigMaps(ns).Get(ctx, "hot", metav1.GetOptions{})
@@ -239,7 +259,7 @@ func rmwRound(ctx context.Context, cs kubernetes.Interface, ns, name string, rou
 		cur.Data[name] = fmt.Sprint(round)
 		attempts++
 		l.Attempts++
-		_, err = cs.CoreV1().ConfigMaps(ns).Update(ctx, cur, metav1.UpdateOptions{FieldManager: name})
+		_, err = cs.CoreV1().ConfigMaps(ns).Update(ctx, cur, metav1.UpdateOptions{FieldManager: fm})
 		switch {
 		case apierrors.IsConflict(err):
 			l.Conflicts++

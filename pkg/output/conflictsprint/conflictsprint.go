@@ -72,9 +72,45 @@ func Print(p *output.Printer, rep *conflicts.Report, view string) error {
 		}
 	}
 	s := rep.Summary
-	_, err := fmt.Fprintf(p.Out, "\n%d write attempts, %d conflicts (%s), %d successes, %d give-ups; %d writers, %d objects\n",
-		s.Attempts, s.Conflicts, percent(s.Rate()), s.Successes, s.GiveUps, s.Writers, s.Objects)
+	_, err := fmt.Fprintf(p.Out, "\n%d write attempts, %d conflicts (%s), %d successes, %d give-ups; %d writers, %d objects%s\n",
+		s.Attempts, s.Conflicts, percent(s.Rate()), s.Successes, s.GiveUps, s.Writers, s.Objects, leftOut(rep))
 	return err
+}
+
+// leftOut says what the figures leave out: dry runs and events read twice.
+func leftOut(rep *conflicts.Report) string {
+	var parts []string
+	if n := rep.Summary.DryRuns; n > 0 {
+		parts = append(parts, fmt.Sprintf("%d dry runs", n))
+	}
+	if n := rep.Input.Duplicates; n > 0 {
+		parts = append(parts, fmt.Sprintf("%d duplicate events", n))
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return "; left out " + strings.Join(parts, " and ")
+}
+
+// userAgent is the writer's user agent, or what says that its row may
+// hold several clients.
+func userAgent(w *conflicts.WriterStats) string {
+	ua := w.UserAgent
+	sh := w.Shared
+	if sh == nil {
+		return dash(ua)
+	}
+	var notes []string
+	if n := len(sh.UserAgents); n > 1 {
+		ua = fmt.Sprintf("%d user agents", n)
+	}
+	if sh.Overlapping > 0 {
+		notes = append(notes, fmt.Sprintf("%d overlapping writes", sh.Overlapping))
+	}
+	if len(notes) == 0 {
+		return ua + " (shared)"
+	}
+	return ua + " (shared: " + strings.Join(notes, ", ") + ")"
 }
 
 // Objects is a row per object, the hottest first.
@@ -102,7 +138,7 @@ func Writers(rep *conflicts.Report) *output.TableData {
 			}
 			lost = append(lost, fmt.Sprintf("%s (%d)", l.Name, l.Count))
 		}
-		t.AddRow(cell(w.Writer.String()), cell(dash(w.UserAgent)), num(w.Attempts), conflictCell(w.Conflicts),
+		t.AddRow(cell(w.Writer.String()), cell(userAgent(&w)), num(w.Attempts), conflictCell(w.Conflicts),
 			cell(percent(w.ConflictRate)), num(w.RetryChains), num(w.GiveUps), cell(dash(strings.Join(lost, ", "))))
 	}
 	return t

@@ -10,6 +10,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/kubectl-rv/kubectl-rv/internal/golden"
+	"github.com/kubectl-rv/kubectl-rv/pkg/audit"
 	"github.com/kubectl-rv/kubectl-rv/pkg/conflicts"
 	"github.com/kubectl-rv/kubectl-rv/pkg/output"
 )
@@ -20,13 +21,16 @@ func report() *conflicts.Report {
 	a := conflicts.WriterKey{User: "system:serviceaccount:kube-system:ctrl", FieldManager: "ctrl", Pod: "ctrl-7d9f"}
 	b := conflicts.WriterKey{User: "rv-admin", FieldManager: "evil\x1b[31m"}
 	return &conflicts.Report{
-		Summary: conflicts.Summary{Tally: conflicts.Tally{Attempts: 5, Conflicts: 2, Successes: 3, RetryChains: 1, GiveUps: 1}, Writers: 2, Objects: 1},
+		Summary: conflicts.Summary{Tally: conflicts.Tally{Attempts: 5, Conflicts: 2, Successes: 3, RetryChains: 1, GiveUps: 1}, Writers: 2, Objects: 1, DryRuns: 3},
+		Input:   audit.Stats{Lines: 12, Events: 12, Duplicates: 4},
 		Objects: []conflicts.ObjectStats{{Object: conflicts.ObjectKey{Resource: "configmaps", Namespace: "ns", Name: "c"},
 			Tally: conflicts.Tally{Attempts: 5, Conflicts: 2, Successes: 3}, Writers: 2, WorstWriter: a.String(), WorstConflicts: 2}},
 		Writers: []conflicts.WriterStats{
 			{Writer: a, UserAgent: "manager/v0.0.0", Tally: conflicts.Tally{Attempts: 3, Conflicts: 2, Successes: 1, RetryChains: 1, GiveUps: 1},
 				ConflictRate: 2.0 / 3, LostTo: []conflicts.Count{{Name: b.String(), Count: 2}}},
-			{Writer: b, Tally: conflicts.Tally{Attempts: 2, Successes: 2}},
+			{Writer: b, Tally: conflicts.Tally{Attempts: 2, Successes: 2},
+				Shared:     &conflicts.Shared{UserAgents: []string{"a/v1", "a/v2"}, Overlapping: 1},
+				FieldsLost: []conflicts.FieldOwner{{Manager: "m1", Fields: []string{".data.a"}}}},
 		},
 		Causes: []conflicts.CauseStats{{Cause: conflicts.Contention, Count: 2, Writers: 1, Fix: conflicts.Fix(conflicts.Contention)}},
 		Timeline: []conflicts.Attempt{

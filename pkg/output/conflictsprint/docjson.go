@@ -109,6 +109,11 @@ func appendWriterStats(b []byte, depth int, w *conflicts.WriterStats) ([]byte, e
 		b = output.AppendJSONKey(b, depth+1, "userAgent")
 		b = output.AppendJSONString(b, w.UserAgent)
 	}
+	if w.Shared != nil {
+		if b, err = output.AppendMarshalField(b, depth+1, "shared", w.Shared); err != nil {
+			return nil, err
+		}
+	}
 	b = appendTally(b, depth+1, &w.Tally)
 	if b, err = output.AppendMarshalField(b, depth+1, "conflictRate", w.ConflictRate); err != nil {
 		return nil, err
@@ -129,6 +134,11 @@ func appendWriterStats(b []byte, depth int, w *conflicts.WriterStats) ([]byte, e
 	}
 	if len(w.Causes) > 0 {
 		if b, err = output.AppendMarshalField(b, depth+1, "causes", w.Causes); err != nil {
+			return nil, err
+		}
+	}
+	if len(w.FieldsLost) > 0 {
+		if b, err = output.AppendMarshalField(b, depth+1, "fieldsLost", w.FieldsLost); err != nil {
 			return nil, err
 		}
 	}

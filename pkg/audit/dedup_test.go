@@ -1,0 +1,121 @@
+package audit
+
+import (
+	"fmt"
+	"maps"
+	"math/rand/v2"
+	"runtime"
+	"slices"
+	"testing"
+	"time"
+)
+
+// BenchmarkDedup: a million events, 10,000 a second, in completion order.
+func BenchmarkDedup(b *testing.B) {
+	evs := make([]Event, 1_000_000)
+	for i := range evs {
+		evs[i] = Event{AuditID: fmt.Sprintf("%08x-85a1-42b9-bcbe-%012x", i, i), Stage: StageResponseComplete, StageTimestamp: time.Unix(int64(i/10_000), 0)}
+	}
+	for b.Loop() {
+		d := NewDedup()
+		for i := range evs {
+			d.First(&evs[i])
+		}
+	}
+}
+
+func TestDedup(t *testing.T) {
+	d := NewDedup()
+	evs := []Event{
+		{AuditID: "a", Stage: StageResponseComplete},
+		{AuditID: "a", Stage: StagePanic},
+		{AuditID: "b", Stage: StageResponseComplete},
+		{AuditID: "a", Stage: StageResponseComplete},
+		{AuditID: "", Stage: StageResponseComplete},
+		{AuditID: "", Stage: StageResponseComplete},
+	}
+	var got []bool
+	for i := range evs {
+		got = append(got, d.First(&evs[i]))
+	}
+	if fmt.Sprint(got) != "[true true true false true true]" || d.Duplicates != 1 {
+		t.Errorf("First = %v, %d duplicates; want [true true true false true true], 1", got, d.Duplicates)
+	}
+}
+
+// TestDedupSealed: a log read again after many seconds finds its events
+// in the sealed seconds; another server's events in those seconds are
+// new, and found when read again.
+func TestDedupSealed(t *testing.T) {
+	d := NewDedup()
+	at := func(id string, sec int) *Event {
+		return &Event{AuditID: id, Stage: StageResponseComplete, StageTimestamp: time.Unix(int64(1_800_000_000+sec), 0)}
+	}
+	for pass, want := range []bool{true, false} {
+		for i := range 100 {
+			if got := d.First(at(fmt.Sprint("a", i), i/3)); got != want {
+				t.Fatalf("pass %d, event %d: First = %v, want %v", pass, i, got, want)
+			}
+		}
+	}
+	for pass, want := range []bool{true, false} {
+		for i := range 100 {
+			if got := d.First(at(fmt.Sprint("b", i), i/3)); got != want {
+				t.Fatalf("other server, pass %d, event %d: First = %v, want %v", pass, i, got, want)
+			}
+		}
+	}
+	if d.Duplicates != 200 || len(d.open) > maxOpen {
+		t.Errorf("%d duplicates, %d seconds open; want 200, at most %d", d.Duplicates, len(d.open), maxOpen)
+	}
+}
+
+// TestDedupMemory: the set holds a hash per event, not its auditID: at
+// most 20 bytes an event, a log's events completing 10,000 a second.
+func TestDedupMemory(t *testing.T) {
+	const n = 200_000
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	d := NewDedup()
+	for i := range n {
+		e := Event{AuditID: fmt.Sprintf("%08x-85a1-42b9-bcbe-%012x", i, i), Stage: StageResponseComplete, StageTimestamp: time.Unix(int64(i/10_000), 0)}
+		d.First(&e)
+	}
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	if per := float64(after.HeapAlloc-min(after.HeapAlloc, before.HeapAlloc)) / n; per > 20 {
+		t.Errorf("%.1f bytes an event, want at most 20", per)
+	}
+	runtime.KeepAlive(d)
+}
+
+// TestHashSetMatchesMap: the open seconds' set says what a map says, for
+// random hashes, repeats, and the hash 0.
+func TestHashSetMatchesMap(t *testing.T) {
+	rnd := rand.New(rand.NewPCG(1, 2))
+	var s hashSet
+	s = newHashSet(0)
+	m := map[uint64]struct{}{}
+	for i := range 50_000 {
+		h := rnd.Uint64()
+		switch i % 7 {
+		case 0:
+			h = uint64(i % 100) // repeats
+		case 1:
+			h = 0
+		}
+		key := max(h, 1)
+		_, had := m[key]
+		m[key] = struct{}{}
+		if got := s.add(h); got == had {
+			t.Fatalf("add(%d) = %v, the map had it: %v", h, got, had)
+		}
+	}
+	got := s.appendTo(nil)
+	slices.Sort(got)
+	want := slices.Sorted(maps.Keys(m))
+	if !slices.Equal(want, got) || s.n != len(m) {
+		t.Errorf("the set holds %d hashes, the map %d", len(got), len(m))
+	}
+}

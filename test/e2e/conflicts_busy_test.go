@@ -1,0 +1,204 @@
+//go:build e2e
+
+package e2e
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"os"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// TestConflictsBusySceneWriters: in the busy scene, every writer's
+// attempts, 409s, successes, retry chains, give-ups, causes and whom it
+// lost to (where the scene makes it knowable) are what its own log says;
+// each row shows the user agent its writer sent and no other, and
+// kube-controller-manager's writes are its own rows, not kubectl's.
+func TestConflictsBusySceneWriters(t *testing.T) {
+	s := sharedBusyScene(t)
+	rep := runConflicts(t, "--audit-log", s.log, "-n", s.ns)
+	rows := map[string]writerRow{}
+	for _, w := range rep.Writers {
+		if w.Writer.Pod == "" {
+			rows[w.Writer.FieldManager] = w
+		}
+	}
+	for manager, want := range s.writers {
+		got, ok := rows[manager]
+		if !ok {
+			t.Errorf("writer %s (%+v) is not in the report", manager, want.conflictsTally)
+			continue
+		}
+		t.Logf("%s: its log %+v, report %+v", manager, want.conflictsTally, got.conflictsTally)
+		checkWriter(t, rep, manager, want.writerLog, false)
+		if got.Shared != nil || !strings.HasPrefix(got.UserAgent, want.userAgent) {
+			t.Errorf("writer %s sent user agent %q: the row shows %q, shared %+v", manager, want.userAgent, got.UserAgent, got.Shared)
+		}
+		checkLostTo(t, manager, got, want)
+	}
+	kcm, ok := rows["kube-controller-manager"]
+	if !ok {
+		t.Fatalf("kube-controller-manager's writes (field manager from its user agent) are not a writer: %+v", rep.Writers)
+	}
+	uas := []string{kcm.UserAgent}
+	if kcm.Shared != nil {
+		uas = append(uas, kcm.Shared.UserAgents...)
+	}
+	for _, ua := range uas {
+		if ua != "" && !strings.HasPrefix(ua, "kube-controller-manager/") {
+			t.Errorf("kube-controller-manager's row shows a user agent it did not send: %q", ua)
+		}
+	}
+}
+
+// checkLostTo compares whom a writer lost to with what the scene knows:
+// the only writers it can have lost to, and an apply conflict's owners
+// and fields as the API server's error named them.
+func checkLostTo(t *testing.T, manager string, got writerRow, want *sceneWriter) {
+	t.Helper()
+	if want.lostTo == nil {
+		return
+	}
+	var names []string
+	for _, l := range got.LostTo {
+		names = append(names, l.Name)
+		ok := slices.ContainsFunc(want.lostTo, func(w string) bool { return l.Name == "manager "+w || strings.HasSuffix(l.Name, "/"+w) })
+		if !ok {
+			t.Errorf("writer %s lost to %s, but it can only lose to %v", manager, l.Name, want.lostTo)
+		}
+	}
+	if want.owners == nil {
+		return
+	}
+	for owner, fields := range want.owners {
+		if !slices.Contains(names, "manager "+owner) {
+			t.Errorf("writer %s: the apply conflict named %s, the report's lost to %v", manager, owner, names)
+		}
+		i := slices.IndexFunc(got.FieldsLost, func(f fieldOwner) bool { return f.Manager == owner })
+		if i < 0 || !reflect.DeepEqual(slices.Sorted(slices.Values(fields)), got.FieldsLost[i].Fields) {
+			t.Errorf("writer %s: %s owns %v, the report's fields lost %+v", manager, owner, fields, got.FieldsLost)
+		}
+	}
+}
+
+// rawCounts counts, in the audit log itself, the write events of
+// namespace ns (on object name when not ""): real writes, dry runs, and
+// every ResponseComplete or Panic event, each auditID once.
+func rawCounts(t *testing.T, path, ns, resource, name string) (writes, dryRuns, events int) {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	seen := map[string]bool{}
+	bad := 0
+	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 1<<20)
+	for sc.Scan() {
+		var e struct {
+			AuditID, Stage, Verb, RequestURI string
+			ObjectRef                        struct{ Resource, Namespace, Name string }
+		}
+		if err := json.Unmarshal(sc.Bytes(), &e); err != nil {
+			// The last line may be cut short: the API server was writing it.
+			if bad++; bad > 1 {
+				t.Fatalf("%s: two lines are not JSON: %v", path, err)
+			}
+			continue
+		}
+		if e.Stage != "ResponseComplete" && e.Stage != "Panic" || seen[e.AuditID+e.Stage] {
+			continue
+		}
+		seen[e.AuditID+e.Stage] = true
+		events++
+		inScope := e.ObjectRef.Namespace == ns && (name == "" || e.ObjectRef.Resource == resource && e.ObjectRef.Name == name)
+		if !inScope || !slices.Contains([]string{"create", "update", "patch", "delete", "deletecollection"}, e.Verb) {
+			continue
+		}
+		if e.ObjectRef.Name == "" && e.Verb != "create" && e.Verb != "deletecollection" {
+			continue
+		}
+		if strings.Contains(e.RequestURI, "dryRun=All") {
+			dryRuns++
+		} else {
+			writes++
+		}
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return writes, dryRuns, events
+}
+
+// TestConflictsBusySceneDryRuns: kubectl rv predict's server dry runs are
+// counted as left out, and every write attempt the report counts is one
+// of the log's real writes.
+func TestConflictsBusySceneDryRuns(t *testing.T) {
+	s := sharedBusyScene(t)
+	writes, dryRuns, _ := rawCounts(t, s.log, s.ns, "", "")
+	rep := runConflicts(t, "--audit-log", s.log, "-n", s.ns)
+	if dryRuns == 0 {
+		t.Fatal("the scene's log has no dry run: kubectl rv predict made none")
+	}
+	if rep.Summary.DryRuns != dryRuns || rep.Summary.Attempts != writes {
+		t.Errorf("the log has %d writes and %d dry runs in %s; the report counts %d attempts and %d dry runs", writes, dryRuns, s.ns, rep.Summary.Attempts, rep.Summary.DryRuns)
+	}
+	for _, w := range rep.Writers {
+		if w.Writer.FieldManager == "ci" {
+			t.Errorf("predict's dry runs (field manager ci) are a writer: %+v", w)
+		}
+	}
+}
+
+// TestConflictsBusySceneRotated: a directory holding the log and a gzip
+// copy of it gives the log's own figures, and says how many events it
+// read twice.
+func TestConflictsBusySceneRotated(t *testing.T) {
+	s := sharedBusyScene(t)
+	_, _, events := rawCounts(t, s.log, s.ns, "", "")
+	alone := runConflicts(t, "--audit-log", s.log, "-n", s.ns)
+	both := runConflicts(t, "--audit-log", s.rotated, "-n", s.ns)
+	if !reflect.DeepEqual(alone.Summary, both.Summary) || !reflect.DeepEqual(alone.Writers, both.Writers) {
+		t.Errorf("the log beside its copy:\n%+v\nthe log alone:\n%+v", both.Summary, alone.Summary)
+	}
+	if both.Input.Duplicates != events || alone.Input.Duplicates != 0 {
+		t.Errorf("the copy repeats the log's %d events; the report says %d duplicates (the log alone %d)", events, both.Input.Duplicates, alone.Input.Duplicates)
+	}
+	r := cluster.RV(t, "conflicts", "--audit-log", s.rotated, "-n", s.ns)
+	if r.Code != 0 || !strings.Contains(r.Stderr, fmt.Sprintf("%d event(s) were read twice", events)) {
+		t.Errorf("stderr does not say that %d events were read twice: %s", events, r)
+	}
+}
+
+// TestConflictsBusySceneObject: --object restricts every figure: the
+// summary counts the object's writes only, and the two-owner apply
+// conflict names both owners with their fields.
+func TestConflictsBusySceneObject(t *testing.T) {
+	s := sharedBusyScene(t)
+	writes, _, _ := rawCounts(t, s.log, s.ns, "configmaps", "two")
+	rep := runConflicts(t, "--audit-log", s.log, "-n", s.ns, "--object", "configmaps/two")
+	if rep.Summary.Attempts != writes || rep.Summary.Objects != 1 {
+		t.Errorf("the log has %d writes on configmaps/two; the report counts %d attempts on %d objects", writes, rep.Summary.Attempts, rep.Summary.Objects)
+	}
+	if len(rep.Causes) != 1 || rep.Causes[0].Cause != "ssa-field-conflict" || rep.Causes[0].Count != 1 {
+		t.Errorf("causes %+v, want the one apply conflict", rep.Causes)
+	}
+	want := s.writers["busy-m3"].owners
+	for _, a := range rep.Timeline {
+		if a.Code != 409 {
+			continue
+		}
+		got := map[string][]string{}
+		for _, o := range a.FieldOwners {
+			got[o.Manager] = o.Fields
+		}
+		if fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Errorf("the 409's owners %v, the API server's error named %v", got, want)
+		}
+	}
+}
