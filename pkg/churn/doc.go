@@ -7,12 +7,12 @@
 // writes per minute. It flags self-loops (one manager rewriting one object
 // faster than Config.LoopRate without a generation change) and fights
 // (fields changing hands between managers, with the detection watch uses:
-// inspect.FieldWriters), and, for the busiest objects, fetches the full
+// follow.FieldWriters), and, for the busiest objects, fetches the full
 // object on their next writes to name the fields that change (Explain).
 //
 // The entry point is Run. Inside, the list/watch/resume/relist driver is
-// watch's (inspect.Stream) over a metadata Source (NewMetadataSource), and
-// Tracker is the deterministic core: it consumes inspect.RecordedEvents one
+// pkg/follow's (follow.Stream) over a metadata Source (follow.NewMetadataSource), and
+// Tracker is the deterministic core: it consumes follow.Events one
 // at a time and, at the end, returns the Report.
 //
 // Memory is what makes a cluster-wide watch possible, so Tracker keeps per

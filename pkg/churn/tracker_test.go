@@ -13,7 +13,8 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/kubectl-rv/kubectl-rv/pkg/apitypes"
-	"github.com/kubectl-rv/kubectl-rv/pkg/inspect"
+
+	"github.com/kubectl-rv/kubectl-rv/pkg/follow"
 )
 
 var (
@@ -42,19 +43,19 @@ func meta(ty apitypes.Type, name string, rv, gen int, entries ...mf) *unstructur
 			Time: &tm, FieldsType: "FieldsV1", FieldsV1: &metav1.FieldsV1{Raw: []byte(e.fields)},
 		})
 	}
-	return &unstructured.Unstructured{Object: metaObject(p)}
+	return &unstructured.Unstructured{Object: follow.MetadataObject(p)}
 }
 
 func listed(tr *Tracker, ty apitypes.Type, objs ...*unstructured.Unstructured) {
-	key := inspect.ResourceKey(ty.Resource)
+	key := follow.ResourceKey(ty.Resource)
 	for _, u := range objs {
-		tr.Observe(inspect.RecordedEvent{Type: inspect.RecordList, Time: t0, Resource: key, Reason: inspect.SyncInitial, Object: u})
+		tr.Observe(follow.Event{Type: follow.List, Time: t0, Resource: key, Reason: follow.SyncInitial, Object: u})
 	}
-	tr.Observe(inspect.RecordedEvent{Type: inspect.RecordSynced, Time: t0, Resource: key, Reason: inspect.SyncInitial, ResourceVersion: "1"})
+	tr.Observe(follow.Event{Type: follow.Synced, Time: t0, Resource: key, Reason: follow.SyncInitial, ResourceVersion: "1"})
 }
 
 func modified(tr *Tracker, ty apitypes.Type, at time.Duration, u *unstructured.Unstructured) {
-	tr.Observe(inspect.RecordedEvent{Type: inspect.RecordModified, Time: t0.Add(at), Resource: inspect.ResourceKey(ty.Resource), Object: u})
+	tr.Observe(follow.Event{Type: follow.Modified, Time: t0.Add(at), Resource: follow.ResourceKey(ty.Resource), Object: u})
 }
 
 const (
@@ -153,11 +154,11 @@ func TestTrackerFight(t *testing.T) {
 func TestTrackerGap(t *testing.T) {
 	tr := NewTracker(NewConfig(), []apitypes.Type{cmType}, t0)
 	listed(tr, cmType, meta(cmType, "a", 2, 0), meta(cmType, "b", 3, 0))
-	key := inspect.ResourceKey(cmType.Resource)
+	key := follow.ResourceKey(cmType.Resource)
 	for _, u := range []*unstructured.Unstructured{meta(cmType, "a", 9, 0), meta(cmType, "c", 10, 0)} {
-		tr.Observe(inspect.RecordedEvent{Type: inspect.RecordList, Time: t0, Resource: key, Reason: inspect.SyncRelist, Object: u})
+		tr.Observe(follow.Event{Type: follow.List, Time: t0, Resource: key, Reason: follow.SyncRelist, Object: u})
 	}
-	tr.Observe(inspect.RecordedEvent{Type: inspect.RecordSynced, Time: t0, Resource: key, Reason: inspect.SyncRelist, ResourceVersion: "11", GapFrom: "3", GapError: "too old"})
+	tr.Observe(follow.Event{Type: follow.Synced, Time: t0, Resource: key, Reason: follow.SyncRelist, ResourceVersion: "11", GapFrom: "3", GapError: "too old"})
 	r := tr.Report(t0.Add(time.Minute))
 	want := []Gap{{Resource: "configmaps", From: "3", To: "11", Changed: 3, Error: "too old", Time: t0}}
 	if d := cmp.Diff(want, r.Gaps); d != "" {
@@ -221,7 +222,7 @@ func TestTrackerForgetsShortLivedObjects(t *testing.T) {
 	write("brief", 2)
 	write("busy", 6)
 	for _, name := range []string{"brief", "busy"} {
-		tr.Observe(inspect.RecordedEvent{Type: inspect.RecordDeleted, Time: t0, Resource: inspect.ResourceKey(cmType.Resource), Object: meta(cmType, name, rv, 0)})
+		tr.Observe(follow.Event{Type: follow.Deleted, Time: t0, Resource: follow.ResourceKey(cmType.Resource), Object: meta(cmType, name, rv, 0)})
 		rv++
 	}
 	if len(tr.objects) != 1 {

@@ -3,14 +3,14 @@ package churn
 import (
 	"time"
 
-	"github.com/kubectl-rv/kubectl-rv/pkg/inspect"
+	"github.com/kubectl-rv/kubectl-rv/pkg/follow"
 )
 
 // Config tunes a churn run. NewConfig fills the documented defaults.
 type Config struct {
 	// Stream is what to list and watch, and how to retry (its Targets are
 	// set by Run from the types it is given).
-	Stream inspect.StreamConfig
+	Stream follow.Config
 	// Namespace limits namespaced types to one namespace; "" is all.
 	Namespace string
 	// LoopRate flags a self-loop: one manager writing one object more than
@@ -47,7 +47,7 @@ type Config struct {
 // NewConfig returns a Config with the defaults.
 func NewConfig() Config {
 	return Config{
-		Stream: inspect.NewStreamConfig(), LoopRate: 20, MinLoopWrites: 5,
+		Stream: follow.NewConfig(), LoopRate: 20, MinLoopWrites: 5,
 		FightThreshold: 4, FightWindow: time.Minute, Top: 20, ExplainSamples: 5,
 		LiveEvery: 2 * time.Second, LiveTop: 10,
 	}
@@ -150,8 +150,8 @@ type Loop struct {
 
 // Fight is a field of one object changing hands between managers.
 type Fight struct {
-	Resource      string `json:"resource"`
-	inspect.Fight `json:",inline"`
+	Resource     string `json:"resource"`
+	follow.Fight `json:",inline"`
 }
 
 // Gap is history lost after a 410 Gone: the watch relisted and resumed.

@@ -8,7 +8,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 
-	"github.com/kubectl-rv/kubectl-rv/pkg/inspect"
+	"github.com/kubectl-rv/kubectl-rv/pkg/follow"
 )
 
 // write counts a new version of a known object. afterGap marks a change
@@ -222,7 +222,7 @@ func decode(raw string) *fieldpath.Set {
 
 // relisted handles the end of a relist after a 410 Gone: a Gap, and the
 // changes found by comparing the relist with what was known.
-func (t *Tracker) relisted(ev inspect.RecordedEvent, ti int32, items []*unstructured.Unstructured) {
+func (t *Tracker) relisted(ev follow.Event, ti int32, items []*unstructured.Unstructured) {
 	g := Gap{Resource: t.types[ti].t.Name(), From: ev.GapFrom, To: ev.ResourceVersion, Error: ev.GapError, Time: ev.Time}
 	seen := make(map[objKey]bool, len(items))
 	for _, u := range items {

@@ -19,6 +19,8 @@ import (
 	"github.com/kubectl-rv/kubectl-rv/pkg/inspect"
 	"github.com/kubectl-rv/kubectl-rv/pkg/output"
 	"github.com/kubectl-rv/kubectl-rv/pkg/output/watchprint"
+
+	"github.com/kubectl-rv/kubectl-rv/pkg/follow"
 )
 
 const watchLong = `Stream every change of the selected objects with who made it and what it changed.
@@ -213,7 +215,7 @@ func (o *WatchOptions) Validate() error {
 
 // config turns the flags into the engine's configuration; targets are
 // nil for --replay.
-func (o *WatchOptions) config(targets []inspect.Target) inspect.Config {
+func (o *WatchOptions) config(targets []follow.Target) inspect.Config {
 	cfg := inspect.NewConfig()
 	cfg.Tracker.FightThreshold, cfg.Tracker.FightWindow, cfg.Tracker.HotRate, cfg.Tracker.ShowBookmarks = o.FightThreshold, o.FightWindow, o.HotRate, o.ShowBookmarks
 	cfg.MaxEvents = o.MaxEvents
@@ -265,7 +267,7 @@ func (o *WatchOptions) Run(ctx context.Context) error {
 		ctx, cancel = context.WithTimeout(ctx, o.For)
 		defer cancel()
 	}
-	res, err := inspect.Run(ctx, inspect.NewDynamicSource(client), cfg, pr)
+	res, err := inspect.Run(ctx, follow.NewDynamicSource(client), cfg, pr)
 	if err != nil {
 		return err
 	}
@@ -343,7 +345,7 @@ func (o *WatchOptions) replayWhole(r io.Reader) error {
 // resolveTargets maps the arguments to resources the kubectl way:
 // TYPE[,TYPE...] [NAME...] or TYPE/NAME ...; names of one resource share one
 // watch.
-func (o *WatchOptions) resolveTargets() ([]inspect.Target, error) {
+func (o *WatchOptions) resolveTargets() ([]follow.Target, error) {
 	mapper, err := o.mapper()
 	if err != nil {
 		return nil, err
@@ -352,9 +354,9 @@ func (o *WatchOptions) resolveTargets() ([]inspect.Target, error) {
 	if err != nil {
 		return nil, err
 	}
-	targets := make([]inspect.Target, len(types))
+	targets := make([]follow.Target, len(types))
 	for i, t := range types {
-		targets[i] = inspect.Target{Resource: t.mapping.Resource, Names: t.names}
+		targets[i] = follow.Target{Resource: t.mapping.Resource, Names: t.names}
 		if t.mapping.Scope.Name() == meta.RESTScopeNameNamespace && !o.AllNamespaces {
 			targets[i].Namespace = o.namespace
 		}

@@ -9,6 +9,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/kubectl-rv/kubectl-rv/pkg/follow"
 )
 
 func sampleObject(rv string, replicas int64) *unstructured.Unstructured {
@@ -24,13 +26,13 @@ func sampleObject(rv string, replicas int64) *unstructured.Unstructured {
 
 func TestRecordingRoundTrip(t *testing.T) {
 	t0 := time.Date(2026, 11, 21, 15, 0, 0, 0, time.UTC)
-	events := []RecordedEvent{
-		{Type: RecordList, Time: t0, Resource: "apps/v1/deployments", Reason: SyncInitial, Object: sampleObject("10", 3)},
-		{Type: RecordSynced, Time: t0, Resource: "apps/v1/deployments", Reason: SyncInitial, ResourceVersion: "12"},
-		{Type: RecordModified, Time: t0.Add(time.Second), Resource: "apps/v1/deployments", Object: sampleObject("15", 5)},
-		{Type: RecordBookmark, Time: t0.Add(2 * time.Second), Resource: "apps/v1/deployments", ResourceVersion: "20"},
-		{Type: RecordSynced, Time: t0.Add(3 * time.Second), Resource: "apps/v1/deployments", Reason: SyncRelist, ResourceVersion: "40", GapFrom: "20", GapError: "too old resource version: 20 (30)"},
-		{Type: RecordDeleted, Time: t0.Add(4 * time.Second), Resource: "apps/v1/deployments", Object: sampleObject("41", 5)},
+	events := []follow.Event{
+		{Type: follow.List, Time: t0, Resource: "apps/v1/deployments", Reason: follow.SyncInitial, Object: sampleObject("10", 3)},
+		{Type: follow.Synced, Time: t0, Resource: "apps/v1/deployments", Reason: follow.SyncInitial, ResourceVersion: "12"},
+		{Type: follow.Modified, Time: t0.Add(time.Second), Resource: "apps/v1/deployments", Object: sampleObject("15", 5)},
+		{Type: follow.Bookmark, Time: t0.Add(2 * time.Second), Resource: "apps/v1/deployments", ResourceVersion: "20"},
+		{Type: follow.Synced, Time: t0.Add(3 * time.Second), Resource: "apps/v1/deployments", Reason: follow.SyncRelist, ResourceVersion: "40", GapFrom: "20", GapError: "too old resource version: 20 (30)"},
+		{Type: follow.Deleted, Time: t0.Add(4 * time.Second), Resource: "apps/v1/deployments", Object: sampleObject("41", 5)},
 	}
 	var buf bytes.Buffer
 	h := NewRecordingHeader(t0, []string{"deployments.apps -n default"}, true)

@@ -1,10 +1,42 @@
-package inspect
+package follow
 
 import (
-	"context"
+	"math"
+	"sort"
 	"time"
 	"unique"
+
+	"github.com/kubectl-rv/kubectl-rv/pkg/jsonvalue"
 )
+
+// Fight is a field changing hands between managers again and again. Watch
+// reports one as a FIGHT row, churn in its fights.
+type Fight struct {
+	Object    string `json:"object"`
+	Namespace string `json:"namespace,omitempty"`
+	Field     string `json:"field"`
+	// Managers are the managers taking turns, sorted.
+	Managers []string `json:"managers"`
+	// Flips is how many times the field changed hands within the window.
+	Flips int `json:"flips"`
+	// Span is the time between the first and last write counted.
+	Span Duration `json:"span"`
+	// PerMinute is Flips per minute over Span.
+	PerMinute float64 `json:"perMinute"`
+	// Since is when the first counted write was seen.
+	Since time.Time `json:"since"`
+}
+
+// Duration marshals as Go's duration string ("1m30s").
+type Duration time.Duration
+
+// MarshalJSON writes the duration as a string.
+func (d Duration) MarshalJSON() ([]byte, error) {
+	return jsonvalue.AppendString(nil, time.Duration(d).String()), nil
+}
+
+// String returns the duration as Go prints it.
+func (d Duration) String() string { return time.Duration(d).String() }
 
 // FieldWriters is the bounded history of who wrote one field of one object:
 // the fight detection shared by watch (Tracker) and churn. A field fights
@@ -58,13 +90,25 @@ func (h *FieldWriters) Write(manager string, at time.Time, threshold int, window
 	span := at.Sub(h.writes[0].at)
 	first = !h.inBout
 	h.inBout = true
-	return &Fight{Managers: sortedKeys(managers), Flips: flips, Span: Duration(span), PerMinute: perMinute(flips, span), Since: h.writes[0].at}, first
+	return &Fight{Managers: sortedKeys(managers), Flips: flips, Span: Duration(span), PerMinute: PerMinute(flips, span), Since: h.writes[0].at}, first
 }
 
-// Stream lists and watches cfg.Targets through src and sends what it
-// receives to out until ctx is done: the list/watch/resume/relist driver of
-// watch, for other engines (churn) that keep their own bookkeeping. See
-// stream for the contract; warnf may be called from several goroutines.
-func Stream(ctx context.Context, src Source, cfg StreamConfig, warnf func(format string, args ...any), out chan<- RecordedEvent) error {
-	return stream(ctx, src, cfg, warnf, out)
+// PerMinute is n per minute over span (at least a second), to one decimal.
+func PerMinute(n int, span time.Duration) float64 {
+	if span < time.Second {
+		span = time.Second
+	}
+	return math.Round(float64(n)/span.Minutes()*10) / 10
 }
+
+func sortedKeys(m map[string]bool) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Kept is how many writes the history holds: at most 4*threshold+1.
+func (h *FieldWriters) Kept() int { return len(h.writes) }
