@@ -39,7 +39,7 @@ type Tracker struct {
 	// the objects forgotten on deletion still count.
 	managers map[mgrKey]*ManagerWrites
 	fights   []*Fight
-	gaps     []Gap
+	gaps     []follow.Gap
 	explain  map[objKey]*explainState
 	warnings []string
 	start    time.Time

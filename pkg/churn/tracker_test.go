@@ -160,7 +160,8 @@ func TestTrackerGap(t *testing.T) {
 	}
 	tr.Observe(follow.Event{Type: follow.Synced, Time: t0, Resource: key, Reason: follow.SyncRelist, ResourceVersion: "11", GapFrom: "3", GapError: "too old"})
 	r := tr.Report(t0.Add(time.Minute))
-	want := []Gap{{Resource: "configmaps", From: "3", To: "11", Changed: 3, Error: "too old", Time: t0}}
+	revisions := uint64(8)
+	want := []follow.Gap{{Resource: "configmaps", From: "3", To: "11", Revisions: &revisions, Changes: 3, Error: "too old", Time: t0}}
 	if d := cmp.Diff(want, r.Gaps); d != "" {
 		t.Errorf("gaps (-want +got):\n%s", d)
 	}

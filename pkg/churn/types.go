@@ -154,17 +154,6 @@ type Fight struct {
 	follow.Fight `json:",inline"`
 }
 
-// Gap is history lost after a 410 Gone: the watch relisted and resumed.
-type Gap struct {
-	Resource string `json:"resource"`
-	From     string `json:"from,omitempty"`
-	To       string `json:"to"`
-	// Changed is how many objects changed, appeared or went in the gap.
-	Changed int       `json:"changed"`
-	Error   string    `json:"error,omitempty"`
-	Time    time.Time `json:"time"`
-}
-
 // Explanation is what the full objects fetched on an object's writes show.
 type Explanation struct {
 	// Samples is how many pairs of fetched versions were compared.
@@ -198,6 +187,6 @@ type Report struct {
 	Types          []Type          `json:"types"`
 	Loops          []Loop          `json:"loops"`
 	Fights         []Fight         `json:"fights"`
-	Gaps           []Gap           `json:"gaps,omitempty"`
+	Gaps           []follow.Gap    `json:"gaps,omitempty"`
 	Warnings       []string        `json:"warnings,omitempty"`
 }

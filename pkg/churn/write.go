@@ -223,7 +223,8 @@ func decode(raw string) *fieldpath.Set {
 // relisted handles the end of a relist after a 410 Gone: a Gap, and the
 // changes found by comparing the relist with what was known.
 func (t *Tracker) relisted(ev follow.Event, ti int32, items []*unstructured.Unstructured) {
-	g := Gap{Resource: t.types[ti].t.Name(), From: ev.GapFrom, To: ev.ResourceVersion, Error: ev.GapError, Time: ev.Time}
+	g := follow.GapOf(ev)
+	g.Resource = t.types[ti].t.Name()
 	seen := make(map[objKey]bool, len(items))
 	for _, u := range items {
 		k := t.key(ti, u)
@@ -233,12 +234,12 @@ func (t *Tracker) relisted(ev follow.Event, ti int32, items []*unstructured.Unst
 		case st != nil && st.rv != "" && st.uid == hash(string(u.GetUID())):
 			if st.rv != u.GetResourceVersion() {
 				t.write(ev.Time, k, st, u, true)
-				g.Changed++
+				g.Changes++
 			}
 		default:
 			if st != nil || t.synced[ev.Resource] {
 				t.types[ti].created++
-				g.Changed++
+				g.Changes++
 			}
 			t.remember(k, u)
 		}
@@ -246,7 +247,7 @@ func (t *Tracker) relisted(ev follow.Event, ti int32, items []*unstructured.Unst
 	for k, st := range t.objects {
 		if k.typ == ti && !seen[k] && st.rv != "" {
 			t.types[ti].deleted++
-			g.Changed++
+			g.Changes++
 			t.forget(k)
 		}
 	}

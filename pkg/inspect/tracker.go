@@ -438,7 +438,7 @@ func (t *Tracker) listed(ev follow.Event, items []pendingItem) []Event {
 // relisted handles the end of a relist after a 410 Gone: a GAP row, then
 // the changes visible by comparing the relist with the last known state.
 func (t *Tracker) relisted(ev follow.Event, pending []pendingItem) []Event {
-	gap := follow.Gap{Resource: ev.Resource, From: ev.GapFrom, To: ev.ResourceVersion, Revisions: follow.RevisionsBetween(ev.GapFrom, ev.ResourceVersion), Error: ev.GapError, Time: ev.Time}
+	gap := follow.GapOf(ev)
 	var rows []Event
 	seen := make(map[objKey]bool, len(pending))
 	for _, p := range pending {

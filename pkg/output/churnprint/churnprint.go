@@ -132,7 +132,7 @@ func Types(rep *churn.Report) *output.TableData {
 func Gaps(rep *churn.Report) *output.TableData {
 	t := &output.TableData{Columns: output.Columns("type", "from", "to", "changed", "error")}
 	for _, g := range rep.Gaps {
-		t.AddRow(cell(g.Resource), cell(dash(g.From)), cell(g.To), cell(strconv.Itoa(g.Changed)), cell(dash(g.Error)))
+		t.AddRow(cell(g.Resource), cell(dash(g.From)), cell(g.To), cell(strconv.Itoa(g.Changes)), cell(dash(g.Error)))
 	}
 	return t
 }

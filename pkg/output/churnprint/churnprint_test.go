@@ -12,6 +12,9 @@ import (
 	"github.com/kubectl-rv/kubectl-rv/pkg/follow"
 )
 
+// gapRevisions is the span of the sample gap, from 100 to 180.
+var gapRevisions = uint64(80)
+
 func report() *churn.Report {
 	start := time.Date(2026, 11, 24, 12, 0, 0, 0, time.UTC)
 	stamp := &churn.Explanation{Samples: 4, Fields: []churn.ChangedField{{Path: ".metadata.annotations.stamp", Samples: 4}}, TimestampOnly: true}
@@ -28,7 +31,7 @@ func report() *churn.Report {
 		Loops:    []churn.Loop{{Resource: "configmaps", Namespace: "shop", Name: "hot", Manager: "looper", Writes: 300, PerMinute: 300, Class: churn.Metadata, Explain: stamp}},
 		Fights: []churn.Fight{{Resource: "deployments.apps", Fight: follow.Fight{Object: "deployments.apps/web", Namespace: "shop", Field: ".spec.replicas",
 			Managers: []string{"\x1b[31mevil", "hpa"}, Flips: 51, PerMinute: 51, Since: start}}},
-		Gaps: []churn.Gap{{Resource: "configmaps", From: "100", To: "180", Changed: 2, Error: "too old resource version: 100 (150)", Time: start}},
+		Gaps: []follow.Gap{{Resource: "configmaps", From: "100", To: "180", Revisions: &gapRevisions, Changes: 2, Error: "too old resource version: 100 (150)", Time: start}},
 	}
 }
 
