@@ -242,6 +242,7 @@ func (o *LagOptions) config() lag.Config {
 	cfg.MinAge = o.MinAge
 	cfg.All = o.All
 	cfg.Now = o.now
+	cfg.Warnf = func(format string, args ...any) { output.Warnf(o.ErrOut, format, args...) }
 	if output.IsTerminal(o.ErrOut) {
 		cfg.Progress = o.ErrOut
 	}

@@ -32,6 +32,10 @@ type Config struct {
 	// scan has taken more than ProgressAfter.
 	Progress      io.Writer
 	ProgressAfter time.Duration
+	// Warnf receives the problems Follow survives as they happen (a watch
+	// retried, a history lost and relisted), from Follow's goroutine; nil
+	// drops them.
+	Warnf func(format string, args ...any)
 }
 
 // The defaults.
