@@ -4,6 +4,8 @@ import (
 	"math"
 	"sort"
 	"time"
+
+	"github.com/kubectl-rv/kubectl-rv/pkg/follow"
 )
 
 // minRateSpan is the shortest span rates are computed over, so that a
@@ -78,12 +80,12 @@ func (t *Tracker) appendLoop(loops []Loop, k objKey, mk mgrKey, c Counts, rate f
 	if n < t.cfg.MinLoopWrites || rate(n) <= t.cfg.LoopRate {
 		return loops
 	}
-	class := Other
+	class := follow.Other
 	switch {
 	case c.Status >= c.Metadata && c.Status >= c.Other:
-		class = Status
+		class = follow.Status
 	case c.Metadata >= c.Other:
-		class = Metadata
+		class = follow.Metadata
 	}
 	return append(loops, Loop{
 		Resource: t.types[k.typ].t.Name(), Namespace: k.namespace, Name: k.name,

@@ -83,7 +83,7 @@ func TestTrackerMetadataLoop(t *testing.T) {
 	if len(r.Objects) != 1 || r.Objects[0].Name != "hot" {
 		t.Fatalf("objects ranked: %+v, want only hot", r.Objects)
 	}
-	want := []Loop{{Resource: "configmaps", Namespace: "ns", Name: "hot", Manager: "looper", Writes: 50, PerMinute: 300, Class: Metadata}}
+	want := []Loop{{Resource: "configmaps", Namespace: "ns", Name: "hot", Manager: "looper", Writes: 50, PerMinute: 300, Class: follow.Metadata}}
 	if d := cmp.Diff(want, r.Loops); d != "" {
 		t.Errorf("loops (-want +got):\n%s", d)
 	}
@@ -113,7 +113,7 @@ func TestTrackerStatusLoopAndSpecWrites(t *testing.T) {
 		rv++
 	}
 	r := tr.Report(t0.Add(time.Minute))
-	want := []Loop{{Resource: "deployments.apps", Namespace: "ns", Name: "web", Manager: "operator", Subresource: "status", Writes: 20, PerMinute: 20, Class: Status}}
+	want := []Loop{{Resource: "deployments.apps", Namespace: "ns", Name: "web", Manager: "operator", Subresource: "status", Writes: 20, PerMinute: 20, Class: follow.Status}}
 	if d := cmp.Diff(want, r.Loops); d != "" {
 		t.Errorf("loops (-want +got):\n%s", d)
 	}

@@ -53,25 +53,6 @@ func NewConfig() Config {
 	}
 }
 
-// Class classifies a write.
-type Class string
-
-// The classes of writes.
-const (
-	// Spec is a write that bumped metadata.generation.
-	Spec Class = "spec"
-	// Status is a write through /status, or one whose writer owns only
-	// .status fields.
-	Status Class = "status"
-	// Metadata is a write that can only have changed .metadata: no
-	// generation change on a type that has one, or a writer that owns only
-	// .metadata fields.
-	Metadata Class = "metadata"
-	// Other is any other write of a type without a generation (the data of
-	// a ConfigMap, a Lease's holder).
-	Other Class = "other"
-)
-
 // Counts are writes by class.
 type Counts struct {
 	Writes   int `json:"writes"`
@@ -81,14 +62,14 @@ type Counts struct {
 	Other    int `json:"other"`
 }
 
-func (c *Counts) add(cl Class) {
+func (c *Counts) add(cl follow.Class) {
 	c.Writes++
 	switch cl {
-	case Spec:
+	case follow.Spec:
 		c.Spec++
-	case Status:
+	case follow.Status:
 		c.Status++
-	case Metadata:
+	case follow.Metadata:
 		c.Metadata++
 	default:
 		c.Other++
@@ -143,7 +124,7 @@ type Loop struct {
 	Writes      int     `json:"writes"`
 	PerMinute   float64 `json:"perMinute"`
 	// Class is the class of most of the loop's writes (status, metadata or other).
-	Class Class `json:"class"`
+	Class follow.Class `json:"class"`
 	// Explain names the fields that change, when the object was explained.
 	Explain *Explanation `json:"explain,omitempty"`
 }

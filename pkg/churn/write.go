@@ -109,33 +109,21 @@ func lastID(st *objState) *entryID {
 	return st.act.lastID
 }
 
-// classify classifies a write from the generation and the writer's entry.
-func classify(bumped, hasGen bool, w *entry) Class {
-	switch {
-	case bumped:
-		return Spec
-	case w != nil && w.id.subresource == "status":
-		return Status
-	}
+// classify classifies a write from the generation and the writer's entry:
+// what it touched is what its field set owns, the best churn knows without
+// the objects.
+func classify(bumped, hasGen bool, w *entry) follow.Class {
+	cw := follow.Write{GenerationBumped: bumped, HasGeneration: hasGen}
 	if w != nil {
+		cw.Subresource = w.id.subresource
 		var top map[string]json.RawMessage
-		if json.Unmarshal([]byte(w.raw), &top) == nil && len(top) > 0 {
-			only := func(key string) bool {
-				_, ok := top[key]
-				return ok && len(top) == 1
-			}
-			switch {
-			case only("f:status"):
-				return Status
-			case only("f:metadata"):
-				return Metadata
+		if json.Unmarshal([]byte(w.raw), &top) == nil {
+			for k := range top {
+				cw.Touched |= follow.PartOf(strings.TrimPrefix(k, "f:"))
 			}
 		}
 	}
-	if hasGen {
-		return Metadata
-	}
-	return Other
+	return follow.Classify(cw)
 }
 
 // fightsOf finds the fields the writer took from other managers in this

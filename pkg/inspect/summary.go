@@ -185,13 +185,13 @@ func (s *stats) write(k objKey, st *objState, kind string, e *Event, paths []uni
 	o := s.objectOf(k, st, kind)
 	o.writes++
 	switch e.Churn {
-	case ChurnSpec:
+	case follow.Spec:
 		o.spec++
-	case ChurnStatus:
+	case follow.Status:
 		o.status++
-	case ChurnMetadata:
+	case follow.Metadata:
 		o.metadata++
-	case ChurnOther:
+	case follow.Other:
 		o.other++
 	}
 	manager := ""

@@ -52,23 +52,6 @@ const (
 	EventBookmark EventType = "BOOKMARK"
 )
 
-// Churn classifies a write.
-type Churn string
-
-// The churn classes.
-const (
-	// ChurnSpec is a write that bumped metadata.generation.
-	ChurnSpec Churn = "spec"
-	// ChurnStatus is a write that changed only .status.
-	ChurnStatus Churn = "status"
-	// ChurnMetadata is a write that changed only .metadata (labels,
-	// annotations, finalizers, owner references).
-	ChurnMetadata Churn = "metadata"
-	// ChurnOther is any other write: objects without a generation
-	// (ConfigMaps, Secrets), or changes the server did not count.
-	ChurnOther Churn = "other"
-)
-
 // Event is one row of the watch: a new version of an object, a deletion, a
 // gap in history, a fight, or a bookmark.
 type Event struct {
@@ -101,7 +84,7 @@ type Event struct {
 	// Fields are the changes from the previous version.
 	Fields []diff.Change `json:"fields,omitempty"`
 	// Churn classifies a MODIFIED write.
-	Churn Churn `json:"churn,omitempty"`
+	Churn follow.Class `json:"churn,omitempty"`
 	// Initial marks the objects of the first list.
 	Initial bool `json:"initial,omitempty"`
 	// AfterGap marks changes seen by comparing a relist with the last known
@@ -361,7 +344,7 @@ func (t *Tracker) changed(at time.Time, typ EventType, k objKey, st *objState, u
 	}
 	e.Writer = &w
 	e.GenerationBumped = e.Generation != nil && (!oldFound || *oldGen != *e.Generation)
-	e.Churn = churnOf(e.GenerationBumped, paths)
+	e.Churn = follow.Classify(follow.Write{GenerationBumped: e.GenerationBumped, HasGeneration: e.Generation != nil, Subresource: w.Subresource, Touched: touched(paths)})
 
 	st.rv, st.snap = e.ResourceVersion, newSnapshot(u.Object, body, entries, &t.sets)
 	t.stats.write(k, st, u.GetKind(), &e, names)
@@ -373,25 +356,15 @@ func (t *Tracker) changed(at time.Time, typ EventType, k objKey, st *objState, u
 	return out
 }
 
-func churnOf(bumped bool, paths []fieldpath.Path) Churn {
-	if bumped {
-		return ChurnSpec
+// touched returns the parts of the object the changed paths are in.
+func touched(paths []fieldpath.Path) follow.Parts {
+	var p follow.Parts
+	for _, path := range paths {
+		if len(path) > 0 && path[0].FieldName != nil {
+			p |= follow.PartOf(*path[0].FieldName)
+		}
 	}
-	if len(paths) == 0 {
-		return ChurnOther
-	}
-	status, meta := true, true
-	for _, p := range paths {
-		status = status && diff.HasPrefix(p, "status")
-		meta = meta && diff.HasPrefix(p, "metadata")
-	}
-	switch {
-	case status:
-		return ChurnStatus
-	case meta:
-		return ChurnMetadata
-	}
-	return ChurnOther
+	return p
 }
 
 func (t *Tracker) deleted(at time.Time, resource string, u *unstructured.Unstructured, rv string, afterGap bool) []Event {

@@ -421,3 +421,35 @@ func TestTrackerTakesInitialListItemsAsTheyCome(t *testing.T) {
 		t.Errorf("rows (-held whole +taken as they come):\n%s", diff)
 	}
 }
+
+// TestTrackerClassesWritesAsDocumented checks the churn class of writes
+// that change .status and an annotation at once: docs/watch.md reserves
+// other for objects without a generation, and a /status write is status
+// (both were other).
+func TestTrackerClassesWritesAsDocumented(t *testing.T) {
+	const both = `{"f:metadata":{"f:annotations":{".":{},"f:note":{}}},"f:status":{"f:readyReplicas":{}}}`
+	tests := []struct {
+		name string
+		sub  string
+		want follow.Class
+	}{
+		{"through /status", "status", follow.Status},
+		{"through the main resource", "", follow.Metadata},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tr := NewTracker(NewTrackerConfig())
+			tr.Observe(ev(t, follow.List, 0, version{name: "web", rv: "10", gen: 1, replicas: 1, ready: 1, mfs: []mf{{"ctl", "Update", tt.sub, 0, `{"f:status":{"f:readyReplicas":{}}}`}}}))
+			tr.Observe(synced(0, follow.SyncInitial, "10", ""))
+			e := ev(t, follow.Modified, 2, version{name: "web", rv: "11", gen: 1, replicas: 1, ready: 2, mfs: []mf{{"ctl", "Update", tt.sub, 2, both}}})
+			e.Object.SetAnnotations(map[string]string{"note": "x"})
+			rows := tr.Observe(e)
+			if len(rows) != 1 {
+				t.Fatalf("want one row, got %d", len(rows))
+			}
+			if rows[0].Churn != tt.want || !rows[0].Writer.Known() {
+				t.Errorf("got %s, want churn=%s by ctl", row(rows[0]), tt.want)
+			}
+		})
+	}
+}

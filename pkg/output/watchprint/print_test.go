@@ -29,14 +29,14 @@ func sampleEvents() []inspect.Event {
 	initial := base(inspect.EventAdded, 0, "812")
 	initial.Writer, initial.Initial = &inspect.Writer{Reason: inspect.ReasonFirstSight}, true
 	mod := base(inspect.EventModified, 1, "830")
-	mod.Revisions, mod.GenerationBumped, mod.Fields, mod.Churn = u64(18), true, fields, inspect.ChurnSpec
+	mod.Revisions, mod.GenerationBumped, mod.Fields, mod.Churn = u64(18), true, fields, follow.Spec
 	mod.Writer = &inspect.Writer{Manager: "kubectl-client-side-apply", Operation: "Update"}
 	status := base(inspect.EventModified, 2, "831")
-	status.Revisions, status.Churn, status.Hot, status.WriteRate = u64(1), inspect.ChurnStatus, true, 1.5
+	status.Revisions, status.Churn, status.Hot, status.WriteRate = u64(1), follow.Status, true, 1.5
 	status.Fields = diff.Objects(map[string]any{"status": map[string]any{"readyReplicas": int64(3)}}, map[string]any{"status": map[string]any{"readyReplicas": int64(5)}})
 	status.Writer = &inspect.Writer{Manager: "kube-controller-manager", Operation: "Update", Subresource: "status"}
 	unknown := base(inspect.EventModified, 3, "840")
-	unknown.Revisions, unknown.Churn = u64(9), inspect.ChurnMetadata
+	unknown.Revisions, unknown.Churn = u64(9), follow.Metadata
 	unknown.Fields = diff.Objects(map[string]any{"metadata": map[string]any{"annotations": map[string]any{"a": "1"}}}, map[string]any{"metadata": map[string]any{"annotations": map[string]any{"a": "2"}}})
 	unknown.Writer = &inspect.Writer{Reason: inspect.ReasonSeveral, Candidates: []string{"argo", "evil\x1b]0;pwned\x07"}}
 	gap := inspect.Event{Type: inspect.EventGap, Time: t0.Add(9 * time.Second), Resource: "apps/v1/deployments", Object: "deployments.apps", ResourceVersion: "990", PreviousResourceVersion: "840", Revisions: u64(150),
