@@ -19,6 +19,9 @@ type Fight struct {
 	Managers []string `json:"managers"`
 	// Flips is how many times the field changed hands within the window.
 	Flips int `json:"flips"`
+	// Capped says that Flips is a lower bound: the field changed hands more
+	// often within the window than FieldWriters keeps (4 x the threshold).
+	Capped bool `json:"capped,omitempty"`
 	// Span is the time between the first and last write counted.
 	Span Duration `json:"span"`
 	// PerMinute is Flips per minute over Span.
@@ -42,11 +45,15 @@ func (d Duration) String() string { return time.Duration(d).String() }
 // the fight detection shared by watch (Tracker) and churn. A field fights
 // when it changes hands between managers threshold times within window.
 // Only the latest 4*threshold+1 writes are kept, so its size is bounded
-// whatever the write rate. The zero value is ready to use.
+// whatever the write rate; a fight whose flips went beyond is marked Capped.
+// The zero value is ready to use.
 type FieldWriters struct {
 	writes []fieldWrite
 	// inBout is set once the current bout was reported, until a quiet window.
 	inBout bool
+	// dropped is the time of the latest write dropped to keep the history
+	// bounded: while it is within the window, Flips is a lower bound.
+	dropped time.Time
 }
 
 // fieldWrite is one write of a field; the manager is interned, since one
@@ -72,6 +79,7 @@ func (h *FieldWriters) Write(manager string, at time.Time, threshold int, window
 	}
 	h.writes = append(h.writes, fieldWrite{manager: unique.Make(manager), at: at})
 	if maxKeep := 4*threshold + 1; len(h.writes) > maxKeep {
+		h.dropped = h.writes[len(h.writes)-maxKeep-1].at
 		h.writes = append(h.writes[:0], h.writes[len(h.writes)-maxKeep:]...)
 	}
 	flips := 0
@@ -90,7 +98,8 @@ func (h *FieldWriters) Write(manager string, at time.Time, threshold int, window
 	span := at.Sub(h.writes[0].at)
 	first = !h.inBout
 	h.inBout = true
-	return &Fight{Managers: sortedKeys(managers), Flips: flips, Span: Duration(span), PerMinute: PerMinute(flips, span), Since: h.writes[0].at}, first
+	capped := !h.dropped.IsZero() && at.Sub(h.dropped) <= window
+	return &Fight{Managers: sortedKeys(managers), Flips: flips, Capped: capped, Span: Duration(span), PerMinute: PerMinute(flips, span), Since: h.writes[0].at}, first
 }
 
 // PerMinute is n per minute over span (at least a second), to one decimal.

@@ -89,7 +89,7 @@ func Fights(rep *churn.Report) *output.TableData {
 	t := &output.TableData{Columns: output.Columns("namespace", "object", "field", "managers", "flips", "per min")}
 	for _, f := range rep.Fights {
 		t.AddRow(cell(dash(f.Namespace)), cell(f.Object), cell(f.Field), cell(strings.Join(f.Managers, ", ")),
-			cell(strconv.Itoa(f.Flips)), output.Cell{Text: num(f.PerMinute), Style: output.Red})
+			cell(output.AtLeast(f.Flips, f.Capped)), output.Cell{Text: num(f.PerMinute), Style: output.Red})
 	}
 	return t
 }

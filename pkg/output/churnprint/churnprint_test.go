@@ -30,7 +30,7 @@ func report() *churn.Report {
 		Types:    []churn.Type{{Resource: "configmaps", Objects: 101, Counts: churn.Counts{Writes: 300, Metadata: 300}, PerMinute: 300}},
 		Loops:    []churn.Loop{{Resource: "configmaps", Namespace: "shop", Name: "hot", Manager: "looper", Writes: 300, PerMinute: 300, Class: follow.Metadata, Explain: stamp}},
 		Fights: []churn.Fight{{Resource: "deployments.apps", Fight: follow.Fight{Object: "deployments.apps/web", Namespace: "shop", Field: ".spec.replicas",
-			Managers: []string{"\x1b[31mevil", "hpa"}, Flips: 51, PerMinute: 51, Since: start}}},
+			Managers: []string{"\x1b[31mevil", "hpa"}, Flips: 51, Capped: true, PerMinute: 51, Since: start}}},
 		Gaps: []follow.Gap{{Resource: "configmaps", From: "100", To: "180", Revisions: &gapRevisions, Changes: 2, Error: "too old resource version: 100 (150)", Time: start}},
 	}
 }
