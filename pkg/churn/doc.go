@@ -5,7 +5,8 @@
 // status when written through /status or only to .status, metadata when
 // only .metadata can have changed), and ranks objects, managers and types by
 // writes per minute. It flags self-loops (one manager rewriting one object
-// faster than Config.LoopRate without a generation change) and fights
+// with no other writer in between, faster than Config.LoopRate, without a
+// generation change; never a manager of a fight on the object) and fights
 // (fields changing hands between managers, with the detection watch uses:
 // follow.FieldWriters), and, for the busiest objects, fetches the full
 // object on their next writes to name the fields that change (Explain).

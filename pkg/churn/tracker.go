@@ -85,9 +85,13 @@ type mgrKey struct{ manager, subresource string }
 type activity struct {
 	Counts
 	managers map[mgrKey]*Counts
-	fields   map[string]*fieldFight
-	lastID   *entryID
-	deleted  bool
+	// selfWrites counts, per manager, its writes without a generation
+	// change that no other writer preceded since its previous one: the
+	// writes of a self-loop.
+	selfWrites map[mgrKey]int
+	fields     map[string]*fieldFight
+	lastID     *entryID
+	deleted    bool
 }
 
 type fieldFight struct {

@@ -122,6 +122,42 @@ func TestTrackerStatusLoopAndSpecWrites(t *testing.T) {
 	}
 }
 
+// Two managers taking a ConfigMap's key from each other fight; neither is
+// a self-loop, although each writes often without a generation change (both
+// were listed as loops). A manager whose writes are each preceded by
+// another's is no loop either; one rewriting its own field is, from its
+// second write on (the first followed another writer's).
+func TestTrackerFightersAreNoSelfLoops(t *testing.T) {
+	cfg := NewConfig()
+	cfg.LoopRate = 10 // each fighter writes 15 times a minute
+	tr := NewTracker(cfg, []apitypes.Type{cmType}, t0)
+	owns := `{"f:data":{".":{},"f:k":{}}}`
+	listed(tr, cmType, meta(cmType, "tug", 2, 0, mf{"a", "", 0, owns}))
+	rv := 3
+	for i := range 40 {
+		var a, b mf
+		if i%2 == 0 {
+			a, b = mf{"a", "", 0, `{"f:data":{".":{}}}`}, mf{"b", "", i, `{"f:data":{"f:k":{}}}`}
+		} else {
+			a, b = mf{"a", "", i, owns}, mf{"b", "", i - 1, `{}`}
+		}
+		modified(tr, cmType, time.Duration(i)*time.Second, meta(cmType, "tug", rv, 0, a, b))
+		rv++
+	}
+	for i := range 40 {
+		modified(tr, cmType, time.Duration(40+i)*time.Second, meta(cmType, "tug", rv, 0, mf{"a", "", 39, owns}, mf{"b", "", 38, `{}`}, mf{"looper", "", 40 + i, stampFields}))
+		rv++
+	}
+	r := tr.Report(t0.Add(80 * time.Second))
+	if len(r.Fights) != 1 || !cmp.Equal(r.Fights[0].Managers, []string{"a", "b"}) {
+		t.Fatalf("fights: %+v, want one between a and b", r.Fights)
+	}
+	want := []Loop{{Resource: "configmaps", Namespace: "ns", Name: "tug", Manager: "looper", Writes: 39, PerMinute: 29.3, Class: follow.Metadata}}
+	if d := cmp.Diff(want, r.Loops); d != "" {
+		t.Errorf("loops (-want +got):\n%s", d)
+	}
+}
+
 // Two managers taking .spec.replicas from each other fight, as watch says.
 func TestTrackerFight(t *testing.T) {
 	tr := NewTracker(NewConfig(), []apitypes.Type{deployType}, t0)

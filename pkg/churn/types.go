@@ -13,8 +13,9 @@ type Config struct {
 	Stream follow.Config
 	// Namespace limits namespaced types to one namespace; "" is all.
 	Namespace string
-	// LoopRate flags a self-loop: one manager writing one object more than
-	// this many times a minute without a generation change. Default 20.
+	// LoopRate flags a self-loop: one manager rewriting one object, with no
+	// other writer in between, more than this many times a minute without a
+	// generation change. Default 20.
 	LoopRate float64
 	// MinLoopWrites is how many writes a self-loop needs at least, so that
 	// two writes in a short run are no loop. Default 5.
@@ -114,7 +115,8 @@ type Type struct {
 }
 
 // Loop is a self-loop: one manager rewriting one object without a
-// generation change, faster than Config.LoopRate.
+// generation change and with no other writer in between, faster than
+// Config.LoopRate. Writes counts only those writes.
 type Loop struct {
 	Resource    string  `json:"resource"`
 	Namespace   string  `json:"namespace,omitempty"`

@@ -25,9 +25,12 @@ func (t *Tracker) write(at time.Time, k objKey, st *objState, u *unstructured.Un
 	}
 	class := classify(bumped, gen != 0, writer)
 	if st.act == nil {
-		st.act = &activity{managers: map[mgrKey]*Counts{}}
+		st.act = &activity{managers: map[mgrKey]*Counts{}, selfWrites: map[mgrKey]int{}}
 	} else if writer != nil && !afterGap {
 		t.fightsOf(at, k, st, entries, writer)
+	}
+	if writer != nil && !afterGap && class != follow.Spec && (st.act.lastID == nil || sameManager(st.act.lastID, writer.id)) {
+		st.act.selfWrites[mgrKey{manager: writer.id.manager, subresource: writer.id.subresource}]++
 	}
 	st.rv, st.gen, st.entries = u.GetResourceVersion(), gen, entries
 	st.act.add(class)
@@ -100,6 +103,12 @@ func pickWriter(st *objState, entries []entry, bumped, hasGen bool) int {
 		}
 	}
 	return best
+}
+
+// sameManager says whether two entries are one manager's through one
+// subresource (its Apply and Update entries are one writer).
+func sameManager(a, b *entryID) bool {
+	return a.manager == b.manager && a.subresource == b.subresource
 }
 
 func lastID(st *objState) *entryID {
