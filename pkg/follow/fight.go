@@ -51,9 +51,11 @@ type FieldWriters struct {
 	writes []fieldWrite
 	// inBout is set once the current bout was reported, until a quiet window.
 	inBout bool
-	// dropped is the time of the latest write dropped to keep the history
-	// bounded: while it is within the window, Flips is a lower bound.
-	dropped time.Time
+	// capped is set once a write was dropped to keep the history bounded,
+	// until the window drops a kept write: the dropped writes are older, so
+	// none is within the window any more. While it is set, Flips is a lower
+	// bound. (A bool fits beside inBout: the history stays 32 bytes.)
+	capped bool
 }
 
 // fieldWrite is one write of a field; the manager is interned, since one
@@ -73,13 +75,16 @@ func (h *FieldWriters) Write(manager string, at time.Time, threshold int, window
 	for i < len(h.writes) && at.Sub(h.writes[i].at) > window {
 		i++
 	}
+	if i > 0 {
+		h.capped = false
+	}
 	h.writes = append(h.writes[:0], h.writes[i:]...)
 	if len(h.writes) == 0 {
 		h.inBout = false
 	}
 	h.writes = append(h.writes, fieldWrite{manager: unique.Make(manager), at: at})
 	if maxKeep := 4*threshold + 1; len(h.writes) > maxKeep {
-		h.dropped = h.writes[len(h.writes)-maxKeep-1].at
+		h.capped = true
 		h.writes = append(h.writes[:0], h.writes[len(h.writes)-maxKeep:]...)
 	}
 	flips := 0
@@ -98,8 +103,7 @@ func (h *FieldWriters) Write(manager string, at time.Time, threshold int, window
 	span := at.Sub(h.writes[0].at)
 	first = !h.inBout
 	h.inBout = true
-	capped := !h.dropped.IsZero() && at.Sub(h.dropped) <= window
-	return &Fight{Managers: sortedKeys(managers), Flips: flips, Capped: capped, Span: Duration(span), PerMinute: PerMinute(flips, span), Since: h.writes[0].at}, first
+	return &Fight{Managers: sortedKeys(managers), Flips: flips, Capped: h.capped, Span: Duration(span), PerMinute: PerMinute(flips, span), Since: h.writes[0].at}, first
 }
 
 // PerMinute is n per minute over span (at least a second), to one decimal.
