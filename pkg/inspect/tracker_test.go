@@ -132,9 +132,10 @@ func observeAll(tr *Tracker, evs []follow.Event) []string {
 }
 
 const (
-	fCreate  = `{"f:spec":{"f:replicas":{}}}`
-	fReady   = `{"f:status":{"f:readyReplicas":{}}}`
-	fLabelsA = `{"f:metadata":{"f:labels":{".":{},"f:a":{}}}}`
+	fCreate     = `{"f:spec":{"f:replicas":{}}}`
+	fReady      = `{"f:status":{"f:readyReplicas":{}}}`
+	fStatusBoth = `{"f:status":{"f:readyReplicas":{},"f:updatedReplicas":{}}}`
+	fLabelsA    = `{"f:metadata":{"f:labels":{".":{},"f:a":{}}}}`
 )
 
 func TestTrackerStream(t *testing.T) {
