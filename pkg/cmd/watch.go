@@ -299,8 +299,8 @@ func (o *WatchOptions) runReplay() error {
 	// then replayed event by event, so that the recording is never in
 	// memory whole.
 	h, err := inspect.CheckRecording(f)
-	if err != nil {
-		return exitcode.Usagef("--replay %s: %w", o.Replay, err)
+	if err := o.cutShort(err); err != nil {
+		return err
 	}
 	if _, err := f.Seek(0, io.SeekStart); err != nil {
 		return exitcode.Usagef("--replay %s: %w", o.Replay, err)
@@ -325,11 +325,26 @@ func (o *WatchOptions) runReplay() error {
 	return o.finish(pr, res)
 }
 
+// cutShort turns a recording's error into the command's: a last line cut
+// short (what a killed recorder leaves) is a warning naming file:line, and
+// the lines before it are replayed; any other damage exits 2.
+func (o *WatchOptions) cutShort(err error) error {
+	var bad *inspect.RecordingError
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, inspect.ErrCutShort) && errors.As(err, &bad):
+		output.Warnf(o.ErrOut, "%s:%d: %v; replaying the %s before it", o.Replay, bad.Line, inspect.ErrCutShort, output.Plural(bad.Line-1, "line"))
+		return nil
+	}
+	return exitcode.Usagef("--replay %s: %w", o.Replay, err)
+}
+
 // replayWhole replays a recording read whole from r.
 func (o *WatchOptions) replayWhole(r io.Reader) error {
 	rec, err := inspect.ReadRecording(r)
-	if err != nil {
-		return exitcode.Usagef("--replay %s: %w", o.Replay, err)
+	if err := o.cutShort(err); err != nil {
+		return err
 	}
 	pr, err := o.printer(rec.Header.AllNamespaces)
 	if err != nil {

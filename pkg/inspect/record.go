@@ -80,13 +80,28 @@ type RecordingReader struct {
 	sc     *bufio.Scanner
 	line   int
 	header RecordingHeader
+	// unterminated is set once the scanner returned a last line without
+	// its newline: every line the recorder writes ends with one.
+	unterminated bool
 }
+
+// ErrCutShort says that the last line of a recording is cut short: the
+// recorder was stopped while writing it (a kill, a full disk). The lines
+// before it are whole, and can be replayed.
+var ErrCutShort = errors.New("the last line is cut short (the recorder was stopped while writing it)")
 
 // NewRecordingReader reads and checks the header line of r.
 func NewRecordingReader(r io.Reader) (*RecordingReader, error) {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 0, 64<<10), maxLine)
 	rr := &RecordingReader{sc: sc}
+	sc.Split(func(data []byte, atEOF bool) (int, []byte, error) {
+		advance, token, err := bufio.ScanLines(data, atEOF)
+		if atEOF && token != nil && advance == len(data) && !bytes.HasSuffix(data, []byte("\n")) {
+			rr.unterminated = true
+		}
+		return advance, token, err
+	})
 	line, ok, err := rr.next()
 	if err != nil {
 		return nil, err
@@ -108,7 +123,8 @@ func NewRecordingReader(r io.Reader) (*RecordingReader, error) {
 // Header returns the recording's header.
 func (rr *RecordingReader) Header() RecordingHeader { return rr.header }
 
-// Next returns the next event; io.EOF at the end.
+// Next returns the next event; io.EOF at the end. A last line cut short
+// is a *RecordingError wrapping ErrCutShort.
 func (rr *RecordingReader) Next() (follow.Event, error) {
 	line, ok, err := rr.next()
 	if err != nil {
@@ -119,6 +135,9 @@ func (rr *RecordingReader) Next() (follow.Event, error) {
 	}
 	ev, err := decodeRecordedEvent(line)
 	if err != nil {
+		if rr.unterminated {
+			err = fmt.Errorf("%w: %w", ErrCutShort, err)
+		}
 		return follow.Event{}, &RecordingError{Line: rr.line, Err: err}
 	}
 	return ev, nil
@@ -138,7 +157,9 @@ func (rr *RecordingReader) next() ([]byte, bool, error) {
 	return nil, false, nil
 }
 
-// ReadRecording reads a whole recording. Errors name the line.
+// ReadRecording reads a whole recording. Errors name the line. When only
+// the last line is cut short (ErrCutShort), it returns the recording up to
+// that line and the error, which the caller may take as a warning.
 func ReadRecording(r io.Reader) (*Recording, error) {
 	rr, err := NewRecordingReader(r)
 	if err != nil {
@@ -150,6 +171,9 @@ func ReadRecording(r io.Reader) (*Recording, error) {
 		if errors.Is(err, io.EOF) {
 			return rec, nil
 		}
+		if errors.Is(err, ErrCutShort) {
+			return rec, err
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -160,6 +184,7 @@ func ReadRecording(r io.Reader) (*Recording, error) {
 // CheckRecording reads a whole recording from r as ReadRecording does,
 // keeping none of its events, and returns its header or the error of its
 // first bad line: a check before replaying it event by event (ReplayFrom).
+// A last line cut short returns the header and the error (ErrCutShort).
 func CheckRecording(r io.Reader) (RecordingHeader, error) {
 	rr, err := NewRecordingReader(r)
 	if err != nil {
@@ -169,6 +194,9 @@ func CheckRecording(r io.Reader) (RecordingHeader, error) {
 		_, err := rr.Next()
 		if errors.Is(err, io.EOF) {
 			return rr.Header(), nil
+		}
+		if errors.Is(err, ErrCutShort) {
+			return rr.Header(), err
 		}
 		if err != nil {
 			return RecordingHeader{}, err

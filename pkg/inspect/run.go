@@ -125,12 +125,14 @@ func Replay(rec *Recording, cfg Config, sink Sink) (Result, error) {
 // the tracker's state and the event at hand are in memory, not the whole
 // recording. An error reading a line ends the replay with that error, after
 // the rows of the lines before it: check the recording first
-// (CheckRecording) when no row may be shown from a bad one.
+// (CheckRecording) when no row may be shown from a bad one. A last line cut
+// short (ErrCutShort) ends the replay as the end of the recording does;
+// CheckRecording reports it.
 func ReplayFrom(rr *RecordingReader, cfg Config, sink Sink) (Result, error) {
 	r := newRunner(cfg, sink, false)
 	for {
 		ev, err := rr.Next()
-		if errors.Is(err, io.EOF) {
+		if errors.Is(err, io.EOF) || errors.Is(err, ErrCutShort) {
 			break
 		}
 		if err != nil {
