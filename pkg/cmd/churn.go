@@ -213,11 +213,10 @@ func (o *ChurnOptions) Run(ctx context.Context) error {
 	scope := churnprint.Scope{Namespace: o.namespace, LoopRate: o.LoopRate, Types: typeListArgs(o.args)}
 	cfg := o.config()
 	// On a terminal, a live top-N view redrawn in place, as top does.
-	live := !p.Structured() && output.IsTerminal(o.Out)
-	if live {
+	view := output.NewLiveView(o.Out, !p.Structured() && output.IsTerminal(o.Out))
+	if view.Live() {
 		cfg.Live = func(r *churn.Report) {
-			fmt.Fprint(o.Out, "\x1b[H\x1b[2J")
-			_ = churnprint.Print(p, r, scope)
+			_ = view.Redraw(func() error { return churnprint.Print(p, r, scope) })
 		}
 	}
 	rep, err := churn.Run(ctx, o.clients, types.Types, cfg)
@@ -225,9 +224,7 @@ func (o *ChurnOptions) Run(ctx context.Context) error {
 		return err
 	}
 	rep.Warnings = append(types.Warnings, rep.Warnings...)
-	if live {
-		fmt.Fprint(o.Out, "\x1b[H\x1b[2J")
-	}
+	view.Clear()
 	if p.Structured() {
 		err = p.PrintObject(churnprint.NewDocument(rep, scope))
 	} else {
