@@ -111,7 +111,7 @@ func TestWatchRolloutAttributesTheControllersStatusWrites(t *testing.T) {
 			t.Errorf("rv %s changes .status (%+v) but is attributed to %+v, want %s (status)", r.ResourceVersion, r.Fields, r.Writer, want)
 		}
 	}
-	t.Logf("%d status-only rows, %d removed fields; /status writer %s", statusRows, removals, want)
+	t.Logf("%d rows change .status, %d removed fields; /status writer %s", statusRows, removals, want)
 	if statusRows == 0 || removals == 0 {
 		t.Errorf("want status writes that remove a field (.status.updatedReplicas) in the rollout, got %d rows and %d removals:\n%s", statusRows, removals, res.Stdout)
 	}
