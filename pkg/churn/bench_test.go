@@ -13,6 +13,8 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/kubectl-rv/kubectl-rv/pkg/apitypes"
+
+	"github.com/kubectl-rv/kubectl-rv/pkg/follow"
 )
 
 // smallCM is a ConfigMap as kubectl create and a later kubectl apply leave
@@ -107,7 +109,7 @@ func BenchmarkMetadataEvent(b *testing.B) {
 			b.Fatal(err)
 		}
 		p.ResourceVersion = strconv.Itoa(10000 + i)
-		modified(tr, cmType, time.Duration(i)*time.Millisecond, &unstructured.Unstructured{Object: metaObject(&p)})
+		modified(tr, cmType, time.Duration(i)*time.Millisecond, &unstructured.Unstructured{Object: follow.MetadataObject(&p)})
 	}
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "events/s")
 }

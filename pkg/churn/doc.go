@@ -5,14 +5,15 @@
 // status when written through /status or only to .status, metadata when
 // only .metadata can have changed), and ranks objects, managers and types by
 // writes per minute. It flags self-loops (one manager rewriting one object
-// faster than Config.LoopRate without a generation change) and fights
+// with no other writer in between, faster than Config.LoopRate, without a
+// generation change; never a manager of a fight on the object) and fights
 // (fields changing hands between managers, with the detection watch uses:
-// inspect.FieldWriters), and, for the busiest objects, fetches the full
+// follow.FieldWriters), and, for the busiest objects, fetches the full
 // object on their next writes to name the fields that change (Explain).
 //
 // The entry point is Run. Inside, the list/watch/resume/relist driver is
-// watch's (inspect.Stream) over a metadata Source (NewMetadataSource), and
-// Tracker is the deterministic core: it consumes inspect.RecordedEvents one
+// pkg/follow's (follow.Stream) over a metadata Source (follow.NewMetadataSource), and
+// Tracker is the deterministic core: it consumes follow.Events one
 // at a time and, at the end, returns the Report.
 //
 // Memory is what makes a cluster-wide watch possible, so Tracker keeps per

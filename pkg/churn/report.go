@@ -4,6 +4,8 @@ import (
 	"math"
 	"sort"
 	"time"
+
+	"github.com/kubectl-rv/kubectl-rv/pkg/follow"
 )
 
 // minRateSpan is the shortest span rates are computed over, so that a
@@ -27,8 +29,11 @@ func (t *Tracker) report(end time.Time, top int) *Report {
 			continue
 		}
 		written = append(written, k)
+		fighters := t.fighters(st)
 		for mk, c := range st.act.managers {
-			r.Loops = t.appendLoop(r.Loops, k, mk, *c, rate)
+			if !fighters[managerName(&entryID{manager: mk.manager, subresource: mk.subresource})] {
+				r.Loops = t.appendLoop(r.Loops, k, mk, st.act.selfWrites[mk], *c, rate)
+			}
 		}
 	}
 	sort.Slice(written, func(i, j int) bool { return t.less(written[i], written[j]) })
@@ -71,19 +76,34 @@ func (r *Report) emptyLists() {
 	}
 }
 
-// appendLoop appends the self-loop of manager mk on object k, if its
-// writes without a generation change are frequent enough.
-func (t *Tracker) appendLoop(loops []Loop, k objKey, mk mgrKey, c Counts, rate func(int) float64) []Loop {
-	n := c.Writes - c.Spec
+// fighters returns the managers (as fights name them) of the object's
+// fights: a fight's writes alternate between its managers, so none of
+// them is a self-loop.
+func (t *Tracker) fighters(st *objState) map[string]bool {
+	m := map[string]bool{}
+	for _, ff := range st.act.fields {
+		if ff.reported != nil {
+			for _, name := range ff.reported.Managers {
+				m[name] = true
+			}
+		}
+	}
+	return m
+}
+
+// appendLoop appends the self-loop of manager mk on object k: n writes
+// without a generation change, each with no other writer since its previous
+// one (c are all its writes, for the class), if they are frequent enough.
+func (t *Tracker) appendLoop(loops []Loop, k objKey, mk mgrKey, n int, c Counts, rate func(int) float64) []Loop {
 	if n < t.cfg.MinLoopWrites || rate(n) <= t.cfg.LoopRate {
 		return loops
 	}
-	class := Other
+	class := follow.Other
 	switch {
 	case c.Status >= c.Metadata && c.Status >= c.Other:
-		class = Status
+		class = follow.Status
 	case c.Metadata >= c.Other:
-		class = Metadata
+		class = follow.Metadata
 	}
 	return append(loops, Loop{
 		Resource: t.types[k.typ].t.Name(), Namespace: k.namespace, Name: k.name,

@@ -12,7 +12,8 @@ import (
 	"k8s.io/client-go/metadata"
 
 	"github.com/kubectl-rv/kubectl-rv/pkg/apitypes"
-	"github.com/kubectl-rv/kubectl-rv/pkg/inspect"
+
+	"github.com/kubectl-rv/kubectl-rv/pkg/follow"
 )
 
 // Clients are the API clients a run uses.
@@ -32,7 +33,7 @@ type fetchResult struct {
 // Run watches the metadata of the given types (namespaced ones in
 // cfg.Namespace, or all namespaces) until ctx is done, and returns the
 // report. Each type is listed, then watched; a dropped watch resumes, and a
-// 410 Gone relists and records a Gap (inspect.Stream). A type that cannot
+// 410 Gone relists and records a Gap (follow.Stream). A type that cannot
 // be started (a 403, a broken aggregated API) is left out with a warning;
 // Run fails only when no type can be started. A done ctx is how a run ends
 // (Ctrl-C, --for), not an error.
@@ -57,9 +58,9 @@ func Run(ctx context.Context, c Clients, types []apitypes.Type, cfg Config) (*Re
 	}
 	streamCtx, stop := context.WithCancel(ctx)
 	defer stop()
-	events := make(chan inspect.RecordedEvent, 4096)
+	events := make(chan follow.Event, 4096)
 	done := make(chan error, 1)
-	go func() { done <- streamAll(streamCtx, NewMetadataSource(c.Metadata), types, cfg, warnf, events) }()
+	go func() { done <- streamAll(streamCtx, follow.NewMetadataSource(c.Metadata), types, cfg, warnf, events) }()
 	err := t.consume(streamCtx, c.Dynamic, events, done)
 	stop()
 	if err != nil {
@@ -73,7 +74,7 @@ func Run(ctx context.Context, c Clients, types []apitypes.Type, cfg Config) (*Re
 
 // consume feeds the tracker until the streams end, picks the objects to
 // explain every second and fetches them on their writes.
-func (t *Tracker) consume(ctx context.Context, dyn dynamic.Interface, events <-chan inspect.RecordedEvent, done <-chan error) error {
+func (t *Tracker) consume(ctx context.Context, dyn dynamic.Interface, events <-chan follow.Event, done <-chan error) error {
 	// At most one fetch per explained object is in flight, and at most
 	// 3*Explain objects are explained: no fetch ever waits to deliver.
 	fetched := make(chan fetchResult, 3*t.cfg.Explain+1)
@@ -91,7 +92,7 @@ func (t *Tracker) consume(ctx context.Context, dyn dynamic.Interface, events <-c
 		select {
 		case ev := <-events:
 			t.Observe(ev)
-			if dyn == nil || ev.Type != inspect.RecordModified {
+			if dyn == nil || ev.Type != follow.Modified {
 				continue
 			}
 			if k, ok := t.keyOf(ev); ok && t.wantsFetch(k) {
@@ -113,7 +114,7 @@ func (t *Tracker) consume(ctx context.Context, dyn dynamic.Interface, events <-c
 	}
 }
 
-func (t *Tracker) keyOf(ev inspect.RecordedEvent) (objKey, bool) {
+func (t *Tracker) keyOf(ev follow.Event) (objKey, bool) {
 	ti, ok := t.typeIndex[ev.Resource]
 	if !ok || ev.Object == nil {
 		return objKey{}, false
@@ -142,9 +143,9 @@ func (t *Tracker) fetch(ctx context.Context, dyn dynamic.Interface, k objKey, ou
 	}
 }
 
-// streamAll runs one inspect.Stream per type, so that a type that cannot be
+// streamAll runs one follow.Stream per type, so that a type that cannot be
 // started is left out alone; it fails only when every type fails.
-func streamAll(ctx context.Context, src inspect.Source, types []apitypes.Type, cfg Config, warnf func(string, ...any), out chan<- inspect.RecordedEvent) error {
+func streamAll(ctx context.Context, src follow.Source, types []apitypes.Type, cfg Config, warnf func(string, ...any), out chan<- follow.Event) error {
 	var (
 		wg sync.WaitGroup
 		// mu guards failed and first.
@@ -154,15 +155,15 @@ func streamAll(ctx context.Context, src inspect.Source, types []apitypes.Type, c
 	)
 	for _, ty := range types {
 		sc := cfg.Stream
-		tgt := inspect.Target{Resource: ty.Resource}
+		tgt := follow.Target{Resource: ty.Resource}
 		if ty.Namespaced {
 			tgt.Namespace = cfg.Namespace
 		}
-		sc.Targets = []inspect.Target{tgt}
+		sc.Targets = []follow.Target{tgt}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			err := inspect.Stream(ctx, src, sc, warnf, out)
+			err := follow.Stream(ctx, src, sc, warnf, out)
 			if err == nil {
 				return
 			}

@@ -8,11 +8,12 @@ import (
 	"k8s.io/apimachinery/pkg/util/resourceversion"
 
 	"github.com/kubectl-rv/kubectl-rv/pkg/apitypes"
-	"github.com/kubectl-rv/kubectl-rv/pkg/inspect"
+
+	"github.com/kubectl-rv/kubectl-rv/pkg/follow"
 )
 
 // Tracker is the deterministic core of churn: it consumes the
-// inspect.RecordedEvents of a metadata Source in order, counts and
+// follow.Events of a metadata Source in order, counts and
 // classifies writes, finds fights, and returns the Report. It is not safe
 // for concurrent use.
 //
@@ -38,7 +39,7 @@ type Tracker struct {
 	// the objects forgotten on deletion still count.
 	managers map[mgrKey]*ManagerWrites
 	fights   []*Fight
-	gaps     []Gap
+	gaps     []follow.Gap
 	explain  map[objKey]*explainState
 	warnings []string
 	start    time.Time
@@ -84,13 +85,17 @@ type mgrKey struct{ manager, subresource string }
 type activity struct {
 	Counts
 	managers map[mgrKey]*Counts
-	fields   map[string]*fieldFight
-	lastID   *entryID
-	deleted  bool
+	// selfWrites counts, per manager, its writes without a generation
+	// change that no other writer preceded since its previous one: the
+	// writes of a self-loop.
+	selfWrites map[mgrKey]int
+	fields     map[string]*fieldFight
+	lastID     *entryID
+	deleted    bool
 }
 
 type fieldFight struct {
-	writers  inspect.FieldWriters
+	writers  follow.FieldWriters
 	reported *Fight
 }
 
@@ -107,24 +112,24 @@ func NewTracker(cfg Config, types []apitypes.Type, start time.Time) *Tracker {
 	}
 	for i, ty := range types {
 		t.types = append(t.types, &typeState{t: ty})
-		t.typeIndex[inspect.ResourceKey(ty.Resource)] = int32(i)
+		t.typeIndex[follow.ResourceKey(ty.Resource)] = int32(i)
 	}
 	return t
 }
 
 // Observe consumes one event.
-func (t *Tracker) Observe(ev inspect.RecordedEvent) {
+func (t *Tracker) Observe(ev follow.Event) {
 	ti, ok := t.typeIndex[ev.Resource]
 	if !ok {
 		return
 	}
 	switch ev.Type {
-	case inspect.RecordList:
+	case follow.List:
 		t.pending[ev.Resource] = append(t.pending[ev.Resource], ev.Object)
-	case inspect.RecordSynced:
+	case follow.Synced:
 		items := t.pending[ev.Resource]
 		delete(t.pending, ev.Resource)
-		if ev.Reason == inspect.SyncRelist {
+		if ev.Reason == follow.SyncRelist {
 			t.relisted(ev, ti, items)
 		} else {
 			for _, u := range items {
@@ -132,19 +137,19 @@ func (t *Tracker) Observe(ev inspect.RecordedEvent) {
 			}
 		}
 		t.synced[ev.Resource] = true
-	case inspect.RecordAdded, inspect.RecordModified:
+	case follow.Added, follow.Modified:
 		k := t.key(ti, ev.Object)
 		st := t.objects[k]
 		switch {
 		case st == nil || st.uid != hash(string(ev.Object.GetUID())):
-			if st != nil || ev.Type == inspect.RecordAdded {
+			if st != nil || ev.Type == follow.Added {
 				t.types[ti].created++
 			}
 			t.remember(k, ev.Object)
 		case newer(ev.Object.GetResourceVersion(), st.rv):
 			t.write(ev.Time, k, st, ev.Object, false)
 		}
-	case inspect.RecordDeleted:
+	case follow.Deleted:
 		k := t.key(ti, ev.Object)
 		t.types[ti].deleted++
 		t.forget(k)
@@ -226,7 +231,7 @@ func (t *Tracker) readEntries(u *unstructured.Unstructured, keepRaw bool) []entr
 			p = &id
 			t.ids[id] = p
 		}
-		raw := str(rawFieldsKey)
+		raw := str(follow.RawFieldsKey)
 		e := entry{id: p, fp: hash(raw), rawLen: len(raw)}
 		e.time, _ = m["time"].(int64)
 		if keepRaw {

@@ -13,7 +13,8 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/kubectl-rv/kubectl-rv/pkg/apitypes"
-	"github.com/kubectl-rv/kubectl-rv/pkg/inspect"
+
+	"github.com/kubectl-rv/kubectl-rv/pkg/follow"
 )
 
 var (
@@ -42,19 +43,19 @@ func meta(ty apitypes.Type, name string, rv, gen int, entries ...mf) *unstructur
 			Time: &tm, FieldsType: "FieldsV1", FieldsV1: &metav1.FieldsV1{Raw: []byte(e.fields)},
 		})
 	}
-	return &unstructured.Unstructured{Object: metaObject(p)}
+	return &unstructured.Unstructured{Object: follow.MetadataObject(p)}
 }
 
 func listed(tr *Tracker, ty apitypes.Type, objs ...*unstructured.Unstructured) {
-	key := inspect.ResourceKey(ty.Resource)
+	key := follow.ResourceKey(ty.Resource)
 	for _, u := range objs {
-		tr.Observe(inspect.RecordedEvent{Type: inspect.RecordList, Time: t0, Resource: key, Reason: inspect.SyncInitial, Object: u})
+		tr.Observe(follow.Event{Type: follow.List, Time: t0, Resource: key, Reason: follow.SyncInitial, Object: u})
 	}
-	tr.Observe(inspect.RecordedEvent{Type: inspect.RecordSynced, Time: t0, Resource: key, Reason: inspect.SyncInitial, ResourceVersion: "1"})
+	tr.Observe(follow.Event{Type: follow.Synced, Time: t0, Resource: key, Reason: follow.SyncInitial, ResourceVersion: "1"})
 }
 
 func modified(tr *Tracker, ty apitypes.Type, at time.Duration, u *unstructured.Unstructured) {
-	tr.Observe(inspect.RecordedEvent{Type: inspect.RecordModified, Time: t0.Add(at), Resource: inspect.ResourceKey(ty.Resource), Object: u})
+	tr.Observe(follow.Event{Type: follow.Modified, Time: t0.Add(at), Resource: follow.ResourceKey(ty.Resource), Object: u})
 }
 
 const (
@@ -82,7 +83,7 @@ func TestTrackerMetadataLoop(t *testing.T) {
 	if len(r.Objects) != 1 || r.Objects[0].Name != "hot" {
 		t.Fatalf("objects ranked: %+v, want only hot", r.Objects)
 	}
-	want := []Loop{{Resource: "configmaps", Namespace: "ns", Name: "hot", Manager: "looper", Writes: 50, PerMinute: 300, Class: Metadata}}
+	want := []Loop{{Resource: "configmaps", Namespace: "ns", Name: "hot", Manager: "looper", Writes: 50, PerMinute: 300, Class: follow.Metadata}}
 	if d := cmp.Diff(want, r.Loops); d != "" {
 		t.Errorf("loops (-want +got):\n%s", d)
 	}
@@ -112,12 +113,48 @@ func TestTrackerStatusLoopAndSpecWrites(t *testing.T) {
 		rv++
 	}
 	r := tr.Report(t0.Add(time.Minute))
-	want := []Loop{{Resource: "deployments.apps", Namespace: "ns", Name: "web", Manager: "operator", Subresource: "status", Writes: 20, PerMinute: 20, Class: Status}}
+	want := []Loop{{Resource: "deployments.apps", Namespace: "ns", Name: "web", Manager: "operator", Subresource: "status", Writes: 20, PerMinute: 20, Class: follow.Status}}
 	if d := cmp.Diff(want, r.Loops); d != "" {
 		t.Errorf("loops (-want +got):\n%s", d)
 	}
 	if d := cmp.Diff(Counts{Writes: 23, Spec: 3, Status: 20}, r.Objects[0].Counts); d != "" {
 		t.Errorf("classes (-want +got):\n%s", d)
+	}
+}
+
+// Two managers taking a ConfigMap's key from each other fight; neither is
+// a self-loop, although each writes often without a generation change (both
+// were listed as loops). A manager whose writes are each preceded by
+// another's is no loop either; one rewriting its own field is, from its
+// second write on (the first followed another writer's).
+func TestTrackerFightersAreNoSelfLoops(t *testing.T) {
+	cfg := NewConfig()
+	cfg.LoopRate = 10 // each fighter writes 15 times a minute
+	tr := NewTracker(cfg, []apitypes.Type{cmType}, t0)
+	owns := `{"f:data":{".":{},"f:k":{}}}`
+	listed(tr, cmType, meta(cmType, "tug", 2, 0, mf{"a", "", 0, owns}))
+	rv := 3
+	for i := range 40 {
+		var a, b mf
+		if i%2 == 0 {
+			a, b = mf{"a", "", 0, `{"f:data":{".":{}}}`}, mf{"b", "", i, `{"f:data":{"f:k":{}}}`}
+		} else {
+			a, b = mf{"a", "", i, owns}, mf{"b", "", i - 1, `{}`}
+		}
+		modified(tr, cmType, time.Duration(i)*time.Second, meta(cmType, "tug", rv, 0, a, b))
+		rv++
+	}
+	for i := range 40 {
+		modified(tr, cmType, time.Duration(40+i)*time.Second, meta(cmType, "tug", rv, 0, mf{"a", "", 39, owns}, mf{"b", "", 38, `{}`}, mf{"looper", "", 40 + i, stampFields}))
+		rv++
+	}
+	r := tr.Report(t0.Add(80 * time.Second))
+	if len(r.Fights) != 1 || !cmp.Equal(r.Fights[0].Managers, []string{"a", "b"}) {
+		t.Fatalf("fights: %+v, want one between a and b", r.Fights)
+	}
+	want := []Loop{{Resource: "configmaps", Namespace: "ns", Name: "tug", Manager: "looper", Writes: 39, PerMinute: 29.3, Class: follow.Metadata}}
+	if d := cmp.Diff(want, r.Loops); d != "" {
+		t.Errorf("loops (-want +got):\n%s", d)
 	}
 }
 
@@ -153,13 +190,14 @@ func TestTrackerFight(t *testing.T) {
 func TestTrackerGap(t *testing.T) {
 	tr := NewTracker(NewConfig(), []apitypes.Type{cmType}, t0)
 	listed(tr, cmType, meta(cmType, "a", 2, 0), meta(cmType, "b", 3, 0))
-	key := inspect.ResourceKey(cmType.Resource)
+	key := follow.ResourceKey(cmType.Resource)
 	for _, u := range []*unstructured.Unstructured{meta(cmType, "a", 9, 0), meta(cmType, "c", 10, 0)} {
-		tr.Observe(inspect.RecordedEvent{Type: inspect.RecordList, Time: t0, Resource: key, Reason: inspect.SyncRelist, Object: u})
+		tr.Observe(follow.Event{Type: follow.List, Time: t0, Resource: key, Reason: follow.SyncRelist, Object: u})
 	}
-	tr.Observe(inspect.RecordedEvent{Type: inspect.RecordSynced, Time: t0, Resource: key, Reason: inspect.SyncRelist, ResourceVersion: "11", GapFrom: "3", GapError: "too old"})
+	tr.Observe(follow.Event{Type: follow.Synced, Time: t0, Resource: key, Reason: follow.SyncRelist, ResourceVersion: "11", GapFrom: "3", GapError: "too old"})
 	r := tr.Report(t0.Add(time.Minute))
-	want := []Gap{{Resource: "configmaps", From: "3", To: "11", Changed: 3, Error: "too old", Time: t0}}
+	revisions := uint64(8)
+	want := []follow.Gap{{Resource: "configmaps", From: "3", To: "11", Revisions: &revisions, Changes: 3, Error: "too old", Time: t0}}
 	if d := cmp.Diff(want, r.Gaps); d != "" {
 		t.Errorf("gaps (-want +got):\n%s", d)
 	}
@@ -221,7 +259,7 @@ func TestTrackerForgetsShortLivedObjects(t *testing.T) {
 	write("brief", 2)
 	write("busy", 6)
 	for _, name := range []string{"brief", "busy"} {
-		tr.Observe(inspect.RecordedEvent{Type: inspect.RecordDeleted, Time: t0, Resource: inspect.ResourceKey(cmType.Resource), Object: meta(cmType, name, rv, 0)})
+		tr.Observe(follow.Event{Type: follow.Deleted, Time: t0, Resource: follow.ResourceKey(cmType.Resource), Object: meta(cmType, name, rv, 0)})
 		rv++
 	}
 	if len(tr.objects) != 1 {

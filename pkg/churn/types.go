@@ -3,18 +3,19 @@ package churn
 import (
 	"time"
 
-	"github.com/kubectl-rv/kubectl-rv/pkg/inspect"
+	"github.com/kubectl-rv/kubectl-rv/pkg/follow"
 )
 
 // Config tunes a churn run. NewConfig fills the documented defaults.
 type Config struct {
 	// Stream is what to list and watch, and how to retry (its Targets are
 	// set by Run from the types it is given).
-	Stream inspect.StreamConfig
+	Stream follow.Config
 	// Namespace limits namespaced types to one namespace; "" is all.
 	Namespace string
-	// LoopRate flags a self-loop: one manager writing one object more than
-	// this many times a minute without a generation change. Default 20.
+	// LoopRate flags a self-loop: one manager rewriting one object, with no
+	// other writer in between, more than this many times a minute without a
+	// generation change. Default 20.
 	LoopRate float64
 	// MinLoopWrites is how many writes a self-loop needs at least, so that
 	// two writes in a short run are no loop. Default 5.
@@ -47,30 +48,11 @@ type Config struct {
 // NewConfig returns a Config with the defaults.
 func NewConfig() Config {
 	return Config{
-		Stream: inspect.NewStreamConfig(), LoopRate: 20, MinLoopWrites: 5,
+		Stream: follow.NewConfig(), LoopRate: 20, MinLoopWrites: 5,
 		FightThreshold: 4, FightWindow: time.Minute, Top: 20, ExplainSamples: 5,
 		LiveEvery: 2 * time.Second, LiveTop: 10,
 	}
 }
-
-// Class classifies a write.
-type Class string
-
-// The classes of writes.
-const (
-	// Spec is a write that bumped metadata.generation.
-	Spec Class = "spec"
-	// Status is a write through /status, or one whose writer owns only
-	// .status fields.
-	Status Class = "status"
-	// Metadata is a write that can only have changed .metadata: no
-	// generation change on a type that has one, or a writer that owns only
-	// .metadata fields.
-	Metadata Class = "metadata"
-	// Other is any other write of a type without a generation (the data of
-	// a ConfigMap, a Lease's holder).
-	Other Class = "other"
-)
 
 // Counts are writes by class.
 type Counts struct {
@@ -81,14 +63,14 @@ type Counts struct {
 	Other    int `json:"other"`
 }
 
-func (c *Counts) add(cl Class) {
+func (c *Counts) add(cl follow.Class) {
 	c.Writes++
 	switch cl {
-	case Spec:
+	case follow.Spec:
 		c.Spec++
-	case Status:
+	case follow.Status:
 		c.Status++
-	case Metadata:
+	case follow.Metadata:
 		c.Metadata++
 	default:
 		c.Other++
@@ -133,7 +115,8 @@ type Type struct {
 }
 
 // Loop is a self-loop: one manager rewriting one object without a
-// generation change, faster than Config.LoopRate.
+// generation change and with no other writer in between, faster than
+// Config.LoopRate. Writes counts only those writes.
 type Loop struct {
 	Resource    string  `json:"resource"`
 	Namespace   string  `json:"namespace,omitempty"`
@@ -143,26 +126,15 @@ type Loop struct {
 	Writes      int     `json:"writes"`
 	PerMinute   float64 `json:"perMinute"`
 	// Class is the class of most of the loop's writes (status, metadata or other).
-	Class Class `json:"class"`
+	Class follow.Class `json:"class"`
 	// Explain names the fields that change, when the object was explained.
 	Explain *Explanation `json:"explain,omitempty"`
 }
 
 // Fight is a field of one object changing hands between managers.
 type Fight struct {
-	Resource      string `json:"resource"`
-	inspect.Fight `json:",inline"`
-}
-
-// Gap is history lost after a 410 Gone: the watch relisted and resumed.
-type Gap struct {
-	Resource string `json:"resource"`
-	From     string `json:"from,omitempty"`
-	To       string `json:"to"`
-	// Changed is how many objects changed, appeared or went in the gap.
-	Changed int       `json:"changed"`
-	Error   string    `json:"error,omitempty"`
-	Time    time.Time `json:"time"`
+	Resource     string `json:"resource"`
+	follow.Fight `json:",inline"`
 }
 
 // Explanation is what the full objects fetched on an object's writes show.
@@ -198,6 +170,6 @@ type Report struct {
 	Types          []Type          `json:"types"`
 	Loops          []Loop          `json:"loops"`
 	Fights         []Fight         `json:"fights"`
-	Gaps           []Gap           `json:"gaps,omitempty"`
+	Gaps           []follow.Gap    `json:"gaps,omitempty"`
 	Warnings       []string        `json:"warnings,omitempty"`
 }

@@ -8,7 +8,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 
-	"github.com/kubectl-rv/kubectl-rv/pkg/inspect"
+	"github.com/kubectl-rv/kubectl-rv/pkg/follow"
 )
 
 // write counts a new version of a known object. afterGap marks a change
@@ -25,9 +25,12 @@ func (t *Tracker) write(at time.Time, k objKey, st *objState, u *unstructured.Un
 	}
 	class := classify(bumped, gen != 0, writer)
 	if st.act == nil {
-		st.act = &activity{managers: map[mgrKey]*Counts{}}
+		st.act = &activity{managers: map[mgrKey]*Counts{}, selfWrites: map[mgrKey]int{}}
 	} else if writer != nil && !afterGap {
 		t.fightsOf(at, k, st, entries, writer)
+	}
+	if writer != nil && !afterGap && class != follow.Spec && (st.act.lastID == nil || sameManager(st.act.lastID, writer.id)) {
+		st.act.selfWrites[mgrKey{manager: writer.id.manager, subresource: writer.id.subresource}]++
 	}
 	st.rv, st.gen, st.entries = u.GetResourceVersion(), gen, entries
 	st.act.add(class)
@@ -102,6 +105,12 @@ func pickWriter(st *objState, entries []entry, bumped, hasGen bool) int {
 	return best
 }
 
+// sameManager says whether two entries are one manager's through one
+// subresource (its Apply and Update entries are one writer).
+func sameManager(a, b *entryID) bool {
+	return a.manager == b.manager && a.subresource == b.subresource
+}
+
 func lastID(st *objState) *entryID {
 	if st.act == nil {
 		return nil
@@ -109,33 +118,21 @@ func lastID(st *objState) *entryID {
 	return st.act.lastID
 }
 
-// classify classifies a write from the generation and the writer's entry.
-func classify(bumped, hasGen bool, w *entry) Class {
-	switch {
-	case bumped:
-		return Spec
-	case w != nil && w.id.subresource == "status":
-		return Status
-	}
+// classify classifies a write from the generation and the writer's entry:
+// what it touched is what its field set owns, the best churn knows without
+// the objects.
+func classify(bumped, hasGen bool, w *entry) follow.Class {
+	cw := follow.Write{GenerationBumped: bumped, HasGeneration: hasGen}
 	if w != nil {
+		cw.Subresource = w.id.subresource
 		var top map[string]json.RawMessage
-		if json.Unmarshal([]byte(w.raw), &top) == nil && len(top) > 0 {
-			only := func(key string) bool {
-				_, ok := top[key]
-				return ok && len(top) == 1
-			}
-			switch {
-			case only("f:status"):
-				return Status
-			case only("f:metadata"):
-				return Metadata
+		if json.Unmarshal([]byte(w.raw), &top) == nil {
+			for k := range top {
+				cw.Touched |= follow.PartOf(strings.TrimPrefix(k, "f:"))
 			}
 		}
 	}
-	if hasGen {
-		return Metadata
-	}
-	return Other
+	return follow.Classify(cw)
 }
 
 // fightsOf finds the fields the writer took from other managers in this
@@ -222,8 +219,9 @@ func decode(raw string) *fieldpath.Set {
 
 // relisted handles the end of a relist after a 410 Gone: a Gap, and the
 // changes found by comparing the relist with what was known.
-func (t *Tracker) relisted(ev inspect.RecordedEvent, ti int32, items []*unstructured.Unstructured) {
-	g := Gap{Resource: t.types[ti].t.Name(), From: ev.GapFrom, To: ev.ResourceVersion, Error: ev.GapError, Time: ev.Time}
+func (t *Tracker) relisted(ev follow.Event, ti int32, items []*unstructured.Unstructured) {
+	g := follow.GapOf(ev)
+	g.Resource = t.types[ti].t.Name()
 	seen := make(map[objKey]bool, len(items))
 	for _, u := range items {
 		k := t.key(ti, u)
@@ -233,12 +231,12 @@ func (t *Tracker) relisted(ev inspect.RecordedEvent, ti int32, items []*unstruct
 		case st != nil && st.rv != "" && st.uid == hash(string(u.GetUID())):
 			if st.rv != u.GetResourceVersion() {
 				t.write(ev.Time, k, st, u, true)
-				g.Changed++
+				g.Changes++
 			}
 		default:
 			if st != nil || t.synced[ev.Resource] {
 				t.types[ti].created++
-				g.Changed++
+				g.Changes++
 			}
 			t.remember(k, u)
 		}
@@ -246,7 +244,7 @@ func (t *Tracker) relisted(ev inspect.RecordedEvent, ti int32, items []*unstruct
 	for k, st := range t.objects {
 		if k.typ == ti && !seen[k] && st.rv != "" {
 			t.types[ti].deleted++
-			g.Changed++
+			g.Changes++
 			t.forget(k)
 		}
 	}

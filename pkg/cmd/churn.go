@@ -32,9 +32,10 @@ generation moved), status (through /status, or by a manager owning only
 without a generation that are neither are "other".
 
 It flags:
-  self-loops  one manager rewriting one object more than --loop-rate times a
-              minute without a generation change (a status or metadata write
-              that re-triggers its own watch);
+  self-loops  one manager rewriting one object, with no other writer in
+              between, more than --loop-rate times a minute without a
+              generation change (a status or metadata write that re-triggers
+              its own watch); the managers of a fight are no self-loop;
   fights      a field changing hands between managers --fight-threshold
               times within a minute, as kubectl rv watch detects them.
 
@@ -110,7 +111,7 @@ func NewCmdChurn(f *Factory, streams genericiooptions.IOStreams) *cobra.Command 
 	o.Output.AddFlags(fs)
 	fs.BoolVarP(&o.AllNamespaces, "all-namespaces", "A", false, "Watch every namespace and the cluster-scoped types (-n is ignored).")
 	fs.DurationVar(&o.For, "for", 0, "Stop after this long and print the report (0: until Ctrl-C).")
-	fs.Float64Var(&o.LoopRate, "loop-rate", o.LoopRate, "A self-loop is one manager writing one object more than this many times a minute without a generation change.")
+	fs.Float64Var(&o.LoopRate, "loop-rate", o.LoopRate, "A self-loop is one manager rewriting one object, with no other writer in between, more than this many times a minute without a generation change.")
 	fs.IntVar(&o.FightThreshold, "fight-threshold", o.FightThreshold, "A fight is a field changing hands this many times within a minute.")
 	fs.IntVar(&o.Top, "top", o.Top, "How many objects, managers and types to rank.")
 	fs.IntVar(&o.Explain, "explain", 0, "Fetch the full object on the next writes of the N busiest objects and name the fields that change.")
@@ -213,11 +214,10 @@ func (o *ChurnOptions) Run(ctx context.Context) error {
 	scope := churnprint.Scope{Namespace: o.namespace, LoopRate: o.LoopRate, Types: typeListArgs(o.args)}
 	cfg := o.config()
 	// On a terminal, a live top-N view redrawn in place, as top does.
-	live := !p.Structured() && output.IsTerminal(o.Out)
-	if live {
+	view := output.NewLiveView(o.Out, !p.Structured() && output.IsTerminal(o.Out))
+	if view.Live() {
 		cfg.Live = func(r *churn.Report) {
-			fmt.Fprint(o.Out, "\x1b[H\x1b[2J")
-			_ = churnprint.Print(p, r, scope)
+			_ = view.Redraw(func() error { return churnprint.Print(p, r, scope) })
 		}
 	}
 	rep, err := churn.Run(ctx, o.clients, types.Types, cfg)
@@ -225,9 +225,7 @@ func (o *ChurnOptions) Run(ctx context.Context) error {
 		return err
 	}
 	rep.Warnings = append(types.Warnings, rep.Warnings...)
-	if live {
-		fmt.Fprint(o.Out, "\x1b[H\x1b[2J")
-	}
+	view.Clear()
 	if p.Structured() {
 		err = p.PrintObject(churnprint.NewDocument(rep, scope))
 	} else {

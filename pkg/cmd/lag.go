@@ -243,8 +243,16 @@ func (o *LagOptions) config() lag.Config {
 	cfg.MinAge = o.MinAge
 	cfg.All = o.All
 	cfg.Now = o.now
+	cfg.Warnf = func(format string, args ...any) { output.Warnf(o.ErrOut, format, args...) }
 	if output.IsTerminal(o.ErrOut) {
-		cfg.Progress = o.ErrOut
+		line := output.NewStatusLine(o.ErrOut)
+		cfg.Progress = func(p lag.ScanProgress) {
+			if p.Done {
+				line.Clear()
+				return
+			}
+			line.Set(fmt.Sprintf("scanning: %d/%d types, %d objects", p.TypesDone, p.Types, p.Objects))
+		}
 	}
 	return cfg
 }
@@ -357,16 +365,18 @@ func (o *LagOptions) runWait(ctx context.Context, cfg lag.Config, targets []lag.
 }
 
 func (o *LagOptions) runWatch(ctx context.Context, cfg lag.Config, targets []lag.Target, rep *lag.Report, p *output.Printer, scope lagprint.Scope, popts lagprint.Options) error {
-	live := !p.Structured() && output.IsTerminal(o.Out)
+	view := output.NewLiveView(o.Out, !p.Structured() && output.IsTerminal(o.Out))
+	live := view.Live()
 	redraw := func() error {
 		if p.Format == output.YAML {
 			fmt.Fprintln(o.Out, "---")
 		}
-		if live {
-			fmt.Fprint(o.Out, "\x1b[H\x1b[2J")
-			fmt.Fprintf(o.Out, "kubectl rv lag: %s\n\n", rep.Now.Format(time.TimeOnly))
-		}
-		return o.print(p, rep, scope, popts)
+		return view.Redraw(func() error {
+			if live {
+				fmt.Fprintf(o.Out, "kubectl rv lag: %s\n\n", rep.Now.Format(time.TimeOnly))
+			}
+			return o.print(p, rep, scope, popts)
+		})
 	}
 	if err := redraw(); err != nil {
 		return err

@@ -16,6 +16,7 @@ import (
 	"k8s.io/client-go/dynamic"
 
 	"github.com/kubectl-rv/kubectl-rv/pkg/exitcode"
+	"github.com/kubectl-rv/kubectl-rv/pkg/follow"
 	"github.com/kubectl-rv/kubectl-rv/pkg/inspect"
 	"github.com/kubectl-rv/kubectl-rv/pkg/output"
 	"github.com/kubectl-rv/kubectl-rv/pkg/output/watchprint"
@@ -214,7 +215,7 @@ func (o *WatchOptions) Validate() error {
 
 // config turns the flags into the engine's configuration; targets are
 // nil for --replay.
-func (o *WatchOptions) config(targets []inspect.Target) inspect.Config {
+func (o *WatchOptions) config(targets []follow.Target) inspect.Config {
 	cfg := inspect.NewConfig()
 	cfg.Tracker.FightThreshold, cfg.Tracker.FightWindow, cfg.Tracker.HotRate, cfg.Tracker.ShowBookmarks = o.FightThreshold, o.FightWindow, o.HotRate, o.ShowBookmarks
 	cfg.MaxEvents = o.MaxEvents
@@ -266,7 +267,7 @@ func (o *WatchOptions) Run(ctx context.Context) error {
 		ctx, cancel = context.WithTimeout(ctx, o.For)
 		defer cancel()
 	}
-	res, err := inspect.Run(ctx, inspect.NewDynamicSource(client), cfg, pr)
+	res, err := inspect.Run(ctx, follow.NewDynamicSource(client), cfg, pr)
 	if err != nil {
 		return err
 	}
@@ -298,8 +299,8 @@ func (o *WatchOptions) runReplay() error {
 	// then replayed event by event, so that the recording is never in
 	// memory whole.
 	h, err := inspect.CheckRecording(f)
-	if err != nil {
-		return exitcode.Usagef("--replay %s: %w", o.Replay, err)
+	if err := o.cutShort(err); err != nil {
+		return err
 	}
 	if _, err := f.Seek(0, io.SeekStart); err != nil {
 		return exitcode.Usagef("--replay %s: %w", o.Replay, err)
@@ -324,11 +325,26 @@ func (o *WatchOptions) runReplay() error {
 	return o.finish(pr, res)
 }
 
+// cutShort turns a recording's error into the command's: a last line cut
+// short (what a killed recorder leaves) is a warning naming file:line, and
+// the lines before it are replayed; any other damage exits 2.
+func (o *WatchOptions) cutShort(err error) error {
+	var bad *inspect.RecordingError
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, inspect.ErrCutShort) && errors.As(err, &bad):
+		output.Warnf(o.ErrOut, "%s:%d: %v; replaying the %s before it", o.Replay, bad.Line, inspect.ErrCutShort, text.Plural(bad.Line-1, "line"))
+		return nil
+	}
+	return exitcode.Usagef("--replay %s: %w", o.Replay, err)
+}
+
 // replayWhole replays a recording read whole from r.
 func (o *WatchOptions) replayWhole(r io.Reader) error {
 	rec, err := inspect.ReadRecording(r)
-	if err != nil {
-		return exitcode.Usagef("--replay %s: %w", o.Replay, err)
+	if err := o.cutShort(err); err != nil {
+		return err
 	}
 	pr, err := o.printer(rec.Header.AllNamespaces)
 	if err != nil {
@@ -344,7 +360,7 @@ func (o *WatchOptions) replayWhole(r io.Reader) error {
 // resolveTargets maps the arguments to resources the kubectl way:
 // TYPE[,TYPE...] [NAME...] or TYPE/NAME ...; names of one resource share one
 // watch.
-func (o *WatchOptions) resolveTargets() ([]inspect.Target, error) {
+func (o *WatchOptions) resolveTargets() ([]follow.Target, error) {
 	mapper, err := o.mapper()
 	if err != nil {
 		return nil, err
@@ -353,9 +369,9 @@ func (o *WatchOptions) resolveTargets() ([]inspect.Target, error) {
 	if err != nil {
 		return nil, err
 	}
-	targets := make([]inspect.Target, len(types))
+	targets := make([]follow.Target, len(types))
 	for i, t := range types {
-		targets[i] = inspect.Target{Resource: t.mapping.Resource, Names: t.names}
+		targets[i] = follow.Target{Resource: t.mapping.Resource, Names: t.names}
 		if t.mapping.Scope.Name() == meta.RESTScopeNameNamespace && !o.AllNamespaces {
 			targets[i].Namespace = o.namespace
 		}

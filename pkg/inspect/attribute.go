@@ -51,6 +51,7 @@ const (
 	ReasonDeleted         = "deletes are not recorded in managedFields"
 	ReasonTimeNotMoved    = "time not moved"
 	ReasonSoleOwner       = "time not moved; sole owner of the changed fields"
+	ReasonStatusWriter    = "time not moved; the only /status writer"
 	ReasonSeveral         = "several candidates"
 	ReasonNoFieldChange   = "no field changed"
 )
@@ -66,7 +67,13 @@ const (
 // leaves it), the entry whose field set grew is the writer, since a write
 // takes the fields it changes from other managers. When neither tells, the
 // entry that alone owns every changed field is the writer (marked with
-// ReasonSoleOwner). Otherwise the writer is unknown and the reason says why.
+// ReasonSoleOwner); a field the write removed counts as owned by the entries
+// that owned it before, since no entry owns it after (the deployment
+// controller's status write that removes .status.updatedReplicas). When
+// every changed field is under .status, the only /status entry is the
+// writer (ReasonStatusWriter): on a type with a status subresource nothing
+// else can write them. Otherwise the writer is unknown and the reason says
+// why.
 //
 // Example: prev has kubectl-client-side-apply (time 10:00:00, owns
 // .spec.replicas) and cur has kubectl-client-side-apply (10:00:00, no longer
@@ -101,7 +108,7 @@ func attribute(prev, cur []*entryView, changed []fieldpath.Path) Writer {
 		return writerOf(moved[0], "")
 	}
 	if len(moved) > 1 {
-		if owners := owningAll(moved, changed); len(owners) == 1 {
+		if owners := owningAll(moved, changed, nil); len(owners) == 1 {
 			return writerOf(owners[0], "")
 		}
 		return Writer{Reason: ReasonSeveral, Candidates: managerNames(moved)}
@@ -122,7 +129,7 @@ func attribute(prev, cur []*entryView, changed []fieldpath.Path) Writer {
 		return writerOf(grew[0], "")
 	case 0:
 	default:
-		if owners := owningAll(grew, changed); len(owners) == 1 {
+		if owners := owningAll(grew, changed, nil); len(owners) == 1 {
 			return writerOf(owners[0], "")
 		}
 		return Writer{Reason: ReasonSeveral, Candidates: managerNames(grew)}
@@ -130,10 +137,34 @@ func attribute(prev, cur []*entryView, changed []fieldpath.Path) Writer {
 	if len(changed) == 0 {
 		return Writer{Reason: ReasonNoFieldChange}
 	}
-	if owners := owningAll(cur, changed); len(owners) == 1 {
+	if owners := owningAll(cur, changed, prevOf); len(owners) == 1 {
 		return writerOf(owners[0], ReasonSoleOwner)
 	}
+	if w := statusWriter(cur, changed); w != nil {
+		return writerOf(w, ReasonStatusWriter)
+	}
 	return Writer{Reason: ReasonTimeNotMoved}
+}
+
+// statusWriter returns the only /status entry when every changed path is
+// under .status: on a type with a status subresource nothing else can
+// have written them.
+func statusWriter(cur []*entryView, changed []fieldpath.Path) *entryView {
+	for _, p := range changed {
+		if len(p) == 0 || p[0].FieldName == nil || *p[0].FieldName != "status" {
+			return nil
+		}
+	}
+	var w *entryView
+	for _, e := range cur {
+		if e.meta.Subresource == "status" {
+			if w != nil {
+				return nil
+			}
+			w = e
+		}
+	}
+	return w
 }
 
 // attributeCreate finds the creator of an object created while watched: its
@@ -169,8 +200,10 @@ func managerNames(es []*entryView) []string {
 	return out
 }
 
-// owningAll returns the entries that own every path in changed.
-func owningAll(es []*entryView, changed []fieldpath.Path) []*entryView {
+// owningAll returns the entries that own every path in changed. With
+// before, an entry also owns a path its previous version (before(id))
+// owned: a field the write removed is owned by no entry after it.
+func owningAll(es []*entryView, changed []fieldpath.Path, before func(id string) *entryView) []*entryView {
 	if len(changed) == 0 {
 		return nil
 	}
@@ -180,9 +213,15 @@ func owningAll(es []*entryView, changed []fieldpath.Path) []*entryView {
 		if err != nil {
 			continue
 		}
+		var old *fieldpath.Set
+		if before != nil {
+			if p := before(e.id); p != nil {
+				old, _ = p.set()
+			}
+		}
 		all := true
 		for _, p := range changed {
-			if !Owns(set, p) {
+			if !Owns(set, p) && (old == nil || !Owns(old, p)) {
 				all = false
 				break
 			}

@@ -16,6 +16,8 @@ import (
 	"github.com/kubectl-rv/kubectl-rv/pkg/inspect"
 	"github.com/kubectl-rv/kubectl-rv/pkg/output"
 	"github.com/kubectl-rv/kubectl-rv/pkg/output/watchprint"
+
+	"github.com/kubectl-rv/kubectl-rv/pkg/follow"
 )
 
 // watchPayloads returns n watch event objects (JSON, as the API server
@@ -93,7 +95,7 @@ func benchmarkPipeline(b *testing.B, format output.Format) {
 		u := obj.(*unstructured.Unstructured)
 		// Replays of the payload ring must look new to the tracker.
 		u.SetResourceVersion(fmt.Sprint(1000 + i))
-		ev := inspect.RecordedEvent{Type: inspect.RecordModified, Time: t0.Add(time.Duration(i) * time.Millisecond), Resource: "apps/v1/deployments", Object: u}
+		ev := follow.Event{Type: follow.Modified, Time: t0.Add(time.Duration(i) * time.Millisecond), Resource: "apps/v1/deployments", Object: u}
 		for _, e := range tr.Observe(ev) {
 			if err := pr.Event(e); err != nil {
 				b.Fatal(err)

@@ -13,23 +13,23 @@
 // with the Summary. Inside, four parts are kept apart so that each can be
 // tested alone:
 //
-//   - the stream (watcher.go) is the driver: through a Source (the
-//     list/watch seam; NewDynamicSource adapts a dynamic client) it lists,
-//     watches from the list's resourceVersion with bookmarks, resumes after
-//     dropped connections from the last resourceVersion it saw (backoff with
-//     jitter), and relists after 410 Gone. It emits RecordedEvents and
-//     nothing else.
-//   - the runner (run.go) is the bookkeeping: it records each RecordedEvent,
+//   - the stream is the one watch core's driver (follow.Stream): through a
+//     follow.Source (the list/watch seam; follow.NewDynamicSource adapts a
+//     dynamic client) it lists, watches from the list's resourceVersion with
+//     bookmarks, resumes after dropped connections from the last
+//     resourceVersion it saw (backoff with jitter), and relists after 410
+//     Gone. It emits follow.Events and nothing else.
+//   - the runner (run.go) is the bookkeeping: it records each follow.Event,
 //     hands it to the Tracker, delivers the rows to the Sink and stops after
 //     MaxEvents rows.
 //   - Tracker (tracker.go) is the deterministic core: it consumes
-//     RecordedEvents one at a time and returns Events (rows) and, at the
-//     end, a Summary. Given the same RecordedEvents it returns the same
+//     follow.Events one at a time and returns Events (rows) and, at the
+//     end, a Summary. Given the same follow.Events it returns the same
 //     Events, which is what makes a recording replayable. Of each watched
 //     object it keeps a snapshot (snapshot.go): the last version as compact
 //     JSON and its managedFields entries interned, in less than the
 //     object's own JSON.
-//   - The recording (record.go) is the JSON-lines form of the RecordedEvents:
+//   - The recording (record.go) is the JSON-lines form of the follow.Events:
 //     RecordingWriter writes it, ReadRecording reads it back. Its format is
 //     documented in docs/watch.md and is stable. Timeline (history.go)
 //     indexes a recording by object and returns typed reports (HistoryList,

@@ -10,6 +10,8 @@ import (
 	"k8s.io/apimachinery/pkg/util/resourceversion"
 
 	"github.com/kubectl-rv/kubectl-rv/pkg/diff"
+
+	"github.com/kubectl-rv/kubectl-rv/pkg/follow"
 )
 
 // Timeline is a recording indexed by object, to answer "what did this
@@ -32,7 +34,7 @@ type History struct {
 // Version is one recorded state of an object.
 type Version struct {
 	ResourceVersion string                     `json:"resourceVersion"`
-	Type            RecordType                 `json:"type"`
+	Type            follow.EventType           `json:"type"`
 	Object          *unstructured.Unstructured `json:"object,omitempty"`
 }
 
@@ -56,7 +58,7 @@ func NewTimeline(rec *Recording) *Timeline {
 			tl.order = append(tl.order, ref)
 		}
 		rv := ev.Object.GetResourceVersion()
-		if n := len(h.Versions); n > 0 && h.Versions[n-1].ResourceVersion == rv && ev.Type == RecordList {
+		if n := len(h.Versions); n > 0 && h.Versions[n-1].ResourceVersion == rv && ev.Type == follow.List {
 			continue
 		}
 		h.Versions = append(h.Versions, Version{ResourceVersion: rv, Type: ev.Type, Object: ev.Object})
@@ -178,10 +180,10 @@ func (h *History) Diff(from, to string) (VersionDiff, error) {
 		return VersionDiff{}, err
 	}
 	var am, bm map[string]any
-	if a.Type != RecordDeleted {
+	if a.Type != follow.Deleted {
 		am = a.Object.Object
 	}
-	if b.Type != RecordDeleted {
+	if b.Type != follow.Deleted {
 		bm = b.Object.Object
 	}
 	d := diff.New(diff.Options{Ignore: [][]string{{"metadata", "resourceVersion"}, {"metadata", "managedFields"}}})
@@ -194,7 +196,7 @@ func (h *History) Diff(from, to string) (VersionDiff, error) {
 
 // Summary lists the history's resourceVersions.
 func (h *History) Summary() HistorySummary {
-	s := HistorySummary{Ref: h.Ref, Deleted: h.Versions[len(h.Versions)-1].Type == RecordDeleted}
+	s := HistorySummary{Ref: h.Ref, Deleted: h.Versions[len(h.Versions)-1].Type == follow.Deleted}
 	for _, v := range h.Versions {
 		s.ResourceVersions = append(s.ResourceVersions, v.ResourceVersion)
 	}

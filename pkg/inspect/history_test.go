@@ -9,6 +9,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/kubectl-rv/kubectl-rv/pkg/follow"
 )
 
 // testTimeline records one ConfigMap through a list, two writes and its
@@ -28,13 +30,13 @@ func testTimeline(t *testing.T) *Timeline {
 		return u
 	}
 	ns := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": "Namespace", "metadata": map[string]any{"name": "shop", "resourceVersion": "15"}}}
-	for _, ev := range []RecordedEvent{
-		{Type: RecordList, Resource: "v1/configmaps", Reason: SyncInitial, Object: cm("10", "a")},
-		{Type: RecordModified, Resource: "v1/configmaps", Object: cm("12", "b")},
-		{Type: RecordAdded, Resource: "v1/namespaces", Object: ns},
-		{Type: RecordModified, Resource: "v1/configmaps", Object: cm("20", "c")},
-		{Type: RecordList, Resource: "v1/configmaps", Reason: SyncRelist, Object: cm("20", "c")},
-		{Type: RecordDeleted, Resource: "v1/configmaps", Object: cm("25", "c")},
+	for _, ev := range []follow.Event{
+		{Type: follow.List, Resource: "v1/configmaps", Reason: follow.SyncInitial, Object: cm("10", "a")},
+		{Type: follow.Modified, Resource: "v1/configmaps", Object: cm("12", "b")},
+		{Type: follow.Added, Resource: "v1/namespaces", Object: ns},
+		{Type: follow.Modified, Resource: "v1/configmaps", Object: cm("20", "c")},
+		{Type: follow.List, Resource: "v1/configmaps", Reason: follow.SyncRelist, Object: cm("20", "c")},
+		{Type: follow.Deleted, Resource: "v1/configmaps", Object: cm("25", "c")},
 	} {
 		if err := w.Write(ev); err != nil {
 			t.Fatal(err)
@@ -74,7 +76,7 @@ func TestHistoryAtAndDiff(t *testing.T) {
 			return "none"
 		case err != nil:
 			return "error"
-		case v.Type == RecordDeleted:
+		case v.Type == follow.Deleted:
 			return "deleted"
 		}
 		return v.Object.Object["data"].(map[string]any)["k"].(string)

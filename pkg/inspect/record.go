@@ -14,6 +14,8 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	utiljson "k8s.io/apimachinery/pkg/util/json"
 	"k8s.io/apimachinery/pkg/util/resourceversion"
+
+	"github.com/kubectl-rv/kubectl-rv/pkg/follow"
 )
 
 // APIVersion is the group/version of the watch reports and of recordings.
@@ -27,34 +29,6 @@ const RecordingKind = "WatchRecording"
 // writes. Readers accept this version only; a new version will be a new
 // number, never a silent change.
 const RecordingFormat = 1
-
-// RecordType is the type of one line of a recording.
-type RecordType string
-
-// The record types. ADDED, MODIFIED, DELETED and BOOKMARK are watch events as
-// the API server sent them. LIST is one object of a list (the initial list,
-// or the relist after a 410 Gone); SYNCED ends that list.
-const (
-	RecordAdded    RecordType = "ADDED"
-	RecordModified RecordType = "MODIFIED"
-	RecordDeleted  RecordType = "DELETED"
-	RecordBookmark RecordType = "BOOKMARK"
-	RecordList     RecordType = "LIST"
-	RecordSynced   RecordType = "SYNCED"
-)
-
-// SyncReason says why a list was made.
-type SyncReason string
-
-// The sync reasons.
-const (
-	// SyncInitial is the list made at start (not made with --since).
-	SyncInitial SyncReason = "initial"
-	// SyncRelist is the list made after the API server answered 410 Gone:
-	// the events between the last resourceVersion seen and the list's
-	// resourceVersion are lost.
-	SyncRelist SyncReason = "relist"
-)
 
 // RecordingHeader is the first line of a recording.
 type RecordingHeader struct {
@@ -78,39 +52,10 @@ func NewRecordingHeader(started time.Time, targets []string, secretsRedacted boo
 	return RecordingHeader{APIVersion: APIVersion, Kind: RecordingKind, Format: RecordingFormat, Started: started, Targets: targets, SecretsRedacted: secretsRedacted}
 }
 
-// RecordedEvent is one line of a recording after the header, and the unit the
-// Tracker consumes.
-//
-// Example (one line each in the file; objects shortened):
-//
-//	{"type":"LIST","time":"...","resource":"apps/v1/deployments","reason":"initial","object":{...,"metadata":{"resourceVersion":"812",...}}}
-//	{"type":"SYNCED","time":"...","resource":"apps/v1/deployments","reason":"initial","resourceVersion":"815"}
-//	{"type":"MODIFIED","time":"...","resource":"apps/v1/deployments","object":{...,"metadata":{"resourceVersion":"830",...}}}
-//	{"type":"SYNCED","time":"...","resource":"apps/v1/deployments","reason":"relist","resourceVersion":"990","gapFrom":"830"}
-type RecordedEvent struct {
-	Type RecordType `json:"type"`
-	// Time is when kubectl-rv received the event.
-	Time time.Time `json:"time"`
-	// Resource is group/version/resource ("apps/v1/deployments", "v1/pods").
-	Resource string `json:"resource"`
-	// Reason is set on LIST and SYNCED.
-	Reason SyncReason `json:"reason,omitempty"`
-	// ResourceVersion is the bookmark's RV (BOOKMARK) or the list's RV (SYNCED).
-	ResourceVersion string `json:"resourceVersion,omitempty"`
-	// GapFrom is, on a SYNCED relist, the last resourceVersion seen before the
-	// 410 Gone: the events after it and up to ResourceVersion were lost.
-	GapFrom string `json:"gapFrom,omitempty"`
-	// GapError is the API server's message for the 410 Gone.
-	GapError string `json:"gapError,omitempty"`
-	// Object is the full object (ADDED, MODIFIED, DELETED, LIST), with
-	// managedFields; Secret values are redacted unless the header says not.
-	Object *unstructured.Unstructured `json:"object,omitempty"`
-}
-
 // Recording is a whole recording read back.
 type Recording struct {
 	Header RecordingHeader
-	Events []RecordedEvent
+	Events []follow.Event
 }
 
 // ErrNotRecording is returned when the first line is not a recording header.
@@ -135,13 +80,28 @@ type RecordingReader struct {
 	sc     *bufio.Scanner
 	line   int
 	header RecordingHeader
+	// unterminated is set once the scanner returned a last line without
+	// its newline: every line the recorder writes ends with one.
+	unterminated bool
 }
+
+// ErrCutShort says that the last line of a recording is cut short: the
+// recorder was stopped while writing it (a kill, a full disk). The lines
+// before it are whole, and can be replayed.
+var ErrCutShort = errors.New("the last line is cut short (the recorder was stopped while writing it)")
 
 // NewRecordingReader reads and checks the header line of r.
 func NewRecordingReader(r io.Reader) (*RecordingReader, error) {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 0, 64<<10), maxLine)
 	rr := &RecordingReader{sc: sc}
+	sc.Split(func(data []byte, atEOF bool) (int, []byte, error) {
+		advance, token, err := bufio.ScanLines(data, atEOF)
+		if atEOF && token != nil && advance == len(data) && !bytes.HasSuffix(data, []byte("\n")) {
+			rr.unterminated = true
+		}
+		return advance, token, err
+	})
 	line, ok, err := rr.next()
 	if err != nil {
 		return nil, err
@@ -163,18 +123,22 @@ func NewRecordingReader(r io.Reader) (*RecordingReader, error) {
 // Header returns the recording's header.
 func (rr *RecordingReader) Header() RecordingHeader { return rr.header }
 
-// Next returns the next event; io.EOF at the end.
-func (rr *RecordingReader) Next() (RecordedEvent, error) {
+// Next returns the next event; io.EOF at the end. A last line cut short
+// is a *RecordingError wrapping ErrCutShort.
+func (rr *RecordingReader) Next() (follow.Event, error) {
 	line, ok, err := rr.next()
 	if err != nil {
-		return RecordedEvent{}, err
+		return follow.Event{}, err
 	}
 	if !ok {
-		return RecordedEvent{}, io.EOF
+		return follow.Event{}, io.EOF
 	}
 	ev, err := decodeRecordedEvent(line)
 	if err != nil {
-		return RecordedEvent{}, &RecordingError{Line: rr.line, Err: err}
+		if rr.unterminated {
+			err = fmt.Errorf("%w: %w", ErrCutShort, err)
+		}
+		return follow.Event{}, &RecordingError{Line: rr.line, Err: err}
 	}
 	return ev, nil
 }
@@ -193,7 +157,9 @@ func (rr *RecordingReader) next() ([]byte, bool, error) {
 	return nil, false, nil
 }
 
-// ReadRecording reads a whole recording. Errors name the line.
+// ReadRecording reads a whole recording. Errors name the line. When only
+// the last line is cut short (ErrCutShort), it returns the recording up to
+// that line and the error, which the caller may take as a warning.
 func ReadRecording(r io.Reader) (*Recording, error) {
 	rr, err := NewRecordingReader(r)
 	if err != nil {
@@ -205,6 +171,9 @@ func ReadRecording(r io.Reader) (*Recording, error) {
 		if errors.Is(err, io.EOF) {
 			return rec, nil
 		}
+		if errors.Is(err, ErrCutShort) {
+			return rec, err
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -215,6 +184,7 @@ func ReadRecording(r io.Reader) (*Recording, error) {
 // CheckRecording reads a whole recording from r as ReadRecording does,
 // keeping none of its events, and returns its header or the error of its
 // first bad line: a check before replaying it event by event (ReplayFrom).
+// A last line cut short returns the header and the error (ErrCutShort).
 func CheckRecording(r io.Reader) (RecordingHeader, error) {
 	rr, err := NewRecordingReader(r)
 	if err != nil {
@@ -225,65 +195,68 @@ func CheckRecording(r io.Reader) (RecordingHeader, error) {
 		if errors.Is(err, io.EOF) {
 			return rr.Header(), nil
 		}
+		if errors.Is(err, ErrCutShort) {
+			return rr.Header(), err
+		}
 		if err != nil {
 			return RecordingHeader{}, err
 		}
 	}
 }
 
-// wireEvent is RecordedEvent with the object left raw, so that it can be
+// wireEvent is follow.Event with the object left raw, so that it can be
 // decoded with Kubernetes' number handling (int64, not float64).
 type wireEvent struct {
-	Type            RecordType      `json:"type"`
-	Time            time.Time       `json:"time"`
-	Resource        string          `json:"resource"`
-	Reason          SyncReason      `json:"reason,omitempty"`
-	ResourceVersion string          `json:"resourceVersion,omitempty"`
-	GapFrom         string          `json:"gapFrom,omitempty"`
-	GapError        string          `json:"gapError,omitempty"`
-	Object          json.RawMessage `json:"object,omitempty"`
+	Type            follow.EventType  `json:"type"`
+	Time            time.Time         `json:"time"`
+	Resource        string            `json:"resource"`
+	Reason          follow.SyncReason `json:"reason,omitempty"`
+	ResourceVersion string            `json:"resourceVersion,omitempty"`
+	GapFrom         string            `json:"gapFrom,omitempty"`
+	GapError        string            `json:"gapError,omitempty"`
+	Object          json.RawMessage   `json:"object,omitempty"`
 }
 
-func decodeRecordedEvent(line []byte) (RecordedEvent, error) {
+func decodeRecordedEvent(line []byte) (follow.Event, error) {
 	var w wireEvent
 	if err := json.Unmarshal(line, &w); err != nil {
-		return RecordedEvent{}, fmt.Errorf("invalid JSON: %w", err)
+		return follow.Event{}, fmt.Errorf("invalid JSON: %w", err)
 	}
-	ev := RecordedEvent{Type: w.Type, Time: w.Time, Resource: w.Resource, Reason: w.Reason, ResourceVersion: w.ResourceVersion, GapFrom: w.GapFrom, GapError: w.GapError}
+	ev := follow.Event{Type: w.Type, Time: w.Time, Resource: w.Resource, Reason: w.Reason, ResourceVersion: w.ResourceVersion, GapFrom: w.GapFrom, GapError: w.GapError}
 	if w.Resource == "" {
-		return RecordedEvent{}, errors.New("resource is missing")
+		return follow.Event{}, errors.New("resource is missing")
 	}
 	if len(w.Object) > 0 && !bytes.Equal(w.Object, []byte("null")) {
 		var m map[string]any
 		if err := utiljson.Unmarshal(w.Object, &m); err != nil {
-			return RecordedEvent{}, fmt.Errorf("object: %w", err)
+			return follow.Event{}, fmt.Errorf("object: %w", err)
 		}
 		if m == nil {
-			return RecordedEvent{}, errors.New("object: want a JSON object")
+			return follow.Event{}, errors.New("object: want a JSON object")
 		}
 		ev.Object = &unstructured.Unstructured{Object: m}
 	}
 	switch w.Type {
-	case RecordAdded, RecordModified, RecordDeleted, RecordList:
+	case follow.Added, follow.Modified, follow.Deleted, follow.List:
 		if ev.Object == nil {
-			return RecordedEvent{}, fmt.Errorf("a %s line needs an object", w.Type)
+			return follow.Event{}, fmt.Errorf("a %s line needs an object", w.Type)
 		}
 		if ev.Object.GetName() == "" {
-			return RecordedEvent{}, fmt.Errorf("%s object has no metadata.name", w.Type)
+			return follow.Event{}, fmt.Errorf("%s object has no metadata.name", w.Type)
 		}
-	case RecordBookmark:
-	case RecordSynced:
-		if w.Reason != SyncInitial && w.Reason != SyncRelist {
-			return RecordedEvent{}, fmt.Errorf("SYNCED reason %q: want initial or relist", w.Reason)
+	case follow.Bookmark:
+	case follow.Synced:
+		if w.Reason != follow.SyncInitial && w.Reason != follow.SyncRelist {
+			return follow.Event{}, fmt.Errorf("SYNCED reason %q: want initial or relist", w.Reason)
 		}
 	default:
-		return RecordedEvent{}, fmt.Errorf("type %q: want ADDED, MODIFIED, DELETED, BOOKMARK, LIST or SYNCED", w.Type)
+		return follow.Event{}, fmt.Errorf("type %q: want ADDED, MODIFIED, DELETED, BOOKMARK, LIST or SYNCED", w.Type)
 	}
-	if w.Type == RecordList && w.Reason != SyncInitial && w.Reason != SyncRelist {
-		return RecordedEvent{}, fmt.Errorf("LIST reason %q: want initial or relist", w.Reason)
+	if w.Type == follow.List && w.Reason != follow.SyncInitial && w.Reason != follow.SyncRelist {
+		return follow.Event{}, fmt.Errorf("LIST reason %q: want initial or relist", w.Reason)
 	}
 	if err := checkRVs(ev); err != nil {
-		return RecordedEvent{}, err
+		return follow.Event{}, err
 	}
 	return ev, nil
 }
@@ -291,7 +264,7 @@ func decodeRecordedEvent(line []byte) (RecordedEvent, error) {
 // checkRVs refuses resourceVersions that no API server sends: replay
 // orders versions by them, and a malformed one would be shown or compared
 // as if it were real. An absent resourceVersion is left alone.
-func checkRVs(ev RecordedEvent) error {
+func checkRVs(ev follow.Event) error {
 	for _, f := range []struct{ name, rv string }{
 		{"resourceVersion", ev.ResourceVersion},
 		{"gapFrom", ev.GapFrom},
@@ -347,7 +320,7 @@ func NewRecordingWriter(w io.Writer, h RecordingHeader) (*RecordingWriter, error
 
 // Write appends one event and flushes it, so that a recording cut short by a
 // kill is complete up to its last line.
-func (rw *RecordingWriter) Write(ev RecordedEvent) error {
+func (rw *RecordingWriter) Write(ev follow.Event) error {
 	if err := rw.line(ev); err != nil {
 		return err
 	}

@@ -9,6 +9,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/kubectl-rv/kubectl-rv/pkg/follow"
 )
 
 func sampleObject(rv string, replicas int64) *unstructured.Unstructured {
@@ -24,13 +26,13 @@ func sampleObject(rv string, replicas int64) *unstructured.Unstructured {
 
 func TestRecordingRoundTrip(t *testing.T) {
 	t0 := time.Date(2026, 11, 21, 15, 0, 0, 0, time.UTC)
-	events := []RecordedEvent{
-		{Type: RecordList, Time: t0, Resource: "apps/v1/deployments", Reason: SyncInitial, Object: sampleObject("10", 3)},
-		{Type: RecordSynced, Time: t0, Resource: "apps/v1/deployments", Reason: SyncInitial, ResourceVersion: "12"},
-		{Type: RecordModified, Time: t0.Add(time.Second), Resource: "apps/v1/deployments", Object: sampleObject("15", 5)},
-		{Type: RecordBookmark, Time: t0.Add(2 * time.Second), Resource: "apps/v1/deployments", ResourceVersion: "20"},
-		{Type: RecordSynced, Time: t0.Add(3 * time.Second), Resource: "apps/v1/deployments", Reason: SyncRelist, ResourceVersion: "40", GapFrom: "20", GapError: "too old resource version: 20 (30)"},
-		{Type: RecordDeleted, Time: t0.Add(4 * time.Second), Resource: "apps/v1/deployments", Object: sampleObject("41", 5)},
+	events := []follow.Event{
+		{Type: follow.List, Time: t0, Resource: "apps/v1/deployments", Reason: follow.SyncInitial, Object: sampleObject("10", 3)},
+		{Type: follow.Synced, Time: t0, Resource: "apps/v1/deployments", Reason: follow.SyncInitial, ResourceVersion: "12"},
+		{Type: follow.Modified, Time: t0.Add(time.Second), Resource: "apps/v1/deployments", Object: sampleObject("15", 5)},
+		{Type: follow.Bookmark, Time: t0.Add(2 * time.Second), Resource: "apps/v1/deployments", ResourceVersion: "20"},
+		{Type: follow.Synced, Time: t0.Add(3 * time.Second), Resource: "apps/v1/deployments", Reason: follow.SyncRelist, ResourceVersion: "40", GapFrom: "20", GapError: "too old resource version: 20 (30)"},
+		{Type: follow.Deleted, Time: t0.Add(4 * time.Second), Resource: "apps/v1/deployments", Object: sampleObject("41", 5)},
 	}
 	var buf bytes.Buffer
 	h := NewRecordingHeader(t0, []string{"deployments.apps -n default"}, true)
@@ -95,6 +97,48 @@ func TestReadRecordingErrors(t *testing.T) {
 	}
 }
 
+// TestReadRecordingCutShort: only a last line without its newline (what a
+// recorder stopped mid-write leaves) is cut short; the lines before it are
+// read.
+func TestReadRecordingCutShort(t *testing.T) {
+	header := `{"apiVersion":"rv.kubectl-rv.dev/v1alpha1","kind":"WatchRecording","format":1,"started":"2026-11-21T15:00:00Z"}` + "\n"
+	list := `{"type":"LIST","resource":"v1/pods","reason":"initial","object":{"metadata":{"name":"a","resourceVersion":"5"}}}` + "\n"
+	tests := []struct {
+		name   string
+		in     string
+		events int
+		cut    bool
+		line   int
+	}{
+		{"cut mid-line", header + list + `{"type":"MODIF`, 1, true, 3},
+		{"cut after a whole object", header + list + list[:len(list)-2], 1, true, 3},
+		{"cut line ended by a newline", header + list + `{"type":"MODIF` + "\n", 0, false, 3},
+		{"cut line in the middle", header + `{"type":"MODIF` + "\n" + list, 0, false, 2},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			rec, err := ReadRecording(strings.NewReader(tt.in))
+			var re *RecordingError
+			if !errors.As(err, &re) || re.Line != tt.line || errors.Is(err, ErrCutShort) != tt.cut {
+				t.Fatalf("want a RecordingError at line %d (cut short: %v), got %v", tt.line, tt.cut, err)
+			}
+			if got := 0; tt.cut {
+				if rec != nil {
+					got = len(rec.Events)
+				}
+				if got != tt.events {
+					t.Errorf("read %d events before the cut, want %d", got, tt.events)
+				}
+			} else if rec != nil {
+				t.Errorf("damage in the middle returned a recording: %+v", rec)
+			}
+			if _, err := CheckRecording(strings.NewReader(tt.in)); errors.Is(err, ErrCutShort) != tt.cut {
+				t.Errorf("CheckRecording: cut short %v, want %v (%v)", errors.Is(err, ErrCutShort), tt.cut, err)
+			}
+		})
+	}
+}
+
 func TestReadRecordingKeepsIntegers(t *testing.T) {
 	in := `{"apiVersion":"rv.kubectl-rv.dev/v1alpha1","kind":"WatchRecording","format":1,"started":"2026-11-21T15:00:00Z"}
 {"type":"ADDED","time":"2026-11-21T15:00:01Z","resource":"apps/v1/deployments","object":{"kind":"Deployment","metadata":{"name":"web","generation":3},"spec":{"replicas":5}}}
@@ -118,9 +162,15 @@ func FuzzReadRecording(f *testing.F) {
 	f.Add(header + `{"type":"MODIFIED","resource":"v1/pods","object":{"metadata":{"name":"a"},"spec":{"x":1.5e300}}}` + "\n")
 	f.Add(header + `{"type":"ADDED","resource":"v1/pods","object":{"metadata":{"name":"a","resourceVersion":"-1"}}}` + "\n")
 	f.Add(header + `{"type":"BOOKMARK","resource":"v1/pods","resourceVersion":"12345678901234567890123456"}` + "\n")
+	f.Add(header + `{"type":"LIST","resource":"v1/pods","reason":"initial","object":{"metadata":{"name":"a","resourceVersion":"5"}}}` + "\n" + `{"type":"MODIFIED","resource":"v1/po`)
 	f.Fuzz(func(t *testing.T, in string) {
 		rec, err := ReadRecording(strings.NewReader(in))
-		if err != nil {
+		if errors.Is(err, ErrCutShort) {
+			// The lines before a cut are read whole.
+			if rec == nil {
+				t.Fatalf("a recording cut short returned no events: %v", err)
+			}
+		} else if err != nil {
 			return
 		}
 		// What was read must write back and read again to the same thing.
@@ -161,7 +211,7 @@ func FuzzReplay(f *testing.F) {
 		`{"type":"DELETED","resource":"v1/pods","object":` + obj("5", `[]`) + "}\n")
 	f.Fuzz(func(t *testing.T, in string) {
 		rec, err := ReadRecording(strings.NewReader(in))
-		if err != nil {
+		if err != nil && !errors.Is(err, ErrCutShort) {
 			return
 		}
 		tr := NewTracker(TrackerConfig{FightThreshold: 1, ShowBookmarks: true})

@@ -13,6 +13,8 @@ import (
 	utiljson "k8s.io/apimachinery/pkg/util/json"
 
 	"github.com/kubectl-rv/kubectl-rv/pkg/inspect"
+
+	"github.com/kubectl-rv/kubectl-rv/pkg/follow"
 )
 
 // smallConfigMap is a ConfigMap as `kubectl apply` (client-side) leaves it,
@@ -139,9 +141,9 @@ func retainedPerObject(b testing.TB, resource string, n int, mk func(int) map[st
 	before := heapInUse()
 	tr := inspect.NewTracker(inspect.NewTrackerConfig())
 	for i := range n {
-		tr.Observe(inspect.RecordedEvent{Type: inspect.RecordList, Time: t0, Resource: resource, Object: &unstructured.Unstructured{Object: mk(i)}})
+		tr.Observe(follow.Event{Type: follow.List, Time: t0, Resource: resource, Object: &unstructured.Unstructured{Object: mk(i)}})
 	}
-	tr.Observe(inspect.RecordedEvent{Type: inspect.RecordSynced, Reason: inspect.SyncInitial, Time: t0, Resource: resource, ResourceVersion: "999999"})
+	tr.Observe(follow.Event{Type: follow.Synced, Reason: follow.SyncInitial, Time: t0, Resource: resource, ResourceVersion: "999999"})
 	if written {
 		at := t0.Add(time.Minute)
 		for i := range n {
@@ -151,7 +153,7 @@ func retainedPerObject(b testing.TB, resource string, n int, mk func(int) map[st
 			md["resourceVersion"] = fmt.Sprint(2000000 + i)
 			mf := md["managedFields"].([]any)
 			mf[0].(map[string]any)["time"] = at.Format(time.RFC3339)
-			if rows := tr.Observe(inspect.RecordedEvent{Type: inspect.RecordModified, Time: at, Resource: resource, Object: &unstructured.Unstructured{Object: m}}); len(rows) == 0 || len(rows[0].Fields) == 0 || strings.HasPrefix(rows[0].Writer.String(), "?") {
+			if rows := tr.Observe(follow.Event{Type: follow.Modified, Time: at, Resource: resource, Object: &unstructured.Unstructured{Object: m}}); len(rows) == 0 || len(rows[0].Fields) == 0 || strings.HasPrefix(rows[0].Writer.String(), "?") {
 				b.Fatalf("write of object %d: want a change with a known writer, got %+v", i, rows)
 			}
 		}

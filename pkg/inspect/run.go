@@ -7,13 +7,15 @@ import (
 	"io"
 	"sync"
 	"time"
+
+	"github.com/kubectl-rv/kubectl-rv/pkg/follow"
 )
 
 // Config is what a watch follows, how its rows are computed, when it stops
 // and where it is recorded. NewConfig fills the defaults.
 type Config struct {
 	// Stream says what to list and watch (Run only).
-	Stream StreamConfig
+	Stream follow.Config
 	// Tracker tunes fights, hot objects and bookmarks.
 	Tracker TrackerConfig
 	// MaxEvents stops the watch after this many rows, not counting the
@@ -21,7 +23,7 @@ type Config struct {
 	// that reaches the limit are all delivered.
 	MaxEvents int
 	// Record, when set, receives the recording of the watch (Run only): a
-	// header, then every RecordedEvent before its rows are delivered.
+	// header, then every follow.Event before its rows are delivered.
 	Record io.Writer
 	// AllNamespaces is written to the recording's header, so that a replay
 	// shows the same columns.
@@ -31,7 +33,7 @@ type Config struct {
 // NewConfig returns a Config with the default stream and tracker settings,
 // no event limit and no recording.
 func NewConfig() Config {
-	return Config{Stream: NewStreamConfig(), Tracker: NewTrackerConfig()}
+	return Config{Stream: follow.NewConfig(), Tracker: NewTrackerConfig()}
 }
 
 // Sink receives what a watch produces, in order. Run and Replay never call
@@ -62,10 +64,10 @@ type Result struct {
 // delivers the rows to sink, until ctx is done or cfg.MaxEvents rows were
 // delivered. It then returns the summary at cfg.Stream.Now.
 //
-// Errors: one wrapping ErrInitialContact when a target cannot be started,
+// Errors: one wrapping follow.ErrInitialContact when a target cannot be started,
 // the recording's write error, or the sink's error. A done ctx is not an
 // error: it is how a watch normally ends (Ctrl-C, --for).
-func Run(ctx context.Context, src Source, cfg Config, sink Sink) (Result, error) {
+func Run(ctx context.Context, src follow.Source, cfg Config, sink Sink) (Result, error) {
 	ls := &lockedSink{sink: sink}
 	r := newRunner(cfg, ls, true)
 	if cfg.Record != nil {
@@ -77,9 +79,9 @@ func Run(ctx context.Context, src Source, cfg Config, sink Sink) (Result, error)
 	}
 	ctx, stop := context.WithCancel(ctx)
 	defer stop()
-	events := make(chan RecordedEvent, 1024)
+	events := make(chan follow.Event, 1024)
 	done := make(chan error, 1)
-	go func() { done <- stream(ctx, src, cfg.Stream, ls.warnf, events) }()
+	go func() { done <- follow.Stream(ctx, src, cfg.Stream, ls.warnf, events) }()
 	for {
 		select {
 		case ev := <-events:
@@ -123,12 +125,14 @@ func Replay(rec *Recording, cfg Config, sink Sink) (Result, error) {
 // the tracker's state and the event at hand are in memory, not the whole
 // recording. An error reading a line ends the replay with that error, after
 // the rows of the lines before it: check the recording first
-// (CheckRecording) when no row may be shown from a bad one.
+// (CheckRecording) when no row may be shown from a bad one. A last line cut
+// short (ErrCutShort) ends the replay as the end of the recording does;
+// CheckRecording reports it.
 func ReplayFrom(rr *RecordingReader, cfg Config, sink Sink) (Result, error) {
 	r := newRunner(cfg, sink, false)
 	for {
 		ev, err := rr.Next()
-		if errors.Is(err, io.EOF) {
+		if errors.Is(err, io.EOF) || errors.Is(err, ErrCutShort) {
 			break
 		}
 		if err != nil {
@@ -182,7 +186,7 @@ func (r *runner) done() bool {
 
 // handle records one event and delivers its rows; it returns false once the
 // runner is done.
-func (r *runner) handle(ev RecordedEvent) bool {
+func (r *runner) handle(ev follow.Event) bool {
 	if r.done() {
 		return false
 	}
@@ -207,11 +211,11 @@ func (r *runner) handle(ev RecordedEvent) bool {
 	return !r.done()
 }
 
-func (r *runner) noticeEmpty(ev RecordedEvent) {
+func (r *runner) noticeEmpty(ev follow.Event) {
 	switch {
-	case ev.Type == RecordList:
+	case ev.Type == follow.List:
 		r.listed[ev.Resource]++
-	case ev.Type == RecordSynced && ev.Reason == SyncInitial:
+	case ev.Type == follow.Synced && ev.Reason == follow.SyncInitial:
 		if r.listed[ev.Resource] == 0 {
 			r.sink.Empty(resourceName(ev.Resource), ev.ResourceVersion)
 		}

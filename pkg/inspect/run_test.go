@@ -16,6 +16,8 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/watch"
+
+	"github.com/kubectl-rv/kubectl-rv/pkg/follow"
 )
 
 // fakeSource answers lists and watches from scripts: the n-th list returns
@@ -32,9 +34,9 @@ type fakeSource struct {
 	watchedFrom []string
 }
 
-var _ Source = (*fakeSource)(nil)
+var _ follow.Source = (*fakeSource)(nil)
 
-func (f *fakeSource) List(_ context.Context, _ Target, _ metav1.ListOptions) (*unstructured.UnstructuredList, error) {
+func (f *fakeSource) List(_ context.Context, _ follow.Target, _ metav1.ListOptions) (*unstructured.UnstructuredList, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	l := f.lists[min(f.listCalls, len(f.lists)-1)]
@@ -42,7 +44,7 @@ func (f *fakeSource) List(_ context.Context, _ Target, _ metav1.ListOptions) (*u
 	return l.DeepCopy(), nil
 }
 
-func (f *fakeSource) Watch(_ context.Context, _ Target, opts metav1.ListOptions) (watch.Interface, error) {
+func (f *fakeSource) Watch(_ context.Context, _ follow.Target, opts metav1.ListOptions) (watch.Interface, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	w := watch.NewFakeWithChanSize(100, false)
@@ -129,14 +131,14 @@ func rowStrings(es []Event) []string {
 
 func testConfig() Config {
 	cfg := NewConfig()
-	cfg.Stream.Targets = []Target{{Resource: deployGVR, Namespace: "shop"}}
+	cfg.Stream.Targets = []follow.Target{{Resource: deployGVR, Namespace: "shop"}}
 	cfg.Stream.MinBackoff, cfg.Stream.MaxBackoff = time.Millisecond, 2*time.Millisecond
 	cfg.Stream.Now = func() time.Time { return t0 }
 	cfg.Tracker.HotRate = 0
 	return cfg
 }
 
-func runWithin(t *testing.T, ctx context.Context, src Source, cfg Config, sink Sink) (Result, error) {
+func runWithin(t *testing.T, ctx context.Context, src follow.Source, cfg Config, sink Sink) (Result, error) {
 	t.Helper()
 	type out struct {
 		res Result
@@ -364,21 +366,27 @@ func TestRunNotices(t *testing.T) {
 }
 
 // TestRunFailsOnFirstContact: a target that cannot be listed at all ends
-// the watch with an error wrapping ErrInitialContact.
+// the watch with an error wrapping follow.ErrInitialContact.
 func TestRunFailsOnFirstContact(t *testing.T) {
 	src := refusingSource{apierrors.NewForbidden(schema.GroupResource{Group: "apps", Resource: "deployments"}, "", errors.New("no"))}
 	_, err := runWithin(t, context.Background(), src, testConfig(), &recordingSink{})
-	if !errors.Is(err, ErrInitialContact) || !apierrors.IsForbidden(err) {
-		t.Errorf("Run: %v, want a Forbidden ErrInitialContact", err)
+	if !errors.Is(err, follow.ErrInitialContact) || !apierrors.IsForbidden(err) {
+		t.Errorf("Run: %v, want a Forbidden follow.ErrInitialContact", err)
 	}
 }
 
 type refusingSource struct{ err error }
 
-func (s refusingSource) List(context.Context, Target, metav1.ListOptions) (*unstructured.UnstructuredList, error) {
+func (s refusingSource) List(context.Context, follow.Target, metav1.ListOptions) (*unstructured.UnstructuredList, error) {
 	return nil, s.err
 }
 
-func (s refusingSource) Watch(context.Context, Target, metav1.ListOptions) (watch.Interface, error) {
+func (s refusingSource) Watch(context.Context, follow.Target, metav1.ListOptions) (watch.Interface, error) {
 	return nil, s.err
+}
+
+var deployGVR = schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "deployments"}
+
+func fakeDeploy(name, rv string) *unstructured.Unstructured {
+	return &unstructured.Unstructured{Object: map[string]any{"apiVersion": "apps/v1", "kind": "Deployment", "metadata": map[string]any{"name": name, "namespace": "shop", "resourceVersion": rv}}}
 }

@@ -11,6 +11,8 @@ import (
 	utiljson "k8s.io/apimachinery/pkg/util/json"
 
 	"github.com/kubectl-rv/kubectl-rv/pkg/diff"
+
+	"github.com/kubectl-rv/kubectl-rv/pkg/follow"
 )
 
 func decodeJSON(t *testing.T, s string) map[string]any {
@@ -143,11 +145,11 @@ func TestTrackerDiffsAsAgainstTheDecodedVersion(t *testing.T) {
 			return obj
 		}
 		obj := decode()
-		typ := RecordModified
+		typ := follow.Modified
 		if i == 0 {
-			typ = RecordAdded
+			typ = follow.Added
 		}
-		rows := tr.Observe(RecordedEvent{Type: typ, Time: t0, Resource: deploy, Object: &unstructured.Unstructured{Object: obj}})
+		rows := tr.Observe(follow.Event{Type: typ, Time: t0, Resource: deploy, Object: &unstructured.Unstructured{Object: obj}})
 		if i > 0 {
 			if diff := cmp.Diff(rendered(t, differ.Objects(prev, decode())), rendered(t, rows[0].Fields)); diff != "" {
 				t.Errorf("version %d (-want +got):\n%s", i, diff)
@@ -158,7 +160,7 @@ func TestTrackerDiffsAsAgainstTheDecodedVersion(t *testing.T) {
 		}
 		prev = decode()
 	}
-	rows := tr.Observe(RecordedEvent{Type: RecordSynced, Reason: SyncRelist, Time: t0, Resource: deploy, ResourceVersion: "99", GapFrom: "14"})
+	rows := tr.Observe(follow.Event{Type: follow.Synced, Reason: follow.SyncRelist, Time: t0, Resource: deploy, ResourceVersion: "99", GapFrom: "14"})
 	if got := fmt.Sprintf("%d %s %s %d", len(rows), rows[1].Type, rows[1].Object, *rows[1].Generation); got != "2 DELETED deployment.apps/web 3" {
 		t.Errorf("relist without the object: got %s", got)
 	}

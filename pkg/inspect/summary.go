@@ -8,13 +8,15 @@ import (
 	"strings"
 	"time"
 	"unique"
+
+	"github.com/kubectl-rv/kubectl-rv/pkg/follow"
 )
 
 // Summary is what a watch saw, printed when it ends.
 type Summary struct {
-	Started  time.Time `json:"started"`
-	Ended    time.Time `json:"ended"`
-	Duration Duration  `json:"duration"`
+	Started  time.Time       `json:"started"`
+	Ended    time.Time       `json:"ended"`
+	Duration follow.Duration `json:"duration"`
 	// Writes counts creations and modifications seen, Deletes deletions.
 	Writes  int `json:"writes"`
 	Deletes int `json:"deletes"`
@@ -24,8 +26,8 @@ type Summary struct {
 	Managers []ManagerSummary `json:"managers"`
 	// HotFields are the most written fields.
 	HotFields []FieldSummary `json:"hotFields"`
-	Gaps      []Gap          `json:"gaps"`
-	Fights    []Fight        `json:"fights"`
+	Gaps      []follow.Gap   `json:"gaps"`
+	Fights    []follow.Fight `json:"fights"`
 }
 
 // ObjectSummary counts the writes of one object by churn class.
@@ -84,9 +86,9 @@ type stats struct {
 	fieldClasses map[fieldClass]*fieldClass
 	// reported is the fight reported of each field in a bout, whose
 	// counts the summary updates while the bout goes on.
-	reported map[fieldRef]*Fight
-	gaps     []Gap
-	fights   []*Fight
+	reported map[fieldRef]*follow.Fight
+	gaps     []follow.Gap
+	fights   []*follow.Fight
 	sets     managerSets
 }
 
@@ -114,7 +116,7 @@ type objStats struct {
 // is in stats.reported.
 type fieldState struct {
 	class   *fieldClass
-	writers FieldWriters
+	writers follow.FieldWriters
 	writes  int32
 }
 
@@ -131,7 +133,7 @@ type fieldRef struct {
 }
 
 func newStats() stats {
-	return stats{managers: map[string]int{}, gone: map[objKey]*objStats{}, reported: map[fieldRef]*Fight{}}
+	return stats{managers: map[string]int{}, gone: map[objKey]*objStats{}, reported: map[fieldRef]*follow.Fight{}}
 }
 
 // objectOf returns the stats of the object of key k whose state is st (nil
@@ -171,7 +173,7 @@ func (s *stats) field(o *objStats, path unique.Handle[string]) *fieldState {
 func (s *stats) restart(o *objStats) {
 	o.recent = nil
 	for i := range o.fields {
-		o.fields[i].writers = FieldWriters{}
+		o.fields[i].writers = follow.FieldWriters{}
 		delete(s.reported, fieldRef{o, o.fields[i].class.path})
 	}
 }
@@ -183,13 +185,13 @@ func (s *stats) write(k objKey, st *objState, kind string, e *Event, paths []uni
 	o := s.objectOf(k, st, kind)
 	o.writes++
 	switch e.Churn {
-	case ChurnSpec:
+	case follow.Spec:
 		o.spec++
-	case ChurnStatus:
+	case follow.Status:
 		o.status++
-	case ChurnMetadata:
+	case follow.Metadata:
 		o.metadata++
-	case ChurnOther:
+	case follow.Other:
 		o.other++
 	}
 	manager := ""
@@ -257,7 +259,7 @@ func (s *stats) classOf(kind string, managers *managerSet) *objClass {
 	return interned(&s.classes, objClass{kind: kind, managers: managers})
 }
 
-func (s *stats) fight(f Fight) *Fight {
+func (s *stats) fight(f follow.Fight) *follow.Fight {
 	p := &f
 	s.fights = append(s.fights, p)
 	return p
@@ -323,8 +325,8 @@ func (t *Tracker) Summary(ended time.Time) Summary {
 	if started.IsZero() {
 		started = ended
 	}
-	s := Summary{Started: started, Ended: ended, Duration: Duration(ended.Sub(started).Round(time.Millisecond)), Writes: t.stats.writes, Deletes: t.stats.deletes,
-		Objects: []ObjectSummary{}, Managers: []ManagerSummary{}, HotFields: []FieldSummary{}, Gaps: []Gap{}, Fights: []Fight{}}
+	s := Summary{Started: started, Ended: ended, Duration: follow.Duration(ended.Sub(started).Round(time.Millisecond)), Writes: t.stats.writes, Deletes: t.stats.deletes,
+		Objects: []ObjectSummary{}, Managers: []ManagerSummary{}, HotFields: []FieldSummary{}, Gaps: []follow.Gap{}, Fights: []follow.Fight{}}
 	managers := map[string]*ManagerSummary{}
 	for name, n := range t.stats.managers {
 		managers[name] = &ManagerSummary{Manager: name, Writes: n}

@@ -3,7 +3,6 @@ package inspect
 import (
 	"math"
 	"sort"
-	"strconv"
 	"strings"
 	"time"
 	"unique"
@@ -13,7 +12,8 @@ import (
 	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 
 	"github.com/kubectl-rv/kubectl-rv/pkg/diff"
-	"github.com/kubectl-rv/kubectl-rv/pkg/jsonvalue"
+
+	"github.com/kubectl-rv/kubectl-rv/pkg/follow"
 )
 
 // TrackerConfig tunes the Tracker. NewTrackerConfig fills the defaults.
@@ -52,23 +52,6 @@ const (
 	EventBookmark EventType = "BOOKMARK"
 )
 
-// Churn classifies a write.
-type Churn string
-
-// The churn classes.
-const (
-	// ChurnSpec is a write that bumped metadata.generation.
-	ChurnSpec Churn = "spec"
-	// ChurnStatus is a write that changed only .status.
-	ChurnStatus Churn = "status"
-	// ChurnMetadata is a write that changed only .metadata (labels,
-	// annotations, finalizers, owner references).
-	ChurnMetadata Churn = "metadata"
-	// ChurnOther is any other write: objects without a generation
-	// (ConfigMaps, Secrets), or changes the server did not count.
-	ChurnOther Churn = "other"
-)
-
 // Event is one row of the watch: a new version of an object, a deletion, a
 // gap in history, a fight, or a bookmark.
 type Event struct {
@@ -101,7 +84,7 @@ type Event struct {
 	// Fields are the changes from the previous version.
 	Fields []diff.Change `json:"fields,omitempty"`
 	// Churn classifies a MODIFIED write.
-	Churn Churn `json:"churn,omitempty"`
+	Churn follow.Class `json:"churn,omitempty"`
 	// Initial marks the objects of the first list.
 	Initial bool `json:"initial,omitempty"`
 	// AfterGap marks changes seen by comparing a relist with the last known
@@ -112,54 +95,11 @@ type Event struct {
 	Hot       bool    `json:"hot,omitempty"`
 	WriteRate float64 `json:"writeRate,omitempty"`
 	// Gap and Fight detail GAP and FIGHT rows.
-	Gap   *Gap   `json:"gap,omitempty"`
-	Fight *Fight `json:"fight,omitempty"`
+	Gap   *follow.Gap   `json:"gap,omitempty"`
+	Fight *follow.Fight `json:"fight,omitempty"`
 }
 
-// Gap is a stretch of history the watch lost (the API server answered 410
-// Gone): events after From up to To were not seen.
-type Gap struct {
-	Resource string `json:"resource"`
-	From     string `json:"from,omitempty"`
-	To       string `json:"to"`
-	// Revisions is how many cluster revisions the gap spans.
-	Revisions *uint64 `json:"revisions,omitempty"`
-	// Changes is how many objects were found changed, added or deleted by
-	// comparing the relist with the last known state.
-	Changes int       `json:"changes"`
-	Error   string    `json:"error,omitempty"`
-	Time    time.Time `json:"time"`
-}
-
-// Fight is a field changing hands between managers again and again.
-type Fight struct {
-	Object    string `json:"object"`
-	Namespace string `json:"namespace,omitempty"`
-	Field     string `json:"field"`
-	// Managers are the managers taking turns, sorted.
-	Managers []string `json:"managers"`
-	// Flips is how many times the field changed hands within the window.
-	Flips int `json:"flips"`
-	// Span is the time between the first and last write counted.
-	Span Duration `json:"span"`
-	// PerMinute is Flips per minute over Span.
-	PerMinute float64 `json:"perMinute"`
-	// Since is when the first counted write was seen.
-	Since time.Time `json:"since"`
-}
-
-// Duration marshals as Go's duration string ("1m30s").
-type Duration time.Duration
-
-// MarshalJSON writes the duration as a string.
-func (d Duration) MarshalJSON() ([]byte, error) {
-	return jsonvalue.AppendString(nil, time.Duration(d).String()), nil
-}
-
-// String returns the duration as Go prints it.
-func (d Duration) String() string { return time.Duration(d).String() }
-
-// Tracker is the deterministic core of watch: it consumes RecordedEvents in
+// Tracker is the deterministic core of watch: it consumes follow.Events in
 // order and returns the rows they make. It keeps a snapshot of the last
 // version of every watched object (to diff against; about the size of the
 // object's JSON) and bounded per-object histories for fights and hot
@@ -239,7 +179,7 @@ func NewTracker(cfg TrackerConfig) *Tracker {
 
 // Observe consumes one event and returns the rows it makes, possibly none
 // (a duplicate, a LIST item waiting for its SYNCED line, a hidden bookmark).
-func (t *Tracker) Observe(ev RecordedEvent) []Event {
+func (t *Tracker) Observe(ev follow.Event) []Event {
 	if t.started.IsZero() || ev.Time.Before(t.started) {
 		t.started = ev.Time
 	}
@@ -247,22 +187,22 @@ func (t *Tracker) Observe(ev RecordedEvent) []Event {
 		t.last = ev.Time
 	}
 	switch ev.Type {
-	case RecordAdded, RecordModified:
+	case follow.Added, follow.Modified:
 		return t.write(ev)
-	case RecordDeleted:
+	case follow.Deleted:
 		return t.deleted(ev.Time, ev.Resource, ev.Object, ev.Object.GetResourceVersion(), false)
-	case RecordBookmark:
+	case follow.Bookmark:
 		if !t.cfg.ShowBookmarks {
 			return nil
 		}
 		return []Event{{Type: EventBookmark, Time: ev.Time, Resource: ev.Resource, Object: resourceName(ev.Resource), ResourceVersion: ev.ResourceVersion}}
-	case RecordList:
+	case follow.List:
 		t.pending[ev.Resource] = append(t.pending[ev.Resource], t.pend(ev))
 		return nil
-	case RecordSynced:
+	case follow.Synced:
 		items := t.pending[ev.Resource]
 		delete(t.pending, ev.Resource)
-		if ev.Reason == SyncRelist {
+		if ev.Reason == follow.SyncRelist {
 			return t.relisted(ev, items)
 		}
 		return t.listed(ev, items)
@@ -288,7 +228,7 @@ func uidOf(u *unstructured.Unstructured) uint64 {
 }
 
 // write handles ADDED and MODIFIED watch events.
-func (t *Tracker) write(ev RecordedEvent) []Event {
+func (t *Tracker) write(ev follow.Event) []Event {
 	k := keyOf(ev.Resource, ev.Object)
 	st := t.objects[k]
 	if st != nil && st.uid == uidOf(ev.Object) {
@@ -298,7 +238,7 @@ func (t *Tracker) write(ev RecordedEvent) []Event {
 		}
 		return t.changed(ev.Time, EventType(ev.Type), k, st, ev.Object, false)
 	}
-	if ev.Type == RecordAdded {
+	if ev.Type == follow.Added {
 		return []Event{t.created(ev.Time, k, ev.Object, false)}
 	}
 	return []Event{t.firstSight(ev.Time, EventModified, k, ev.Object, false)}
@@ -351,9 +291,9 @@ func (t *Tracker) install(k objKey, st *objState) {
 
 // pend returns a LIST item as it waits for its SYNCED line: an item of an
 // initial list already as the state it starts, so that the tracker keeps
-// no decoded object of a list that a Source delivers page by page.
-func (t *Tracker) pend(ev RecordedEvent) pendingItem {
-	if ev.Reason != SyncInitial {
+// no decoded object of a list that a follow.Source delivers page by page.
+func (t *Tracker) pend(ev follow.Event) pendingItem {
+	if ev.Reason != follow.SyncInitial {
 		return pendingItem{u: ev.Object}
 	}
 	u := ev.Object
@@ -379,7 +319,7 @@ func (t *Tracker) changed(at time.Time, typ EventType, k objKey, st *objState, u
 	e := t.baseEvent(typ, at, k, u)
 	e.AfterGap = afterGap
 	e.PreviousResourceVersion = st.rv
-	e.Revisions = revisionsBetween(st.rv, e.ResourceVersion)
+	e.Revisions = follow.RevisionsBetween(st.rv, e.ResourceVersion)
 	body := encodeBody(u.Object)
 	oldGen, oldFound := e.Generation, e.Generation != nil
 	if !st.snap.unchanged(body) {
@@ -404,7 +344,7 @@ func (t *Tracker) changed(at time.Time, typ EventType, k objKey, st *objState, u
 	}
 	e.Writer = &w
 	e.GenerationBumped = e.Generation != nil && (!oldFound || *oldGen != *e.Generation)
-	e.Churn = churnOf(e.GenerationBumped, paths)
+	e.Churn = follow.Classify(follow.Write{GenerationBumped: e.GenerationBumped, HasGeneration: e.Generation != nil, Subresource: w.Subresource, Touched: touched(paths)})
 
 	st.rv, st.snap = e.ResourceVersion, newSnapshot(u.Object, body, entries, &t.sets)
 	t.stats.write(k, st, u.GetKind(), &e, names)
@@ -416,25 +356,15 @@ func (t *Tracker) changed(at time.Time, typ EventType, k objKey, st *objState, u
 	return out
 }
 
-func churnOf(bumped bool, paths []fieldpath.Path) Churn {
-	if bumped {
-		return ChurnSpec
+// touched returns the parts of the object the changed paths are in.
+func touched(paths []fieldpath.Path) follow.Parts {
+	var p follow.Parts
+	for _, path := range paths {
+		if len(path) > 0 && path[0].FieldName != nil {
+			p |= follow.PartOf(*path[0].FieldName)
+		}
 	}
-	if len(paths) == 0 {
-		return ChurnOther
-	}
-	status, meta := true, true
-	for _, p := range paths {
-		status = status && diff.HasPrefix(p, "status")
-		meta = meta && diff.HasPrefix(p, "metadata")
-	}
-	switch {
-	case status:
-		return ChurnStatus
-	case meta:
-		return ChurnMetadata
-	}
-	return ChurnOther
+	return p
 }
 
 func (t *Tracker) deleted(at time.Time, resource string, u *unstructured.Unstructured, rv string, afterGap bool) []Event {
@@ -446,7 +376,7 @@ func (t *Tracker) deleted(at time.Time, resource string, u *unstructured.Unstruc
 	st := t.objects[k]
 	if st != nil {
 		e.PreviousResourceVersion = st.rv
-		e.Revisions = revisionsBetween(st.rv, rv)
+		e.Revisions = follow.RevisionsBetween(st.rv, rv)
 		delete(t.objects, k)
 	}
 	t.stats.deleted(k, st, u.GetKind())
@@ -454,7 +384,7 @@ func (t *Tracker) deleted(at time.Time, resource string, u *unstructured.Unstruc
 }
 
 // listed handles the end of the initial list: every object is a row.
-func (t *Tracker) listed(ev RecordedEvent, items []pendingItem) []Event {
+func (t *Tracker) listed(ev follow.Event, items []pendingItem) []Event {
 	t.synced[ev.Resource] = true
 	out := make([]Event, 0, len(items))
 	for _, p := range items {
@@ -480,8 +410,8 @@ func (t *Tracker) listed(ev RecordedEvent, items []pendingItem) []Event {
 
 // relisted handles the end of a relist after a 410 Gone: a GAP row, then
 // the changes visible by comparing the relist with the last known state.
-func (t *Tracker) relisted(ev RecordedEvent, pending []pendingItem) []Event {
-	gap := Gap{Resource: ev.Resource, From: ev.GapFrom, To: ev.ResourceVersion, Revisions: revisionsBetween(ev.GapFrom, ev.ResourceVersion), Error: ev.GapError, Time: ev.Time}
+func (t *Tracker) relisted(ev follow.Event, pending []pendingItem) []Event {
+	gap := follow.GapOf(ev)
 	var rows []Event
 	seen := make(map[objKey]bool, len(pending))
 	for _, p := range pending {
@@ -597,41 +527,6 @@ func (t *Tracker) fights(at time.Time, o *objStats, e *Event, w Writer, names []
 		out = append(out, Event{Type: EventFight, Time: at, Resource: e.Resource, Object: e.Object, Namespace: e.Namespace, Name: e.Name, ResourceVersion: e.ResourceVersion, Fight: f})
 	}
 	return out
-}
-
-func perMinute(n int, span time.Duration) float64 {
-	if span < time.Second {
-		span = time.Second
-	}
-	return math.Round(float64(n)/span.Minutes()*10) / 10
-}
-
-func sortedKeys(m map[string]bool) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
-}
-
-// revisionsBetween counts the cluster revisions from a to b. The count
-// relies on resourceVersions being etcd revisions, which the API server
-// guarantees to be comparable (1.35+); it is nil when they are not.
-func revisionsBetween(a, b string) *uint64 {
-	if a == "" || b == "" {
-		return nil
-	}
-	if c, err := resourceversion.CompareResourceVersion(b, a); err != nil || c < 0 {
-		return nil
-	}
-	x, err1 := strconv.ParseUint(a, 10, 64)
-	y, err2 := strconv.ParseUint(b, 10, 64)
-	if err1 != nil || err2 != nil {
-		return nil
-	}
-	d := y - x
-	return &d
 }
 
 // objectRef names an object the way kubectl does: deployment.apps/web.

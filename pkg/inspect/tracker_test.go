@@ -10,6 +10,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	utiljson "k8s.io/apimachinery/pkg/util/json"
+
+	"github.com/kubectl-rv/kubectl-rv/pkg/follow"
 )
 
 var t0 = time.Date(2026, 11, 21, 15, 0, 0, 0, time.UTC)
@@ -68,12 +70,12 @@ func (v version) object(t testing.TB) *unstructured.Unstructured {
 
 const deploy = "apps/v1/deployments"
 
-func ev(t testing.TB, typ RecordType, sec int, v version) RecordedEvent {
-	return RecordedEvent{Type: typ, Time: t0.Add(time.Duration(sec) * time.Second), Resource: deploy, Object: v.object(t)}
+func ev(t testing.TB, typ follow.EventType, sec int, v version) follow.Event {
+	return follow.Event{Type: typ, Time: t0.Add(time.Duration(sec) * time.Second), Resource: deploy, Object: v.object(t)}
 }
 
-func synced(sec int, reason SyncReason, rv, gapFrom string) RecordedEvent {
-	return RecordedEvent{Type: RecordSynced, Time: t0.Add(time.Duration(sec) * time.Second), Resource: deploy, Reason: reason, ResourceVersion: rv, GapFrom: gapFrom}
+func synced(sec int, reason follow.SyncReason, rv, gapFrom string) follow.Event {
+	return follow.Event{Type: follow.Synced, Time: t0.Add(time.Duration(sec) * time.Second), Resource: deploy, Reason: reason, ResourceVersion: rv, GapFrom: gapFrom}
 }
 
 // row renders an event in one line for comparisons.
@@ -119,7 +121,7 @@ func row(e Event) string {
 	return b.String()
 }
 
-func observeAll(tr *Tracker, evs []RecordedEvent) []string {
+func observeAll(tr *Tracker, evs []follow.Event) []string {
 	var out []string
 	for _, e := range evs {
 		for _, r := range tr.Observe(e) {
@@ -130,9 +132,10 @@ func observeAll(tr *Tracker, evs []RecordedEvent) []string {
 }
 
 const (
-	fCreate  = `{"f:spec":{"f:replicas":{}}}`
-	fReady   = `{"f:status":{"f:readyReplicas":{}}}`
-	fLabelsA = `{"f:metadata":{"f:labels":{".":{},"f:a":{}}}}`
+	fCreate     = `{"f:spec":{"f:replicas":{}}}`
+	fReady      = `{"f:status":{"f:readyReplicas":{}}}`
+	fStatusBoth = `{"f:status":{"f:readyReplicas":{},"f:updatedReplicas":{}}}`
+	fLabelsA    = `{"f:metadata":{"f:labels":{".":{},"f:a":{}}}}`
 )
 
 func TestTrackerStream(t *testing.T) {
@@ -143,15 +146,15 @@ func TestTrackerStream(t *testing.T) {
 	tests := []struct {
 		name   string
 		cfg    TrackerConfig
-		events []RecordedEvent
+		events []follow.Event
 		want   []string
 	}{
 		{
 			name: "initial list, then an update by a new manager",
-			events: []RecordedEvent{
-				ev(t, RecordList, 0, v("10", 1, 1, creator)),
-				synced(0, SyncInitial, "12", ""),
-				ev(t, RecordModified, 1, v("15", 2, 3, mf{"kubectl-create", "Update", "", 0, `{}`}, mf{"scaler", "Update", "", 1, fCreate})),
+			events: []follow.Event{
+				ev(t, follow.List, 0, v("10", 1, 1, creator)),
+				synced(0, follow.SyncInitial, "12", ""),
+				ev(t, follow.Modified, 1, v("15", 2, 3, mf{"kubectl-create", "Update", "", 0, `{}`}, mf{"scaler", "Update", "", 1, fCreate})),
 			},
 			want: []string{
 				`ADDED deployment.apps/web rv=10 gen=1 by="? first sight" initial`,
@@ -160,20 +163,20 @@ func TestTrackerStream(t *testing.T) {
 		},
 		{
 			name: "a create while watching names its only manager",
-			events: []RecordedEvent{
-				synced(0, SyncInitial, "5", ""),
-				ev(t, RecordAdded, 1, v("10", 1, 1, creator)),
+			events: []follow.Event{
+				synced(0, follow.SyncInitial, "5", ""),
+				ev(t, follow.Added, 1, v("10", 1, 1, creator)),
 			},
 			want: []string{`ADDED deployment.apps/web rv=10 gen=1 by="kubectl-create"`},
 		},
 		{
 			name: "a status write, the same RV again and an older RV are not rows",
-			events: []RecordedEvent{
-				ev(t, RecordList, 0, v("10", 1, 1, creator)),
-				synced(0, SyncInitial, "10", ""),
-				ev(t, RecordModified, 1, version{name: "web", rv: "11", gen: 1, replicas: 1, ready: 1, mfs: []mf{creator, {"kcm", "Update", "status", 1, fReady}}}),
-				ev(t, RecordModified, 2, version{name: "web", rv: "11", gen: 1, replicas: 1, ready: 1, mfs: []mf{creator, {"kcm", "Update", "status", 1, fReady}}}),
-				ev(t, RecordModified, 2, v("9", 1, 1, creator)),
+			events: []follow.Event{
+				ev(t, follow.List, 0, v("10", 1, 1, creator)),
+				synced(0, follow.SyncInitial, "10", ""),
+				ev(t, follow.Modified, 1, version{name: "web", rv: "11", gen: 1, replicas: 1, ready: 1, mfs: []mf{creator, {"kcm", "Update", "status", 1, fReady}}}),
+				ev(t, follow.Modified, 2, version{name: "web", rv: "11", gen: 1, replicas: 1, ready: 1, mfs: []mf{creator, {"kcm", "Update", "status", 1, fReady}}}),
+				ev(t, follow.Modified, 2, v("9", 1, 1, creator)),
 			},
 			want: []string{
 				`ADDED deployment.apps/web rv=10 gen=1 by="? first sight" initial`,
@@ -182,10 +185,10 @@ func TestTrackerStream(t *testing.T) {
 		},
 		{
 			name: "time not moved: the sole owner of the changed field",
-			events: []RecordedEvent{
-				ev(t, RecordList, 0, v("10", 1, 1, creator)),
-				synced(0, SyncInitial, "10", ""),
-				ev(t, RecordModified, 0, v("11", 2, 2, creator)),
+			events: []follow.Event{
+				ev(t, follow.List, 0, v("10", 1, 1, creator)),
+				synced(0, follow.SyncInitial, "10", ""),
+				ev(t, follow.Modified, 0, v("11", 2, 2, creator)),
 			},
 			want: []string{
 				`ADDED deployment.apps/web rv=10 gen=1 by="? first sight" initial`,
@@ -194,10 +197,10 @@ func TestTrackerStream(t *testing.T) {
 		},
 		{
 			name: "deletion",
-			events: []RecordedEvent{
-				ev(t, RecordList, 0, v("10", 1, 1, creator)),
-				synced(0, SyncInitial, "10", ""),
-				ev(t, RecordDeleted, 3, v("14", 1, 1, creator)),
+			events: []follow.Event{
+				ev(t, follow.List, 0, v("10", 1, 1, creator)),
+				synced(0, follow.SyncInitial, "10", ""),
+				ev(t, follow.Deleted, 3, v("14", 1, 1, creator)),
 			},
 			want: []string{
 				`ADDED deployment.apps/web rv=10 gen=1 by="? first sight" initial`,
@@ -206,17 +209,17 @@ func TestTrackerStream(t *testing.T) {
 		},
 		{
 			name: "a relist after 410 shows the gap and what changed in it",
-			events: []RecordedEvent{
-				ev(t, RecordList, 0, v("10", 1, 1, creator)),
-				ev(t, RecordList, 0, version{name: "kept", rv: "8", gen: 1, replicas: 1, ready: -1, mfs: []mf{creator}}),
-				ev(t, RecordList, 0, version{name: "gone", rv: "9", gen: 1, replicas: 1, ready: -1, mfs: []mf{creator}}),
-				ev(t, RecordList, 0, version{name: "reborn", rv: "7", gen: 1, replicas: 1, ready: -1, mfs: []mf{creator}}),
-				synced(0, SyncInitial, "10", ""),
-				ev(t, RecordList, 60, v("40", 3, 5, mf{"kubectl-create", "Update", "", 0, `{}`}, mf{"hpa", "Update", "", 30, fCreate})),
-				ev(t, RecordList, 60, version{name: "kept", rv: "8", gen: 1, replicas: 1, ready: -1, mfs: []mf{creator}}),
-				ev(t, RecordList, 60, version{name: "new", rv: "35", gen: 1, replicas: 2, ready: -1, mfs: []mf{{"argo", "Apply", "", 20, fCreate}}}),
-				ev(t, RecordList, 60, version{name: "reborn", uid: "uid-2", rv: "36", gen: 1, replicas: 1, ready: -1, mfs: []mf{creator}}),
-				{Type: RecordSynced, Time: t0.Add(time.Minute), Resource: deploy, Reason: SyncRelist, ResourceVersion: "50", GapFrom: "20", GapError: "too old resource version: 20 (30)"},
+			events: []follow.Event{
+				ev(t, follow.List, 0, v("10", 1, 1, creator)),
+				ev(t, follow.List, 0, version{name: "kept", rv: "8", gen: 1, replicas: 1, ready: -1, mfs: []mf{creator}}),
+				ev(t, follow.List, 0, version{name: "gone", rv: "9", gen: 1, replicas: 1, ready: -1, mfs: []mf{creator}}),
+				ev(t, follow.List, 0, version{name: "reborn", rv: "7", gen: 1, replicas: 1, ready: -1, mfs: []mf{creator}}),
+				synced(0, follow.SyncInitial, "10", ""),
+				ev(t, follow.List, 60, v("40", 3, 5, mf{"kubectl-create", "Update", "", 0, `{}`}, mf{"hpa", "Update", "", 30, fCreate})),
+				ev(t, follow.List, 60, version{name: "kept", rv: "8", gen: 1, replicas: 1, ready: -1, mfs: []mf{creator}}),
+				ev(t, follow.List, 60, version{name: "new", rv: "35", gen: 1, replicas: 2, ready: -1, mfs: []mf{{"argo", "Apply", "", 20, fCreate}}}),
+				ev(t, follow.List, 60, version{name: "reborn", uid: "uid-2", rv: "36", gen: 1, replicas: 1, ready: -1, mfs: []mf{creator}}),
+				{Type: follow.Synced, Time: t0.Add(time.Minute), Resource: deploy, Reason: follow.SyncRelist, ResourceVersion: "50", GapFrom: "20", GapError: "too old resource version: 20 (30)"},
 			},
 			want: []string{
 				`ADDED deployment.apps/web rv=10 gen=1 by="? first sight" initial`,
@@ -233,11 +236,11 @@ func TestTrackerStream(t *testing.T) {
 		},
 		{
 			name: "with --since, a relist adopts unchanged objects and shows changed ones as first sight",
-			events: []RecordedEvent{
-				ev(t, RecordList, 5, v("40", 3, 5, creator)),
-				ev(t, RecordList, 5, version{name: "old", rv: "15", gen: 1, replicas: 1, ready: -1, mfs: []mf{creator}}),
-				{Type: RecordSynced, Time: t0.Add(5 * time.Second), Resource: deploy, Reason: SyncRelist, ResourceVersion: "50", GapFrom: "20"},
-				ev(t, RecordModified, 6, version{name: "old", rv: "51", gen: 2, replicas: 2, ready: -1, mfs: []mf{creator}}),
+			events: []follow.Event{
+				ev(t, follow.List, 5, v("40", 3, 5, creator)),
+				ev(t, follow.List, 5, version{name: "old", rv: "15", gen: 1, replicas: 1, ready: -1, mfs: []mf{creator}}),
+				{Type: follow.Synced, Time: t0.Add(5 * time.Second), Resource: deploy, Reason: follow.SyncRelist, ResourceVersion: "50", GapFrom: "20"},
+				ev(t, follow.Modified, 6, version{name: "old", rv: "51", gen: 2, replicas: 2, ready: -1, mfs: []mf{creator}}),
 			},
 			want: []string{
 				`GAP deployments.apps rv=50 +30 gap=20..50 changes=1`,
@@ -248,14 +251,14 @@ func TestTrackerStream(t *testing.T) {
 		{
 			name: "bookmarks are rows only when asked",
 			cfg:  TrackerConfig{ShowBookmarks: true},
-			events: []RecordedEvent{
-				{Type: RecordBookmark, Time: t0, Resource: deploy, ResourceVersion: "99"},
+			events: []follow.Event{
+				{Type: follow.Bookmark, Time: t0, Resource: deploy, ResourceVersion: "99"},
 			},
 			want: []string{`BOOKMARK deployments.apps rv=99`},
 		},
 		{
 			name:   "hidden bookmark",
-			events: []RecordedEvent{{Type: RecordBookmark, Time: t0, Resource: deploy, ResourceVersion: "99"}},
+			events: []follow.Event{{Type: follow.Bookmark, Time: t0, Resource: deploy, ResourceVersion: "99"}},
 			want:   nil,
 		},
 	}
@@ -271,10 +274,10 @@ func TestTrackerStream(t *testing.T) {
 
 // flipping returns n writes of .spec.replicas alternating between two
 // managers, one second apart, starting at RV 11.
-func flipping(t *testing.T, n int, a, b string) []RecordedEvent {
-	evs := []RecordedEvent{
-		ev(t, RecordList, 0, version{name: "web", rv: "10", gen: 1, replicas: 1, ready: -1, mfs: []mf{{"kubectl-create", "Update", "", 0, fCreate}}}),
-		synced(0, SyncInitial, "10", ""),
+func flipping(t *testing.T, n int, a, b string) []follow.Event {
+	evs := []follow.Event{
+		ev(t, follow.List, 0, version{name: "web", rv: "10", gen: 1, replicas: 1, ready: -1, mfs: []mf{{"kubectl-create", "Update", "", 0, fCreate}}}),
+		synced(0, follow.SyncInitial, "10", ""),
 	}
 	times := map[string]int{a: -1, b: -1}
 	for i := 0; i < n; i++ {
@@ -287,7 +290,7 @@ func flipping(t *testing.T, n int, a, b string) []RecordedEvent {
 		if times[other] >= 0 {
 			mfs = append(mfs, mf{other, "Update", "", times[other], `{"f:spec":{}}`})
 		}
-		evs = append(evs, ev(t, RecordModified, i+1, version{name: "web", rv: strconv.Itoa(11 + i), gen: int64(2 + i), replicas: int64(2 + i%2), ready: -1, mfs: mfs}))
+		evs = append(evs, ev(t, follow.Modified, i+1, version{name: "web", rv: strconv.Itoa(11 + i), gen: int64(2 + i), replicas: int64(2 + i%2), ready: -1, mfs: mfs}))
 	}
 	return evs
 }
@@ -317,7 +320,7 @@ func TestTrackerFight(t *testing.T) {
 func TestTrackerFightNeedsAlternation(t *testing.T) {
 	tr := NewTracker(TrackerConfig{FightThreshold: 2, FightWindow: 2 * time.Second, HotRate: 0})
 	// Alternating, but two seconds apart: the window never holds 2 flips.
-	var evs []RecordedEvent
+	var evs []follow.Event
 	for _, e := range flipping(t, 6, "hpa", "argo") {
 		e.Time = t0.Add(e.Time.Sub(t0) * 2)
 		evs = append(evs, e)
@@ -347,7 +350,7 @@ func TestTrackerHot(t *testing.T) {
 func TestTrackerSummary(t *testing.T) {
 	tr := NewTracker(TrackerConfig{FightThreshold: 3, HotRate: 0})
 	observeAll(tr, flipping(t, 4, "hpa", "argo"))
-	tr.Observe(ev(t, RecordModified, 9, version{name: "web", rv: "20", gen: 5, replicas: 3, ready: 2, mfs: []mf{{"kubectl-create", "Update", "", 0, `{"f:spec":{}}`}, {"kcm", "Update", "status", 9, fReady}}}))
+	tr.Observe(ev(t, follow.Modified, 9, version{name: "web", rv: "20", gen: 5, replicas: 3, ready: 2, mfs: []mf{{"kubectl-create", "Update", "", 0, `{"f:spec":{}}`}, {"kcm", "Update", "status", 9, fReady}}}))
 	s := tr.Summary(t0.Add(10 * time.Second))
 	got := fmt.Sprintf("%s writes=%d objects=%+v managers=%+v fields=%+v fights=%d", s.Duration, s.Writes, s.Objects, s.Managers, s.HotFields, len(s.Fights))
 	want := `10s writes=5 objects=[{Object:deployment.apps/web Namespace:shop Resource:apps/v1/deployments Writes:5 Spec:4 Status:1 Metadata:0 Other:0 Managers:[argo hpa kcm (status)] Deleted:false Hot:false PeakRate:0}] managers=[{Manager:argo Writes:2 Fields:1 Objects:1} {Manager:hpa Writes:2 Fields:1 Objects:1} {Manager:kcm (status) Writes:1 Fields:1 Objects:1}] fields=[{Object:deployment.apps/web Namespace:shop Field:.spec.replicas Writes:4 Managers:[argo hpa]} {Object:deployment.apps/web Namespace:shop Field:.status.readyReplicas Writes:1 Managers:[kcm (status)]}] fights=1`
@@ -375,8 +378,8 @@ func TestTrackerMemoryIsBoundedByObjects(t *testing.T) {
 			t.Errorf("hot history holds %d times, want at most %d", len(st.sum.recent), max)
 		}
 		for _, h := range st.sum.fields {
-			if max := 4*cfg.FightThreshold + 1; len(h.writers.writes) > max {
-				t.Errorf("fight history of %s holds %d writes, want at most %d", h.class.path.Value(), len(h.writers.writes), max)
+			if max := 4*cfg.FightThreshold + 1; h.writers.Kept() > max {
+				t.Errorf("fight history of %s holds %d writes, want at most %d", h.class.path.Value(), h.writers.Kept(), max)
 			}
 		}
 		if len(tr.stats.fights) != 1 || len(st.sum.fields) != 1 {
@@ -391,31 +394,63 @@ func TestTrackerMemoryIsBoundedByObjects(t *testing.T) {
 // those of a list whose items it held whole.
 func TestTrackerTakesInitialListItemsAsTheyCome(t *testing.T) {
 	creator := mf{"kubectl-create", "Update", "", 0, fCreate}
-	run := func(reason SyncReason) ([]Event, *Tracker) {
+	run := func(reason follow.SyncReason) ([]Event, *Tracker) {
 		tr := NewTracker(NewTrackerConfig())
 		var rows []Event
 		for i, name := range []string{"web", "api", "db"} {
-			e := ev(t, RecordList, 0, version{name: name, rv: fmt.Sprint(10 + i), gen: int64(1 + i), replicas: 1, ready: -1, mfs: []mf{creator}})
+			e := ev(t, follow.List, 0, version{name: name, rv: fmt.Sprint(10 + i), gen: int64(1 + i), replicas: 1, ready: -1, mfs: []mf{creator}})
 			e.Reason = reason
 			rows = append(rows, tr.Observe(e)...)
 		}
-		rows = append(rows, tr.Observe(synced(0, SyncInitial, "20", ""))...)
-		rows = append(rows, tr.Observe(ev(t, RecordModified, 5, version{name: "api", rv: "21", gen: 3, replicas: 2, ready: -1, mfs: []mf{{"hpa", "Update", "", 5, fCreate}}}))...)
+		rows = append(rows, tr.Observe(synced(0, follow.SyncInitial, "20", ""))...)
+		rows = append(rows, tr.Observe(ev(t, follow.Modified, 5, version{name: "api", rv: "21", gen: 3, replicas: 2, ready: -1, mfs: []mf{{"hpa", "Update", "", 5, fCreate}}}))...)
 		return rows, tr
 	}
 	held, _ := run("")
 	tr := NewTracker(NewTrackerConfig())
-	e := ev(t, RecordList, 0, version{name: "web", rv: "10", gen: 1, replicas: 1, ready: -1, mfs: []mf{creator}})
-	e.Reason = SyncInitial
+	e := ev(t, follow.List, 0, version{name: "web", rv: "10", gen: 1, replicas: 1, ready: -1, mfs: []mf{creator}})
+	e.Reason = follow.SyncInitial
 	tr.Observe(e)
 	if p := tr.pending[deploy]; len(p) != 1 || p[0].u != nil || p[0].st == nil {
 		t.Errorf("want the pending item kept as its state, without the object, got %+v", p)
 	}
-	got, _ := run(SyncInitial)
+	got, _ := run(follow.SyncInitial)
 	if len(got) != 4 {
 		t.Fatalf("want 4 rows, got %d", len(got))
 	}
 	if diff := cmp.Diff(held, got); diff != "" {
 		t.Errorf("rows (-held whole +taken as they come):\n%s", diff)
+	}
+}
+
+// TestTrackerClassesWritesAsDocumented checks the churn class of writes
+// that change .status and an annotation at once: docs/watch.md reserves
+// other for objects without a generation, and a /status write is status
+// (both were other).
+func TestTrackerClassesWritesAsDocumented(t *testing.T) {
+	const both = `{"f:metadata":{"f:annotations":{".":{},"f:note":{}}},"f:status":{"f:readyReplicas":{}}}`
+	tests := []struct {
+		name string
+		sub  string
+		want follow.Class
+	}{
+		{"through /status", "status", follow.Status},
+		{"through the main resource", "", follow.Metadata},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tr := NewTracker(NewTrackerConfig())
+			tr.Observe(ev(t, follow.List, 0, version{name: "web", rv: "10", gen: 1, replicas: 1, ready: 1, mfs: []mf{{"ctl", "Update", tt.sub, 0, `{"f:status":{"f:readyReplicas":{}}}`}}}))
+			tr.Observe(synced(0, follow.SyncInitial, "10", ""))
+			e := ev(t, follow.Modified, 2, version{name: "web", rv: "11", gen: 1, replicas: 1, ready: 2, mfs: []mf{{"ctl", "Update", tt.sub, 2, both}}})
+			e.Object.SetAnnotations(map[string]string{"note": "x"})
+			rows := tr.Observe(e)
+			if len(rows) != 1 {
+				t.Fatalf("want one row, got %d", len(rows))
+			}
+			if rows[0].Churn != tt.want || !rows[0].Writer.Known() {
+				t.Errorf("got %s, want churn=%s by ctl", row(rows[0]), tt.want)
+			}
+		})
 	}
 }

@@ -1,9 +1,6 @@
 package lag
 
-import (
-	"io"
-	"time"
-)
+import "time"
 
 // Config is what to scan and what counts as lag. NewConfig fills the
 // defaults.
@@ -28,10 +25,24 @@ type Config struct {
 	All bool
 	// Now is the clock; ages are measured against it.
 	Now func() time.Time
-	// Progress, when set, receives a progress line ("\r"-rewritten) once a
-	// scan has taken more than ProgressAfter.
-	Progress      io.Writer
+	// Progress, when set, receives the progress of a scan that has taken
+	// more than ProgressAfter, five times a second, and once with Done set
+	// when the scan ends (only if it was called before). It is called from
+	// one goroutine; the command renders it.
+	Progress      func(ScanProgress)
 	ProgressAfter time.Duration
+	// Warnf receives the problems Follow survives as they happen (a watch
+	// retried, a history lost and relisted), from Follow's goroutine; nil
+	// drops them.
+	Warnf func(format string, args ...any)
+}
+
+// ScanProgress is how far a scan is.
+type ScanProgress struct {
+	TypesDone, Types int
+	Objects          int64
+	// Done says that the scan ended: the last call.
+	Done bool
 }
 
 // The defaults.

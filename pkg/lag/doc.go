@@ -23,12 +23,13 @@
 //
 // Package lag owns the scope (which served types to scan, from discovery),
 // the scan (Scan: paginated lists streamed page by page, types in parallel
-// with a bound), the classification, the watch-driven wait (Follow) and the
-// diffing of a live view (Diff: which rows to print again). Lists are decoded as
-// a JSON stream into a narrow view of each object (metadata, status) rather
-// than into unstructured maps, so that memory does not grow with the number
-// of objects and a scan costs little more than the list itself; fields keep
-// their "found" flag through pointers. Package lag does not print and does
+// with a bound), the classification, the watch-driven wait (Follow, whose
+// watches are the one watch core's: pkg/follow resumes and relists them)
+// and the diffing of a live view (Diff: which rows to print again). Lists
+// are decoded as a JSON stream into a narrow view of each object (metadata,
+// status) rather than into unstructured maps, so that memory does not grow
+// with the number of objects and a scan costs little more than the list
+// itself; fields keep their "found" flag through pointers. Package lag does not print and does
 // not parse flags: pkg/cmd builds a Config, pkg/output/lagprint renders the
 // Report.
 package lag

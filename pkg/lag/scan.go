@@ -199,8 +199,8 @@ func expectDelim(dec *json.Decoder, want json.Delim) error {
 	return nil
 }
 
-// startProgress writes a progress line to cfg.Progress once the scan has run
-// for cfg.ProgressAfter; the returned function stops it and clears the line.
+// startProgress reports progress to cfg.Progress once the scan has run for
+// cfg.ProgressAfter; the returned function stops it and reports the end.
 // It is safe to call more than once.
 func startProgress(ctx context.Context, cfg Config, types int, objects, done *atomic.Int64) func() {
 	if cfg.Progress == nil {
@@ -225,13 +225,13 @@ func startProgress(ctx context.Context, cfg Config, types int, objects, done *at
 				continue
 			case <-tick.C:
 				if started {
-					fmt.Fprintf(cfg.Progress, "\rscanning: %d/%d types, %d objects\x1b[K", done.Load(), types, objects.Load())
+					cfg.Progress(ScanProgress{TypesDone: int(done.Load()), Types: types, Objects: objects.Load()})
 					wrote = true
 				}
 				continue
 			}
 			if wrote {
-				fmt.Fprint(cfg.Progress, "\r\x1b[K")
+				cfg.Progress(ScanProgress{TypesDone: int(done.Load()), Types: types, Objects: objects.Load(), Done: true})
 			}
 			return
 		}

@@ -32,20 +32,22 @@ var (
 type fakeClient struct {
 	objects map[string][]string // type name -> object JSON
 	errs    map[string]error
-	// mu guards calls and watchers.
-	mu       sync.Mutex
-	calls    []string
-	watchers map[string]*watch.FakeWatcher
+	// mu guards objects (once a test runs Follow), calls, watchers and
+	// watchedFrom.
+	mu          sync.Mutex
+	calls       []string
+	watchers    map[string]*watch.FakeWatcher
+	watchedFrom []string
 }
 
 func (c *fakeClient) List(_ context.Context, t Target, ns string, opts metav1.ListOptions) (io.ReadCloser, error) {
 	c.mu.Lock()
 	c.calls = append(c.calls, fmt.Sprintf("%s ns=%q rv=%q continue=%q limit=%d", t.Name(), ns, opts.ResourceVersion, opts.Continue, opts.Limit))
+	objs := c.objects[t.Name()]
 	c.mu.Unlock()
 	if err := c.errs[t.Name()]; err != nil {
 		return nil, err
 	}
-	objs := c.objects[t.Name()]
 	start := 0
 	if opts.Continue != "" {
 		fmt.Sscan(opts.Continue, &start)
@@ -74,6 +76,7 @@ func (c *fakeClient) Watch(_ context.Context, t Target, ns string, opts metav1.L
 	}
 	w := watch.NewFakeWithChanSize(10, false)
 	c.watchers[t.Name()] = w
+	c.watchedFrom = append(c.watchedFrom, opts.ResourceVersion)
 	return w, nil
 }
 
@@ -362,6 +365,47 @@ func TestFollowUntilClear(t *testing.T) {
 	}
 	if s := rep.Types[0]; s.Objects != 2 || s.Current != 2 || s.Lagging != 0 {
 		t.Errorf("summary after the watch: %+v", s)
+	}
+}
+
+// TestFollowRelistsAfterGone checks that lag follows through the one watch
+// core: a watch that expires (410) relists the type with lag's own list,
+// whose state replaces the old one, reports the lost history to Warnf and
+// watches again from the relist's resourceVersion.
+func TestFollowRelistsAfterGone(t *testing.T) {
+	lagging := obj(objSpec{name: "b", ns: "ns", gen: i64(2), obs: i64(1), specWrite: t0, observer: "kcm"})
+	c := &fakeClient{objects: map[string][]string{deployments.Name(): {lagging}}}
+	cfg := testConfig()
+	var notices []string
+	cfg.Warnf = func(format string, args ...any) { notices = append(notices, fmt.Sprintf(format, args...)) }
+	rep, err := Scan(context.Background(), cfg, c, []Target{deployments})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	done := make(chan error, 1)
+	go func() { done <- Follow(ctx, cfg, c, []Target{deployments}, rep, true, nil) }()
+	w := c.watcher(deployments.Name())
+	// The controller catches up while the watch's history is lost.
+	c.mu.Lock()
+	c.objects[deployments.Name()] = []string{obj(objSpec{name: "b", ns: "ns", gen: i64(2), obs: i64(2), specWrite: t0, observer: "kcm"})}
+	c.watchers = nil
+	c.mu.Unlock()
+	w.Error(&apierrors.NewResourceExpired("too old resource version: 100 (150)").ErrStatus)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if s := rep.Types[0]; s.Objects != 1 || s.Current != 1 || s.Lagging != 0 {
+		t.Errorf("summary after the relist: %+v", s)
+	}
+	if len(notices) != 1 || !strings.Contains(notices[0], "history after resourceVersion 100 is gone (too old resource version: 100 (150)); relisting") {
+		t.Errorf("want one notice of the lost history, got %q", notices)
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if diff := cmp.Diff([]string{"100"}, c.watchedFrom[:1]); diff != "" {
+		t.Errorf("watched from (-want +got)\n%s", diff)
 	}
 }
 

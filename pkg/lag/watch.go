@@ -3,13 +3,13 @@ package lag
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"time"
 
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/watch"
+
+	"github.com/kubectl-rv/kubectl-rv/pkg/follow"
 )
 
 // Follow keeps rep up to date by watching every scanned type from the
@@ -17,9 +17,11 @@ import (
 // change it calls onChange (when set) with the updated report; an error from
 // onChange (a failed print) ends Follow with that error. It returns nil as
 // soon as nothing counts as a finding when untilClear is set, else when ctx
-// ends (returning ctx's error). A watch that expires (410) relists its
-// type and resumes; a type that may not be watched (403) keeps its last
-// state and adds a warning.
+// ends (returning ctx's error). The watches are the one watch core's
+// (follow.Follow): a dropped watch resumes from the last resourceVersion
+// seen, after a backoff with jitter, and one that expires (410) relists
+// its type and resumes; both are reported to cfg.Warnf. A type whose watch
+// cannot be started (a 403) keeps its last state and adds a warning.
 //
 // Memory stays bounded by the objects the report shows: for the others only
 // counts are kept, so an object that was current and is deleted is assumed
@@ -67,11 +69,14 @@ func Follow(ctx context.Context, cfg Config, client Client, targets []Target, re
 // update is one change a type's watcher reports.
 type update struct {
 	i     int
-	event watch.Event
+	event follow.Event
 	// reset, when set, replaces the type's state after a relist.
 	reset *typeScan
 	// warning, when set, says the type stopped being watched.
 	warning string
+	// notice, when set, is a problem the watch survives (a retry, a lost
+	// history), for Config.Warnf.
+	notice string
 }
 
 // follower is the state Follow keeps; only Follow's goroutine touches it.
@@ -111,6 +116,11 @@ func (f *follower) findings() int {
 func (f *follower) apply(u update) {
 	i := u.i
 	switch {
+	case u.notice != "":
+		if f.cfg.Warnf != nil {
+			f.cfg.Warnf("%s", u.notice)
+		}
+		return
 	case u.warning != "":
 		f.warnings = append(f.warnings, u.warning)
 		return
@@ -122,7 +132,7 @@ func (f *follower) apply(u update) {
 		}
 		return
 	}
-	data, err := json.Marshal(u.event.Object.(*unstructured.Unstructured).Object)
+	data, err := json.Marshal(u.event.Object.Object)
 	if err != nil {
 		return
 	}
@@ -141,12 +151,12 @@ func (f *follower) apply(u update) {
 	case o.Generation == nil:
 		prevState = NoGeneration
 	}
-	if u.event.Type != watch.Added {
+	if u.event.Type != follow.Added {
 		count(s, prevState, -1)
 		s.Objects--
 	}
 	delete(f.items[i], key)
-	if u.event.Type == watch.Deleted {
+	if u.event.Type == follow.Deleted {
 		return
 	}
 	c := Classify(o)
@@ -199,102 +209,59 @@ func (f *follower) refresh(rep *Report) {
 	SortItems(rep.Items)
 }
 
-// watchType watches one type and sends its changes until ctx ends. When the
-// watch's resourceVersion is too old it relists and sends the new state.
+// watchType follows one type through the one watch core (follow.Follow:
+// resume from the last resourceVersion seen with backoff and jitter, relist
+// after 410 Gone) and sends its changes until ctx ends. A relist is made
+// with lag's own streamed list and replaces the type's state. The retries
+// and lost histories the core reports go to Config.Warnf; a type whose
+// watch cannot be started (a 403, a 404) keeps its last state with a
+// warning in the report.
 func watchType(ctx context.Context, cfg Config, client Client, i int, t Target, rv string, out chan<- update) {
-	send := func(u update) bool {
+	send := func(u update) {
 		select {
 		case out <- u:
-			return true
 		case <-ctx.Done():
-			return false
 		}
 	}
-	backoff := func() bool {
-		select {
-		case <-time.After(time.Second):
-			return true
-		case <-ctx.Done():
-			return false
-		}
+	fc := follow.NewConfig()
+	fc.LabelSelector, fc.FieldSelector, fc.Since, fc.Now = cfg.LabelSelector, cfg.FieldSelector, rv, cfg.Now
+	tgt := follow.Target{Resource: t.Resource}
+	if t.Namespaced {
+		tgt.Namespace = cfg.Namespace
 	}
-	for ctx.Err() == nil {
-		if rv == "" {
+	h := follow.Handler{
+		List: func(ctx context.Context, _ follow.SyncReason, _, _ string) (string, error) {
 			ts := newTypeScan(t, cfg, cfg.Now())
 			listRV, err := scanType(ctx, cfg, client, t, ts.add)
 			if err != nil {
-				if partial(err) {
-					send(update{i: i, warning: t.Name() + ": " + err.Error() + "; its state is no longer followed"})
-					return
-				}
-				if !backoff() {
-					return
-				}
-				continue
+				return "", err
 			}
 			ts.finish()
-			rv = listRV
-			if !send(update{i: i, reset: ts}) {
-				return
+			send(update{i: i, reset: ts})
+			return listRV, nil
+		},
+		Event: func(ctx context.Context, ev follow.Event) {
+			if ev.Type != follow.Bookmark {
+				send(update{i: i, event: ev})
 			}
-		}
-		w, err := client.Watch(ctx, t, cfg.Namespace, metav1.ListOptions{
-			ResourceVersion:     rv,
-			AllowWatchBookmarks: true,
-			LabelSelector:       cfg.LabelSelector,
-			FieldSelector:       cfg.FieldSelector,
-		})
-		if err != nil {
-			switch {
-			case partial(err):
-				send(update{i: i, warning: t.Name() + ": " + err.Error() + "; its state is no longer followed"})
-				return
-			case apierrors.IsResourceExpired(err) || apierrors.IsGone(err):
-				rv = ""
-			}
-			if !backoff() {
-				return
-			}
-			continue
-		}
-		rv = consume(ctx, w, rv, func(ev watch.Event) bool { return send(update{i: i, event: ev}) })
-		w.Stop()
+		},
+	}
+	notef := func(format string, args ...any) { send(update{i: i, notice: fmt.Sprintf(format, args...)}) }
+	w := typeWatcher{client: client, t: t, namespace: cfg.Namespace}
+	if err := follow.Follow(ctx, w, fc, tgt, notef, h); err != nil {
+		send(update{i: i, warning: t.Name() + ": " + err.Error() + "; its state is no longer followed"})
 	}
 }
 
-// consume forwards a watch's events until it ends and returns the
-// resourceVersion to resume from ("" to relist).
-func consume(ctx context.Context, w watch.Interface, rv string, fn func(watch.Event) bool) string {
-	for {
-		select {
-		case <-ctx.Done():
-			return rv
-		case ev, ok := <-w.ResultChan():
-			if !ok {
-				return rv
-			}
-			switch ev.Type {
-			case watch.Error:
-				err := apierrors.FromObject(ev.Object)
-				if apierrors.IsResourceExpired(err) || apierrors.IsGone(err) {
-					return ""
-				}
-				return rv
-			case watch.Bookmark:
-				if m, err := meta.Accessor(ev.Object); err == nil {
-					rv = m.GetResourceVersion()
-				}
-			case watch.Added, watch.Modified, watch.Deleted:
-				if _, ok := ev.Object.(*unstructured.Unstructured); !ok {
-					continue
-				}
-				if m, err := meta.Accessor(ev.Object); err == nil {
-					rv = m.GetResourceVersion()
-				}
-				if !fn(ev) {
-					return rv
-				}
-			}
-		}
-	}
+// typeWatcher is the follow.Watcher of one type over a Client.
+type typeWatcher struct {
+	client    Client
+	t         Target
+	namespace string
+}
+
+var _ follow.Watcher = typeWatcher{}
+
+func (w typeWatcher) Watch(ctx context.Context, _ follow.Target, opts metav1.ListOptions) (watch.Interface, error) {
+	return w.client.Watch(ctx, w.t, w.namespace, opts)
 }

@@ -90,7 +90,7 @@ func Fights(rep *churn.Report) *output.TableData {
 	t := &output.TableData{Columns: output.Columns("namespace", "object", "field", "managers", "flips", "per min")}
 	for _, f := range rep.Fights {
 		t.AddRow(cell(dash(f.Namespace)), cell(f.Object), cell(f.Field), cell(strings.Join(f.Managers, ", ")),
-			cell(strconv.Itoa(f.Flips)), output.Cell{Text: num(f.PerMinute), Style: output.Red})
+			cell(output.AtLeast(f.Flips, f.Capped)), output.Cell{Text: num(f.PerMinute), Style: output.Red})
 	}
 	return t
 }
@@ -133,7 +133,7 @@ func Types(rep *churn.Report) *output.TableData {
 func Gaps(rep *churn.Report) *output.TableData {
 	t := &output.TableData{Columns: output.Columns("type", "from", "to", "changed", "error")}
 	for _, g := range rep.Gaps {
-		t.AddRow(cell(g.Resource), cell(dash(g.From)), cell(g.To), cell(strconv.Itoa(g.Changed)), cell(dash(g.Error)))
+		t.AddRow(cell(g.Resource), cell(dash(g.From)), cell(g.To), cell(strconv.Itoa(g.Changes)), cell(dash(g.Error)))
 	}
 	return t
 }

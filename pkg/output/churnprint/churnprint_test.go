@@ -7,9 +7,13 @@ import (
 
 	"github.com/kubectl-rv/kubectl-rv/internal/golden"
 	"github.com/kubectl-rv/kubectl-rv/pkg/churn"
-	"github.com/kubectl-rv/kubectl-rv/pkg/inspect"
 	"github.com/kubectl-rv/kubectl-rv/pkg/output"
+
+	"github.com/kubectl-rv/kubectl-rv/pkg/follow"
 )
+
+// gapRevisions is the span of the sample gap, from 100 to 180.
+var gapRevisions = uint64(80)
 
 func report() *churn.Report {
 	start := time.Date(2026, 11, 24, 12, 0, 0, 0, time.UTC)
@@ -24,10 +28,10 @@ func report() *churn.Report {
 		},
 		Managers: []churn.ManagerWrites{{Manager: "looper", Objects: 1, Counts: churn.Counts{Writes: 300, Metadata: 300}, PerMinute: 300}},
 		Types:    []churn.Type{{Resource: "configmaps", Objects: 101, Counts: churn.Counts{Writes: 300, Metadata: 300}, PerMinute: 300}},
-		Loops:    []churn.Loop{{Resource: "configmaps", Namespace: "shop", Name: "hot", Manager: "looper", Writes: 300, PerMinute: 300, Class: churn.Metadata, Explain: stamp}},
-		Fights: []churn.Fight{{Resource: "deployments.apps", Fight: inspect.Fight{Object: "deployments.apps/web", Namespace: "shop", Field: ".spec.replicas",
-			Managers: []string{"\x1b[31mevil", "hpa"}, Flips: 51, PerMinute: 51, Since: start}}},
-		Gaps: []churn.Gap{{Resource: "configmaps", From: "100", To: "180", Changed: 2, Error: "too old resource version: 100 (150)", Time: start}},
+		Loops:    []churn.Loop{{Resource: "configmaps", Namespace: "shop", Name: "hot", Manager: "looper", Writes: 300, PerMinute: 300, Class: follow.Metadata, Explain: stamp}},
+		Fights: []churn.Fight{{Resource: "deployments.apps", Fight: follow.Fight{Object: "deployments.apps/web", Namespace: "shop", Field: ".spec.replicas",
+			Managers: []string{"\x1b[31mevil", "hpa"}, Flips: 51, Capped: true, PerMinute: 51, Since: start}}},
+		Gaps: []follow.Gap{{Resource: "configmaps", From: "100", To: "180", Revisions: &gapRevisions, Changes: 2, Error: "too old resource version: 100 (150)", Time: start}},
 	}
 }
 

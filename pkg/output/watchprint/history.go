@@ -9,6 +9,8 @@ import (
 
 	"github.com/kubectl-rv/kubectl-rv/pkg/inspect"
 	"github.com/kubectl-rv/kubectl-rv/pkg/output"
+
+	"github.com/kubectl-rv/kubectl-rv/pkg/follow"
 )
 
 // The kinds of the reports of kubectl rv simulate replay, which reads a
@@ -61,7 +63,7 @@ func PrintVersionAt(p *output.Printer, v inspect.VersionAt) error {
 	if p.Structured() {
 		return p.PrintObject(versionAtJSON{TypeMeta: output.NewTypeMeta(VersionAtKind), VersionAt: v})
 	}
-	if v.Type == inspect.RecordDeleted {
+	if v.Type == follow.Deleted {
 		_, err := fmt.Fprintf(p.Out, "%s was deleted at resourceVersion %s\n", output.Escape(v.Ref), output.Escape(v.ResourceVersion))
 		return err
 	}

@@ -10,6 +10,8 @@ import (
 	"github.com/kubectl-rv/kubectl-rv/pkg/diff"
 	"github.com/kubectl-rv/kubectl-rv/pkg/inspect"
 	"github.com/kubectl-rv/kubectl-rv/pkg/output"
+
+	"github.com/kubectl-rv/kubectl-rv/pkg/follow"
 )
 
 // TestHistoryPrinters renders every view of a recording's history, as
@@ -20,8 +22,8 @@ func TestHistoryPrinters(t *testing.T) {
 		{Ref: "configmaps/ns/evil\x1b]0;pwned\x07", ResourceVersions: []string{"11", "25"}, Deleted: true},
 	}}
 	obj := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": "ConfigMap", "metadata": map[string]any{"name": "c", "namespace": "ns", "resourceVersion": "12"}, "data": map[string]any{"k": "b"}}}
-	at := inspect.VersionAt{Ref: "configmaps/ns/c", Version: inspect.Version{ResourceVersion: "12", Type: inspect.RecordModified, Object: obj}}
-	deleted := inspect.VersionAt{Ref: "configmaps/ns/d", Version: inspect.Version{ResourceVersion: "25", Type: inspect.RecordDeleted, Object: obj}}
+	at := inspect.VersionAt{Ref: "configmaps/ns/c", Version: inspect.Version{ResourceVersion: "12", Type: follow.Modified, Object: obj}}
+	deleted := inspect.VersionAt{Ref: "configmaps/ns/d", Version: inspect.Version{ResourceVersion: "25", Type: follow.Deleted, Object: obj}}
 	changes := diff.Objects(map[string]any{"data": map[string]any{"k": "a", "n": "1"}}, map[string]any{"data": map[string]any{"k": "c"}})
 	vd := inspect.VersionDiff{Ref: "configmaps/ns/c", From: "10", To: "20", Changes: changes}
 	same := inspect.VersionDiff{Ref: "configmaps/ns/c", From: "12", To: "12", Changes: []diff.Change{}}

@@ -221,7 +221,11 @@ func (w *Printer) fieldsText(e inspect.Event) string {
 		return fields + fmt.Sprintf("; %s seen after the gap", text.Plural(g.Changes, "change"))
 	case inspect.EventFight:
 		f := e.Fight
-		return fmt.Sprintf("%s changed hands %d times in %s (%.1f/min)", f.Field, f.Flips, output.Duration(time.Duration(f.Span)), f.PerMinute)
+		times := fmt.Sprintf("%d times", f.Flips)
+		if f.Capped {
+			times = "at least " + times
+		}
+		return fmt.Sprintf("%s changed hands %s in %s (%.1f/min)", f.Field, times, output.Duration(time.Duration(f.Span)), f.PerMinute)
 	case inspect.EventModified:
 		if len(e.Fields) == 0 && e.PreviousResourceVersion != "" {
 			// resourceVersion, generation and managedFields are not diffed:

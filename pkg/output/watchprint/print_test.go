@@ -9,6 +9,8 @@ import (
 	"github.com/kubectl-rv/kubectl-rv/pkg/diff"
 	"github.com/kubectl-rv/kubectl-rv/pkg/inspect"
 	"github.com/kubectl-rv/kubectl-rv/pkg/output"
+
+	"github.com/kubectl-rv/kubectl-rv/pkg/follow"
 )
 
 var t0 = time.Date(2026, 11, 21, 15, 4, 5, 0, time.UTC)
@@ -27,36 +29,36 @@ func sampleEvents() []inspect.Event {
 	initial := base(inspect.EventAdded, 0, "812")
 	initial.Writer, initial.Initial = &inspect.Writer{Reason: inspect.ReasonFirstSight}, true
 	mod := base(inspect.EventModified, 1, "830")
-	mod.Revisions, mod.GenerationBumped, mod.Fields, mod.Churn = u64(18), true, fields, inspect.ChurnSpec
+	mod.Revisions, mod.GenerationBumped, mod.Fields, mod.Churn = u64(18), true, fields, follow.Spec
 	mod.Writer = &inspect.Writer{Manager: "kubectl-client-side-apply", Operation: "Update"}
 	status := base(inspect.EventModified, 2, "831")
-	status.Revisions, status.Churn, status.Hot, status.WriteRate = u64(1), inspect.ChurnStatus, true, 1.5
+	status.Revisions, status.Churn, status.Hot, status.WriteRate = u64(1), follow.Status, true, 1.5
 	status.Fields = diff.Objects(map[string]any{"status": map[string]any{"readyReplicas": int64(3)}}, map[string]any{"status": map[string]any{"readyReplicas": int64(5)}})
 	status.Writer = &inspect.Writer{Manager: "kube-controller-manager", Operation: "Update", Subresource: "status"}
 	unknown := base(inspect.EventModified, 3, "840")
-	unknown.Revisions, unknown.Churn = u64(9), inspect.ChurnMetadata
+	unknown.Revisions, unknown.Churn = u64(9), follow.Metadata
 	unknown.Fields = diff.Objects(map[string]any{"metadata": map[string]any{"annotations": map[string]any{"a": "1"}}}, map[string]any{"metadata": map[string]any{"annotations": map[string]any{"a": "2"}}})
 	unknown.Writer = &inspect.Writer{Reason: inspect.ReasonSeveral, Candidates: []string{"argo", "evil\x1b]0;pwned\x07"}}
 	gap := inspect.Event{Type: inspect.EventGap, Time: t0.Add(9 * time.Second), Resource: "apps/v1/deployments", Object: "deployments.apps", ResourceVersion: "990", PreviousResourceVersion: "840", Revisions: u64(150),
-		Gap: &inspect.Gap{Resource: "apps/v1/deployments", From: "840", To: "990", Revisions: u64(150), Changes: 1, Error: "too old resource version: 840 (870)", Time: t0.Add(9 * time.Second)}}
+		Gap: &follow.Gap{Resource: "apps/v1/deployments", From: "840", To: "990", Revisions: u64(150), Changes: 1, Error: "too old resource version: 840 (870)", Time: t0.Add(9 * time.Second)}}
 	gone := base(inspect.EventDeleted, 9, "")
 	gone.AfterGap, gone.PreviousResourceVersion = true, "840"
 	gone.Writer = &inspect.Writer{Reason: inspect.ReasonDeleted}
 	fight := base(inspect.EventFight, 12, "1001")
 	fight.Generation = nil
-	fight.Fight = &inspect.Fight{Object: "deployment.apps/web", Namespace: "shop", Field: ".spec.replicas", Managers: []string{"argo", "hpa"}, Flips: 4, Span: inspect.Duration(6*time.Second + 400*time.Millisecond), PerMinute: 40, Since: t0.Add(6 * time.Second)}
+	fight.Fight = &follow.Fight{Object: "deployment.apps/web", Namespace: "shop", Field: ".spec.replicas", Managers: []string{"argo", "hpa"}, Flips: 4, Span: follow.Duration(6*time.Second + 400*time.Millisecond), PerMinute: 40, Since: t0.Add(6 * time.Second)}
 	bookmark := inspect.Event{Type: inspect.EventBookmark, Time: t0.Add(13 * time.Second), Resource: "apps/v1/deployments", Object: "deployments.apps", ResourceVersion: "1005"}
 	return []inspect.Event{initial, mod, status, unknown, gap, gone, fight, bookmark}
 }
 
 func sampleSummary() inspect.Summary {
 	return inspect.Summary{
-		Started: t0, Ended: t0.Add(15 * time.Second), Duration: inspect.Duration(15*time.Second + 652501147), Writes: 3, Deletes: 1,
+		Started: t0, Ended: t0.Add(15 * time.Second), Duration: follow.Duration(15*time.Second + 652501147), Writes: 3, Deletes: 1,
 		Objects:   []inspect.ObjectSummary{{Object: "deployment.apps/web", Namespace: "shop", Resource: "apps/v1/deployments", Writes: 3, Spec: 1, Status: 1, Metadata: 1, Managers: []string{"kube-controller-manager (status)", "kubectl-client-side-apply"}, Deleted: true, Hot: true, PeakRate: 1.5}},
 		Managers:  []inspect.ManagerSummary{{Manager: "kube-controller-manager (status)", Writes: 1, Fields: 1, Objects: 1}, {Manager: "kubectl-client-side-apply", Writes: 1, Fields: 3, Objects: 1}},
 		HotFields: []inspect.FieldSummary{{Object: "deployment.apps/web", Namespace: "shop", Field: ".spec.replicas", Writes: 1, Managers: []string{"kubectl-client-side-apply"}}},
-		Gaps:      []inspect.Gap{*sampleEvents()[4].Gap},
-		Fights:    []inspect.Fight{*sampleEvents()[6].Fight},
+		Gaps:      []follow.Gap{*sampleEvents()[4].Gap},
+		Fights:    []follow.Fight{*sampleEvents()[6].Fight},
 	}
 }
 

@@ -74,7 +74,7 @@ func (w *Printer) Summary(s inspect.Summary) error {
 	if len(s.Fights) > 0 {
 		t := &output.TableData{Columns: output.Columns("Fight over", "Field", "Managers", "Flips", "Per minute")}
 		for _, f := range s.Fights {
-			t.AddRow(output.Cell{Text: f.Object, Style: output.Red}, output.Cell{Text: f.Field}, output.Cell{Text: strings.Join(f.Managers, ", ")}, output.Cell{Text: strconv.Itoa(f.Flips)}, output.Cell{Text: strconv.FormatFloat(f.PerMinute, 'f', 1, 64)})
+			t.AddRow(output.Cell{Text: f.Object, Style: output.Red}, output.Cell{Text: f.Field}, output.Cell{Text: strings.Join(f.Managers, ", ")}, output.Cell{Text: output.AtLeast(f.Flips, f.Capped)}, output.Cell{Text: strconv.FormatFloat(f.PerMinute, 'f', 1, 64)})
 		}
 		b.WriteByte('\n')
 		b.Write(w.plain().RenderTable(t))

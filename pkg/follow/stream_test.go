@@ -1,4 +1,4 @@
-package inspect
+package follow
 
 import (
 	"context"
@@ -82,14 +82,14 @@ func TestStreamResumesAndRelists(t *testing.T) {
 		return true, w, nil
 	})
 
-	cfg := NewStreamConfig()
+	cfg := NewConfig()
 	cfg.Targets = []Target{{Resource: deployGVR, Namespace: "shop"}}
 	cfg.MinBackoff, cfg.MaxBackoff = time.Millisecond, 2*time.Millisecond
 	cfg.Now = func() time.Time { return t0 }
 	ctx, cancel := context.WithCancel(context.Background())
-	out := make(chan RecordedEvent, 100)
+	out := make(chan Event, 100)
 	done := make(chan error, 1)
-	go func() { done <- stream(ctx, NewDynamicSource(client), cfg, t.Logf, out) }()
+	go func() { done <- Stream(ctx, NewDynamicSource(client), cfg, t.Logf, out) }()
 
 	var got []string
 	for len(got) < 9 {
@@ -99,7 +99,7 @@ func TestStreamResumesAndRelists(t *testing.T) {
 			if ev.Object != nil {
 				s += " " + ev.Object.GetResourceVersion()
 			}
-			if ev.Type == RecordSynced || ev.Type == RecordBookmark {
+			if ev.Type == Synced || ev.Type == Bookmark {
 				s += " rv=" + ev.ResourceVersion
 			}
 			if ev.Reason != "" {
@@ -140,9 +140,9 @@ func TestStreamEndsOnFirstContactFailure(t *testing.T) {
 	client.PrependReactor("list", "deployments", func(clienttesting.Action) (bool, runtime.Object, error) {
 		return true, nil, apierrors.NewForbidden(schema.GroupResource{Group: "apps", Resource: "deployments"}, "", fmt.Errorf("no"))
 	})
-	cfg := NewStreamConfig()
+	cfg := NewConfig()
 	cfg.Targets = []Target{{Resource: deployGVR, Namespace: "shop"}}
-	err := stream(context.Background(), NewDynamicSource(client), cfg, t.Logf, make(chan RecordedEvent, 10))
+	err := Stream(context.Background(), NewDynamicSource(client), cfg, t.Logf, make(chan Event, 10))
 	if !apierrors.IsForbidden(err) {
 		t.Fatalf("want the Forbidden error, got %v", err)
 	}
@@ -152,7 +152,7 @@ func TestStreamEndsOnFirstContactFailure(t *testing.T) {
 // the stream had sent when each later page was asked for; its first watch
 // answers 410 Gone (a relist), later ones stay open.
 type pagedSource struct {
-	out chan RecordedEvent
+	out chan Event
 	// mu guards sentAtPage and watches.
 	mu         sync.Mutex
 	sentAtPage []int
@@ -193,15 +193,15 @@ func (p *pagedSource) Watch(context.Context, Target, metav1.ListOptions) (watch.
 // whole, while a relist is sent only once complete (a relist that fails is
 // retried, and must not send an item twice).
 func TestStreamSendsInitialListPageByPage(t *testing.T) {
-	out := make(chan RecordedEvent, 100)
+	out := make(chan Event, 100)
 	src := &pagedSource{out: out}
-	cfg := NewStreamConfig()
+	cfg := NewConfig()
 	cfg.Targets = []Target{{Resource: deployGVR, Namespace: "shop"}}
 	cfg.MinBackoff, cfg.MaxBackoff = time.Millisecond, 2*time.Millisecond
 	cfg.Now = func() time.Time { return t0 }
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	go func() { done <- stream(ctx, src, cfg, t.Logf, out) }()
+	go func() { done <- Stream(ctx, src, cfg, t.Logf, out) }()
 	// Read nothing until the lists are sent, so that len(out) counts what
 	// was sent.
 	for deadline := time.Now().Add(10 * time.Second); len(out) < 14; time.Sleep(time.Millisecond) {

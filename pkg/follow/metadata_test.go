@@ -1,16 +1,21 @@
-package churn
+package follow
 
 import (
 	"context"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	metadatafake "k8s.io/client-go/metadata/fake"
-
-	"github.com/kubectl-rv/kubectl-rv/pkg/inspect"
 )
+
+// stampFields is the field set of a manager that owns one annotation.
+const stampFields = `{"f:metadata":{"f:annotations":{".":{},"f:stamp":{}}}}`
+
+var t0 = time.Date(2026, 11, 21, 15, 0, 0, 0, time.UTC)
 
 // The metadata Source hands the tracker the metadata it reads, each
 // entry's field set as its raw JSON.
@@ -28,7 +33,7 @@ func TestMetadataSourceList(t *testing.T) {
 	}
 	client := metadatafake.NewSimpleMetadataClient(scheme, p)
 	src := NewMetadataSource(client)
-	l, err := src.List(context.Background(), inspect.Target{Resource: cmType.Resource, Namespace: "ns"}, metav1.ListOptions{})
+	l, err := src.List(context.Background(), Target{Resource: schema.GroupVersionResource{Version: "v1", Resource: "configmaps"}, Namespace: "ns"}, metav1.ListOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -38,7 +43,7 @@ func TestMetadataSourceList(t *testing.T) {
 	want := map[string]any{"apiVersion": "v1", "kind": "ConfigMap", "metadata": map[string]any{
 		"name": "c", "namespace": "ns", "uid": "u1", "resourceVersion": "7", "generation": int64(2),
 		"managedFields": []any{map[string]any{"manager": "looper", "operation": "Update", "apiVersion": "v1", "subresource": "status",
-			"time": t0.Unix(), rawFieldsKey: stampFields}},
+			"time": t0.Unix(), RawFieldsKey: stampFields}},
 	}}
 	if d := cmp.Diff(want, l.Items[0].Object); d != "" {
 		t.Errorf("object (-want +got):\n%s", d)

@@ -1,4 +1,4 @@
-package inspect
+package follow
 
 import (
 	"context"
@@ -7,93 +7,21 @@ import (
 	"math/rand/v2"
 	"net/url"
 	"slices"
-	"strings"
 	"sync"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/watch"
-	"k8s.io/client-go/dynamic"
 
 	"github.com/kubectl-rv/kubectl-rv/pkg/redact"
 )
 
-// Target is one resource to watch.
-type Target struct {
-	Resource schema.GroupVersionResource
-	// Namespace limits a namespaced resource to one namespace; "" means all
-	// namespaces (and is required for cluster-scoped resources).
-	Namespace string
-	// Names, when set, limits the watch to these objects.
-	Names []string
-}
-
-// ResourceKey returns the target's resource as group/version/resource, the
-// form recordings use.
-func (t Target) ResourceKey() string { return ResourceKey(t.Resource) }
-
-// ResourceKey returns group/version/resource ("v1/pods" in the core group).
-func ResourceKey(gvr schema.GroupVersionResource) string {
-	if gvr.Group == "" {
-		return gvr.Version + "/" + gvr.Resource
-	}
-	return gvr.Group + "/" + gvr.Version + "/" + gvr.Resource
-}
-
-// String describes the target for people: "deployments.apps/web -n shop".
-func (t Target) String() string {
-	s := t.Resource.Resource
-	if t.Resource.Group != "" {
-		s += "." + t.Resource.Group
-	}
-	if len(t.Names) > 0 {
-		s += "/" + strings.Join(t.Names, ",")
-	}
-	if t.Namespace != "" {
-		s += " -n " + t.Namespace
-	}
-	return s
-}
-
-// Source lists and watches the objects of one target: the seam between the
-// watch engine and the API server. NewDynamicSource implements it over a
-// dynamic client; unit tests implement it with scripted answers.
-type Source interface {
-	// List returns one page of the target's objects.
-	List(ctx context.Context, t Target, opts metav1.ListOptions) (*unstructured.UnstructuredList, error)
-	// Watch watches the target's objects from opts.ResourceVersion.
-	Watch(ctx context.Context, t Target, opts metav1.ListOptions) (watch.Interface, error)
-}
-
-// NewDynamicSource returns a Source over a dynamic client.
-func NewDynamicSource(client dynamic.Interface) Source { return dynamicSource{client: client} }
-
-type dynamicSource struct{ client dynamic.Interface }
-
-var _ Source = dynamicSource{}
-
-func (d dynamicSource) resource(t Target) dynamic.ResourceInterface {
-	r := d.client.Resource(t.Resource)
-	if t.Namespace != "" {
-		return r.Namespace(t.Namespace)
-	}
-	return r
-}
-
-func (d dynamicSource) List(ctx context.Context, t Target, opts metav1.ListOptions) (*unstructured.UnstructuredList, error) {
-	return d.resource(t).List(ctx, opts)
-}
-
-func (d dynamicSource) Watch(ctx context.Context, t Target, opts metav1.ListOptions) (watch.Interface, error) {
-	return d.resource(t).Watch(ctx, opts)
-}
-
-// StreamConfig says what a watch lists and watches, and how it retries.
-// NewStreamConfig fills the defaults.
-type StreamConfig struct {
+// Config says what to list and watch, and how to retry. NewConfig fills
+// the defaults.
+type Config struct {
+	// Targets are what Stream follows (Follow is given its one target).
 	Targets       []Target
 	LabelSelector string
 	FieldSelector string
@@ -111,10 +39,10 @@ type StreamConfig struct {
 	Now func() time.Time
 }
 
-// NewStreamConfig returns a StreamConfig with the default backoff
-// (250ms to 5s) and the wall clock.
-func NewStreamConfig() StreamConfig {
-	return StreamConfig{ChunkSize: 500, MinBackoff: 250 * time.Millisecond, MaxBackoff: 5 * time.Second, Now: time.Now}
+// NewConfig returns a Config with the default backoff (250ms to 5s), pages
+// of 500 and the wall clock.
+func NewConfig() Config {
+	return Config{ChunkSize: 500, MinBackoff: 250 * time.Millisecond, MaxBackoff: 5 * time.Second, Now: time.Now}
 }
 
 // ErrInitialContact wraps the error of the first request of a target: a
@@ -123,16 +51,16 @@ func NewStreamConfig() StreamConfig {
 // forbidden is left out with a warning while another target can be watched.
 var ErrInitialContact = errors.New("starting the watch")
 
-// stream lists each target (unless Since is set), then watches it from the
-// list's resourceVersion with bookmarks, sending every event to out, until
-// ctx is done. It never gives up after the first successful contact: a
-// dropped connection or an API server restart resumes the watch from the
-// last resourceVersion seen, after a backoff with jitter, so no event is
-// seen twice; a 410 Gone relists and sends the relist as LIST events ended
-// by a SYNCED event naming the lost range. Retries and targets left out are
-// reported to warnf, from the targets' goroutines. stream returns nil when
-// ctx is done, or an error wrapping ErrInitialContact.
-func stream(ctx context.Context, src Source, cfg StreamConfig, warnf func(format string, args ...any), out chan<- RecordedEvent) error {
+// Stream lists each of cfg.Targets through src (unless Since is set), then
+// watches it from the list's resourceVersion with bookmarks, sending every
+// event to out, until ctx is done. It never gives up after the first
+// successful contact: a dropped connection or an API server restart resumes
+// the watch from the last resourceVersion seen, after a backoff with jitter,
+// so no event is seen twice; a 410 Gone relists and sends the relist as LIST
+// events ended by a SYNCED event naming the lost range. Retries and targets
+// left out are reported to warnf, from the targets' goroutines. Stream
+// returns nil when ctx is done, or an error wrapping ErrInitialContact.
+func Stream(ctx context.Context, src Source, cfg Config, warnf func(format string, args ...any), out chan<- Event) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	var (
@@ -146,7 +74,9 @@ func stream(ctx context.Context, src Source, cfg StreamConfig, warnf func(format
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			s := &streamer{src: src, cfg: cfg, warnf: warnf, tgt: tgt, out: out}
+			s := &streamer{src: src, cfg: cfg, warnf: warnf, tgt: tgt}
+			s.list = s.listPages(src, out)
+			s.emit = func(ctx context.Context, ev Event) { send(ctx, out, ev) }
 			err := s.run(ctx)
 			if err == nil {
 				return
@@ -172,18 +102,47 @@ func stream(ctx context.Context, src Source, cfg StreamConfig, warnf func(format
 	return first
 }
 
+// Handler is what Follow does with one target: its own listing, and the
+// watch's events.
+type Handler struct {
+	// List lists the target and returns the list's resourceVersion. Follow
+	// calls it at the start when cfg.Since is empty (reason SyncInitial),
+	// and after a 410 Gone (SyncRelist, with the last resourceVersion seen
+	// and the server's message: the events in between are lost). An error
+	// of the initial list ends Follow; a relist is retried with backoff.
+	List func(ctx context.Context, reason SyncReason, gapFrom, gapError string) (string, error)
+	// Event receives every ADDED, MODIFIED, DELETED and BOOKMARK event, in
+	// order, from Follow's goroutine.
+	Event func(ctx context.Context, ev Event)
+}
+
+// Follow follows one target as Stream does, but hands the watch's events to
+// h and lets h list: for engines that read lists their own way. It returns
+// nil when ctx is done, or an error wrapping ErrInitialContact when the
+// first list or watch fails for a reason other than a server busy or
+// restarting (a 403, a 404, a bad selector).
+func Follow(ctx context.Context, src Watcher, cfg Config, tgt Target, warnf func(format string, args ...any), h Handler) error {
+	s := &streamer{src: src, cfg: cfg, warnf: warnf, tgt: tgt, list: h.List, emit: h.Event}
+	return s.run(ctx)
+}
+
 // streamer follows one target; its fields are set before run and only
 // run's goroutine touches them after.
 type streamer struct {
-	src   Source
-	cfg   StreamConfig
+	src   Watcher
+	cfg   Config
 	warnf func(format string, args ...any)
 	tgt   Target
-	out   chan<- RecordedEvent
+	// list lists the target and returns the list's resourceVersion.
+	list func(ctx context.Context, reason SyncReason, gapFrom, gapError string) (string, error)
+	// emit delivers a watch event.
+	emit func(ctx context.Context, ev Event)
 	// wait is the current backoff, 0 after a healthy watch.
 	wait time.Duration
 }
 
+// options are the selectors of the target's lists and watches; a target of
+// one name selects it by metadata.name.
 func (s *streamer) options() metav1.ListOptions {
 	opts := metav1.ListOptions{LabelSelector: s.cfg.LabelSelector, FieldSelector: s.cfg.FieldSelector}
 	if len(s.tgt.Names) == 1 {
@@ -282,18 +241,18 @@ func (s *streamer) consume(ctx context.Context, w watch.Interface, rv string) (s
 					continue
 				}
 				rv = u.GetResourceVersion()
-				s.send(ctx, RecordedEvent{Type: RecordBookmark, Time: s.cfg.Now(), Resource: s.tgt.ResourceKey(), ResourceVersion: rv})
+				s.emit(ctx, Event{Type: Bookmark, Time: s.cfg.Now(), Resource: s.tgt.ResourceKey(), ResourceVersion: rv})
 			case watch.Added, watch.Modified, watch.Deleted:
 				u, ok := ev.Object.(*unstructured.Unstructured)
 				if !ok {
 					continue
 				}
 				rv = u.GetResourceVersion()
-				if !s.wanted(u) {
+				if !wanted(s.tgt, u) {
 					continue
 				}
-				s.prepare(u)
-				s.send(ctx, RecordedEvent{Type: RecordType(ev.Type), Time: s.cfg.Now(), Resource: s.tgt.ResourceKey(), Object: u})
+				prepare(s.cfg, s.tgt, u)
+				s.emit(ctx, Event{Type: EventType(ev.Type), Time: s.cfg.Now(), Resource: s.tgt.ResourceKey(), Object: u})
 			}
 		}
 	}
@@ -321,66 +280,71 @@ func (s *streamer) relist(ctx context.Context, lastRV string, gone error) string
 	return lastRV
 }
 
-// list lists the target page by page, sends the items as LIST events and a
-// SYNCED event, and returns the list's resourceVersion. The items of an
-// initial list are sent page by page, so that only a page or so of decoded
-// objects is alive at once: if it fails, the watch ends. A relist is sent
-// only once it is complete, so that a retried relist never sends an item
-// twice.
-func (s *streamer) list(ctx context.Context, reason SyncReason, gapFrom, gapErr string) (string, error) {
-	opts := s.options()
-	opts.Limit = s.cfg.ChunkSize
-	var held []unstructured.Unstructured
-	rv := ""
-	now := s.cfg.Now()
-	for {
-		l, err := s.src.List(ctx, s.tgt, opts)
-		if err != nil {
-			return "", err
+// listPages returns the list function of Stream: it lists the target page
+// by page through src, sends the items as LIST events and a SYNCED event to
+// out, and returns the list's resourceVersion. The items of an initial list
+// are sent page by page, so that only a page or so of decoded objects is
+// alive at once: if it fails, the watch ends. A relist is sent only once it
+// is complete, so that a retried relist never sends an item twice.
+func (s *streamer) listPages(src Source, out chan<- Event) func(context.Context, SyncReason, string, string) (string, error) {
+	return func(ctx context.Context, reason SyncReason, gapFrom, gapErr string) (string, error) {
+		opts := s.options()
+		opts.Limit = s.cfg.ChunkSize
+		var held []unstructured.Unstructured
+		rv := ""
+		now := s.cfg.Now()
+		for {
+			l, err := src.List(ctx, s.tgt, opts)
+			if err != nil {
+				return "", err
+			}
+			if rv == "" {
+				rv = l.GetResourceVersion()
+			}
+			if reason == SyncInitial {
+				s.sendItems(ctx, out, now, reason, l.Items)
+			} else {
+				held = append(held, l.Items...)
+			}
+			if l.GetContinue() == "" {
+				break
+			}
+			opts.Continue = l.GetContinue()
 		}
-		if rv == "" {
-			rv = l.GetResourceVersion()
-		}
-		if reason == SyncInitial {
-			s.sendItems(ctx, now, reason, l.Items)
-		} else {
-			held = append(held, l.Items...)
-		}
-		if l.GetContinue() == "" {
-			break
-		}
-		opts.Continue = l.GetContinue()
+		s.sendItems(ctx, out, now, reason, held)
+		send(ctx, out, Event{Type: Synced, Time: now, Resource: s.tgt.ResourceKey(), Reason: reason, ResourceVersion: rv, GapFrom: gapFrom, GapError: gapErr})
+		return rv, nil
 	}
-	s.sendItems(ctx, now, reason, held)
-	s.send(ctx, RecordedEvent{Type: RecordSynced, Time: now, Resource: s.tgt.ResourceKey(), Reason: reason, ResourceVersion: rv, GapFrom: gapFrom, GapError: gapErr})
-	return rv, nil
 }
 
 // sendItems sends the wanted items as LIST events.
-func (s *streamer) sendItems(ctx context.Context, now time.Time, reason SyncReason, items []unstructured.Unstructured) {
+func (s *streamer) sendItems(ctx context.Context, out chan<- Event, now time.Time, reason SyncReason, items []unstructured.Unstructured) {
 	for i := range items {
 		u := &items[i]
-		if !s.wanted(u) {
+		if !wanted(s.tgt, u) {
 			continue
 		}
-		s.prepare(u)
-		s.send(ctx, RecordedEvent{Type: RecordList, Time: now, Resource: s.tgt.ResourceKey(), Reason: reason, Object: u})
+		prepare(s.cfg, s.tgt, u)
+		send(ctx, out, Event{Type: List, Time: now, Resource: s.tgt.ResourceKey(), Reason: reason, Object: u})
 	}
 }
 
-func (s *streamer) wanted(u *unstructured.Unstructured) bool {
-	return len(s.tgt.Names) <= 1 || slices.Contains(s.tgt.Names, u.GetName())
+// wanted says whether u is one of the target's names (a target of one name
+// is selected by the server).
+func wanted(t Target, u *unstructured.Unstructured) bool {
+	return len(t.Names) <= 1 || slices.Contains(t.Names, u.GetName())
 }
 
-func (s *streamer) prepare(u *unstructured.Unstructured) {
-	if !s.cfg.ShowSecrets && s.tgt.Resource.Group == "" && s.tgt.Resource.Resource == "secrets" {
+// prepare redacts Secret values unless cfg.ShowSecrets.
+func prepare(cfg Config, t Target, u *unstructured.Unstructured) {
+	if !cfg.ShowSecrets && t.Resource.Group == "" && t.Resource.Resource == "secrets" {
 		u.Object = redact.Secret(u.Object, redact.Hash)
 	}
 }
 
-func (s *streamer) send(ctx context.Context, ev RecordedEvent) {
+func send(ctx context.Context, out chan<- Event, ev Event) {
 	select {
-	case s.out <- ev:
+	case out <- ev:
 	case <-ctx.Done():
 	}
 }

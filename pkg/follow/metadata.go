@@ -1,4 +1,4 @@
-package churn
+package follow
 
 import (
 	"context"
@@ -7,29 +7,27 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/metadata"
-
-	"github.com/kubectl-rv/kubectl-rv/pkg/inspect"
 )
 
-// rawFieldsKey holds, in the objects a metadata Source returns, a
-// managedFields entry's fieldsV1 as its raw JSON string: the Tracker
+// RawFieldsKey holds, in the objects a metadata Source returns, a
+// managedFields entry's fieldsV1 as its raw JSON string: churn's Tracker
 // fingerprints it, and decodes it only when it must.
-const rawFieldsKey = "fieldsV1Raw"
+const RawFieldsKey = "fieldsV1Raw"
 
-// NewMetadataSource returns an inspect.Source over the metadata client: the
-// server sends PartialObjectMetadata, which the Source turns into
-// unstructured objects holding only the metadata churn reads (name,
+// NewMetadataSource returns a Source over the metadata client: the server
+// sends PartialObjectMetadata, which the Source turns into unstructured
+// objects holding only the metadata churn reads (name,
 // namespace, uid, resourceVersion, generation, managedFields, with each
 // entry's field set as a raw JSON string under fieldsV1Raw).
-func NewMetadataSource(client metadata.Interface) inspect.Source {
+func NewMetadataSource(client metadata.Interface) Source {
 	return metadataSource{client: client}
 }
 
 type metadataSource struct{ client metadata.Interface }
 
-var _ inspect.Source = metadataSource{}
+var _ Source = metadataSource{}
 
-func (m metadataSource) resource(t inspect.Target) metadata.ResourceInterface {
+func (m metadataSource) resource(t Target) metadata.ResourceInterface {
 	r := m.client.Resource(t.Resource)
 	if t.Namespace != "" {
 		return r.Namespace(t.Namespace)
@@ -37,7 +35,7 @@ func (m metadataSource) resource(t inspect.Target) metadata.ResourceInterface {
 	return r
 }
 
-func (m metadataSource) List(ctx context.Context, t inspect.Target, opts metav1.ListOptions) (*unstructured.UnstructuredList, error) {
+func (m metadataSource) List(ctx context.Context, t Target, opts metav1.ListOptions) (*unstructured.UnstructuredList, error) {
 	l, err := m.resource(t).List(ctx, opts)
 	if err != nil {
 		return nil, err
@@ -46,26 +44,27 @@ func (m metadataSource) List(ctx context.Context, t inspect.Target, opts metav1.
 	out.SetResourceVersion(l.ResourceVersion)
 	out.SetContinue(l.Continue)
 	for i := range l.Items {
-		out.Items[i] = unstructured.Unstructured{Object: metaObject(&l.Items[i])}
+		out.Items[i] = unstructured.Unstructured{Object: MetadataObject(&l.Items[i])}
 	}
 	return out, nil
 }
 
-func (m metadataSource) Watch(ctx context.Context, t inspect.Target, opts metav1.ListOptions) (watch.Interface, error) {
+func (m metadataSource) Watch(ctx context.Context, t Target, opts metav1.ListOptions) (watch.Interface, error) {
 	w, err := m.resource(t).Watch(ctx, opts)
 	if err != nil {
 		return nil, err
 	}
 	return watch.Filter(w, func(ev watch.Event) (watch.Event, bool) {
 		if p, ok := ev.Object.(*metav1.PartialObjectMetadata); ok {
-			ev.Object = &unstructured.Unstructured{Object: metaObject(p)}
+			ev.Object = &unstructured.Unstructured{Object: MetadataObject(p)}
 		}
 		return ev, true
 	}), nil
 }
 
-// metaObject is the unstructured form of the metadata churn reads.
-func metaObject(p *metav1.PartialObjectMetadata) map[string]any {
+// MetadataObject returns the unstructured form a metadata Source gives p:
+// the metadata it keeps, each entry's field set raw under RawFieldsKey.
+func MetadataObject(p *metav1.PartialObjectMetadata) map[string]any {
 	md := map[string]any{"name": p.Name, "resourceVersion": p.ResourceVersion, "uid": string(p.UID)}
 	if p.Namespace != "" {
 		md["namespace"] = p.Namespace
@@ -84,7 +83,7 @@ func metaObject(p *metav1.PartialObjectMetadata) map[string]any {
 				m["time"] = e.Time.Unix()
 			}
 			if e.FieldsV1 != nil {
-				m[rawFieldsKey] = string(e.FieldsV1.Raw)
+				m[RawFieldsKey] = string(e.FieldsV1.Raw)
 			}
 			mf[i] = m
 		}

@@ -1,0 +1,61 @@
+package cmd
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestWatchReplayCutShort: a recording whose last line is cut short (what a
+// killed recorder leaves) replays up to the cut with a warning naming
+// file:line; the same damage in the middle of the recording exits 2.
+func TestWatchReplayCutShort(t *testing.T) {
+	dir := t.TempDir()
+	deploy := func(rv, replicas string) string {
+		return `{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"web","namespace":"shop","uid":"u1","resourceVersion":"` + rv + `","generation":1,` +
+			`"managedFields":[{"manager":"kubectl","operation":"Update","apiVersion":"apps/v1","time":"2026-11-21T15:00:0` + replicas + `Z","fieldsType":"FieldsV1","fieldsV1":{"f:spec":{"f:replicas":{}}}}]},"spec":{"replicas":` + replicas + `}}`
+	}
+	lines := []string{
+		`{"apiVersion":"rv.kubectl-rv.dev/v1alpha1","kind":"WatchRecording","format":1,"started":"2026-11-21T15:00:00Z","secretsRedacted":true}`,
+		`{"type":"LIST","time":"2026-11-21T15:00:00Z","resource":"apps/v1/deployments","reason":"initial","object":` + deploy("10", "1") + `}`,
+		`{"type":"SYNCED","time":"2026-11-21T15:00:00Z","resource":"apps/v1/deployments","reason":"initial","resourceVersion":"10"}`,
+		`{"type":"MODIFIED","time":"2026-11-21T15:00:02Z","resource":"apps/v1/deployments","object":` + deploy("11", "2") + `}`,
+		`{"type":"MODIFIED","time":"2026-11-21T15:00:03Z","resource":"apps/v1/deployments","object":` + deploy("12", "3") + `}`,
+	}
+	whole := strings.Join(lines, "\n") + "\n"
+	cut := whole[:len(whole)-40] // the last line, without its end and newline
+	write := func(name, content string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	tests := []struct {
+		name, content string
+		code          int
+		inOut, inErr  string
+		notOut        string
+	}{
+		{"whole", whole, 0, `"resourceVersion":"12"`, "", ""},
+		{"cut at the end", cut, 0, `"resourceVersion":"11"`, "trunc.jsonl:5: the last line is cut short (the recorder was stopped while writing it); replaying the 4 lines before it", `"resourceVersion":"12"`},
+		{"cut in the middle", cut + "\n" + lines[3] + "\n", 2, "", "trunc.jsonl: line 5: invalid JSON", `"resourceVersion"`},
+		{"cut at the end, ended by a newline", cut + "\n", 2, "", "trunc.jsonl: line 5: invalid JSON", `"resourceVersion"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := write("trunc.jsonl", tt.content)
+			out, errOut, code := run(t, "watch", "--replay", p, "-o", "json")
+			if code != tt.code {
+				t.Fatalf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, tt.code, out, errOut)
+			}
+			if !strings.Contains(out, tt.inOut) || !strings.Contains(errOut, tt.inErr) {
+				t.Errorf("want %q in stdout and %q in stderr, got:\n%s\n---\n%s", tt.inOut, tt.inErr, out, errOut)
+			}
+			if tt.notOut != "" && strings.Contains(out, tt.notOut) {
+				t.Errorf("want no %q in stdout, got:\n%s", tt.notOut, out)
+			}
+		})
+	}
+}
