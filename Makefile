@@ -42,8 +42,9 @@ test-quick: ## unit tests without -race, cached: the edit loop (make test-unit b
 e2e: control-plane ## end-to-end tests against a real control plane (built on first use)
 	set -o pipefail; $(GO) test -tags e2e -count=1 -timeout $(E2E_TIMEOUT) -v ./test/e2e/ 2>&1 | hack/e2e-summary.sh
 
-control-plane: ## build (or reuse) etcd, kube-apiserver, kube-controller-manager and kubectl
+control-plane: ## build (or reuse) etcd, kube-apiserver, kube-controller-manager, kubectl and kine
 	hack/build-control-plane.sh >/dev/null
+	hack/build-kine.sh >/dev/null
 
 cluster-up: ## start a local control plane; prints the export KUBECONFIG line
 	hack/local-cluster.sh up
