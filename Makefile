@@ -26,10 +26,11 @@ install: build ## install kubectl-rv and kubectl_complete-rv into PREFIX (defaul
 test: test-unit e2e ## unit tests with -race, then the e2e suite against a real control plane
 
 # Tests that push tens of thousands of events through a decoder or an engine
-# to hold two paths equal or a memory bound: under -race they took 105-293 s
-# each (the race detector's cost on every memory access, not a race to find),
-# three quarters of the unit run. They run once, without -race; every other
-# test runs with it (the mapped reader's race was caught by a small test).
+# to hold two paths equal or a memory bound. Under -race they take 68 s of
+# wall time on an idle 2-core machine (16 s without), and took 105-293 s each
+# on a loaded one: the race detector's cost on every memory access, not a
+# race to find. They run once, without -race; every other test runs with it
+# (the mapped reader's race was caught by a small test).
 HEAVY_TESTS := ^(TestAnalyzeMemoryBounded|TestDecodeMappedMatchesRead|TestDecodeReuseMatches|TestTrackerRetainsLessThanJSON)$$
 
 test-unit: ## unit tests with -race (the heavy data tests once, without it)
