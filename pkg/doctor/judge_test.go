@@ -77,7 +77,7 @@ func TestJudgeBookmarks(t *testing.T) {
 
 func TestJudgeWatchExpired(t *testing.T) {
 	obj := func(name, rv, uid string) metav1.PartialObjectMetadata {
-		return metav1.PartialObjectMetadata{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: name, ResourceVersion: rv, UID: typesUID(uid)}}
+		return metav1.PartialObjectMetadata{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: name, ResourceVersion: rv, UID: types.UID(uid)}}
 	}
 	gone := listed{err: apierrors.NewResourceExpired("too old")}
 	now := func(items ...metav1.PartialObjectMetadata) listed {
@@ -163,8 +163,6 @@ func TestUnreachable(t *testing.T) {
 		}
 	}
 }
-
-func typesUID(s string) types.UID { return types.UID(s) }
 
 // TestCrossServer: a peer that shares the store passes; one whose
 // consistent list answers an older version, or that answers "too large"

@@ -38,26 +38,27 @@ func (p *prober) checkCrossServer(ctx context.Context, rv string) Check {
 	}
 	var seen []string
 	for _, peer := range p.peers {
-		c, ok := p.crossOne(ctx, peer, rv)
-		if !ok {
-			return c
+		phrase, bad := p.crossOne(ctx, peer, rv)
+		if bad != nil {
+			return *bad
 		}
-		seen = append(seen, c.Observed)
+		seen = append(seen, phrase)
 	}
 	return pass(CrossServerRVs, strings.Join(seen, "; "), "servers", itoa(int32(len(p.peers)+1)))
 }
 
 // crossOne compares the main server with one peer, both ways. It returns
-// the failing verdict and false, or a phrase of what it saw and true.
-func (p *prober) crossOne(ctx context.Context, peer peerClient, mainRV string) (Check, bool) {
+// a phrase of what it saw, or the verdict that ends the check.
+func (p *prober) crossOne(ctx context.Context, peer peerClient, mainRV string) (string, *Check) {
+	verdict := func(c Check) (string, *Check) { return "", &c }
 	other := list(ctx, peer.ri, metav1.ListOptions{})
 	if other.err != nil {
-		return skipOrFail(peer.server, other.err, "a consistent list"), false
+		return verdict(peerFailure(peer.server, other.err, "a consistent list"))
 	}
 	peerRV := other.list.ResourceVersion
 	if c := compareOrZero(peerRV, mainRV); c < 0 {
-		return fail(CrossServerRVs, fmt.Sprintf("%s answered a consistent list with resourceVersion %s after the main server had answered %s: a client that fails over reads the past",
-			peer.server, peerRV, mainRV), "server", peer.server, "main", mainRV, "peer", peerRV), false
+		return verdict(fail(CrossServerRVs, fmt.Sprintf("%s answered a consistent list with resourceVersion %s after the main server had answered %s: a client that fails over reads the past",
+			peer.server, peerRV, mainRV), "server", peer.server, "main", mainRV, "peer", peerRV))
 	}
 	for _, dir := range []struct {
 		ri       metadata.ResourceInterface
@@ -66,22 +67,22 @@ func (p *prober) crossOne(ctx context.Context, peer peerClient, mainRV string) (
 	}{{peer.ri, peer.server, "the main server", mainRV}, {p.ri, "the main server", peer.server, peerRV}} {
 		l := list(ctx, dir.ri, metav1.ListOptions{ResourceVersion: dir.rv, ResourceVersionMatch: metav1.ResourceVersionMatchNotOlderThan, Limit: 1})
 		switch {
-		case l.err != nil && unreachable(l.err) && !strings.Contains(l.err.Error(), "Too large resource version"):
-			return skipOrFail(dir.at, l.err, "a list not older than "+dir.rv), false
+		case unreachable(l.err):
+			return verdict(peerFailure(dir.at, l.err, "a list not older than "+dir.rv))
 		case l.err != nil:
-			return fail(CrossServerRVs, fmt.Sprintf("%s answered a list not older than %s (read from %s) with %d: %v: a client that fails over to it cannot go on from where it was",
-				dir.at, dir.rv, dir.from, statusCode(l.err), l.err), "server", peer.server, "asked", dir.rv, "code", itoa(statusCode(l.err))), false
+			return verdict(fail(CrossServerRVs, fmt.Sprintf("%s answered a list not older than %s (read from %s) with %d: %v: a client that fails over to it cannot go on from where it was",
+				dir.at, dir.rv, dir.from, statusCode(l.err), l.err), "server", peer.server, "asked", dir.rv, "code", itoa(statusCode(l.err))))
 		case compareOrZero(l.list.ResourceVersion, dir.rv) < 0:
-			return fail(CrossServerRVs, fmt.Sprintf("%s answered a list not older than %s (read from %s) with the older %s", dir.at, dir.rv, dir.from, l.list.ResourceVersion),
-				"server", peer.server, "asked", dir.rv, "got", l.list.ResourceVersion), false
+			return verdict(fail(CrossServerRVs, fmt.Sprintf("%s answered a list not older than %s (read from %s) with the older %s", dir.at, dir.rv, dir.from, l.list.ResourceVersion),
+				"server", peer.server, "asked", dir.rv, "got", l.list.ResourceVersion))
 		}
 	}
-	return Check{Observed: fmt.Sprintf("%s: consistent %s after the main server's %s, and each answers not-older-than the other's", peer.server, peerRV, mainRV)}, true
+	return fmt.Sprintf("%s: consistent %s after the main server's %s, and each answers not-older-than the other's", peer.server, peerRV, mainRV), nil
 }
 
-// skipOrFail: a peer that cannot be reached says nothing about the
-// contract.
-func skipOrFail(server string, err error, what string) Check {
+// peerFailure: a peer that cannot be reached says nothing about the
+// contract (a warn); any other error is a failure.
+func peerFailure(server string, err error, what string) Check {
 	if unreachable(err) {
 		return warn(CrossServerRVs, fmt.Sprintf("unreachable: %s on %s failed: %v", what, server, err), "server", server, "unreachable", "true")
 	}
