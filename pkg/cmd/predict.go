@@ -22,8 +22,8 @@ import (
 	"github.com/kubectl-rv/kubectl-rv/pkg/output"
 	"github.com/kubectl-rv/kubectl-rv/pkg/output/predictprint"
 	"github.com/kubectl-rv/kubectl-rv/pkg/predict"
-	"github.com/kubectl-rv/kubectl-rv/pkg/serverrules"
 	"github.com/kubectl-rv/kubectl-rv/pkg/text"
+	"github.com/kubectl-rv/kubectl-rv/pkg/writepath"
 )
 
 // PredictOptions are the options of kubectl rv predict.
@@ -43,6 +43,9 @@ type PredictOptions struct {
 	FailOn       string
 	ShowSecrets  bool
 	Output       *OutputFlags
+	// Rules are the API server's rules --offline runs; without them, Run
+	// hands --offline over to rv-offline.
+	Rules writepath.Rules
 
 	args       []string
 	namespace  string
@@ -134,6 +137,9 @@ requests and in the messages of every format unless --show-secrets is given.`,
 func (o *PredictOptions) Complete(f *Factory, args []string) error {
 	o.args = args
 	if f != nil {
+		if o.Rules == nil {
+			o.Rules = f.offlineRules()
+		}
 		ns, explicit, err := f.Namespace()
 		if err != nil && !o.Offline {
 			return err
@@ -223,6 +229,10 @@ func onlyApply(ms []predict.Method) bool {
 
 // Run predicts and prints.
 func (o *PredictOptions) Run(ctx context.Context) error {
+	if o.Offline && o.Rules == nil {
+		// Before anything is read: rv-offline reads the same input.
+		return handOff()
+	}
 	p, err := o.Output.ToPrinter(o.Out)
 	if err != nil {
 		return err
@@ -427,7 +437,7 @@ func (o *PredictOptions) runOffline(ctx context.Context, cfg predict.Config, tar
 		return nil, err
 	}
 	off := predict.NewOffline(tc)
-	off.Rules = serverrules.Rules{}
+	off.Rules = o.Rules
 	items, err := predict.MatchOffline(targets, predict.NewLiveSet(lives, liveKinds(lives)), o.defaultNamespace(), off.Executor)
 	if err != nil {
 		var nl *predict.NoLiveObjectError

@@ -16,6 +16,7 @@ import (
 	"github.com/kubectl-rv/kubectl-rv/pkg/exitcode"
 	"github.com/kubectl-rv/kubectl-rv/pkg/output"
 	"github.com/kubectl-rv/kubectl-rv/pkg/version"
+	"github.com/kubectl-rv/kubectl-rv/pkg/writepath"
 )
 
 const rootLong = `kubectl rv tells you why your Kubernetes writes collide.
@@ -45,11 +46,15 @@ const rootExample = `  # See the classic optimistic-concurrency race, offline, s
   kubectl rv version`
 
 // NewCmdRV returns the root command, kubectl rv, with all of kubectl's global
-// flags (--kubeconfig, --context, -n, --server, --token, --as, ...).
-func NewCmdRV(streams genericiooptions.IOStreams) *cobra.Command {
+// flags (--kubeconfig, --context, -n, --server, --token, --as, ...). rules
+// are the API server's rules that predict --offline and simulate run
+// (serverrules.Rules, which rv-offline links); with nil rules (kubectl-rv)
+// those commands hand over to rv-offline (handOff).
+func NewCmdRV(streams genericiooptions.IOStreams, rules writepath.Rules) *cobra.Command {
 	configFlags := genericclioptions.NewConfigFlags(true).
 		WithDiscoveryBurst(300).WithDiscoveryQPS(50.0)
 	f := NewFactory(configFlags)
+	f.rules = rules
 
 	root := &cobra.Command{
 		Use:           "rv",
