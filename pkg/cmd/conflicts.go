@@ -23,6 +23,7 @@ import (
 	"github.com/kubectl-rv/kubectl-rv/pkg/exitcode"
 	"github.com/kubectl-rv/kubectl-rv/pkg/output"
 	"github.com/kubectl-rv/kubectl-rv/pkg/output/conflictsprint"
+	"github.com/kubectl-rv/kubectl-rv/pkg/text"
 )
 
 const conflictsLong = `Find which writes collide in a cluster, who loses to whom, and why.
@@ -486,7 +487,7 @@ func (o *ConflictsOptions) exit(rep *conflicts.Report) error {
 		}
 	}
 	if len(over) > 0 {
-		return exitcode.Findingf("%d writer(s) over --fail-on-rate %g: %s", len(over), o.FailOnRate, output.Escape(strings.Join(over, ", ")))
+		return exitcode.Findingf("%d writer(s) over --fail-on-rate %g: %s", len(over), o.FailOnRate, text.Escape(strings.Join(over, ", ")))
 	}
 	return nil
 }
@@ -514,7 +515,7 @@ func (o *ConflictsOptions) runLive(ctx context.Context) error {
 		return b, nil
 	}
 	started := func(time.Time) {
-		fmt.Fprintf(o.ErrOut, "read %s/metrics; reading it again in %s\n", output.Escape(o.server), o.For)
+		fmt.Fprintf(o.ErrOut, "read %s/metrics; reading it again in %s\n", text.Escape(o.server), o.For)
 	}
 	cfg := conflicts.LiveConfig{For: o.For, Started: started}
 	if o.Output.Format() == output.Table && output.IsTerminal(o.Out) {
@@ -525,7 +526,7 @@ func (o *ConflictsOptions) runLive(ctx context.Context) error {
 	}
 	rep, err := conflicts.Live(ctx, get, cfg)
 	if errors.Is(err, conflicts.ErrBadMetrics) {
-		return exitcode.Cluster(fmt.Errorf("--live: %s/metrics: %w", output.Escape(o.server), err))
+		return exitcode.Cluster(fmt.Errorf("--live: %s/metrics: %w", text.Escape(o.server), err))
 	}
 	if err != nil {
 		return err

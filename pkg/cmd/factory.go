@@ -16,7 +16,7 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/kubectl-rv/kubectl-rv/pkg/exitcode"
-	"github.com/kubectl-rv/kubectl-rv/pkg/output"
+	"github.com/kubectl-rv/kubectl-rv/pkg/text"
 	"github.com/kubectl-rv/kubectl-rv/pkg/writepath"
 )
 
@@ -165,7 +165,7 @@ func (f *Factory) checkKubeconfig() error {
 	if !anyExists(filepath.SplitList(env)) {
 		why = "no such file"
 	}
-	return exitcode.Usagef("KUBECONFIG=%s: %s: point KUBECONFIG at your kubeconfig, unset it to use %s, or use --kubeconfig FILE or --server", output.Escape(env), why, clientcmd.RecommendedHomeFile)
+	return exitcode.Usagef("KUBECONFIG=%s: %s: point KUBECONFIG at your kubeconfig, unset it to use %s, or use --kubeconfig FILE or --server", text.Escape(env), why, clientcmd.RecommendedHomeFile)
 }
 
 // checkExplicitKubeconfig fails, as bad input, when --kubeconfig names a
@@ -176,7 +176,7 @@ func (f *Factory) checkExplicitKubeconfig() error {
 	}
 	if p := deref(f.configFlags.KubeConfig); p != "" {
 		if _, err := os.Stat(p); err != nil {
-			return exitcode.Usagef("--kubeconfig %s: %s", output.Escape(p), statReason(err))
+			return exitcode.Usagef("--kubeconfig %s: %s", text.Escape(p), statReason(err))
 		}
 	}
 	return nil
@@ -237,5 +237,5 @@ func (f *Factory) decorate(err error) error {
 	if server == "" {
 		return err
 	}
-	return exitcode.Cluster(fmt.Errorf("cluster at %s: %w", output.Escape(server), err))
+	return exitcode.Cluster(fmt.Errorf("cluster at %s: %w", text.Escape(server), err))
 }

@@ -288,7 +288,7 @@ func (o *OwnersOptions) Run(ctx context.Context) error {
 		return exitcode.Usage(err)
 	}
 	if res.NothingMatched {
-		fmt.Fprintln(o.ErrOut, output.Escape(o.nothingMatched()))
+		fmt.Fprintln(o.ErrOut, text.Escape(o.nothingMatched()))
 	}
 	if res.ClockSkew.Entries > 0 && o.Time != string(ownersprint.TimeNone) {
 		fmt.Fprintln(o.ErrOut, skewNote(res.ClockSkew))
@@ -320,16 +320,16 @@ func (o *OwnersOptions) noteDrift(objs []owners.Object) {
 		case d.Expected == "":
 			output.Warnf(o.ErrOut, "%s has no Apply manager to expect; drift not checked: give --expect-manager NAME", name)
 		case d.Inferred:
-			fmt.Fprintln(o.ErrOut, output.Escape(fmt.Sprintf("note: %s: expecting its main applier %q (the Apply manager owning the most leaves: %d of %d)", name, d.Expected, d.ExpectedLeaves, d.Leaves)))
+			fmt.Fprintln(o.ErrOut, text.Escape(fmt.Sprintf("note: %s: expecting its main applier %q (the Apply manager owning the most leaves: %d of %d)", name, d.Expected, d.ExpectedLeaves, d.Leaves)))
 		}
 		if d.StatusFields > 0 {
-			fmt.Fprintln(o.ErrOut, output.Escape(fmt.Sprintf("note: %s: %s written through the status subresource left out (controllers report status there): --include-status counts them",
+			fmt.Fprintln(o.ErrOut, text.Escape(fmt.Sprintf("note: %s: %s written through the status subresource left out (controllers report status there): --include-status counts them",
 				name, text.Plural(d.StatusFields, "field"))))
 		}
 		if d.Expected != "" && len(d.Fields) == 0 {
 			clean++
 			if len(objs) == 1 {
-				fmt.Fprintln(o.ErrOut, output.Escape(fmt.Sprintf("%s: no field is owned by a manager other than %q", name, d.Expected)))
+				fmt.Fprintln(o.ErrOut, text.Escape(fmt.Sprintf("%s: no field is owned by a manager other than %q", name, d.Expected)))
 			}
 		}
 	}

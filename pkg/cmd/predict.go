@@ -482,7 +482,7 @@ func (o *PredictOptions) typeConverter() (managedfields.TypeConverter, error) {
 
 // gvkString names a kind as a manifest does: apps/v1 Deployment.
 func gvkString(gvk schema.GroupVersionKind) string {
-	return output.Escape(gvk.GroupVersion().String() + " " + gvk.Kind)
+	return text.Escape(gvk.GroupVersion().String() + " " + gvk.Kind)
 }
 
 // readLive reads the --live objects; each must have valid managedFields.
@@ -500,7 +500,7 @@ func (o *PredictOptions) readLive() ([]*unstructured.Unstructured, map[*unstruct
 	for _, l := range lives {
 		u := l.Object
 		if _, err := managedfields.Entries(u); err != nil {
-			return nil, nil, exitcode.Usage(fmt.Errorf("--live %s: %s %s: %w", l.Source, output.Escape(u.GetKind()), output.Escape(u.GetName()), err))
+			return nil, nil, exitcode.Usage(fmt.Errorf("--live %s: %s %s: %w", l.Source, text.Escape(u.GetKind()), text.Escape(u.GetName()), err))
 		}
 		if err := checkObjectRV(u, "--live "+l.Source.String()); err != nil {
 			return nil, nil, err

@@ -14,7 +14,7 @@ import (
 	_ "k8s.io/client-go/plugin/pkg/client/auth"
 
 	"github.com/kubectl-rv/kubectl-rv/pkg/exitcode"
-	"github.com/kubectl-rv/kubectl-rv/pkg/output"
+	"github.com/kubectl-rv/kubectl-rv/pkg/text"
 	"github.com/kubectl-rv/kubectl-rv/pkg/version"
 	"github.com/kubectl-rv/kubectl-rv/pkg/writepath"
 )
@@ -152,8 +152,8 @@ func newWarningHandler(w io.Writer) rest.WarningHandler {
 
 type escapingWarnings struct{ next rest.WarningHandler }
 
-func (e escapingWarnings) HandleWarningHeader(code int, agent, text string) {
-	e.next.HandleWarningHeader(code, agent, output.Escape(text))
+func (e escapingWarnings) HandleWarningHeader(code int, agent, message string) {
+	e.next.HandleWarningHeader(code, agent, text.Escape(message))
 }
 
 // escapeLines escapes each line of an error message for the terminal:
@@ -164,7 +164,7 @@ func (e escapingWarnings) HandleWarningHeader(code int, agent, text string) {
 func escapeLines(msg string) string {
 	lines := strings.Split(msg, "\n")
 	for i, l := range lines {
-		lines[i] = output.Escape(l)
+		lines[i] = text.Escape(l)
 	}
 	return strings.Join(lines, "\n")
 }

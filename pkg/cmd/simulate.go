@@ -210,7 +210,7 @@ type escapedError struct{ err error }
 func (e escapedError) Error() string {
 	lines := strings.Split(e.err.Error(), "\n")
 	for i, l := range lines {
-		lines[i] = output.Escape(l)
+		lines[i] = text.Escape(l)
 	}
 	return strings.Join(lines, "\n")
 }
