@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"k8s.io/apimachinery/pkg/util/resourceversion"
+
+	"github.com/kubectl-rv/kubectl-rv/pkg/apitypes"
 )
 
 // agg accumulates one writer's figures.
@@ -642,17 +644,14 @@ func (o *objState) outcome(r *record, ws winnerSet) outcome {
 	return out
 }
 
+// matchObject reports whether the object k is the one the user named in
+// want (Config.Object), its type resolved with kubectl's rules
+// (apitypes.ParseOfflineType: short names, singular, kind, .group).
 func matchObject(want, k ObjectKey) bool {
 	if want.Name != k.Name || want.Namespace != "" && want.Namespace != k.Namespace {
 		return false
 	}
-	full := k.Resource
-	if k.Group != "" {
-		full += "." + k.Group
-	}
-	r := want.Resource
-	return r == k.Resource || r == full || r+"s" == k.Resource || r+"es" == k.Resource ||
-		strings.HasPrefix(r, strings.TrimSuffix(k.Resource, "s")+".") && r+"s" == full
+	return apitypes.ParseOfflineType(want.Resource).Matches(k.Group, k.Resource)
 }
 
 // applyFailed and alreadyExists are what classify reads in a 409's

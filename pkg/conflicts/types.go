@@ -261,8 +261,9 @@ type Config struct {
 	RetryWindow time.Duration
 	// Object limits the analysis, every figure of it, to one object and
 	// is the timeline's; nil is every object. Its Namespace "" matches any
-	// namespace; its Resource matches the plural, with or without the
-	// group.
+	// namespace; its Resource is the type as a user names it (short
+	// name, singular, plural or kind, with or without .group: see
+	// apitypes.ParseOfflineType).
 	Object *ObjectKey
 	// Namespace, when set, limits the analysis to the objects of that
 	// namespace.

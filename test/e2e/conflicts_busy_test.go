@@ -177,13 +177,17 @@ func TestConflictsBusySceneRotated(t *testing.T) {
 
 // TestConflictsBusySceneObject: --object restricts every figure: the
 // summary counts the object's writes only, and the two-owner apply
-// conflict names both owners with their fields.
+// conflict names both owners with their fields. The type is read as
+// kubectl reads it: plural, short name or kind.
 func TestConflictsBusySceneObject(t *testing.T) {
 	s := sharedBusyScene(t)
 	writes, _, _ := rawCounts(t, s.log, s.ns, "configmaps", "two")
-	rep := runConflicts(t, "--audit-log", s.log, "-n", s.ns, "--object", "configmaps/two")
-	if rep.Summary.Attempts != writes || rep.Summary.Objects != 1 {
-		t.Errorf("the log has %d writes on configmaps/two; the report counts %d attempts on %d objects", writes, rep.Summary.Attempts, rep.Summary.Objects)
+	var rep conflictsReport
+	for _, typ := range []string{"cm", "ConfigMap", "configmaps"} {
+		rep = runConflicts(t, "--audit-log", s.log, "-n", s.ns, "--object", typ+"/two")
+		if rep.Summary.Attempts != writes || rep.Summary.Objects != 1 {
+			t.Errorf("the log has %d writes on configmaps/two; the report of --object %s/two counts %d attempts on %d objects", writes, typ, rep.Summary.Attempts, rep.Summary.Objects)
+		}
 	}
 	if len(rep.Causes) != 1 || rep.Causes[0].Cause != "ssa-field-conflict" || rep.Causes[0].Count != 1 {
 		t.Errorf("causes %+v, want the one apply conflict", rep.Causes)
