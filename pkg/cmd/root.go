@@ -25,6 +25,10 @@ It follows resourceVersions and managedFields: who changed an object and when
 (watch), who owns which field (owners), which controllers have not caught up
 with the latest spec (lag), what a write would do before it is sent (predict),
 and what happens when many writers race on one object (simulate, offline).
+Across a cluster: which writers collide and who loses, from the audit log
+(conflicts); which objects and managers write most, silent hot loops and
+fights (churn); and whether every API endpoint keeps the resourceVersion
+contract clients rely on (doctor).
 
 It never writes to the cluster unless a command says so and you pass the flag
 that asks for it.
@@ -41,6 +45,9 @@ const rootExample = `  # See the classic optimistic-concurrency race, offline, s
 
   # Which objects have controllers not caught up with, cluster-wide
   kubectl rv lag -A
+
+  # Who collides and who loses, from an API server audit log
+  kubectl rv conflicts --audit-log /var/log/kubernetes/audit.log
 
   # Show client and server versions
   kubectl rv version`
