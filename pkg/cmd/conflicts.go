@@ -134,6 +134,10 @@ type ConflictsOptions struct {
 	Live        bool
 	For         time.Duration
 	Scenario    string
+	Listen      string
+	ListenCert  string
+	ListenKey   string
+	Record      string
 
 	namespace string
 	cfg       conflicts.Config
@@ -188,7 +192,11 @@ func NewCmdConflicts(f *Factory, streams genericiooptions.IOStreams) *cobra.Comm
 	fs.IntVar(&o.Top, "top", 0, "Show only this many objects and writers; 0 is all.")
 	fs.StringVar(&o.Report, "report", "", "Also write a picture of the --object (or the hottest object): writers as lanes over time, 409s, successes and give-ups marked. FILE.svg or FILE.html.")
 	fs.BoolVar(&o.Live, "live", false, "Instead of an audit log, read the API server's /metrics at the start and the end of --for and show the 409s per second by group, resource, subresource and verb.")
-	fs.DurationVar(&o.For, "for", 10*time.Second, "With --live, the time between the two reads of /metrics.")
+	fs.DurationVar(&o.For, "for", 10*time.Second, "With --live, the time between the two reads of /metrics; with --listen, how long to receive (default: until Ctrl-C).")
+	fs.StringVar(&o.Listen, "listen", "", "Instead of an audit log, receive the API server's audit webhook (--audit-webhook-config-file naming http(s)://ADDR) on ADDR (HOST:PORT) until --for or Ctrl-C, then report. Plain HTTP only on loopback.")
+	fs.StringVar(&o.ListenCert, "listen-cert", "", "With --listen: serve TLS with this certificate (PEM).")
+	fs.StringVar(&o.ListenKey, "listen-key", "", "With --listen: the certificate's private key (PEM).")
+	fs.StringVar(&o.Record, "record", "", "With --listen: also write the events received to this file as an audit log (JSON lines) that --audit-log reads back.")
 	fs.StringVar(&o.Scenario, "scenario", "", "Also write a kubectl rv simulate scenario (FILE.yaml) that reproduces the contention on the --object (or the hottest object): its writers, their rates and write methods.")
 	_ = cmd.RegisterFlagCompletionFunc("view", cobra.FixedCompletions(conflictsprint.Views, cobra.ShellCompDirectiveNoFileComp))
 	return cmd
@@ -260,7 +268,7 @@ func forbiddenBody(err error, body []byte) error {
 }
 
 // auditFlags are the flags that only an audit log analysis reads.
-var auditFlags = []string{"audit-log", "view", "object", "fail-on-rate", "retry-window", "since", "until", "strict", "top", "report", "scenario"}
+var auditFlags = []string{"audit-log", "view", "object", "fail-on-rate", "retry-window", "since", "until", "strict", "top", "report", "scenario", "listen", "listen-cert", "listen-key", "record"}
 
 // Validate checks the flags without I/O and builds the engine's config.
 func (o *ConflictsOptions) Validate() error {
@@ -270,13 +278,13 @@ func (o *ConflictsOptions) Validate() error {
 	if o.Live {
 		return o.validateLive()
 	}
-	if slices.Contains(o.changed, "for") {
-		return exitcode.Usagef("--for is the time --live reads /metrics over: give it with --live, or drop it")
+	if err := o.validateListen(); err != nil {
+		return err
 	}
 	cfg := conflicts.NewConfig()
 	switch {
-	case len(o.AuditLogs) == 0:
-		return exitcode.Usagef("give --audit-log PATH: the API server's --audit-log-path file, a directory of them, or - for stdin")
+	case len(o.AuditLogs) == 0 && o.Listen == "":
+		return exitcode.Usagef("give --audit-log PATH (the API server's --audit-log-path file, a directory of them, or - for stdin) or --listen ADDR (its audit webhook)")
 	case o.View != "" && !slices.Contains(conflictsprint.Views, o.View):
 		return exitcode.Usagef("--view %q is not a view: use one of %s", o.View, strings.Join(conflictsprint.Views, ", "))
 	case o.View == conflictsprint.ViewTimeline && o.Object == "":
@@ -320,6 +328,23 @@ func (o *ConflictsOptions) Validate() error {
 	cfg.Namespace = o.namespace
 	cfg.RetryWindow, cfg.Strict, cfg.Top, cfg.HottestTimeline = o.RetryWindow, o.Strict, o.Top, o.Report != "" || o.Scenario != ""
 	o.cfg = cfg
+	return nil
+}
+
+// validateListen checks --listen's flags beside the audit log's.
+func (o *ConflictsOptions) validateListen() error {
+	switch {
+	case o.Listen == "" && slices.Contains(o.changed, "for"):
+		return exitcode.Usagef("--for is the time --live reads /metrics over, or --listen receives for: give it with one of them, or drop it")
+	case o.Listen == "" && (o.ListenCert != "" || o.ListenKey != "" || o.Record != ""):
+		return exitcode.Usagef("--listen-cert, --listen-key and --record go with --listen ADDR")
+	case o.Listen != "" && len(o.AuditLogs) > 0:
+		return exitcode.Usagef("give --audit-log or --listen, not both")
+	case o.Listen != "" && o.Scenario != "":
+		return exitcode.Usagef("--scenario reads the log a second time: --record the events with --listen, then give the record to --audit-log --scenario")
+	case o.Listen != "" && slices.Contains(o.changed, "for") && o.For <= 0:
+		return exitcode.Usagef("--for must be positive, got %s", o.For)
+	}
 	return nil
 }
 
@@ -375,15 +400,19 @@ func (o *ConflictsOptions) Run(ctx context.Context) error {
 	// The report is printed, and --scenario reads the logs again, within
 	// the memory limit of the analysis.
 	defer conflicts.LimitMemory(o.cfg.MemoryLimit)()
-	var sources []audit.Source
-	for _, p := range o.AuditLogs {
-		s, err := audit.Open(p, o.In)
-		if err != nil {
-			return exitcode.Usage(err)
-		}
-		sources = append(sources, s...)
+	sources, done, err := o.sources(ctx)
+	if err != nil {
+		return err
 	}
-	rep, err := conflicts.Analyze(ctx, sources, o.cfg)
+	actx := ctx
+	if o.Listen != "" {
+		// Ctrl-C ends the receiving, not the analysis of what came.
+		actx = context.WithoutCancel(ctx)
+	}
+	rep, err := conflicts.Analyze(actx, sources, o.cfg)
+	if derr := done(); err == nil {
+		err = derr
+	}
 	if errors.Is(err, audit.ErrBadInput) {
 		return exitcode.Usage(err)
 	}
