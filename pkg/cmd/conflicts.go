@@ -157,7 +157,7 @@ type ConflictsOptions struct {
 // NewCmdConflicts returns kubectl rv conflicts.
 func NewCmdConflicts(f *Factory, streams genericiooptions.IOStreams) *cobra.Command {
 	def := conflicts.NewConfig()
-	o := &ConflictsOptions{Output: NewOutputFlags(output.Table, output.JSON, output.YAML), FailOnRate: -1, RetryWindow: def.RetryWindow, IOStreams: streams}
+	o := &ConflictsOptions{Output: NewOutputFlags(output.Table, output.Wide, output.JSON, output.YAML), FailOnRate: -1, RetryWindow: def.RetryWindow, IOStreams: streams}
 	var causes strings.Builder
 	for _, c := range conflicts.Causes {
 		fmt.Fprintf(&causes, "  %-20s %s\n", c.Cause, c.Fix)

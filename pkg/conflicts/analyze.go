@@ -425,7 +425,7 @@ func (o *objState) attempt(r *record, t *totals) {
 	if o.keep {
 		timelineI = len(o.timeline)
 		st.timelineI = int32(timelineI)
-		o.timeline = append(o.timeline, Attempt{Received: r.received, Completed: r.completed, Writer: t.writerName(r.writer),
+		o.timeline = append(o.timeline, Attempt{AuditID: r.auditID, Replica: r.host, Received: r.received, Completed: r.completed, Writer: t.writerName(r.writer),
 			Verb: r.verb, Subresource: r.sub, Code: r.code, Precondition: r.precond, Result: r.result,
 			Chain: int(st.chain), Step: int(st.step), Reread: reread})
 	}

@@ -33,6 +33,8 @@ type refRecord struct {
 	precond   string
 	result    string
 	force     bool
+	auditID   string
+	host      string
 	received  time.Time
 	completed time.Time
 }
@@ -143,7 +145,8 @@ func (c *refCollector) Add(e *audit.Event) {
 		result: e.ResponseRV, received: e.RequestReceived, completed: e.StageTimestamp,
 		writer:  refIntern(c.writers, WriterKey{User: user, FieldManager: c.str(fm), Pod: pod}),
 		precond: ref.ResourceVersion, details: c.str(e.DetailsKind),
-		force: e.Verb == "patch" && slices.Contains(q["force"], "true"),
+		force:   e.Verb == "patch" && slices.Contains(q["force"], "true"),
+		auditID: strings.Clone(e.AuditID), host: c.str(e.Host),
 	}
 	if e.Code == 409 {
 		r.message = c.str(e.Message)
@@ -294,7 +297,7 @@ func (w *refObjectWalk) attempt(r *refRecord, t *refTotals) {
 		st = &refWriterState{}
 		w.writers[*r.writer] = st
 	}
-	a := Attempt{Received: r.received, Completed: r.completed, Writer: r.writer.String(), Verb: r.verb, Subresource: r.sub,
+	a := Attempt{AuditID: r.auditID, Replica: r.host, Received: r.received, Completed: r.completed, Writer: r.writer.String(), Verb: r.verb, Subresource: r.sub,
 		Code: r.code, Precondition: r.precond, Result: r.result}
 	retry := false
 	if st.conflict {

@@ -199,6 +199,11 @@ type CauseStats struct {
 
 // Attempt is one write attempt, for the timeline.
 type Attempt struct {
+	// AuditID is the request's auditID, to find its event in the log.
+	AuditID string `json:"auditID,omitempty"`
+	// Replica is the API server that logged it, where the log's lines
+	// name it (HOST {json}).
+	Replica     string    `json:"replica,omitempty"`
 	Received    time.Time `json:"received"`
 	Completed   time.Time `json:"completed"`
 	Writer      string    `json:"writer"`

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"path/filepath"
 	"reflect"
 	"slices"
 	"strings"
@@ -203,6 +204,57 @@ func TestConflictsBusySceneObject(t *testing.T) {
 		}
 		if fmt.Sprint(got) != fmt.Sprint(want) {
 			t.Errorf("the 409's owners %v, the API server's error named %v", got, want)
+		}
+	}
+}
+
+// TestConflictsHostPrefixedLog: the busy scene's real audit log in the
+// shape oc adm node-logs prints it (each line after a host name, two
+// hosts) gives the plain log's report; the timeline rows name the host
+// and the auditID, which is in the real log.
+func TestConflictsHostPrefixedLog(t *testing.T) {
+	s := sharedBusyScene(t)
+	raw, err := os.ReadFile(s.log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	for i, l := range strings.SplitAfter(string(raw), "\n") {
+		if l != "" {
+			fmt.Fprintf(&b, "master-%d %s", i%2, l)
+		}
+	}
+	prefixed := filepath.Join(t.TempDir(), "node-logs.log")
+	if err := os.WriteFile(prefixed, []byte(b.String()), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	plain := cluster.RV(t, "conflicts", "--audit-log", s.log, "-n", s.ns, "--object", "cm/two", "-o", "json")
+	hosts := cluster.RV(t, "conflicts", "--audit-log", prefixed, "-n", s.ns, "--object", "cm/two", "-o", "json")
+	if plain.Code != 0 || hosts.Code != 0 {
+		t.Fatalf("plain: %s\nprefixed: %s", plain, hosts)
+	}
+	var a, p struct {
+		Summary  json.RawMessage `json:"summary"`
+		Writers  json.RawMessage `json:"writers"`
+		Timeline []map[string]any
+	}
+	if err := json.Unmarshal([]byte(plain.Stdout), &a); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal([]byte(hosts.Stdout), &p); err != nil {
+		t.Fatal(err)
+	}
+	if string(a.Summary) != string(p.Summary) || string(a.Writers) != string(p.Writers) || len(a.Timeline) != len(p.Timeline) || len(a.Timeline) == 0 {
+		t.Fatalf("the host-prefixed log's report differs:\nplain:    %s\nprefixed: %s", plain.Stdout, hosts.Stdout)
+	}
+	for i, row := range p.Timeline {
+		id, _ := row["auditID"].(string)
+		if replica := row["replica"]; replica != "master-0" && replica != "master-1" || id == "" || !strings.Contains(string(raw), `"auditID":"`+id+`"`) {
+			t.Errorf("timeline row %d: replica %v, auditID %q (not in the log?)", i, replica, id)
+		}
+		delete(row, "replica")
+		if fmt.Sprint(row) != fmt.Sprint(a.Timeline[i]) {
+			t.Errorf("timeline row %d: %v, plain %v", i, row, a.Timeline[i])
 		}
 	}
 }

@@ -154,9 +154,12 @@ func Causes(rep *conflicts.Report) *output.TableData {
 }
 
 // Timeline is a row per write attempt on one object, with times relative
-// to the first.
+// to the first; -o wide adds the API server replica that logged it (in
+// host-prefixed logs) and its auditID, to find the event in the log.
 func Timeline(rep *conflicts.Report) *output.TableData {
-	t := &output.TableData{Columns: output.Columns("at", "writer", "verb", "code", "chain", "resourceVersion", "lost to", "cause")}
+	cols := append(output.Columns("at", "writer", "verb", "code", "chain", "resourceVersion", "lost to", "cause"),
+		output.Column{Name: "replica", Wide: true}, output.Column{Name: "audit id", Wide: true})
+	t := &output.TableData{Columns: cols}
 	var first time.Time
 	for i, a := range rep.Timeline {
 		if i == 0 {
@@ -178,7 +181,7 @@ func Timeline(rep *conflicts.Report) *output.TableData {
 			code.Style = output.Red
 		}
 		t.AddRow(cell(fmt.Sprintf("+%.3fs", a.Received.Sub(first).Seconds())), cell(a.Writer), cell(verb), code, cell(step),
-			cell(rvs(a)), cell(dash(strings.Join(a.LostTo, ", "))), cell(dash(string(a.Cause))))
+			cell(rvs(a)), cell(dash(strings.Join(a.LostTo, ", "))), cell(dash(string(a.Cause))), cell(dash(a.Replica)), cell(dash(a.AuditID)))
 	}
 	return t
 }
