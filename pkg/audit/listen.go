@@ -189,9 +189,29 @@ func readBatch(body io.Reader) ([][]byte, error) {
 			}
 			it = b.Bytes()
 		}
-		items[i] = it
+		items[i] = withTypeMeta(it)
 	}
 	return items, nil
+}
+
+// eventTypeMeta starts a log line's event: a list's items carry no kind
+// or apiVersion (the API server leaves them to the list), a log's events
+// do.
+const eventTypeMeta = `{"kind":"Event","apiVersion":"audit.k8s.io/v1"`
+
+// withTypeMeta is item (compact JSON) as a log line: with kind and
+// apiVersion first, unless it starts with its kind already.
+func withTypeMeta(item []byte) []byte {
+	switch {
+	case bytes.HasPrefix(item, []byte(`{"kind":`)):
+		return item
+	case bytes.Equal(item, []byte("{}")):
+		return []byte(eventTypeMeta + "}")
+	case len(item) > 0 && item[0] == '{':
+		return append([]byte(eventTypeMeta+","), item[1:]...)
+	}
+	// Not an object: the decoder says so.
+	return item
 }
 
 // drain writes the queued batches to the source's pipe (and the record)

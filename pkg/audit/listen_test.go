@@ -16,11 +16,12 @@ func eventLine(i int) string {
 }
 
 // batch is an EventList of events from, the way the webhook backend
-// POSTs it (pretty-printed items too, to check they become one line).
+// POSTs it: items without kind and apiVersion (pretty-printed items too,
+// to check they become one line).
 func batch(from, n int, pretty bool) []byte {
 	var items []string
 	for i := from; i < from+n; i++ {
-		l := eventLine(i)
+		l := strings.Replace(eventLine(i), `"kind":"Event","apiVersion":"audit.k8s.io/v1",`, "", 1)
 		if pretty {
 			l = strings.Replace(l, `,"verb"`, ",\n  \"verb\"", 1)
 		}

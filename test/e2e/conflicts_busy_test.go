@@ -258,3 +258,68 @@ func TestConflictsHostPrefixedLog(t *testing.T) {
 		}
 	}
 }
+
+// TestConflictsAWSExports: the busy scene's real audit log as EKS's
+// CloudWatch Logs would hand it out (aws logs filter-log-events and aws
+// logs get-query-results output, built from the AWS CLI's documented
+// response shapes) gives the plain log's report, 409s and all.
+func TestConflictsAWSExports(t *testing.T) {
+	s := sharedBusyScene(t)
+	raw, err := os.ReadFile(s.log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var events []map[string]any
+	var rows [][]map[string]string
+	for i, l := range strings.Split(strings.TrimSpace(string(raw)), "\n") {
+		events = append(events, map[string]any{"logStreamName": "kube-apiserver-audit-0123456789abcdef", "timestamp": 1764237600000 + i, "message": l, "ingestionTime": 1764237601000 + i, "eventId": fmt.Sprintf("3894%030d", i)})
+		rows = append(rows, []map[string]string{{"field": "@timestamp", "value": "2026-11-27 10:00:00.000"}, {"field": "@message", "value": l}})
+	}
+	dir := t.TempDir()
+	exports := map[string]any{
+		"filter-log-events.json": map[string]any{"events": events, "searchedLogStreams": []map[string]any{{"logStreamName": "kube-apiserver-audit-0123456789abcdef", "searchedCompletely": true}}},
+		"get-query-results.json": map[string]any{"results": rows, "statistics": map[string]int{"recordsMatched": len(rows)}, "status": "Complete"},
+	}
+	want := cluster.RV(t, "conflicts", "--audit-log", s.log, "-n", s.ns, "--view", "writers", "-o", "json")
+	if want.Code != 0 || !strings.Contains(want.Stdout, `"conflicts": `) {
+		t.Fatalf("plain log: %s", want)
+	}
+	for name, doc := range exports {
+		b, err := json.MarshalIndent(doc, "", "    ")
+		if err != nil {
+			t.Fatal(err)
+		}
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, b, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		got := cluster.RV(t, "conflicts", "--audit-log", path, "-n", s.ns, "--view", "writers", "-o", "json")
+		if got.Code != 0 {
+			t.Fatalf("%s: %s", name, got)
+		}
+		// The input section counts the export's lines; the rest is the same.
+		if a, b := dropInput(t, want.Stdout), dropInput(t, got.Stdout); a != b {
+			t.Errorf("%s gives another report than the plain log:\nplain:  %s\nexport: %s", name, a, b)
+		}
+	}
+	bad := filepath.Join(dir, "cut.json")
+	b, _ := json.MarshalIndent(exports["filter-log-events.json"], "", "    ")
+	if err := os.WriteFile(bad, b[:len(b)/2], 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if r := cluster.RV(t, "conflicts", "--audit-log", bad); r.Code != 2 || !strings.Contains(r.Stderr, bad+":") || !strings.Contains(r.Stderr, "aws logs filter-log-events output") {
+		t.Errorf("a cut export: want exit 2 naming the file and line, got %s", r)
+	}
+}
+
+// dropInput is a report's JSON without its input section.
+func dropInput(t *testing.T, report string) string {
+	t.Helper()
+	var m map[string]any
+	if err := json.Unmarshal([]byte(report), &m); err != nil {
+		t.Fatal(err)
+	}
+	delete(m, "input")
+	b, _ := json.Marshal(m)
+	return string(b)
+}
