@@ -28,6 +28,9 @@ type agg struct {
 	fieldsLost map[string][]string
 	// objects counts the objects written.
 	objects int
+	// conflictTime and retryTime are the request times (received to
+	// completed) of the writer's 409s and of its retries.
+	conflictTime, retryTime time.Duration
 }
 
 func newAgg() *agg {
@@ -415,6 +418,7 @@ func (o *objState) attempt(r *record, t *totals) {
 		}
 	}
 	t.add(o, r.writer, r.reader, r.received, true, fAttempts)
+	t.spent(r, retry)
 	if seen && int64(prev) > r.received.UnixNano() {
 		t.overlap(r.writer)
 	}

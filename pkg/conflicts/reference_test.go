@@ -184,6 +184,8 @@ type refAgg struct {
 	causes      map[Cause]int
 	// objects or writers touched, and their 409s.
 	peers map[string]int
+	// the request time of its 409s and of its retries.
+	conflictTime, retryTime time.Duration
 }
 
 func refNewAgg() *refAgg {
@@ -326,6 +328,14 @@ func (w *refObjectWalk) attempt(r *refRecord, t *refTotals) {
 		a.Reread = ok && rd.After(st.last.completed)
 	}
 	t.add(r, func(g *refAgg) { g.Attempts++ })
+	t.add(r, func(g *refAgg) {
+		if r.code == 409 {
+			g.conflictTime += r.completed.Sub(r.received)
+		}
+		if retry {
+			g.retryTime += r.completed.Sub(r.received)
+		}
+	})
 	t.writers[*r.writer].userAgents[r.reader.userAgent] = true
 	if st.last != nil && st.last.completed.After(r.received) {
 		t.writers[*r.writer].overlapping++
@@ -520,7 +530,8 @@ func (t *refTotals) fill(rep *Report, cfg Config) {
 	rep.Writers = []WriterStats{}
 	for k, a := range t.writers {
 		ws := WriterStats{Writer: k, Tally: a.Tally,
-			ConflictRate: a.Rate(), Objects: len(a.peers), LostTo: refCounts(a.lostTo), Causes: refCauseCounts(a.causes)}
+			ConflictRate: a.Rate(), Objects: len(a.peers), LostTo: refCounts(a.lostTo), Causes: refCauseCounts(a.causes),
+			ConflictSeconds: a.conflictTime.Seconds(), RetrySeconds: a.retryTime.Seconds()}
 		uas := slices.Sorted(maps.Keys(a.userAgents))
 		if len(uas) == 1 {
 			ws.UserAgent = uas[0]

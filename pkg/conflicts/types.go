@@ -151,6 +151,11 @@ type WriterStats struct {
 	// ConflictRate is 409s per attempt.
 	ConflictRate float64 `json:"conflictRate"`
 	Objects      int     `json:"objects"`
+	// ConflictSeconds is the time the writer's 409s took (each request's
+	// stageTimestamp less its requestReceivedTimestamp), RetrySeconds the
+	// time its retries took: what the conflicts cost it in requests.
+	ConflictSeconds float64 `json:"conflictSeconds,omitempty"`
+	RetrySeconds    float64 `json:"retrySeconds,omitempty"`
 	// LostTo counts the winners of this writer's 409s (a 409 lost to two
 	// writes counts for both).
 	LostTo []Count      `json:"lostTo,omitempty"`

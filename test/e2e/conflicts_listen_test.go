@@ -6,7 +6,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
 	"net"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -98,6 +100,35 @@ func TestConflictsListenReceivesTheWebhook(t *testing.T) {
 	if f := writerByAgent(file, agent); f == nil || f.conflictsTally != got.conflictsTally {
 		t.Errorf("the API server's log file counts %+v for %s, the listener %+v", f, agent, got)
 	}
+	// The time its 409s took, from the log's own timestamps.
+	if want := conflictTime(t, p.AuditLog, agent); math.Abs(got.ConflictSeconds-want) > 1e-6 || want == 0 {
+		t.Errorf("conflictSeconds %g, the log's 409s of %s took %gs", got.ConflictSeconds, agent, want)
+	}
+}
+
+// conflictTime sums stageTimestamp - requestReceivedTimestamp over the
+// ResponseComplete 409s of userAgent in the audit log at path.
+func conflictTime(t *testing.T, path, userAgent string) float64 {
+	t.Helper()
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sum float64
+	for _, l := range strings.Split(strings.TrimSpace(string(raw)), "\n") {
+		var e struct {
+			Stage, UserAgent                         string
+			ResponseStatus                           struct{ Code int }
+			RequestReceivedTimestamp, StageTimestamp time.Time
+		}
+		if err := json.Unmarshal([]byte(l), &e); err != nil {
+			t.Fatal(err)
+		}
+		if e.Stage == "ResponseComplete" && e.UserAgent == userAgent && e.ResponseStatus.Code == 409 {
+			sum += e.StageTimestamp.Sub(e.RequestReceivedTimestamp).Seconds()
+		}
+	}
+	return sum
 }
 
 func writerByAgent(rep conflictsReport, agent string) *writerRow {

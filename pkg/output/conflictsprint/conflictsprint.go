@@ -128,7 +128,9 @@ func Objects(rep *conflicts.Report) *output.TableData {
 
 // Writers is a row per writer, the most rejected first.
 func Writers(rep *conflicts.Report) *output.TableData {
-	t := &output.TableData{Columns: output.Columns("writer", "user agent", "attempts", "409s", "rate", "retry chains", "give-ups", "lost to")}
+	cols := append(output.Columns("writer", "user agent", "attempts", "409s", "rate", "retry chains", "give-ups", "lost to"),
+		output.Column{Name: "409 time", Wide: true}, output.Column{Name: "retry time", Wide: true})
+	t := &output.TableData{Columns: cols}
 	for _, w := range rep.Writers {
 		var lost []string
 		for i, l := range w.LostTo {
@@ -139,7 +141,8 @@ func Writers(rep *conflicts.Report) *output.TableData {
 			lost = append(lost, fmt.Sprintf("%s (%d)", l.Name, l.Count))
 		}
 		t.AddRow(cell(w.Writer.String()), cell(userAgent(&w)), num(w.Attempts), conflictCell(w.Conflicts),
-			cell(percent(w.ConflictRate)), num(w.RetryChains), num(w.GiveUps), cell(dash(strings.Join(lost, ", "))))
+			cell(percent(w.ConflictRate)), num(w.RetryChains), num(w.GiveUps), cell(dash(strings.Join(lost, ", "))),
+			cell(seconds(w.ConflictSeconds)), cell(seconds(w.RetrySeconds)))
 	}
 	return t
 }
@@ -196,6 +199,14 @@ func rvs(a conflicts.Attempt) string {
 		return "-> " + a.Result
 	}
 	return "-"
+}
+
+// seconds is a time in seconds to the millisecond ("-" for none).
+func seconds(s float64) string {
+	if s == 0 {
+		return "-"
+	}
+	return strconv.FormatFloat(s, 'f', 3, 64) + "s"
 }
 
 func percent(f float64) string { return strconv.FormatFloat(100*f, 'f', 1, 64) + "%" }
