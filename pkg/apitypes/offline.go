@@ -1,6 +1,8 @@
 package apitypes
 
 import (
+	"fmt"
+	"path"
 	"slices"
 	"strings"
 )
@@ -65,4 +67,81 @@ func (o OfflineType) Matches(group, resource string) bool {
 	w := o.word
 	return resource == w || resource == w+"s" || resource == w+"es" ||
 		strings.HasSuffix(w, "y") && resource == strings.TrimSuffix(w, "y")+"ies"
+}
+
+// ResourceFilter is --resource: which types a command keeps, from
+// patterns as kubectl-dev_tool audit takes them. A pattern is a type as
+// ParseOfflineType reads it (cm, deployments.apps), or a glob over
+// RESOURCE.GROUP (the core group's types end in a dot: configmaps.) with *
+// and ?: *.apps, *.* (everything); a leading - excludes what it matches.
+// A type is kept when no inclusion is given or one matches, and no
+// exclusion matches.
+type ResourceFilter struct {
+	include, exclude []resourcePattern
+}
+
+type resourcePattern struct {
+	glob string
+	typ  OfflineType
+}
+
+func (p resourcePattern) matches(group, resource string) bool {
+	if p.glob != "" {
+		ok, _ := path.Match(p.glob, resource+"."+group)
+		return ok
+	}
+	return p.typ.Matches(group, resource)
+}
+
+// ParseResourceFilter compiles the patterns; a malformed glob is an error
+// naming it.
+func ParseResourceFilter(patterns []string) (*ResourceFilter, error) {
+	if len(patterns) == 0 {
+		return nil, nil
+	}
+	f := &ResourceFilter{}
+	for _, s := range patterns {
+		neg := strings.HasPrefix(s, "-")
+		body := strings.TrimPrefix(s, "-")
+		if body == "" {
+			return nil, fmt.Errorf("%q: give a type or a pattern, e.g. configmaps, *.apps or -leases.coordination.k8s.io", s)
+		}
+		p := resourcePattern{}
+		if strings.ContainsAny(body, "*?[") {
+			if _, err := path.Match(body, ""); err != nil {
+				return nil, fmt.Errorf("%q: %w", s, err)
+			}
+			p.glob = strings.ToLower(body)
+		} else {
+			p.typ = ParseOfflineType(body)
+		}
+		if neg {
+			f.exclude = append(f.exclude, p)
+		} else {
+			f.include = append(f.include, p)
+		}
+	}
+	return f, nil
+}
+
+// Keeps reports whether a request's group and (plural) resource pass f; a
+// nil filter keeps everything.
+func (f *ResourceFilter) Keeps(group, resource string) bool {
+	if f == nil {
+		return true
+	}
+	for _, p := range f.exclude {
+		if p.matches(group, resource) {
+			return false
+		}
+	}
+	if len(f.include) == 0 {
+		return true
+	}
+	for _, p := range f.include {
+		if p.matches(group, resource) {
+			return true
+		}
+	}
+	return false
 }

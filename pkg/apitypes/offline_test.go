@@ -52,3 +52,40 @@ func FuzzParseOfflineType(f *testing.F) {
 		_ = o.Matches("apps", "deployments")
 	})
 }
+
+func TestResourceFilter(t *testing.T) {
+	tests := []struct {
+		patterns []string
+		keep     [][2]string
+		drop     [][2]string
+	}{
+		{nil, [][2]string{{"", "configmaps"}}, nil},
+		{[]string{"cm"}, [][2]string{{"", "configmaps"}}, [][2]string{{"apps", "deployments"}}},
+		{[]string{"*.apps"}, [][2]string{{"apps", "deployments"}}, [][2]string{{"", "configmaps"}}},
+		{[]string{"*.*", "-tokenreviews.*", "-leases.coordination.k8s.io"}, [][2]string{{"", "configmaps"}, {"apps", "deployments"}},
+			[][2]string{{"authentication.k8s.io", "tokenreviews"}, {"coordination.k8s.io", "leases"}}},
+		{[]string{"-events"}, [][2]string{{"events.k8s.io", "events"}, {"", "pods"}}, [][2]string{{"", "events"}}},
+		{[]string{"*."}, [][2]string{{"", "secrets"}}, [][2]string{{"apps", "deployments"}}},
+	}
+	for _, tt := range tests {
+		f, err := ParseResourceFilter(tt.patterns)
+		if err != nil {
+			t.Fatalf("%q: %v", tt.patterns, err)
+		}
+		for _, k := range tt.keep {
+			if !f.Keeps(k[0], k[1]) {
+				t.Errorf("%q should keep %s in %q", tt.patterns, k[1], k[0])
+			}
+		}
+		for _, k := range tt.drop {
+			if f.Keeps(k[0], k[1]) {
+				t.Errorf("%q should drop %s in %q", tt.patterns, k[1], k[0])
+			}
+		}
+	}
+	for _, bad := range []string{"-", "[a", ""} {
+		if _, err := ParseResourceFilter([]string{bad}); err == nil {
+			t.Errorf("%q: no error", bad)
+		}
+	}
+}

@@ -18,6 +18,7 @@ import (
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"k8s.io/client-go/discovery"
 
+	"github.com/kubectl-rv/kubectl-rv/pkg/apitypes"
 	"github.com/kubectl-rv/kubectl-rv/pkg/audit"
 	"github.com/kubectl-rv/kubectl-rv/pkg/conflicts"
 	"github.com/kubectl-rv/kubectl-rv/pkg/exitcode"
@@ -135,6 +136,7 @@ type ConflictsOptions struct {
 	For         time.Duration
 	Scenario    string
 	Listen      string
+	Resources   []string
 	ListenCert  string
 	ListenKey   string
 	Record      string
@@ -193,6 +195,7 @@ func NewCmdConflicts(f *Factory, streams genericiooptions.IOStreams) *cobra.Comm
 	fs.StringVar(&o.Report, "report", "", "Also write a picture of the --object (or the hottest object): writers as lanes over time, 409s, successes and give-ups marked. FILE.svg or FILE.html.")
 	fs.BoolVar(&o.Live, "live", false, "Instead of an audit log, read the API server's /metrics at the start and the end of --for and show the 409s per second by group, resource, subresource and verb.")
 	fs.DurationVar(&o.For, "for", 10*time.Second, "With --live, the time between the two reads of /metrics; with --listen, how long to receive (default: until Ctrl-C).")
+	fs.StringArrayVar(&o.Resources, "resource", nil, "Only objects of these types: a type as kubectl names it (cm, deployments.apps) or a pattern over RESOURCE.GROUP (*.apps, *.* for all; core types end in a dot: configmaps.); a leading - excludes (-leases.coordination.k8s.io). Repeatable.")
 	fs.StringVar(&o.Listen, "listen", "", "Instead of an audit log, receive the API server's audit webhook (--audit-webhook-config-file naming http(s)://ADDR) on ADDR (HOST:PORT) until --for or Ctrl-C, then report. Plain HTTP only on loopback.")
 	fs.StringVar(&o.ListenCert, "listen-cert", "", "With --listen: serve TLS with this certificate (PEM).")
 	fs.StringVar(&o.ListenKey, "listen-key", "", "With --listen: the certificate's private key (PEM).")
@@ -268,7 +271,7 @@ func forbiddenBody(err error, body []byte) error {
 }
 
 // auditFlags are the flags that only an audit log analysis reads.
-var auditFlags = []string{"audit-log", "view", "object", "fail-on-rate", "retry-window", "since", "until", "strict", "top", "report", "scenario", "listen", "listen-cert", "listen-key", "record"}
+var auditFlags = []string{"audit-log", "view", "object", "resource", "fail-on-rate", "retry-window", "since", "until", "strict", "top", "report", "scenario", "listen", "listen-cert", "listen-key", "record"}
 
 // Validate checks the flags without I/O and builds the engine's config.
 func (o *ConflictsOptions) Validate() error {
@@ -326,6 +329,9 @@ func (o *ConflictsOptions) Validate() error {
 		cfg.Object = &conflicts.ObjectKey{Resource: strings.ToLower(typ), Namespace: o.namespace, Name: name}
 	}
 	cfg.Namespace = o.namespace
+	if cfg.Resources, err = apitypes.ParseResourceFilter(o.Resources); err != nil {
+		return exitcode.Usagef("--resource %w", err)
+	}
 	cfg.RetryWindow, cfg.Strict, cfg.Top, cfg.HottestTimeline = o.RetryWindow, o.Strict, o.Top, o.Report != "" || o.Scenario != ""
 	o.cfg = cfg
 	return nil

@@ -141,7 +141,8 @@ func (c *Collector) object(ref *audit.ObjectRef) objectNumber {
 		return p
 	}
 	k := ObjectKey{Group: c.str(ref.APIGroup), Resource: c.str(ref.Resource), Namespace: c.str(ref.Namespace), Name: c.str(ref.Name)}
-	out := c.cfg.Namespace != "" && k.Namespace != c.cfg.Namespace || c.cfg.Object != nil && !matchObject(*c.cfg.Object, k)
+	out := c.cfg.Namespace != "" && k.Namespace != c.cfg.Namespace || c.cfg.Object != nil && !matchObject(*c.cfg.Object, k) ||
+		!c.cfg.Resources.Keeps(k.Group, k.Resource)
 	p := objectNumber{key: &k, n: uint32(len(c.objs)), out: out}
 	c.objs[string(c.buf)] = p
 	return p

@@ -3,6 +3,7 @@ package conflicts
 import (
 	"time"
 
+	"github.com/kubectl-rv/kubectl-rv/pkg/apitypes"
 	"github.com/kubectl-rv/kubectl-rv/pkg/audit"
 )
 
@@ -278,6 +279,9 @@ type Config struct {
 	// Namespace, when set, limits the analysis to the objects of that
 	// namespace.
 	Namespace string
+	// Resources, when set, limits the analysis to the objects of the types
+	// it keeps (--resource).
+	Resources *apitypes.ResourceFilter
 	// HottestTimeline fills Report.Timeline with the hottest object's
 	// attempts when Object is nil (for the picture).
 	HottestTimeline bool

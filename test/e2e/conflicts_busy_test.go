@@ -117,7 +117,7 @@ func rawCounts(t *testing.T, path, ns, resource, name string) (writes, dryRuns, 
 		}
 		seen[e.AuditID+e.Stage] = true
 		events++
-		inScope := e.ObjectRef.Namespace == ns && (name == "" || e.ObjectRef.Resource == resource && e.ObjectRef.Name == name)
+		inScope := e.ObjectRef.Namespace == ns && (name == "" || e.ObjectRef.Resource == resource && (name == "*" || e.ObjectRef.Name == name))
 		if !inScope || !slices.Contains([]string{"create", "update", "patch", "delete", "deletecollection"}, e.Verb) {
 			continue
 		}
@@ -322,4 +322,29 @@ func dropInput(t *testing.T, report string) string {
 	delete(m, "input")
 	b, _ := json.Marshal(m)
 	return string(b)
+}
+
+// TestConflictsResourceFilter: --resource keeps the objects of the types
+// it names, with kubectl's names, globs and exclusions: the attempts
+// counted are the log's writes of those types.
+func TestConflictsResourceFilter(t *testing.T) {
+	s := sharedBusyScene(t)
+	cms, _, _ := rawCounts(t, s.log, s.ns, "configmaps", "*")
+	all, _, _ := rawCounts(t, s.log, s.ns, "", "")
+	for _, tc := range []struct {
+		args []string
+		want int
+	}{
+		{[]string{"--resource", "cm"}, cms},
+		{[]string{"--resource", "configmaps."}, cms},
+		{[]string{"--resource", "*.*", "--resource", "-configmaps"}, all - cms},
+	} {
+		rep := runConflicts(t, append([]string{"--audit-log", s.log, "-n", s.ns}, tc.args...)...)
+		if rep.Summary.Attempts != tc.want || tc.want == 0 {
+			t.Errorf("%v: %d attempts, the log has %d such writes", tc.args, rep.Summary.Attempts, tc.want)
+		}
+	}
+	if r := cluster.RV(t, "conflicts", "--audit-log", s.log, "--resource", "[x"); r.Code != 2 || !strings.Contains(r.Stderr, "--resource") {
+		t.Errorf("a bad pattern: %s", r)
+	}
 }
