@@ -417,8 +417,7 @@ func (o *objState) attempt(r *record, t *totals) {
 			st.cadence = time.Duration(r.received.UnixNano() - int64(prev))
 		}
 	}
-	t.add(o, r.writer, r.reader, r.received, true, fAttempts)
-	t.spent(r, retry)
+	t.add(o, r.writer, r.reader, r.received, true, fAttempts).spent(r, retry)
 	if seen && int64(prev) > r.received.UnixNano() {
 		t.overlap(r.writer)
 	}

@@ -61,7 +61,7 @@ func (t *Tally) bump(f figure) {
 // add counts f for the attempt's writer, object and the summary; timed
 // false leaves the summary's first and last alone. Each attempt's user
 // agent is noted for its writer.
-func (t *totals) add(o *objState, writer *WriterKey, reader *readerKey, received time.Time, timed bool, f figure) {
+func (t *totals) add(o *objState, writer *WriterKey, reader *readerKey, received time.Time, timed bool, f figure) *agg {
 	w := t.writers[writer]
 	if w == nil {
 		w = newAgg()
@@ -74,7 +74,7 @@ func (t *totals) add(o *objState, writer *WriterKey, reader *readerKey, received
 	o.tally.bump(f)
 	t.sum.bump(f)
 	if !timed {
-		return
+		return w
 	}
 	if !t.seen || received.Before(t.first) {
 		t.first = received
@@ -83,12 +83,13 @@ func (t *totals) add(o *objState, writer *WriterKey, reader *readerKey, received
 		t.last = received
 	}
 	t.seen = true
+	return w
 }
 
-// spent adds the request time of the attempt r to its writer's time in
-// 409s (when it got one) and in retries (when it is one).
-func (t *totals) spent(r *record, retry bool) {
-	w, d := t.writers[r.writer], r.completed.Sub(r.received)
+// spent adds the request time of the attempt r to its writer's (w) time
+// in 409s (when it got one) and in retries (when it is one).
+func (w *agg) spent(r *record, retry bool) {
+	d := r.completed.Sub(r.received)
 	if r.code == 409 {
 		w.conflictTime += d
 	}
