@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	"github.com/kubectl-rv/kubectl-rv/pkg/etcdplay"
-	"github.com/kubectl-rv/kubectl-rv/pkg/simulate/mvcc"
+	"github.com/kubectl-rv/kubectl-rv/pkg/mvcc"
 	"github.com/kubectl-rv/kubectl-rv/pkg/text"
 )
 
