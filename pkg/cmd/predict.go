@@ -417,7 +417,7 @@ func kindFor(mapper meta.RESTMapper, typ string) (schema.GroupVersionKind, error
 }
 
 func (o *PredictOptions) runOffline(ctx context.Context, cfg predict.Config, targets []predict.Target) ([]predict.Result, error) {
-	tc, err := o.typeConverter()
+	tc, rules, err := o.readSchema()
 	if err != nil {
 		return nil, err
 	}
@@ -427,7 +427,7 @@ func (o *PredictOptions) runOffline(ctx context.Context, cfg predict.Config, tar
 		return nil, err
 	}
 	off := predict.NewOffline(tc)
-	off.Rules = serverrules.Rules{}
+	off.Rules = rules
 	items, err := predict.MatchOffline(targets, predict.NewLiveSet(lives, liveKinds(lives)), o.defaultNamespace(), off.Executor)
 	if err != nil {
 		var nl *predict.NoLiveObjectError
@@ -453,21 +453,26 @@ func (o *PredictOptions) runOffline(ctx context.Context, cfg predict.Config, tar
 	return out, nil
 }
 
-// typeConverter returns the schema --schema names, or the default one
-// (the built-in schema; custom resources as ObjectMeta and deduced fields).
-func (o *PredictOptions) typeConverter() (managedfields.TypeConverter, error) {
+// readSchema returns the schema --schema names, or the default one (the
+// built-in schema; custom resources as ObjectMeta and deduced fields), and
+// the custom resource kinds whose server rules run offline: those of a
+// CustomResourceDefinition given with --schema.
+func (o *PredictOptions) readSchema() (managedfields.TypeConverter, serverrules.Rules, error) {
 	if o.SchemaFile == "" {
-		return managedfields.DefaultTypeConverter(), nil
+		return managedfields.DefaultTypeConverter(), serverrules.Rules{}, nil
 	}
 	data, err := os.ReadFile(o.SchemaFile)
 	if err != nil {
-		return nil, exitcode.Usage(fmt.Errorf("--schema: %w", err))
+		return nil, serverrules.Rules{}, exitcode.Usage(fmt.Errorf("--schema: %w", err))
 	}
 	stc, err := managedfields.ParseSchema(data)
-	if err != nil {
-		return nil, exitcode.Usage(fmt.Errorf("--schema %s: %w", o.SchemaFile, err))
+	if err == nil {
+		var rules serverrules.Rules
+		if rules, err = serverrules.WithSchema(data); err == nil {
+			return stc, rules, nil
+		}
 	}
-	return stc, nil
+	return nil, serverrules.Rules{}, exitcode.Usage(fmt.Errorf("--schema %s: %w", o.SchemaFile, err))
 }
 
 // gvkString names a kind as a manifest does: apps/v1 Deployment.

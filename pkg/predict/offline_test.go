@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/kubectl-rv/kubectl-rv/pkg/managedfields"
+	"github.com/kubectl-rv/kubectl-rv/pkg/serverrules"
 )
 
 // TestOfflineExecutorUnencodableLive checks that a live object JSON cannot
@@ -108,7 +109,11 @@ func TestOfflineValidatesCustomResources(t *testing.T) {
 		t.Fatal(err)
 	}
 	live.SetResourceVersion("7")
-	ex, err := newOffline(tc).Executor(gvk, "g", live)
+	off := NewOffline(tc)
+	if off.Rules, err = serverrules.WithSchema([]byte(gadgetCRD)); err != nil {
+		t.Fatal(err)
+	}
+	ex, err := off.Executor(gvk, "g", live)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -132,12 +137,14 @@ func TestOfflineValidatesCustomResources(t *testing.T) {
 	}
 }
 
-// TestOfflineWithoutSchemaTypesCustomResources: without --schema the
-// offline engine types a custom resource as the server types one whose
-// schema keeps unknown fields (it failed before: the built-in schema has
-// no such kind). Its metadata is ObjectMeta: a second applier's finalizer
-// joins the first's without a conflict.
-func TestOfflineWithoutSchemaTypesCustomResources(t *testing.T) {
+// TestOfflineWithoutSchemaCannotKnowCustomResources: without the CRD of a
+// custom resource the offline engine does not know its pruning, defaults,
+// validation or list types: a write that passes the write path's own
+// checks is unknown, with the reason. What those checks decide stands: a
+// stale resourceVersion is a 409 (not for an apply, which may conflict
+// with other owners first), a strategic merge patch a 415, an update
+// without resourceVersion or a JSON patch whose test fails a 422.
+func TestOfflineWithoutSchemaCannotKnowCustomResources(t *testing.T) {
 	gvk := schema.GroupVersionKind{Group: "example.com", Version: "v1", Kind: "Doohickey"}
 	fm, err := managedfields.NewFieldManager(managedfields.DefaultTypeConverter(), gvk)
 	if err != nil {
@@ -160,11 +167,20 @@ func TestOfflineWithoutSchemaTypesCustomResources(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := Predict(context.Background(), Config{FieldManager: "two", Methods: []Method{Apply}}, Input{Desired: obj("example.com/two")}, ex)
+	desired := obj("example.com/two")
+	desired.SetResourceVersion("2")
+	r, err := Predict(context.Background(), Config{FieldManager: "two"}, Input{Desired: desired}, ex)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if m := r.Methods[0]; m.Verdict != OK {
-		t.Errorf("apply of a second finalizer: %s %v (%s), want ok", m.Verdict, m.Conflicts, m.Reason)
+	want := map[Method]Verdict{Update: Conflict, UpdateNoRV: Invalid, JSONPatch: Invalid, MergePatch: Unknown, MergePatchRV: Conflict,
+		StrategicMergePatch: Invalid, Apply: Unknown, ApplyForce: Unknown}
+	for _, m := range r.Methods {
+		if m.Verdict != want[m.Method] {
+			t.Errorf("%s: %s (%s), want %s", m.Method, m.Verdict, m.Reason, want[m.Method])
+		}
+		if m.Verdict == Unknown && !strings.Contains(m.Reason, "no CustomResourceDefinition of Doohickey.example.com was given (--schema CRD)") {
+			t.Errorf("%s: reason %q", m.Method, m.Reason)
+		}
 	}
 }
