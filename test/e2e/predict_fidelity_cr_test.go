@@ -19,6 +19,7 @@ import (
 
 	"github.com/kubectl-rv/kubectl-rv/pkg/managedfields"
 	"github.com/kubectl-rv/kubectl-rv/pkg/predict"
+	"github.com/kubectl-rv/kubectl-rv/pkg/serverrules"
 )
 
 // gadgetCRD is a custom resource with a structural schema and a status
@@ -127,8 +128,12 @@ func newCRCorpus(t *testing.T, dyn dynamic.Interface, ns string, seed int64) *cr
 		if err != nil {
 			t.Fatal(err)
 		}
+		typed := offlineEngine(tc)
+		if typed.Rules, err = serverrules.WithSchema([]byte(crd)); err != nil {
+			t.Fatal(err)
+		}
 		return crKind{kind: kind, gvr: schema.GroupVersionResource{Group: "fidelity.example.com", Version: "v1", Resource: plural},
-			tc: tc, status: status, typed: offlineEngine(tc)}
+			tc: tc, status: status, typed: typed}
 	}
 	cc.gadget = install("Gadget", "gadgets", gadgetCRD, true)
 	cc.widget = install("Widget", "widgets", widgetCRD, false)
