@@ -23,12 +23,15 @@ import (
 // so predicting many objects stays cheap. It is safe for concurrent use.
 type Offline struct {
 	fms *writepath.ManagedFields
-	// schema is the schema given (predict --schema), whose CRDs validate
-	// their custom resources; nil: none.
+	// schema is the schema given (predict --schema), whose CRD says a
+	// custom resource's registry facts (resource, scope, status
+	// subresource); nil: none.
 	schema *managedfields.SchemaTypeConverter
-	// Rules are the API server's defaulting and validation of the
-	// built-in kinds they know (serverrules.Rules, which the command hands
-	// in); nil: neither.
+	// Rules are the API server's decoding, defaulting and validation of
+	// the kinds they know (serverrules.Rules, which the command hands in:
+	// built-in kinds, and custom resources of the CRD given); nil: none.
+	// A custom resource the rules do not know is predicted as far as the
+	// write path's own checks go, and unknown beyond them.
 	Rules writepath.Rules
 }
 

@@ -256,3 +256,15 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkParse parses a CRD with two CEL rules into its kinds: what
+// predict --offline --schema pays once per run (the rules are compiled
+// here, as the server's strategy compiles them).
+func BenchmarkParse(b *testing.B) {
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := Parse([]byte(toolCRD)); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
