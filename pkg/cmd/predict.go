@@ -80,11 +80,9 @@ is persisted, but admission webhooks still see the requests. With --offline --li
 prediction runs in process from the live object and its managedFields (kubectl get -o yaml
 --show-managed-fields), with the built-in schema or the one given with --schema, and the
 API server's own defaulting and validation of the core and apps kinds (Services, Deployments,
-...). A custom resource needs its CustomResourceDefinition (--schema crd.yaml): its objects are
-then pruned of unknown fields, defaulted and validated (OpenAPI schema, CEL rules) by
-apiextensions-apiserver's code, as on the server; without it, a write the resourceVersion
-precondition does not already decide is "unknown". Admission webhooks and cluster state such
-as quota are not seen offline.
+...). Custom resources are pruned, defaulted and validated (schema, CEL rules) as on the
+server given their CRD (--schema crd.yaml), else "unknown" where that matters. Admission
+webhooks and cluster state such as quota are not seen offline.
 
 The resourceVersion in the manifest (or --base-rv) says what the writer last read; without
 one the writer is assumed to have read the live object just now.
