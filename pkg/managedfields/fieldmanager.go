@@ -41,8 +41,7 @@ type SchemaTypeConverter struct {
 // resource, besides its schema.
 type CustomResource struct {
 	// Resource is the plural resource name.
-	Resource   string
-	Namespaced bool
+	Resource string
 	// StatusSubresource says the version has a /status subresource.
 	StatusSubresource bool
 }
@@ -179,7 +178,6 @@ func parseCRD(js []byte) (*SchemaTypeConverter, error) {
 				Kind   string `json:"kind"`
 				Plural string `json:"plural"`
 			} `json:"names"`
-			Scope                 string       `json:"scope"`
 			PreserveUnknownFields bool         `json:"preserveUnknownFields"`
 			Versions              []crdVersion `json:"versions"`
 		} `json:"spec"`
@@ -194,7 +192,7 @@ func parseCRD(js []byte) (*SchemaTypeConverter, error) {
 	c.custom = map[schema.GroupVersionKind]CustomResource{}
 	for _, v := range crd.Spec.Versions {
 		c.custom[schema.GroupVersionKind{Group: crd.Spec.Group, Version: v.Name, Kind: crd.Spec.Names.Kind}] = CustomResource{
-			Resource: crd.Spec.Names.Plural, Namespaced: crd.Spec.Scope != "Cluster", StatusSubresource: v.Subresources.Status != nil,
+			Resource: crd.Spec.Names.Plural, StatusSubresource: v.Subresources.Status != nil,
 		}
 	}
 	return c, nil

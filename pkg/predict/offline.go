@@ -68,11 +68,13 @@ func (o *Offline) Executor(gvk schema.GroupVersionKind, name string, live *unstr
 
 // kindType is the registry rules of kind gvk: a custom resource's from its
 // CRD where the schema given is one, else what offlineType tells from the
-// live object.
+// live object. As in offlineType, the object's own namespace stands (a
+// manifest without one is the live object's namespace's, as a request's
+// is its URL's), so the type is not namespaced for the write path.
 func (o *Offline) kindType(gvk schema.GroupVersionKind, live *unstructured.Unstructured) *writepath.Type {
 	if o.schema != nil && !managedfields.IsBuiltin(gvk) {
 		if cr, ok := o.schema.CustomResource(gvk); ok {
-			t := writepath.CustomType(gvk, cr.Resource, cr.Namespaced, cr.StatusSubresource)
+			t := writepath.CustomType(gvk, cr.Resource, false, cr.StatusSubresource)
 			return &t
 		}
 	}
