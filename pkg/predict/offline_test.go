@@ -184,3 +184,51 @@ func TestOfflineWithoutSchemaCannotKnowCustomResources(t *testing.T) {
 		}
 	}
 }
+
+// TestOfflineConversionWebhookCannotKnow: a version that is stored
+// through a conversion webhook is converted by code that runs only on the
+// cluster: a write that reaches validation is unknown, with the reason;
+// a stale resourceVersion is still a 409.
+func TestOfflineConversionWebhookCannotKnow(t *testing.T) {
+	crd := strings.Replace(gadgetCRD, "  versions:\n", `  conversion:
+    strategy: Webhook
+    webhook:
+      conversionReviewVersions: [v1]
+      clientConfig: {url: "https://conv.example.com"}
+  versions:
+  - name: v1beta1
+    served: true
+    storage: false
+    schema: {openAPIV3Schema: {type: object, x-kubernetes-preserve-unknown-fields: true}}
+`, 1)
+	tc, err := managedfields.ParseSchema([]byte(crd))
+	if err != nil {
+		t.Fatal(err)
+	}
+	off := NewOffline(tc)
+	if off.Rules, err = serverrules.WithSchema([]byte(crd)); err != nil {
+		t.Fatal(err)
+	}
+	gvk := schema.GroupVersionKind{Group: "example.com", Version: "v1beta1", Kind: "Gadget"}
+	live := &unstructured.Unstructured{}
+	if err := live.UnmarshalJSON([]byte(`{"apiVersion":"example.com/v1beta1","kind":"Gadget","metadata":{"name":"g","namespace":"ns","resourceVersion":"7","generation":1},"spec":{"size":1}}`)); err != nil {
+		t.Fatal(err)
+	}
+	ex, err := off.Executor(gvk, "g", live)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rv, want := range map[string]Verdict{"7": Unknown, "6": Conflict} {
+		desired := live.DeepCopy()
+		desired.SetResourceVersion(rv)
+		_ = unstructured.SetNestedField(desired.Object, int64(2), "spec", "size")
+		r, err := Predict(context.Background(), Config{FieldManager: "ci", Methods: []Method{Update}}, Input{Desired: desired}, ex)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := r.Methods[0]
+		if m.Verdict != want || (want == Unknown && !strings.Contains(m.Reason, "example.com/v1beta1 is stored as example.com/v1 through a conversion webhook")) {
+			t.Errorf("resourceVersion %s: %s (%s), want %s", rv, m.Verdict, m.Reason, want)
+		}
+	}
+}
