@@ -52,7 +52,7 @@ func (o *Offline) Executor(gvk schema.GroupVersionKind, name string, live *unstr
 	t := o.kindType(gvk, live).WithRules(o.Rules)
 	e := &offlineExecutor{t: &t, name: name, live: live}
 	if !managedfields.IsBuiltin(gvk) && t.Validate == nil {
-		e.cannotKnow = fmt.Sprintf("no CustomResourceDefinition of %s was given (--schema CRD): the server's pruning, defaults, validation and list types of its custom resources are not known offline", gvk.GroupKind())
+		e.cannotKnow = fmt.Sprintf("give the CRD of %s with --schema: its pruning, defaults, validation and list types decide this write", gvk.GroupKind())
 	}
 	e.w = &writepath.Writer{FieldManager: &memoFieldManager{inner: o.fms}}
 	if live != nil {

@@ -179,7 +179,7 @@ func TestOfflineWithoutSchemaCannotKnowCustomResources(t *testing.T) {
 		if m.Verdict != want[m.Method] {
 			t.Errorf("%s: %s (%s), want %s", m.Method, m.Verdict, m.Reason, want[m.Method])
 		}
-		if m.Verdict == Unknown && !strings.Contains(m.Reason, "no CustomResourceDefinition of Doohickey.example.com was given (--schema CRD)") {
+		if m.Verdict == Unknown && !strings.Contains(m.Reason, "give the CRD of Doohickey.example.com with --schema") {
 			t.Errorf("%s: reason %q", m.Method, m.Reason)
 		}
 	}
