@@ -11,6 +11,7 @@ import (
 	"slices"
 	"testing"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -227,9 +228,15 @@ func (cc *crCorpus) write(ctx context.Context, ri dynamic.ResourceInterface, k *
 	}
 	b, _ := json.Marshal(cfg.Object)
 	obj, err := ri.Patch(ctx, name, types.ApplyPatchType, b, metav1.PatchOptions{FieldManager: mgr, Force: &force})
-	if err != nil && !force && cur != nil {
+	switch {
+	case err != nil && !force && cur != nil:
 		// A conflicting apply without force leaves the object as it was.
 		return cur, what, nil
+	case apierrors.IsInvalid(err) && cur != nil:
+		// An apply that takes back the only key of another applier's map
+		// leaves it null, which the schema refuses (seed 7, case 450): the
+		// object stays as it was.
+		return cur, what + "(422)", nil
 	}
 	return obj, what, err
 }
