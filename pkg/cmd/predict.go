@@ -22,8 +22,8 @@ import (
 	"github.com/kubectl-rv/kubectl-rv/pkg/output"
 	"github.com/kubectl-rv/kubectl-rv/pkg/output/predictprint"
 	"github.com/kubectl-rv/kubectl-rv/pkg/predict"
-	"github.com/kubectl-rv/kubectl-rv/pkg/serverrules"
 	"github.com/kubectl-rv/kubectl-rv/pkg/text"
+	"github.com/kubectl-rv/kubectl-rv/pkg/writepath"
 )
 
 // PredictOptions are the options of kubectl rv predict.
@@ -43,6 +43,9 @@ type PredictOptions struct {
 	FailOn       string
 	ShowSecrets  bool
 	Output       *OutputFlags
+	// Rules are the API server's rules --offline runs; without them, Run
+	// hands --offline over to rv-offline.
+	Rules writepath.Rules
 
 	args       []string
 	namespace  string
@@ -142,6 +145,9 @@ requests and in the messages of every format unless --show-secrets is given.`,
 func (o *PredictOptions) Complete(f *Factory, args []string) error {
 	o.args = args
 	if f != nil {
+		if o.Rules == nil {
+			o.Rules = f.offlineRules()
+		}
 		ns, explicit, err := f.Namespace()
 		if err != nil && !o.Offline {
 			return err
@@ -231,6 +237,10 @@ func onlyApply(ms []predict.Method) bool {
 
 // Run predicts and prints.
 func (o *PredictOptions) Run(ctx context.Context) error {
+	if o.Offline && o.Rules == nil {
+		// Before anything is read: rv-offline reads the same input.
+		return handOff()
+	}
 	p, err := o.Output.ToPrinter(o.Out)
 	if err != nil {
 		return err
@@ -463,29 +473,37 @@ func (o *PredictOptions) runOffline(ctx context.Context, cfg predict.Config, tar
 
 // readSchema returns the schema --schema names, or the default one (the
 // built-in schema; custom resources as ObjectMeta and deduced fields), and
-// the custom resource kinds whose server rules run offline: those of a
-// CustomResourceDefinition given with --schema.
-func (o *PredictOptions) readSchema() (managedfields.TypeConverter, serverrules.Rules, error) {
+// o.Rules with the custom resource kinds of a CustomResourceDefinition
+// given with --schema, where the rules take them (schemaRules).
+func (o *PredictOptions) readSchema() (managedfields.TypeConverter, writepath.Rules, error) {
 	if o.SchemaFile == "" {
-		return managedfields.DefaultTypeConverter(), serverrules.Rules{}, nil
+		return managedfields.DefaultTypeConverter(), o.Rules, nil
 	}
 	data, err := os.ReadFile(o.SchemaFile)
 	if err != nil {
-		return nil, serverrules.Rules{}, exitcode.Usage(fmt.Errorf("--schema: %w", err))
+		return nil, nil, exitcode.Usage(fmt.Errorf("--schema: %w", err))
 	}
 	stc, err := managedfields.ParseSchema(data)
-	if err == nil {
-		var rules serverrules.Rules
-		if rules, err = serverrules.WithSchema(data); err == nil {
-			return stc, rules, nil
-		}
+	rules := o.Rules
+	if sr, ok := rules.(schemaRules); ok && err == nil {
+		rules, err = sr.WithSchema(data)
 	}
-	return nil, serverrules.Rules{}, exitcode.Usage(fmt.Errorf("--schema %s: %w", o.SchemaFile, err))
+	if err != nil {
+		return nil, nil, exitcode.Usage(fmt.Errorf("--schema %s: %w", o.SchemaFile, err))
+	}
+	return stc, rules, nil
+}
+
+// schemaRules are offline rules that can run the server's rules for the
+// custom resources of a --schema document (serverrules.Rules, which
+// rv-offline hands in; kubectl-rv does not link it).
+type schemaRules interface {
+	WithSchema(schema []byte) (writepath.Rules, error)
 }
 
 // gvkString names a kind as a manifest does: apps/v1 Deployment.
 func gvkString(gvk schema.GroupVersionKind) string {
-	return output.Escape(gvk.GroupVersion().String() + " " + gvk.Kind)
+	return text.Escape(gvk.GroupVersion().String() + " " + gvk.Kind)
 }
 
 // readLive reads the --live objects; each must have valid managedFields.
@@ -503,7 +521,7 @@ func (o *PredictOptions) readLive() ([]*unstructured.Unstructured, map[*unstruct
 	for _, l := range lives {
 		u := l.Object
 		if _, err := managedfields.Entries(u); err != nil {
-			return nil, nil, exitcode.Usage(fmt.Errorf("--live %s: %s %s: %w", l.Source, output.Escape(u.GetKind()), output.Escape(u.GetName()), err))
+			return nil, nil, exitcode.Usage(fmt.Errorf("--live %s: %s %s: %w", l.Source, text.Escape(u.GetKind()), text.Escape(u.GetName()), err))
 		}
 		if err := checkObjectRV(u, "--live "+l.Source.String()); err != nil {
 			return nil, nil, err

@@ -85,6 +85,18 @@ func (t *totals) add(o *objState, writer *WriterKey, reader *readerKey, received
 	t.seen = true
 }
 
+// spent adds the request time of the attempt r to its writer's time in
+// 409s (when it got one) and in retries (when it is one).
+func (t *totals) spent(r *record, retry bool) {
+	w, d := t.writers[r.writer], r.completed.Sub(r.received)
+	if r.code == 409 {
+		w.conflictTime += d
+	}
+	if retry {
+		w.retryTime += d
+	}
+}
+
 // overlap counts an attempt of writer received before its previous
 // attempt on the object completed.
 func (t *totals) overlap(writer *WriterKey) {
@@ -141,7 +153,8 @@ func (t *totals) fill(rep *Report, cfg Config, objects []*objState, keys []*Writ
 	rep.Writers = []WriterStats{}
 	for k, a := range t.writers {
 		ws := WriterStats{Writer: *k, Tally: a.Tally, ConflictRate: a.Rate(), Objects: a.objects,
-			LostTo: counts(a.lostTo), Causes: causeCounts(a.causes), FieldsLost: fieldOwners(a.fieldsLost)}
+			LostTo: counts(a.lostTo), Causes: causeCounts(a.causes), FieldsLost: fieldOwners(a.fieldsLost),
+			ConflictSeconds: a.conflictTime.Seconds(), RetrySeconds: a.retryTime.Seconds()}
 		ws.UserAgent, ws.Shared = a.sharing()
 		rep.Writers = append(rep.Writers, ws)
 	}

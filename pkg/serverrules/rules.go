@@ -76,6 +76,18 @@ func WithSchema(schema []byte) (Rules, error) {
 	return Rules{CRDs: crds}, nil
 }
 
+// WithSchema returns r with the custom resource kinds of schema (see the
+// package's WithSchema), for the commands, which hold r as a
+// writepath.Rules (predict --schema).
+func (r Rules) WithSchema(schema []byte) (writepath.Rules, error) {
+	crds, err := crd.Parse(schema)
+	if err != nil {
+		return nil, err
+	}
+	r.CRDs = crds
+	return r, nil
+}
+
 // Decode is BuiltinDefaults (which goes through the Go type), or for a
 // kind of r.CRDs what the server's codec does to a custom resource it
 // decodes (crd.Kind.Decode): unknown fields pruned, then defaults filled.
