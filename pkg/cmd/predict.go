@@ -73,7 +73,8 @@ server-side apply with and without force.
 Each method gets a verdict: ok; conflict (409, stale resourceVersion); apply-conflict (the
 fields and their current owners); invalid (422/415, for example a failed JSON patch test or a
 strategic merge patch on a custom resource); clobber (succeeds, but overwrites or removes
-fields owned by other managers: the silent lost update). With -o wide, json or yaml it also
+fields owned by other managers: the silent lost update); unknown (offline only: the engine
+does not have the server's rules for it, and says which). With -o wide, json or yaml it also
 shows the changed fields, each manager's ownership changes and whether metadata.generation
 would be bumped.
 
@@ -82,7 +83,9 @@ is persisted, but admission webhooks still see the requests. With --offline --li
 prediction runs in process from the live object and its managedFields (kubectl get -o yaml
 --show-managed-fields), with the built-in schema or the one given with --schema, and the
 API server's own defaulting and validation of the core and apps kinds (Services, Deployments,
-...); admission webhooks and cluster state such as quota are not seen offline.
+...). Custom resources are pruned, defaulted and validated (schema, CEL rules) as on the
+server given their CRD (--schema crd.yaml), else "unknown" where that matters. Admission
+webhooks and cluster state such as quota are not seen offline.
 
 The resourceVersion in the manifest (or --base-rv) says what the writer last read; without
 one the writer is assumed to have read the live object just now.
@@ -99,6 +102,11 @@ requests and in the messages of every format unless --show-secrets is given.`,
   # Offline, in CI, from a saved live object; fail on conflicts, clobbers or invalid requests
   kubectl get deploy web -o yaml --show-managed-fields > live.yaml
   kubectl rv predict -f deploy.yaml --offline --live live.yaml --field-manager ci --fail-on any
+
+  # Offline, a custom resource with its CRD (pruning, defaults, validation and CEL rules)
+  kubectl get crd widgets.example.com -o yaml > crd.yaml
+  kubectl get widget w1 -o yaml --show-managed-fields > live.yaml
+  kubectl rv predict -f widget.yaml --offline --live live.yaml --schema crd.yaml --field-manager ci
 
   # A given JSON patch
   kubectl rv predict deployment/web --type json --patch '[{"op":"replace","path":"/spec/replicas","value":3}]'
@@ -123,7 +131,7 @@ requests and in the messages of every format unless --show-secrets is given.`,
 	fl.StringSliceVar(&o.Methods, "method", []string{"all"}, "Methods to predict, comma separated: each name selects that method alone (update, update-no-rv, json-patch, merge-patch, merge-patch-rv, strategic-merge-patch, apply, apply-force); families: all, all-update, all-merge-patch, all-apply.")
 	fl.BoolVar(&o.Offline, "offline", false, "Predict in process from --live instead of dry runs against the cluster.")
 	fl.StringVar(&o.LiveFile, "live", "", "With --offline: the live objects with their managedFields (kubectl get -o yaml --show-managed-fields).")
-	fl.StringVar(&o.SchemaFile, "schema", "", "With --offline: an OpenAPI v3 document or a CustomResourceDefinition typing custom resources.")
+	fl.StringVar(&o.SchemaFile, "schema", "", "With --offline: a CustomResourceDefinition, whose custom resources are then typed, pruned, defaulted and validated as the API server does, or an OpenAPI v3 document (typing only).")
 	fl.BoolVar(&o.ShowSecrets, "show-secrets", false, "Show Secret values in requests and messages instead of their hashes.")
 	fl.StringVar(&o.FailOn, "fail-on", string(predict.FailOnConflict), "Exit 1 when a selected method would: conflict (a 409: conflict or apply-conflict), clobber, any (conflict, clobber or invalid), or none (never).")
 	o.Output.AddFlags(fl)
@@ -427,7 +435,7 @@ func kindFor(mapper meta.RESTMapper, typ string) (schema.GroupVersionKind, error
 }
 
 func (o *PredictOptions) runOffline(ctx context.Context, cfg predict.Config, targets []predict.Target) ([]predict.Result, error) {
-	tc, err := o.typeConverter()
+	tc, rules, err := o.readSchema()
 	if err != nil {
 		return nil, err
 	}
@@ -437,7 +445,7 @@ func (o *PredictOptions) runOffline(ctx context.Context, cfg predict.Config, tar
 		return nil, err
 	}
 	off := predict.NewOffline(tc)
-	off.Rules = o.Rules
+	off.Rules = rules
 	items, err := predict.MatchOffline(targets, predict.NewLiveSet(lives, liveKinds(lives)), o.defaultNamespace(), off.Executor)
 	if err != nil {
 		var nl *predict.NoLiveObjectError
@@ -463,21 +471,34 @@ func (o *PredictOptions) runOffline(ctx context.Context, cfg predict.Config, tar
 	return out, nil
 }
 
-// typeConverter returns the schema --schema names, or the default one
-// (the built-in schema; custom resources as ObjectMeta and deduced fields).
-func (o *PredictOptions) typeConverter() (managedfields.TypeConverter, error) {
+// readSchema returns the schema --schema names, or the default one (the
+// built-in schema; custom resources as ObjectMeta and deduced fields), and
+// o.Rules with the custom resource kinds of a CustomResourceDefinition
+// given with --schema, where the rules take them (schemaRules).
+func (o *PredictOptions) readSchema() (managedfields.TypeConverter, writepath.Rules, error) {
 	if o.SchemaFile == "" {
-		return managedfields.DefaultTypeConverter(), nil
+		return managedfields.DefaultTypeConverter(), o.Rules, nil
 	}
 	data, err := os.ReadFile(o.SchemaFile)
 	if err != nil {
-		return nil, exitcode.Usage(fmt.Errorf("--schema: %w", err))
+		return nil, nil, exitcode.Usage(fmt.Errorf("--schema: %w", err))
 	}
 	stc, err := managedfields.ParseSchema(data)
-	if err != nil {
-		return nil, exitcode.Usage(fmt.Errorf("--schema %s: %w", o.SchemaFile, err))
+	rules := o.Rules
+	if sr, ok := rules.(schemaRules); ok && err == nil {
+		rules, err = sr.WithSchema(data)
 	}
-	return stc, nil
+	if err != nil {
+		return nil, nil, exitcode.Usage(fmt.Errorf("--schema %s: %w", o.SchemaFile, err))
+	}
+	return stc, rules, nil
+}
+
+// schemaRules are offline rules that can run the server's rules for the
+// custom resources of a --schema document (serverrules.Rules, which
+// rv-offline hands in; kubectl-rv does not link it).
+type schemaRules interface {
+	WithSchema(schema []byte) (writepath.Rules, error)
 }
 
 // gvkString names a kind as a manifest does: apps/v1 Deployment.

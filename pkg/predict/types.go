@@ -145,6 +145,10 @@ const (
 	// case is a strategic merge patch whose list merge key is not unique
 	// (the same port on TCP and UDP).
 	ServerError Verdict = "server-error"
+	// Unknown: the offline engine cannot know what the server would do
+	// (it does not have the server's rules for the kind, such as a custom
+	// resource whose CRD was not given); Reason says what is missing.
+	Unknown Verdict = "unknown"
 )
 
 // ObjectRef names an object.
