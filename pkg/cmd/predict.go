@@ -117,7 +117,14 @@ requests and in the messages of every format unless --show-secrets is given.`,
   # Both server-side applies (with and without force); report without failing
   kubectl rv predict -f deploy.yaml --method all-apply --field-manager ci --fail-on none`,
 		ValidArgsFunction: ObjectRefCompletion(f),
-		RunE:              runE(f, o),
+		// Before the kubeconfig is read: rv-offline reads it again.
+		PreRunE: func(*cobra.Command, []string) error {
+			if o.Offline && f.offlineRules() == nil {
+				return handOff()
+			}
+			return nil
+		},
+		RunE: runE(f, o),
 	}
 	fl := cmd.Flags()
 	fl.StringSliceVarP(&o.Filenames, "filename", "f", nil, "Desired objects: files, directories or - (stdin); multi-document YAML, JSON and Lists.")

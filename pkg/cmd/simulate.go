@@ -56,6 +56,7 @@ With no subcommand, runs the two-clients scenario and prints what happened step 
 		Args: cobra.NoArgs,
 		// Offline, or on the etcd --etcd-endpoints names: never the kubeconfig's cluster.
 		Annotations: map[string]string{annotationNoKubeconfig: "true"},
+		PreRunE:     o.handOffWithoutRules,
 		RunE: func(c *cobra.Command, _ []string) error {
 			if err := o.Validate(); err != nil {
 				return err
@@ -121,7 +122,8 @@ docs/simulate.md; the built-in scenarios (kubectl rv simulate list) are examples
   # The same store operations on a real etcd (this writes to it; the run's keys are
   # deleted afterwards unless --keep)
   kubectl rv simulate run --builtin two-clients --steps --etcd-endpoints http://127.0.0.1:2379`,
-		Args: cobra.MaximumNArgs(1),
+		Args:    cobra.MaximumNArgs(1),
+		PreRunE: o.handOffWithoutRules,
 		RunE: func(c *cobra.Command, args []string) error {
 			if len(args) == 1 {
 				o.File = args[0]
@@ -246,6 +248,15 @@ func (s seedFlag) Set(v string) error {
 }
 
 func (s seedFlag) Type() string { return "int" }
+
+// handOffWithoutRules hands the command over to rv-offline, before
+// anything is read, when this executable has no API server rules.
+func (o *SimulateRunOptions) handOffWithoutRules(*cobra.Command, []string) error {
+	if o.Rules == nil {
+		return handOff()
+	}
+	return nil
+}
 
 // Run runs the scenario and prints the report.
 func (o *SimulateRunOptions) Run(ctx context.Context) error {
