@@ -313,6 +313,10 @@ func TestPredictMatchErrors(t *testing.T) {
 		{"offline patch to a missing object", "", func(o *PredictOptions) {
 			o.args, o.Patch, o.PatchType, o.Offline, o.LiveFile = []string{"deploy/web"}, "{}", "merge", true, live
 		}, "--live " + live + " holds no deploy/web"},
+		{"patch to a missing object", "", func(o *PredictOptions) {
+			o.args, o.Patch, o.PatchType = []string{"deployments/nosuch"}, "{}", "merge"
+			cluster(o)
+		}, "deployments/nosuch: Deployment default/nosuch does not exist: a merge patch has nothing to patch (--type apply would create it)"},
 		{"offline version mismatch", strings.Replace(deploy, "apps/v1", "apps/v1beta1", 1), func(o *PredictOptions) {
 			o.Filenames, o.Offline, o.LiveFile = []string{"-"}, true, live
 		}, "<stdin>:1: the manifest is apps/v1beta1 Deployment, its live object (--live " + live + ":2) apps/v1 Deployment: offline prediction cannot convert between versions"},
