@@ -102,7 +102,7 @@ fieldlord=$cache/bin/kubectl-fieldlord
 rv=${RV_BIN:-}
 if [ -z "$rv" ]; then
   log "building kubectl-rv from $(git rev-parse --short HEAD)$(git diff --quiet || echo ' (modified)')"
-  CGO_ENABLED=0 go build -trimpath -o "$work/kubectl-rv" ./cmd/kubectl-rv
+  CGO_ENABLED=0 go build -trimpath -o "$work/" ./cmd/kubectl-rv ./cmd/rv-offline
   rv=$work/kubectl-rv
 fi
 base=${RV_BASE_BIN:-}

@@ -33,6 +33,8 @@
 #                                 register there
 #   RV_COMPACTION_INTERVAL=10s    the API servers' --etcd-compaction-interval (5m)
 #   RV_CONTROLLERS=0              no kube-controller-manager
+#   RV_AUDIT_WEBHOOK=URL          the API servers also send their audit events to URL
+#                                 (the webhook backend, batches flushed every second)
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -178,8 +180,31 @@ exec "$bin/kube-apiserver" --etcd-servers http://127.0.0.1:$storage_port \\
   --etcd-compaction-interval ${RV_COMPACTION_INTERVAL:-5m} \\
   --enable-priority-and-fairness=false --v=0 \\
   --audit-policy-file "$state/audit-policy.yaml" --audit-log-path "$state/$audit" \\
-  --audit-log-maxsize 100 --audit-log-maxbackup 3
+  --audit-log-maxsize 100 --audit-log-maxbackup 3 $(audit_webhook_flags)
 SCRIPT
+}
+
+# audit_webhook_flags: with RV_AUDIT_WEBHOOK=URL, the webhook backend's
+# flags and its kubeconfig (naming URL), written once.
+audit_webhook_flags() {
+  [ -n "${RV_AUDIT_WEBHOOK:-}" ] || return 0
+  if [ ! -f "$state/audit-webhook.kubeconfig" ]; then
+    cat > "$state/audit-webhook.kubeconfig" <<KUBECONFIG
+apiVersion: v1
+kind: Config
+clusters:
+- name: receiver
+  cluster: {server: "$RV_AUDIT_WEBHOOK"}
+contexts:
+- name: receiver
+  context: {cluster: receiver, user: apiserver}
+users:
+- name: apiserver
+  user: {}
+current-context: receiver
+KUBECONFIG
+  fi
+  printf '%s' "--audit-webhook-config-file $state/audit-webhook.kubeconfig --audit-webhook-batch-max-wait 1s --audit-webhook-initial-backoff 1s"
 }
 
 cmd_up() {

@@ -323,10 +323,15 @@ func validatePlatform(p Platform) []error {
 			}
 		}
 	}
-	// krew copies only the listed files when files is set: the binary and
-	// its licence must be among them.
+	// krew copies only the listed files when files is set: the binary,
+	// rv-offline beside it (which predict --offline and simulate start)
+	// and the licence must be among them.
 	if len(p.Files) > 0 {
-		for _, need := range []string{p.Bin, "LICENSE"} {
+		offline := "rv-offline"
+		if osName == "windows" {
+			offline += ".exe"
+		}
+		for _, need := range []string{p.Bin, offline, "LICENSE"} {
 			if need != "" && !slices.Contains(from, need) {
 				bad("files must install %s", need)
 			}

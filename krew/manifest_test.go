@@ -91,7 +91,7 @@ func TestDescriptionsSayWhatRVIsAndListTheCommands(t *testing.T) {
 	if !strings.Contains(sd, "rv") || !strings.Contains(sd, "resourceVersion") {
 		t.Errorf("shortDescription %q should say that rv stands for resourceVersion", sd)
 	}
-	root := cmd.NewCmdRV(genericiooptions.NewTestIOStreamsDiscard())
+	root := cmd.NewCmdRV(genericiooptions.NewTestIOStreamsDiscard(), nil)
 	for _, c := range root.Commands() {
 		if !strings.Contains(m.Spec.Description, "kubectl rv "+c.Name()+" ") {
 			t.Errorf("description does not describe the command %q", "kubectl rv "+c.Name())

@@ -11,7 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 
-	"github.com/kubectl-rv/kubectl-rv/pkg/simulate/mvcc"
+	"github.com/kubectl-rv/kubectl-rv/pkg/mvcc"
 )
 
 // Config shapes a history.
@@ -290,7 +290,7 @@ func (r *runner) randomOp(allowRange bool) mvcc.Op {
 			// then makes etcd v3.6.8 drop the live value from its backend
 			// while its index keeps it, and the next read of the key kills
 			// etcd ("range failed to find revision pair"; reproduced by
-			// TestEtcdRecreateInOneTxnThenCompact in pkg/simulate/mvcc).
+			// TestEtcdRecreateInOneTxnThenCompact in pkg/mvcc).
 			// Keep such deletes out of txns.
 			end = mvcc.PrefixEnd(k[:2])
 		}

@@ -4,7 +4,7 @@ import (
 	"context"
 	"testing"
 
-	"github.com/kubectl-rv/kubectl-rv/pkg/simulate/mvcc"
+	"github.com/kubectl-rv/kubectl-rv/pkg/mvcc"
 )
 
 // TestEmbeddedIsDeterministic runs one history on two embedded stores: any

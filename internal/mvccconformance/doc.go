@@ -6,7 +6,7 @@
 //
 // Only tests import it: its own test runs two embedded stores (to catch
 // nondeterminism), and test/e2e/simulate_conformance_test.go holds the
-// embedded store (pkg/simulate/mvcc) to a real etcd (pkg/etcdclient).
+// embedded store (pkg/mvcc) to a real etcd (pkg/etcdclient).
 //
 // It does not own either engine, and it compares only what etcd
 // guarantees: response headers by revision (cluster and member IDs differ),

@@ -279,6 +279,10 @@ func (b *block) line(line string, complete bool, opts Options, memo *valueMemo, 
 		b.stats.Skipped++
 		return false, ""
 	}
+	host := ""
+	if line[0] != '{' {
+		host, line = cutHost(line)
+	}
 	kind, apiVersion, ok := scanEvent(line, ev, memo)
 	if !ok {
 		var w wireEvent
@@ -301,8 +305,21 @@ func (b *block) line(line string, complete bool, opts Options, memo *valueMemo, 
 		b.stats.OtherStages++
 		return false, ""
 	}
+	ev.Host = host
 	b.stats.Events++
 	return true, ""
+}
+
+// cutHost splits a line that oc adm node-logs prints, HOST {json} (the
+// API server replica that logged the event, then the event), into the
+// host and the event; a line of another shape is returned as it is, for
+// the decoder to name what is wrong with it.
+func cutHost(line string) (host, rest string) {
+	i := strings.IndexByte(line, ' ')
+	if i <= 0 || i+1 >= len(line) || line[i+1] != '{' || strings.ContainsAny(line[:i], "{}\"\t") {
+		return "", line
+	}
+	return line[:i], line[i+1:]
 }
 
 func check(kind, apiVersion string) error {

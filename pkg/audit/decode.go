@@ -75,7 +75,7 @@ func Decode(ctx context.Context, src Source, opts Options, fn func(*Event) error
 	}
 	defer func() { _ = rc.Close() }()
 	d := &decoder{name: src.Name, opts: opts, src: src}
-	if f, size := mappable(rc, opts); size > 0 {
+	if f, size := mappable(rc, opts); size > 0 && !isExport(f) {
 		onMapped()
 		d.mapped = true
 		return d.stats, d.run(ctx, func(ctx context.Context, bsize int, ordered, jobs chan<- *block, free <-chan *block) {
@@ -86,6 +86,12 @@ func Decode(ctx context.Context, src Source, opts Options, fn func(*Event) error
 	d.gzip = gz
 	if err != nil {
 		return Stats{}, fmt.Errorf("%w: %s: %v", ErrBadInput, src.Name, err)
+	}
+	br := bufio.NewReaderSize(r, 64<<10)
+	r = br
+	if prefix, _ := br.Peek(exportPeek); exportKind(prefix) != "" {
+		d.export = newExportReader(br, exportKind(prefix))
+		r = d.export
 	}
 	err = d.run(ctx, func(ctx context.Context, bsize int, ordered, jobs chan<- *block, free <-chan *block) {
 		readBlocks(ctx, r, bsize, ordered, jobs, free)
@@ -134,6 +140,9 @@ type decoder struct {
 	gzip bool
 	// mapped is set when the source is a mapped file (mapBlocks).
 	mapped bool
+	// export reads a cloud log service's export into lines, when the
+	// source is one; errors name the export's lines.
+	export *exportReader
 	src    Source
 }
 
@@ -241,6 +250,10 @@ func (d *decoder) handOn(b *block, fn func(*Event) error) (err error) {
 	switch {
 	case b.errMsg != "":
 		return d.errorf(before+b.errLine, "%s", b.errMsg)
+	case b.readErr != nil && errors.As(b.readErr, new(*exportError)):
+		var e *exportError
+		errors.As(b.readErr, &e)
+		return fmt.Errorf("%w: %s:%d: %s", ErrBadInput, d.name, e.line, e.msg)
 	case b.readErr != nil && d.gzip:
 		return d.errorf(d.stats.Lines, "the gzip stream is cut short or corrupt (%v): copy the file again", b.readErr)
 	case b.readErr != nil:
@@ -250,5 +263,9 @@ func (d *decoder) handOn(b *block, fn func(*Event) error) (err error) {
 }
 
 func (d *decoder) errorf(line int, format string, args ...any) error {
+	if d.export != nil && line >= 1 && line <= len(d.export.lines) {
+		// The line of the event in the export, not in the lines made of it.
+		line = d.export.lines[line-1]
+	}
 	return fmt.Errorf("%w: %s:%d: %s", ErrBadInput, d.name, line, fmt.Sprintf(format, args...))
 }

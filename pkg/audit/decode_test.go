@@ -49,6 +49,30 @@ func TestDecodeFields(t *testing.T) {
 	}
 }
 
+// TestDecodeHostPrefixedLines: oc adm node-logs --role=master --path=
+// kube-apiserver/audit.log prints each event after the replica's host
+// name; the events are the same as the plain log's, with the host kept.
+func TestDecodeHostPrefixedLines(t *testing.T) {
+	plain, _, err := decodeString(t, ok409+"\n"+ok409+"\n", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _, err := decodeString(t, "master-0 "+ok409+"\nip-10-0-1-2.ec2.internal "+ok409+"\n", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 2 || got[0].Host != "master-0" || got[1].Host != "ip-10-0-1-2.ec2.internal" {
+		t.Fatalf("hosts of %d events: %+v", len(got), got)
+	}
+	for i := range got {
+		got[i].Host = ""
+		got[i].idHash, plain[i].idHash = 0, 0
+		if got[i] != plain[i] {
+			t.Errorf("event %d: %+v, plain %+v", i, got[i], plain[i])
+		}
+	}
+}
+
 func TestDecodeImpersonated(t *testing.T) {
 	line := strings.Replace(ok409, `"userAgent"`, `"impersonatedUser":{"username":"system:serviceaccount:x:y","extra":{"authentication.kubernetes.io/pod-name":["pod-9"]}},"userAgent"`, 1)
 	got, _, err := decodeString(t, line, Options{})
@@ -74,6 +98,8 @@ func TestDecodeBadInput(t *testing.T) {
 		{name: "truncated last line strict", in: ok409 + "\n" + ok409[:100], opts: Options{Strict: true}, want: "audit.log:2: the last line is cut short"},
 		{name: "blank line strict", in: ok409 + "\n\n", opts: Options{Strict: true}, want: "audit.log:2: blank line"},
 		{name: "complete last line without newline", in: ok409},
+		{name: "a host prefix before something else", in: "master-0 " + ok409 + "\nmaster-1 hello\n", want: "audit.log:2: not JSON"},
+		{name: "a host prefix alone", in: "master-0 {\n", want: "audit.log:1: not JSON"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -30,6 +30,10 @@ type Event struct {
 	ResponseRV      string
 	RequestReceived time.Time
 	StageTimestamp  time.Time
+	// Host is the API server replica that logged the event, where the
+	// log's lines name it (HOST {json}, as oc adm node-logs prints them);
+	// "" otherwise.
+	Host string
 	// idHash is idHash(e) when Decode set it, else 0.
 	idHash uint64
 }

@@ -34,7 +34,7 @@ func heap() uint64 {
 }
 
 // BenchmarkTrackerRetained reports the bytes the tracker retains per
-// watched object (bytes/object), the figure docs/churn.md quotes.
+// watched object (bytes/object), the figure docs/bench/churn.md quotes.
 func BenchmarkTrackerRetained(b *testing.B) {
 	const n = 50000
 	for range b.N {

@@ -3,6 +3,7 @@ package churn
 import (
 	"time"
 
+	"github.com/kubectl-rv/kubectl-rv/pkg/findings"
 	"github.com/kubectl-rv/kubectl-rv/pkg/follow"
 )
 
@@ -172,4 +173,15 @@ type Report struct {
 	Fights         []Fight         `json:"fights"`
 	Gaps           []follow.Gap    `json:"gaps,omitempty"`
 	Warnings       []string        `json:"warnings,omitempty"`
+}
+
+// Findings are what churn --fail-on fails on.
+var Findings = findings.Vocabulary{
+	{Name: "loop", Noun: "self-loop", Help: "one manager rewriting an object faster than --loop-rate with no other writer between"},
+	{Name: "fight", Noun: "fight", Help: "a field changing hands --fight-threshold times within a minute"},
+}
+
+// Findings counts the report's findings by class (Findings).
+func (r *Report) Findings() findings.Counts {
+	return findings.Counts{"loop": len(r.Loops), "fight": len(r.Fights)}
 }

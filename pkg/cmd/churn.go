@@ -3,7 +3,6 @@ package cmd
 import (
 	"context"
 	"fmt"
-	"slices"
 	"sync"
 	"time"
 
@@ -15,6 +14,7 @@ import (
 	"github.com/kubectl-rv/kubectl-rv/pkg/apitypes"
 	"github.com/kubectl-rv/kubectl-rv/pkg/churn"
 	"github.com/kubectl-rv/kubectl-rv/pkg/exitcode"
+	"github.com/kubectl-rv/kubectl-rv/pkg/findings"
 	"github.com/kubectl-rv/kubectl-rv/pkg/output"
 	"github.com/kubectl-rv/kubectl-rv/pkg/output/churnprint"
 	"github.com/kubectl-rv/kubectl-rv/pkg/text"
@@ -81,6 +81,7 @@ type ChurnOptions struct {
 	Top            int
 	Explain        int
 	FailOn         string
+	failOn         findings.Policy
 	ChunkSize      int64
 
 	args      []string
@@ -115,9 +116,8 @@ func NewCmdChurn(f *Factory, streams genericiooptions.IOStreams) *cobra.Command 
 	fs.IntVar(&o.FightThreshold, "fight-threshold", o.FightThreshold, "A fight is a field changing hands this many times within a minute.")
 	fs.IntVar(&o.Top, "top", o.Top, "How many objects, managers and types to rank.")
 	fs.IntVar(&o.Explain, "explain", 0, "Fetch the full object on the next writes of the N busiest objects and name the fields that change.")
-	fs.StringVar(&o.FailOn, "fail-on", "", "Exit 1 when the report has: loop, fight, or any (either).")
+	addFailOnFlag(fs, &o.FailOn, churn.Findings, "")
 	fs.Int64Var(&o.ChunkSize, "chunk-size", o.ChunkSize, "List in pages of this size; 0 lists in one page.")
-	_ = cmd.RegisterFlagCompletionFunc("fail-on", cobra.FixedCompletions([]string{"loop", "fight", "any"}, cobra.ShellCompDirectiveNoFileComp))
 	return cmd
 }
 
@@ -168,10 +168,10 @@ func (o *ChurnOptions) Validate() error {
 		return exitcode.Usagef("--explain must be 0 (off) or positive, got %d", o.Explain)
 	case o.ChunkSize < 0:
 		return exitcode.Usagef("--chunk-size must be 0 or positive, got %d", o.ChunkSize)
-	case !slices.Contains([]string{"", "loop", "fight", "any"}, o.FailOn):
-		return exitcode.Usagef("--fail-on %q: use loop, fight or any", o.FailOn)
 	}
-	return nil
+	var err error
+	o.failOn, err = churn.Findings.Parse("--fail-on", o.FailOn)
+	return err
 }
 
 func (o *ChurnOptions) config() churn.Config {
@@ -238,10 +238,5 @@ func (o *ChurnOptions) Run(ctx context.Context) error {
 }
 
 func (o *ChurnOptions) exit(rep *churn.Report) error {
-	loops, fights := len(rep.Loops), len(rep.Fights)
-	switch {
-	case o.FailOn == "loop" && loops > 0, o.FailOn == "fight" && fights > 0, o.FailOn == "any" && loops+fights > 0:
-		return exitcode.Findingf("%s and %s found (--fail-on %s)", text.Plural(loops, "self-loop"), text.Plural(fights, "fight"), o.FailOn)
-	}
-	return nil
+	return o.failOn.Exit(churn.Findings, rep.Findings())
 }

@@ -25,7 +25,7 @@ func TestChurnValidate(t *testing.T) {
 		{"zero fight threshold", func(o *ChurnOptions) { o.FightThreshold = 0 }, nil, "--fight-threshold"},
 		{"zero top", func(o *ChurnOptions) { o.Top = 0 }, nil, "--top must be"},
 		{"negative explain", func(o *ChurnOptions) { o.Explain = -1 }, nil, "--explain must be"},
-		{"bad fail-on", func(o *ChurnOptions) { o.FailOn = "always" }, nil, `--fail-on "always": use loop, fight or any`},
+		{"bad fail-on", func(o *ChurnOptions) { o.FailOn = "always" }, nil, `--fail-on "always": use loop, fight, any or none`},
 		{"bad output", func(o *ChurnOptions) { o.Output.Output = "csv" }, nil, "--output"},
 	}
 	for _, tt := range tests {
@@ -59,6 +59,7 @@ func TestChurnExit(t *testing.T) {
 	}{{"", loop, 0}, {"loop", loop, 1}, {"fight", loop, 0}, {"any", loop, 1}, {"any", &churn.Report{}, 0}} {
 		o := newChurnOptionsForTest()
 		o.FailOn = tc.failOn
+		o.failOn, _ = churn.Findings.Parse("--fail-on", o.FailOn)
 		if got := exitcode.Classify(o.exit(tc.rep)); got != tc.want {
 			t.Errorf("--fail-on %q: exit %d, want %d", tc.failOn, got, tc.want)
 		}
@@ -70,6 +71,7 @@ func TestChurnExit(t *testing.T) {
 func TestChurnExitMessage(t *testing.T) {
 	o := newChurnOptionsForTest()
 	o.FailOn = "any"
+	o.failOn, _ = churn.Findings.Parse("--fail-on", o.FailOn)
 	err := o.exit(&churn.Report{Loops: []churn.Loop{{Name: "x"}}})
 	if err == nil {
 		t.Fatal("no finding")

@@ -18,11 +18,13 @@ import (
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"k8s.io/client-go/discovery"
 
+	"github.com/kubectl-rv/kubectl-rv/pkg/apitypes"
 	"github.com/kubectl-rv/kubectl-rv/pkg/audit"
 	"github.com/kubectl-rv/kubectl-rv/pkg/conflicts"
 	"github.com/kubectl-rv/kubectl-rv/pkg/exitcode"
 	"github.com/kubectl-rv/kubectl-rv/pkg/output"
 	"github.com/kubectl-rv/kubectl-rv/pkg/output/conflictsprint"
+	"github.com/kubectl-rv/kubectl-rv/pkg/text"
 )
 
 const conflictsLong = `Find which writes collide in a cluster, who loses to whom, and why.
@@ -133,6 +135,11 @@ type ConflictsOptions struct {
 	Live        bool
 	For         time.Duration
 	Scenario    string
+	Listen      string
+	Resources   []string
+	ListenCert  string
+	ListenKey   string
+	Record      string
 
 	namespace string
 	cfg       conflicts.Config
@@ -152,7 +159,7 @@ type ConflictsOptions struct {
 // NewCmdConflicts returns kubectl rv conflicts.
 func NewCmdConflicts(f *Factory, streams genericiooptions.IOStreams) *cobra.Command {
 	def := conflicts.NewConfig()
-	o := &ConflictsOptions{Output: NewOutputFlags(output.Table, output.JSON, output.YAML), FailOnRate: -1, RetryWindow: def.RetryWindow, IOStreams: streams}
+	o := &ConflictsOptions{Output: NewOutputFlags(output.Table, output.Wide, output.JSON, output.YAML), FailOnRate: -1, RetryWindow: def.RetryWindow, IOStreams: streams}
 	var causes strings.Builder
 	for _, c := range conflicts.Causes {
 		fmt.Fprintf(&causes, "  %-20s %s\n", c.Cause, c.Fix)
@@ -178,7 +185,7 @@ func NewCmdConflicts(f *Factory, streams genericiooptions.IOStreams) *cobra.Comm
 	o.Output.AddFlags(fs)
 	fs.StringArrayVar(&o.AuditLogs, "audit-log", nil, "Audit log to read: a file, a directory of rotated files, a .gz file or - (stdin). Repeatable.")
 	fs.StringVar(&o.View, "view", "", "What to show: "+strings.Join(conflictsprint.Views, ", ")+" (default objects, or timeline with --object).")
-	fs.StringVar(&o.Object, "object", "", "TYPE/NAME of the only object to analyse, shown as a timeline, e.g. configmaps/leader or leases.coordination.k8s.io/x; -n narrows it to a namespace.")
+	fs.StringVar(&o.Object, "object", "", "TYPE/NAME of the only object to analyse, shown as a timeline, with TYPE as kubectl reads it (cm/leader, configmaps/leader, leases.coordination.k8s.io/x); -n narrows it to a namespace.")
 	fs.Float64Var(&o.FailOnRate, "fail-on-rate", o.FailOnRate, "Exit 1 when any writer's conflict rate (409s per attempt, 0 to 1) exceeds this; negative is off.")
 	fs.DurationVar(&o.RetryWindow, "retry-window", o.RetryWindow, "How soon after a 409 a writer's next attempt on the object, if it re-read, counts as a retry; otherwise the 409 was a give-up.")
 	fs.StringVar(&o.Since, "since", "", "Only requests received at or after this time: RFC 3339 (2026-11-24T10:00:00Z) or a duration back from now (5m, 2h).")
@@ -187,7 +194,12 @@ func NewCmdConflicts(f *Factory, streams genericiooptions.IOStreams) *cobra.Comm
 	fs.IntVar(&o.Top, "top", 0, "Show only this many objects and writers; 0 is all.")
 	fs.StringVar(&o.Report, "report", "", "Also write a picture of the --object (or the hottest object): writers as lanes over time, 409s, successes and give-ups marked. FILE.svg or FILE.html.")
 	fs.BoolVar(&o.Live, "live", false, "Instead of an audit log, read the API server's /metrics at the start and the end of --for and show the 409s per second by group, resource, subresource and verb.")
-	fs.DurationVar(&o.For, "for", 10*time.Second, "With --live, the time between the two reads of /metrics.")
+	fs.DurationVar(&o.For, "for", 10*time.Second, "With --live, the time between the two reads of /metrics; with --listen, how long to receive (default: until Ctrl-C).")
+	fs.StringArrayVar(&o.Resources, "resource", nil, "Only objects of these types: a type as kubectl names it (cm, deployments.apps) or a pattern over RESOURCE.GROUP (*.apps, *.* for all; core types end in a dot: configmaps.); a leading - excludes (-leases.coordination.k8s.io). Repeatable.")
+	fs.StringVar(&o.Listen, "listen", "", "Instead of an audit log, receive the API server's audit webhook (--audit-webhook-config-file naming http(s)://ADDR) on ADDR (HOST:PORT) until --for or Ctrl-C, then report. Plain HTTP only on loopback.")
+	fs.StringVar(&o.ListenCert, "listen-cert", "", "With --listen: serve TLS with this certificate (PEM).")
+	fs.StringVar(&o.ListenKey, "listen-key", "", "With --listen: the certificate's private key (PEM).")
+	fs.StringVar(&o.Record, "record", "", "With --listen: also write the events received to this file as an audit log (JSON lines) that --audit-log reads back.")
 	fs.StringVar(&o.Scenario, "scenario", "", "Also write a kubectl rv simulate scenario (FILE.yaml) that reproduces the contention on the --object (or the hottest object): its writers, their rates and write methods.")
 	_ = cmd.RegisterFlagCompletionFunc("view", cobra.FixedCompletions(conflictsprint.Views, cobra.ShellCompDirectiveNoFileComp))
 	return cmd
@@ -259,7 +271,7 @@ func forbiddenBody(err error, body []byte) error {
 }
 
 // auditFlags are the flags that only an audit log analysis reads.
-var auditFlags = []string{"audit-log", "view", "object", "fail-on-rate", "retry-window", "since", "until", "strict", "top", "report", "scenario"}
+var auditFlags = []string{"audit-log", "view", "object", "resource", "fail-on-rate", "retry-window", "since", "until", "strict", "top", "report", "scenario", "listen", "listen-cert", "listen-key", "record"}
 
 // Validate checks the flags without I/O and builds the engine's config.
 func (o *ConflictsOptions) Validate() error {
@@ -269,13 +281,13 @@ func (o *ConflictsOptions) Validate() error {
 	if o.Live {
 		return o.validateLive()
 	}
-	if slices.Contains(o.changed, "for") {
-		return exitcode.Usagef("--for is the time --live reads /metrics over: give it with --live, or drop it")
+	if err := o.validateListen(); err != nil {
+		return err
 	}
 	cfg := conflicts.NewConfig()
 	switch {
-	case len(o.AuditLogs) == 0:
-		return exitcode.Usagef("give --audit-log PATH: the API server's --audit-log-path file, a directory of them, or - for stdin")
+	case len(o.AuditLogs) == 0 && o.Listen == "":
+		return exitcode.Usagef("give --audit-log PATH (the API server's --audit-log-path file, a directory of them, or - for stdin) or --listen ADDR (its audit webhook)")
 	case o.View != "" && !slices.Contains(conflictsprint.Views, o.View):
 		return exitcode.Usagef("--view %q is not a view: use one of %s", o.View, strings.Join(conflictsprint.Views, ", "))
 	case o.View == conflictsprint.ViewTimeline && o.Object == "":
@@ -317,8 +329,28 @@ func (o *ConflictsOptions) Validate() error {
 		cfg.Object = &conflicts.ObjectKey{Resource: strings.ToLower(typ), Namespace: o.namespace, Name: name}
 	}
 	cfg.Namespace = o.namespace
+	if cfg.Resources, err = apitypes.ParseResourceFilter(o.Resources); err != nil {
+		return exitcode.Usagef("--resource %w", err)
+	}
 	cfg.RetryWindow, cfg.Strict, cfg.Top, cfg.HottestTimeline = o.RetryWindow, o.Strict, o.Top, o.Report != "" || o.Scenario != ""
 	o.cfg = cfg
+	return nil
+}
+
+// validateListen checks --listen's flags beside the audit log's.
+func (o *ConflictsOptions) validateListen() error {
+	switch {
+	case o.Listen == "" && slices.Contains(o.changed, "for"):
+		return exitcode.Usagef("--for is the time --live reads /metrics over, or --listen receives for: give it with one of them, or drop it")
+	case o.Listen == "" && (o.ListenCert != "" || o.ListenKey != "" || o.Record != ""):
+		return exitcode.Usagef("--listen-cert, --listen-key and --record go with --listen ADDR")
+	case o.Listen != "" && len(o.AuditLogs) > 0:
+		return exitcode.Usagef("give --audit-log or --listen, not both")
+	case o.Listen != "" && o.Scenario != "":
+		return exitcode.Usagef("--scenario reads the log a second time: --record the events with --listen, then give the record to --audit-log --scenario")
+	case o.Listen != "" && slices.Contains(o.changed, "for") && o.For <= 0:
+		return exitcode.Usagef("--for must be positive, got %s", o.For)
+	}
 	return nil
 }
 
@@ -374,15 +406,19 @@ func (o *ConflictsOptions) Run(ctx context.Context) error {
 	// The report is printed, and --scenario reads the logs again, within
 	// the memory limit of the analysis.
 	defer conflicts.LimitMemory(o.cfg.MemoryLimit)()
-	var sources []audit.Source
-	for _, p := range o.AuditLogs {
-		s, err := audit.Open(p, o.In)
-		if err != nil {
-			return exitcode.Usage(err)
-		}
-		sources = append(sources, s...)
+	sources, done, err := o.sources(ctx)
+	if err != nil {
+		return err
 	}
-	rep, err := conflicts.Analyze(ctx, sources, o.cfg)
+	actx := ctx
+	if o.Listen != "" {
+		// Ctrl-C ends the receiving, not the analysis of what came.
+		actx = context.WithoutCancel(ctx)
+	}
+	rep, err := conflicts.Analyze(actx, sources, o.cfg)
+	if derr := done(); err == nil {
+		err = derr
+	}
 	if errors.Is(err, audit.ErrBadInput) {
 		return exitcode.Usage(err)
 	}
@@ -486,7 +522,7 @@ func (o *ConflictsOptions) exit(rep *conflicts.Report) error {
 		}
 	}
 	if len(over) > 0 {
-		return exitcode.Findingf("%d writer(s) over --fail-on-rate %g: %s", len(over), o.FailOnRate, output.Escape(strings.Join(over, ", ")))
+		return exitcode.Findingf("%d writer(s) over --fail-on-rate %g: %s", len(over), o.FailOnRate, text.Escape(strings.Join(over, ", ")))
 	}
 	return nil
 }
@@ -514,7 +550,7 @@ func (o *ConflictsOptions) runLive(ctx context.Context) error {
 		return b, nil
 	}
 	started := func(time.Time) {
-		fmt.Fprintf(o.ErrOut, "read %s/metrics; reading it again in %s\n", output.Escape(o.server), o.For)
+		fmt.Fprintf(o.ErrOut, "read %s/metrics; reading it again in %s\n", text.Escape(o.server), o.For)
 	}
 	cfg := conflicts.LiveConfig{For: o.For, Started: started}
 	if o.Output.Format() == output.Table && output.IsTerminal(o.Out) {
@@ -525,7 +561,7 @@ func (o *ConflictsOptions) runLive(ctx context.Context) error {
 	}
 	rep, err := conflicts.Live(ctx, get, cfg)
 	if errors.Is(err, conflicts.ErrBadMetrics) {
-		return exitcode.Cluster(fmt.Errorf("--live: %s/metrics: %w", output.Escape(o.server), err))
+		return exitcode.Cluster(fmt.Errorf("--live: %s/metrics: %w", text.Escape(o.server), err))
 	}
 	if err != nil {
 		return err

@@ -12,6 +12,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
+
+	"github.com/kubectl-rv/kubectl-rv/pkg/serverrules"
 )
 
 // docExample is one "$ kubectl rv ..." session shown in a document.
@@ -97,7 +99,7 @@ func TestDocsExamples(t *testing.T) {
 			if discardOut {
 				streams.Out = io.Discard
 			}
-			root := NewCmdRV(streams)
+			root := NewCmdRV(streams, serverrules.Rules{})
 			root.SetArgs(args)
 			HandleError(&both, root.ExecuteContext(context.Background()))
 			if diff := cmp.Diff(ex.want, both.String()); diff != "" {

@@ -328,9 +328,9 @@ func (o *DoctorOptions) preflight(ctx context.Context) error {
 	err := doctor.PreflightWriteProbe(ctx, o.clients.Dynamic, o.WriteProbe)
 	switch {
 	case errors.Is(err, doctor.ErrNoProbeNamespace):
-		return exitcode.Usagef("--write-probe %s: no such namespace: create it, or name one where you may create ConfigMaps", output.Escape(o.WriteProbe))
+		return exitcode.Usagef("--write-probe %s: no such namespace: create it, or name one where you may create ConfigMaps", text.Escape(o.WriteProbe))
 	case err != nil:
-		return exitcode.Cluster(fmt.Errorf("--write-probe %s: the server refused a dry-run create of the probe ConfigMap: %w", output.Escape(o.WriteProbe), err))
+		return exitcode.Cluster(fmt.Errorf("--write-probe %s: the server refused a dry-run create of the probe ConfigMap: %w", text.Escape(o.WriteProbe), err))
 	}
 	return nil
 }

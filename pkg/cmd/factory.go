@@ -16,7 +16,8 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/kubectl-rv/kubectl-rv/pkg/exitcode"
-	"github.com/kubectl-rv/kubectl-rv/pkg/output"
+	"github.com/kubectl-rv/kubectl-rv/pkg/text"
+	"github.com/kubectl-rv/kubectl-rv/pkg/writepath"
 )
 
 // Factory builds clients from kubectl's global flags. Commands hold it, and
@@ -27,11 +28,23 @@ type Factory struct {
 	// warnings holds back the server's warnings about types the user did
 	// not name, for the clients RESTConfig builds.
 	warnings *warningFilter
+	// rules are the API server's rules for the offline engines, nil in
+	// kubectl-rv (NewCmdRV).
+	rules writepath.Rules
 }
 
 // NewFactory returns a factory over kubectl's global flags.
 func NewFactory(flags *genericclioptions.ConfigFlags) *Factory {
 	return &Factory{RESTClientGetter: flags, configFlags: flags, warnings: &warningFilter{}}
+}
+
+// offlineRules are the API server's rules for the offline engines: nil
+// without a factory or in kubectl-rv (NewCmdRV).
+func (f *Factory) offlineRules() writepath.Rules {
+	if f == nil {
+		return nil
+	}
+	return f.rules
 }
 
 // RESTConfig returns the client configuration. qps and burst override the
@@ -152,7 +165,7 @@ func (f *Factory) checkKubeconfig() error {
 	if !anyExists(filepath.SplitList(env)) {
 		why = "no such file"
 	}
-	return exitcode.Usagef("KUBECONFIG=%s: %s: point KUBECONFIG at your kubeconfig, unset it to use %s, or use --kubeconfig FILE or --server", output.Escape(env), why, clientcmd.RecommendedHomeFile)
+	return exitcode.Usagef("KUBECONFIG=%s: %s: point KUBECONFIG at your kubeconfig, unset it to use %s, or use --kubeconfig FILE or --server", text.Escape(env), why, clientcmd.RecommendedHomeFile)
 }
 
 // checkExplicitKubeconfig fails, as bad input, when --kubeconfig names a
@@ -163,7 +176,7 @@ func (f *Factory) checkExplicitKubeconfig() error {
 	}
 	if p := deref(f.configFlags.KubeConfig); p != "" {
 		if _, err := os.Stat(p); err != nil {
-			return exitcode.Usagef("--kubeconfig %s: %s", output.Escape(p), statReason(err))
+			return exitcode.Usagef("--kubeconfig %s: %s", text.Escape(p), statReason(err))
 		}
 	}
 	return nil
@@ -224,5 +237,5 @@ func (f *Factory) decorate(err error) error {
 	if server == "" {
 		return err
 	}
-	return exitcode.Cluster(fmt.Errorf("cluster at %s: %w", output.Escape(server), err))
+	return exitcode.Cluster(fmt.Errorf("cluster at %s: %w", text.Escape(server), err))
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/kubectl-rv/kubectl-rv/pkg/exitcode"
+	"github.com/kubectl-rv/kubectl-rv/pkg/findings"
 	"github.com/kubectl-rv/kubectl-rv/pkg/objects"
 	"github.com/kubectl-rv/kubectl-rv/pkg/output"
 )
@@ -133,4 +134,32 @@ const annotationValues = "kubectl-rv.dev/values"
 // setFlagValues says which values flag name takes, for completion.
 func setFlagValues(fs *pflag.FlagSet, name string, values ...string) {
 	_ = fs.SetAnnotation(name, annotationValues, values)
+}
+
+// addFailOnFlag binds --fail-on to value, with the words of vocab in its
+// help and completion; def is its default ("" is none). The command
+// turns it into a findings.Policy once, in Validate (vocab.Parse).
+func addFailOnFlag(fs *pflag.FlagSet, value *string, vocab findings.Vocabulary, def string) {
+	fs.StringVar(value, "fail-on", def, vocab.Help(""))
+	setFlagValues(fs, "fail-on", vocab.Words()...)
+}
+
+// addFailOnAlias binds name, the boolean flag earlier releases took for
+// --fail-on class, deprecated (cobra says so when it is used) and hidden
+// from help; withFailOnAlias adds class to --fail-on's value when it is
+// set.
+func addFailOnAlias(fs *pflag.FlagSet, set *bool, name, class string) {
+	fs.BoolVar(set, name, false, "Deprecated: use --fail-on "+class+".")
+	_ = fs.MarkDeprecated(name, "use --fail-on "+class)
+}
+
+// withFailOnAlias is value with class added when alias is set.
+func withFailOnAlias(value string, alias bool, class string) string {
+	switch {
+	case !alias:
+		return value
+	case value == "":
+		return class
+	}
+	return value + "," + class
 }

@@ -4,6 +4,7 @@ import (
 	"github.com/kubectl-rv/kubectl-rv/pkg/exitcode"
 	"github.com/kubectl-rv/kubectl-rv/pkg/objects"
 	"github.com/kubectl-rv/kubectl-rv/pkg/output"
+	"github.com/kubectl-rv/kubectl-rv/pkg/text"
 )
 
 // rejectOwnDocuments refuses kubectl rv's own documents (a simulate
@@ -15,9 +16,9 @@ func rejectOwnDocuments(flag string, objs []objects.Object) error {
 		if ob.Object.GetAPIVersion() != output.APIVersion {
 			continue
 		}
-		kind := output.Escape(ob.Object.GetKind())
+		kind := text.Escape(ob.Object.GetKind())
 		if kind == "Scenario" {
-			return exitcode.Usagef("%s%s: a kubectl rv Scenario, not a Kubernetes object: run it with kubectl rv simulate run %s", flag, ob.Source, output.Escape(ob.Source.File))
+			return exitcode.Usagef("%s%s: a kubectl rv Scenario, not a Kubernetes object: run it with kubectl rv simulate run %s", flag, ob.Source, text.Escape(ob.Source.File))
 		}
 		return exitcode.Usagef("%s%s: a kubectl rv %s, not a Kubernetes object: give the objects themselves (kubectl get -o yaml --show-managed-fields)", flag, ob.Source, kind)
 	}

@@ -281,7 +281,7 @@ func (o *LagOptions) Run(ctx context.Context) error {
 	}
 	if err != nil {
 		if errors.Is(err, lag.ErrNoTypes) {
-			fmt.Fprintln(o.ErrOut, "nothing to check: "+output.Escape(err.Error()))
+			fmt.Fprintln(o.ErrOut, "nothing to check: "+text.Escape(err.Error()))
 			return nil
 		}
 		return err

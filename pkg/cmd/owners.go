@@ -21,6 +21,7 @@ import (
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
 	"github.com/kubectl-rv/kubectl-rv/pkg/exitcode"
+	"github.com/kubectl-rv/kubectl-rv/pkg/findings"
 	"github.com/kubectl-rv/kubectl-rv/pkg/managedfields"
 	"github.com/kubectl-rv/kubectl-rv/pkg/objects"
 	"github.com/kubectl-rv/kubectl-rv/pkg/output"
@@ -49,7 +50,9 @@ type OwnersOptions struct {
 	Manager      string
 	Field        string
 	Shared       bool
+	FailOn       string
 	FailOnHazard bool
+	failOn       findings.Policy
 	ShowSecrets  bool
 	Time         string
 	// ExpectManager and Drift turn on the drift check.
@@ -95,7 +98,7 @@ apply manager (ClientSideApplyMigration), an ancient-changes entry (AncientChang
 manager name that hides the writer (GenericManager), entries owning fields the
 object no longer has (StaleFields), and two entries of one manager and operation, of
 which the API server keeps only the last, as owners does (DuplicateEntry).
---fail-on-hazard exits 1 when any is shown.
+--fail-on hazard exits 1 when any is shown.
 
 Drift: --expect-manager NAME lists the fields owned by any other manager (one row per
 owner, naming the scale or status subresource it wrote through) and exits 1 when there
@@ -119,7 +122,7 @@ const ownersExample = `  # Who owns what in a Deployment, as a tree
 
   # One row per managedFields entry, from a saved dump, failing CI on hazards
   kubectl get deploy web -o yaml --show-managed-fields > web.yaml
-  kubectl rv owners -f web.yaml --view summary --fail-on-hazard
+  kubectl rv owners -f web.yaml --view summary --fail-on hazard
 
   # How much of every Deployment is managedFields, and which are the heaviest
   kubectl rv owners deployments -A --view size
@@ -165,7 +168,8 @@ func NewCmdOwners(f *Factory, streams genericiooptions.IOStreams) *cobra.Command
 	fs.StringVar(&o.Manager, "manager", "", "Show only the fields this field manager owns (alone or with others).")
 	fs.StringVar(&o.Field, "field", "", "Show who owns this field and the fields below it, e.g. .spec.replicas or '.spec.template.spec.containers[name=nginx].image'.")
 	fs.BoolVar(&o.Shared, "shared", false, "Show only the fields owned by more than one manager entry.")
-	fs.BoolVar(&o.FailOnHazard, "fail-on-hazard", false, "Exit 1 when a hazard is shown (for CI).")
+	addFailOnFlag(fs, &o.FailOn, owners.Findings, "")
+	addFailOnAlias(fs, &o.FailOnHazard, "fail-on-hazard", "hazard")
 	fs.BoolVar(&o.ShowSecrets, "show-secrets", false, "Show Secret values in the blame view (they are hidden by default).")
 	fs.StringVar(&o.ExpectManager, "expect-manager", "", "List the fields owned by any other manager (drift from NAME), and exit 1 when there is one (for CI).")
 	fs.BoolVar(&o.Drift, "drift", false, "Like --expect-manager, expecting each object's main applier: the Apply manager owning the most leaves.")
@@ -242,6 +246,10 @@ func (o *OwnersOptions) Validate() error {
 		filter.Field = p
 	}
 	o.config = owners.Config{Filter: filter}
+	var err error
+	if o.failOn, err = owners.Findings.Parse("--fail-on", withFailOnAlias(o.FailOn, o.FailOnHazard, "hazard")); err != nil {
+		return err
+	}
 	if o.expectManagerSet && o.ExpectManager == "" {
 		return exitcode.Usagef("--expect-manager needs a manager name; to expect each object's main applier, use --drift")
 	}
@@ -262,8 +270,8 @@ func (o *OwnersOptions) validateSize() error {
 	if o.Top < 0 {
 		return exitcode.Usagef("--top must be 0 or positive, got %d", o.Top)
 	}
-	if o.Manager != "" || o.Field != "" || o.Shared || o.config.Drift != nil || o.FailOnHazard {
-		return exitcode.Usagef("--view size weighs whole objects: drop --manager, --field, --shared, --expect-manager, --drift and --fail-on-hazard")
+	if o.Manager != "" || o.Field != "" || o.Shared || o.config.Drift != nil || o.failOn.Fails("hazard") {
+		return exitcode.Usagef("--view size weighs whole objects: drop --manager, --field, --shared, --expect-manager, --drift and --fail-on hazard")
 	}
 	return nil
 }
@@ -288,7 +296,7 @@ func (o *OwnersOptions) Run(ctx context.Context) error {
 		return exitcode.Usage(err)
 	}
 	if res.NothingMatched {
-		fmt.Fprintln(o.ErrOut, output.Escape(o.nothingMatched()))
+		fmt.Fprintln(o.ErrOut, text.Escape(o.nothingMatched()))
 	}
 	if res.ClockSkew.Entries > 0 && o.Time != string(ownersprint.TimeNone) {
 		fmt.Fprintln(o.ErrOut, skewNote(res.ClockSkew))
@@ -302,10 +310,7 @@ func (o *OwnersOptions) Run(ctx context.Context) error {
 	if res.DriftFields > 0 {
 		return exitcode.Findingf("%s owned by a manager other than the expected one (--expect-manager, --drift)", text.Plural(res.DriftFields, "field"))
 	}
-	if o.FailOnHazard && res.Findings > 0 {
-		return exitcode.SilentFinding()
-	}
-	return nil
+	return o.failOn.Exit(owners.Findings, findings.Counts{"hazard": res.Findings})
 }
 
 // noteDrift says, on the error stream, which manager each object was
@@ -320,16 +325,16 @@ func (o *OwnersOptions) noteDrift(objs []owners.Object) {
 		case d.Expected == "":
 			output.Warnf(o.ErrOut, "%s has no Apply manager to expect; drift not checked: give --expect-manager NAME", name)
 		case d.Inferred:
-			fmt.Fprintln(o.ErrOut, output.Escape(fmt.Sprintf("note: %s: expecting its main applier %q (the Apply manager owning the most leaves: %d of %d)", name, d.Expected, d.ExpectedLeaves, d.Leaves)))
+			fmt.Fprintln(o.ErrOut, text.Escape(fmt.Sprintf("note: %s: expecting its main applier %q (the Apply manager owning the most leaves: %d of %d)", name, d.Expected, d.ExpectedLeaves, d.Leaves)))
 		}
 		if d.StatusFields > 0 {
-			fmt.Fprintln(o.ErrOut, output.Escape(fmt.Sprintf("note: %s: %s written through the status subresource left out (controllers report status there): --include-status counts them",
+			fmt.Fprintln(o.ErrOut, text.Escape(fmt.Sprintf("note: %s: %s written through the status subresource left out (controllers report status there): --include-status counts them",
 				name, text.Plural(d.StatusFields, "field"))))
 		}
 		if d.Expected != "" && len(d.Fields) == 0 {
 			clean++
 			if len(objs) == 1 {
-				fmt.Fprintln(o.ErrOut, output.Escape(fmt.Sprintf("%s: no field is owned by a manager other than %q", name, d.Expected)))
+				fmt.Fprintln(o.ErrOut, text.Escape(fmt.Sprintf("%s: no field is owned by a manager other than %q", name, d.Expected)))
 			}
 		}
 	}

@@ -22,8 +22,8 @@ import (
 	"github.com/kubectl-rv/kubectl-rv/pkg/output"
 	"github.com/kubectl-rv/kubectl-rv/pkg/output/predictprint"
 	"github.com/kubectl-rv/kubectl-rv/pkg/predict"
-	"github.com/kubectl-rv/kubectl-rv/pkg/serverrules"
 	"github.com/kubectl-rv/kubectl-rv/pkg/text"
+	"github.com/kubectl-rv/kubectl-rv/pkg/writepath"
 )
 
 // PredictOptions are the options of kubectl rv predict.
@@ -43,6 +43,9 @@ type PredictOptions struct {
 	FailOn       string
 	ShowSecrets  bool
 	Output       *OutputFlags
+	// Rules are the API server's rules --offline runs; without them, Run
+	// hands --offline over to rv-offline.
+	Rules writepath.Rules
 
 	args       []string
 	namespace  string
@@ -66,8 +69,8 @@ Each method gets a verdict: ok; conflict (409, stale resourceVersion); apply-con
 fields and their current owners); invalid (422/415, for example a failed JSON patch test or a
 strategic merge patch on a custom resource); clobber (succeeds, but overwrites or removes
 fields owned by other managers: the silent lost update); not-found; server-error; unknown
-(offline only: the API server's rules for the object did not run, so the write could be
-refused or stored otherwise). With -o wide, json or yaml it also
+(offline only: the engine does not have the server's rules for the object, so the write could
+be refused or stored otherwise, and says which). With -o wide, json or yaml it also
 shows the changed fields, each manager's ownership changes and whether metadata.generation
 would be bumped.
 
@@ -77,10 +80,12 @@ prediction runs in process from the live object and its managedFields (kubectl g
 --show-managed-fields), with the built-in schema or the one given with --schema, and the
 API server's own defaulting, validation and registry strategy of the built-in kinds it links
 (core, apps, batch, autoscaling, networking, policy, coordination, rbac, storage, scheduling,
-discovery and node kinds; a note per object says which ran). Where they do not run (other
-built-in kinds, kinds newer than this build, aggregated APIs) a write whose verdict depends on
-them is unknown, with the reason. Admission webhooks and cluster state such as quota are not
-seen offline.
+discovery and node kinds; a note per object says which ran). Custom resources are pruned,
+defaulted and validated (schema, CEL rules) as on the server given their CRD (--schema
+crd.yaml). Where the rules do not run (a custom resource without its CRD, other built-in
+kinds, kinds newer than this build, aggregated APIs) a write whose verdict depends on them is
+unknown, with the reason. Admission webhooks and cluster state such as quota are not seen
+offline.
 
 The resourceVersion in the manifest (or --base-rv) says what the writer last read; without
 one the writer is assumed to have read the live object just now.
@@ -109,6 +114,11 @@ func NewCmdPredict(f *Factory, streams genericiooptions.IOStreams) *cobra.Comman
   kubectl get deploy web -o yaml --show-managed-fields > live.yaml
   kubectl rv predict -f deploy.yaml --offline --live live.yaml --field-manager ci --fail-on any
 
+  # Offline, a custom resource with its CRD (pruning, defaults, validation and CEL rules)
+  kubectl get crd widgets.example.com -o yaml > crd.yaml
+  kubectl get widget w1 -o yaml --show-managed-fields > live.yaml
+  kubectl rv predict -f widget.yaml --offline --live live.yaml --schema crd.yaml --field-manager ci
+
   # A given JSON patch
   kubectl rv predict deployment/web --type json --patch '[{"op":"replace","path":"/spec/replicas","value":3}]'
 
@@ -132,7 +142,7 @@ func NewCmdPredict(f *Factory, streams genericiooptions.IOStreams) *cobra.Comman
 	fl.StringSliceVar(&o.Methods, "method", []string{"all"}, "Methods to predict, comma separated: each name selects that method alone (update, update-no-rv, json-patch, merge-patch, merge-patch-rv, strategic-merge-patch, apply, apply-force); families: all, all-update, all-merge-patch, all-apply.")
 	fl.BoolVar(&o.Offline, "offline", false, "Predict in process from --live instead of dry runs against the cluster.")
 	fl.StringVar(&o.LiveFile, "live", "", "With --offline: the live objects with their managedFields (kubectl get -o yaml --show-managed-fields).")
-	fl.StringVar(&o.SchemaFile, "schema", "", "With --offline: an OpenAPI v3 document or a CustomResourceDefinition typing custom resources.")
+	fl.StringVar(&o.SchemaFile, "schema", "", "With --offline: a CustomResourceDefinition, whose custom resources are then typed, pruned, defaulted and validated as the API server does, or an OpenAPI v3 document (typing only).")
 	fl.BoolVar(&o.ShowSecrets, "show-secrets", false, "Show Secret values in requests and messages instead of their hashes.")
 	fl.StringVar(&o.FailOn, "fail-on", string(predict.FailOnConflict), "Exit 1 when a selected method would: conflict (a 409: conflict or apply-conflict), clobber, unknown (offline: not judged), any (conflict, clobber, invalid, server-error or unknown), or none (never).")
 	o.Output.AddFlags(fl)
@@ -146,6 +156,9 @@ func NewCmdPredict(f *Factory, streams genericiooptions.IOStreams) *cobra.Comman
 func (o *PredictOptions) Complete(f *Factory, args []string) error {
 	o.args = args
 	if f != nil {
+		if o.Rules == nil {
+			o.Rules = f.offlineRules()
+		}
 		ns, explicit, err := f.Namespace()
 		if err != nil && !o.Offline {
 			return err
@@ -235,6 +248,10 @@ func onlyApply(ms []predict.Method) bool {
 
 // Run predicts and prints.
 func (o *PredictOptions) Run(ctx context.Context) error {
+	if o.Offline && o.Rules == nil {
+		// Before anything is read: rv-offline reads the same input.
+		return handOff()
+	}
 	p, err := o.Output.ToPrinter(o.Out)
 	if err != nil {
 		return err
@@ -281,7 +298,7 @@ func (o *PredictOptions) missingNamed(results []predict.Result) error {
 		}
 	}
 	return exitcode.Usagef("%s: %s does not exist: a %s patch has nothing to patch (--type apply would create it)",
-		output.Escape(o.args[0]), output.Escape(results[0].Object.String()), o.PatchType)
+		text.Escape(o.args[0]), text.Escape(results[0].Object.String()), o.PatchType)
 }
 
 // targets reads the desired objects or the patch.
@@ -449,7 +466,7 @@ func kindFor(mapper meta.RESTMapper, typ string) (schema.GroupVersionKind, error
 }
 
 func (o *PredictOptions) runOffline(ctx context.Context, cfg predict.Config, targets []predict.Target) ([]predict.Result, error) {
-	tc, err := o.typeConverter()
+	tc, rules, err := o.readSchema()
 	if err != nil {
 		return nil, err
 	}
@@ -459,7 +476,7 @@ func (o *PredictOptions) runOffline(ctx context.Context, cfg predict.Config, tar
 		return nil, err
 	}
 	off := predict.NewOffline(tc)
-	off.Rules = serverrules.Rules{}
+	off.Rules = rules
 	items, err := predict.MatchOffline(targets, predict.NewLiveSet(lives, liveKinds(lives)), o.defaultNamespace(), off.Executor)
 	if err != nil {
 		var nl *predict.NoLiveObjectError
@@ -485,26 +502,39 @@ func (o *PredictOptions) runOffline(ctx context.Context, cfg predict.Config, tar
 	return out, nil
 }
 
-// typeConverter returns the schema --schema names, or the default one
-// (the built-in schema; custom resources as ObjectMeta and deduced fields).
-func (o *PredictOptions) typeConverter() (managedfields.TypeConverter, error) {
+// readSchema returns the schema --schema names, or the default one (the
+// built-in schema; custom resources as ObjectMeta and deduced fields), and
+// o.Rules with the custom resource kinds of a CustomResourceDefinition
+// given with --schema, where the rules take them (schemaRules).
+func (o *PredictOptions) readSchema() (managedfields.TypeConverter, writepath.Rules, error) {
 	if o.SchemaFile == "" {
-		return managedfields.DefaultTypeConverter(), nil
+		return managedfields.DefaultTypeConverter(), o.Rules, nil
 	}
 	data, err := os.ReadFile(o.SchemaFile)
 	if err != nil {
-		return nil, exitcode.Usage(fmt.Errorf("--schema: %w", err))
+		return nil, nil, exitcode.Usage(fmt.Errorf("--schema: %w", err))
 	}
 	stc, err := managedfields.ParseSchema(data)
-	if err != nil {
-		return nil, exitcode.Usage(fmt.Errorf("--schema %s: %w", o.SchemaFile, err))
+	rules := o.Rules
+	if sr, ok := rules.(schemaRules); ok && err == nil {
+		rules, err = sr.WithSchema(data)
 	}
-	return stc, nil
+	if err != nil {
+		return nil, nil, exitcode.Usage(fmt.Errorf("--schema %s: %w", o.SchemaFile, err))
+	}
+	return stc, rules, nil
+}
+
+// schemaRules are offline rules that can run the server's rules for the
+// custom resources of a --schema document (serverrules.Rules, which
+// rv-offline hands in; kubectl-rv does not link it).
+type schemaRules interface {
+	WithSchema(schema []byte) (writepath.Rules, error)
 }
 
 // gvkString names a kind as a manifest does: apps/v1 Deployment.
 func gvkString(gvk schema.GroupVersionKind) string {
-	return output.Escape(gvk.GroupVersion().String() + " " + gvk.Kind)
+	return text.Escape(gvk.GroupVersion().String() + " " + gvk.Kind)
 }
 
 // readLive reads the --live objects; each must have valid managedFields.
@@ -522,7 +552,7 @@ func (o *PredictOptions) readLive() ([]*unstructured.Unstructured, map[*unstruct
 	for _, l := range lives {
 		u := l.Object
 		if _, err := managedfields.Entries(u); err != nil {
-			return nil, nil, exitcode.Usage(fmt.Errorf("--live %s: %s %s: %w", l.Source, output.Escape(u.GetKind()), output.Escape(u.GetName()), err))
+			return nil, nil, exitcode.Usage(fmt.Errorf("--live %s: %s %s: %w", l.Source, text.Escape(u.GetKind()), text.Escape(u.GetName()), err))
 		}
 		if err := checkObjectRV(u, "--live "+l.Source.String()); err != nil {
 			return nil, nil, err

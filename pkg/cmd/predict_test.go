@@ -25,6 +25,7 @@ import (
 	"github.com/kubectl-rv/kubectl-rv/pkg/managedfields"
 	"github.com/kubectl-rv/kubectl-rv/pkg/output"
 	"github.com/kubectl-rv/kubectl-rv/pkg/predict"
+	"github.com/kubectl-rv/kubectl-rv/pkg/serverrules"
 )
 
 func newPredictOptions(in string) (*PredictOptions, *bytes.Buffer, *bytes.Buffer) {
@@ -33,6 +34,7 @@ func newPredictOptions(in string) (*PredictOptions, *bytes.Buffer, *bytes.Buffer
 		Output:    NewOutputFlags(output.Table, output.Wide, output.JSON, output.YAML),
 		Methods:   []string{"all"},
 		FailOn:    "conflict",
+		Rules:     serverrules.Rules{},
 		IOStreams: genericiooptions.IOStreams{In: strings.NewReader(in), Out: &out, ErrOut: &errOut},
 	}
 	return o, &out, &errOut
@@ -226,7 +228,7 @@ func TestPredictExitCodeAndMethods(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var out, errOut bytes.Buffer
-			root := NewCmdRV(genericiooptions.IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut})
+			root := NewCmdRV(genericiooptions.IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut}, serverrules.Rules{})
 			root.SetArgs(append([]string{"predict", "-f", dir, "--offline", "--live", live, "--field-manager", "ci", "-o", "json"}, tt.args...))
 			code := HandleError(&errOut, root.ExecuteContext(context.Background()))
 			if code != tt.wantCode {

@@ -14,8 +14,9 @@ import (
 	_ "k8s.io/client-go/plugin/pkg/client/auth"
 
 	"github.com/kubectl-rv/kubectl-rv/pkg/exitcode"
-	"github.com/kubectl-rv/kubectl-rv/pkg/output"
+	"github.com/kubectl-rv/kubectl-rv/pkg/text"
 	"github.com/kubectl-rv/kubectl-rv/pkg/version"
+	"github.com/kubectl-rv/kubectl-rv/pkg/writepath"
 )
 
 const rootLong = `kubectl rv tells you why your Kubernetes writes collide.
@@ -24,6 +25,10 @@ It follows resourceVersions and managedFields: who changed an object and when
 (watch), who owns which field (owners), which controllers have not caught up
 with the latest spec (lag), what a write would do before it is sent (predict),
 and what happens when many writers race on one object (simulate, offline).
+Across a cluster: which writers collide and who loses, from the audit log
+(conflicts); which objects and managers write most, silent hot loops and
+fights (churn); and whether every API endpoint keeps the resourceVersion
+contract clients rely on (doctor).
 
 It never writes to the cluster unless a command says so and you pass the flag
 that asks for it.
@@ -41,15 +46,22 @@ const rootExample = `  # See the classic optimistic-concurrency race, offline, s
   # Which objects have controllers not caught up with, cluster-wide
   kubectl rv lag -A
 
+  # Who collides and who loses, from an API server audit log
+  kubectl rv conflicts --audit-log /var/log/kubernetes/audit.log
+
   # Show client and server versions
   kubectl rv version`
 
 // NewCmdRV returns the root command, kubectl rv, with all of kubectl's global
-// flags (--kubeconfig, --context, -n, --server, --token, --as, ...).
-func NewCmdRV(streams genericiooptions.IOStreams) *cobra.Command {
+// flags (--kubeconfig, --context, -n, --server, --token, --as, ...). rules
+// are the API server's rules that predict --offline and simulate run
+// (serverrules.Rules, which rv-offline links); with nil rules (kubectl-rv)
+// those commands hand over to rv-offline (handOff).
+func NewCmdRV(streams genericiooptions.IOStreams, rules writepath.Rules) *cobra.Command {
 	configFlags := genericclioptions.NewConfigFlags(true).
 		WithDiscoveryBurst(300).WithDiscoveryQPS(50.0)
 	f := NewFactory(configFlags)
+	f.rules = rules
 
 	root := &cobra.Command{
 		Use:           "rv",
@@ -147,8 +159,8 @@ func newWarningHandler(w io.Writer) rest.WarningHandler {
 
 type escapingWarnings struct{ next rest.WarningHandler }
 
-func (e escapingWarnings) HandleWarningHeader(code int, agent, text string) {
-	e.next.HandleWarningHeader(code, agent, output.Escape(text))
+func (e escapingWarnings) HandleWarningHeader(code int, agent, message string) {
+	e.next.HandleWarningHeader(code, agent, text.Escape(message))
 }
 
 // escapeLines escapes each line of an error message for the terminal:
@@ -159,7 +171,7 @@ func (e escapingWarnings) HandleWarningHeader(code int, agent, text string) {
 func escapeLines(msg string) string {
 	lines := strings.Split(msg, "\n")
 	for i, l := range lines {
-		lines[i] = output.Escape(l)
+		lines[i] = text.Escape(l)
 	}
 	return strings.Join(lines, "\n")
 }

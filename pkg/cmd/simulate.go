@@ -17,20 +17,20 @@ import (
 	"github.com/kubectl-rv/kubectl-rv/pkg/etcdclient"
 	"github.com/kubectl-rv/kubectl-rv/pkg/exitcode"
 	"github.com/kubectl-rv/kubectl-rv/pkg/inspect"
+	"github.com/kubectl-rv/kubectl-rv/pkg/mvcc"
 	"github.com/kubectl-rv/kubectl-rv/pkg/output"
 	"github.com/kubectl-rv/kubectl-rv/pkg/output/simprint"
 	"github.com/kubectl-rv/kubectl-rv/pkg/output/watchprint"
-	"github.com/kubectl-rv/kubectl-rv/pkg/serverrules"
 	"github.com/kubectl-rv/kubectl-rv/pkg/simulate"
-	"github.com/kubectl-rv/kubectl-rv/pkg/simulate/mvcc"
 	"github.com/kubectl-rv/kubectl-rv/pkg/simulate/scenario"
 	"github.com/kubectl-rv/kubectl-rv/pkg/text"
+	"github.com/kubectl-rv/kubectl-rv/pkg/writepath"
 )
 
 // NewCmdSimulate returns kubectl rv simulate: with no arguments it runs the
 // two-clients scenario and tells what happened step by step.
 func NewCmdSimulate(f *Factory, streams genericiooptions.IOStreams) *cobra.Command {
-	o := &SimulateRunOptions{Output: NewOutputFlags(output.Table, output.Wide, output.JSON, output.YAML), IOStreams: streams, Builtin: "two-clients", story: true}
+	o := &SimulateRunOptions{Output: NewOutputFlags(output.Table, output.Wide, output.JSON, output.YAML), IOStreams: streams, Builtin: "two-clients", story: true, Rules: f.offlineRules()}
 	cmd := &cobra.Command{
 		Use:   "simulate",
 		Short: "Simulate optimistic concurrency offline: 409s, retries, lost updates, SSA fights, leader election, 410 Gone",
@@ -65,7 +65,7 @@ With no subcommand, runs the two-clients scenario and prints what happened step 
 	}
 	cmd.Flags().Var(seedFlag{&o.Seed}, "seed", "Seed of the run (default: the scenario's).")
 	o.Output.AddFlags(cmd.Flags())
-	cmd.AddCommand(newCmdSimulateRun(streams), newCmdSimulateList(streams), newCmdSimulateReplay(f, streams), newCmdSimulateEtcdctl(f, streams))
+	cmd.AddCommand(newCmdSimulateRun(f, streams), newCmdSimulateList(streams), newCmdSimulateReplay(f, streams), newCmdSimulateEtcdctl(f, streams))
 	return cmd
 }
 
@@ -80,6 +80,9 @@ type SimulateRunOptions struct {
 	// Keep leaves the run's keys in the etcd of --etcd-endpoints.
 	Keep   bool
 	Output *OutputFlags
+	// Rules are the API server's rules the run's write path runs; without
+	// them, Run hands the run over to rv-offline.
+	Rules writepath.Rules
 
 	now func() time.Time
 
@@ -87,8 +90,8 @@ type SimulateRunOptions struct {
 	genericiooptions.IOStreams
 }
 
-func newCmdSimulateRun(streams genericiooptions.IOStreams) *cobra.Command {
-	o := &SimulateRunOptions{Output: NewOutputFlags(output.Table, output.Wide, output.JSON, output.YAML), IOStreams: streams}
+func newCmdSimulateRun(f *Factory, streams genericiooptions.IOStreams) *cobra.Command {
+	o := &SimulateRunOptions{Output: NewOutputFlags(output.Table, output.Wide, output.JSON, output.YAML), IOStreams: streams, Rules: f.offlineRules()}
 	cmd := &cobra.Command{
 		Use:   "run (FILE | - | --builtin NAME)",
 		Short: "Run a scenario file or a built-in scenario and report per actor",
@@ -207,7 +210,7 @@ type escapedError struct{ err error }
 func (e escapedError) Error() string {
 	lines := strings.Split(e.err.Error(), "\n")
 	for i, l := range lines {
-		lines[i] = output.Escape(l)
+		lines[i] = text.Escape(l)
 	}
 	return strings.Join(lines, "\n")
 }
@@ -246,6 +249,10 @@ func (s seedFlag) Type() string { return "int" }
 
 // Run runs the scenario and prints the report.
 func (o *SimulateRunOptions) Run(ctx context.Context) error {
+	if o.Rules == nil {
+		// Before anything is read: rv-offline reads the same scenario.
+		return handOff()
+	}
 	p, err := o.Output.ToPrinter(o.Out)
 	if err != nil {
 		return err
@@ -285,7 +292,7 @@ func (o *SimulateRunOptions) config(ctx context.Context, sc *scenario.Scenario) 
 		cfg.Trace = &t
 	}
 	cfg.Seed = o.Seed
-	cfg.Rules = serverrules.Rules{}
+	cfg.Rules = o.Rules
 	if len(o.EtcdEndpoints) == 0 {
 		return cfg, func() {}, nil
 	}
@@ -460,7 +467,7 @@ watch --show-secrets.`,
 			return escapeErr(o.Run(c.Context()))
 		},
 	}
-	cmd.Flags().StringVar(&o.Object, "object", "", "The object: RESOURCE/NAME (namespace from -n) or RESOURCE/NAMESPACE/NAME.")
+	cmd.Flags().StringVar(&o.Object, "object", "", "The object: TYPE/NAME (namespace from -n) or TYPE/NAMESPACE/NAME, with TYPE as kubectl reads it (cm, configmap, configmaps, ConfigMap, deployments.apps).")
 	cmd.Flags().StringVar(&o.At, "at", "", "Show the object as it was at this resourceVersion (default: its last recorded state).")
 	cmd.Flags().StringVar(&o.From, "from", "", "Diff from the state at this resourceVersion (with --to).")
 	cmd.Flags().StringVar(&o.To, "to", "", "Diff to the state at this resourceVersion (with --from).")

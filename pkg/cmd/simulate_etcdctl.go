@@ -18,8 +18,8 @@ import (
 	"github.com/kubectl-rv/kubectl-rv/pkg/etcdclient"
 	"github.com/kubectl-rv/kubectl-rv/pkg/etcdplay"
 	"github.com/kubectl-rv/kubectl-rv/pkg/exitcode"
+	"github.com/kubectl-rv/kubectl-rv/pkg/mvcc"
 	"github.com/kubectl-rv/kubectl-rv/pkg/output/etcdprint"
-	"github.com/kubectl-rv/kubectl-rv/pkg/simulate/mvcc"
 )
 
 // SimulateEtcdctlOptions are the options of kubectl rv simulate etcdctl.

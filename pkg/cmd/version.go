@@ -13,6 +13,7 @@ import (
 
 	"github.com/kubectl-rv/kubectl-rv/pkg/exitcode"
 	"github.com/kubectl-rv/kubectl-rv/pkg/output"
+	"github.com/kubectl-rv/kubectl-rv/pkg/text"
 	"github.com/kubectl-rv/kubectl-rv/pkg/version"
 )
 
@@ -108,7 +109,7 @@ func (o *VersionOptions) Run(ctx context.Context) error {
 		fmt.Fprintf(&b, "Git Commit: %s\n", c.GitCommit)
 	}
 	if rep.ServerVersion != nil {
-		fmt.Fprintf(&b, "Server Version: %s\n", output.Escape(rep.ServerVersion.GitVersion))
+		fmt.Fprintf(&b, "Server Version: %s\n", text.Escape(rep.ServerVersion.GitVersion))
 	}
 	if _, err := io.WriteString(o.Out, b.String()); err != nil {
 		return err

@@ -11,7 +11,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	utilnet "k8s.io/apimachinery/pkg/util/net"
 
-	"github.com/kubectl-rv/kubectl-rv/pkg/output"
 	"github.com/kubectl-rv/kubectl-rv/pkg/text"
 )
 
@@ -112,7 +111,7 @@ func (w *warningFilter) flush(out io.Writer) {
 		kind = "deprecation warning"
 	}
 	fmt.Fprintf(out, "Warning: %s for types you did not name (%s): name a type to see its warnings\n",
-		text.Plural(len(w.held), kind), output.Escape(strings.Join(types, ", ")))
+		text.Plural(len(w.held), kind), text.Escape(strings.Join(types, ", ")))
 	w.held = nil
 }
 

@@ -16,6 +16,7 @@ import (
 	"k8s.io/client-go/dynamic"
 
 	"github.com/kubectl-rv/kubectl-rv/pkg/exitcode"
+	"github.com/kubectl-rv/kubectl-rv/pkg/findings"
 	"github.com/kubectl-rv/kubectl-rv/pkg/follow"
 	"github.com/kubectl-rv/kubectl-rv/pkg/inspect"
 	"github.com/kubectl-rv/kubectl-rv/pkg/output"
@@ -41,7 +42,7 @@ followed by the changes still visible by comparing the relist with the last
 known state (marked "seen after gap").
 
 A FIGHT row says that a field changed hands between managers at least
---fight-threshold times within --fight-window; --fail-on-fight makes the
+--fight-threshold times within --fight-window; --fail-on fight makes the
 command exit 1 at the end if there was one. Objects written faster than
 --hot-rate writes per second are marked hot.
 
@@ -59,7 +60,7 @@ const watchExample = `  # Who changes the Deployment web, and what
   kubectl rv watch deployments,configmaps -n shop --diff
 
   # A CI soak check: fail if two managers fight over a field within 10 minutes
-  kubectl rv watch deployments -A --for 10m --fail-on-fight
+  kubectl rv watch deployments -A --for 10m --fail-on fight
 
   # Record a stream as JSON lines, and replay it offline later
   kubectl rv watch pods -l app=web --record web.jsonl --for 5m
@@ -84,7 +85,9 @@ type WatchOptions struct {
 	ShowSecrets    bool
 	FightThreshold int
 	FightWindow    time.Duration
+	FailOn         string
 	FailOnFight    bool
+	failOn         findings.Policy
 	HotRate        float64
 	For            time.Duration
 	MaxEvents      int
@@ -135,7 +138,8 @@ func NewCmdWatch(f *Factory, streams genericiooptions.IOStreams) *cobra.Command 
 	fs.BoolVar(&o.ShowSecrets, "show-secrets", false, "Show Secret values instead of their hashes (also in recordings).")
 	fs.IntVar(&o.FightThreshold, "fight-threshold", o.FightThreshold, "Report a FIGHT when a field changes hands between managers this many times within --fight-window.")
 	fs.DurationVar(&o.FightWindow, "fight-window", o.FightWindow, "The window fights are counted in.")
-	fs.BoolVar(&o.FailOnFight, "fail-on-fight", false, "Exit 1 at the end if a fight was seen.")
+	addFailOnFlag(fs, &o.FailOn, inspect.Findings, "")
+	addFailOnAlias(fs, &o.FailOnFight, "fail-on-fight", "fight")
 	fs.Float64Var(&o.HotRate, "hot-rate", o.HotRate, "Mark objects written more than this many times per second (over 10s); 0 turns it off.")
 	fs.DurationVar(&o.For, "for", 0, "Stop after this long and print the summary (0: until Ctrl-C).")
 	fs.IntVar(&o.MaxEvents, "max-events", 0, "Stop after this many ADDED, MODIFIED, DELETED, GAP and FIGHT rows, not counting the initial list (0: no limit).")
@@ -210,7 +214,9 @@ func (o *WatchOptions) Validate() error {
 	if o.Record != "" && o.Record == o.Replay {
 		return exitcode.Usagef("--record and --replay name the same file")
 	}
-	return nil
+	var err error
+	o.failOn, err = inspect.Findings.Parse("--fail-on", withFailOnAlias(o.FailOn, o.FailOnFight, "fight"))
+	return err
 }
 
 // config turns the flags into the engine's configuration; targets are
@@ -279,10 +285,7 @@ func (o *WatchOptions) finish(pr *watchprint.Printer, res inspect.Result) error 
 	if err := pr.Summary(res.Summary); err != nil {
 		return err
 	}
-	if o.FailOnFight && res.Fights > 0 {
-		return exitcode.Findingf("%s seen (--fail-on-fight)", text.Plural(res.Fights, "fight"))
-	}
-	return nil
+	return o.failOn.Exit(inspect.Findings, findings.Counts{"fight": res.Fights})
 }
 
 func (o *WatchOptions) runReplay() error {

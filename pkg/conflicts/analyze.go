@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"k8s.io/apimachinery/pkg/util/resourceversion"
+
+	"github.com/kubectl-rv/kubectl-rv/pkg/apitypes"
 )
 
 // agg accumulates one writer's figures.
@@ -26,6 +28,9 @@ type agg struct {
 	fieldsLost map[string][]string
 	// objects counts the objects written.
 	objects int
+	// conflictTime and retryTime are the request times (received to
+	// completed) of the writer's 409s and of its retries.
+	conflictTime, retryTime time.Duration
 }
 
 func newAgg() *agg {
@@ -412,7 +417,7 @@ func (o *objState) attempt(r *record, t *totals) {
 			st.cadence = time.Duration(r.received.UnixNano() - int64(prev))
 		}
 	}
-	t.add(o, r.writer, r.reader, r.received, true, fAttempts)
+	t.add(o, r.writer, r.reader, r.received, true, fAttempts).spent(r, retry)
 	if seen && int64(prev) > r.received.UnixNano() {
 		t.overlap(r.writer)
 	}
@@ -423,7 +428,7 @@ func (o *objState) attempt(r *record, t *totals) {
 	if o.keep {
 		timelineI = len(o.timeline)
 		st.timelineI = int32(timelineI)
-		o.timeline = append(o.timeline, Attempt{Received: r.received, Completed: r.completed, Writer: t.writerName(r.writer),
+		o.timeline = append(o.timeline, Attempt{AuditID: r.auditID, Replica: r.host, Received: r.received, Completed: r.completed, Writer: t.writerName(r.writer),
 			Verb: r.verb, Subresource: r.sub, Code: r.code, Precondition: r.precond, Result: r.result,
 			Chain: int(st.chain), Step: int(st.step), Reread: reread})
 	}
@@ -642,17 +647,14 @@ func (o *objState) outcome(r *record, ws winnerSet) outcome {
 	return out
 }
 
+// matchObject reports whether the object k is the one the user named in
+// want (Config.Object), its type resolved with kubectl's rules
+// (apitypes.ParseOfflineType: short names, singular, kind, .group).
 func matchObject(want, k ObjectKey) bool {
 	if want.Name != k.Name || want.Namespace != "" && want.Namespace != k.Namespace {
 		return false
 	}
-	full := k.Resource
-	if k.Group != "" {
-		full += "." + k.Group
-	}
-	r := want.Resource
-	return r == k.Resource || r == full || r+"s" == k.Resource || r+"es" == k.Resource ||
-		strings.HasPrefix(r, strings.TrimSuffix(k.Resource, "s")+".") && r+"s" == full
+	return apitypes.ParseOfflineType(want.Resource).Matches(k.Group, k.Resource)
 }
 
 // applyFailed and alreadyExists are what classify reads in a 409's

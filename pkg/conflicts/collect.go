@@ -32,12 +32,15 @@ type record struct {
 	code  int
 	// message is a 409's message when classify reads it (applyFailed,
 	// alreadyExists), else "": most are kept neither interned nor copied.
-	message   string
-	details   string
-	precond   string
-	result    string
-	received  time.Time
-	completed time.Time
+	message string
+	details string
+	precond string
+	result  string
+	// host is the API server replica that logged the request (host-prefixed
+	// logs), interned; auditID is set only for the records of a timeline.
+	host, auditID string
+	received      time.Time
+	completed     time.Time
 	// seq is the order of arrival, the last tie-breaker.
 	seq uint64
 }
@@ -138,7 +141,8 @@ func (c *Collector) object(ref *audit.ObjectRef) objectNumber {
 		return p
 	}
 	k := ObjectKey{Group: c.str(ref.APIGroup), Resource: c.str(ref.Resource), Namespace: c.str(ref.Namespace), Name: c.str(ref.Name)}
-	out := c.cfg.Namespace != "" && k.Namespace != c.cfg.Namespace || c.cfg.Object != nil && !matchObject(*c.cfg.Object, k)
+	out := c.cfg.Namespace != "" && k.Namespace != c.cfg.Namespace || c.cfg.Object != nil && !matchObject(*c.cfg.Object, k) ||
+		!c.cfg.Resources.Keeps(k.Group, k.Resource)
 	p := objectNumber{key: &k, n: uint32(len(c.objs)), out: out}
 	c.objs[string(c.buf)] = p
 	return p
@@ -258,6 +262,15 @@ func (c *Collector) record(e *audit.Event) *record {
 	r.verb, r.sub, r.code, r.details = verb, c.str(ref.Subresource), e.Code, c.str(e.DetailsKind)
 	r.wid, r.writer = a.wid, c.writers.keys[a.wid]
 	r.precond, r.result = strings.Clone(ref.ResourceVersion), strings.Clone(e.ResponseRV)
+	if e.Host != "" {
+		r.host = c.str(e.Host)
+	}
+	if c.cfg.Object != nil || c.stream.only != nil && *c.stream.only == *obj.key || c.cfg.HottestTimeline && c.stream.skew < 0 {
+		// A timeline's row names its request (the hottest object's is
+		// picked at the end when every record is kept); other records
+		// need no id.
+		r.auditID = strings.Clone(e.AuditID)
+	}
 	if e.Code == 409 && (applyFailed(e.Message) || alreadyExists(verb, e.Message)) {
 		r.message = c.str(e.Message)
 	}

@@ -68,7 +68,9 @@ func TestContentionRetryAndWinner(t *testing.T) {
 	a := writer(rep, "a/ma")
 	want := WriterStats{Writer: WriterKey{User: "a", FieldManager: "ma"}, UserAgent: "a-agent",
 		Tally:        Tally{Attempts: 2, Conflicts: 1, Successes: 1, RetryChains: 1},
-		ConflictRate: 0.5, Objects: 1, LostTo: []Count{{"b/mb", 1}}, Causes: []CauseCount{{Contention, 1}}}
+		ConflictRate: 0.5, Objects: 1, LostTo: []Count{{"b/mb", 1}}, Causes: []CauseCount{{Contention, 1}},
+		// Each request takes 0.5 ms (ev): the 409 at 5 ms, the retry at 8 ms.
+		ConflictSeconds: 0.0005, RetrySeconds: 0.0005}
 	if diff := cmp.Diff(want, a); diff != "" {
 		t.Errorf("writer a (-want +got):\n%s", diff)
 	}

@@ -33,6 +33,8 @@ type refRecord struct {
 	precond   string
 	result    string
 	force     bool
+	auditID   string
+	host      string
 	received  time.Time
 	completed time.Time
 }
@@ -143,7 +145,8 @@ func (c *refCollector) Add(e *audit.Event) {
 		result: e.ResponseRV, received: e.RequestReceived, completed: e.StageTimestamp,
 		writer:  refIntern(c.writers, WriterKey{User: user, FieldManager: c.str(fm), Pod: pod}),
 		precond: ref.ResourceVersion, details: c.str(e.DetailsKind),
-		force: e.Verb == "patch" && slices.Contains(q["force"], "true"),
+		force:   e.Verb == "patch" && slices.Contains(q["force"], "true"),
+		auditID: strings.Clone(e.AuditID), host: c.str(e.Host),
 	}
 	if e.Code == 409 {
 		r.message = c.str(e.Message)
@@ -181,6 +184,8 @@ type refAgg struct {
 	causes      map[Cause]int
 	// objects or writers touched, and their 409s.
 	peers map[string]int
+	// the request time of its 409s and of its retries.
+	conflictTime, retryTime time.Duration
 }
 
 func refNewAgg() *refAgg {
@@ -294,7 +299,7 @@ func (w *refObjectWalk) attempt(r *refRecord, t *refTotals) {
 		st = &refWriterState{}
 		w.writers[*r.writer] = st
 	}
-	a := Attempt{Received: r.received, Completed: r.completed, Writer: r.writer.String(), Verb: r.verb, Subresource: r.sub,
+	a := Attempt{AuditID: r.auditID, Replica: r.host, Received: r.received, Completed: r.completed, Writer: r.writer.String(), Verb: r.verb, Subresource: r.sub,
 		Code: r.code, Precondition: r.precond, Result: r.result}
 	retry := false
 	if st.conflict {
@@ -323,6 +328,14 @@ func (w *refObjectWalk) attempt(r *refRecord, t *refTotals) {
 		a.Reread = ok && rd.After(st.last.completed)
 	}
 	t.add(r, func(g *refAgg) { g.Attempts++ })
+	t.add(r, func(g *refAgg) {
+		if r.code == 409 {
+			g.conflictTime += r.completed.Sub(r.received)
+		}
+		if retry {
+			g.retryTime += r.completed.Sub(r.received)
+		}
+	})
 	t.writers[*r.writer].userAgents[r.reader.userAgent] = true
 	if st.last != nil && st.last.completed.After(r.received) {
 		t.writers[*r.writer].overlapping++
@@ -517,7 +530,8 @@ func (t *refTotals) fill(rep *Report, cfg Config) {
 	rep.Writers = []WriterStats{}
 	for k, a := range t.writers {
 		ws := WriterStats{Writer: k, Tally: a.Tally,
-			ConflictRate: a.Rate(), Objects: len(a.peers), LostTo: refCounts(a.lostTo), Causes: refCauseCounts(a.causes)}
+			ConflictRate: a.Rate(), Objects: len(a.peers), LostTo: refCounts(a.lostTo), Causes: refCauseCounts(a.causes),
+			ConflictSeconds: a.conflictTime.Seconds(), RetrySeconds: a.retryTime.Seconds()}
 		uas := slices.Sorted(maps.Keys(a.userAgents))
 		if len(uas) == 1 {
 			ws.UserAgent = uas[0]

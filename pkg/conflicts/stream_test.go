@@ -307,3 +307,48 @@ func TestRecQueueOrder(t *testing.T) {
 		}
 	}
 }
+
+// TestHostPrefixedLogIsThePlainLog: the log oc adm node-logs prints (each
+// line after the replica's host name, two replicas) gives the report of
+// the plain log, with each timeline row naming its replica; every row
+// names its auditID.
+func TestHostPrefixedLogIsThePlainLog(t *testing.T) {
+	t0 := time.Date(2026, 11, 24, 10, 0, 0, 0, time.UTC)
+	dir := t.TempDir()
+	lines := genLog(5, 3000, t0)
+	plain, prefixed := filepath.Join(dir, "plain.log"), filepath.Join(dir, "prefixed.log")
+	writeLog(t, plain, lines)
+	hosts := make([]genLine, len(lines))
+	for i, l := range lines {
+		hosts[i] = genLine{completed: l.completed, text: fmt.Sprintf("master-%d %s", i%2, l.text)}
+	}
+	writeLog(t, prefixed, hosts)
+	run := func(path string) *Report {
+		cfg := NewConfig()
+		cfg.Object = &ObjectKey{Resource: "cm", Name: "c-1"}
+		sources, err := audit.Open(path, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rep, err := Analyze(context.Background(), sources, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return rep
+	}
+	want, got := run(plain), run(prefixed)
+	if len(got.Timeline) == 0 {
+		t.Fatal("no timeline")
+	}
+	for i := range got.Timeline {
+		a := &got.Timeline[i]
+		if a.Replica != "master-0" && a.Replica != "master-1" || a.AuditID == "" {
+			t.Errorf("row %d: replica %q, auditID %q", i, a.Replica, a.AuditID)
+		}
+		a.Replica = ""
+	}
+	want.Input, got.Input = audit.Stats{}, audit.Stats{}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("prefixed log's report (-plain +prefixed):\n%s", diff)
+	}
+}

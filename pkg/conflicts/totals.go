@@ -61,7 +61,7 @@ func (t *Tally) bump(f figure) {
 // add counts f for the attempt's writer, object and the summary; timed
 // false leaves the summary's first and last alone. Each attempt's user
 // agent is noted for its writer.
-func (t *totals) add(o *objState, writer *WriterKey, reader *readerKey, received time.Time, timed bool, f figure) {
+func (t *totals) add(o *objState, writer *WriterKey, reader *readerKey, received time.Time, timed bool, f figure) *agg {
 	w := t.writers[writer]
 	if w == nil {
 		w = newAgg()
@@ -74,7 +74,7 @@ func (t *totals) add(o *objState, writer *WriterKey, reader *readerKey, received
 	o.tally.bump(f)
 	t.sum.bump(f)
 	if !timed {
-		return
+		return w
 	}
 	if !t.seen || received.Before(t.first) {
 		t.first = received
@@ -83,6 +83,19 @@ func (t *totals) add(o *objState, writer *WriterKey, reader *readerKey, received
 		t.last = received
 	}
 	t.seen = true
+	return w
+}
+
+// spent adds the request time of the attempt r to its writer's (w) time
+// in 409s (when it got one) and in retries (when it is one).
+func (w *agg) spent(r *record, retry bool) {
+	d := r.completed.Sub(r.received)
+	if r.code == 409 {
+		w.conflictTime += d
+	}
+	if retry {
+		w.retryTime += d
+	}
 }
 
 // overlap counts an attempt of writer received before its previous
@@ -141,7 +154,8 @@ func (t *totals) fill(rep *Report, cfg Config, objects []*objState, keys []*Writ
 	rep.Writers = []WriterStats{}
 	for k, a := range t.writers {
 		ws := WriterStats{Writer: *k, Tally: a.Tally, ConflictRate: a.Rate(), Objects: a.objects,
-			LostTo: counts(a.lostTo), Causes: causeCounts(a.causes), FieldsLost: fieldOwners(a.fieldsLost)}
+			LostTo: counts(a.lostTo), Causes: causeCounts(a.causes), FieldsLost: fieldOwners(a.fieldsLost),
+			ConflictSeconds: a.conflictTime.Seconds(), RetrySeconds: a.retryTime.Seconds()}
 		ws.UserAgent, ws.Shared = a.sharing()
 		rep.Writers = append(rep.Writers, ws)
 	}

@@ -3,6 +3,7 @@ package conflicts
 import (
 	"time"
 
+	"github.com/kubectl-rv/kubectl-rv/pkg/apitypes"
 	"github.com/kubectl-rv/kubectl-rv/pkg/audit"
 )
 
@@ -151,6 +152,11 @@ type WriterStats struct {
 	// ConflictRate is 409s per attempt.
 	ConflictRate float64 `json:"conflictRate"`
 	Objects      int     `json:"objects"`
+	// ConflictSeconds is the time the writer's 409s took (each request's
+	// stageTimestamp less its requestReceivedTimestamp), RetrySeconds the
+	// time its retries took: what the conflicts cost it in requests.
+	ConflictSeconds float64 `json:"conflictSeconds,omitempty"`
+	RetrySeconds    float64 `json:"retrySeconds,omitempty"`
 	// LostTo counts the winners of this writer's 409s (a 409 lost to two
 	// writes counts for both).
 	LostTo []Count      `json:"lostTo,omitempty"`
@@ -199,6 +205,11 @@ type CauseStats struct {
 
 // Attempt is one write attempt, for the timeline.
 type Attempt struct {
+	// AuditID is the request's auditID, to find its event in the log.
+	AuditID string `json:"auditID,omitempty"`
+	// Replica is the API server that logged it, where the log's lines
+	// name it (HOST {json}).
+	Replica     string    `json:"replica,omitempty"`
 	Received    time.Time `json:"received"`
 	Completed   time.Time `json:"completed"`
 	Writer      string    `json:"writer"`
@@ -261,12 +272,16 @@ type Config struct {
 	RetryWindow time.Duration
 	// Object limits the analysis, every figure of it, to one object and
 	// is the timeline's; nil is every object. Its Namespace "" matches any
-	// namespace; its Resource matches the plural, with or without the
-	// group.
+	// namespace; its Resource is the type as a user names it (short
+	// name, singular, plural or kind, with or without .group: see
+	// apitypes.ParseOfflineType).
 	Object *ObjectKey
 	// Namespace, when set, limits the analysis to the objects of that
 	// namespace.
 	Namespace string
+	// Resources, when set, limits the analysis to the objects of the types
+	// it keeps (--resource).
+	Resources *apitypes.ResourceFilter
 	// HottestTimeline fills Report.Timeline with the hottest object's
 	// attempts when Object is nil (for the picture).
 	HottestTimeline bool

@@ -14,7 +14,7 @@
 // commands that talk to etcd. The tests hold the encoding byte for byte to
 // etcd's generated code and run the conformance suite against a real etcd.
 //
-// It does not own the semantics (pkg/simulate/mvcc documents them), nor
+// It does not own the semantics (pkg/mvcc documents them), nor
 // any retry or reconnection: a call that fails reports it, and a watch
 // whose stream breaks ends. Each watch has a stream of its own, read by one
 // goroutine, ending when the watch or the client is closed.

@@ -8,7 +8,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/kubectl-rv/kubectl-rv/pkg/simulate/mvcc"
+	"github.com/kubectl-rv/kubectl-rv/pkg/mvcc"
 )
 
 // RequestProgress asks etcd for a progress notification on every open

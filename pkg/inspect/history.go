@@ -9,6 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/util/resourceversion"
 
+	"github.com/kubectl-rv/kubectl-rv/pkg/apitypes"
 	"github.com/kubectl-rv/kubectl-rv/pkg/diff"
 
 	"github.com/kubectl-rv/kubectl-rv/pkg/follow"
@@ -88,10 +89,10 @@ func (tl *Timeline) Objects() []*History {
 	return out
 }
 
-// Find resolves a reference typed by a user: resource/name, or
-// resource/namespace/name, where resource may be the plural
-// ("deployments"), the singular ("deployment") or the plural with its
-// group ("deployments.apps"); namespace fills in a missing namespace.
+// Find resolves a reference typed by a user: TYPE/NAME, or
+// TYPE/NAMESPACE/NAME, with TYPE as kubectl reads it (a short name, the
+// singular, the plural or the kind, with or without .group:
+// apitypes.ParseOfflineType); namespace fills in a missing namespace.
 func (tl *Timeline) Find(ref, namespace string) (*History, error) {
 	parts := strings.Split(ref, "/")
 	var res, ns, name string
@@ -104,14 +105,11 @@ func (tl *Timeline) Find(ref, namespace string) (*History, error) {
 	default:
 		return nil, fmt.Errorf("object %q: want RESOURCE/NAME or RESOURCE/NAMESPACE/NAME", ref)
 	}
-	res = strings.ToLower(res)
-	if i := strings.IndexByte(res, '.'); i >= 0 {
-		res = res[:i]
-	}
+	typ := apitypes.ParseOfflineType(res)
 	var matches []*History
 	for _, r := range tl.order {
 		h := tl.objects[r]
-		if h.matches(res, ns, name) {
+		if h.matches(typ, ns, name) {
 			matches = append(matches, h)
 		}
 	}
@@ -125,10 +123,10 @@ func (tl *Timeline) Find(ref, namespace string) (*History, error) {
 }
 
 // matches reports whether the history is of the object name in namespace
-// ns ("" matches any), of resource res in the plural or the singular.
-func (h *History) matches(res, ns, name string) bool {
+// ns ("" matches any), of type typ.
+func (h *History) matches(typ apitypes.OfflineType, ns, name string) bool {
 	p := strings.Split(h.Ref, "/")
-	hres, hname := p[0], p[len(p)-1]
+	hname := p[len(p)-1]
 	hns := ""
 	if len(p) == 3 {
 		hns = p[1]
@@ -136,7 +134,14 @@ func (h *History) matches(res, ns, name string) bool {
 	if hname != name || (ns != "" && hns != ns) {
 		return false
 	}
-	return hres == res || hres == res+"s" || hres == res+"es" || strings.TrimSuffix(hres, "ies")+"y" == res
+	// h.Resource is group/version/resource, or version/resource in the
+	// core group.
+	gvr := strings.Split(h.Resource, "/")
+	group := ""
+	if len(gvr) == 3 {
+		group = gvr[0]
+	}
+	return typ.Matches(group, gvr[len(gvr)-1])
 }
 
 // At returns the object's state at resourceVersion rv: the last recorded

@@ -104,6 +104,11 @@ func TestTimelineFind(t *testing.T) {
 		{"ConfigMaps/c", "", "configmaps/ns/c"},
 		{"configmaps.v1/c", "ns", "configmaps/ns/c"},
 		{"namespace/shop", "", "namespaces/shop"},
+		// Short names and kinds, as kubectl reads them.
+		{"cm/c", "ns", "configmaps/ns/c"},
+		{"ConfigMap/ns/c", "", "configmaps/ns/c"},
+		{"ns/shop", "", "namespaces/shop"},
+		{"configmaps.apps/c", "ns", "error"},
 		{"configmaps/other/c", "", "error"},
 		{"secrets/ns/c", "", "error"},
 		{"c", "", "error"},

@@ -70,7 +70,7 @@ func heapInUse() uint64 {
 
 // BenchmarkTrackerRetained reports the bytes the watch Tracker retains per
 // watched object (retained-B/object) beside the size of the object's own
-// compact JSON (json-B/object), the figures docs/watch.md quotes: after the
+// compact JSON (json-B/object), the figures docs/bench/watch.md quotes: after the
 // initial list of n objects (listed), and after one more write of each
 // object that changes one value and moves its writer's managedFields time
 // (written; this adds the per-object counts of the summary and the

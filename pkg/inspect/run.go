@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/kubectl-rv/kubectl-rv/pkg/findings"
 	"github.com/kubectl-rv/kubectl-rv/pkg/follow"
 )
 
@@ -54,7 +55,7 @@ type Sink interface {
 // Result is what a watch saw, for the summary and the exit code.
 type Result struct {
 	Summary Summary
-	// Fights is how many fights were seen (for --fail-on-fight).
+	// Fights is how many fights were seen (for --fail-on fight: Findings).
 	Fights int
 }
 
@@ -262,4 +263,9 @@ func (l *lockedSink) Empty(resource, rv string) {
 
 func (l *lockedSink) warnf(format string, args ...any) {
 	l.Warning(fmt.Sprintf(format, args...))
+}
+
+// Findings are what watch --fail-on fails on: Result.Fights.
+var Findings = findings.Vocabulary{
+	{Name: "fight", Noun: "fight", Help: "a field changing hands --fight-threshold times within --fight-window"},
 }

@@ -15,12 +15,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	upstream "k8s.io/apimachinery/pkg/util/managedfields"
-	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/kube-openapi/pkg/schemaconv"
-	openapierrors "k8s.io/kube-openapi/pkg/validation/errors"
 	"k8s.io/kube-openapi/pkg/validation/spec"
-	"k8s.io/kube-openapi/pkg/validation/strfmt"
-	"k8s.io/kube-openapi/pkg/validation/validate"
 	smdschema "sigs.k8s.io/structured-merge-diff/v6/schema"
 	"sigs.k8s.io/structured-merge-diff/v6/typed"
 	"sigs.k8s.io/yaml"
@@ -36,9 +32,25 @@ type TypeConverter = upstream.TypeConverter
 // fall back to DefaultTypeConverter.
 type SchemaTypeConverter struct {
 	kinds map[schema.GroupVersionKind]*typed.ParseableType
-	// validators validate the custom resources of a CustomResourceDefinition
-	// against their version's schema.
-	validators map[schema.GroupVersionKind]*validate.SchemaValidator
+	// custom are the registry facts of a CustomResourceDefinition's
+	// versions; nil for an OpenAPI document.
+	custom map[schema.GroupVersionKind]CustomResource
+}
+
+// CustomResource is what a CustomResourceDefinition says of one version's
+// resource, besides its schema.
+type CustomResource struct {
+	// Resource is the plural resource name.
+	Resource string
+	// StatusSubresource says the version has a /status subresource.
+	StatusSubresource bool
+}
+
+// CustomResource returns what the CRD the converter was built from says
+// of kind gvk's resource; false for kinds of no CRD.
+func (c *SchemaTypeConverter) CustomResource(gvk schema.GroupVersionKind) (CustomResource, bool) {
+	cr, ok := c.custom[gvk]
+	return cr, ok
 }
 
 var _ TypeConverter = (*SchemaTypeConverter)(nil)
@@ -153,6 +165,9 @@ type crdVersion struct {
 	Schema struct {
 		OpenAPIV3Schema *spec.Schema `json:"openAPIV3Schema"`
 	} `json:"schema"`
+	Subresources struct {
+		Status *struct{} `json:"status"`
+	} `json:"subresources"`
 }
 
 func parseCRD(js []byte) (*SchemaTypeConverter, error) {
@@ -160,7 +175,8 @@ func parseCRD(js []byte) (*SchemaTypeConverter, error) {
 		Spec struct {
 			Group string `json:"group"`
 			Names struct {
-				Kind string `json:"kind"`
+				Kind   string `json:"kind"`
+				Plural string `json:"plural"`
 			} `json:"names"`
 			PreserveUnknownFields bool         `json:"preserveUnknownFields"`
 			Versions              []crdVersion `json:"versions"`
@@ -169,7 +185,17 @@ func parseCRD(js []byte) (*SchemaTypeConverter, error) {
 	if err := json.Unmarshal(js, &crd); err != nil {
 		return nil, fmt.Errorf("decoding the CustomResourceDefinition: %w", err)
 	}
-	return crdConverter(crd.Spec.Group, crd.Spec.Names.Kind, crd.Spec.PreserveUnknownFields, crd.Spec.Versions)
+	c, err := crdConverter(crd.Spec.Group, crd.Spec.Names.Kind, crd.Spec.PreserveUnknownFields, crd.Spec.Versions)
+	if err != nil {
+		return nil, err
+	}
+	c.custom = map[schema.GroupVersionKind]CustomResource{}
+	for _, v := range crd.Spec.Versions {
+		c.custom[schema.GroupVersionKind{Group: crd.Spec.Group, Version: v.Name, Kind: crd.Spec.Names.Kind}] = CustomResource{
+			Resource: crd.Spec.Names.Plural, StatusSubresource: v.Subresources.Status != nil,
+		}
+	}
+	return c, nil
 }
 
 // crdConverter types the versions of custom kind group/kind as the API
@@ -177,17 +203,8 @@ func parseCRD(js []byte) (*SchemaTypeConverter, error) {
 // and deduced) with apiVersion, kind and ObjectMeta added.
 func crdConverter(group, kind string, preserveUnknown bool, versions []crdVersion) (*SchemaTypeConverter, error) {
 	schemas := map[string]*spec.Schema{}
-	validators := map[schema.GroupVersionKind]*validate.SchemaValidator{}
 	for _, v := range versions {
 		s := v.Schema.OpenAPIV3Schema
-		if s != nil {
-			// Validation sees the schema as the CRD gives it.
-			orig, err := deepCopySchema(s)
-			if err != nil {
-				return nil, err
-			}
-			validators[schema.GroupVersionKind{Group: group, Version: v.Name, Kind: kind}] = validate.NewSchemaValidator(orig, nil, "", strfmt.Default)
-		}
 		if s == nil {
 			s = &spec.Schema{}
 			s.Type = spec.StringOrArray{"object"}
@@ -214,53 +231,7 @@ func crdConverter(group, kind string, preserveUnknown bool, versions []crdVersio
 	if len(schemas) == 0 {
 		return nil, errors.New("the CustomResourceDefinition has no versions")
 	}
-	c, err := fromOpenAPI(schemas, preserveUnknown)
-	if err != nil {
-		return nil, err
-	}
-	c.validators = validators
-	return c, nil
-}
-
-func deepCopySchema(s *spec.Schema) (*spec.Schema, error) {
-	b, err := json.Marshal(s)
-	if err != nil {
-		return nil, err
-	}
-	out := &spec.Schema{}
-	if err := json.Unmarshal(b, out); err != nil {
-		return nil, err
-	}
-	return out, nil
-}
-
-// Validate returns what the API server's validation of a custom resource
-// against its CRD version's OpenAPI schema refuses (the 422 of a write):
-// a value of the wrong type, such as null where the schema wants an
-// object and does not say nullable. Metadata is the server's ObjectMeta
-// validation, not the schema's, and is not checked. Kinds the converter
-// has no CRD schema of give no errors.
-func (c *SchemaTypeConverter) Validate(obj *unstructured.Unstructured) field.ErrorList {
-	v, ok := c.validators[obj.GroupVersionKind()]
-	if !ok {
-		return nil
-	}
-	content := make(map[string]any, len(obj.Object))
-	for k, val := range obj.Object {
-		if k != "metadata" {
-			content[k] = val
-		}
-	}
-	var errs field.ErrorList
-	for _, e := range v.Validate(content).Errors {
-		var ve *openapierrors.Validation
-		if errors.As(e, &ve) {
-			errs = append(errs, field.Invalid(field.NewPath(ve.Name), ve.Value, ve.Error()))
-			continue
-		}
-		errs = append(errs, field.InternalError(nil, e))
-	}
-	return errs
+	return fromOpenAPI(schemas, preserveUnknown)
 }
 
 // objectMetaJSON is metav1.ObjectMeta's OpenAPI schema with the list and

@@ -15,10 +15,9 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/kubectl-rv/kubectl-rv/pkg/text"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/yaml"
-
-	"github.com/kubectl-rv/kubectl-rv/pkg/output"
 )
 
 // Source says where an object was read from.
@@ -32,7 +31,7 @@ type Source struct {
 }
 
 func (s Source) String() string {
-	name := output.Escape(s.File)
+	name := text.Escape(s.File)
 	if name == "-" {
 		name = "<stdin>"
 	}
@@ -66,7 +65,7 @@ func (o Object) Describe() string {
 	if ns := o.Object.GetNamespace(); ns != "" {
 		name = ns + "/" + name
 	}
-	desc := output.Escape(o.Object.GetKind() + " " + name)
+	desc := text.Escape(o.Object.GetKind() + " " + name)
 	if o.Source.File == "" {
 		return desc
 	}

@@ -4,14 +4,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"strings"
 	"time"
 
 	"k8s.io/apimachinery/pkg/util/duration"
-	cliprinters "k8s.io/cli-runtime/pkg/printers"
 	"sigs.k8s.io/yaml"
 
 	"github.com/kubectl-rv/kubectl-rv/pkg/redact"
+	"github.com/kubectl-rv/kubectl-rv/pkg/text"
 )
 
 // APIVersion is the group/version of every structured report.
@@ -137,42 +136,6 @@ func (p *Printer) PrintJSONLine(obj any) error {
 	return err
 }
 
-// Escape makes a server-controlled string safe to write to a terminal:
-// cli-runtime's EscapeTerminal (ESC and CR), then every other control
-// character in caret notation, since a BEL, a tab or a newline in a manager
-// name would ring or break a table's alignment.
-func Escape(s string) string {
-	if printableASCII(s) {
-		// Most text is; nothing to escape.
-		return s
-	}
-	s = cliprinters.EscapeTerminal(s)
-	if strings.IndexFunc(s, isControl) < 0 {
-		return s
-	}
-	var b strings.Builder
-	for _, r := range s {
-		if isControl(r) {
-			b.WriteByte('^')
-			b.WriteRune(r ^ 0x40)
-			continue
-		}
-		b.WriteRune(r)
-	}
-	return b.String()
-}
-
-func isControl(r rune) bool { return r < 0x20 || r == 0x7f }
-
-func printableASCII(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] < 0x20 || s[i] >= 0x7f {
-			return false
-		}
-	}
-	return true
-}
-
 // Warnf writes a warning to w, the error stream: "warning: " and the
 // message on one line, the way kubectl-rv prints every warning of its own
 // (the API server's warnings keep client-go's "Warning:"). The message is
@@ -180,7 +143,7 @@ func printableASCII(s string) bool {
 // A warning that cannot be written has nowhere else to go, so Warnf
 // returns nothing.
 func Warnf(w io.Writer, format string, args ...any) {
-	fmt.Fprintf(w, "warning: %s\n", Escape(fmt.Sprintf(format, args...)))
+	fmt.Fprintf(w, "warning: %s\n", text.Escape(fmt.Sprintf(format, args...)))
 }
 
 // Duration renders d the way kubectl renders ages (2s, 5m10s, 3h, 2d),

@@ -41,21 +41,6 @@ func TestTableEscapesServerStrings(t *testing.T) {
 	}
 }
 
-func TestEscape(t *testing.T) {
-	tests := []struct{ in, want string }{
-		{"kubectl", "kubectl"},
-		{"a\x1b[31mred", "a^[[31mred"},
-		{"bell\x07", "bell^G"},
-		{"tab\tnew\nline", "tab^Inew^Jline"},
-		{"del\x7f", "del^?"},
-	}
-	for _, tt := range tests {
-		if got := Escape(tt.in); got != tt.want {
-			t.Errorf("Escape(%q) = %q, want %q", tt.in, got, tt.want)
-		}
-	}
-}
-
 func TestPrintObject(t *testing.T) {
 	type report struct {
 		TypeMeta `json:",inline"`

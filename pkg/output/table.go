@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/kubectl-rv/kubectl-rv/pkg/text"
 	"github.com/olekukonko/tablewriter/pkg/twwidth"
 )
 
@@ -98,7 +99,7 @@ func (p *Printer) escapeCells(t *TableData, keep []int) (rows [][]tableCell, wid
 	if !p.NoHeaders {
 		row := make([]tableCell, len(keep))
 		for i, k := range keep {
-			h := Escape(strings.ToUpper(t.Columns[k].Name))
+			h := text.Escape(strings.ToUpper(t.Columns[k].Name))
 			row[i] = tableCell{text: h, width: displayWidth(h)}
 		}
 		add(row)
@@ -107,12 +108,12 @@ func (p *Printer) escapeCells(t *TableData, keep []int) (rows [][]tableCell, wid
 	for r, in := range t.Rows {
 		row := cells[r*len(keep) : (r+1)*len(keep)]
 		for i, k := range keep {
-			text, width := in[k].Text, len(in[k].Text)
-			if !printableASCII(text) {
-				text = Escape(text)
-				width = displayWidth(text)
+			cell, width := in[k].Text, len(in[k].Text)
+			if !text.PrintableASCII(cell) {
+				cell = text.Escape(cell)
+				width = displayWidth(cell)
 			}
-			row[i] = tableCell{text: text, width: width, style: in[k].Style}
+			row[i] = tableCell{text: cell, width: width, style: in[k].Style}
 		}
 		add(row)
 	}
@@ -154,7 +155,7 @@ const columnGap = "   "
 // displayWidth is how many terminal columns s takes; s is escaped, so it
 // holds no escape sequences.
 func displayWidth(s string) int {
-	if printableASCII(s) {
+	if text.PrintableASCII(s) {
 		return len(s)
 	}
 	return twwidth.WidthNoCache(s)

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/kubectl-rv/kubectl-rv/pkg/text"
 	"github.com/olekukonko/tablewriter"
 	"github.com/olekukonko/tablewriter/renderer"
 	"github.com/olekukonko/tablewriter/tw"
@@ -45,7 +46,7 @@ func tablewriterRender(p *Printer, t *TableData) []byte {
 	for _, r := range t.Rows {
 		var row []string
 		for _, k := range keep {
-			row = append(row, p.Paint(r[k].Style, Escape(r[k].Text)))
+			row = append(row, p.Paint(r[k].Style, text.Escape(r[k].Text)))
 		}
 		_ = tbl.Append(row)
 	}

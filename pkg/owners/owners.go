@@ -6,6 +6,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/kubectl-rv/kubectl-rv/pkg/findings"
 	"github.com/kubectl-rv/kubectl-rv/pkg/managedfields"
 	"github.com/kubectl-rv/kubectl-rv/pkg/objects"
 )
@@ -50,7 +51,7 @@ type Result struct {
 	// Objects are the objects in the order they were given.
 	Objects []Object
 	// Findings is how many hazards the objects have after filtering: what
-	// --fail-on-hazard fails on.
+	// --fail-on hazard fails on (Findings).
 	Findings int
 	// NothingMatched is true when the config filters and no object has an
 	// owned field left.
@@ -152,4 +153,9 @@ func where(obj objects.Object) string {
 		return obj.Describe()
 	}
 	return fmt.Sprintf("%s: %s", obj.Source, objects.Object{Object: obj.Object}.Describe())
+}
+
+// Findings are what owners --fail-on fails on: Result.Findings.
+var Findings = findings.Vocabulary{
+	{Name: "hazard", Noun: "hazard", Help: "an ownership hazard shown: a shared field, a generic manager, stale fields, a duplicate entry"},
 }

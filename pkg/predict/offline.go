@@ -2,7 +2,9 @@ package predict
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"net/http"
 	"slices"
 	"sync"
 
@@ -22,14 +24,18 @@ import (
 // so predicting many objects stays cheap. It is safe for concurrent use.
 type Offline struct {
 	fms *writepath.ManagedFields
-	// schema is the schema given (predict --schema), whose CRDs validate
-	// their custom resources; nil: none.
+	// schema is the schema given (predict --schema), whose CRD says a
+	// custom resource's registry facts (resource, scope, status
+	// subresource); nil: none.
 	schema *managedfields.SchemaTypeConverter
-	// Rules are the API server's defaulting and validation of the
-	// built-in kinds they know (serverrules.Rules, which the command hands
-	// in); nil: neither, and no verdict is made unknown (the write path
-	// alone, for tests). With rules, the writes of a built-in group's
-	// kind they do not know get the verdict unknown (see RulesNotRun).
+	// Rules are the API server's decoding, defaulting and validation of
+	// the kinds they know (serverrules.Rules, which the command hands in:
+	// built-in kinds, and custom resources of the CRD given); nil: none.
+	// A custom resource the rules do not know is predicted as far as the
+	// write path's own checks go, and unknown beyond them. With rules, the
+	// writes of a built-in kind they do not know, of a kind newer than
+	// this build and of an aggregated API are unknown where the rules
+	// decide them (see rulesNotRun); without, they are not judged.
 	Rules writepath.Rules
 }
 
@@ -47,25 +53,13 @@ func (o *Offline) Executor(gvk schema.GroupVersionKind, name string, live *unstr
 	if _, err := o.fms.For(gvk); err != nil {
 		return nil, err
 	}
-	t := offlineType(gvk, live).WithRules(o.Rules)
+	t := o.kindType(gvk, live).WithRules(o.Rules)
 	e := &offlineExecutor{t: &t, name: name, live: live}
 	if o.Rules != nil && t.Validate == nil {
 		e.notRun = rulesNotRun(gvk)
 	}
-	if o.schema != nil && !managedfields.IsBuiltin(gvk) {
-		// A custom resource is also validated against its CRD's schema.
-		builtin, sc := e.t.Validate, o.schema
-		e.t.Validate = func(obj, old *unstructured.Unstructured, sub string) error {
-			if builtin != nil {
-				if err := builtin(obj, old, sub); err != nil {
-					return err
-				}
-			}
-			if errs := sc.Validate(obj); len(errs) > 0 {
-				return apierrors.NewInvalid(gvk.GroupKind(), obj.GetName(), errs)
-			}
-			return nil
-		}
+	if !managedfields.IsBuiltin(gvk) && t.Validate == nil && e.notRun.why == "" {
+		e.cannotKnow = fmt.Sprintf("give the CRD of %s with --schema: its pruning, defaults, validation and list types decide this write", gvk.GroupKind())
 	}
 	e.w = &writepath.Writer{FieldManager: &memoFieldManager{inner: o.fms}}
 	if live != nil {
@@ -77,6 +71,21 @@ func (o *Offline) Executor(gvk schema.GroupVersionKind, name string, live *unstr
 		e.stored = &writepath.Stored{Object: live, ResourceVersion: live.GetResourceVersion(), JSON: js}
 	}
 	return e, nil
+}
+
+// kindType is the registry rules of kind gvk: a custom resource's from its
+// CRD where the schema given is one, else what offlineType tells from the
+// live object. As in offlineType, the object's own namespace stands (a
+// manifest without one is the live object's namespace's, as a request's
+// is its URL's), so the type is not namespaced for the write path.
+func (o *Offline) kindType(gvk schema.GroupVersionKind, live *unstructured.Unstructured) *writepath.Type {
+	if o.schema != nil && !managedfields.IsBuiltin(gvk) {
+		if cr, ok := o.schema.CustomResource(gvk); ok {
+			t := writepath.CustomType(gvk, cr.Resource, false, cr.StatusSubresource)
+			return &t
+		}
+	}
+	return offlineType(gvk, live)
 }
 
 // offlineType is what the offline engine knows of a kind's registry
@@ -169,9 +178,13 @@ type offlineExecutor struct {
 	live *unstructured.Unstructured
 	// stored is live as the write path reads it; nil when live is.
 	stored *writepath.Stored
-	// notRun says why the API server's rules for the object's kind do not
-	// run, if they do not (Unjudged).
+	// notRun says why the API server's rules for the object's built-in
+	// (or aggregated) kind do not run, if they do not (Unjudged).
 	notRun notRun
+	// cannotKnow says why the outcome of a write of a custom resource that
+	// passes the write path's own checks cannot be known ("" when it
+	// can): see certain.
+	cannotKnow string
 
 	// applyMu guards applied.
 	applyMu sync.Mutex
@@ -198,7 +211,7 @@ func (e *offlineExecutor) Rules() string {
 
 // Unjudged implements Unjudged.
 func (e *offlineExecutor) Unjudged(v Verdict) string {
-	if e.notRun.why == "" || slices.Contains(e.notRun.known, v) {
+	if e.notRun.why == "" || v == Unknown || slices.Contains(e.notRun.known, v) {
 		return ""
 	}
 	return e.notRun.why
@@ -215,7 +228,8 @@ func (e *offlineExecutor) Live(context.Context) (*unstructured.Unstructured, err
 
 func (e *offlineExecutor) Update(_ context.Context, obj *unstructured.Unstructured, manager string) (*unstructured.Unstructured, error) {
 	// The write path changes obj, whose parts other requests share.
-	return e.result(e.w.Update(e.t, e.stored, obj.DeepCopy(), writepath.Options{FieldManager: manager}))
+	out, err := e.w.Update(e.t, e.stored, obj.DeepCopy(), writepath.Options{FieldManager: manager})
+	return e.result(out, e.certain(err, false))
 }
 
 func (e *offlineExecutor) Patch(_ context.Context, pt types.PatchType, data []byte, manager string, force bool) (*unstructured.Unstructured, error) {
@@ -230,7 +244,8 @@ func (e *offlineExecutor) patch(pt types.PatchType, data []byte, manager string,
 	if e.live != nil {
 		namespace = e.live.GetNamespace()
 	}
-	return e.result(e.w.Patch(e.t, e.stored, namespace, e.name, pt, data, writepath.Options{FieldManager: manager, Force: force}))
+	out, err := e.w.Patch(e.t, e.stored, namespace, e.name, pt, data, writepath.Options{FieldManager: manager, Force: force})
+	return e.result(out, e.certain(err, pt == types.ApplyPatchType))
 }
 
 // result is what the API server answers: the stored object when the write
@@ -264,6 +279,33 @@ func (e *offlineExecutor) apply(data []byte, manager string, force bool) (*unstr
 		return plain.out, plain.err
 	}
 	return e.patch(types.ApplyPatchType, data, manager, true)
+}
+
+// certain turns the outcome of a write into a *writepath.CannotKnowError
+// where the executor cannot know it: a success, an apply conflict or a
+// 500, which depend on rules and types it does not have. What the write
+// path decides before them stands: a stale resourceVersion (409; not for
+// an apply, whose conflicts with other owners come first), a missing
+// object (404), a patch type the kind does not take (415), a malformed
+// request (400), a JSON patch that does not apply or an update without
+// resourceVersion (422; validation, the only other 422, is what is not
+// run).
+func (e *offlineExecutor) certain(err error, apply bool) error {
+	if e.cannotKnow == "" {
+		return err
+	}
+	var st apierrors.APIStatus
+	if err != nil && errors.As(err, &st) {
+		switch st.Status().Code {
+		case http.StatusConflict:
+			if !apply {
+				return err
+			}
+		case http.StatusNotFound, http.StatusUnsupportedMediaType, http.StatusBadRequest, http.StatusUnprocessableEntity:
+			return err
+		}
+	}
+	return &writepath.CannotKnowError{Reason: e.cannotKnow}
 }
 
 type applyKey struct{ data, manager string }

@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/kubectl-rv/kubectl-rv/pkg/managedfields"
+	"github.com/kubectl-rv/kubectl-rv/pkg/serverrules"
 )
 
 // TestOfflineExecutorUnencodableLive checks that a live object JSON cannot
@@ -108,7 +109,11 @@ func TestOfflineValidatesCustomResources(t *testing.T) {
 		t.Fatal(err)
 	}
 	live.SetResourceVersion("7")
-	ex, err := newOffline(tc).Executor(gvk, "g", live)
+	off := NewOffline(tc)
+	if off.Rules, err = serverrules.WithSchema([]byte(gadgetCRD)); err != nil {
+		t.Fatal(err)
+	}
+	ex, err := off.Executor(gvk, "g", live)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -132,12 +137,14 @@ func TestOfflineValidatesCustomResources(t *testing.T) {
 	}
 }
 
-// TestOfflineWithoutSchemaTypesCustomResources: without --schema the
-// offline engine types a custom resource as the server types one whose
-// schema keeps unknown fields (it failed before: the built-in schema has
-// no such kind). Its metadata is ObjectMeta: a second applier's finalizer
-// joins the first's without a conflict.
-func TestOfflineWithoutSchemaTypesCustomResources(t *testing.T) {
+// TestOfflineWithoutSchemaCannotKnowCustomResources: without the CRD of a
+// custom resource the offline engine does not know its pruning, defaults,
+// validation or list types: a write that passes the write path's own
+// checks is unknown, with the reason. What those checks decide stands: a
+// stale resourceVersion is a 409 (not for an apply, which may conflict
+// with other owners first), a strategic merge patch a 415, an update
+// without resourceVersion or a JSON patch whose test fails a 422.
+func TestOfflineWithoutSchemaCannotKnowCustomResources(t *testing.T) {
 	gvk := schema.GroupVersionKind{Group: "example.com", Version: "v1", Kind: "Doohickey"}
 	fm, err := managedfields.NewFieldManager(managedfields.DefaultTypeConverter(), gvk)
 	if err != nil {
@@ -160,12 +167,69 @@ func TestOfflineWithoutSchemaTypesCustomResources(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := Predict(context.Background(), Config{FieldManager: "two", Methods: []Method{Apply}}, Input{Desired: obj("example.com/two")}, ex)
+	desired := obj("example.com/two")
+	desired.SetResourceVersion("2")
+	r, err := Predict(context.Background(), Config{FieldManager: "two"}, Input{Desired: desired}, ex)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if m := r.Methods[0]; m.Verdict != OK {
-		t.Errorf("apply of a second finalizer: %s %v (%s), want ok", m.Verdict, m.Conflicts, m.Reason)
+	want := map[Method]Verdict{Update: Conflict, UpdateNoRV: Invalid, JSONPatch: Invalid, MergePatch: Unknown, MergePatchRV: Conflict,
+		StrategicMergePatch: Invalid, Apply: Unknown, ApplyForce: Unknown}
+	for _, m := range r.Methods {
+		if m.Verdict != want[m.Method] {
+			t.Errorf("%s: %s (%s), want %s", m.Method, m.Verdict, m.Reason, want[m.Method])
+		}
+		if m.Verdict == Unknown && !strings.Contains(m.Reason, "give the CRD of Doohickey.example.com with --schema") {
+			t.Errorf("%s: reason %q", m.Method, m.Reason)
+		}
+	}
+}
+
+// TestOfflineConversionWebhookCannotKnow: a version that is stored
+// through a conversion webhook is converted by code that runs only on the
+// cluster: a write that reaches validation is unknown, with the reason;
+// a stale resourceVersion is still a 409.
+func TestOfflineConversionWebhookCannotKnow(t *testing.T) {
+	crd := strings.Replace(gadgetCRD, "  versions:\n", `  conversion:
+    strategy: Webhook
+    webhook:
+      conversionReviewVersions: [v1]
+      clientConfig: {url: "https://conv.example.com"}
+  versions:
+  - name: v1beta1
+    served: true
+    storage: false
+    schema: {openAPIV3Schema: {type: object, x-kubernetes-preserve-unknown-fields: true}}
+`, 1)
+	tc, err := managedfields.ParseSchema([]byte(crd))
+	if err != nil {
+		t.Fatal(err)
+	}
+	off := NewOffline(tc)
+	if off.Rules, err = serverrules.WithSchema([]byte(crd)); err != nil {
+		t.Fatal(err)
+	}
+	gvk := schema.GroupVersionKind{Group: "example.com", Version: "v1beta1", Kind: "Gadget"}
+	live := &unstructured.Unstructured{}
+	if err := live.UnmarshalJSON([]byte(`{"apiVersion":"example.com/v1beta1","kind":"Gadget","metadata":{"name":"g","namespace":"ns","resourceVersion":"7","generation":1},"spec":{"size":1}}`)); err != nil {
+		t.Fatal(err)
+	}
+	ex, err := off.Executor(gvk, "g", live)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rv, want := range map[string]Verdict{"7": Unknown, "6": Conflict} {
+		desired := live.DeepCopy()
+		desired.SetResourceVersion(rv)
+		_ = unstructured.SetNestedField(desired.Object, int64(2), "spec", "size")
+		r, err := Predict(context.Background(), Config{FieldManager: "ci", Methods: []Method{Update}}, Input{Desired: desired}, ex)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := r.Methods[0]
+		if m.Verdict != want || (want == Unknown && !strings.Contains(m.Reason, "example.com/v1beta1 is stored as example.com/v1 through a conversion webhook")) {
+			t.Errorf("resourceVersion %s: %s (%s), want %s", rv, m.Verdict, m.Reason, want)
+		}
 	}
 }
 
@@ -174,7 +238,8 @@ func TestOfflineWithoutSchemaTypesCustomResources(t *testing.T) {
 // the reason; what the Kubernetes API server decides before those rules
 // (a stale resourceVersion's 409, here of the update and of the apply
 // that carries it) stays known, except on an aggregated API, whose
-// server is another. Kinds with rules, and custom resources, are judged.
+// server is another. Kinds with rules are judged; a custom resource
+// without its CRD is unknown as the write path's CannotKnowError says.
 func TestOfflineUnknownVerdict(t *testing.T) {
 	tests := []struct {
 		name, apiVersion, kind, why string
@@ -188,8 +253,8 @@ func TestOfflineUnknownVerdict(t *testing.T) {
 			map[Method]Verdict{Update: Unknown, UpdateNoRV: Unknown, MergePatch: Unknown, ApplyForce: Unknown}},
 		{"a kind with rules", "v1", "ConfigMap", "",
 			map[Method]Verdict{Update: Conflict, UpdateNoRV: OK, MergePatch: OK, ApplyForce: Conflict}},
-		{"a custom resource", "example.com/v1", "Widget", "",
-			map[Method]Verdict{Update: Conflict, UpdateNoRV: Invalid, MergePatch: OK, ApplyForce: Conflict}},
+		{"a custom resource without its CRD", "example.com/v1", "Widget", "give the CRD of Widget.example.com with --schema",
+			map[Method]Verdict{Update: Conflict, UpdateNoRV: Invalid, MergePatch: Unknown, ApplyForce: Unknown}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -24,6 +24,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/kubectl-rv/kubectl-rv/pkg/managedfields"
+	"github.com/kubectl-rv/kubectl-rv/pkg/writepath"
 )
 
 // Executor sends (or replays) the writes of one object. Each call is
@@ -347,6 +348,11 @@ func run(ctx context.Context, an *analyzer, ex Executor, rq request, live *unstr
 }
 
 func classify(mr MethodResult, rq request, live *unstructured.Unstructured, err error) (MethodResult, error) {
+	var ck *writepath.CannotKnowError
+	if errors.As(err, &ck) {
+		mr.Verdict, mr.Reason = Unknown, ck.Reason
+		return mr, nil
+	}
 	var st apierrors.APIStatus
 	if !errors.As(err, &st) {
 		return mr, err

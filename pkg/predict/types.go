@@ -151,7 +151,8 @@ const (
 	// would refuse the write or store other values; the reason says
 	// which. Only verdicts the server decides before those rules stay
 	// known: conflict, apply-conflict, not-found and the refusals of the
-	// request itself.
+	// request itself. A custom resource whose CRD was not given is unknown
+	// too (the write path's CannotKnowError).
 	Unknown Verdict = "unknown"
 )
 

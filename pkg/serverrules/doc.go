@@ -10,6 +10,10 @@
 // pkg/writepath (prepare.go), a Service's allocated values here
 // (service.go).
 //
+// Custom resources are the subpackage crd's: the decoding (pruning,
+// defaults) and validation apiextensions-apiserver runs for the custom
+// resources of the CRDs given (Rules.CRDs, WithSchema).
+//
 // It is its own package because k8s.io/kubernetes' feature gates bring a
 // command-line flag library (spf13/pflag) and a start-up cost: the
 // commands (pkg/cmd) hand Rules to predict and simulate, and the engines

@@ -3,7 +3,7 @@
 // method, a change, a rate and a retry policy) read and write objects
 // through an in-memory API server (pkg/simulate/apiserver: storage, watch
 // and list; its write rules are pkg/writepath's, the ones predict --offline
-// runs too) over an embedded etcd-exact revision store (pkg/simulate/mvcc), or a real etcd
+// runs too) over an embedded etcd-exact revision store (pkg/mvcc), or a real etcd
 // (pkg/etcdclient).
 //
 // The engine is a discrete-event driver: one event queue ordered by

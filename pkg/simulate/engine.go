@@ -15,8 +15,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	utiljson "k8s.io/apimachinery/pkg/util/json"
 
+	"github.com/kubectl-rv/kubectl-rv/pkg/mvcc"
 	"github.com/kubectl-rv/kubectl-rv/pkg/simulate/apiserver"
-	"github.com/kubectl-rv/kubectl-rv/pkg/simulate/mvcc"
 	"github.com/kubectl-rv/kubectl-rv/pkg/simulate/scenario"
 	"github.com/kubectl-rv/kubectl-rv/pkg/writepath"
 )

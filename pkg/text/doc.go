@@ -1,8 +1,9 @@
 // Package text holds the small wording helpers every layer shares: counts
-// with the right plural ("1 type", "2 types"). It imports nothing of
+// with the right plural ("1 type", "2 types") and the one escaper of
+// strings from files and servers (Escape). It imports nothing of
 // kubectl-rv, so engines (which return messages such as doctor's check
 // details) and printers use the same words without engines importing the
 // printing layer.
 //
-// It does not render, escape or colour: that is pkg/output's job.
+// It does not render or colour: that is pkg/output's job.
 package text

@@ -16,7 +16,9 @@
 //   - the registry's BeforeCreate/BeforeUpdate and the strategy's
 //     PrepareForUpdate: uid and creationTimestamp kept, the status
 //     subresource split, generation bumped by the kind's rule;
-//   - the kind's defaulting and validation, where its Type has them;
+//   - the kind's decoding of a request body (unknown fields dropped,
+//     defaults filled in), the defaults after a server-side apply, and its
+//     validation, where its Type has them;
 //   - managedFields kept by the API server's own field manager
 //     (pkg/managedfields), server-side apply and its conflicts included.
 //
@@ -35,8 +37,9 @@
 // It does not store, read, list or watch; it does not assign
 // resourceVersions or detect no-op writes (a storage concern: the server
 // compares the encoded bytes); and it does not run admission. The
-// defaulting and validation of the built-in kinds run behind Type.Default
-// and Type.Validate; the API server's own code for them is
-// pkg/serverrules (Rules), which the commands hand to predict and the
-// simulator, so this package does not link k8s.io/kubernetes.
+// decoding, defaulting and validation of the built-in kinds and of custom
+// resources run behind Type.Decode, Type.Default and Type.Validate; the
+// API server's own code for them is pkg/serverrules (Rules), which the
+// commands hand to predict and the simulator, so this package links
+// neither k8s.io/kubernetes nor apiextensions-apiserver.
 package writepath

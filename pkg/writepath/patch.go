@@ -198,6 +198,11 @@ func (w *Writer) apply(t *Type, cur *Stored, namespace, name string, data []byte
 		}
 	}
 	obj.SetResourceVersion(cur.ResourceVersion)
+	// The field manager's defaulter runs on the merged object; nothing
+	// decodes it, so nothing is pruned.
+	if t.Default != nil {
+		t.Default(obj)
+	}
 	prepareUpdate(t, cur.Object, obj, "")
 	w.stampManagedFields(cur.Object, obj)
 	if err := validate(t, obj, cur.Object, ""); err != nil {

@@ -33,8 +33,8 @@ func (w *Writer) prepareCreate(t *Type, obj *unstructured.Unstructured) {
 // and creationTimestamp come from old, /status writes take only .status
 // (and managedFields) from the request, main-resource writes keep old's
 // status where a status subresource exists, and generation follows the
-// kind's rule. The kind's defaults are filled in before generation is
-// judged. old is not modified.
+// kind's rule. The caller fills in the kind's defaults first, so that
+// generation is judged on them. old is not modified.
 func prepareUpdate(t *Type, old, obj *unstructured.Unstructured, sub string) {
 	md, _ := obj.Object["metadata"].(map[string]any)
 	if md == nil {
@@ -73,9 +73,6 @@ func prepareUpdate(t *Type, old, obj *unstructured.Unstructured, sub string) {
 		} else {
 			delete(obj.Object, "status")
 		}
-	}
-	if t.Default != nil {
-		t.Default(obj)
 	}
 	setGeneration(t, old, obj)
 }

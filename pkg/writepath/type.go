@@ -52,8 +52,15 @@ type Type struct {
 	// the strategic-merge-patch metadata; nil for custom resources, which
 	// refuse strategic merge patch with 415 as the API server does.
 	New func() runtime.Object
+	// Decode does to an object in place what the server does when it
+	// decodes a request body or the result of a JSON or merge patch: a
+	// built-in kind goes through its Go type (unknown fields and nulls
+	// dropped) and is defaulted; a custom resource is pruned by its
+	// structural schema and defaulted. nil: Default, else nothing.
+	Decode func(obj *unstructured.Unstructured)
 	// Default fills the kind's defaults into an object in place, as the
-	// server does when it decodes a request; nil: none.
+	// server's field manager does to the object a server-side apply
+	// merged (nothing is pruned there); nil: none.
 	Default func(obj *unstructured.Unstructured)
 	// Validate returns the server's error for obj written over old (nil on
 	// create) through subresource sub ("" or "status") after the field
@@ -86,15 +93,18 @@ func builtin(group, version, kind, resource string, namespaced, status bool, gen
 // k8s.io/kubernetes, whose feature gates bring a command-line flag
 // library, so the commands hand it in and the engines do not link it.
 type Rules interface {
-	// Default fills obj's defaults in place, as the server does when it
-	// decodes a request of kind gvk.
+	// Decode does to obj in place what the server does when it decodes a
+	// request body of kind gvk (see Type.Decode).
+	Decode(gvk schema.GroupVersionKind, obj *unstructured.Unstructured)
+	// Default fills obj's defaults in place, as the server's field
+	// manager does after a server-side apply of kind gvk.
 	Default(gvk schema.GroupVersionKind, obj *unstructured.Unstructured)
 	// Validator returns the validation of kind gvk (see Type.Validate),
 	// or nil for kinds the rules do not know.
 	Validator(gvk schema.GroupVersionKind) func(obj, old *unstructured.Unstructured, sub string) error
 }
 
-// WithRules returns t with the default and validation of rules for its
+// WithRules returns t with the decoding, default and validation of rules for its
 // kind, where rules know it; t as it is when rules is nil.
 func (t Type) WithRules(rules Rules) Type {
 	if rules == nil {
@@ -102,6 +112,7 @@ func (t Type) WithRules(rules Rules) Type {
 	}
 	if v := rules.Validator(t.GVK); v != nil {
 		gvk := t.GVK
+		t.Decode = func(obj *unstructured.Unstructured) { rules.Decode(gvk, obj) }
 		t.Default = func(obj *unstructured.Unstructured) { rules.Default(gvk, obj) }
 		t.Validate = v
 	}

@@ -69,16 +69,9 @@ func (w *Writer) Create(t *Type, obj *unstructured.Unstructured, opts Options) (
 	obj = omitEmptyMeta(obj)
 	dropNulls(t, obj.Object)
 	w.prepareCreate(t, obj)
-	if t.Default != nil {
-		t.Default(obj)
-	}
+	decode(t, obj)
 	if w.FieldManager != nil {
-		empty := managedfields.NewEmpty(t.GVK)
-		out, err := w.FieldManager.Update(t, opts.Subresource, empty, obj, opts.FieldManager)
-		if err != nil {
-			return nil, err
-		}
-		obj = out
+		obj = w.updateManagedFields(t, opts.Subresource, managedfields.NewEmpty(t.GVK), obj, opts.FieldManager)
 		w.stampManagedFields(nil, obj)
 	}
 	if err := validate(t, obj, nil, ""); err != nil {
@@ -121,19 +114,43 @@ func (w *Writer) update(t *Type, cur *Stored, obj *unstructured.Unstructured, op
 	if obj.GetResourceVersion() != cur.ResourceVersion {
 		obj.SetResourceVersion(cur.ResourceVersion)
 	}
+	// The request body (or the patched object) is decoded whole, /status
+	// writes too; the status strategy then takes only .status from it.
+	decode(t, obj)
 	prepareUpdate(t, cur.Object, obj, opts.Subresource)
 	if w.FieldManager != nil {
-		out, err := w.FieldManager.Update(t, opts.Subresource, cur.Object, obj, opts.FieldManager)
-		if err != nil {
-			return nil, err
-		}
-		obj = out
+		obj = w.updateManagedFields(t, opts.Subresource, cur.Object, obj, opts.FieldManager)
 		w.stampManagedFields(cur.Object, obj)
 	}
 	if err := validate(t, obj, cur.Object, opts.Subresource); err != nil {
 		return nil, err
 	}
 	return obj, nil
+}
+
+// decode does to obj what the server's decoding of a request body does
+// (t.Decode), else fills in the kind's defaults (t.Default).
+func decode(t *Type, obj *unstructured.Unstructured) {
+	switch {
+	case t.Decode != nil:
+		t.Decode(obj)
+	case t.Default != nil:
+		t.Default(obj)
+	}
+}
+
+// updateManagedFields records a non-apply write of obj over live in
+// managedFields, as the handlers do (FieldManager.UpdateNoErrors): when
+// the field manager fails (a custom resource whose value has the wrong
+// type cannot be typed by its schema) the write goes on with no
+// managedFields, and validation answers for the value.
+func (w *Writer) updateManagedFields(t *Type, sub string, live, obj *unstructured.Unstructured, manager string) *unstructured.Unstructured {
+	out, err := w.FieldManager.Update(t, sub, live, obj, manager)
+	if err != nil {
+		obj.SetManagedFields(nil)
+		return obj
+	}
+	return out
 }
 
 // dropNulls removes the null fields of a built-in kind's object (t.New

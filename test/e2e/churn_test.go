@@ -418,7 +418,7 @@ func TestChurnCompletion(t *testing.T) {
 	if cands, _ := complete(t, "chu"); !slices.Contains(cands, "churn") {
 		t.Errorf("kubectl rv chu<TAB>: %v", cands)
 	}
-	if cands, _ := complete(t, "churn", "--fail-on", ""); !slices.Equal(cands, []string{"loop", "fight", "any"}) {
+	if cands, _ := complete(t, "churn", "--fail-on", ""); !slices.Equal(cands, []string{"loop", "fight", "any", "none"}) {
 		t.Errorf("kubectl rv churn --fail-on <TAB>: %v", cands)
 	}
 	if cands, _ := complete(t, "churn", "configm"); !slices.Contains(cands, "configmaps") {

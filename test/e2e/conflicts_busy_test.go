@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"path/filepath"
 	"reflect"
 	"slices"
 	"strings"
@@ -116,7 +117,7 @@ func rawCounts(t *testing.T, path, ns, resource, name string) (writes, dryRuns, 
 		}
 		seen[e.AuditID+e.Stage] = true
 		events++
-		inScope := e.ObjectRef.Namespace == ns && (name == "" || e.ObjectRef.Resource == resource && e.ObjectRef.Name == name)
+		inScope := e.ObjectRef.Namespace == ns && (name == "" || e.ObjectRef.Resource == resource && (name == "*" || e.ObjectRef.Name == name))
 		if !inScope || !slices.Contains([]string{"create", "update", "patch", "delete", "deletecollection"}, e.Verb) {
 			continue
 		}
@@ -177,13 +178,17 @@ func TestConflictsBusySceneRotated(t *testing.T) {
 
 // TestConflictsBusySceneObject: --object restricts every figure: the
 // summary counts the object's writes only, and the two-owner apply
-// conflict names both owners with their fields.
+// conflict names both owners with their fields. The type is read as
+// kubectl reads it: plural, short name or kind.
 func TestConflictsBusySceneObject(t *testing.T) {
 	s := sharedBusyScene(t)
 	writes, _, _ := rawCounts(t, s.log, s.ns, "configmaps", "two")
-	rep := runConflicts(t, "--audit-log", s.log, "-n", s.ns, "--object", "configmaps/two")
-	if rep.Summary.Attempts != writes || rep.Summary.Objects != 1 {
-		t.Errorf("the log has %d writes on configmaps/two; the report counts %d attempts on %d objects", writes, rep.Summary.Attempts, rep.Summary.Objects)
+	var rep conflictsReport
+	for _, typ := range []string{"cm", "ConfigMap", "configmaps"} {
+		rep = runConflicts(t, "--audit-log", s.log, "-n", s.ns, "--object", typ+"/two")
+		if rep.Summary.Attempts != writes || rep.Summary.Objects != 1 {
+			t.Errorf("the log has %d writes on configmaps/two; the report of --object %s/two counts %d attempts on %d objects", writes, typ, rep.Summary.Attempts, rep.Summary.Objects)
+		}
 	}
 	if len(rep.Causes) != 1 || rep.Causes[0].Cause != "ssa-field-conflict" || rep.Causes[0].Count != 1 {
 		t.Errorf("causes %+v, want the one apply conflict", rep.Causes)
@@ -200,5 +205,148 @@ func TestConflictsBusySceneObject(t *testing.T) {
 		if fmt.Sprint(got) != fmt.Sprint(want) {
 			t.Errorf("the 409's owners %v, the API server's error named %v", got, want)
 		}
+	}
+}
+
+// TestConflictsHostPrefixedLog: the busy scene's real audit log in the
+// shape oc adm node-logs prints it (each line after a host name, two
+// hosts) gives the plain log's report; the timeline rows name the host
+// and the auditID, which is in the real log.
+func TestConflictsHostPrefixedLog(t *testing.T) {
+	s := sharedBusyScene(t)
+	raw, err := os.ReadFile(s.log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	for i, l := range strings.SplitAfter(string(raw), "\n") {
+		if l != "" {
+			fmt.Fprintf(&b, "master-%d %s", i%2, l)
+		}
+	}
+	prefixed := filepath.Join(t.TempDir(), "node-logs.log")
+	if err := os.WriteFile(prefixed, []byte(b.String()), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	plain := cluster.RV(t, "conflicts", "--audit-log", s.log, "-n", s.ns, "--object", "cm/two", "-o", "json")
+	hosts := cluster.RV(t, "conflicts", "--audit-log", prefixed, "-n", s.ns, "--object", "cm/two", "-o", "json")
+	if plain.Code != 0 || hosts.Code != 0 {
+		t.Fatalf("plain: %s\nprefixed: %s", plain, hosts)
+	}
+	var a, p struct {
+		Summary  json.RawMessage `json:"summary"`
+		Writers  json.RawMessage `json:"writers"`
+		Timeline []map[string]any
+	}
+	if err := json.Unmarshal([]byte(plain.Stdout), &a); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal([]byte(hosts.Stdout), &p); err != nil {
+		t.Fatal(err)
+	}
+	if string(a.Summary) != string(p.Summary) || string(a.Writers) != string(p.Writers) || len(a.Timeline) != len(p.Timeline) || len(a.Timeline) == 0 {
+		t.Fatalf("the host-prefixed log's report differs:\nplain:    %s\nprefixed: %s", plain.Stdout, hosts.Stdout)
+	}
+	for i, row := range p.Timeline {
+		id, _ := row["auditID"].(string)
+		if replica := row["replica"]; replica != "master-0" && replica != "master-1" || id == "" || !strings.Contains(string(raw), `"auditID":"`+id+`"`) {
+			t.Errorf("timeline row %d: replica %v, auditID %q (not in the log?)", i, replica, id)
+		}
+		delete(row, "replica")
+		if fmt.Sprint(row) != fmt.Sprint(a.Timeline[i]) {
+			t.Errorf("timeline row %d: %v, plain %v", i, row, a.Timeline[i])
+		}
+	}
+}
+
+// TestConflictsAWSExports: the busy scene's real audit log as EKS's
+// CloudWatch Logs would hand it out (aws logs filter-log-events and aws
+// logs get-query-results output, built from the AWS CLI's documented
+// response shapes) gives the plain log's report, 409s and all.
+func TestConflictsAWSExports(t *testing.T) {
+	s := sharedBusyScene(t)
+	raw, err := os.ReadFile(s.log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var events []map[string]any
+	var rows [][]map[string]string
+	for i, l := range strings.Split(strings.TrimSpace(string(raw)), "\n") {
+		events = append(events, map[string]any{"logStreamName": "kube-apiserver-audit-0123456789abcdef", "timestamp": 1764237600000 + i, "message": l, "ingestionTime": 1764237601000 + i, "eventId": fmt.Sprintf("3894%030d", i)})
+		rows = append(rows, []map[string]string{{"field": "@timestamp", "value": "2026-11-27 10:00:00.000"}, {"field": "@message", "value": l}})
+	}
+	dir := t.TempDir()
+	exports := map[string]any{
+		"filter-log-events.json": map[string]any{"events": events, "searchedLogStreams": []map[string]any{{"logStreamName": "kube-apiserver-audit-0123456789abcdef", "searchedCompletely": true}}},
+		"get-query-results.json": map[string]any{"results": rows, "statistics": map[string]int{"recordsMatched": len(rows)}, "status": "Complete"},
+	}
+	want := cluster.RV(t, "conflicts", "--audit-log", s.log, "-n", s.ns, "--view", "writers", "-o", "json")
+	if want.Code != 0 || !strings.Contains(want.Stdout, `"conflicts": `) {
+		t.Fatalf("plain log: %s", want)
+	}
+	for name, doc := range exports {
+		b, err := json.MarshalIndent(doc, "", "    ")
+		if err != nil {
+			t.Fatal(err)
+		}
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, b, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		got := cluster.RV(t, "conflicts", "--audit-log", path, "-n", s.ns, "--view", "writers", "-o", "json")
+		if got.Code != 0 {
+			t.Fatalf("%s: %s", name, got)
+		}
+		// The input section counts the export's lines and the scope names
+		// the file; the rest is the same.
+		if a, b := dropInput(t, want.Stdout), dropInput(t, got.Stdout); a != b {
+			t.Errorf("%s gives another report than the plain log:\nplain:  %s\nexport: %s", name, a, b)
+		}
+	}
+	bad := filepath.Join(dir, "cut.json")
+	b, _ := json.MarshalIndent(exports["filter-log-events.json"], "", "    ")
+	if err := os.WriteFile(bad, b[:len(b)/2], 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if r := cluster.RV(t, "conflicts", "--audit-log", bad); r.Code != 2 || !strings.Contains(r.Stderr, bad+":") || !strings.Contains(r.Stderr, "aws logs filter-log-events output") {
+		t.Errorf("a cut export: want exit 2 naming the file and line, got %s", r)
+	}
+}
+
+// dropInput is a report's JSON without its input and scope sections.
+func dropInput(t *testing.T, report string) string {
+	t.Helper()
+	var m map[string]any
+	if err := json.Unmarshal([]byte(report), &m); err != nil {
+		t.Fatal(err)
+	}
+	delete(m, "input")
+	delete(m, "scope")
+	b, _ := json.Marshal(m)
+	return string(b)
+}
+
+// TestConflictsResourceFilter: --resource keeps the objects of the types
+// it names, with kubectl's names, globs and exclusions: the attempts
+// counted are the log's writes of those types.
+func TestConflictsResourceFilter(t *testing.T) {
+	s := sharedBusyScene(t)
+	cms, _, _ := rawCounts(t, s.log, s.ns, "configmaps", "*")
+	all, _, _ := rawCounts(t, s.log, s.ns, "", "")
+	for _, tc := range []struct {
+		args []string
+		want int
+	}{
+		{[]string{"--resource", "cm"}, cms},
+		{[]string{"--resource", "configmaps."}, cms},
+		{[]string{"--resource", "*.*", "--resource", "-configmaps"}, all - cms},
+	} {
+		rep := runConflicts(t, append([]string{"--audit-log", s.log, "-n", s.ns}, tc.args...)...)
+		if rep.Summary.Attempts != tc.want || tc.want == 0 {
+			t.Errorf("%v: %d attempts, the log has %d such writes", tc.args, rep.Summary.Attempts, tc.want)
+		}
+	}
+	if r := cluster.RV(t, "conflicts", "--audit-log", s.log, "--resource", "[x"); r.Code != 2 || !strings.Contains(r.Stderr, "--resource") {
+		t.Errorf("a bad pattern: %s", r)
 	}
 }

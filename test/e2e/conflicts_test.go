@@ -75,7 +75,8 @@ type writerRow struct {
 		Cause string
 		Count int
 	} `json:"causes"`
-	FieldsLost []fieldOwner `json:"fieldsLost"`
+	FieldsLost      []fieldOwner `json:"fieldsLost"`
+	ConflictSeconds float64      `json:"conflictSeconds"`
 }
 
 // fieldOwner is a manager an apply conflict named, with its fields.

@@ -769,13 +769,13 @@ func TestOwnersHazardsAndFailOnHazard(t *testing.T) {
 	if !hasHazard(rep, "ClientSideApplyMigration", ".data.a") {
 		t.Errorf("want a ClientSideApplyMigration hazard on .data.a: %+v", rep.Hazards)
 	}
-	r := cluster.RV(t, "owners", "-n", ns, "configmap/mig", "--fail-on-hazard")
-	if r.Code != 1 || !strings.Contains(r.Stdout, "ClientSideApplyMigration") {
-		t.Errorf("--fail-on-hazard should print the hazard and exit 1: %s", r)
+	r := cluster.RV(t, "owners", "-n", ns, "configmap/mig", "--fail-on", "hazard")
+	if r.Code != 1 || !strings.Contains(r.Stdout, "ClientSideApplyMigration") || !strings.Contains(r.Stderr, "1 hazard found (--fail-on hazard)") {
+		t.Errorf("--fail-on hazard should print the hazard, say it found one and exit 1: %s", r)
 	}
 	r = cluster.RV(t, "owners", "-n", ns, "configmap/mig", "--fail-on-hazard", "--field", ".data.b")
 	if r.Code != 0 {
-		t.Errorf("--field .data.b selects no hazard, so --fail-on-hazard should pass: %s", r)
+		t.Errorf("--field .data.b selects no hazard, so --fail-on-hazard (the old spelling of --fail-on hazard) should pass: %s", r)
 	}
 
 	// A client without a user agent, then more than ten Update managers.

@@ -16,6 +16,7 @@ import (
 
 	"github.com/kubectl-rv/kubectl-rv/pkg/managedfields"
 	"github.com/kubectl-rv/kubectl-rv/pkg/predict"
+	"github.com/kubectl-rv/kubectl-rv/pkg/serverrules"
 )
 
 // edgeCRD is a custom resource with a schema that says nothing of
@@ -138,6 +139,9 @@ func TestPredictEdgeCasesAgree(t *testing.T) {
 	}
 	dyn := cluster.Dynamic(t, "edges")
 	offline := offlineEngine(tc)
+	if offline.Rules, err = serverrules.WithSchema([]byte(edgeCRD)); err != nil {
+		t.Fatal(err)
+	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			ctx := context.Background()

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"testing"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -19,6 +20,7 @@ import (
 
 	"github.com/kubectl-rv/kubectl-rv/pkg/managedfields"
 	"github.com/kubectl-rv/kubectl-rv/pkg/predict"
+	"github.com/kubectl-rv/kubectl-rv/pkg/serverrules"
 )
 
 // gadgetCRD is a custom resource with a structural schema and a status
@@ -127,8 +129,12 @@ func newCRCorpus(t *testing.T, dyn dynamic.Interface, ns string, seed int64) *cr
 		if err != nil {
 			t.Fatal(err)
 		}
+		typed := offlineEngine(tc)
+		if typed.Rules, err = serverrules.WithSchema([]byte(crd)); err != nil {
+			t.Fatal(err)
+		}
 		return crKind{kind: kind, gvr: schema.GroupVersionResource{Group: "fidelity.example.com", Version: "v1", Resource: plural},
-			tc: tc, status: status, typed: offlineEngine(tc)}
+			tc: tc, status: status, typed: typed}
 	}
 	cc.gadget = install("Gadget", "gadgets", gadgetCRD, true)
 	cc.widget = install("Widget", "widgets", widgetCRD, false)
@@ -222,9 +228,15 @@ func (cc *crCorpus) write(ctx context.Context, ri dynamic.ResourceInterface, k *
 	}
 	b, _ := json.Marshal(cfg.Object)
 	obj, err := ri.Patch(ctx, name, types.ApplyPatchType, b, metav1.PatchOptions{FieldManager: mgr, Force: &force})
-	if err != nil && !force && cur != nil {
+	switch {
+	case err != nil && !force && cur != nil:
 		// A conflicting apply without force leaves the object as it was.
 		return cur, what, nil
+	case apierrors.IsInvalid(err) && cur != nil:
+		// An apply that takes back the only key of another applier's map
+		// leaves it null, which the schema refuses (seed 7, case 450): the
+		// object stays as it was.
+		return cur, what + "(422)", nil
 	}
 	return obj, what, err
 }

@@ -116,6 +116,13 @@ func TestPredictFidelity(t *testing.T) {
 	byKind := agreement{}
 	var disagreements []string
 	crs := newCRCorpus(t, dyn, ns, seed)
+	apps := newAppCorpus(t, dyn, ns, seed)
+	// unknowns counts, per kind, the offline engine's unknown verdicts
+	// (never a disagreement: it says it cannot know).
+	unknowns := map[string]int{}
+	// reasons counts the invalid verdicts of custom resources on which both
+	// engines agree, and those whose reason (the server's text) is the same.
+	var crInvalid, crInvalidSameText int
 	svcs := newSvcCorpus(dyn, ns, seed)
 	kinds := newKindsCorpus(dyn, seed)
 	// invalid draws which desired manifests are made invalid, and how.
@@ -132,7 +139,14 @@ func TestPredictFidelity(t *testing.T) {
 		var ri dynamic.ResourceInterface
 		cfg := predict.Config{DefaultManager: "kubectl-rv"}
 		engine, realPick := offline, pick
-		if crs.next() {
+		custom := false
+		if apps.next() {
+			c, live, in = apps.build(t, ctx, ns, i)
+			ri = apps.ri
+			cfg.TypeConverter = apps.tc
+			engine, realPick, custom = apps.offline, apps.pick, true
+		} else if crs.next() {
+			custom = true
 			var cr crCase
 			c, cr, live, in = crs.build(t, ctx, ns, i)
 			ri = crs.ri(cr.kind.gvr)
@@ -204,6 +218,19 @@ func TestPredictFidelity(t *testing.T) {
 			om := off.Methods[j]
 			methods++
 			byVerdict[sm.Verdict]++
+			if om.Verdict == predict.Unknown {
+				unknowns[c.Kind]++
+				byKind.add(c.Kind, false)
+				continue
+			}
+			if custom && sm.Verdict == predict.Invalid && om.Verdict == predict.Invalid {
+				crInvalid++
+				if sm.Reason == om.Reason {
+					crInvalidSameText++
+				} else {
+					disagreements = append(disagreements, fmt.Sprintf("%s %s: the reasons differ:\n  server  %s\n  offline %s", c, sm.Method, sm.Reason, om.Reason))
+				}
+			}
 			okV := sm.Verdict == om.Verdict
 			okC := conflictKey(sm) == conflictKey(om)
 			okB := clobberKey(sm) == clobberKey(om)
@@ -234,6 +261,9 @@ func TestPredictFidelity(t *testing.T) {
 	t.Logf("Services: the desired change changes the type in %d cases, the session affinity in %d", svcs.Types, svcs.Affinity)
 	t.Logf("desired manifests made invalid: %d cases (server verdicts: %s)", invalidCases, joinCounts(invalidVerdicts))
 	t.Logf("Jobs, CronJobs, HPAs, Ingresses, PDBs and Leases: %d desired changes touch an immutable field, %d are made invalid", kinds.Immutable, kinds.Invalid)
+	t.Logf("Appliances: desired changes made invalid or pruned: %s", joinCounts(apps.Invalid))
+	t.Logf("offline unknown verdicts (not compared), per kind: %s", joinCounts(unknowns))
+	t.Logf("custom resources refused by both engines: the server's text in %d/%d", crInvalidSameText, crInvalid)
 	t.Logf("one real write per case: the server engine predicted it on all three in %s; the offline engine in %s", realServer, realOffline)
 	for _, d := range disagreements {
 		t.Errorf("disagreement: %s", d)
@@ -317,8 +347,10 @@ func checkRealWrite(t *testing.T, ctx context.Context, cfg predict.Config, in pr
 	}
 	sm, om := srv.Methods[j], off.Methods[j]
 	realServer.add(kind, same(sm))
-	realOffline.add(kind, same(om))
-	if same(sm) && same(om) {
+	if om.Verdict != predict.Unknown {
+		realOffline.add(kind, same(om))
+	}
+	if same(sm) && (same(om) || om.Verdict == predict.Unknown) {
 		return ""
 	}
 	return fmt.Sprintf("%s, the real write:\n  real    %s %s %s %s\n  server  %s %s %s %s\n  offline %s %s %s %s", rm.Method,

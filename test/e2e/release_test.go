@@ -263,6 +263,12 @@ func TestReleaseInstallsLikeKrewAndRunsThroughKubectl(t *testing.T) {
 	if err != nil || !strings.Contains(out, `"platform": "`+runtime.GOOS+"/"+runtime.GOARCH+`"`) || !strings.Contains(out, `"buildDate": "`) {
 		t.Errorf("kubectl rv version --client -o json: %v\n%s", err, out)
 	}
+	// simulate runs in rv-offline, which kubectl-rv finds beside the
+	// link's target in krew's store.
+	out, err = kubectl("rv", "simulate")
+	if err != nil || !strings.Contains(out, "409 Conflict") {
+		t.Errorf("kubectl rv simulate from the installed archive (handed over to rv-offline): %v\n%s", err, out)
+	}
 	out, err = kubectl("__complete", "rv", "vers")
 	if err != nil || !strings.HasPrefix(out, "version\t") {
 		t.Errorf("completion through the caveats' helper: %v\n%s", err, out)

@@ -19,7 +19,7 @@ import (
 
 	"github.com/kubectl-rv/kubectl-rv/internal/mvccconformance"
 	"github.com/kubectl-rv/kubectl-rv/pkg/etcdclient"
-	"github.com/kubectl-rv/kubectl-rv/pkg/simulate/mvcc"
+	"github.com/kubectl-rv/kubectl-rv/pkg/mvcc"
 	"github.com/kubectl-rv/kubectl-rv/test/e2e/framework"
 )
 

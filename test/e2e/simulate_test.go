@@ -17,7 +17,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/resourceversion"
 
-	"github.com/kubectl-rv/kubectl-rv/pkg/simulate/mvcc"
+	"github.com/kubectl-rv/kubectl-rv/pkg/mvcc"
 )
 
 // TestSimulateTwoClientsMatchesTheRealAPIServer plays the two-clients

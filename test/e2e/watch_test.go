@@ -515,7 +515,7 @@ func TestWatchReportsFightOverReplicas(t *testing.T) {
 	if _, err := cluster.Clientset(t, "e2e-creator").AppsV1().Deployments(ns).Create(ctx, newDeployment(ns, "contested", 1), metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	bg := cluster.StartRV(t, "watch", "deployment/contested", "-n", ns, "-o", "json", "--fight-threshold", "4", "--fail-on-fight")
+	bg := cluster.StartRV(t, "watch", "deployment/contested", "-n", ns, "-o", "json", "--fight-threshold", "4", "--fail-on", "fight")
 	bg.WaitFor(t, time.Minute, "the initial row", isRow("ADDED", "contested"))
 	a, b := cluster.Dynamic(t, "e2e-hpa-a"), cluster.Dynamic(t, "e2e-hpa-b")
 	for i := 0; i < 6; i++ {

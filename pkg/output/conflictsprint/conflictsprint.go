@@ -128,7 +128,9 @@ func Objects(rep *conflicts.Report) *output.TableData {
 
 // Writers is a row per writer, the most rejected first.
 func Writers(rep *conflicts.Report) *output.TableData {
-	t := &output.TableData{Columns: output.Columns("writer", "user agent", "attempts", "409s", "rate", "retry chains", "give-ups", "lost to")}
+	cols := append(output.Columns("writer", "user agent", "attempts", "409s", "rate", "retry chains", "give-ups", "lost to"),
+		output.Column{Name: "409 time", Wide: true}, output.Column{Name: "retry time", Wide: true})
+	t := &output.TableData{Columns: cols}
 	for _, w := range rep.Writers {
 		var lost []string
 		for i, l := range w.LostTo {
@@ -139,7 +141,8 @@ func Writers(rep *conflicts.Report) *output.TableData {
 			lost = append(lost, fmt.Sprintf("%s (%d)", l.Name, l.Count))
 		}
 		t.AddRow(cell(w.Writer.String()), cell(userAgent(&w)), num(w.Attempts), conflictCell(w.Conflicts),
-			cell(percent(w.ConflictRate)), num(w.RetryChains), num(w.GiveUps), cell(dash(strings.Join(lost, ", "))))
+			cell(percent(w.ConflictRate)), num(w.RetryChains), num(w.GiveUps), cell(dash(strings.Join(lost, ", "))),
+			cell(seconds(w.ConflictSeconds)), cell(seconds(w.RetrySeconds)))
 	}
 	return t
 }
@@ -154,9 +157,12 @@ func Causes(rep *conflicts.Report) *output.TableData {
 }
 
 // Timeline is a row per write attempt on one object, with times relative
-// to the first.
+// to the first; -o wide adds the API server replica that logged it (in
+// host-prefixed logs) and its auditID, to find the event in the log.
 func Timeline(rep *conflicts.Report) *output.TableData {
-	t := &output.TableData{Columns: output.Columns("at", "writer", "verb", "code", "chain", "resourceVersion", "lost to", "cause")}
+	cols := append(output.Columns("at", "writer", "verb", "code", "chain", "resourceVersion", "lost to", "cause"),
+		output.Column{Name: "replica", Wide: true}, output.Column{Name: "audit id", Wide: true})
+	t := &output.TableData{Columns: cols}
 	var first time.Time
 	for i, a := range rep.Timeline {
 		if i == 0 {
@@ -178,7 +184,7 @@ func Timeline(rep *conflicts.Report) *output.TableData {
 			code.Style = output.Red
 		}
 		t.AddRow(cell(fmt.Sprintf("+%.3fs", a.Received.Sub(first).Seconds())), cell(a.Writer), cell(verb), code, cell(step),
-			cell(rvs(a)), cell(dash(strings.Join(a.LostTo, ", "))), cell(dash(string(a.Cause))))
+			cell(rvs(a)), cell(dash(strings.Join(a.LostTo, ", "))), cell(dash(string(a.Cause))), cell(dash(a.Replica)), cell(dash(a.AuditID)))
 	}
 	return t
 }
@@ -193,6 +199,14 @@ func rvs(a conflicts.Attempt) string {
 		return "-> " + a.Result
 	}
 	return "-"
+}
+
+// seconds is a time in seconds to the millisecond ("-" for none).
+func seconds(s float64) string {
+	if s == 0 {
+		return "-"
+	}
+	return strconv.FormatFloat(s, 'f', 3, 64) + "s"
 }
 
 func percent(f float64) string { return strconv.FormatFloat(100*f, 'f', 1, 64) + "%" }

@@ -149,7 +149,9 @@ func TestDocumentJSONIsMarshalIndent(t *testing.T) {
 	odd.Timeline = nil
 	odd.Writers = append([]conflicts.WriterStats{
 		{Writer: conflicts.WriterKey{User: "u\"<", Pod: "p"}, ConflictRate: 1e-7, LostTo: []conflicts.Count{{Name: "a&", Count: 1}, {Name: "", Count: 0}}},
-		{Writer: conflicts.WriterKey{FieldManager: "m"}, UserAgent: "ua", ConflictRate: 1, Causes: []conflicts.CauseCount{{Cause: conflicts.Unknown, Count: 2}}},
+		{Writer: conflicts.WriterKey{FieldManager: "m"}, UserAgent: "ua", ConflictRate: 1, Causes: []conflicts.CauseCount{{Cause: conflicts.Unknown, Count: 2}},
+			ConflictSeconds: 0.0005, RetrySeconds: 1e-9},
+		{Writer: conflicts.WriterKey{FieldManager: "r"}, RetrySeconds: 12.5},
 		{ConflictRate: 0.1 + 0.2, LostTo: []conflicts.Count{}},
 	}, full.Writers...)
 	empty := NewDocument(&conflicts.Report{}, Scope{})

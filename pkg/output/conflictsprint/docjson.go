@@ -119,6 +119,16 @@ func appendWriterStats(b []byte, depth int, w *conflicts.WriterStats) ([]byte, e
 		return nil, err
 	}
 	b = appendInt(b, depth+1, "objects", w.Objects)
+	for _, f := range []struct {
+		key string
+		v   float64
+	}{{"conflictSeconds", w.ConflictSeconds}, {"retrySeconds", w.RetrySeconds}} {
+		if f.v != 0 {
+			if b, err = output.AppendMarshalField(b, depth+1, f.key, f.v); err != nil {
+				return nil, err
+			}
+		}
+	}
 	if len(w.LostTo) > 0 {
 		b = append(b, ',')
 		b = output.AppendJSONKey(b, depth+1, "lostTo")

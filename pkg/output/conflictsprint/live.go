@@ -9,6 +9,7 @@ import (
 
 	"github.com/kubectl-rv/kubectl-rv/pkg/conflicts"
 	"github.com/kubectl-rv/kubectl-rv/pkg/output"
+	"github.com/kubectl-rv/kubectl-rv/pkg/text"
 )
 
 // LiveKind is the kind of the structured --live report.
@@ -59,7 +60,7 @@ func PrintLive(p *output.Printer, rep *conflicts.LiveReport, server string) erro
 		fmt.Fprintln(p.Out)
 	}
 	fmt.Fprintf(p.Out, "%s 409s in %.1fs (%s/s) of %s requests, from %s's /metrics (apiserver_request_total{code=\"409\"})\n",
-		count(rep.Conflicts), rep.Seconds, rate(rep.PerSecond), count(rep.Requests), output.Escape(server))
+		count(rep.Conflicts), rep.Seconds, rate(rep.PerSecond), count(rep.Requests), text.Escape(server))
 	if rep.Restarted {
 		fmt.Fprintln(p.Out, "the API server restarted between the scrapes (its process start time changed), or another replica answered: the figures count only since the restart")
 	} else if rep.Resets > 0 {
@@ -95,6 +96,6 @@ func PrintTick(w io.Writer, rep *conflicts.LiveReport, start time.Time) error {
 	if len(rows) > 0 {
 		line += ": " + strings.Join(rows, ", ")
 	}
-	_, err := fmt.Fprintln(w, output.Escape(line))
+	_, err := fmt.Fprintln(w, text.Escape(line))
 	return err
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/kubectl-rv/kubectl-rv/pkg/conflicts"
 	"github.com/kubectl-rv/kubectl-rv/pkg/output"
+	"github.com/kubectl-rv/kubectl-rv/pkg/text"
 )
 
 // The picture's geometry, as in simulate's report (pkg/output/simprint).
@@ -21,7 +22,7 @@ const (
 
 // esc makes log strings safe in XML: control characters (not allowed in
 // XML 1.0) are escaped as on a terminal, then markup.
-func esc(s string) string { return html.EscapeString(output.Escape(s)) }
+func esc(s string) string { return html.EscapeString(text.Escape(s)) }
 
 // SVG draws the report's timeline: one lane per writer over time, each
 // write attempt marked (success, 409, give-up, other failure), the way

@@ -64,7 +64,7 @@ func Print(p *output.Printer, rep *doctor.Report, opts Options) error {
 		if len(r.Checks) == 0 || !opts.Details && r.Count(doctor.Fail)+r.Count(doctor.Warn) == 0 {
 			continue
 		}
-		if _, err := fmt.Fprintf(p.Out, "\n%s (%s):\n", output.Escape(r.Name()), output.Escape(groupVersion(r))); err != nil {
+		if _, err := fmt.Fprintf(p.Out, "\n%s (%s):\n", text.Escape(r.Name()), text.Escape(groupVersion(r))); err != nil {
 			return err
 		}
 		if err := p.PrintTable(Checks(r)); err != nil {

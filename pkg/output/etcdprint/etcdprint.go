@@ -8,8 +8,8 @@ import (
 	"strings"
 
 	"github.com/kubectl-rv/kubectl-rv/pkg/etcdplay"
-	"github.com/kubectl-rv/kubectl-rv/pkg/output"
-	"github.com/kubectl-rv/kubectl-rv/pkg/simulate/mvcc"
+	"github.com/kubectl-rv/kubectl-rv/pkg/mvcc"
+	"github.com/kubectl-rv/kubectl-rv/pkg/text"
 )
 
 // Format is an etcdctl -w value.
@@ -97,14 +97,14 @@ func ErrorText(err error) string {
 
 // PrintError writes etcdctl's "Error: ..." line to ErrOut.
 func (p *Printer) PrintError(err error) {
-	fmt.Fprintf(p.ErrOut, "Error: %s\n", output.Escape(ErrorText(err)))
+	fmt.Fprintf(p.ErrOut, "Error: %s\n", text.Escape(ErrorText(err)))
 }
 
 // printKV prints a key line and a value line, as etcdctl does, but with
 // terminal control sequences escaped (JSON output carries the exact bytes).
 func printKV(w io.Writer, kv *mvcc.KeyValue) {
-	fmt.Fprintln(w, output.Escape(kv.Key))
-	fmt.Fprintln(w, output.Escape(string(kv.Value)))
+	fmt.Fprintln(w, text.Escape(kv.Key))
+	fmt.Fprintln(w, text.Escape(string(kv.Value)))
 }
 
 func (p *Printer) printSimple(r etcdplay.Result) error {

@@ -209,7 +209,7 @@ func PrintSummary(w io.Writer, rep *lag.Report) error {
 		if t.Objects == 0 && t.Error == "" {
 			continue
 		}
-		fmt.Fprintf(&b, "%s: %s\n", output.Escape(t.Name()), counts(t))
+		fmt.Fprintf(&b, "%s: %s\n", text.Escape(t.Name()), counts(t))
 	}
 	tot := rep.Totals()
 	fmt.Fprintf(&b, "total: %s, %s\n", text.Plural(len(rep.Types), "type"), counts(tot))
@@ -270,7 +270,7 @@ func PrintNotes(w io.Writer, rep *lag.Report, max int) error {
 		if len(names) > 3 {
 			who += fmt.Sprintf(" and %d more", len(names)-3)
 		}
-		b.WriteString("  " + output.Escape(who+": "+e) + "\n")
+		b.WriteString("  " + text.Escape(who+": "+e) + "\n")
 	}
 	_, err := io.WriteString(w, b.String())
 	return err

@@ -13,6 +13,7 @@ import (
 	"github.com/kubectl-rv/kubectl-rv/pkg/managedfields"
 	"github.com/kubectl-rv/kubectl-rv/pkg/output"
 	"github.com/kubectl-rv/kubectl-rv/pkg/owners"
+	"github.com/kubectl-rv/kubectl-rv/pkg/text"
 )
 
 // maxLabelWidth caps the column the owners are aligned on in the tree.
@@ -38,7 +39,7 @@ func Tree(w io.Writer, objs []owners.Object, opts Options) error {
 		if i > 0 {
 			b.WriteByte('\n')
 		}
-		b.WriteString(output.Paint(opts.Color, output.Bold, output.Escape(describe(o))) + "\n")
+		b.WriteString(output.Paint(opts.Color, output.Bold, text.Escape(describe(o))) + "\n")
 		t := &treeWriter{labels: newLabeler(opts)}
 		nodes := 0
 		o.Ownership.Root().Walk(func(*managedfields.Node) bool { nodes++; return true })
@@ -91,7 +92,7 @@ func writeTreeHazards(b *bufio.Writer, hs []managedfields.Hazard, opts Options) 
 	}
 	fmt.Fprintf(b, "  %s\n", output.Paint(opts.Color, output.Bold, "hazards:"))
 	for _, h := range hs {
-		fmt.Fprintf(b, "    %s %s\n", output.Paint(opts.Color, output.Yellow, string(h.Type)+":"), output.Escape(h.Message))
+		fmt.Fprintf(b, "    %s %s\n", output.Paint(opts.Color, output.Yellow, string(h.Type)+":"), text.Escape(h.Message))
 	}
 }
 
@@ -121,7 +122,7 @@ type treeWriter struct {
 // ownersLabel is the escaped owner label; Escape returns printable ASCII,
 // the usual manager name, as it is.
 func (t *treeWriter) ownersLabel(owners []managedfields.Owner) string {
-	return output.Escape(t.labels.label(owners))
+	return text.Escape(t.labels.label(owners))
 }
 
 func (t *treeWriter) add(l treeLine, owners []managedfields.Owner, present bool) {
@@ -147,14 +148,14 @@ func (t *treeWriter) node(n *managedfields.Node, prefix string, depth int) {
 		return
 	}
 	if owners, present, count, ok := uniform(n); ok && count > 1 && !n.Context {
-		t.add(treeLine{depth: depth, label: output.Escape(label), count: count}, owners, present)
+		t.add(treeLine{depth: depth, label: text.Escape(label), count: count}, owners, present)
 		return
 	}
 	var owners []managedfields.Owner
 	if n.Owned() {
 		owners = n.Owners
 	}
-	t.add(treeLine{depth: depth, label: output.Escape(label)}, owners, n.Present)
+	t.add(treeLine{depth: depth, label: text.Escape(label)}, owners, n.Present)
 	for _, c := range n.Children {
 		t.node(c, "", depth+1)
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/kubectl-rv/kubectl-rv/pkg/output"
 	"github.com/kubectl-rv/kubectl-rv/pkg/predict"
+	"github.com/kubectl-rv/kubectl-rv/pkg/text"
 )
 
 // Kind is the report's kind.
@@ -67,7 +68,7 @@ func Print(p *output.Printer, errOut io.Writer, r Report) error {
 		return p.PrintObject(r)
 	}
 	if len(r.Objects) == 1 {
-		if _, err := fmt.Fprintf(p.Out, "%s\n", output.Escape(header(r.Objects[0]))); err != nil {
+		if _, err := fmt.Fprintf(p.Out, "%s\n", text.Escape(header(r.Objects[0]))); err != nil {
 			return err
 		}
 	}
@@ -76,7 +77,7 @@ func Print(p *output.Printer, errOut io.Writer, r Report) error {
 		return err
 	}
 	for _, n := range r.Notes {
-		if _, err := fmt.Fprintf(errOut, "note: %s\n", output.Escape(n)); err != nil {
+		if _, err := fmt.Fprintf(errOut, "note: %s\n", text.Escape(n)); err != nil {
 			return err
 		}
 	}
@@ -84,7 +85,7 @@ func Print(p *output.Printer, errOut io.Writer, r Report) error {
 		if o.Rules == "" {
 			continue
 		}
-		if _, err := fmt.Fprintf(errOut, "note: %s: %s\n", output.Escape(o.Object.String()), output.Escape(o.Rules)); err != nil {
+		if _, err := fmt.Fprintf(errOut, "note: %s: %s\n", text.Escape(o.Object.String()), text.Escape(o.Rules)); err != nil {
 			return err
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/kubectl-rv/kubectl-rv/pkg/output"
 	"github.com/kubectl-rv/kubectl-rv/pkg/simulate"
 	"github.com/kubectl-rv/kubectl-rv/pkg/simulate/scenario"
+	"github.com/kubectl-rv/kubectl-rv/pkg/text"
 )
 
 // Report is the structured output of kubectl rv simulate run (kind
@@ -86,7 +87,7 @@ func d(x scenario.Duration) string { return Dur(x.D()) }
 func PrintSummary(p *output.Printer, r *simulate.Result) error {
 	w := p.Out
 	fmt.Fprintf(w, "Scenario %s (seed %d): %d requests in %s of virtual time, revisions %d -> %d",
-		output.Escape(r.Scenario), r.Seed, r.Requests, d(r.End), r.StartRevision, r.FinalRevision)
+		text.Escape(r.Scenario), r.Seed, r.Requests, d(r.End), r.StartRevision, r.FinalRevision)
 	if n := len(r.Compactions); n > 0 {
 		fmt.Fprintf(w, ", %d compactions", n)
 	}
@@ -137,11 +138,11 @@ func PrintSummary(p *output.Printer, r *simulate.Result) error {
 		}
 		for _, f := range l.Failovers {
 			if f.NewLeader == "" {
-				fmt.Fprintf(w, "\n%s crashed at %s while leading; nobody took over before the end.\n", output.Escape(f.Crashed), d(f.CrashedAt))
+				fmt.Fprintf(w, "\n%s crashed at %s while leading; nobody took over before the end.\n", text.Escape(f.Crashed), d(f.CrashedAt))
 				continue
 			}
 			fmt.Fprintf(w, "\nFailover: %s crashed at %s while leading; %s acquired the lease at %s: %s without a leader.\n",
-				output.Escape(f.Crashed), d(f.CrashedAt), output.Escape(f.NewLeader), d(f.AcquiredAt), p.Paint(output.Bold, d(f.Gap)))
+				text.Escape(f.Crashed), d(f.CrashedAt), text.Escape(f.NewLeader), d(f.AcquiredAt), p.Paint(output.Bold, d(f.Gap)))
 		}
 	}
 	return nil
@@ -245,8 +246,8 @@ func PrintSteps(p *output.Printer, r *simulate.Result) error {
 // scenario's description, the steps and the summary.
 func PrintStory(p *output.Printer, r *simulate.Result) error {
 	w := p.Out
-	fmt.Fprintf(w, "%s\n", p.Paint(output.Bold, "Simulating "+output.Escape(r.Scenario)+" in virtual time (an embedded etcd-exact store, the API server's write path):"))
-	fmt.Fprintln(w, wrap(output.Escape(r.Description), 100))
+	fmt.Fprintf(w, "%s\n", p.Paint(output.Bold, "Simulating "+text.Escape(r.Scenario)+" in virtual time (an embedded etcd-exact store, the API server's write path):"))
+	fmt.Fprintln(w, wrap(text.Escape(r.Description), 100))
 	fmt.Fprintln(w)
 	if err := PrintSteps(p, r); err != nil {
 		return err

@@ -9,6 +9,7 @@ import (
 
 	"github.com/kubectl-rv/kubectl-rv/pkg/inspect"
 	"github.com/kubectl-rv/kubectl-rv/pkg/output"
+	"github.com/kubectl-rv/kubectl-rv/pkg/text"
 
 	"github.com/kubectl-rv/kubectl-rv/pkg/follow"
 )
@@ -64,21 +65,21 @@ func PrintVersionAt(p *output.Printer, v inspect.VersionAt) error {
 		return p.PrintObject(versionAtJSON{TypeMeta: output.NewTypeMeta(VersionAtKind), VersionAt: v})
 	}
 	if v.Type == follow.Deleted {
-		_, err := fmt.Fprintf(p.Out, "%s was deleted at resourceVersion %s\n", output.Escape(v.Ref), output.Escape(v.ResourceVersion))
+		_, err := fmt.Fprintf(p.Out, "%s was deleted at resourceVersion %s\n", text.Escape(v.Ref), text.Escape(v.ResourceVersion))
 		return err
 	}
 	b, err := yaml.Marshal(v.Object.Object)
 	if err != nil {
 		return err
 	}
-	if _, err := fmt.Fprintf(p.Out, "# %s at resourceVersion %s (%s)\n", output.Escape(v.Ref), output.Escape(v.ResourceVersion), v.Type); err != nil {
+	if _, err := fmt.Fprintf(p.Out, "# %s at resourceVersion %s (%s)\n", text.Escape(v.Ref), text.Escape(v.ResourceVersion), v.Type); err != nil {
 		return err
 	}
 	// Escape line by line: the newlines are the YAML's own.
 	lines := strings.SplitAfter(string(b), "\n")
 	for i, l := range lines {
-		text, nl := strings.CutSuffix(l, "\n")
-		lines[i] = output.Escape(text)
+		line, nl := strings.CutSuffix(l, "\n")
+		lines[i] = text.Escape(line)
 		if nl {
 			lines[i] += "\n"
 		}
@@ -94,7 +95,7 @@ func PrintVersionDiff(p *output.Printer, errOut io.Writer, d inspect.VersionDiff
 	if p.Structured() {
 		return p.PrintObject(versionDiffJSON{TypeMeta: output.NewTypeMeta(VersionDiffKind), VersionDiff: d})
 	}
-	if _, err := fmt.Fprintf(p.Out, "%s: resourceVersion %s -> %s\n", output.Escape(d.Ref), output.Escape(d.From), output.Escape(d.To)); err != nil {
+	if _, err := fmt.Fprintf(p.Out, "%s: resourceVersion %s -> %s\n", text.Escape(d.Ref), text.Escape(d.From), text.Escape(d.To)); err != nil {
 		return err
 	}
 	if len(d.Changes) == 0 {
@@ -102,7 +103,7 @@ func PrintVersionDiff(p *output.Printer, errOut io.Writer, d inspect.VersionDiff
 		return nil
 	}
 	for _, c := range d.Changes {
-		if _, err := fmt.Fprintf(p.Out, "  %s\n", output.Escape(c.String())); err != nil {
+		if _, err := fmt.Fprintf(p.Out, "  %s\n", text.Escape(c.String())); err != nil {
 			return err
 		}
 	}

@@ -62,12 +62,12 @@ var _ inspect.Sink = (*Printer)(nil)
 
 // Warning writes a warning the watch survives to ErrOut.
 func (w *Printer) Warning(msg string) {
-	fmt.Fprintf(w.opts.ErrOut, "warning: %s\n", output.Escape(msg))
+	fmt.Fprintf(w.opts.ErrOut, "warning: %s\n", text.Escape(msg))
 }
 
 // Empty tells on ErrOut that a resource's initial list found nothing yet.
 func (w *Printer) Empty(resource, rv string) {
-	fmt.Fprintf(w.opts.ErrOut, "No %s found yet; watching from resourceVersion %s.\n", output.Escape(resource), output.Escape(rv))
+	fmt.Fprintf(w.opts.ErrOut, "No %s found yet; watching from resourceVersion %s.\n", text.Escape(resource), text.Escape(rv))
 }
 
 type eventJSON struct {
@@ -292,7 +292,7 @@ func (w *Printer) writeRow(b *strings.Builder, cells []output.Cell) {
 		}
 	}
 	for i, c := range cells {
-		text := output.Escape(c.Text)
+		text := text.Escape(c.Text)
 		if i == len(cells)-1 {
 			b.WriteString(w.p.Paint(c.Style, text))
 			break
@@ -317,14 +317,14 @@ func (w *Printer) writeRow(b *strings.Builder, cells []output.Cell) {
 
 func (w *Printer) writeDiff(b *strings.Builder, e inspect.Event) {
 	for _, c := range e.Fields {
-		path := output.Escape(c.Path.String())
+		path := text.Escape(c.Path.String())
 		switch c.Op {
 		case diff.Added:
-			b.WriteString(w.p.Paint(output.Green, "    + "+path+": "+output.Escape(diff.FormatValue(c.New))))
+			b.WriteString(w.p.Paint(output.Green, "    + "+path+": "+text.Escape(diff.FormatValue(c.New))))
 		case diff.Removed:
-			b.WriteString(w.p.Paint(output.Red, "    - "+path+": "+output.Escape(diff.FormatValue(c.Old))))
+			b.WriteString(w.p.Paint(output.Red, "    - "+path+": "+text.Escape(diff.FormatValue(c.Old))))
 		default:
-			b.WriteString(w.p.Paint(output.Yellow, "    ~ "+path+": "+output.Escape(diff.FormatValue(c.Old))+" -> "+output.Escape(diff.FormatValue(c.New))))
+			b.WriteString(w.p.Paint(output.Yellow, "    ~ "+path+": "+text.Escape(diff.FormatValue(c.Old))+" -> "+text.Escape(diff.FormatValue(c.New))))
 		}
 		b.WriteByte('\n')
 	}

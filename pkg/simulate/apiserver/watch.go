@@ -9,7 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/watch"
 
-	"github.com/kubectl-rv/kubectl-rv/pkg/simulate/mvcc"
+	"github.com/kubectl-rv/kubectl-rv/pkg/mvcc"
 )
 
 // Watch is one watch request. It is pull-based, like the store's watcher:

@@ -25,6 +25,9 @@ type PlaneOptions struct {
 	CompactionInterval time.Duration
 	// Controllers starts kube-controller-manager.
 	Controllers bool
+	// AuditWebhook, when set, is the URL the API servers also send their
+	// audit events to (the webhook backend, flushed every second).
+	AuditWebhook string
 }
 
 var planeCounter atomic.Int64
@@ -38,6 +41,9 @@ func (c *Cluster) StartPlane(opts PlaneOptions) (*Cluster, error) {
 		"RV_STORAGE="+orDefault(opts.Storage, "etcd"),
 		fmt.Sprintf("RV_APISERVERS=%d", max(opts.APIServers, 1)),
 		"RV_CONTROLLERS="+map[bool]string{true: "1", false: "0"}[opts.Controllers])
+	if opts.AuditWebhook != "" {
+		env = append(env, "RV_AUDIT_WEBHOOK="+opts.AuditWebhook)
+	}
 	if opts.CompactionInterval > 0 {
 		env = append(env, "RV_COMPACTION_INTERVAL="+opts.CompactionInterval.String())
 	}

@@ -29,7 +29,7 @@ func (t *throughput) stop() {
 	}
 }
 
-// The store's throughput, one core: go test -run '^$' -bench . -cpu 1 ./pkg/simulate/mvcc/
+// The store's throughput, one core: go test -run '^$' -bench . -cpu 1 ./pkg/mvcc/
 // The same operation streams run on a real etcd in test/e2e (hack/bench-etcd.sh).
 
 // benchKeys is the key pool of the benchmarks: Kubernetes-like registry

@@ -1,0 +1,82 @@
+//go:build e2e
+
+package e2e
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/kubectl-rv/kubectl-rv/pkg/predict"
+)
+
+// TestPredictCustomResourceSchemaRules runs kubectl rv predict on the
+// cases #29 found offline wrong or failing, for a custom resource whose
+// CRD has defaults: against the server (dry run) and offline with the CRD
+// (--schema), which must give the server's verdict, code and reason for
+// every method; and offline without the CRD, which must exit 0 or 1 with
+// `unknown` where it cannot know, never another verdict than the server's.
+func TestPredictCustomResourceSchemaRules(t *testing.T) {
+	ns := cluster.Namespace(t)
+	dir := t.TempDir()
+	crd := `apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: dials.predict.example.com}
+spec:
+  group: predict.example.com
+  names: {kind: Dial, plural: dials, singular: dial}
+  scope: Namespaced
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec:
+            type: object
+            x-kubernetes-validations:
+            - {rule: "self.size <= 8", message: size is at most 8}
+            properties:
+              size: {type: integer, default: 3}
+              color: {type: string, default: blue}
+`
+	cluster.KubectlStdin(t, crd, "apply", "-f", "-")
+	t.Cleanup(func() { deleteCRD(t, "dials.predict.example.com") })
+	cluster.MustKubectl(t, "wait", "--for=condition=Established", "crd/dials.predict.example.com", "--timeout=60s")
+	obj := "apiVersion: predict.example.com/v1\nkind: Dial\nmetadata: {name: d, namespace: " + ns + "}\nspec: {size: 2}\n"
+	cluster.KubectlStdin(t, obj, "apply", "--server-side", "--field-manager", "owner", "-f", "-")
+	crdFile := predictWriteFile(t, dir, "crd.yaml", crd)
+	live := predictWriteFile(t, dir, "live.yaml", cluster.MustKubectl(t, "get", "dial", "d", "-n", ns, "-o", "yaml", "--show-managed-fields"))
+	cases := []struct{ name, args string }{
+		// A read copy that leaves out the defaulted color: re-defaulted.
+		{"defaulted field left out", "-f " + predictWriteFile(t, dir, "copy.yaml", obj)},
+		{"size null", "d --type merge --patch {\"spec\":{\"size\":null}}"},
+		{"unknown field", "-f " + predictWriteFile(t, dir, "unknown.yaml", strings.Replace(obj, "size: 2", "size: 2, shape: round", 1))},
+		{"wrong type", "-f " + predictWriteFile(t, dir, "type.yaml", strings.Replace(obj, "size: 2", "size: two", 1))},
+		{"CEL rule", "-f " + predictWriteFile(t, dir, "cel.yaml", strings.Replace(obj, "size: 2", "size: 9", 1))},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			args := strings.Fields(c.args)
+			if args[0] == "d" {
+				args[0] = "dial/d"
+				args = append(args, "-n", ns)
+			}
+			args = append(args, "--field-manager", "ci")
+			srv, _ := predictReport(t, args...)
+			off, _ := predictReport(t, append(args, "--offline", "--live", live, "--schema", crdFile)...)
+			bare, _ := predictReport(t, append(args, "--offline", "--live", live)...)
+			sm, om, bm := methodMap(srv), methodMap(off), methodMap(bare)
+			for m, s := range sm {
+				o := om[m]
+				if o.Verdict != s.Verdict || o.Code != s.Code || o.Reason != s.Reason {
+					t.Errorf("%s: offline with the CRD %s %d %q, server %s %d %q", m, o.Verdict, o.Code, o.Reason, s.Verdict, s.Code, s.Reason)
+				}
+				if b := bm[m]; b.Verdict != s.Verdict && b.Verdict != predict.Unknown {
+					t.Errorf("%s: offline without the CRD %s (%s), server %s", m, b.Verdict, b.Reason, s.Verdict)
+				}
+			}
+		})
+	}
+}
