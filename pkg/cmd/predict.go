@@ -59,13 +59,8 @@ type PredictOptions struct {
 	genericiooptions.IOStreams
 }
 
-// NewCmdPredict returns kubectl rv predict.
-func NewCmdPredict(f *Factory, streams genericiooptions.IOStreams) *cobra.Command {
-	o := &PredictOptions{Output: NewOutputFlags(output.Table, output.Wide, output.JSON, output.YAML), IOStreams: streams}
-	cmd := &cobra.Command{
-		Use:   "predict (-f FILENAME | TYPE/NAME (--patch JSON | --patch-file FILE) --type json|merge|strategic|apply)",
-		Short: "Predict what each write method would do: 409s, apply conflicts, silent clobbers, ownership changes",
-		Long: `Predict, before anything is written, what every write method would do to an object:
+// predictLong is predict's --help.
+const predictLong = `Predict, before anything is written, what every write method would do to an object:
 update (PUT) with the manifest's resourceVersion and without one, JSON patch, JSON merge
 patch (plain and with the resourceVersion as an optimistic lock), strategic merge patch, and
 server-side apply with and without force.
@@ -73,8 +68,9 @@ server-side apply with and without force.
 Each method gets a verdict: ok; conflict (409, stale resourceVersion); apply-conflict (the
 fields and their current owners); invalid (422/415, for example a failed JSON patch test or a
 strategic merge patch on a custom resource); clobber (succeeds, but overwrites or removes
-fields owned by other managers: the silent lost update); unknown (offline only: the engine
-does not have the server's rules for it, and says which). With -o wide, json or yaml it also
+fields owned by other managers: the silent lost update); not-found; server-error; unknown
+(offline only: the engine does not have the server's rules for the object, so the write could
+be refused or stored otherwise, and says which). With -o wide, json or yaml it also
 shows the changed fields, each manager's ownership changes and whether metadata.generation
 would be bumped.
 
@@ -82,20 +78,35 @@ By default each method is sent to the cluster as a server-side dry run (dryRun=A
 is persisted, but admission webhooks still see the requests. With --offline --live FILE the
 prediction runs in process from the live object and its managedFields (kubectl get -o yaml
 --show-managed-fields), with the built-in schema or the one given with --schema, and the
-API server's own defaulting and validation of the core and apps kinds (Services, Deployments,
-...). Custom resources are pruned, defaulted and validated (schema, CEL rules) as on the
-server given their CRD (--schema crd.yaml), else "unknown" where that matters. Admission
-webhooks and cluster state such as quota are not seen offline.
+API server's own defaulting, validation and registry strategy of the built-in kinds it links
+(core, apps, batch, autoscaling, networking, policy, coordination, rbac, storage, scheduling,
+discovery and node kinds; a note per object says which ran). Custom resources are pruned,
+defaulted and validated (schema, CEL rules) as on the server given their CRD (--schema
+crd.yaml). Where the rules do not run (a custom resource without its CRD, other built-in
+kinds, kinds newer than this build, aggregated APIs) a write whose verdict depends on them is
+unknown, with the reason. Admission webhooks and cluster state such as quota are not seen
+offline.
 
 The resourceVersion in the manifest (or --base-rv) says what the writer last read; without
 one the writer is assumed to have read the live object just now.
 
 It exits 1 when a selected method would be refused with a 409 (conflict or apply-conflict):
 that is the finding predict is for. --fail-on clobber counts silent clobbers instead, --fail-on
-any counts conflicts, clobbers and invalid requests, and --fail-on none never exits 1.
+unknown counts the methods the offline engine could not judge, --fail-on any counts
+conflicts, clobbers, invalid requests, server errors and unknown verdicts, and --fail-on none
+never exits 1. A TYPE/NAME that does not exist exits 2 (a patch has nothing to patch), unless
+--type apply creates it.
 
 Secret values (data, stringData and the last-applied annotation) are shown as hashes in the
-requests and in the messages of every format unless --show-secrets is given.`,
+requests and in the messages of every format unless --show-secrets is given.`
+
+// NewCmdPredict returns kubectl rv predict.
+func NewCmdPredict(f *Factory, streams genericiooptions.IOStreams) *cobra.Command {
+	o := &PredictOptions{Output: NewOutputFlags(output.Table, output.Wide, output.JSON, output.YAML), IOStreams: streams}
+	cmd := &cobra.Command{
+		Use:   "predict (-f FILENAME | TYPE/NAME (--patch JSON | --patch-file FILE) --type json|merge|strategic|apply)",
+		Short: "Predict what each write method would do: 409s, apply conflicts, silent clobbers, ownership changes",
+		Long:  predictLong,
 		Example: `  # Every method for a manifest, against the cluster (dry run)
   kubectl rv predict -f deploy.yaml --field-manager ci
 
@@ -140,11 +151,11 @@ requests and in the messages of every format unless --show-secrets is given.`,
 	fl.StringVar(&o.LiveFile, "live", "", "With --offline: the live objects with their managedFields (kubectl get -o yaml --show-managed-fields).")
 	fl.StringVar(&o.SchemaFile, "schema", "", "With --offline: a CustomResourceDefinition, whose custom resources are then typed, pruned, defaulted and validated as the API server does, or an OpenAPI v3 document (typing only).")
 	fl.BoolVar(&o.ShowSecrets, "show-secrets", false, "Show Secret values in requests and messages instead of their hashes.")
-	fl.StringVar(&o.FailOn, "fail-on", string(predict.FailOnConflict), "Exit 1 when a selected method would: conflict (a 409: conflict or apply-conflict), clobber, any (conflict, clobber or invalid), or none (never).")
+	fl.StringVar(&o.FailOn, "fail-on", string(predict.FailOnConflict), "Exit 1 when a selected method would: conflict (a 409: conflict or apply-conflict), clobber, unknown (offline: not judged), any (conflict, clobber, invalid, server-error or unknown), or none (never).")
 	o.Output.AddFlags(fl)
 	setFlagValues(fl, "method", predict.MethodNames()...)
 	setFlagValues(fl, "type", "json", "merge", "strategic", "apply")
-	setFlagValues(fl, "fail-on", "none", "conflict", "clobber", "any")
+	setFlagValues(fl, "fail-on", predict.FailOnNames...)
 	return cmd
 }
 
@@ -184,7 +195,7 @@ func (o *PredictOptions) Validate() error {
 	o.methods = ms
 	failOn, ok := predict.ParseFailOn(o.FailOn)
 	if !ok {
-		return exitcode.Usagef("--fail-on %q: use none, conflict, clobber or any", o.FailOn)
+		return exitcode.Usagef("--fail-on %q: use %s", o.FailOn, strings.Join(predict.FailOnNames, ", "))
 	}
 	o.failOn = failOn
 	if o.BaseRV != "" && !predict.ValidResourceVersion(o.BaseRV) {
@@ -268,6 +279,9 @@ func (o *PredictOptions) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	if err := o.missingNamed(results); err != nil {
+		return err
+	}
 	if err := predictprint.Print(p, o.ErrOut, predictprint.NewReport(engine, results)); err != nil {
 		return err
 	}
@@ -275,6 +289,23 @@ func (o *PredictOptions) Run(ctx context.Context) error {
 		return exitcode.Findingf("%s --fail-on %s", text.Plurals(n, "method prediction matches", "method predictions match"), o.FailOn)
 	}
 	return nil
+}
+
+// missingNamed returns the usage error of an object named on the command
+// line (TYPE/NAME with a patch) that does not exist: no method could find
+// it (an apply would have created it), so there is nothing to predict
+// (docs/exit-codes.md: a missing named object exits 2).
+func (o *PredictOptions) missingNamed(results []predict.Result) error {
+	if len(o.args) != 1 || len(results) != 1 || results[0].LiveResourceVersion != "" {
+		return nil
+	}
+	for _, m := range results[0].Methods {
+		if m.Verdict != predict.NotFound {
+			return nil
+		}
+	}
+	return exitcode.Usagef("%s: %s does not exist: a %s patch has nothing to patch (--type apply would create it)",
+		text.Escape(o.args[0]), text.Escape(results[0].Object.String()), o.PatchType)
 }
 
 // targets reads the desired objects or the patch.

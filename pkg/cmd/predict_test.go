@@ -24,6 +24,7 @@ import (
 	"github.com/kubectl-rv/kubectl-rv/pkg/exitcode"
 	"github.com/kubectl-rv/kubectl-rv/pkg/managedfields"
 	"github.com/kubectl-rv/kubectl-rv/pkg/output"
+	"github.com/kubectl-rv/kubectl-rv/pkg/predict"
 	"github.com/kubectl-rv/kubectl-rv/pkg/serverrules"
 )
 
@@ -315,6 +316,10 @@ func TestPredictMatchErrors(t *testing.T) {
 		{"offline patch to a missing object", "", func(o *PredictOptions) {
 			o.args, o.Patch, o.PatchType, o.Offline, o.LiveFile = []string{"deploy/web"}, "{}", "merge", true, live
 		}, "--live " + live + " holds no deploy/web"},
+		{"patch to a missing object", "", func(o *PredictOptions) {
+			o.args, o.Patch, o.PatchType = []string{"deployments/nosuch"}, "{}", "merge"
+			cluster(o)
+		}, "deployments/nosuch: Deployment default/nosuch does not exist: a merge patch has nothing to patch (--type apply would create it)"},
 		{"offline version mismatch", strings.Replace(deploy, "apps/v1", "apps/v1beta1", 1), func(o *PredictOptions) {
 			o.Filenames, o.Offline, o.LiveFile = []string{"-"}, true, live
 		}, "<stdin>:1: the manifest is apps/v1beta1 Deployment, its live object (--live " + live + ":2) apps/v1 Deployment: offline prediction cannot convert between versions"},
@@ -432,5 +437,36 @@ func TestPredictSecretsInListsAndDocuments(t *testing.T) {
 				})
 			}
 		}
+	}
+}
+
+// TestPredictMissingNamed: a TYPE/NAME that does not exist is bad input
+// (exit 2) when no method finds it; an apply, which creates it, is a
+// prediction (docs/exit-codes.md).
+func TestPredictMissingNamed(t *testing.T) {
+	ref := predict.ObjectRef{APIVersion: "apps/v1", Kind: "Deployment", Namespace: "default", Name: "nosuch"}
+	tests := []struct {
+		name     string
+		args     []string
+		live     string
+		verdicts []predict.Verdict
+		want     int
+	}{
+		{"patch, no object", []string{"deploy/nosuch"}, "", []predict.Verdict{predict.NotFound, predict.NotFound}, exitcode.CodeUsage},
+		{"apply creates it", []string{"deploy/nosuch"}, "", []predict.Verdict{predict.OK, predict.OK}, exitcode.CodeOK},
+		{"the object exists", []string{"deploy/web"}, "12", []predict.Verdict{predict.NotFound}, exitcode.CodeOK},
+		{"a manifest, not a name", nil, "", []predict.Verdict{predict.NotFound}, exitcode.CodeOK},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := predict.Result{Object: ref, LiveResourceVersion: tt.live}
+			for _, v := range tt.verdicts {
+				r.Methods = append(r.Methods, predict.MethodResult{Verdict: v})
+			}
+			o := &PredictOptions{args: tt.args, PatchType: "merge"}
+			if got := exitcode.Classify(o.missingNamed([]predict.Result{r})); got != tt.want {
+				t.Errorf("exit %d, want %d", got, tt.want)
+			}
+		})
 	}
 }

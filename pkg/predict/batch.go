@@ -31,14 +31,23 @@ const (
 	FailOnConflict FailOn = "conflict"
 	// FailOnClobber counts clobber.
 	FailOnClobber FailOn = "clobber"
-	// FailOnAny counts conflicts, clobbers and invalid requests.
+	// FailOnUnknown counts unknown: the offline engine could not judge
+	// the write.
+	FailOnUnknown FailOn = "unknown"
+	// FailOnAny counts conflicts, clobbers, invalid requests, server
+	// errors and unknown verdicts: every method that is not known to
+	// succeed cleanly (ok) or to find no object (not-found). A gate that
+	// asks for any finding is not passed by a write nobody could judge.
 	FailOnAny FailOn = "any"
 )
+
+// FailOnNames are the --fail-on values, for help and completion.
+var FailOnNames = []string{string(FailOnNothing), string(FailOnConflict), string(FailOnClobber), string(FailOnUnknown), string(FailOnAny)}
 
 // ParseFailOn checks a --fail-on value.
 func ParseFailOn(s string) (FailOn, bool) {
 	switch f := FailOn(s); f {
-	case FailOnNothing, FailOnConflict, FailOnClobber, FailOnAny:
+	case FailOnNothing, FailOnConflict, FailOnClobber, FailOnUnknown, FailOnAny:
 		return f, true
 	}
 	return FailOnNothing, false
@@ -53,6 +62,8 @@ func (f FailOn) Matches(v Verdict) bool {
 		return f == FailOnClobber || f == FailOnAny
 	case Invalid, ServerError:
 		return f == FailOnAny
+	case Unknown:
+		return f == FailOnUnknown || f == FailOnAny
 	}
 	return false
 }

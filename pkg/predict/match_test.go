@@ -279,7 +279,7 @@ func (f failingExecutor) Live(context.Context) (*unstructured.Unstructured, erro
 func TestFailOn(t *testing.T) {
 	results := []Result{
 		{Methods: []MethodResult{{Verdict: OK}, {Verdict: Conflict}, {Verdict: ApplyConflict}}},
-		{Methods: []MethodResult{{Verdict: Clobber}, {Verdict: Invalid}, {Verdict: NotFound}}},
+		{Methods: []MethodResult{{Verdict: Clobber}, {Verdict: Invalid}, {Verdict: NotFound}, {Verdict: Unknown}}},
 	}
 	for _, tc := range []struct {
 		flag string
@@ -288,7 +288,8 @@ func TestFailOn(t *testing.T) {
 		{"none", 0},
 		{"conflict", 2},
 		{"clobber", 1},
-		{"any", 4},
+		{"unknown", 1},
+		{"any", 5},
 	} {
 		f, ok := ParseFailOn(tc.flag)
 		if !ok {

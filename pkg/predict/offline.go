@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"sync"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -31,7 +32,10 @@ type Offline struct {
 	// the kinds they know (serverrules.Rules, which the command hands in:
 	// built-in kinds, and custom resources of the CRD given); nil: none.
 	// A custom resource the rules do not know is predicted as far as the
-	// write path's own checks go, and unknown beyond them.
+	// write path's own checks go, and unknown beyond them. With rules, the
+	// writes of a built-in kind they do not know, of a kind newer than
+	// this build and of an aggregated API are unknown where the rules
+	// decide them (see rulesNotRun); without, they are not judged.
 	Rules writepath.Rules
 }
 
@@ -51,7 +55,10 @@ func (o *Offline) Executor(gvk schema.GroupVersionKind, name string, live *unstr
 	}
 	t := o.kindType(gvk, live).WithRules(o.Rules)
 	e := &offlineExecutor{t: &t, name: name, live: live}
-	if !managedfields.IsBuiltin(gvk) && t.Validate == nil {
+	if o.Rules != nil && t.Validate == nil {
+		e.notRun = rulesNotRun(gvk)
+	}
+	if !managedfields.IsBuiltin(gvk) && t.Validate == nil && e.notRun.why == "" {
 		e.cannotKnow = fmt.Sprintf("give the CRD of %s with --schema: its pruning, defaults, validation and list types decide this write", gvk.GroupKind())
 	}
 	e.w = &writepath.Writer{FieldManager: &memoFieldManager{inner: o.fms}}
@@ -117,6 +124,45 @@ func offlineType(gvk schema.GroupVersionKind, live *unstructured.Unstructured) *
 	return t
 }
 
+// aggregatedGroups are the groups of the aggregated APIs clusters commonly
+// serve (metrics-server, custom and external metrics adapters): their
+// servers' rules are not the Kubernetes API server's.
+var aggregatedGroups = map[string]bool{"metrics.k8s.io": true, "custom.metrics.k8s.io": true, "external.metrics.k8s.io": true}
+
+// notRun is why the offline engine cannot judge the writes of a kind its
+// rules do not know, and which verdicts that leaves unknown.
+type notRun struct {
+	// why is the reason; "" when the rules run.
+	why string
+	// known are the verdicts the server decides before the kind's rules,
+	// which stay known.
+	known []Verdict
+}
+
+// rulesNotRun says why the offline engine cannot judge the writes of kind
+// gvk, which its rules do not know: a built-in kind whose rules it does
+// not run (conflicts, apply conflicts and refused requests stay known:
+// the server decides them before the kind's rules), a kind of a built-in
+// group this build does not know (a newer Kubernetes: only conflicts stay
+// known, since whether the kind takes an update without resourceVersion
+// is its strategy's rule), or an aggregated API (nothing is known: its
+// server is not the Kubernetes API server). Other kinds are custom
+// resources, judged against their schema.
+func rulesNotRun(gvk schema.GroupVersionKind) notRun {
+	what := gvk.Kind + " " + gvk.GroupVersion().String()
+	switch {
+	case aggregatedGroups[gvk.Group]:
+		return notRun{why: fmt.Sprintf("%s is served by an aggregated API server, whose rules the offline engine does not run", what)}
+	case managedfields.IsBuiltin(gvk):
+		return notRun{why: fmt.Sprintf("the offline engine does not run the API server's defaulting and validation of %s", what),
+			known: []Verdict{Conflict, ApplyConflict, NotFound, Invalid, ServerError}}
+	case scheme.Scheme.IsGroupRegistered(gvk.Group):
+		return notRun{why: fmt.Sprintf("%s is unknown to this build, whose types and rules are Kubernetes %s's: the offline engine runs none of its rules", what, writepath.KubernetesVersion),
+			known: []Verdict{Conflict, ApplyConflict, NotFound}}
+	}
+	return notRun{}
+}
+
 func hasStatus(u *unstructured.Unstructured) bool {
 	_, ok := u.Object["status"]
 	return ok
@@ -132,8 +178,12 @@ type offlineExecutor struct {
 	live *unstructured.Unstructured
 	// stored is live as the write path reads it; nil when live is.
 	stored *writepath.Stored
-	// cannotKnow says why the outcome of a write that passes the write
-	// path's own checks cannot be known ("" when it can): see certain.
+	// notRun says why the API server's rules for the object's built-in
+	// (or aggregated) kind do not run, if they do not (Unjudged).
+	notRun notRun
+	// cannotKnow says why the outcome of a write of a custom resource that
+	// passes the write path's own checks cannot be known ("" when it
+	// can): see certain.
 	cannotKnow string
 
 	// applyMu guards applied.
@@ -144,6 +194,28 @@ type offlineExecutor struct {
 var _ Executor = (*offlineExecutor)(nil)
 
 func (e *offlineExecutor) Engine() string { return "offline" }
+
+// Rules implements Unjudged.
+func (e *offlineExecutor) Rules() string {
+	what := e.t.GVK.Kind + " " + e.t.GVK.GroupVersion().String()
+	switch {
+	case e.notRun.why != "":
+		return e.notRun.why
+	case e.t.Validate == nil:
+		return "no defaulting or validation of " + what
+	case !managedfields.IsBuiltin(e.t.GVK):
+		return "the validation of " + what + " against its schema (--schema)"
+	}
+	return "the API server's defaulting, validation and registry strategy of " + what + " (Kubernetes " + writepath.KubernetesVersion + ")"
+}
+
+// Unjudged implements Unjudged.
+func (e *offlineExecutor) Unjudged(v Verdict) string {
+	if e.notRun.why == "" || v == Unknown || slices.Contains(e.notRun.known, v) {
+		return ""
+	}
+	return e.notRun.why
+}
 
 func (e *offlineExecutor) Live(context.Context) (*unstructured.Unstructured, error) {
 	if e.live == nil {

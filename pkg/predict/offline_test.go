@@ -232,3 +232,74 @@ func TestOfflineConversionWebhookCannotKnow(t *testing.T) {
 		}
 	}
 }
+
+// TestOfflineUnknownVerdict: where the offline engine does not run the
+// API server's rules for a kind, a write it sees succeed is unknown, with
+// the reason; what the Kubernetes API server decides before those rules
+// (a stale resourceVersion's 409, here of the update and of the apply
+// that carries it) stays known, except on an aggregated API, whose
+// server is another. Kinds with rules are judged; a custom resource
+// without its CRD is unknown as the write path's CannotKnowError says.
+func TestOfflineUnknownVerdict(t *testing.T) {
+	tests := []struct {
+		name, apiVersion, kind, why string
+		want                        map[Method]Verdict
+	}{
+		{"a built-in kind without rules", "v1", "Namespace", "does not run the API server's defaulting and validation of Namespace v1",
+			map[Method]Verdict{Update: Conflict, UpdateNoRV: Unknown, MergePatch: Unknown, ApplyForce: Conflict}},
+		{"a kind this build does not know", "apps/v1", "Frobnicator", "Frobnicator apps/v1 is unknown to this build, whose types and rules are Kubernetes 1.36's",
+			map[Method]Verdict{Update: Conflict, UpdateNoRV: Unknown, MergePatch: Unknown, ApplyForce: Conflict}},
+		{"an aggregated API", "metrics.k8s.io/v1beta1", "PodMetrics", "PodMetrics metrics.k8s.io/v1beta1 is served by an aggregated API server",
+			map[Method]Verdict{Update: Unknown, UpdateNoRV: Unknown, MergePatch: Unknown, ApplyForce: Unknown}},
+		{"a kind with rules", "v1", "ConfigMap", "",
+			map[Method]Verdict{Update: Conflict, UpdateNoRV: OK, MergePatch: OK, ApplyForce: Conflict}},
+		{"a custom resource without its CRD", "example.com/v1", "Widget", "give the CRD of Widget.example.com with --schema",
+			map[Method]Verdict{Update: Conflict, UpdateNoRV: Invalid, MergePatch: Unknown, ApplyForce: Unknown}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			gvk := schema.FromAPIVersionAndKind(tt.apiVersion, tt.kind)
+			live := &unstructured.Unstructured{Object: map[string]any{"apiVersion": tt.apiVersion, "kind": tt.kind,
+				"metadata": map[string]any{"name": "x", "namespace": "ns", "resourceVersion": "7", "uid": "u-1", "labels": map[string]any{"a": "1"}}}}
+			desired := &unstructured.Unstructured{Object: map[string]any{"apiVersion": tt.apiVersion, "kind": tt.kind,
+				"metadata": map[string]any{"name": "x", "namespace": "ns", "resourceVersion": "3", "labels": map[string]any{"a": "2"}}}}
+			ex, err := newOffline(nil).Executor(gvk, "x", live)
+			if err != nil {
+				t.Fatal(err)
+			}
+			cfg := Config{FieldManager: "ci", Methods: []Method{Update, UpdateNoRV, MergePatch, ApplyForce}}
+			res, err := Predict(context.Background(), cfg, Input{Desired: desired}, ex)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tt.want, verdicts(res)); diff != "" {
+				t.Errorf("verdicts (-want +got):\n%s", diff)
+			}
+			for _, m := range res.Methods {
+				if m.Verdict == Unknown && !strings.Contains(m.Reason, tt.why) {
+					t.Errorf("%s: reason %q, want it to say %q", m.Method, m.Reason, tt.why)
+				}
+			}
+		})
+	}
+}
+
+func TestWorstRanksUnknownAboveOK(t *testing.T) {
+	for _, tc := range []struct {
+		verdicts []Verdict
+		want     Verdict
+	}{
+		{[]Verdict{OK, Unknown}, Unknown},
+		{[]Verdict{Unknown, NotFound}, NotFound},
+		{[]Verdict{Unknown, Clobber, OK}, Clobber},
+		{[]Verdict{Conflict, Unknown}, Conflict},
+	} {
+		var r Result
+		for _, v := range tc.verdicts {
+			r.Methods = append(r.Methods, MethodResult{Verdict: v})
+		}
+		if got := r.Worst(); got != tc.want {
+			t.Errorf("Worst(%v) = %s, want %s", tc.verdicts, got, tc.want)
+		}
+	}
+}

@@ -44,6 +44,18 @@ type Executor interface {
 	Patch(ctx context.Context, pt types.PatchType, data []byte, manager string, force bool) (*unstructured.Unstructured, error)
 }
 
+// Unjudged is implemented by an executor that may not run every rule the
+// API server runs on its object's writes (the offline engine, for a kind
+// it has no rules for). Unjudged returns why it cannot judge a write it
+// sees end with verdict v, or "" when it can: Predict then says unknown,
+// with the reason and what the executor saw.
+type Unjudged interface {
+	Unjudged(v Verdict) string
+	// Rules says which of the API server's rules run on the object's
+	// writes (Result.Rules).
+	Rules() string
+}
+
 // PatchType is the kind of a given patch.
 type PatchType string
 
@@ -182,6 +194,9 @@ func predict(ctx context.Context, cfg Config, in Input, ex Executor) (Result, *u
 	res.BaseResourceVersion = baseRV
 	res.Stale = exists && baseRV != "" && baseRV != live.GetResourceVersion()
 
+	if u, ok := ex.(Unjudged); ok {
+		res.Rules = u.Rules()
+	}
 	reqs, err := buildRequests(cfg, in, live, baseRV, methods)
 	if err != nil {
 		return res, live, err
@@ -308,13 +323,27 @@ func run(ctx context.Context, an *analyzer, ex Executor, rq request, live *unstr
 		out, err = ex.Patch(ctx, rq.pt, rq.data, manager, rq.force)
 	}
 	if err != nil {
-		return classify(mr, rq, live, err)
+		mr, err = classify(mr, rq, live, err)
+		if err != nil {
+			return mr, err
+		}
+	} else {
+		mr.Code = http.StatusOK
+		if live == nil {
+			mr.Code = http.StatusCreated
+		}
+		an.analyzeMemo(&mr, out, writer)
 	}
-	mr.Code = http.StatusOK
-	if live == nil {
-		mr.Code = http.StatusCreated
+	if u, ok := ex.(Unjudged); ok {
+		if why := u.Unjudged(mr.Verdict); why != "" {
+			seen := string(mr.Verdict)
+			if mr.Reason != "" {
+				seen += ": " + mr.Reason
+			}
+			mr.Reason = fmt.Sprintf("%s; without them the write would be %s", why, seen)
+			mr.Verdict, mr.Code = Unknown, 0
+		}
 	}
-	an.analyzeMemo(&mr, out, writer)
 	return mr, nil
 }
 

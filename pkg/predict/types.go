@@ -145,9 +145,14 @@ const (
 	// case is a strategic merge patch whose list merge key is not unique
 	// (the same port on TCP and UDP).
 	ServerError Verdict = "server-error"
-	// Unknown: the offline engine cannot know what the server would do
-	// (it does not have the server's rules for the kind, such as a custom
-	// resource whose CRD was not given); Reason says what is missing.
+	// Unknown: the offline engine does not run the API server's rules
+	// for this object (a kind it has no rules for, a kind this build does
+	// not know, an aggregated API), so it cannot tell whether the server
+	// would refuse the write or store other values; the reason says
+	// which. Only verdicts the server decides before those rules stay
+	// known: conflict, apply-conflict, not-found and the refusals of the
+	// request itself. A custom resource whose CRD was not given is unknown
+	// too (the write path's CannotKnowError).
 	Unknown Verdict = "unknown"
 )
 
@@ -188,7 +193,11 @@ type Result struct {
 	// object.
 	BaseAssumed bool `json:"baseAssumed,omitempty"`
 	// Stale is true when the base resourceVersion differs from the live one.
-	Stale   bool           `json:"stale"`
+	Stale bool `json:"stale"`
+	// Rules says which of the API server's rules the offline engine ran
+	// on the object's writes, or why it ran none; "" for the server
+	// engine, whose dry runs run them all.
+	Rules   string         `json:"rules,omitempty"`
 	Methods []MethodResult `json:"methods"`
 	// Secrets says the result went through pkg/redact: the printer
 	// refuses a Secret's result without it.
@@ -204,9 +213,11 @@ func (r Result) CheckSecrets() error {
 	return r.Secrets.Require(r.Object.String())
 }
 
-// Worst returns the most severe verdict among the methods.
+// Worst returns the most severe verdict among the methods. Unknown ranks
+// just above ok: a method known to fail says more than one nobody could
+// judge.
 func (r Result) Worst() Verdict {
-	rank := map[Verdict]int{OK: 0, NotFound: 1, Invalid: 2, ServerError: 3, Clobber: 4, ApplyConflict: 5, Conflict: 6}
+	rank := map[Verdict]int{OK: 0, Unknown: 1, NotFound: 2, Invalid: 3, ServerError: 4, Clobber: 5, ApplyConflict: 6, Conflict: 7}
 	worst := OK
 	for _, m := range r.Methods {
 		if rank[m.Verdict] > rank[worst] {

@@ -34,10 +34,15 @@ type serverKind struct {
 }
 
 // serverKindOf makes the serverKind of v1 type V and internal type I.
+// defaults is nil for kinds the server does not default.
 func serverKindOf[V, I any](defaults func(*V), convert func(*V, *I, conversion.Scope) error, validate func(obj, old *I, sub string) field.ErrorList) serverKind {
 	return serverKind{
-		newV1:    func() runtime.Object { return any(new(V)).(runtime.Object) },
-		defaults: func(o runtime.Object) { defaults(o.(any).(*V)) },
+		newV1: func() runtime.Object { return any(new(V)).(runtime.Object) },
+		defaults: func(o runtime.Object) {
+			if defaults != nil {
+				defaults(o.(any).(*V))
+			}
+		},
 		toInternal: func(o runtime.Object) (runtime.Object, error) {
 			in := new(I)
 			err := convert(o.(any).(*V), in, nil)

@@ -9,6 +9,10 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
+// KubernetesVersion is the Kubernetes release whose registry rules the
+// write path carries and whose API types and server code the binary links.
+const KubernetesVersion = "1.36"
+
 // GenerationRule says when an update bumps metadata.generation. The rules
 // are the registry strategies' (PrepareForUpdate) of each type.
 type GenerationRule int

@@ -67,8 +67,9 @@ func (c fidelityCase) String() string {
 }
 
 // TestPredictFidelity generates a randomized corpus of objects (ConfigMaps,
-// Deployments, Services (see svcCorpus) and, a quarter, custom resources
-// of two CRDs (see crCorpus)) written by 1 to 4 managers with update and
+// Deployments, Services (see svcCorpus), Jobs, CronJobs, HPAs, Ingresses,
+// PDBs and Leases (see kindsCorpus) and, a quarter, custom resources of
+// two CRDs (see crCorpus)) written by 1 to 4 managers with update and
 // apply, then a random desired change with a fresh, stale or no
 // resourceVersion and list edits, an eighth of Deployments' and Services'
 // made invalid (see invalidate), and checks that the
@@ -123,6 +124,7 @@ func TestPredictFidelity(t *testing.T) {
 	// engines agree, and those whose reason (the server's text) is the same.
 	var crInvalid, crInvalidSameText int
 	svcs := newSvcCorpus(dyn, ns, seed)
+	kinds := newKindsCorpus(dyn, seed)
 	// invalid draws which desired manifests are made invalid, and how.
 	invalid := rand.New(rand.NewSource(seed + 7))
 	// invalidCases counts them, and the server's verdicts on them.
@@ -153,6 +155,8 @@ func TestPredictFidelity(t *testing.T) {
 		} else if svcs.next() {
 			c, live, in = svcs.build(t, ctx, ns, i, invalid)
 			ri = svcs.ri
+		} else if kinds.next() {
+			c, live, in, ri = kinds.build(t, ctx, ns, i)
 		} else {
 			c, live, in = buildCase(t, ctx, dyn, rng, patches, ports, invalid, ns, builtinCases)
 			builtinCases++
@@ -256,6 +260,7 @@ func TestPredictFidelity(t *testing.T) {
 	t.Logf("container ports: in %d cases, the same containerPort on TCP and UDP in %d", withPorts, withPortPairs)
 	t.Logf("Services: the desired change changes the type in %d cases, the session affinity in %d", svcs.Types, svcs.Affinity)
 	t.Logf("desired manifests made invalid: %d cases (server verdicts: %s)", invalidCases, joinCounts(invalidVerdicts))
+	t.Logf("Jobs, CronJobs, HPAs, Ingresses, PDBs and Leases: %d desired changes touch an immutable field, %d are made invalid", kinds.Immutable, kinds.Invalid)
 	t.Logf("Appliances: desired changes made invalid or pruned: %s", joinCounts(apps.Invalid))
 	t.Logf("offline unknown verdicts (not compared), per kind: %s", joinCounts(unknowns))
 	t.Logf("custom resources refused by both engines: the server's text in %d/%d", crInvalidSameText, crInvalid)
@@ -586,16 +591,7 @@ func givenPatch(rng, ports *rand.Rand, kind string, live, desired *unstructured.
 		return pt, givenJSONPatch(rng, ports, kind, live, desired, rv)
 	}
 	// Merge and strategic: the desired labels, and a removed one as null.
-	labels := map[string]any{}
-	for k, v := range desired.GetLabels() {
-		labels[k] = v
-	}
-	for k := range live.GetLabels() {
-		if _, ok := labels[k]; !ok && rng.Intn(2) == 0 {
-			labels[k] = nil
-		}
-	}
-	patch := map[string]any{"metadata": map[string]any{"labels": labels}}
+	patch := map[string]any{"metadata": map[string]any{"labels": patchLabels(rng, live, desired)}}
 	if kind == "ConfigMap" {
 		data, _, _ := unstructured.NestedMap(desired.Object, "data")
 		liveData, _, _ := unstructured.NestedMap(live.Object, "data")
@@ -624,6 +620,22 @@ func givenPatch(rng, ports *rand.Rand, kind string, live, desired *unstructured.
 	}
 	b, _ := json.Marshal(patch)
 	return pt, b
+}
+
+// patchLabels returns the labels of a merge or strategic merge patch from
+// live to desired: desired's, and half of those it removes (drawn from
+// rng) as null.
+func patchLabels(rng *rand.Rand, live, desired *unstructured.Unstructured) map[string]any {
+	labels := map[string]any{}
+	for k, v := range desired.GetLabels() {
+		labels[k] = v
+	}
+	for k := range live.GetLabels() {
+		if _, ok := labels[k]; !ok && rng.Intn(2) == 0 {
+			labels[k] = nil
+		}
+	}
+	return labels
 }
 
 // givenJSONPatch returns RFC 6902 operations for part of the change.

@@ -288,6 +288,38 @@ func TestPredictFailOn(t *testing.T) {
 	}
 }
 
+// TestPredictUnknownOffline: a kind whose rules the offline engine does not
+// run (a Namespace) gets the verdict unknown offline, with the reason,
+// where the server's dry run answers; --fail-on unknown and any count it,
+// --fail-on conflict does not (#29).
+func TestPredictUnknownOffline(t *testing.T) {
+	ns, dir, _, _ := predictSetup(t)
+	live := predictWriteFile(t, dir, "live.yaml", cluster.MustKubectl(t, "get", "namespace", ns, "-o", "yaml", "--show-managed-fields"))
+	want := predictWriteFile(t, dir, "want.yaml", "apiVersion: v1\nkind: Namespace\nmetadata: {name: "+ns+", labels: {team: a}}\n")
+	methods := []string{"--method", "update-no-rv,merge-patch"}
+	// The server's dry run judges them (clobber: the labels the
+	// namespace's creator set are replaced).
+	srv, _ := predictReport(t, append([]string{"-f", want, "--field-manager", "ci"}, methods...)...)
+	if diff := cmp.Diff(map[predict.Method]predict.Verdict{predict.UpdateNoRV: predict.Clobber, predict.MergePatch: predict.Clobber}, verdictMap(srv)); diff != "" {
+		t.Fatalf("the server's dry run (-want +got):\n%s", diff)
+	}
+	offline := append([]string{"-f", want, "--field-manager", "ci", "--offline", "--live", live}, methods...)
+	for _, tt := range []struct {
+		failOn string
+		code   int
+	}{{"conflict", 0}, {"unknown", 1}, {"any", 1}} {
+		rep, code := predictReport(t, append(offline, "--fail-on", tt.failOn)...)
+		for m, mr := range methodMap(rep) {
+			if mr.Verdict != predict.Unknown || !strings.Contains(mr.Reason, "does not run the API server's defaulting and validation of Namespace v1") {
+				t.Errorf("--fail-on %s: %s: %s %q, want unknown and its reason", tt.failOn, m, mr.Verdict, mr.Reason)
+			}
+		}
+		if code != tt.code {
+			t.Errorf("--fail-on %s: exit %d, want %d", tt.failOn, code, tt.code)
+		}
+	}
+}
+
 // TestPredictMethodSelection checks that each method name selects that
 // method alone (apply is the non-forced apply, without apply-force) and
 // that a family says it is one, against the server and offline.
@@ -334,6 +366,7 @@ func TestPredictBadInput(t *testing.T) {
 		{"kind not served", []string{"-f", unserved}, "does not serve"},
 		{"live without managedFields", []string{"-f", want, "--offline", "--live", noMF}, "--show-managed-fields"},
 		{"unknown method", []string{"-f", want, "--method", "put"}, `unknown method "put"`},
+		{"a named object that does not exist", []string{"deploy/nosuch", "-n", ns, "--type", "merge", "--patch", `{}`}, "Deployment " + ns + "/nosuch does not exist"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -17,7 +17,7 @@ const Kind = "PredictReport"
 const WebhookNote = "server dry runs (dryRun=All) persist nothing, but still pass through admission webhooks, which see dryRun=true and may have side effects if they are not marked sideEffects: None"
 
 // OfflineNote is the note every offline report carries.
-const OfflineNote = "offline predictions run the API server's field manager, patch, defaulting and validation code in process (core and apps kinds; custom resources against --schema); they do not run admission webhooks or see cluster state such as quota, and other built-in kinds are neither defaulted nor validated"
+const OfflineNote = "offline predictions run the API server's field manager and patch code in process, and its defaulting, validation and registry strategy where the offline engine has them (each object's note says which ran; custom resources against --schema); they do not run admission webhooks, RBAC's escalation check or see cluster state such as quota, and a write whose verdict depends on rules that did not run is unknown"
 
 // Report is the structured output of kubectl rv predict.
 type Report struct {
@@ -81,6 +81,14 @@ func Print(p *output.Printer, errOut io.Writer, r Report) error {
 			return err
 		}
 	}
+	for _, o := range r.Objects {
+		if o.Rules == "" {
+			continue
+		}
+		if _, err := fmt.Fprintf(errOut, "note: %s: %s\n", text.Escape(o.Object.String()), text.Escape(o.Rules)); err != nil {
+			return err
+		}
+	}
 	return nil
 }
 
@@ -111,6 +119,7 @@ var verdictStyle = map[predict.Verdict]output.Style{
 	predict.Invalid:       output.Red,
 	predict.ServerError:   output.Red,
 	predict.NotFound:      output.Faint,
+	predict.Unknown:       output.Yellow,
 }
 
 // Table builds the method table. withObject adds the OBJECT column.
@@ -170,11 +179,7 @@ func Detail(o predict.Result, m predict.MethodResult) string {
 		}
 		return fmt.Sprintf("%d conflict(s): %s", len(m.Conflicts), strings.Join(parts, ", "))
 	case predict.Clobber:
-		var parts []string
-		for _, c := range m.Clobbered {
-			parts = append(parts, fmt.Sprintf("%s from %q", strings.Join(c.Fields, ", "), c.Manager))
-		}
-		return "takes " + strings.Join(parts, "; ")
+		return clobbered(m)
 	case predict.OK:
 		if m.NoOp {
 			return "no change (resourceVersion stays)"
@@ -182,6 +187,37 @@ func Detail(o predict.Result, m predict.MethodResult) string {
 		return fmt.Sprintf("%d field(s) change", len(m.Changed))
 	}
 	return first(m.Reason)
+}
+
+// clobbered says which fields the write takes from each other manager
+// (overwrites, and owns them then) and which it removes, as the changed
+// fields say: "takes .spec.replicas from "hpa"; removes
+// .metadata.labels.app from "kubectl-create"".
+func clobbered(m predict.MethodResult) string {
+	removed := map[string]bool{}
+	for _, c := range m.Changed {
+		if c.Change == "removed" {
+			removed[c.Path] = true
+		}
+	}
+	var parts []string
+	for _, c := range m.Clobbered {
+		var takes, removes []string
+		for _, f := range c.Fields {
+			if removed[f] {
+				removes = append(removes, f)
+			} else {
+				takes = append(takes, f)
+			}
+		}
+		if len(takes) > 0 {
+			parts = append(parts, fmt.Sprintf("takes %s from %q", strings.Join(takes, ", "), c.Manager))
+		}
+		if len(removes) > 0 {
+			parts = append(parts, fmt.Sprintf("removes %s from %q", strings.Join(removes, ", "), c.Manager))
+		}
+	}
+	return strings.Join(parts, "; ")
 }
 
 func first(s string) string {

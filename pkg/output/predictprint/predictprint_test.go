@@ -83,3 +83,38 @@ func TestPrintRefusesUnredactedSecret(t *testing.T) {
 		})
 	}
 }
+
+// TestDetailSaysRemoved: a clobber's DETAIL says a field the write
+// removes is removed, as its changed fields (the JSON) say, and one it
+// overwrites is taken (#29).
+func TestDetailSaysRemoved(t *testing.T) {
+	tests := []struct {
+		name string
+		m    predict.MethodResult
+		want string
+	}{
+		{"overwritten", predict.MethodResult{Verdict: predict.Clobber,
+			Clobbered: []predict.Ownership{{Manager: "hpa", Fields: []string{".spec.replicas"}}},
+			Changed:   []predict.FieldChange{{Path: ".spec.replicas", Change: "modified"}}},
+			`takes .spec.replicas from "hpa"`},
+		{"removed", predict.MethodResult{Verdict: predict.Clobber,
+			Clobbered: []predict.Ownership{{Manager: "kubectl-create", Fields: []string{".metadata.labels.app"}}},
+			Changed:   []predict.FieldChange{{Path: ".metadata.labels.app", Change: "removed"}}},
+			`removes .metadata.labels.app from "kubectl-create"`},
+		{"both, two managers", predict.MethodResult{Verdict: predict.Clobber,
+			Clobbered: []predict.Ownership{
+				{Manager: "a", Fields: []string{".data.k1", ".data.k2"}},
+				{Manager: "b", Fields: []string{".data.k3"}}},
+			Changed: []predict.FieldChange{{Path: ".data.k1", Change: "modified"}, {Path: ".data.k2", Change: "removed"}, {Path: ".data.k3", Change: "removed"}}},
+			`takes .data.k1 from "a"; removes .data.k2 from "a"; removes .data.k3 from "b"`},
+		{"unknown", predict.MethodResult{Verdict: predict.Unknown, Reason: "the offline engine does not run the API server's defaulting and validation of Namespace v1; without them the write would be ok"},
+			"the offline engine does not run the API server's defaulting and validation of Namespace v1; without them the write would be ok"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := Detail(predict.Result{}, tt.m); got != tt.want {
+				t.Errorf("Detail = %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
