@@ -230,7 +230,7 @@ func TestCompletionThroughTheRootCommand(t *testing.T) {
 		{name: "--view values", args: []string{"owners", "--view", ""}, want: []string{"tree", "blame", "table", "summary"}},
 		{name: "predict --method", args: []string{"predict", "--method", ""}, want: []string{"all", "all-update", "all-merge-patch", "all-apply", "update-no-rv", "apply", "apply-force"}},
 		{name: "predict --type", args: []string{"predict", "--type", ""}, want: []string{"json", "merge", "strategic", "apply"}},
-		{name: "predict --fail-on", args: []string{"predict", "--fail-on", ""}, want: []string{"none", "conflict", "clobber", "any"}},
+		{name: "predict --fail-on", args: []string{"predict", "--fail-on", ""}, want: []string{"conflict", "clobber", "invalid", "unknown", "any", "none"}},
 		{name: "simulate etcdctl -w", args: []string{"simulate", "etcdctl", "-w", ""}, want: []string{"simple", "json"}},
 		{name: "simulate run --builtin", args: []string{"simulate", "run", "--builtin", ""}, want: []string{"two-clients\t", "lost-update\t"}},
 		{name: "lag offers the types it checks", args: []string{"lag", ""}, want: []string{"deployments.apps", "pods"}, not: []string{"configmaps", "namespaces"}},

@@ -17,6 +17,7 @@ import (
 	"k8s.io/client-go/dynamic"
 
 	"github.com/kubectl-rv/kubectl-rv/pkg/exitcode"
+	"github.com/kubectl-rv/kubectl-rv/pkg/findings"
 	"github.com/kubectl-rv/kubectl-rv/pkg/managedfields"
 	"github.com/kubectl-rv/kubectl-rv/pkg/objects"
 	"github.com/kubectl-rv/kubectl-rv/pkg/output"
@@ -52,7 +53,7 @@ type PredictOptions struct {
 	explicitNS bool
 	methods    []predict.Method
 	patchType  predict.PatchType
-	failOn     predict.FailOn
+	failOn     findings.Policy
 
 	dynamic func() (dynamic.Interface, error)
 	mapper  func() (meta.RESTMapper, error)
@@ -151,11 +152,10 @@ func NewCmdPredict(f *Factory, streams genericiooptions.IOStreams) *cobra.Comman
 	fl.StringVar(&o.LiveFile, "live", "", "With --offline: the live objects with their managedFields (kubectl get -o yaml --show-managed-fields).")
 	fl.StringVar(&o.SchemaFile, "schema", "", "With --offline: a CustomResourceDefinition, whose custom resources are then typed, pruned, defaulted and validated as the API server does, or an OpenAPI v3 document (typing only).")
 	fl.BoolVar(&o.ShowSecrets, "show-secrets", false, "Show Secret values in requests and messages instead of their hashes.")
-	fl.StringVar(&o.FailOn, "fail-on", string(predict.FailOnConflict), "Exit 1 when a selected method would: conflict (a 409: conflict or apply-conflict), clobber, unknown (offline: not judged), any (conflict, clobber, invalid, server-error or unknown), or none (never).")
+	addFailOnFlag(fl, &o.FailOn, predict.Findings, predict.DefaultFailOn)
 	o.Output.AddFlags(fl)
 	setFlagValues(fl, "method", predict.MethodNames()...)
 	setFlagValues(fl, "type", "json", "merge", "strategic", "apply")
-	setFlagValues(fl, "fail-on", predict.FailOnNames...)
 	return cmd
 }
 
@@ -193,11 +193,9 @@ func (o *PredictOptions) Validate() error {
 		return exitcode.Usage(fmt.Errorf("--method: %w", err))
 	}
 	o.methods = ms
-	failOn, ok := predict.ParseFailOn(o.FailOn)
-	if !ok {
-		return exitcode.Usagef("--fail-on %q: use %s", o.FailOn, strings.Join(predict.FailOnNames, ", "))
+	if o.failOn, err = predict.Findings.Parse("--fail-on", o.FailOn); err != nil {
+		return err
 	}
-	o.failOn = failOn
 	if o.BaseRV != "" && !predict.ValidResourceVersion(o.BaseRV) {
 		return exitcode.Usagef("--base-rv %q is not a resourceVersion: %s", o.BaseRV, rvHint)
 	}
@@ -285,10 +283,7 @@ func (o *PredictOptions) Run(ctx context.Context) error {
 	if err := predictprint.Print(p, o.ErrOut, predictprint.NewReport(engine, results)); err != nil {
 		return err
 	}
-	if n := o.failOn.Findings(results); n > 0 {
-		return exitcode.Findingf("%s --fail-on %s", text.Plurals(n, "method prediction matches", "method predictions match"), o.FailOn)
-	}
-	return nil
+	return o.failOn.Exit(predict.Findings, predict.Counts(results))
 }
 
 // missingNamed returns the usage error of an object named on the command

@@ -217,7 +217,7 @@ func TestPredictExitCodeAndMethods(t *testing.T) {
 		{name: "every method: apply conflicts, exit 1 by default", wantCode: 1,
 			wantMethods: []string{"update", "update-no-rv", "json-patch", "merge-patch", "merge-patch-rv", "strategic-merge-patch", "apply", "apply-force"}},
 		{name: "apply alone conflicts", args: []string{"--method", "apply"}, wantCode: 1, wantMethods: []string{"apply"},
-			wantStderr: "1 method prediction matches --fail-on conflict"},
+			wantStderr: "1 predicted 409 found (--fail-on conflict)"},
 		{name: "apply-force alone clobbers: not a conflict", args: []string{"--method", "apply-force"}, wantCode: 0, wantMethods: []string{"apply-force"}},
 		{name: "apply-force alone, --fail-on clobber", args: []string{"--method", "apply-force", "--fail-on", "clobber"}, wantCode: 1, wantMethods: []string{"apply-force"}},
 		{name: "all-apply family", args: []string{"--method", "all-apply"}, wantCode: 1, wantMethods: []string{"apply", "apply-force"}},

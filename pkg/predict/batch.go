@@ -1,6 +1,10 @@
 package predict
 
-import "context"
+import (
+	"context"
+
+	"github.com/kubectl-rv/kubectl-rv/pkg/findings"
+)
 
 // PredictEach predicts a batch of objects one after the other, in order,
 // and stops at the first failure, returned as an *ItemError. It suits
@@ -18,66 +22,45 @@ func PredictEach(ctx context.Context, cfg Config, items []Item) ([]Result, error
 	return out, nil
 }
 
-// FailOn says which verdicts are findings (kubectl rv predict --fail-on,
-// FailOnConflict by default: a predicted 409 is the finding predict exists
-// for).
-type FailOn string
-
-// The FailOn values.
-const (
-	// FailOnNothing counts no verdict.
-	FailOnNothing FailOn = "none"
-	// FailOnConflict counts conflict and apply-conflict.
-	FailOnConflict FailOn = "conflict"
-	// FailOnClobber counts clobber.
-	FailOnClobber FailOn = "clobber"
-	// FailOnUnknown counts unknown: the offline engine could not judge
-	// the write.
-	FailOnUnknown FailOn = "unknown"
-	// FailOnAny counts conflicts, clobbers, invalid requests, server
-	// errors and unknown verdicts: every method that is not known to
-	// succeed cleanly (ok) or to find no object (not-found). A gate that
-	// asks for any finding is not passed by a write nobody could judge.
-	FailOnAny FailOn = "any"
-)
-
-// FailOnNames are the --fail-on values, for help and completion.
-var FailOnNames = []string{string(FailOnNothing), string(FailOnConflict), string(FailOnClobber), string(FailOnUnknown), string(FailOnAny)}
-
-// ParseFailOn checks a --fail-on value.
-func ParseFailOn(s string) (FailOn, bool) {
-	switch f := FailOn(s); f {
-	case FailOnNothing, FailOnConflict, FailOnClobber, FailOnUnknown, FailOnAny:
-		return f, true
-	}
-	return FailOnNothing, false
+// Findings are what predict --fail-on fails on (conflict by default: a
+// predicted 409 is the finding predict exists for). any is every class:
+// a gate that asks for any finding is not passed by a write nobody could
+// judge.
+var Findings = findings.Vocabulary{
+	{Name: "conflict", Noun: "predicted 409", Help: "a 409: conflict or apply-conflict"},
+	{Name: "clobber", Noun: "clobber", Help: "succeeds, but overwrites or removes other managers' fields"},
+	{Name: "invalid", Noun: "refused write", Help: "invalid (422/415) or server-error"},
+	{Name: "unknown", Noun: "unjudged write", Help: "offline: the API server's rules for the object did not run"},
 }
 
-// Matches reports whether f counts v as a finding.
-func (f FailOn) Matches(v Verdict) bool {
+// DefaultFailOn is --fail-on's default.
+const DefaultFailOn = "conflict"
+
+// findingClass is the Findings class of a verdict; "" for ok and
+// not-found, which are no finding.
+func findingClass(v Verdict) string {
 	switch v {
 	case Conflict, ApplyConflict:
-		return f == FailOnConflict || f == FailOnAny
+		return "conflict"
 	case Clobber:
-		return f == FailOnClobber || f == FailOnAny
+		return "clobber"
 	case Invalid, ServerError:
-		return f == FailOnAny
+		return "invalid"
 	case Unknown:
-		return f == FailOnUnknown || f == FailOnAny
+		return "unknown"
 	}
-	return false
+	return ""
 }
 
-// Findings counts the method predictions of results whose verdict f
-// counts.
-func (f FailOn) Findings(results []Result) int {
-	n := 0
+// Counts counts the method predictions of results by Findings class.
+func Counts(results []Result) findings.Counts {
+	c := findings.Counts{}
 	for _, r := range results {
 		for _, m := range r.Methods {
-			if f.Matches(m.Verdict) {
-				n++
+			if k := findingClass(m.Verdict); k != "" {
+				c[k]++
 			}
 		}
 	}
-	return n
+	return c
 }

@@ -279,30 +279,33 @@ func (f failingExecutor) Live(context.Context) (*unstructured.Unstructured, erro
 func TestFailOn(t *testing.T) {
 	results := []Result{
 		{Methods: []MethodResult{{Verdict: OK}, {Verdict: Conflict}, {Verdict: ApplyConflict}}},
-		{Methods: []MethodResult{{Verdict: Clobber}, {Verdict: Invalid}, {Verdict: NotFound}, {Verdict: Unknown}}},
+		{Methods: []MethodResult{{Verdict: Clobber}, {Verdict: Invalid}, {Verdict: NotFound}, {Verdict: Unknown}, {Verdict: ServerError}}},
 	}
 	for _, tc := range []struct {
 		flag string
-		want int
+		want string // the finding, "" for none
 	}{
-		{"none", 0},
-		{"conflict", 2},
-		{"clobber", 1},
-		{"unknown", 1},
-		{"any", 5},
+		{"none", ""},
+		{"conflict", "2 predicted 409s found (--fail-on conflict)"},
+		{"clobber", "1 clobber found (--fail-on clobber)"},
+		{"unknown", "1 unjudged write found (--fail-on unknown)"},
+		{"invalid", "2 refused writes found (--fail-on invalid)"},
+		{"any", "2 predicted 409s, 1 clobber, 2 refused writes and 1 unjudged write found (--fail-on any)"},
 	} {
-		f, ok := ParseFailOn(tc.flag)
-		if !ok {
-			t.Fatalf("ParseFailOn(%q) refused", tc.flag)
+		p, err := Findings.Parse("--fail-on", tc.flag)
+		if err != nil {
+			t.Fatalf("--fail-on %q: %v", tc.flag, err)
 		}
-		if got := f.Findings(results); got != tc.want {
-			t.Errorf("--fail-on %q: %d findings, want %d", tc.flag, got, tc.want)
+		got := ""
+		if err := p.Exit(Findings, Counts(results)); err != nil {
+			got = err.Error()
+		}
+		if got != tc.want {
+			t.Errorf("--fail-on %q: %q, want %q", tc.flag, got, tc.want)
 		}
 	}
-	for _, bad := range []string{"always", ""} {
-		if _, ok := ParseFailOn(bad); ok {
-			t.Errorf("ParseFailOn(%q) accepted", bad)
-		}
+	if _, err := Findings.Parse("--fail-on", "always"); err == nil {
+		t.Error("--fail-on always accepted")
 	}
 }
 
