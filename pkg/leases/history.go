@@ -51,14 +51,27 @@ type HistoryBuilder struct {
 	book
 	locks map[LockRef]*holding
 	// byWriter are the locks each writer held at some time.
-	byWriter    map[string][]*holding
+	byWriter map[string][]*holding
+	// strs interns the strings kept: the decoder reuses its memory
+	// (audit.Options.Reuse), so nothing of an event is kept uncopied.
+	strs        map[string]string
 	first, last time.Time
 	events      int
 }
 
 // NewHistory returns an empty HistoryBuilder.
 func NewHistory(cfg Config) *HistoryBuilder {
-	return &HistoryBuilder{book: book{cfg: cfg}, locks: map[LockRef]*holding{}, byWriter: map[string][]*holding{}}
+	return &HistoryBuilder{book: book{cfg: cfg}, locks: map[LockRef]*holding{}, byWriter: map[string][]*holding{}, strs: map[string]string{}}
+}
+
+// str returns a copy of s that outlives the event s is from.
+func (b *HistoryBuilder) str(s string) string {
+	if c, ok := b.strs[s]; ok {
+		return c
+	}
+	c := strings.Clone(s)
+	b.strs[c] = c
+	return c
 }
 
 // writeVerbs are the verbs that write.
@@ -88,7 +101,12 @@ func (b *HistoryBuilder) Add(e *audit.Event) {
 		return
 	}
 	w := conflicts.WriterOf(e).String()
-	for _, h := range b.byWriter[w] {
+	hs := b.byWriter[w]
+	if len(hs) == 0 {
+		return
+	}
+	w = b.str(w)
+	for _, h := range hs {
 		b.otherWrite(h, w, e, t)
 	}
 }
@@ -96,9 +114,10 @@ func (b *HistoryBuilder) Add(e *audit.Event) {
 // leaseWrite takes a write to a Lease.
 func (b *HistoryBuilder) leaseWrite(e *audit.Event, t time.Time) {
 	ref := LockRef{Kind: KindLease, Namespace: e.ObjectRef.Namespace, Name: e.ObjectRef.Name}
-	w := conflicts.WriterOf(e).String()
+	w := b.str(conflicts.WriterOf(e).String())
 	h := b.locks[ref]
 	if h == nil {
+		ref.Namespace, ref.Name = b.str(ref.Namespace), b.str(ref.Name)
 		h = &holding{ref: ref, duration: b.cfg.durationOf(ref), former: map[string]*loss{}, tries: map[string]int{}}
 		b.locks[ref] = h
 	}
