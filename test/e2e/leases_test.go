@@ -1,0 +1,299 @@
+//go:build e2e
+
+package e2e
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/kubectl-rv/kubectl-rv/test/e2e/framework"
+)
+
+// The candidates' timing (test/e2e/testdata/leasecandidate): a 6 s lease,
+// renewed every second.
+const (
+	candLeaseDuration = 6 * time.Second
+	candRetryPeriod   = time.Second
+)
+
+// candLine is one line of a candidate's own log.
+type candLine struct {
+	Event  string    `json:"event"`
+	Time   time.Time `json:"time"`
+	ID     string    `json:"id"`
+	Leader string    `json:"leader"`
+	Sent   time.Time `json:"sent"`
+}
+
+// candidate is a running leasecandidate process.
+type candidate struct {
+	id  string
+	cmd *exec.Cmd
+	// mu guards lines.
+	mu    sync.Mutex
+	lines []candLine
+	done  chan struct{}
+}
+
+// buildCandidate builds the candidate program once for the test.
+func buildCandidate(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "leasecandidate")
+	build := exec.Command("go", "build", "-o", bin, "./test/e2e/testdata/leasecandidate")
+	build.Dir = cluster.Root
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("building the lease candidate: %v\n%s", err, out)
+	}
+	return bin
+}
+
+func startCandidate(t *testing.T, bin, ns, lease, id, configMap string) *candidate {
+	t.Helper()
+	args := []string{"-kubeconfig", cluster.Kubeconfig, "-namespace", ns, "-lease", lease, "-id", id,
+		"-lease-duration", candLeaseDuration.String(), "-renew-deadline", "4s", "-retry-period", candRetryPeriod.String()}
+	if configMap != "" {
+		args = append(args, "-configmap", configMap)
+	}
+	c := &candidate{id: id, cmd: cluster.Command(context.Background(), bin, args...), done: make(chan struct{})}
+	out, err := c.cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.cmd.Start(); err != nil {
+		t.Fatalf("starting candidate %s: %v", id, err)
+	}
+	go func() {
+		defer close(c.done)
+		sc := bufio.NewScanner(out)
+		for sc.Scan() {
+			var l candLine
+			if json.Unmarshal(sc.Bytes(), &l) == nil {
+				c.mu.Lock()
+				c.lines = append(c.lines, l)
+				c.mu.Unlock()
+			}
+		}
+		_ = c.cmd.Wait()
+	}()
+	t.Cleanup(func() {
+		_ = c.cmd.Process.Signal(syscall.SIGCONT)
+		_ = c.cmd.Process.Kill()
+		<-c.done
+	})
+	return c
+}
+
+// logged returns the candidate's log lines of one event.
+func (c *candidate) logged(event string) []candLine {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var out []candLine
+	for _, l := range c.lines {
+		if l.Event == event {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+func (c *candidate) signal(t *testing.T, sig syscall.Signal) time.Time {
+	t.Helper()
+	if err := c.cmd.Process.Signal(sig); err != nil {
+		t.Fatalf("signal %v to candidate %s: %v", sig, c.id, err)
+	}
+	return time.Now().UTC()
+}
+
+// waitLeading waits until one of cs logs that it started leading and
+// returns it with the log's time.
+func waitLeading(t *testing.T, timeout time.Duration, cs ...*candidate) (*candidate, time.Time) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	for time.Now().Before(deadline) {
+		for _, c := range cs {
+			if l := c.logged("started-leading"); len(l) > 0 {
+				return c, l[0].Time
+			}
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	t.Fatalf("no candidate started leading within %s", timeout)
+	return nil, time.Time{}
+}
+
+// leasesJSON is the part of a LeasesReport the tests read.
+type leasesJSON struct {
+	Kind  string `json:"kind"`
+	Locks []struct {
+		Namespace string `json:"namespace"`
+		Name      string `json:"name"`
+		Holder    string `json:"holder"`
+		Renewals  *struct {
+			Count     int    `json:"count"`
+			Median    string `json:"intervalMedian"`
+			P99       string `json:"intervalP99"`
+			Late      int    `json:"late"`
+			Expiries  int    `json:"expiries"`
+			Takeovers int    `json:"takeovers"`
+		} `json:"renewals"`
+	} `json:"locks"`
+	Takeovers []struct {
+		Lock struct {
+			Name string `json:"name"`
+		} `json:"lock"`
+		Time        time.Time `json:"time"`
+		From        string    `json:"from"`
+		To          string    `json:"to"`
+		AfterExpiry bool      `json:"afterExpiry"`
+	} `json:"takeovers"`
+	Acting []struct {
+		Lock struct {
+			Name string `json:"name"`
+		} `json:"lock"`
+		Writer  string    `json:"writer"`
+		LostAt  time.Time `json:"lostAt"`
+		First   time.Time `json:"first"`
+		Last    time.Time `json:"last"`
+		Writes  int       `json:"writes"`
+		Objects []string  `json:"objects"`
+	} `json:"acting"`
+}
+
+func parseLeases(t *testing.T, r framework.Result) leasesJSON {
+	t.Helper()
+	var rep leasesJSON
+	if err := json.Unmarshal([]byte(r.Stdout), &rep); err != nil || rep.Kind != "LeasesReport" {
+		t.Fatalf("not a LeasesReport (%v): %s", err, r)
+	}
+	return rep
+}
+
+func near(a, b time.Time, within time.Duration) bool {
+	d := a.Sub(b)
+	return d <= within && d >= -within
+}
+
+// TestLeasesTakeoverAndActingWhileNotLeader runs three client-go
+// leader-election candidates for one Lease. The leader, a, also writes a
+// ConfigMap from the moment it leads and never stops (the bug under test).
+// a is frozen (SIGSTOP) until another takes over, then thawed: it keeps
+// writing for two seconds before it exits. The new leader is frozen and
+// killed (SIGSTOP, SIGKILL) and the last candidate takes over.
+// `leases --for` (watching throughout) and `leases --audit-log` must both
+// report the two takeovers with the holders and, within the retry period,
+// the times the new leaders logged; the audit log's history must report
+// a's ConfigMap writes after it was thawed, exactly those its own log
+// shows, as acting while not leader.
+func TestLeasesTakeoverAndActingWhileNotLeader(t *testing.T) {
+	bin := buildCandidate(t)
+	ns := cluster.Namespace(t)
+	const lock, cm = "e2e-lock", "e2e-state"
+	live := cluster.StartRV(t, "leases", "-n", ns, "--for", "5m", "-o", "json")
+	time.Sleep(2 * time.Second) // the watch lists before the Lease exists
+
+	a := startCandidate(t, bin, ns, lock, "a", cm)
+	if c, _ := waitLeading(t, 30*time.Second, a); c != a {
+		t.Fatalf("a did not lead")
+	}
+	b := startCandidate(t, bin, ns, lock, "b", "")
+	c := startCandidate(t, bin, ns, lock, "c", "")
+	time.Sleep(3 * time.Second)
+
+	a.signal(t, syscall.SIGSTOP)
+	first, t1 := waitLeading(t, 30*time.Second, b, c)
+	thawed := a.signal(t, syscall.SIGCONT)
+	select {
+	case <-a.done:
+	case <-time.After(30 * time.Second):
+		t.Fatalf("a did not exit after it was thawed")
+	}
+	last := c
+	if first == c {
+		last = b
+	}
+	time.Sleep(2 * time.Second)
+	first.signal(t, syscall.SIGSTOP)
+	time.Sleep(time.Second)
+	first.signal(t, syscall.SIGKILL)
+	_, t2 := waitLeading(t, 30*time.Second, last)
+	time.Sleep(3 * time.Second)
+	liveRep := parseLeases(t, live.Stop(t))
+
+	// What the candidates' own logs say.
+	var actingWrites []candLine
+	for _, w := range a.logged("configmap-write") {
+		if w.Sent.After(thawed) {
+			actingWrites = append(actingWrites, w)
+		}
+	}
+	if len(actingWrites) == 0 {
+		t.Fatalf("a logged no ConfigMap write after it was thawed: the scene did not happen")
+	}
+	t.Logf("a: frozen, then %s took over at %s; a thawed at %s and wrote the ConfigMap %d times; %s took over at %s",
+		first.id, t1.Format(time.StampMilli), thawed.Format(time.StampMilli), len(actingWrites), last.id, t2.Format(time.StampMilli))
+
+	type takeover struct{ from, to string }
+	want := []takeover{{"a", first.id}, {first.id, last.id}}
+	wantTimes := []time.Time{t1, t2}
+	t.Run("watch", func(t *testing.T) {
+		var got []takeover
+		for _, tk := range liveRep.Takeovers {
+			if tk.Lock.Name != lock {
+				continue
+			}
+			got = append(got, takeover{tk.From, tk.To})
+			if n := len(got); n <= len(wantTimes) && !near(tk.Time, wantTimes[n-1], candRetryPeriod) {
+				t.Errorf("takeover %d at %s, the new leader logged %s", n, tk.Time, wantTimes[n-1])
+			}
+			if !tk.AfterExpiry {
+				t.Errorf("takeover %d not after expiry: its previous holder was frozen", len(got))
+			}
+		}
+		if len(got) != len(want) || got[0] != want[0] || got[1] != want[1] {
+			t.Fatalf("takeovers %v, want %v", got, want)
+		}
+	})
+	auditRep := parseLeases(t, cluster.RV(t, "leases", "-n", ns, "--audit-log", cluster.AuditLog, "--lease-duration", candLeaseDuration.String(), "-o", "json"))
+	t.Run("audit-log", func(t *testing.T) {
+		var got []takeover
+		for _, tk := range auditRep.Takeovers {
+			if tk.Lock.Name != lock {
+				continue
+			}
+			got = append(got, takeover{fieldManager(tk.From), fieldManager(tk.To)})
+			if n := len(got); n <= len(wantTimes) && !near(tk.Time, wantTimes[n-1], candRetryPeriod) {
+				t.Errorf("takeover %d at %s, the new leader logged %s", n, tk.Time, wantTimes[n-1])
+			}
+		}
+		wantFM := []takeover{{"leasecand-" + want[0].from, "leasecand-" + want[0].to}, {"leasecand-" + want[1].from, "leasecand-" + want[1].to}}
+		if len(got) != 2 || got[0] != wantFM[0] || got[1] != wantFM[1] {
+			t.Fatalf("takeovers %v, want %v", got, wantFM)
+		}
+		if len(auditRep.Acting) != 1 {
+			t.Fatalf("acting while not leader: %+v, want one window of a", auditRep.Acting)
+		}
+		act := auditRep.Acting[0]
+		if fieldManager(act.Writer) != "leasecand-a" || act.Lock.Name != lock || act.Writes != len(actingWrites) ||
+			len(act.Objects) != 1 || act.Objects[0] != "configmaps "+ns+"/"+cm {
+			t.Errorf("acting %+v, want leasecand-a's %d writes to configmaps %s/%s", act, len(actingWrites), ns, cm)
+		}
+		if !near(act.First, actingWrites[0].Time, candRetryPeriod) || act.First.Before(act.LostAt) || act.LostAt.After(t1) {
+			t.Errorf("acting from %s (lost at %s); a logged its first write after thawing at %s, %s took over at %s", act.First, act.LostAt, actingWrites[0].Time, first.id, t1)
+		}
+	})
+}
+
+// fieldManager is the field manager of a writer named user/manager[@pod].
+func fieldManager(writer string) string {
+	_, fm, _ := strings.Cut(writer, "/")
+	fm, _, _ = strings.Cut(fm, "@")
+	return fm
+}
