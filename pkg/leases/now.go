@@ -28,11 +28,36 @@ type Clients struct {
 // v1beta1 since 1.33, v1alpha2 in 1.32 and 1.33 (both off by default).
 var candidateVersions = []string{"v1beta1", "v1alpha2"}
 
+// Discovery is what FindCandidateResource asks of discovery.
+type Discovery interface {
+	discovery.ServerGroupsInterface
+	discovery.ServerResourcesInterface
+}
+
 // FindCandidateResource returns the LeaseCandidate resource the cluster
 // serves, or nil when it serves none (coordinated leader election off,
-// or a cluster older than 1.32): that is not an error.
-func FindCandidateResource(d discovery.ServerResourcesInterface) (*schema.GroupVersionResource, error) {
+// or a cluster older than 1.32): that is not an error. It asks for the
+// versions of coordination.k8s.io the server lists, so that a version it
+// does not serve is never requested (a cached discovery client does not
+// answer those with a 404).
+func FindCandidateResource(d Discovery) (*schema.GroupVersionResource, error) {
+	groups, err := d.ServerGroups()
+	if err != nil {
+		return nil, fmt.Errorf("discovering API groups: %w", err)
+	}
+	served := map[string]bool{}
+	for _, g := range groups.Groups {
+		if g.Name != "coordination.k8s.io" {
+			continue
+		}
+		for _, v := range g.Versions {
+			served[v.Version] = true
+		}
+	}
 	for _, v := range candidateVersions {
+		if !served[v] {
+			continue
+		}
 		gv := "coordination.k8s.io/" + v
 		rl, err := d.ServerResourcesForGroupVersion(gv)
 		if apierrors.IsNotFound(err) {

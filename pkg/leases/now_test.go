@@ -2,6 +2,7 @@ package leases
 
 import (
 	"context"
+	"errors"
 	"testing"
 	"time"
 
@@ -109,6 +110,27 @@ func TestFindCandidateResource(t *testing.T) {
 				t.Errorf("(-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// strictDiscovery answers a request for a group version with a plain
+// error, as a cached discovery client does for one the server does not
+// serve.
+type strictDiscovery struct{ *fakediscovery.FakeDiscovery }
+
+func (strictDiscovery) ServerResourcesForGroupVersion(gv string) (*metav1.APIResourceList, error) {
+	return nil, errors.New("not found")
+}
+
+// TestFindCandidateResourceAsksOnlyServedVersions: a cluster without the
+// LeaseCandidate API is not an error, whatever discovery answers for the
+// versions it does not serve.
+func TestFindCandidateResourceAsksOnlyServedVersions(t *testing.T) {
+	d := strictDiscovery{&fakediscovery.FakeDiscovery{Fake: &clienttesting.Fake{Resources: []*metav1.APIResourceList{
+		{GroupVersion: "coordination.k8s.io/v1", APIResources: []metav1.APIResource{{Name: "leases"}}}}}}}
+	got, err := FindCandidateResource(d)
+	if err != nil || got != nil {
+		t.Errorf("FindCandidateResource() = %v, %v; want nil, nil", got, err)
 	}
 }
 
