@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -149,6 +148,11 @@ func (o *LeasesOptions) Complete(f *Factory, args []string) error {
 	if o.history() {
 		return nil
 	}
+	// Endpoints are listed only for their annotation locks: the server's
+	// deprecation warning about them is no news to the user, so it is
+	// summed up once at the end instead.
+	f.warnings.onlyFor([]schema.GroupResource{leases.LeaseResource.GroupResource(), leases.ConfigMapResource.GroupResource(),
+		{Group: "coordination.k8s.io", Resource: "leasecandidates"}})
 	cfg, err := f.RESTConfig(0, 0)
 	if err != nil {
 		return err
@@ -199,12 +203,7 @@ func (o *LeasesOptions) config() leases.Config {
 	cfg := leases.NewConfig()
 	cfg.Namespace, cfg.Names, cfg.LeaseDuration = o.namespace, o.names, o.LeaseDuration
 	cfg.Stream.Now = func() time.Time { return time.Now().UTC() }
-	var mu sync.Mutex
-	cfg.Warnf = func(format string, args ...any) {
-		mu.Lock()
-		defer mu.Unlock()
-		output.Warnf(o.ErrOut, format, args...)
-	}
+	cfg.Warnf = syncWarnf(o.ErrOut)
 	return cfg
 }
 

@@ -137,3 +137,14 @@ func groupResourceOf(path string) (gr schema.GroupResource, ok bool) {
 	gr.Resource = parts[0]
 	return gr, gr.Resource != ""
 }
+
+// syncWarnf returns a warnf that writes warnings to w one at a time: the
+// watch driver warns from one goroutine per target.
+func syncWarnf(w io.Writer) func(format string, args ...any) {
+	var mu sync.Mutex
+	return func(format string, args ...any) {
+		mu.Lock()
+		defer mu.Unlock()
+		output.Warnf(w, format, args...)
+	}
+}

@@ -2,8 +2,6 @@ package leases
 
 import (
 	"context"
-	"fmt"
-	"sync"
 	"time"
 
 	"github.com/kubectl-rv/kubectl-rv/pkg/follow"
@@ -17,25 +15,14 @@ import (
 // a failure to start the watch is.
 func Watch(ctx context.Context, c Clients, cfg Config) (*Report, error) {
 	t := NewTracker(cfg, cfg.now())
-	var (
-		// mu guards warnings.
-		mu       sync.Mutex
-		warnings []string
-	)
-	warnf := func(format string, args ...any) {
-		msg := fmt.Sprintf(format, args...)
-		mu.Lock()
-		warnings = append(warnings, msg)
-		mu.Unlock()
-		cfg.warnf("%s", msg)
-	}
+	warnings := follow.NewWarnings(cfg.Warnf)
 	sc := cfg.Stream
 	sc.Targets = []follow.Target{{Resource: LeaseResource, Namespace: cfg.Namespace, Names: cfg.Names}}
 	streamCtx, stop := context.WithCancel(ctx)
 	defer stop()
 	events := make(chan follow.Event, 4096)
 	done := make(chan error, 1)
-	go func() { done <- follow.Stream(streamCtx, follow.NewDynamicSource(c.Dynamic), sc, warnf, events) }()
+	go func() { done <- follow.Stream(streamCtx, follow.NewDynamicSource(c.Dynamic), sc, warnings.Warnf, events) }()
 	err := t.consume(events, done)
 	stop()
 	if err != nil {
@@ -45,9 +32,7 @@ func Watch(ctx context.Context, c Clients, cfg Config) (*Report, error) {
 	if cfg.CandidateResource != nil {
 		rep.CandidateAPI = cfg.CandidateResource.GroupVersion().String()
 	}
-	mu.Lock()
-	rep.Warnings = append(warnings, rep.Warnings...)
-	mu.Unlock()
+	rep.Warnings = append(warnings.List(), rep.Warnings...)
 	return rep, nil
 }
 
