@@ -46,7 +46,9 @@ func Run(ctx context.Context, c Clients, types []apitypes.Type, cfg Config) (*Re
 	defer stop()
 	events := make(chan follow.Event, 4096)
 	done := make(chan error, 1)
-	go func() { done <- streamAll(streamCtx, follow.NewMetadataSource(c.Metadata), types, cfg, warnings.Warnf, events) }()
+	go func() {
+		done <- streamAll(streamCtx, follow.NewMetadataSource(c.Metadata), types, cfg, warnings.Warnf, events)
+	}()
 	err := t.consume(streamCtx, c.Dynamic, events, done)
 	stop()
 	if err != nil {

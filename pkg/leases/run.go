@@ -22,7 +22,9 @@ func Watch(ctx context.Context, c Clients, cfg Config) (*Report, error) {
 	defer stop()
 	events := make(chan follow.Event, 4096)
 	done := make(chan error, 1)
-	go func() { done <- follow.Stream(streamCtx, follow.NewDynamicSource(c.Dynamic), sc, warnings.Warnf, events) }()
+	go func() {
+		done <- follow.Stream(streamCtx, follow.NewDynamicSource(c.Dynamic), sc, warnings.Warnf, events)
+	}()
 	err := t.consume(events, done)
 	stop()
 	if err != nil {
