@@ -6,6 +6,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -265,6 +266,9 @@ func TestLeasesTakeoverAndActingWhileNotLeader(t *testing.T) {
 		}
 	})
 	auditRep := parseLeases(t, cluster.RV(t, "leases", "-n", ns, "--audit-log", cluster.AuditLog, "--lease-duration", candLeaseDuration.String(), "-o", "json"))
+	if out := os.Getenv("RV_LEASES_AUDIT_OUT"); out != "" {
+		saveNamespaceEvents(t, cluster.AuditLog, ns, out)
+	}
 	t.Run("audit-log", func(t *testing.T) {
 		var got []takeover
 		for _, tk := range auditRep.Takeovers {
@@ -301,6 +305,26 @@ func TestLeasesTakeoverAndActingWhileNotLeader(t *testing.T) {
 			t.Logf("--view %s:\n%s", view, r.Stdout)
 		}
 	})
+}
+
+// saveNamespaceEvents copies the audit log's lines about namespace ns to
+// out: how examples/leases-audit.log.gz, which docs/leases.md reads, was
+// made (with the namespace then renamed demo).
+func saveNamespaceEvents(t *testing.T, log, ns, out string) {
+	t.Helper()
+	data, err := os.ReadFile(log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var keep []string
+	for _, l := range strings.Split(string(data), "\n") {
+		if strings.Contains(l, `"namespace":"`+ns+`"`) {
+			keep = append(keep, l)
+		}
+	}
+	if err := os.WriteFile(out, []byte(strings.Join(keep, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // fieldManager is the field manager of a writer named user/manager[@pod].
@@ -343,7 +367,10 @@ func TestLeasesAPIServerIdentityRenewals(t *testing.T) {
 			}
 		}
 	}()
+	table := cluster.StartRV(t, "leases", "-n", "kube-system", "--for", "25s")
 	rep := parseLeases(t, cluster.RV(t, "leases", "-n", "kube-system", "--for", "25s", "-o", "json"))
+	t.Logf("leases -n kube-system --for 25s:\n%s", table.Wait(t, time.Minute).Stdout)
+	t.Logf("leases -n kube-system:\n%s", cluster.RV(t, "leases", "-n", "kube-system").Stdout)
 	time.Sleep(time.Second)
 	mu.Lock()
 	defer mu.Unlock()
