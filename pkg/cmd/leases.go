@@ -106,7 +106,9 @@ func NewCmdLeases(f *Factory, streams genericiooptions.IOStreams) *cobra.Command
 		Short:   "Who leads, renewal health, takeovers and leaders that act after losing, from Leases or audit logs",
 		Long:    leasesLong,
 		Example: leasesExample,
-		RunE:    runE(f, o),
+		// The names of the Leases in the namespace (-n, or every one with -A).
+		ValidArgsFunction: ResourceNameCompletion(f, "leases.coordination.k8s.io"),
+		RunE:              runE(f, o),
 	}
 	fs := cmd.Flags()
 	o.Output.AddFlags(fs)

@@ -390,3 +390,25 @@ func TestLeasesAPIServerIdentityRenewals(t *testing.T) {
 		t.Fatalf("no apiserver- Lease in kube-system: %+v", rep.Locks)
 	}
 }
+
+// TestLeasesCompletion completes Lease names from the cluster (the names
+// the server lists in kube-system) and the values of --view and --fail-on.
+func TestLeasesCompletion(t *testing.T) {
+	list, err := cluster.Clientset(t, "e2e-leases").CoordinationV1().Leases("kube-system").List(context.Background(), metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want []string
+	for _, l := range list.Items {
+		want = append(want, l.Name)
+	}
+	if len(want) == 0 {
+		t.Fatalf("no Lease in kube-system to complete")
+	}
+	got, _ := complete(t, "leases", "-n", "kube-system", "")
+	mustContain(t, "kubectl rv leases -n kube-system <TAB>", got, want...)
+	got, _ = complete(t, "leases", "--view", "")
+	mustContain(t, "kubectl rv leases --view <TAB>", got, "table", "timeline")
+	got, _ = complete(t, "leases", "--fail-on", "")
+	mustContain(t, "kubectl rv leases --fail-on <TAB>", got, "takeover", "late-renew", "split-brain", "any")
+}
