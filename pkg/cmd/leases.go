@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -67,6 +69,9 @@ const leasesExample = `  # Who leads, in every namespace, now
   # The history of every Lease in an audit log, and leaders that kept acting
   kubectl rv leases --audit-log /var/log/kubernetes/audit.log --lease-duration 15s
 
+  # The same history as a picture: lanes per holder, takeovers, expiries, acting windows
+  kubectl rv leases --audit-log audit.log --report leases.html
+
   # In CI: fail when a leader lost its Lease or acted after losing it
   kubectl rv leases --audit-log e2e-audit.log --fail-on any -o json`
 
@@ -83,6 +88,7 @@ type LeasesOptions struct {
 	LeaseDuration time.Duration
 	View          string
 	FailOn        string
+	Report        string
 
 	names     []string
 	namespace string
@@ -119,11 +125,15 @@ func NewCmdLeases(f *Factory, streams genericiooptions.IOStreams) *cobra.Command
 	fs.DurationVar(&o.LeaseDuration, "lease-duration", o.LeaseDuration, "With --audit-log: the Leases' duration (a Metadata-level log has no bodies). client-go's default is 15s.")
 	fs.StringVar(&o.View, "view", o.View, "What the table output shows: table (the locks, takeovers, expiries, acting windows) or timeline (who held each lock when, and the notable moments).")
 	fs.StringVar(&o.FailOn, "fail-on", "", "Exit 1 when the report has: takeover, late-renew, split-brain (acting while not leader, needs --audit-log) or any.")
+	fs.StringVar(&o.Report, "report", "", "Also write a picture of who held each lock when (watch or history): lanes per holder, takeovers, expiries, acting-while-not-leader windows. FILE.svg or FILE.html.")
 	setFlagValues(fs, "view", leasesprint.Views...)
 	_ = cmd.RegisterFlagCompletionFunc("view", cobra.FixedCompletions(leasesprint.Views, cobra.ShellCompDirectiveNoFileComp))
 	_ = cmd.RegisterFlagCompletionFunc("fail-on", cobra.FixedCompletions(leasesFailOn, cobra.ShellCompDirectiveNoFileComp))
 	_ = cmd.RegisterFlagCompletionFunc("audit-log", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
 		return nil, cobra.ShellCompDirectiveDefault
+	})
+	_ = cmd.RegisterFlagCompletionFunc("report", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+		return []string{"svg", "html"}, cobra.ShellCompDirectiveFilterFileExt
 	})
 	return cmd
 }
@@ -195,6 +205,10 @@ func (o *LeasesOptions) Validate() error {
 		return exitcode.Usagef("--fail-on needs a history to judge: add --for DURATION, --watch or --audit-log PATH")
 	case o.FailOn == "split-brain" && !o.history():
 		return exitcode.Usagef("--fail-on split-brain needs --audit-log: only the audit log shows a former leader's writes")
+	case o.Report != "" && !strings.HasSuffix(o.Report, ".svg") && !strings.HasSuffix(o.Report, ".html"):
+		return exitcode.Usagef("--report %q: give a file name ending in .svg or .html", o.Report)
+	case o.Report != "" && !o.history() && !o.watching():
+		return exitcode.Usagef("--report draws a history: add --for DURATION, --watch or --audit-log PATH")
 	case countOf(o.AuditLogs, "-") > 1:
 		return exitcode.Usagef("--audit-log - (stdin) can be given only once")
 	}
@@ -240,7 +254,25 @@ func (o *LeasesOptions) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	if err := o.writeReport(rep); err != nil {
+		return err
+	}
 	return o.exit(rep)
+}
+
+// writeReport writes --report's picture, if asked.
+func (o *LeasesOptions) writeReport(rep *leases.Report) error {
+	if o.Report == "" {
+		return nil
+	}
+	b := leasesprint.SVG(rep)
+	if strings.HasSuffix(o.Report, ".html") {
+		b = leasesprint.HTML(rep)
+	}
+	if err := os.WriteFile(o.Report, b, 0o644); err != nil {
+		return exitcode.Usage(fmt.Errorf("--report: %w", err))
+	}
+	return nil
 }
 
 func (o *LeasesOptions) nothing() string {

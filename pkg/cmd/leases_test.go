@@ -37,6 +37,8 @@ func TestLeasesValidate(t *testing.T) {
 		{"split-brain on a watch", func(o *LeasesOptions) { o.Watch, o.FailOn = true, "split-brain" }, "--fail-on split-brain needs --audit-log"},
 		{"stdin twice", func(o *LeasesOptions) { o.AuditLogs = []string{"-", "-"} }, "--audit-log - (stdin) can be given only once"},
 		{"bad output", func(o *LeasesOptions) { o.Output.Output = "wide" }, "--output"},
+		{"report not svg or html", func(o *LeasesOptions) { o.For, o.Report = time.Minute, "x.png" }, `--report "x.png": give a file name ending in .svg or .html`},
+		{"report of a look", func(o *LeasesOptions) { o.Report = "x.svg" }, "--report draws a history"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

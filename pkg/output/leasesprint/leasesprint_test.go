@@ -93,3 +93,9 @@ func TestDocument(t *testing.T) {
 	}
 	golden.Assert(t, "report.json", buf.Bytes())
 }
+
+// TestReport is the picture and the page of a history (golden files).
+func TestReport(t *testing.T) {
+	golden.Assert(t, "history.svg", SVG(historyReport()))
+	golden.Assert(t, "history.html", HTML(historyReport()))
+}
