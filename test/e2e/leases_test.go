@@ -6,6 +6,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -16,6 +17,7 @@ import (
 	"time"
 
 	coordinationv1 "k8s.io/api/coordination/v1"
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kubectl-rv/kubectl-rv/test/e2e/framework"
@@ -295,6 +297,20 @@ func TestLeasesTakeoverAndActingWhileNotLeader(t *testing.T) {
 		if !near(act.First, actingWrites[0].Time, candRetryPeriod) || act.First.Before(act.LostAt) || act.LostAt.After(t1) {
 			t.Errorf("acting from %s (lost at %s); a logged its first write after thawing at %s, %s took over at %s", act.First, act.LostAt, actingWrites[0].Time, first.id, t1)
 		}
+		// --report draws a lane for each holder the candidates' logs name.
+		svg := filepath.Join(t.TempDir(), "leases.svg")
+		if r := cluster.RV(t, "leases", "-n", ns, "--audit-log", cluster.AuditLog, "--lease-duration", candLeaseDuration.String(), "--report", svg); r.Code != 0 {
+			t.Fatalf("--report: %s", r)
+		}
+		pic, err := os.ReadFile(svg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, id := range []string{"a", first.id, last.id} {
+			if !strings.Contains(string(pic), "/leasecand-"+id+"</text>") {
+				t.Errorf("--report has no lane for leasecand-%s", id)
+			}
+		}
 		// The table and timeline views of the same history, for the log;
 		// --fail-on split-brain judges it.
 		for _, view := range []string{"table", "timeline"} {
@@ -411,4 +427,78 @@ func TestLeasesCompletion(t *testing.T) {
 	mustContain(t, "kubectl rv leases --view <TAB>", got, "table", "timeline")
 	got, _ = complete(t, "leases", "--fail-on", "")
 	mustContain(t, "kubectl rv leases --fail-on <TAB>", got, "takeover", "late-renew", "split-brain", "any")
+}
+
+// TestLeasesNowAnnotationLocks: a look reads the legacy annotation locks
+// (control-plane.alpha.kubernetes.io/leader) on a ConfigMap and an
+// Endpoints as the server returns them, beside the Leases; the plane
+// serves no LeaseCandidate API, which is no error.
+func TestLeasesNowAnnotationLocks(t *testing.T) {
+	ns := cluster.Namespace(t)
+	cs := cluster.Clientset(t, "e2e-leases")
+	ctx := context.Background()
+	record := func(holder string, transitions int) string {
+		now := time.Now().UTC().Format(time.RFC3339)
+		return fmt.Sprintf(`{"holderIdentity":%q,"leaseDurationSeconds":30,"acquireTime":%q,"renewTime":%q,"leaderTransitions":%d}`, holder, now, now, transitions)
+	}
+	meta := func(name, holder string, transitions int) metav1.ObjectMeta {
+		return metav1.ObjectMeta{Name: name, Namespace: ns, Annotations: map[string]string{"control-plane.alpha.kubernetes.io/leader": record(holder, transitions)}}
+	}
+	if _, err := cs.CoreV1().ConfigMaps(ns).Create(ctx, &corev1.ConfigMap{ObjectMeta: meta("old-cm-lock", "pod-x", 3)}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := cs.CoreV1().ConfigMaps(ns).Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "plain", Namespace: ns}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := cs.CoreV1().Endpoints(ns).Create(ctx, &corev1.Endpoints{ObjectMeta: meta("old-ep-lock", "pod-y", 1)}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	// What the server holds, as the expected values.
+	want := map[string]string{}
+	cm, err := cs.CoreV1().ConfigMaps(ns).Get(ctx, "old-cm-lock", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ep, err := cs.CoreV1().Endpoints(ns).Get(ctx, "old-ep-lock", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for kind, a := range map[string]map[string]string{"ConfigMap": cm.Annotations, "Endpoints": ep.Annotations} {
+		var rec struct {
+			HolderIdentity string `json:"holderIdentity"`
+		}
+		if err := json.Unmarshal([]byte(a["control-plane.alpha.kubernetes.io/leader"]), &rec); err != nil {
+			t.Fatal(err)
+		}
+		want[kind] = rec.HolderIdentity
+	}
+	r := cluster.RV(t, "leases", "-n", ns, "-o", "json")
+	if r.Code != 0 {
+		t.Fatalf("%s", r)
+	}
+	var rep struct {
+		CandidateAPI string `json:"candidateAPI"`
+		Locks        []struct {
+			Kind   string `json:"kind"`
+			Name   string `json:"name"`
+			Holder string `json:"holder"`
+		} `json:"locks"`
+	}
+	if err := json.Unmarshal([]byte(r.Stdout), &rep); err != nil {
+		t.Fatalf("%v: %s", err, r)
+	}
+	got := map[string]string{}
+	for _, l := range rep.Locks {
+		got[l.Kind] = l.Holder
+		if l.Name == "plain" {
+			t.Errorf("a ConfigMap without the annotation is no lock: %+v", l)
+		}
+	}
+	if len(rep.Locks) != 2 || got["ConfigMap"] != want["ConfigMap"] || got["Endpoints"] != want["Endpoints"] {
+		t.Errorf("locks %+v, want the holders %v", rep.Locks, want)
+	}
+	if rep.CandidateAPI != "" {
+		t.Errorf("candidateAPI %q on a plane without LeaseCandidates", rep.CandidateAPI)
+	}
+	t.Logf("stderr: %s", r.Stderr)
 }
