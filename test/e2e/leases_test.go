@@ -307,7 +307,7 @@ func TestLeasesTakeoverAndActingWhileNotLeader(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, id := range []string{"a", first.id, last.id} {
-			if !strings.Contains(string(pic), "/leasecand-"+id+"</text>") {
+			if !strings.Contains(string(pic), "/leasecand-"+id+"</title></text>") {
 				t.Errorf("--report has no lane for leasecand-%s", id)
 			}
 		}
