@@ -5,7 +5,8 @@
 // -configmap it also updates that ConfigMap every -write-every from the
 // moment it starts leading until it exits, logging each successful write:
 // the bug of a leader that keeps acting after it lost. It exits 2 seconds
-// after it stops leading, as a controller that finishes its queue does.
+// after it stops leading, as a controller that finishes its queue does,
+// once its last write is done and logged.
 //
 // Its user agent is leasecand-ID, so the API server records its writes
 // under the field manager leasecand-ID.
@@ -32,6 +33,13 @@ import (
 
 // mu guards stdout, so that log lines are whole.
 var mu sync.Mutex
+
+// quit stops the ConfigMap writer before the program exits; writing is
+// done then, so that every write the server accepted is logged.
+var (
+	quit    = make(chan struct{})
+	writing sync.WaitGroup
+)
 
 // logf writes one JSON line: {"event":..., "time":..., ...}.
 func logf(event string, kv ...any) {
@@ -79,6 +87,7 @@ func main() {
 				logf("started-leading", "id", *id)
 				if *cm != "" {
 					// Not stopped when leading stops: the bug under test.
+					writing.Add(1)
 					go writeLoop(cs, *ns, *cm, *id, *writeEvery)
 				}
 			},
@@ -94,12 +103,21 @@ func main() {
 		time.Sleep(2 * time.Second)
 	default:
 	}
+	close(quit)
+	writing.Wait()
 	logf("exit", "id", *id)
 }
 
-// writeLoop updates the ConfigMap's data.writer every period, forever.
+// writeLoop updates the ConfigMap's data.writer every period until the
+// program exits.
 func writeLoop(cs kubernetes.Interface, ns, name, id string, every time.Duration) {
+	defer writing.Done()
 	for n := 0; ; n++ {
+		select {
+		case <-quit:
+			return
+		default:
+		}
 		c, err := cs.CoreV1().ConfigMaps(ns).Get(context.Background(), name, metav1.GetOptions{})
 		if err == nil {
 			if c.Data == nil {
