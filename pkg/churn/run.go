@@ -2,7 +2,6 @@ package churn
 
 import (
 	"context"
-	"fmt"
 	"sync"
 	"time"
 
@@ -42,33 +41,20 @@ func Run(ctx context.Context, c Clients, types []apitypes.Type, cfg Config) (*Re
 		cfg.Stream.Now = time.Now
 	}
 	t := NewTracker(cfg, types, cfg.Stream.Now())
-	var (
-		// mu guards warnings.
-		mu       sync.Mutex
-		warnings []string
-	)
-	warnf := func(format string, args ...any) {
-		msg := fmt.Sprintf(format, args...)
-		mu.Lock()
-		warnings = append(warnings, msg)
-		mu.Unlock()
-		if cfg.Warnf != nil {
-			cfg.Warnf("%s", msg)
-		}
-	}
+	warnings := follow.NewWarnings(cfg.Warnf)
 	streamCtx, stop := context.WithCancel(ctx)
 	defer stop()
 	events := make(chan follow.Event, 4096)
 	done := make(chan error, 1)
-	go func() { done <- streamAll(streamCtx, follow.NewMetadataSource(c.Metadata), types, cfg, warnf, events) }()
+	go func() {
+		done <- streamAll(streamCtx, follow.NewMetadataSource(c.Metadata), types, cfg, warnings.Warnf, events)
+	}()
 	err := t.consume(streamCtx, c.Dynamic, events, done)
 	stop()
 	if err != nil {
 		return nil, err
 	}
-	mu.Lock()
-	t.warnings = warnings
-	mu.Unlock()
+	t.warnings = warnings.List()
 	return t.Report(cfg.Stream.Now()), nil
 }
 

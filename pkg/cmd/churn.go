@@ -3,7 +3,6 @@ package cmd
 import (
 	"context"
 	"fmt"
-	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -180,12 +179,7 @@ func (o *ChurnOptions) config() churn.Config {
 	cfg.LoopRate, cfg.FightThreshold, cfg.Top, cfg.Explain = o.LoopRate, o.FightThreshold, o.Top, o.Explain
 	cfg.Stream.ChunkSize = o.ChunkSize
 	cfg.Stream.Now = func() time.Time { return time.Now().UTC() }
-	var mu sync.Mutex
-	cfg.Warnf = func(format string, args ...any) {
-		mu.Lock()
-		defer mu.Unlock()
-		output.Warnf(o.ErrOut, format, args...)
-	}
+	cfg.Warnf = syncWarnf(o.ErrOut)
 	return cfg
 }
 

@@ -67,6 +67,8 @@ func isSession(l string) bool {
 var needsACluster = map[string]bool{
 	"kubectl rv churn -A --for 1m --explain 3":                       true,
 	"kubectl rv doctor configmaps,deployments.apps -n default":       true,
+	"kubectl rv leases -n kube-system":                               true,
+	"kubectl rv leases -n kube-system --for 25s":                     true,
 	"kubectl rv owners deploy/web --expect-manager ci --field .spec": true,
 	"kubectl rv watch deployment/web -n shop":                        true,
 }

@@ -16,5 +16,6 @@ func addSubcommands(root *cobra.Command, f *Factory, streams genericiooptions.IO
 		NewCmdDoctor(f, streams),
 		NewCmdChurn(f, streams),
 		NewCmdConflicts(f, streams),
+		NewCmdLeases(f, streams),
 	)
 }

@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	utilnet "k8s.io/apimachinery/pkg/util/net"
 
+	"github.com/kubectl-rv/kubectl-rv/pkg/output"
 	"github.com/kubectl-rv/kubectl-rv/pkg/text"
 )
 
@@ -135,4 +136,15 @@ func groupResourceOf(path string) (gr schema.GroupResource, ok bool) {
 	}
 	gr.Resource = parts[0]
 	return gr, gr.Resource != ""
+}
+
+// syncWarnf returns a warnf that writes warnings to w one at a time: the
+// watch driver warns from one goroutine per target.
+func syncWarnf(w io.Writer) func(format string, args ...any) {
+	var mu sync.Mutex
+	return func(format string, args ...any) {
+		mu.Lock()
+		defer mu.Unlock()
+		output.Warnf(w, format, args...)
+	}
 }

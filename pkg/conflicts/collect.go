@@ -288,6 +288,16 @@ func (c *Collector) Report() *Report {
 	return rep
 }
 
+// WriterOf is the writer of the write e as conflicts identifies it: its
+// user, its field manager (writerManager) and its pod. kubectl rv leases
+// names lock holders with it, so that both commands name a writer alike.
+func WriterOf(e *audit.Event) WriterKey {
+	return WriterKey{User: e.Username, FieldManager: writerManager(e), Pod: e.PodName}
+}
+
+// DryRun says whether the write e was a dry run, which persists nothing.
+func DryRun(e *audit.Event) bool { return dryRun(e.RequestURI) }
+
 // dryRun says whether a write was a dry run: the API server accepts only
 // dryRun=All, and audits it like a write that persists nothing.
 func dryRun(uri string) bool {

@@ -97,6 +97,9 @@ func (v Vocabulary) Parse(flag, value string) (Policy, error) {
 	return p, nil
 }
 
+// None reports whether p fails on no class (--fail-on none, or not given).
+func (p Policy) None() bool { return len(p.fail) == 0 }
+
 // Fails reports whether class is one p ends the command on.
 func (p Policy) Fails(class string) bool { return p.fail[class] }
 

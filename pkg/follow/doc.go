@@ -1,5 +1,5 @@
 // Package follow is the one watch core of kubectl-rv: every engine that
-// follows the cluster (watch, churn, lag, and leases to come) lists,
+// follows the cluster (watch, churn, lag and leases) lists,
 // watches, resumes and relists through it, and describes what it saw in its
 // words.
 //
@@ -17,6 +17,9 @@
 //     Source over the dynamic client (NewDynamicSource) and a metadata-only
 //     one over the metadata client (NewMetadataSource, for engines that
 //     follow many types at once and need only who wrote what).
+//   - the warnings (warnings.go): Warnings keeps what the driver warns of,
+//     from its targets' goroutines, for the engines' reports, and hands each
+//     warning on as it comes.
 //   - the vocabulary (event.go, gap.go, class.go, fight.go): Event, the unit
 //     the driver emits and watch records line by line (its JSON is the
 //     recording format, documented in docs/watch.md); Gap, history lost to a

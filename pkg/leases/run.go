@@ -1,0 +1,72 @@
+package leases
+
+import (
+	"context"
+	"time"
+
+	"github.com/kubectl-rv/kubectl-rv/pkg/follow"
+)
+
+// Watch watches the Leases (cfg.Namespace, or every namespace) until ctx
+// is done and returns what it saw: each Lease's renewals, takeovers,
+// expiries and a timeline. The list, watch, resumption and relist after
+// 410 Gone are the one watch core's (follow.Stream); a relist's lost range
+// is a Gap. A done ctx is how a watch ends (Ctrl-C, --for), not an error;
+// a failure to start the watch is.
+func Watch(ctx context.Context, c Clients, cfg Config) (*Report, error) {
+	t := NewTracker(cfg, cfg.now())
+	warnings := follow.NewWarnings(cfg.Warnf)
+	sc := cfg.Stream
+	sc.Targets = []follow.Target{{Resource: LeaseResource, Namespace: cfg.Namespace, Names: cfg.Names}}
+	streamCtx, stop := context.WithCancel(ctx)
+	defer stop()
+	events := make(chan follow.Event, 4096)
+	done := make(chan error, 1)
+	go func() {
+		done <- follow.Stream(streamCtx, follow.NewDynamicSource(c.Dynamic), sc, warnings.Warnf, events)
+	}()
+	err := t.consume(events, done)
+	stop()
+	if err != nil {
+		return nil, err
+	}
+	rep := t.Report(cfg.now())
+	if cfg.CandidateResource != nil {
+		rep.CandidateAPI = cfg.CandidateResource.GroupVersion().String()
+	}
+	rep.Warnings = append(warnings.List(), rep.Warnings...)
+	return rep, nil
+}
+
+// consume feeds the tracker until the stream ends, ticks it every second
+// and hands the live view its report.
+func (t *Tracker) consume(events <-chan follow.Event, done <-chan error) error {
+	tick := time.NewTicker(time.Second)
+	defer tick.Stop()
+	var live <-chan time.Time
+	if t.cfg.Live != nil {
+		lt := time.NewTicker(t.cfg.LiveEvery)
+		defer lt.Stop()
+		live = lt.C
+	}
+	for {
+		select {
+		case ev := <-events:
+			t.Observe(ev)
+		case <-tick.C:
+			t.Tick(t.cfg.now())
+		case <-live:
+			t.cfg.Live(t.Report(t.cfg.now()))
+		case err := <-done:
+			// The driver has stopped sending: take what it left queued.
+			for {
+				select {
+				case ev := <-events:
+					t.Observe(ev)
+				default:
+					return err
+				}
+			}
+		}
+	}
+}

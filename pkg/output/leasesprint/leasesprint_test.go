@@ -1,0 +1,101 @@
+package leasesprint
+
+import (
+	"bytes"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/kubectl-rv/kubectl-rv/internal/golden"
+	"github.com/kubectl-rv/kubectl-rv/pkg/audit"
+	"github.com/kubectl-rv/kubectl-rv/pkg/leases"
+	"github.com/kubectl-rv/kubectl-rv/pkg/output"
+)
+
+var t0 = time.Date(2026, 11, 27, 10, 0, 0, 0, time.UTC)
+
+func at(s float64) *time.Time {
+	t := t0.Add(time.Duration(s * float64(time.Second)))
+	return &t
+}
+
+func d(s float64) *leases.Duration {
+	x := leases.Duration(time.Duration(s * float64(time.Second)))
+	return &x
+}
+
+var sched = leases.LockRef{Kind: leases.KindLease, Namespace: "kube-system", Name: "sched"}
+
+// nowReport is a look: a healthy Lease with candidates, an expired one,
+// an annotation lock and a held-by-nobody Lease; a holder with escape
+// codes in its name.
+func nowReport() *leases.Report {
+	return &leases.Report{Mode: leases.ModeNow, Start: *at(60), End: *at(60), CandidateAPI: "coordination.k8s.io/v1beta1",
+		Locks: []leases.Lock{
+			{LockRef: leases.LockRef{Kind: leases.KindLease, Namespace: "kube-node-lease", Name: "node-1"}, Holder: "node-1", HeldSince: at(-3600), LastRenew: at(58),
+				LeaseDuration: leases.Duration(40 * time.Second), RenewAge: d(2), Slack: d(38)},
+			{LockRef: sched, Holder: "cp-1_\x1b[31mx", HeldSince: at(0), LastRenew: at(48), LeaseDuration: leases.Duration(15 * time.Second), RenewAge: d(12), Slack: d(3), Transitions: 4,
+				Candidates: []leases.Candidate{{Name: "cp-1", BinaryVersion: "1.36.3"}, {Name: "cp-2", BinaryVersion: "1.36.3"}}},
+			{LockRef: leases.LockRef{Kind: leases.KindConfigMap, Namespace: "kube-system", Name: "old"}, Holder: "pod-x", HeldSince: at(0), LastRenew: at(20),
+				LeaseDuration: leases.Duration(30 * time.Second), RenewAge: d(40), Slack: d(-10), Expired: true, Transitions: 1},
+			{LockRef: leases.LockRef{Kind: leases.KindLease, Namespace: "team", Name: "free"}, LeaseDuration: leases.Duration(15 * time.Second)},
+		}}
+}
+
+// historyReport is a history with a takeover after expiry, 409s and a
+// former leader writing a ConfigMap.
+func historyReport() *leases.Report {
+	h := leases.NewHistory(leases.NewConfig())
+	w := func(agent, verb, res, group, name string, code int, s float64) {
+		h.Add(&audit.Event{AuditID: fmt.Sprint(agent, s), Stage: audit.StageResponseComplete, Verb: verb, RequestURI: "/x", Username: "admin",
+			UserAgent: agent + "/v0", ObjectRef: audit.ObjectRef{Resource: res, APIGroup: group, Namespace: "kube-system", Name: name},
+			Code: code, RequestReceived: *at(s), StageTimestamp: *at(s)})
+	}
+	for _, s := range []float64{0, 2, 4} {
+		w("cand-a", "update", "leases", "coordination.k8s.io", "sched", 200, s)
+	}
+	w("cand-b", "update", "leases", "coordination.k8s.io", "sched", 409, 4)
+	w("cand-b", "update", "leases", "coordination.k8s.io", "sched", 200, 20.5)
+	w("cand-b", "update", "leases", "coordination.k8s.io", "sched", 200, 22.5)
+	w("cand-a", "update", "configmaps", "", "state", 200, 25)
+	w("cand-a", "update", "configmaps", "", "state", 200, 26)
+	return h.Report()
+}
+
+func TestPrint(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		rep  *leases.Report
+		view View
+	}{
+		{"now.txt", nowReport(), ViewTable},
+		{"history.txt", historyReport(), ViewTable},
+		{"history-timeline.txt", historyReport(), ViewTimeline},
+		{"live-empty.txt", &leases.Report{Mode: leases.ModeLive, Start: t0, End: *at(30)}, ViewTable},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var buf bytes.Buffer
+			p := &output.Printer{Out: &buf, Format: output.Table}
+			if err := Print(p, tc.rep, tc.view); err != nil {
+				t.Fatal(err)
+			}
+			golden.Assert(t, tc.name, buf.Bytes())
+		})
+	}
+}
+
+// TestDocument is the versioned LeasesReport.
+func TestDocument(t *testing.T) {
+	var buf bytes.Buffer
+	p := &output.Printer{Out: &buf, Format: output.JSON}
+	if err := p.PrintObject(NewDocument(historyReport(), Scope{Namespace: "kube-system", AuditLogs: []string{"audit.log"}})); err != nil {
+		t.Fatal(err)
+	}
+	golden.Assert(t, "report.json", buf.Bytes())
+}
+
+// TestReport is the picture and the page of a history (golden files).
+func TestReport(t *testing.T) {
+	golden.Assert(t, "history.svg", SVG(historyReport()))
+	golden.Assert(t, "history.html", HTML(historyReport()))
+}
