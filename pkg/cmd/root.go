@@ -27,8 +27,9 @@ with the latest spec (lag), what a write would do before it is sent (predict),
 and what happens when many writers race on one object (simulate, offline).
 Across a cluster: which writers collide and who loses, from the audit log
 (conflicts); which objects and managers write most, silent hot loops and
-fights (churn); and whether every API endpoint keeps the resourceVersion
-contract clients rely on (doctor).
+fights (churn); who leads each leader election, how healthy its renewals are and
+which former leaders kept acting (leases); and whether every API endpoint keeps
+the resourceVersion contract clients rely on (doctor).
 
 It never writes to the cluster unless a command says so and you pass the flag
 that asks for it.
