@@ -33,6 +33,8 @@
 #                                 register there
 #   RV_COMPACTION_INTERVAL=10s    the API servers' --etcd-compaction-interval (5m)
 #   RV_CONTROLLERS=0              no kube-controller-manager
+#   RV_KCM_LEADER_ELECT=true      kube-controller-manager takes part in leader election
+#                                 (its Lease kube-system/kube-controller-manager)
 #   RV_AUDIT_WEBHOOK=URL          the API servers also send their audit events to URL
 #                                 (the webhook backend, batches flushed every second)
 set -euo pipefail
@@ -248,7 +250,7 @@ TOKENS
   cat > "$state/kube-controller-manager.sh" <<SCRIPT
 exec "$bin/kube-controller-manager" --kubeconfig "$state/kcm.kubeconfig" \\
   --bind-address 127.0.0.1 --secure-port $kcm_port --cert-dir "$state/kcm-certs" \\
-  --leader-elect=false --use-service-account-credentials=false \\
+  --leader-elect=${RV_KCM_LEADER_ELECT:-false} --use-service-account-credentials=false \\
   --service-account-private-key-file "$state/sa.key" \\
   --controllers '*,-bootstrapsigner,-tokencleaner' --v=0
 SCRIPT

@@ -407,6 +407,41 @@ func TestLeasesAPIServerIdentityRenewals(t *testing.T) {
 	}
 }
 
+// TestLeasesKubeControllerManager: kube-controller-manager started with
+// --leader-elect=true holds its Lease and renews it healthily: leases
+// --for reports renewals, none late, no expiry and no takeover, and the
+// holder the Lease itself names.
+func TestLeasesKubeControllerManager(t *testing.T) {
+	p, err := cluster.StartPlane(framework.PlaneOptions{Controllers: true, LeaderElect: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		if err := p.StopPlane(); err != nil {
+			t.Error(err)
+		}
+	}()
+	cs := p.Clientset(t, "e2e-leases")
+	var holder string
+	for deadline := time.Now().Add(time.Minute); holder == "" && time.Now().Before(deadline); time.Sleep(500 * time.Millisecond) {
+		if l, err := cs.CoordinationV1().Leases("kube-system").Get(context.Background(), "kube-controller-manager", metav1.GetOptions{}); err == nil && l.Spec.HolderIdentity != nil {
+			holder = *l.Spec.HolderIdentity
+		}
+	}
+	if holder == "" {
+		t.Fatal("kube-controller-manager took no Lease within a minute")
+	}
+	rep := parseLeases(t, p.RV(t, "leases", "-n", "kube-system", "kube-controller-manager", "--for", "12s", "-o", "json"))
+	if len(rep.Locks) != 1 {
+		t.Fatalf("locks %+v, want the one Lease", rep.Locks)
+	}
+	l := rep.Locks[0]
+	// kube-controller-manager renews every 2 s (--leader-elect-retry-period).
+	if r := l.Renewals; l.Holder != holder || r == nil || r.Count < 3 || r.Late != 0 || r.Expiries != 0 || r.Takeovers != 0 || len(rep.Takeovers) != 0 {
+		t.Errorf("kube-controller-manager's Lease (held by %s): %+v, renewals %+v", holder, l, l.Renewals)
+	}
+}
+
 // TestLeasesCompletion completes Lease names from the cluster (the names
 // the server lists in kube-system) and the values of --view and --fail-on.
 func TestLeasesCompletion(t *testing.T) {

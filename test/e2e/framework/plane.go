@@ -25,6 +25,9 @@ type PlaneOptions struct {
 	CompactionInterval time.Duration
 	// Controllers starts kube-controller-manager.
 	Controllers bool
+	// LeaderElect starts kube-controller-manager with --leader-elect=true:
+	// it holds and renews the Lease kube-system/kube-controller-manager.
+	LeaderElect bool
 	// AuditWebhook, when set, is the URL the API servers also send their
 	// audit events to (the webhook backend, flushed every second).
 	AuditWebhook string
@@ -41,6 +44,9 @@ func (c *Cluster) StartPlane(opts PlaneOptions) (*Cluster, error) {
 		"RV_STORAGE="+orDefault(opts.Storage, "etcd"),
 		fmt.Sprintf("RV_APISERVERS=%d", max(opts.APIServers, 1)),
 		"RV_CONTROLLERS="+map[bool]string{true: "1", false: "0"}[opts.Controllers])
+	if opts.LeaderElect {
+		env = append(env, "RV_KCM_LEADER_ELECT=true")
+	}
 	if opts.AuditWebhook != "" {
 		env = append(env, "RV_AUDIT_WEBHOOK="+opts.AuditWebhook)
 	}
