@@ -216,11 +216,25 @@ func waitSettled(t *testing.T, gvr schema.GroupVersionResource, ns, name string)
 		} else {
 			last, stable = rv, 0
 		}
-		return stable >= 4, nil
+		return stable >= 4 && caughtUp(u), nil
 	})
 	if err != nil {
 		t.Fatalf("%s %s/%s did not settle: %v", gvr.Resource, ns, name, err)
 	}
+}
+
+// caughtUp reports whether the controller of a scalable object has
+// observed its generation and reported its replicas: until it has, it
+// writes the status again, however long it has been quiet (on a loaded
+// machine the replica set controller creates pods seconds apart).
+func caughtUp(u *unstructured.Unstructured) bool {
+	want, ok, _ := unstructured.NestedInt64(u.Object, "spec", "replicas")
+	if !ok {
+		return true
+	}
+	got, _, _ := unstructured.NestedInt64(u.Object, "status", "replicas")
+	observed, _, _ := unstructured.NestedInt64(u.Object, "status", "observedGeneration")
+	return got == want && observed == u.GetGeneration()
 }
 
 func ownersJSON(t *testing.T, args ...string) framework.OwnersObjectReport {

@@ -171,7 +171,11 @@ func TestPredictOfflineMatchesServer(t *testing.T) {
 		srv.Objects[0].Methods[i].Reason = ""
 		off.Objects[0].Methods[i].Reason = ""
 	}
+	if !strings.Contains(off.Objects[0].Rules, "Deployment apps/v1") || srv.Objects[0].Rules != "" {
+		t.Errorf("rules: offline %q (want the Deployment's), server %q (want none: the server ran them)", off.Objects[0].Rules, srv.Objects[0].Rules)
+	}
 	srv.Objects[0].Engine, off.Objects[0].Engine = "", ""
+	off.Objects[0].Rules = ""
 	if diff := cmp.Diff(srv.Objects, off.Objects); diff != "" {
 		t.Errorf("offline differs from the server (-server +offline):\n%s", diff)
 	}
