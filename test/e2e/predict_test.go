@@ -45,7 +45,7 @@ func predictSetup(t *testing.T) (ns, dir, createdRV, liveRV string) {
 	// The deployment controller writes the status for a moment after the
 	// scale: a prediction made meanwhile reads a version the controller
 	// then moves on, and its update meets a real 409.
-	waitSettled(t, deploymentsGVR, ns, "web")
+	waitScaled(t, deploymentsGVR, ns, "web")
 	liveRV = strings.Trim(cluster.MustKubectl(t, "get", "deploy", "web", "-n", ns, "-o", "jsonpath={.metadata.resourceVersion}"), "'")
 	return ns, dir, createdRV, liveRV
 }
