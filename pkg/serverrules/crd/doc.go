@@ -26,5 +26,10 @@
 // unknown (writepath.CannotKnow), not guessed.
 //
 // Only pkg/serverrules imports it: the commands hand the rules to the
-// engines, which never link the API server's code.
+// engines, which never link the API server's code. The schema packages
+// bring k8s.io/component-base (feature gates, metrics), and with it the
+// flag libraries spf13/pflag and spf13/cobra (component-base/cli/flag):
+// besides pkg/cmd, pkg/serverrules and this package are the only ones in
+// pkg/ that link them (hack/imports_test.go holds it so), and only
+// rv-offline links them, never kubectl-rv's other commands' engines.
 package crd

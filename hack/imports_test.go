@@ -1,0 +1,37 @@
+package hack
+
+import (
+	"os/exec"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// TestFlagLibrariesStayInCommands: besides pkg/cmd, only the API server's
+// rules (pkg/serverrules and pkg/serverrules/crd, which the upstream
+// packages they run bring them into through k8s.io/component-base) link a
+// flag or CLI library; the engines never do.
+func TestFlagLibrariesStayInCommands(t *testing.T) {
+	out, err := exec.Command("go", "list", "-deps", "-f", `{{.ImportPath}}|{{join .Deps " "}}`, "../pkg/...").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	allowed := []string{"pkg/cmd", "pkg/serverrules", "pkg/serverrules/crd"}
+	var checked int
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		pkg, deps, _ := strings.Cut(line, "|")
+		rel, ok := strings.CutPrefix(pkg, "github.com/kubectl-rv/kubectl-rv/")
+		if !ok || !strings.HasPrefix(rel, "pkg/") {
+			continue
+		}
+		checked++
+		for _, d := range strings.Fields(deps) {
+			if (d == "github.com/spf13/pflag" || d == "github.com/spf13/cobra" || d == "k8s.io/component-base/cli/flag") && !slices.Contains(allowed, rel) {
+				t.Errorf("%s links %s: only %v may", rel, d, allowed)
+			}
+		}
+	}
+	if checked < 20 {
+		t.Fatalf("checked %d packages of pkg/: go list printed\n%s", checked, out)
+	}
+}
