@@ -87,7 +87,12 @@ func Decode(ctx context.Context, src Source, opts Options, fn func(*Event) error
 	if err != nil {
 		return Stats{}, fmt.Errorf("%w: %s: %v", ErrBadInput, src.Name, err)
 	}
-	br := bufio.NewReaderSize(r, 64<<10)
+	// A plain stream is already buffered (maybeGunzip); a gzip one is
+	// buffered here, to peek at its first bytes.
+	br, buffered := r.(*bufio.Reader)
+	if !buffered {
+		br = bufio.NewReaderSize(r, 64<<10)
+	}
 	r = br
 	if prefix, _ := br.Peek(exportPeek); exportKind(prefix) != "" {
 		d.export = newExportReader(br, exportKind(prefix))
