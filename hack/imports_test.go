@@ -35,3 +35,21 @@ func TestFlagLibrariesStayInCommands(t *testing.T) {
 		t.Fatalf("checked %d packages of pkg/: go list printed\n%s", checked, out)
 	}
 }
+
+// TestEarlyHandOffImportsOnlyTheStandardLibrary: kubectl-rv hands the
+// common predict --offline and simulate command lines over to rv-offline
+// during package initialisation (cmd/kubectl-rv/internal/earlyhandoff),
+// which happens before client-go's only while the package that does it
+// links nothing but the standard library.
+func TestEarlyHandOffImportsOnlyTheStandardLibrary(t *testing.T) {
+	out, err := exec.Command("go", "list", "-deps", "-f", `{{if not .Standard}}{{.ImportPath}}{{end}}`,
+		"../cmd/kubectl-rv/internal/earlyhandoff").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	got := strings.Fields(string(out))
+	want := []string{"github.com/kubectl-rv/kubectl-rv/pkg/handoff", "github.com/kubectl-rv/kubectl-rv/cmd/kubectl-rv/internal/earlyhandoff"}
+	if !slices.Equal(got, want) {
+		t.Errorf("earlyhandoff links %q, want only %q and the standard library", got, want)
+	}
+}

@@ -3,7 +3,8 @@
 // It does not link the API server's rules (pkg/serverrules), whose package
 // initialisation every command would pay: the commands that run them
 // (predict --offline, simulate) hand over to rv-offline, installed beside
-// it (cmd/rv-offline).
+// it (cmd/rv-offline), the common command lines during package
+// initialisation (internal/earlyhandoff).
 package main
 
 import (
@@ -14,7 +15,8 @@ import (
 
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
-	_ "github.com/kubectl-rv/kubectl-rv/cmd/internal/startgc" // first: see its doc
+	_ "github.com/kubectl-rv/kubectl-rv/cmd/internal/startgc"                 // first: see its doc
+	_ "github.com/kubectl-rv/kubectl-rv/cmd/kubectl-rv/internal/earlyhandoff" // before client-go: see its doc
 	"github.com/kubectl-rv/kubectl-rv/pkg/cmd"
 )
 

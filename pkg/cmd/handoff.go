@@ -2,21 +2,15 @@ package cmd
 
 import (
 	"errors"
-	"fmt"
-	"io/fs"
 	"os"
-	"path/filepath"
-	"runtime"
 
 	"github.com/kubectl-rv/kubectl-rv/pkg/exitcode"
+	"github.com/kubectl-rv/kubectl-rv/pkg/handoff"
 )
 
 // OfflineExecutable is the name of the executable that links the API
-// server's rules (cmd/rv-offline), installed beside kubectl-rv: without
-// the rules, kubectl-rv hands the commands that run them (predict
-// --offline, simulate) over to it. Its name has no kubectl- prefix, so
-// kubectl never lists it as a plugin.
-const OfflineExecutable = "rv-offline"
+// server's rules (see pkg/handoff).
+const OfflineExecutable = handoff.Executable
 
 // handOff runs the command line this process was started with in
 // rv-offline, found beside this executable (symbolic links resolved, as
@@ -24,7 +18,8 @@ const OfflineExecutable = "rv-offline"
 // environment and standard streams: on Unix it replaces this process, so
 // signals and the exit code are rv-offline's own. It returns only an
 // error, or, where a process cannot be replaced (Windows), rv-offline's
-// exit code as a silent error.
+// exit code as a silent error. cmd/kubectl-rv hands the common command
+// lines over before this, during its package initialisation.
 func handOff() error {
 	path, err := offlinePath(os.Executable)
 	if err != nil {
@@ -36,22 +31,10 @@ func handOff() error {
 // offlinePath is rv-offline's path beside the executable that executable
 // names, or a usage error saying what to reinstall.
 func offlinePath(executable func() (string, error)) (string, error) {
-	self, err := executable()
-	if err == nil {
-		self, err = filepath.EvalSymlinks(self)
+	path, err := handoff.Path(executable)
+	var missing *handoff.MissingError
+	if errors.As(err, &missing) {
+		return "", exitcode.Usagef("this command runs the API server's rules, which are in %s, and %s is missing: reinstall kubectl rv (kubectl krew reinstall rv); in a source checkout, make build builds both, and go run ./cmd/rv-offline runs the command without kubectl-rv", missing.Name, missing.Path)
 	}
-	if err != nil {
-		return "", fmt.Errorf("finding %s: %w", OfflineExecutable, err)
-	}
-	name := OfflineExecutable
-	if runtime.GOOS == "windows" {
-		name += ".exe"
-	}
-	path := filepath.Join(filepath.Dir(self), name)
-	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
-		return "", exitcode.Usagef("this command runs the API server's rules, which are in %s, and %s is missing: reinstall kubectl rv (kubectl krew reinstall rv); in a source checkout, make build builds both, and go run ./cmd/rv-offline runs the command without kubectl-rv", name, path)
-	} else if err != nil {
-		return "", fmt.Errorf("finding %s: %w", OfflineExecutable, err)
-	}
-	return path, nil
+	return path, err
 }

@@ -4,14 +4,12 @@ package cmd
 
 import (
 	"fmt"
-	"os"
-	"syscall"
+
+	"github.com/kubectl-rv/kubectl-rv/pkg/handoff"
 )
 
 // execOffline replaces this process with path, given args (args[0]
 // becomes path).
 func execOffline(path string, args []string) error {
-	argv := append([]string{path}, args[1:]...)
-	err := syscall.Exec(path, argv, os.Environ())
-	return fmt.Errorf("starting %s: %w", path, err)
+	return fmt.Errorf("starting %s: %w", path, handoff.Exec(path, args))
 }

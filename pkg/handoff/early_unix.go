@@ -1,0 +1,37 @@
+//go:build !windows
+
+package handoff
+
+import (
+	"os"
+	"path/filepath"
+	"syscall"
+)
+
+// Exec replaces this process with path, given args (args[0] becomes
+// path), with the same environment and standard streams: signals and the
+// exit code are rv-offline's own. It returns only an error.
+func Exec(path string, args []string) error {
+	argv := append([]string{path}, args[1:]...)
+	return syscall.Exec(path, argv, os.Environ())
+}
+
+// Early hands this process over to rv-offline when its command line is
+// one that Wanted names and rv-offline is found beside this executable
+// (and is not this executable). Otherwise it returns, and the command's
+// own hand-over, after its flags are parsed, reports what is wrong.
+func Early() {
+	if !Wanted(os.Args[1:]) {
+		return
+	}
+	path, err := Path(os.Executable)
+	if err != nil {
+		return
+	}
+	if self, err := os.Executable(); err != nil {
+		return
+	} else if self, err = filepath.EvalSymlinks(self); err != nil || self == path {
+		return
+	}
+	_ = Exec(path, os.Args)
+}
