@@ -10,7 +10,7 @@
 #   RV_BIN=/tmp/kubectl-rv PEERS_CACHE=/tmp/peers hack/bench-peers.sh   # given binaries
 #
 # RV_BIN is the kubectl-rv binary to measure (default: built from this
-# tree); PEERS_CACHE a folder whose bin/ holds kubectl-blame and
+# tree), with rv-offline beside it (RV_BASE_BIN's too); PEERS_CACHE a folder whose bin/ holds kubectl-blame and
 # kubectl-fieldlord already built (FORCE_PEERS=1 rebuilds them).
 #
 # The peers are built from source with the Go toolchain and cached, git-
@@ -113,12 +113,24 @@ base=${RV_BASE_BIN:-}
 # kubectl rv version --client on this machine: the kernel maps the linker's
 # freshly written file differently), which would favour whichever binary
 # was copied (the peers come from a cache).
-mkdir -p "$work/bin"
-copy() { cp "$1" "$work/bin/$2" && echo "$work/bin/$2"; }
-rv=$(copy "$rv" kubectl-rv)
-blame=$(copy "$blame" kubectl-blame)
-fieldlord=$(copy "$fieldlord" kubectl-fieldlord)
-if [ -n "$base" ]; then base=$(copy "$base" kubectl-rv-base); fi
+mkdir -p "$work/bin" "$work/base"
+copy() { cp "$1" "$2" && echo "$2"; }
+# predict --offline hands over to rv-offline, which kubectl-rv finds beside
+# itself: each kubectl-rv is copied with the rv-offline of its own folder.
+copy_rv() {
+  local offline
+  offline=$(dirname "$1")/rv-offline
+  if [ ! -x "$offline" ]; then
+    echo "bench-peers: $offline is missing: predict --offline runs in it (build ./cmd/rv-offline beside $1)" >&2
+    exit 2
+  fi
+  cp "$offline" "$2/rv-offline"
+  copy "$1" "$2/kubectl-rv"
+}
+rv=$(copy_rv "$rv" "$work/bin")
+blame=$(copy "$blame" "$work/bin/kubectl-blame")
+fieldlord=$(copy "$fieldlord" "$work/bin/kubectl-fieldlord")
+if [ -n "$base" ]; then base=$(copy_rv "$base" "$work/base"); fi
 
 if [ -z "${RV_E2E_LOCK_HELD:-}" ]; then
   log "waiting for the e2e lock $lock"
