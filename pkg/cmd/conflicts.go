@@ -107,6 +107,9 @@ const conflictsExample = `  # The hottest objects in an API server's audit log
   # Why the 409s happened, from stdin, between two times
   zcat audit.log.gz | kubectl rv conflicts --audit-log - --view causes --since 2026-11-24T10:00:00Z --until 2026-11-24T11:00:00Z
 
+  # The fields server-side appliers fight over, with their owners (FIELDS)
+  kubectl rv conflicts --audit-log audit.log --view causes -o wide
+
   # The writers of one namespace over the last 5 minutes
   kubectl rv conflicts --audit-log /var/log/kubernetes/ --view writers -n team-a --since 5m
 

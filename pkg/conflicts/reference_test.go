@@ -576,9 +576,34 @@ func (t *refTotals) fill(rep *Report, cfg Config) {
 			for _, c := range ws {
 				n += c
 			}
-			rep.Causes = append(rep.Causes, CauseStats{Cause: info.Cause, Count: n, Fix: info.Fix, Writers: len(ws)})
+			cs := CauseStats{Cause: info.Cause, Count: n, Fix: info.Fix, Writers: len(ws)}
+			if info.Cause == ApplyConflict {
+				cs.Fields = refCauseFields(t.writers)
+			}
+			rep.Causes = append(rep.Causes, cs)
 		}
 	}
+}
+
+// refCauseFields merges every writer's apply-conflict fields per manager:
+// apply conflicts are the only 409s that name fields.
+func refCauseFields(writers map[WriterKey]*refAgg) []FieldOwner {
+	merged := map[string]map[string]bool{}
+	for _, a := range writers {
+		for m, fs := range a.fields {
+			if merged[m] == nil {
+				merged[m] = map[string]bool{}
+			}
+			for _, f := range fs {
+				merged[m][f] = true
+			}
+		}
+	}
+	var out []FieldOwner
+	for _, m := range slices.Sorted(maps.Keys(merged)) {
+		out = append(out, FieldOwner{Manager: m, Fields: slices.Sorted(maps.Keys(merged[m]))})
+	}
+	return out
 }
 
 // refCounts sorts a map by count, then name.

@@ -12,6 +12,9 @@ type totals struct {
 	sum     Tally
 	writers map[*WriterKey]*agg
 	causes  map[Cause]map[*WriterKey]int
+	// causeFields are the fields of each cause's 409s, per owning manager
+	// (apply conflicts name them).
+	causeFields map[Cause]map[string][]string
 	// writerNames caches the writers' String.
 	writerNames map[*WriterKey]string
 	first, last time.Time
@@ -19,7 +22,8 @@ type totals struct {
 }
 
 func newTotals() *totals {
-	return &totals{writers: map[*WriterKey]*agg{}, causes: map[Cause]map[*WriterKey]int{}, writerNames: map[*WriterKey]string{}}
+	return &totals{writers: map[*WriterKey]*agg{}, causes: map[Cause]map[*WriterKey]int{},
+		causeFields: map[Cause]map[string][]string{}, writerNames: map[*WriterKey]string{}}
 }
 
 func (t *totals) writerName(w *WriterKey) string {
@@ -112,15 +116,9 @@ func (t *totals) conflict(o *objState, r *record, out outcome) {
 	for _, l := range out.lostTo {
 		w.lostTo[l]++
 	}
-	for _, ow := range out.owners {
-		if w.fieldsLost == nil {
-			w.fieldsLost = map[string][]string{}
-		}
-		for _, f := range ow.Fields {
-			if !slices.Contains(w.fieldsLost[ow.Manager], f) {
-				w.fieldsLost[ow.Manager] = append(w.fieldsLost[ow.Manager], f)
-			}
-		}
+	if len(out.owners) > 0 {
+		w.fieldsLost = addFieldOwners(w.fieldsLost, out.owners)
+		t.causeFields[c] = addFieldOwners(t.causeFields[c], out.owners)
 	}
 	if t.causes[c] == nil {
 		t.causes[c] = map[*WriterKey]int{}
@@ -176,7 +174,8 @@ func (t *totals) fill(rep *Report, cfg Config, objects []*objState, keys []*Writ
 			for _, c := range ws {
 				n += c
 			}
-			rep.Causes = append(rep.Causes, CauseStats{Cause: info.Cause, Count: n, Fix: info.Fix, Writers: len(ws)})
+			rep.Causes = append(rep.Causes, CauseStats{Cause: info.Cause, Count: n, Fix: info.Fix, Writers: len(ws),
+				Fields: fieldOwners(t.causeFields[info.Cause])})
 		}
 	}
 }
@@ -241,6 +240,22 @@ func (a *agg) sharing() (string, *Shared) {
 		sh.Overlapping = a.overlapping
 	}
 	return ua, sh
+}
+
+// addFieldOwners adds the fields of owners to m (made when nil), each
+// field once per manager, and returns m.
+func addFieldOwners(m map[string][]string, owners []FieldOwner) map[string][]string {
+	if m == nil {
+		m = map[string][]string{}
+	}
+	for _, ow := range owners {
+		for _, f := range ow.Fields {
+			if !slices.Contains(m[ow.Manager], f) {
+				m[ow.Manager] = append(m[ow.Manager], f)
+			}
+		}
+	}
+	return m
 }
 
 // fieldOwners lists the owners by name, their fields sorted.

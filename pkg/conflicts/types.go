@@ -201,6 +201,9 @@ type CauseStats struct {
 	Count   int    `json:"count"`
 	Fix     string `json:"fix"`
 	Writers int    `json:"writers"`
+	// Fields are, for apply conflicts, the fields the 409s named, per
+	// manager that owned them (the winners): what the writers fight over.
+	Fields []FieldOwner `json:"fields,omitempty"`
 }
 
 // Attempt is one write attempt, for the timeline.

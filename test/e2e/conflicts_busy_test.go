@@ -194,6 +194,21 @@ func TestConflictsBusySceneObject(t *testing.T) {
 		t.Errorf("causes %+v, want the one apply conflict", rep.Causes)
 	}
 	want := s.writers["busy-m3"].owners
+	causeFields := map[string][]string{}
+	for _, c := range rep.Causes {
+		for _, o := range c.Fields {
+			causeFields[o.Manager] = o.Fields
+		}
+	}
+	if fmt.Sprint(causeFields) != fmt.Sprint(want) {
+		t.Errorf("the causes view's fields %v, the API server's error named %v", causeFields, want)
+	}
+	wide := cluster.RV(t, "conflicts", "--audit-log", s.log, "-n", s.ns, "--object", "cm/two", "--view", "causes", "-o", "wide")
+	for m, fields := range want {
+		if cell := strings.Join(fields, ", ") + " (" + m + ")"; !strings.Contains(wide.Stdout, cell) {
+			t.Errorf("-o wide causes view lacks %q:\n%s", cell, wide)
+		}
+	}
 	for _, a := range rep.Timeline {
 		if a.Code != 409 {
 			continue

@@ -44,9 +44,10 @@ type conflictsReport struct {
 	} `json:"input"`
 	Writers []writerRow `json:"writers"`
 	Causes  []struct {
-		Cause string
-		Count int
-		Fix   string
+		Cause  string
+		Count  int
+		Fix    string
+		Fields []fieldOwner `json:"fields"`
 	} `json:"causes"`
 	Timeline []struct {
 		Writer, Verb, Cause string

@@ -147,21 +147,34 @@ func Writers(rep *conflicts.Report) *output.TableData {
 	return t
 }
 
-// Causes is a row per cause seen, with its fix.
+// Causes is a row per cause seen, with its fix; -o wide adds the fields
+// apply conflicts named, with the managers that owned them.
 func Causes(rep *conflicts.Report) *output.TableData {
-	t := &output.TableData{Columns: output.Columns("cause", "409s", "writers", "fix")}
+	cols := append(output.Columns("cause", "409s", "writers", "fix"), output.Column{Name: "fields", Wide: true})
+	t := &output.TableData{Columns: cols}
 	for _, c := range rep.Causes {
-		t.AddRow(cell(string(c.Cause)), num(c.Count), num(c.Writers), cell(c.Fix))
+		t.AddRow(cell(string(c.Cause)), num(c.Count), num(c.Writers), cell(c.Fix), cell(fields(c.Fields)))
 	}
 	return t
 }
 
+// fields lists each manager's fields: ".data.a, .data.b (m1); .spec.x (m2)",
+// or "-".
+func fields(owners []conflicts.FieldOwner) string {
+	var parts []string
+	for _, o := range owners {
+		parts = append(parts, strings.Join(o.Fields, ", ")+" ("+o.Manager+")")
+	}
+	return dash(strings.Join(parts, "; "))
+}
+
 // Timeline is a row per write attempt on one object, with times relative
-// to the first; -o wide adds the API server replica that logged it (in
-// host-prefixed logs) and its auditID, to find the event in the log.
+// to the first; -o wide adds the fields an apply conflict named, the API
+// server replica that logged it (in host-prefixed logs) and its auditID,
+// to find the event in the log.
 func Timeline(rep *conflicts.Report) *output.TableData {
 	cols := append(output.Columns("at", "writer", "verb", "code", "chain", "resourceVersion", "lost to", "cause"),
-		output.Column{Name: "replica", Wide: true}, output.Column{Name: "audit id", Wide: true})
+		output.Column{Name: "fields", Wide: true}, output.Column{Name: "replica", Wide: true}, output.Column{Name: "audit id", Wide: true})
 	t := &output.TableData{Columns: cols}
 	var first time.Time
 	for i, a := range rep.Timeline {
@@ -184,7 +197,7 @@ func Timeline(rep *conflicts.Report) *output.TableData {
 			code.Style = output.Red
 		}
 		t.AddRow(cell(fmt.Sprintf("+%.3fs", a.Received.Sub(first).Seconds())), cell(a.Writer), cell(verb), code, cell(step),
-			cell(rvs(a)), cell(dash(strings.Join(a.LostTo, ", "))), cell(dash(string(a.Cause))), cell(dash(a.Replica)), cell(dash(a.AuditID)))
+			cell(rvs(a)), cell(dash(strings.Join(a.LostTo, ", "))), cell(dash(string(a.Cause))), cell(fields(a.FieldOwners)), cell(dash(a.Replica)), cell(dash(a.AuditID)))
 	}
 	return t
 }

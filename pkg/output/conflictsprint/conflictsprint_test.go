@@ -174,3 +174,25 @@ func TestDocumentJSONIsMarshalIndent(t *testing.T) {
 		})
 	}
 }
+
+// TestWideNamesTheFieldsOfApplyConflicts: -o wide adds the fields an apply
+// conflict named, with their owners, to the causes and timeline views
+// (escaped as every cell is); the default table leaves them out.
+func TestWideNamesTheFieldsOfApplyConflicts(t *testing.T) {
+	rep := report()
+	owners := []conflicts.FieldOwner{{Manager: "m1", Fields: []string{".data.a", ".data.c"}}, {Manager: "evil\x1b[31m", Fields: []string{".data.b"}}}
+	rep.Causes = append(rep.Causes, conflicts.CauseStats{Cause: conflicts.ApplyConflict, Count: 1, Writers: 1, Fix: conflicts.Fix(conflicts.ApplyConflict), Fields: owners})
+	rep.Timeline[1].Cause, rep.Timeline[1].FieldOwners = conflicts.ApplyConflict, owners
+	const want = `.data.a, .data.c (m1); .data.b (evil^[[31m)`
+	for _, view := range []string{ViewCauses, ViewTimeline} {
+		for _, format := range []output.Format{output.Wide, output.Table} {
+			var buf bytes.Buffer
+			if err := Print(&output.Printer{Out: &buf, Format: format}, rep, view); err != nil {
+				t.Fatal(err)
+			}
+			if got := bytes.Contains(buf.Bytes(), []byte(want)); got != (format == output.Wide) {
+				t.Errorf("%s view, -o %s: names the fields %v, want %v:\n%s", view, format, got, format == output.Wide, buf.String())
+			}
+		}
+	}
+}
