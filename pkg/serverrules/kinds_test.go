@@ -60,6 +60,20 @@ spec:
   minAvailable: 1
   selector: {matchLabels: {app: web}}
 `
+	validRevision = `
+apiVersion: apps/v1
+kind: ControllerRevision
+metadata: {name: r, namespace: ns}
+revision: 1
+data: {spec: {template: {}}}
+`
+	storedRevision = `
+apiVersion: apps/v1
+kind: ControllerRevision
+metadata: {name: r, namespace: ns, resourceVersion: "5"}
+revision: 1
+data: {spec: {template: {}}}
+`
 	validLease = `
 apiVersion: coordination.k8s.io/v1
 kind: Lease
@@ -120,6 +134,10 @@ func TestServerValidationOfKinds(t *testing.T) {
 		{"pdb valid", "policy/v1", "PodDisruptionBudget", validPDB, "", "", false, ""},
 		{"pdb min and max", "policy/v1", "PodDisruptionBudget", validPDB, "minAvailable: 1", "minAvailable: 1\n  maxUnavailable: 1", false, "minAvailable and maxUnavailable cannot be both set"},
 		{"lease valid", "coordination.k8s.io/v1", "Lease", validLease, "", "", false, ""},
+		{"controllerrevision valid", "apps/v1", "ControllerRevision", validRevision, "", "", false, ""},
+		{"controllerrevision negative", "apps/v1", "ControllerRevision", validRevision, "revision: 1", "revision: -1", false, "revision: Invalid value: -1: must be greater than or equal to 0"},
+		{"controllerrevision data changed", "apps/v1", "ControllerRevision", storedRevision, "{template: {}}", "{template: {x: 1}}", true, "data: Invalid value"},
+		{"controllerrevision revision changed", "apps/v1", "ControllerRevision", storedRevision, "revision: 1", "revision: 2", true, ""},
 		{"lease duration 0", "coordination.k8s.io/v1", "Lease", validLease, "leaseDurationSeconds: 15", "leaseDurationSeconds: 0", false, "spec.leaseDurationSeconds: Invalid value: 0: must be greater than 0"},
 	}
 	for _, tt := range tests {

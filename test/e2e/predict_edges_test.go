@@ -44,6 +44,8 @@ spec:
 
 var sprocketGVR = schema.GroupVersionResource{Group: "edges.example.com", Version: "v1", Resource: "sprockets"}
 
+var revisionGVR = schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "controllerrevisions"}
+
 // edgeWrite is one write that sets up a case: a server-side apply
 // (forced) or a create, by manager.
 type edgeWrite struct {
@@ -70,8 +72,9 @@ type edgeCase struct {
 // merge patch the server fails with 500 (the same port on TCP and UDP),
 // empty label and annotation maps the server drops, a custom resource
 // updated without a resourceVersion, empty annotations on a custom
-// resource (dropped too: its metadata is ObjectMeta), and finalizers on a
-// custom resource (a set, as in ObjectMeta). Each method's verdict, apply conflicts and
+// resource (dropped too: its metadata is ObjectMeta), finalizers on a
+// custom resource (a set, as in ObjectMeta), and a ControllerRevision's
+// immutable data. Each method's verdict, apply conflicts and
 // clobbered fields must be the same offline as on the server.
 func TestPredictEdgeCasesAgree(t *testing.T) {
 	ns := cluster.Namespace(t)
@@ -97,6 +100,20 @@ func TestPredictEdgeCasesAgree(t *testing.T) {
 			name: "container-port-on-tcp-and-udp", gvr: predictDeployGVR,
 			writes:  []edgeWrite{{manager: "team", apply: true, obj: `{apiVersion: apps/v1, kind: Deployment, metadata: {name: dns}, spec: {selector: {matchLabels: {app: dns}}, template: {metadata: {labels: {app: dns}}, spec: {containers: [{name: dns, image: dns:1, ports: [{name: udp, containerPort: 53, protocol: UDP}]}]}}}}`}},
 			desired: `{apiVersion: apps/v1, kind: Deployment, metadata: {name: dns}, spec: {selector: {matchLabels: {app: dns}}, template: {metadata: {labels: {app: dns}}, spec: {containers: [{name: dns, image: dns:1, ports: [{name: udp, containerPort: 53, protocol: UDP}, {name: tcp, containerPort: 53, protocol: TCP}]}]}}}}`,
+		},
+		{
+			// A ControllerRevision's data is immutable; its revision is not.
+			name: "controllerrevision-data-is-immutable", gvr: revisionGVR,
+			writes:  []edgeWrite{{manager: "ctrl", obj: `{apiVersion: apps/v1, kind: ControllerRevision, metadata: {name: rev}, revision: 1, data: {a: 1}}`}},
+			desired: `{apiVersion: apps/v1, kind: ControllerRevision, metadata: {name: rev}, revision: 2, data: {a: 2}}`,
+			want:    map[predict.Method]predict.Verdict{predict.Update: predict.Invalid, predict.MergePatch: predict.Invalid},
+		},
+		{
+			name: "controllerrevision-revision-changes", gvr: revisionGVR,
+			writes:  []edgeWrite{{manager: "ctrl", obj: `{apiVersion: apps/v1, kind: ControllerRevision, metadata: {name: rev2}, revision: 1, data: {a: 1}}`}},
+			desired: `{apiVersion: apps/v1, kind: ControllerRevision, metadata: {name: rev2}, revision: 3, data: {a: 1}}`,
+			// Another manager takes .revision from ctrl: allowed, and a clobber.
+			want: map[predict.Method]predict.Verdict{predict.Update: predict.Clobber, predict.MergePatch: predict.Clobber},
 		},
 		{
 			name: "empty-labels-dropped", gvr: predictCMGVR,
