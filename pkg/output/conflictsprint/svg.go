@@ -3,42 +3,26 @@ package conflictsprint
 import (
 	"bytes"
 	"fmt"
-	"html"
-	"time"
 
 	"github.com/kubectl-rv/kubectl-rv/pkg/conflicts"
 	"github.com/kubectl-rv/kubectl-rv/pkg/output"
 	"github.com/kubectl-rv/kubectl-rv/pkg/text"
 )
 
-// The picture's geometry, as in simulate's report (pkg/output/simprint).
-const (
-	svgWidth   = 1000
-	laneLeft   = 330
-	laneRight  = 30
-	laneHeight = 22
-	maxLanes   = 40
-)
+// esc makes log strings safe in XML.
+func esc(s string) string { return text.EscapeMarkup(s) }
 
-// esc makes log strings safe in XML: control characters (not allowed in
-// XML 1.0) are escaped as on a terminal, then markup.
-func esc(s string) string { return html.EscapeString(text.Escape(s)) }
-
-// SVG draws the report's timeline: one lane per writer over time, each
-// write attempt marked (success, 409, give-up, other failure), the way
-// simulate's report draws its writers. Text from the log is escaped.
+// SVG draws the report's timeline on the report pictures' swimlanes
+// (pkg/output): one lane per writer over time, each write attempt marked
+// (success, 409, give-up, other failure). Text from the log is escaped.
 func SVG(rep *conflicts.Report) []byte {
 	var b bytes.Buffer
-	lanes, hidden := writerLanes(rep.Timeline)
-	top := 90
-	height := top + len(lanes)*laneHeight + 70
-	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d" font-family="Helvetica, Arial, sans-serif" font-size="12">`+"\n", svgWidth, height, svgWidth, height)
-	fmt.Fprintf(&b, `<rect x="0" y="0" width="%d" height="%d" fill="#ffffff"/>`+"\n", svgWidth, height)
+	labels, hidden := output.CapLanes(writerLanes(rep.Timeline))
+	lanes := &output.Swimlanes{Top: 90, LabelWidth: 330, Labels: labels, Hidden: hidden, Noun: "writers", Ticks: 8, TickPrefix: "+"}
 	title := "no write attempts"
 	if rep.TimelineObject != nil {
 		title = rep.TimelineObject.String() + ": writers over time"
 	}
-	fmt.Fprintf(&b, `<text x="20" y="28" font-size="18" font-weight="bold">%s</text>`+"\n", esc(title))
 	var n409, gave int
 	for _, a := range rep.Timeline {
 		if a.Code == 409 {
@@ -48,13 +32,15 @@ func SVG(rep *conflicts.Report) []byte {
 			gave++
 		}
 	}
-	fmt.Fprintf(&b, `<text x="20" y="48" fill="#555">%s</text>`+"\n", esc(fmt.Sprintf("%d write attempts · %d conflicts · %d give-ups · %d writers", len(rep.Timeline), n409, gave, len(lanes)+hidden)))
-	legend(&b, 20, 72)
-	drawLanes(&b, rep.Timeline, lanes, top)
-	if hidden > 0 {
-		fmt.Fprintf(&b, `<text x="%d" y="%d" fill="#555">%s</text>`+"\n", laneLeft, top+len(lanes)*laneHeight+50, esc(fmt.Sprintf("%d more writers not drawn", hidden)))
+	output.SVGOpen(&b, lanes.Bottom()+70, title, fmt.Sprintf("%d write attempts · %d conflicts · %d give-ups · %d writers", len(rep.Timeline), n409, gave, len(labels)+hidden))
+	var items []output.LegendItem
+	for _, it := range []struct{ outcome, label string }{{"ok", "success"}, {"conflict", "409"}, {"giveup", "409, gave up"}, {"error", "other failure"}} {
+		items = append(items, output.LegendItem{Label: it.label, Draw: func(b *bytes.Buffer, x, y int) { mark(b, it.outcome, float64(x), float64(y-4), "") }})
 	}
-	b.WriteString("</svg>\n")
+	output.Legend(&b, 20, 72, 9, 18, items)
+	drawLanes(&b, rep.Timeline, lanes)
+	lanes.DrawHidden(&b)
+	output.SVGClose(&b)
 	return b.Bytes()
 }
 
@@ -73,7 +59,7 @@ func HTML(rep *conflicts.Report) []byte {
 	return b.Bytes()
 }
 
-func writerLanes(tl []conflicts.Attempt) ([]string, int) {
+func writerLanes(tl []conflicts.Attempt) []string {
 	var lanes []string
 	seen := map[string]bool{}
 	for _, a := range tl {
@@ -82,65 +68,29 @@ func writerLanes(tl []conflicts.Attempt) ([]string, int) {
 			lanes = append(lanes, a.Writer)
 		}
 	}
-	if len(lanes) > maxLanes {
-		return lanes[:maxLanes], len(lanes) - maxLanes
-	}
-	return lanes, 0
+	return lanes
 }
 
-func drawLanes(b *bytes.Buffer, tl []conflicts.Attempt, lanes []string, top int) {
+func drawLanes(b *bytes.Buffer, tl []conflicts.Attempt, lanes *output.Swimlanes) {
 	idx := map[string]int{}
-	for i, l := range lanes {
+	for i, l := range lanes.Labels {
 		idx[l] = i
-		y := top + i*laneHeight
-		if i%2 == 0 {
-			fmt.Fprintf(b, `<rect x="%d" y="%d" width="%d" height="%d" fill="#f4f6f8"/>`+"\n", laneLeft, y, svgWidth-laneLeft-laneRight, laneHeight)
-		}
-		fmt.Fprintf(b, `<text x="%d" y="%d" text-anchor="end">%s<title>%s</title></text>`+"\n", laneLeft-8, y+15, esc(laneLabel(l)), esc(l))
 	}
 	if len(tl) == 0 {
+		// No writers, no lanes: nothing to draw an axis for.
 		return
 	}
+	lanes.Span = tl[len(tl)-1].Received.Sub(tl[0].Received)
+	lanes.Draw(b)
 	start := tl[0].Received
-	end := output.AxisEnd(tl[len(tl)-1].Received.Sub(start), axisTicks)
-	plotW := float64(svgWidth - laneLeft - laneRight - 10)
-	x := func(t time.Time) float64 { return float64(laneLeft+5) + plotW*float64(t.Sub(start))/float64(end) }
-	bottom := top + len(lanes)*laneHeight
-	axis(b, func(d time.Duration) float64 { return x(start.Add(d)) }, end, top, bottom)
 	for _, a := range tl {
 		i, ok := idx[a.Writer]
 		if !ok {
 			continue
 		}
 		title := esc(fmt.Sprintf("+%.3fs %s %s %d chain %d.%d %s", a.Received.Sub(start).Seconds(), a.Writer, a.Verb, a.Code, a.Chain, a.Step, a.Cause))
-		mark(b, outcome(a), x(a.Received), float64(top+i*laneHeight)+laneHeight/2, title)
+		mark(b, outcome(a), lanes.X(a.Received.Sub(start)), lanes.Mid(i), title)
 	}
-}
-
-// axisTicks is about how many ticks the time axis has.
-const axisTicks = 8
-
-// axis draws the time axis at round steps from the first attempt (+0s,
-// +2s, +4s: not +1.98s), with a grid line at each, as simulate's does.
-func axis(b *bytes.Buffer, x func(time.Duration) float64, end time.Duration, top, bottom int) {
-	fmt.Fprintf(b, `<line x1="%d" y1="%d" x2="%d" y2="%d" stroke="#333"/>`+"\n", laneLeft, bottom, svgWidth-laneRight, bottom)
-	step := output.NiceStep(end, axisTicks)
-	for t := time.Duration(0); t <= end; t += step {
-		tx := x(t)
-		fmt.Fprintf(b, `<line x1="%.1f" y1="%d" x2="%.1f" y2="%d" stroke="#e1e4e8"/>`+"\n", tx, top, tx, bottom)
-		fmt.Fprintf(b, `<line x1="%.1f" y1="%d" x2="%.1f" y2="%d" stroke="#333"/>`+"\n", tx, bottom, tx, bottom+5)
-		fmt.Fprintf(b, `<text x="%.1f" y="%d" text-anchor="middle" font-size="11" fill="#333">+%s</text>`+"\n", tx, bottom+18, esc(output.TickLabel(t)))
-	}
-}
-
-// laneLabel keeps the end of a long writer name (its manager and pod), which
-// tells writers of one user apart.
-func laneLabel(l string) string {
-	const most = 46
-	if r := []rune(l); len(r) > most {
-		return "…" + string(r[len(r)-most+1:])
-	}
-	return l
 }
 
 func outcome(a conflicts.Attempt) string {
@@ -153,14 +103,6 @@ func outcome(a conflicts.Attempt) string {
 		return "ok"
 	}
 	return "error"
-}
-
-func legend(b *bytes.Buffer, x, y int) {
-	for _, it := range []struct{ outcome, label string }{{"ok", "success"}, {"conflict", "409"}, {"giveup", "409, gave up"}, {"error", "other failure"}} {
-		mark(b, it.outcome, float64(x), float64(y-4), "")
-		fmt.Fprintf(b, `<text x="%d" y="%d">%s</text>`+"\n", x+9, y, esc(it.label))
-		x += 18 + 7*len(it.label)
-	}
 }
 
 func mark(b *bytes.Buffer, outcome string, cx, cy float64, title string) {
