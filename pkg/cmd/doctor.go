@@ -329,6 +329,9 @@ func (o *DoctorOptions) preflight(ctx context.Context) error {
 	switch {
 	case errors.Is(err, doctor.ErrNoProbeNamespace):
 		return exitcode.Usagef("--write-probe %s: no such namespace: create it, or name one where you may create ConfigMaps", text.Escape(o.WriteProbe))
+	case exitcode.IsForbidden(err):
+		ns := text.Escape(o.WriteProbe)
+		return exitcode.Refused(err, "--write-probe "+ns, "a dry-run create of the probe ConfigMap", "create on configmaps in namespace "+ns)
 	case err != nil:
 		return exitcode.Cluster(fmt.Errorf("--write-probe %s: the server refused a dry-run create of the probe ConfigMap: %w", text.Escape(o.WriteProbe), err))
 	}
