@@ -1,0 +1,188 @@
+package cmd
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/kubectl-rv/kubectl-rv/pkg/exitcode"
+	"github.com/kubectl-rv/kubectl-rv/pkg/inspect"
+	"github.com/kubectl-rv/kubectl-rv/pkg/output"
+	"github.com/kubectl-rv/kubectl-rv/pkg/output/watchprint"
+	"github.com/kubectl-rv/kubectl-rv/pkg/text"
+)
+
+// Replay: watch --replay FILE re-renders a recording made with --record as
+// the watch printed it; with --list, --object, --at, --from and --to it
+// travels in it instead (the recorded objects, one object at a
+// resourceVersion, the fields that changed between two). simulate replay
+// is a deprecated alias of the travel views (newCmdSimulateReplay).
+
+// travels reports whether the flags ask for a travel view of the
+// recording rather than its stream.
+func (o *WatchOptions) travels() bool { return o.List || o.Object != "" }
+
+// replayArgs is the watch command line of the asked replay: what
+// simulate replay's deprecation names.
+func (o *WatchOptions) replayArgs() []string {
+	args := []string{"watch", "--replay", o.Replay}
+	if o.List {
+		args = append(args, "--list")
+	}
+	for _, f := range []struct{ flag, value string }{{"--object", o.Object}, {"--at", o.At}, {"--from", o.From}, {"--to", o.To}} {
+		if f.value != "" {
+			args = append(args, f.flag, f.value)
+		}
+	}
+	if o.Output.Output != "" {
+		args = append(args, "-o", o.Output.Output)
+	}
+	return args
+}
+
+// validateReplay checks the flags of --replay without I/O.
+func (o *WatchOptions) validateReplay() error {
+	if o.Replay == "" {
+		for flag, set := range map[string]bool{"--list": o.List, "--object": o.Object != "", "--at": o.At != "", "--from": o.From != "", "--to": o.To != ""} {
+			if set {
+				return exitcode.Usagef("%s travels in a recording: give it with --replay FILE", flag)
+			}
+		}
+		if o.Output.Format() == output.YAML {
+			return exitcode.Usagef("-o yaml is for --replay's --list and --object views: a watch prints -o json, one object per line")
+		}
+		return nil
+	}
+	if len(o.Args) > 0 {
+		return exitcode.Usagef("--replay renders a recording: give no TYPE arguments")
+	}
+	for flag, set := range map[string]bool{"--since": o.Since != "", "--record": o.Record != "", "-l": o.LabelSelector != "", "--field-selector": o.FieldSelector != "", "-A": o.AllNamespaces, "--for": o.For != 0} {
+		if set {
+			return exitcode.Usagef("%s cannot be used with --replay", flag)
+		}
+	}
+	switch {
+	case (o.From == "") != (o.To == ""):
+		return exitcode.Usagef("--from and --to go together")
+	case (o.At != "" || o.From != "") && o.Object == "":
+		return exitcode.Usagef("--at, --from and --to need --object RESOURCE/NAME")
+	case o.At != "" && o.From != "":
+		return exitcode.Usagef("give --at, or --from and --to, not both")
+	case o.List && o.Object != "":
+		return exitcode.Usagef("give --list, or --object, not both")
+	case o.Output.Format() == output.YAML && !o.travels():
+		return exitcode.Usagef("-o yaml is for --replay's --list and --object views: a replay prints -o json, one object per line")
+	}
+	return nil
+}
+
+func (o *WatchOptions) runReplay() error {
+	f, err := os.Open(o.Replay)
+	if err != nil {
+		return exitcode.Usagef("--replay: %w", err)
+	}
+	defer f.Close()
+	if o.travels() {
+		return o.travel(f)
+	}
+	if _, err := f.Seek(0, io.SeekCurrent); err != nil {
+		// A pipe: read it whole, as it cannot be read twice.
+		return o.replayWhole(f)
+	}
+	// Read twice: checked whole first, so that a bad line shows no row,
+	// then replayed event by event, so that the recording is never in
+	// memory whole.
+	h, err := inspect.CheckRecording(f)
+	if err := o.cutShort(err); err != nil {
+		return err
+	}
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		return exitcode.Usagef("--replay %s: %w", o.Replay, err)
+	}
+	rr, err := inspect.NewRecordingReader(f)
+	if err != nil {
+		return exitcode.Usagef("--replay %s: %w", o.Replay, err)
+	}
+	pr, err := o.printer(h.AllNamespaces)
+	if err != nil {
+		return err
+	}
+	res, err := inspect.ReplayFrom(rr, o.config(nil), pr)
+	var bad *inspect.RecordingError
+	if errors.As(err, &bad) {
+		// Changed since it was checked.
+		return exitcode.Usagef("--replay %s: %w", o.Replay, err)
+	}
+	if err != nil {
+		return err
+	}
+	return o.finish(pr, res)
+}
+
+// cutShort turns a recording's error into the command's: a last line cut
+// short (what a killed recorder leaves) is a warning naming file:line, and
+// the lines before it are replayed; any other damage exits 2.
+func (o *WatchOptions) cutShort(err error) error {
+	var bad *inspect.RecordingError
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, inspect.ErrCutShort) && errors.As(err, &bad):
+		output.Warnf(o.ErrOut, "%s:%d: %v; replaying the %s before it", o.Replay, bad.Line, inspect.ErrCutShort, text.Plural(bad.Line-1, "line"))
+		return nil
+	}
+	return exitcode.Usagef("--replay %s: %w", o.Replay, err)
+}
+
+// replayWhole replays a recording read whole from r.
+func (o *WatchOptions) replayWhole(r io.Reader) error {
+	rec, err := inspect.ReadRecording(r)
+	if err := o.cutShort(err); err != nil {
+		return err
+	}
+	pr, err := o.printer(rec.Header.AllNamespaces)
+	if err != nil {
+		return err
+	}
+	res, err := inspect.Replay(rec, o.config(nil), pr)
+	if err != nil {
+		return err
+	}
+	return o.finish(pr, res)
+}
+
+// travel reads the recording whole and prints the view the flags ask
+// for: the recorded objects (--list), one object at a resourceVersion
+// (--object, --at: its last recorded state by default) or the fields that
+// changed between two (--object, --from, --to).
+func (o *WatchOptions) travel(f io.Reader) error {
+	p, err := o.Output.ToPrinter(o.Out)
+	if err != nil {
+		return err
+	}
+	rec, err := inspect.ReadRecording(f)
+	if err := o.cutShort(err); err != nil {
+		return err
+	}
+	tl := inspect.NewTimeline(rec)
+	if o.List {
+		return watchprint.PrintHistoryList(p, o.ErrOut, tl.List())
+	}
+	h, err := tl.Find(o.Object, o.namespace)
+	if err != nil {
+		return exitcode.Usage(fmt.Errorf("--object: %w", err))
+	}
+	if o.From != "" {
+		d, err := h.Diff(o.From, o.To)
+		if err != nil {
+			return exitcode.Usage(err)
+		}
+		return watchprint.PrintVersionDiff(p, o.ErrOut, d)
+	}
+	v, err := h.At(o.At)
+	if err != nil {
+		return exitcode.Usage(err)
+	}
+	return watchprint.PrintVersionAt(p, v)
+}
