@@ -7,6 +7,19 @@ import (
 	"github.com/kubectl-rv/kubectl-rv/pkg/follow"
 )
 
+// Run is the leases command's one entry: it reads the history of
+// cfg.Audit's logs, or watches the Leases (cfg.Watch), or looks at the
+// locks once, and returns the report.
+func Run(ctx context.Context, c Clients, cfg Config) (*Report, error) {
+	switch {
+	case len(cfg.Audit) > 0:
+		return History(ctx, cfg.Audit, cfg)
+	case cfg.Watch:
+		return Watch(ctx, c, cfg)
+	}
+	return Now(ctx, c, cfg)
+}
+
 // Watch watches the Leases (cfg.Namespace, or every namespace) until ctx
 // is done and returns what it saw: each Lease's renewals, takeovers,
 // expiries and a timeline. The list, watch, resumption and relist after
