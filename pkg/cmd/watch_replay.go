@@ -86,32 +86,13 @@ func (o *WatchOptions) runReplay() error {
 	if o.travels() {
 		return o.travel(f)
 	}
-	if _, err := f.Seek(0, io.SeekCurrent); err != nil {
-		// A pipe: read it whole, as it cannot be read twice.
-		return o.replayWhole(f)
-	}
-	// Read twice: checked whole first, so that a bad line shows no row,
-	// then replayed event by event, so that the recording is never in
-	// memory whole.
-	h, err := inspect.CheckRecording(f)
-	if err := o.cutShort(err); err != nil {
-		return err
-	}
-	if _, err := f.Seek(0, io.SeekStart); err != nil {
-		return exitcode.Usagef("--replay %s: %w", o.Replay, err)
-	}
-	rr, err := inspect.NewRecordingReader(f)
-	if err != nil {
-		return exitcode.Usagef("--replay %s: %w", o.Replay, err)
-	}
-	pr, err := o.printer(h.AllNamespaces)
-	if err != nil {
-		return err
-	}
-	res, err := inspect.ReplayFrom(rr, o.config(nil), pr)
-	var bad *inspect.RecordingError
-	if errors.As(err, &bad) {
-		// Changed since it was checked.
+	var pr *watchprint.Printer
+	res, err := inspect.ReplayRecording(f, o.config(nil), func(h inspect.RecordingHeader, cut *inspect.RecordingError) (inspect.Sink, error) {
+		o.warnCutShort(cut)
+		pr, err = o.printer(h.AllNamespaces)
+		return pr, err
+	})
+	if bad := (*inspect.RecordingError)(nil); errors.As(err, &bad) {
 		return exitcode.Usagef("--replay %s: %w", o.Replay, err)
 	}
 	if err != nil {
@@ -120,36 +101,13 @@ func (o *WatchOptions) runReplay() error {
 	return o.finish(pr, res)
 }
 
-// cutShort turns a recording's error into the command's: a last line cut
-// short (what a killed recorder leaves) is a warning naming file:line, and
-// the lines before it are replayed; any other damage exits 2.
-func (o *WatchOptions) cutShort(err error) error {
-	var bad *inspect.RecordingError
-	switch {
-	case err == nil:
-		return nil
-	case errors.Is(err, inspect.ErrCutShort) && errors.As(err, &bad):
-		output.Warnf(o.ErrOut, "%s:%d: %v; replaying the %s before it", o.Replay, bad.Line, inspect.ErrCutShort, text.Plural(bad.Line-1, "line"))
-		return nil
+// warnCutShort says that the recording's last line is cut short (what a
+// killed recorder leaves), naming file:line, and that the lines before it
+// are replayed.
+func (o *WatchOptions) warnCutShort(cut *inspect.RecordingError) {
+	if cut != nil {
+		output.Warnf(o.ErrOut, "%s:%d: %v; replaying the %s before it", o.Replay, cut.Line, inspect.ErrCutShort, text.Plural(cut.Line-1, "line"))
 	}
-	return exitcode.Usagef("--replay %s: %w", o.Replay, err)
-}
-
-// replayWhole replays a recording read whole from r.
-func (o *WatchOptions) replayWhole(r io.Reader) error {
-	rec, err := inspect.ReadRecording(r)
-	if err := o.cutShort(err); err != nil {
-		return err
-	}
-	pr, err := o.printer(rec.Header.AllNamespaces)
-	if err != nil {
-		return err
-	}
-	res, err := inspect.Replay(rec, o.config(nil), pr)
-	if err != nil {
-		return err
-	}
-	return o.finish(pr, res)
 }
 
 // travel reads the recording whole and prints the view the flags ask
@@ -162,27 +120,26 @@ func (o *WatchOptions) travel(f io.Reader) error {
 		return err
 	}
 	rec, err := inspect.ReadRecording(f)
-	if err := o.cutShort(err); err != nil {
-		return err
+	var bad *inspect.RecordingError
+	switch {
+	case errors.Is(err, inspect.ErrCutShort) && errors.As(err, &bad):
+		o.warnCutShort(bad)
+	case err != nil:
+		return exitcode.Usagef("--replay %s: %w", o.Replay, err)
 	}
-	tl := inspect.NewTimeline(rec)
-	if o.List {
-		return watchprint.PrintHistoryList(p, o.ErrOut, tl.List())
-	}
-	h, err := tl.Find(o.Object, o.namespace)
-	if err != nil {
+	q := inspect.Travel{Object: o.Object, Namespace: o.namespace, At: o.At, From: o.From, To: o.To}
+	res, err := q.In(rec)
+	if oe := (*inspect.ObjectError)(nil); errors.As(err, &oe) {
 		return exitcode.Usage(fmt.Errorf("--object: %w", err))
 	}
-	if o.From != "" {
-		d, err := h.Diff(o.From, o.To)
-		if err != nil {
-			return exitcode.Usage(err)
-		}
-		return watchprint.PrintVersionDiff(p, o.ErrOut, d)
-	}
-	v, err := h.At(o.At)
 	if err != nil {
 		return exitcode.Usage(err)
 	}
-	return watchprint.PrintVersionAt(p, v)
+	switch {
+	case res.List != nil:
+		return watchprint.PrintHistoryList(p, o.ErrOut, *res.List)
+	case res.Diff != nil:
+		return watchprint.PrintVersionDiff(p, o.ErrOut, *res.Diff)
+	}
+	return watchprint.PrintVersionAt(p, *res.At)
 }
