@@ -109,16 +109,7 @@ func NewCmdLag(f *Factory, streams genericiooptions.IOStreams) *cobra.Command {
 		Long:              lagLong,
 		Example:           lagExample,
 		ValidArgsFunction: lagTypeCompletion(f),
-		RunE: func(c *cobra.Command, args []string) error {
-			o.timeoutSet = c.Flags().Changed("timeout")
-			if err := o.Complete(f, args); err != nil {
-				return err
-			}
-			if err := o.Validate(); err != nil {
-				return err
-			}
-			return o.Run(c.Context())
-		},
+		RunE:              runE(f, o),
 	}
 	fs := cmd.Flags()
 	o.Selection.AddFlags(fs)
@@ -133,6 +124,8 @@ func NewCmdLag(f *Factory, streams genericiooptions.IOStreams) *cobra.Command {
 	fs.IntVar(&o.Concurrency, "concurrency", o.Concurrency, "How many types to list at once.")
 	return cmd
 }
+
+func (o *LagOptions) seeFlags(changed func(string) bool) { o.timeoutSet = changed("timeout") }
 
 // Complete resolves the namespace, the client and the types.
 func (o *LagOptions) Complete(f *Factory, args []string) error {

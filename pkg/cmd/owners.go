@@ -147,16 +147,7 @@ func NewCmdOwners(f *Factory, streams genericiooptions.IOStreams) *cobra.Command
 		Long:              ownersLong,
 		Example:           ownersExample,
 		ValidArgsFunction: ResourceTypeOrNameCompletion(f),
-		RunE: func(c *cobra.Command, args []string) error {
-			o.expectManagerSet = c.Flags().Changed("expect-manager")
-			if err := o.Complete(f, args); err != nil {
-				return err
-			}
-			if err := o.Validate(); err != nil {
-				return err
-			}
-			return o.Run(c.Context())
-		},
+		RunE:              runE(f, o),
 	}
 	fs := cmd.Flags()
 	o.Selection.AddFlags(fs)
@@ -184,6 +175,10 @@ func timeFormatNames() []string {
 		names[i] = string(f)
 	}
 	return names
+}
+
+func (o *OwnersOptions) seeFlags(changed func(string) bool) {
+	o.expectManagerSet = changed("expect-manager")
 }
 
 // Complete fills in the arguments, the namespace and the clients.
