@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"slices"
 	"strings"
 	"time"
@@ -204,14 +203,12 @@ func (o *LeasesOptions) Validate() error {
 		return exitcode.Usagef("--fail-on needs a history to judge: add --for DURATION, --watch or --audit-log PATH")
 	case slices.Contains(strings.Split(o.FailOn, ","), "split-brain") && !o.history():
 		return exitcode.Usagef("--fail-on split-brain needs --audit-log: only the audit log shows a former leader's writes")
-	case o.Report != "" && !strings.HasSuffix(o.Report, ".svg") && !strings.HasSuffix(o.Report, ".html"):
-		return exitcode.Usagef("--report %q: give a file name ending in .svg or .html", o.Report)
 	case o.Report != "" && !o.history() && !o.watching():
 		return exitcode.Usagef("--report draws a history: add --for DURATION, --watch or --audit-log PATH")
 	case countOf(o.AuditLogs, "-") > 1:
 		return exitcode.Usagef("--audit-log - (stdin) can be given only once")
 	}
-	return nil
+	return validateReport(o.Report)
 }
 
 func (o *LeasesOptions) config() leases.Config {
@@ -258,25 +255,10 @@ func (o *LeasesOptions) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if err := o.writeReport(rep); err != nil {
+	if err := writeReport(o.Report, func() []byte { return leasesprint.SVG(rep) }, func() []byte { return leasesprint.HTML(rep) }); err != nil {
 		return err
 	}
 	return o.exit(rep)
-}
-
-// writeReport writes --report's picture, if asked.
-func (o *LeasesOptions) writeReport(rep *leases.Report) error {
-	if o.Report == "" {
-		return nil
-	}
-	b := leasesprint.SVG(rep)
-	if strings.HasSuffix(o.Report, ".html") {
-		b = leasesprint.HTML(rep)
-	}
-	if err := os.WriteFile(o.Report, b, 0o644); err != nil {
-		return exitcode.Usage(fmt.Errorf("--report: %w", err))
-	}
-	return nil
 }
 
 func (o *LeasesOptions) nothing() string {

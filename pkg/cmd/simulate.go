@@ -159,14 +159,7 @@ func (o *SimulateRunOptions) Validate() error {
 	if o.Keep && len(o.EtcdEndpoints) == 0 {
 		return exitcode.Usagef("--keep keeps the keys of a run on a real etcd: add --etcd-endpoints")
 	}
-	if o.Report != "" {
-		switch strings.ToLower(filepath.Ext(o.Report)) {
-		case ".html", ".svg":
-		default:
-			return exitcode.Usagef("--report %q: the picture is written as .html or .svg", o.Report)
-		}
-	}
-	return nil
+	return validateReport(o.Report)
 }
 
 func (o *SimulateRunOptions) load() (*scenario.Scenario, error) {
@@ -341,14 +334,8 @@ func (o *SimulateRunOptions) writeReport(res *simulate.Result) error {
 	if o.Report == "" {
 		return nil
 	}
-	pic := simprint.SVG(res)
-	if strings.EqualFold(filepath.Ext(o.Report), ".html") {
-		pic = simprint.HTML(res)
-	}
-	if err := os.WriteFile(o.Report, pic, 0o644); err != nil {
-		// A local path the user named: bad input, never the cluster's (an
-		// errno looks like a net.Error to exitcode.Classify).
-		return exitcode.Usage(fmt.Errorf("writing --report: %w", err))
+	if err := writeReport(o.Report, func() []byte { return simprint.SVG(res) }, func() []byte { return simprint.HTML(res) }); err != nil {
+		return err
 	}
 	fmt.Fprintf(o.ErrOut, "Wrote the picture of the run to %s\n", o.Report)
 	return nil
