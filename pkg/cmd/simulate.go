@@ -438,10 +438,7 @@ func newCmdSimulateReplay(f *Factory, streams genericiooptions.IOStreams) *cobra
 			return runE(f, o)(c, nil)
 		},
 	}
-	cmd.Flags().StringVar(&o.Object, "object", "", "The object: TYPE/NAME (namespace from -n) or TYPE/NAMESPACE/NAME, with TYPE as kubectl reads it (cm, configmap, configmaps, ConfigMap, deployments.apps).")
-	cmd.Flags().StringVar(&o.At, "at", "", "Show the object as it was at this resourceVersion (default: its last recorded state).")
-	cmd.Flags().StringVar(&o.From, "from", "", "Diff from the state at this resourceVersion (with --to).")
-	cmd.Flags().StringVar(&o.To, "to", "", "Diff to the state at this resourceVersion (with --from).")
+	o.addTravelFlags(cmd.Flags())
 	o.Output.AddFlags(cmd.Flags())
 	return cmd
 }

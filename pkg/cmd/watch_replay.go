@@ -6,6 +6,8 @@ import (
 	"io"
 	"os"
 
+	"github.com/spf13/pflag"
+
 	"github.com/kubectl-rv/kubectl-rv/pkg/exitcode"
 	"github.com/kubectl-rv/kubectl-rv/pkg/inspect"
 	"github.com/kubectl-rv/kubectl-rv/pkg/output"
@@ -22,6 +24,15 @@ import (
 // travels reports whether the flags ask for a travel view of the
 // recording rather than its stream.
 func (o *WatchOptions) travels() bool { return o.List || o.Object != "" }
+
+// addTravelFlags adds the flags that pick an object of a recording and its
+// versions, to watch and to its deprecated alias simulate replay.
+func (o *WatchOptions) addTravelFlags(fs *pflag.FlagSet) {
+	fs.StringVar(&o.Object, "object", "", "With --replay: show this object (TYPE/NAME, namespace from -n, or TYPE/NAMESPACE/NAME, TYPE as kubectl reads it) as it was at --at, or diff it --from --to.")
+	fs.StringVar(&o.At, "at", "", "With --replay --object: the object as it was at this resourceVersion (default: its last recorded state).")
+	fs.StringVar(&o.From, "from", "", "With --replay --object: diff from the state at this resourceVersion (with --to).")
+	fs.StringVar(&o.To, "to", "", "With --replay --object: diff to the state at this resourceVersion (with --from).")
+}
 
 // replayArgs is the watch command line of the asked replay: what
 // simulate replay's deprecation names.
