@@ -2,7 +2,6 @@ package leases
 
 import (
 	"context"
-	"time"
 
 	"github.com/kubectl-rv/kubectl-rv/pkg/follow"
 )
@@ -54,21 +53,15 @@ func Watch(ctx context.Context, c Clients, cfg Config) (*Report, error) {
 // consume feeds the tracker until the stream ends, ticks it every second
 // and hands the live view its report.
 func (t *Tracker) consume(events <-chan follow.Event, done <-chan error) error {
-	tick := time.NewTicker(time.Second)
-	defer tick.Stop()
-	var live <-chan time.Time
-	if t.cfg.Live != nil {
-		lt := time.NewTicker(t.cfg.LiveEvery)
-		defer lt.Stop()
-		live = lt.C
-	}
+	clocks := follow.NewClocks(t.cfg.Live != nil, t.cfg.LiveEvery)
+	defer clocks.Stop()
 	for {
 		select {
 		case ev := <-events:
 			t.Observe(ev)
-		case <-tick.C:
+		case <-clocks.Tick:
 			t.Tick(t.cfg.now())
-		case <-live:
+		case <-clocks.Live:
 			t.cfg.Live(t.Report(t.cfg.now()))
 		case err := <-done:
 			// The driver has stopped sending: take what it left queued.
