@@ -46,8 +46,8 @@ func (o *WatchOptions) replayArgs() []string {
 			args = append(args, f.flag, f.value)
 		}
 	}
-	if o.Output.Output != "" {
-		args = append(args, "-o", o.Output.Output)
+	if f := o.Output.Output; f != "" && f != string(output.Table) {
+		args = append(args, "-o", f)
 	}
 	return args
 }

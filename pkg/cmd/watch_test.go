@@ -76,7 +76,7 @@ func TestWatchReplayTravels(t *testing.T) {
 		{"--list and --object", []string{"watch", "--replay", p, "--list", "--object", "deploy/shop/web"}, 2, "", "give --list, or --object, not both"},
 		{"--list without --replay", []string{"watch", "deployments", "--list"}, 2, "", "--list travels in a recording: give it with --replay FILE"},
 		{"yaml for the stream", []string{"watch", "--replay", p, "-o", "yaml"}, 2, "", "-o yaml is for --replay's --list and --object views"},
-		{"the alias lists", []string{"simulate", "replay", p}, 0, "shop/web", "run kubectl rv watch --replay " + p + " --list"},
+		{"the alias lists", []string{"simulate", "replay", p}, 0, "shop/web", "run kubectl rv watch --replay " + p + " --list\n"},
 		{"the alias shows an object", []string{"simulate", "replay", p, "--object", "deploy/shop/web", "--at", "11"}, 0, "replicas: 2", "run kubectl rv watch --replay " + p + " --object deploy/shop/web --at 11"},
 	}
 	for _, tt := range tests {
