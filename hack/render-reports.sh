@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # hack/render-reports.sh [OUTDIR]: render every report picture kubectl rv
-# writes (simulate --report and conflicts --report, SVG and HTML) and take a
+# writes (simulate, conflicts and leases --report, SVG and HTML) and take a
 # screenshot of each in headless Chromium, so that a change to the pictures
 # is looked at the way a user sees it, not only diffed as text.
 #
 # Needs chromium (Debian: apt-get install chromium). Writes OUTDIR (default
 # _output/reports): NAME.svg / NAME.html and NAME.svg.png / NAME.html.png.
-# The conflicts pictures are of a small synthetic audit log (hack/genaudit).
+# The conflicts pictures are of a small synthetic audit log (hack/genaudit),
+# the leases pictures of examples/leases-audit.log.gz (the e2e scene).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 out=${1:-_output/reports}
@@ -29,6 +30,7 @@ for s in two-clients retry-storm leader-election ssa-fight lost-update; do
 done
 for ext in svg html; do
 	"$bin/kubectl-rv" conflicts --audit-log "$bin/audit.log" --report "$out/conflicts.$ext" >/dev/null 2>&1 || true
+	"$bin/kubectl-rv" leases --audit-log examples/leases-audit.log.gz --lease-duration 6s --report "$out/leases.$ext" >/dev/null 2>&1 || true
 done
 
 # The flags keep Chromium off the network and out of the user's profile.

@@ -76,13 +76,15 @@ func Listable(d discovery.DiscoveryInterface, clusterScoped bool) (Discovered, e
 
 // Sort orders types by group, then resource.
 func Sort(ts []Type) {
-	sort.SliceStable(ts, func(i, j int) bool {
-		a, b := ts[i].Resource, ts[j].Resource
-		if a.Group != b.Group {
-			return a.Group < b.Group
-		}
-		return a.Resource < b.Resource
-	})
+	sort.SliceStable(ts, func(i, j int) bool { return Less(ts[i].Resource, ts[j].Resource) })
+}
+
+// Less is the order of types in every listing: by group, then resource.
+func Less(a, b schema.GroupVersionResource) bool {
+	if a.Group != b.Group {
+		return a.Group < b.Group
+	}
+	return a.Resource < b.Resource
 }
 
 // HasVerbs reports whether r supports every verb.

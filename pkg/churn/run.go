@@ -66,14 +66,8 @@ func (t *Tracker) consume(ctx context.Context, dyn dynamic.Interface, events <-c
 	fetched := make(chan fetchResult, 3*t.cfg.Explain+1)
 	var wg sync.WaitGroup
 	defer wg.Wait()
-	tick := time.NewTicker(time.Second)
-	defer tick.Stop()
-	var live <-chan time.Time
-	if t.cfg.Live != nil {
-		lt := time.NewTicker(t.cfg.LiveEvery)
-		defer lt.Stop()
-		live = lt.C
-	}
+	clocks := follow.NewClocks(t.cfg.Live != nil, t.cfg.LiveEvery)
+	defer clocks.Stop()
 	for {
 		select {
 		case ev := <-events:
@@ -90,9 +84,9 @@ func (t *Tracker) consume(ctx context.Context, dyn dynamic.Interface, events <-c
 			}
 		case f := <-fetched:
 			t.explained(f.k, f.u)
-		case <-tick.C:
+		case <-clocks.Tick:
 			t.pickExplain()
-		case <-live:
+		case <-clocks.Live:
 			t.cfg.Live(t.report(t.cfg.Stream.Now(), t.cfg.LiveTop))
 		case err := <-done:
 			return err

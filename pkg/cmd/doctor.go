@@ -266,16 +266,12 @@ func (o *DoctorOptions) config() doctor.Config {
 	cfg.LatencySamples = o.Samples
 	cfg.WatchTimeout = o.WatchTimeout
 	cfg.Checks = o.Checks
+	cfg.WriteProbe = o.WriteProbe
 	return cfg
 }
 
 // Run probes the types, prints the verdicts and maps them to an exit code.
 func (o *DoctorOptions) Run(ctx context.Context) error {
-	if o.WriteProbe != "" {
-		if err := o.preflight(ctx); err != nil {
-			return err
-		}
-	}
 	types, err := o.types()
 	if err != nil {
 		return err
@@ -290,11 +286,11 @@ func (o *DoctorOptions) Run(ctx context.Context) error {
 	}
 	cfg := o.config()
 	rep, err := doctor.Run(ctx, o.clients, types.Types, cfg)
+	if pe := (*doctor.PreflightError)(nil); errors.As(err, &pe) {
+		return o.preflightErr(pe.Err)
+	}
 	if err != nil {
 		return err
-	}
-	if o.WriteProbe != "" {
-		rep.WriteProbe(ctx, o.clients, o.WriteProbe, cfg)
 	}
 	rep.Warnings = append(warnings, rep.Warnings...)
 	if err := o.print(rep, types.Types); err != nil {
@@ -323,16 +319,16 @@ func (o *DoctorOptions) print(rep *doctor.Report, types []apitypes.Type) error {
 	return doctorprint.Print(p, rep, doctorprint.Options{Details: o.Output.Format() == output.Wide || len(o.args) > 0})
 }
 
-// preflight says before any check whether --write-probe can run.
-func (o *DoctorOptions) preflight(ctx context.Context) error {
-	err := doctor.PreflightWriteProbe(ctx, o.clients.Dynamic, o.WriteProbe)
+// preflightErr is the command's error when --write-probe cannot run.
+func (o *DoctorOptions) preflightErr(err error) error {
 	switch {
 	case errors.Is(err, doctor.ErrNoProbeNamespace):
 		return exitcode.Usagef("--write-probe %s: no such namespace: create it, or name one where you may create ConfigMaps", text.Escape(o.WriteProbe))
-	case err != nil:
-		return exitcode.Cluster(fmt.Errorf("--write-probe %s: the server refused a dry-run create of the probe ConfigMap: %w", text.Escape(o.WriteProbe), err))
+	case exitcode.IsForbidden(err):
+		ns := text.Escape(o.WriteProbe)
+		return exitcode.Refused(err, "--write-probe "+ns, "a dry-run create of the probe ConfigMap", "create on configmaps in namespace "+ns)
 	}
-	return nil
+	return exitcode.Cluster(fmt.Errorf("--write-probe %s: the server refused a dry-run create of the probe ConfigMap: %w", text.Escape(o.WriteProbe), err))
 }
 
 // exit is 1 when a check failed, 3 when no type could be probed at all.

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
 	"time"
 
@@ -110,16 +109,7 @@ func NewCmdLag(f *Factory, streams genericiooptions.IOStreams) *cobra.Command {
 		Long:              lagLong,
 		Example:           lagExample,
 		ValidArgsFunction: lagTypeCompletion(f),
-		RunE: func(c *cobra.Command, args []string) error {
-			o.timeoutSet = c.Flags().Changed("timeout")
-			if err := o.Complete(f, args); err != nil {
-				return err
-			}
-			if err := o.Validate(); err != nil {
-				return err
-			}
-			return o.Run(c.Context())
-		},
+		RunE:              runE(f, o),
 	}
 	fs := cmd.Flags()
 	o.Selection.AddFlags(fs)
@@ -134,6 +124,8 @@ func NewCmdLag(f *Factory, streams genericiooptions.IOStreams) *cobra.Command {
 	fs.IntVar(&o.Concurrency, "concurrency", o.Concurrency, "How many types to list at once.")
 	return cmd
 }
+
+func (o *LagOptions) seeFlags(changed func(string) bool) { o.timeoutSet = changed("timeout") }
 
 // Complete resolves the namespace, the client and the types.
 func (o *LagOptions) Complete(f *Factory, args []string) error {
@@ -286,31 +278,40 @@ func (o *LagOptions) Run(ctx context.Context) error {
 		}
 		return err
 	}
-	cfg := o.config()
-	rep, err := lag.Scan(ctx, cfg, o.client, targets)
-	if rep != nil {
-		for _, w := range rep.Warnings {
-			output.Warnf(o.ErrOut, "%s", w)
-		}
-	}
-	if err != nil {
-		if errors.Is(err, lag.ErrAllRefused) {
-			return exitcode.Cluster(err)
-		}
-		return err
-	}
 	scope := o.scope(targets)
 	popts := lagprint.Options{ShowNamespace: o.Selection.AllNamespaces}
-	cfg.Progress = nil
-
+	cfg := o.config()
 	switch {
 	case o.Wait:
-		return o.runWait(ctx, cfg, targets, rep, p, scope, popts)
+		cfg.Mode, cfg.Timeout, cfg.Scanned = lag.UntilCaughtUp, o.Timeout, o.sayWaiting
 	case o.Watch:
-		return o.runWatch(ctx, cfg, targets, rep, p, scope, popts)
+		cfg.Mode = lag.Watching
+		if o.timeoutSet {
+			cfg.Timeout = o.Timeout
+		}
+		cfg.Scanned, cfg.OnChange = o.watchView(p, scope, popts)
 	}
-	if err := o.print(p, rep, scope, popts); err != nil {
+	rep, err := lag.Run(ctx, cfg, o.client, targets)
+	switch {
+	case errors.Is(err, lag.ErrAllRefused):
+		return exitcode.Cluster(err)
+	case errors.Is(err, lag.ErrStillLagging):
+		if perr := o.print(p, rep, scope, popts); perr != nil {
+			return perr
+		}
+		n := rep.Findings()
+		verb := "lag"
+		if n == 1 {
+			verb = "lags"
+		}
+		return exitcode.Findingf("timed out after %s: %s still %s", output.Duration(o.Timeout), text.Plural(n, "object"), verb)
+	case err != nil:
 		return err
+	}
+	if !o.Watch {
+		if err := o.print(p, rep, scope, popts); err != nil {
+			return err
+		}
 	}
 	if rep.Findings() > 0 {
 		return exitcode.SilentFinding()
@@ -329,14 +330,8 @@ func (o *LagOptions) print(p *output.Printer, rep *lag.Report, scope lagprint.Sc
 	return lagprint.PrintTable(p, rep, popts)
 }
 
-func (o *LagOptions) withTimeout(ctx context.Context, use bool) (context.Context, context.CancelFunc) {
-	if use && o.Timeout > 0 {
-		return context.WithTimeout(ctx, o.Timeout)
-	}
-	return context.WithCancel(ctx)
-}
-
-func (o *LagOptions) runWait(ctx context.Context, cfg lag.Config, targets []lag.Target, rep *lag.Report, p *output.Printer, scope lagprint.Scope, popts lagprint.Options) error {
+// sayWaiting says, before --wait watches, how many objects it waits for.
+func (o *LagOptions) sayWaiting(rep *lag.Report) error {
 	if n := rep.Findings(); n > 0 {
 		limit := "no time limit"
 		if o.Timeout > 0 {
@@ -344,30 +339,16 @@ func (o *LagOptions) runWait(ctx context.Context, cfg lag.Config, targets []lag.
 		}
 		fmt.Fprintf(o.ErrOut, "waiting for %s to catch up (%s)\n", text.Plural(n, "object"), limit)
 	}
-	wctx, cancel := o.withTimeout(ctx, true)
-	defer cancel()
-	err := lag.Follow(wctx, cfg, o.client, targets, rep, true, nil)
-	if err != nil && ctx.Err() != nil {
-		return ctx.Err()
-	}
-	if perr := o.print(p, rep, scope, popts); perr != nil {
-		return perr
-	}
-	if err != nil {
-		n := rep.Findings()
-		verb := "lag"
-		if n == 1 {
-			verb = "lags"
-		}
-		return exitcode.Findingf("timed out after %s: %s still %s", output.Duration(o.Timeout), text.Plural(n, "object"), verb)
-	}
 	return nil
 }
 
-func (o *LagOptions) runWatch(ctx context.Context, cfg lag.Config, targets []lag.Target, rep *lag.Report, p *output.Printer, scope lagprint.Scope, popts lagprint.Options) error {
+// watchView is --watch's view: the report after the scan and, on every
+// change, redrawn in place on a terminal (and printed whole again with -o
+// json or yaml), otherwise a row per changed item.
+func (o *LagOptions) watchView(p *output.Printer, scope lagprint.Scope, popts lagprint.Options) (func(*lag.Report) error, func(*lag.Report, []lag.Item) error) {
 	view := output.NewLiveView(o.Out, !p.Structured() && output.IsTerminal(o.Out))
 	live := view.Live()
-	redraw := func() error {
+	redraw := func(rep *lag.Report) error {
 		if p.Format == output.YAML {
 			fmt.Fprintln(o.Out, "---")
 		}
@@ -378,34 +359,16 @@ func (o *LagOptions) runWatch(ctx context.Context, cfg lag.Config, targets []lag
 			return o.print(p, rep, scope, popts)
 		})
 	}
-	if err := redraw(); err != nil {
-		return err
-	}
-	// Follow rewrites rep.Items in place: keep a copy to diff against.
-	prev := slices.Clone(rep.Items)
-	onChange := func(r *lag.Report) error {
+	onChange := func(rep *lag.Report, changed []lag.Item) error {
 		if live || p.Structured() {
-			return redraw()
+			return redraw(rep)
 		}
-		for _, it := range lag.Diff(prev, r.Items) {
-			if err := lagprint.PrintChange(p, r, it, popts); err != nil {
+		for _, it := range changed {
+			if err := lagprint.PrintChange(p, rep, it, popts); err != nil {
 				return err
 			}
 		}
-		prev = slices.Clone(r.Items)
 		return nil
 	}
-	wctx, cancel := o.withTimeout(ctx, o.timeoutSet)
-	defer cancel()
-	err := lag.Follow(wctx, cfg, o.client, targets, rep, false, onChange)
-	if ctx.Err() != nil {
-		return ctx.Err()
-	}
-	if err != nil && !errors.Is(err, context.DeadlineExceeded) {
-		return err
-	}
-	if rep.Findings() > 0 {
-		return exitcode.SilentFinding()
-	}
-	return nil
+	return redraw, onChange
 }

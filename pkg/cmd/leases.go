@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"slices"
 	"strings"
 	"time"
@@ -204,14 +203,12 @@ func (o *LeasesOptions) Validate() error {
 		return exitcode.Usagef("--fail-on needs a history to judge: add --for DURATION, --watch or --audit-log PATH")
 	case slices.Contains(strings.Split(o.FailOn, ","), "split-brain") && !o.history():
 		return exitcode.Usagef("--fail-on split-brain needs --audit-log: only the audit log shows a former leader's writes")
-	case o.Report != "" && !strings.HasSuffix(o.Report, ".svg") && !strings.HasSuffix(o.Report, ".html"):
-		return exitcode.Usagef("--report %q: give a file name ending in .svg or .html", o.Report)
 	case o.Report != "" && !o.history() && !o.watching():
 		return exitcode.Usagef("--report draws a history: add --for DURATION, --watch or --audit-log PATH")
 	case countOf(o.AuditLogs, "-") > 1:
 		return exitcode.Usagef("--audit-log - (stdin) can be given only once")
 	}
-	return nil
+	return validateReport(o.Report)
 }
 
 func (o *LeasesOptions) config() leases.Config {
@@ -229,14 +226,19 @@ func (o *LeasesOptions) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	cfg := o.config()
+	cfg, err := o.engineConfig()
+	if err != nil {
+		return err
+	}
 	view := leasesprint.View(o.View)
-	var rep *leases.Report
-	switch {
-	case o.history():
-		rep, err = o.runHistory(ctx, cfg)
-	default:
-		rep, err = o.runCluster(ctx, cfg, p, view)
+	runCtx, stop := ctx, func() {}
+	if o.watching() {
+		runCtx, stop = o.watchFor(ctx, &cfg, p, view)
+	}
+	rep, err := leases.Run(runCtx, o.clients, cfg)
+	stop()
+	if errors.Is(err, audit.ErrBadInput) {
+		return exitcode.Usage(err)
 	}
 	if err != nil {
 		return err
@@ -253,25 +255,10 @@ func (o *LeasesOptions) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if err := o.writeReport(rep); err != nil {
+	if err := writeReport(o.Report, func() []byte { return leasesprint.SVG(rep) }, func() []byte { return leasesprint.HTML(rep) }); err != nil {
 		return err
 	}
 	return o.exit(rep)
-}
-
-// writeReport writes --report's picture, if asked.
-func (o *LeasesOptions) writeReport(rep *leases.Report) error {
-	if o.Report == "" {
-		return nil
-	}
-	b := leasesprint.SVG(rep)
-	if strings.HasSuffix(o.Report, ".html") {
-		b = leasesprint.HTML(rep)
-	}
-	if err := os.WriteFile(o.Report, b, 0o644); err != nil {
-		return exitcode.Usage(fmt.Errorf("--report: %w", err))
-	}
-	return nil
 }
 
 func (o *LeasesOptions) nothing() string {
@@ -285,20 +272,33 @@ func (o *LeasesOptions) nothing() string {
 	return "No leases found " + where + "."
 }
 
-// runCluster looks at the locks once, or watches the Leases.
-func (o *LeasesOptions) runCluster(ctx context.Context, cfg leases.Config, p *output.Printer, view leasesprint.View) (*leases.Report, error) {
+// engineConfig is the engine's configuration: the audit logs opened, or
+// the cluster's LeaseCandidate resource found.
+func (o *LeasesOptions) engineConfig() (leases.Config, error) {
+	cfg := o.config()
+	if o.history() {
+		for _, path := range o.AuditLogs {
+			s, err := audit.Open(path, o.In)
+			if err != nil {
+				return cfg, exitcode.Usage(err)
+			}
+			cfg.Audit = append(cfg.Audit, s...)
+		}
+		return cfg, nil
+	}
+	cfg.Watch = o.watching()
 	var err error
-	if cfg.CandidateResource, err = o.findCandidates(); err != nil {
-		return nil, err
-	}
-	if !o.watching() {
-		return leases.Now(ctx, o.clients, cfg)
-	}
-	until := "Ctrl-C"
+	cfg.CandidateResource, err = o.findCandidates()
+	return cfg, err
+}
+
+// watchFor bounds the watch by --for, says what is watched until when and,
+// on a terminal, redraws the report so far in place, as top does; stop
+// clears the view and releases the bound.
+func (o *LeasesOptions) watchFor(ctx context.Context, cfg *leases.Config, p *output.Printer, view leasesprint.View) (context.Context, func()) {
+	until, cancel := "Ctrl-C", context.CancelFunc(func() {})
 	if o.For > 0 {
-		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, o.For)
-		defer cancel()
 		until = o.For.String()
 	}
 	where := "namespace " + o.namespace
@@ -306,31 +306,11 @@ func (o *LeasesOptions) runCluster(ctx context.Context, cfg leases.Config, p *ou
 		where = "every namespace"
 	}
 	fmt.Fprintf(o.ErrOut, "Watching the Leases of %s until %s...\n", where, until)
-	// On a terminal, the report so far redrawn in place, as top does.
 	live := output.NewLiveView(o.Out, !p.Structured() && output.IsTerminal(o.Out))
 	if live.Live() {
 		cfg.Live = func(r *leases.Report) { _ = live.Redraw(func() error { return leasesprint.Print(p, r, view) }) }
 	}
-	rep, err := leases.Watch(ctx, o.clients, cfg)
-	live.Clear()
-	return rep, err
-}
-
-// runHistory reads the audit logs.
-func (o *LeasesOptions) runHistory(ctx context.Context, cfg leases.Config) (*leases.Report, error) {
-	var sources []audit.Source
-	for _, path := range o.AuditLogs {
-		s, err := audit.Open(path, o.In)
-		if err != nil {
-			return nil, exitcode.Usage(err)
-		}
-		sources = append(sources, s...)
-	}
-	rep, err := leases.History(ctx, sources, cfg)
-	if errors.Is(err, audit.ErrBadInput) {
-		return nil, exitcode.Usage(err)
-	}
-	return rep, err
+	return ctx, func() { live.Clear(); cancel() }
 }
 
 // exit maps the report to --fail-on's verdict.

@@ -2,7 +2,6 @@ package cmd
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -12,11 +11,9 @@ import (
 
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/util/duration"
-	utilerrors "k8s.io/apimachinery/pkg/util/errors"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
@@ -150,16 +147,7 @@ func NewCmdOwners(f *Factory, streams genericiooptions.IOStreams) *cobra.Command
 		Long:              ownersLong,
 		Example:           ownersExample,
 		ValidArgsFunction: ResourceTypeOrNameCompletion(f),
-		RunE: func(c *cobra.Command, args []string) error {
-			o.expectManagerSet = c.Flags().Changed("expect-manager")
-			if err := o.Complete(f, args); err != nil {
-				return err
-			}
-			if err := o.Validate(); err != nil {
-				return err
-			}
-			return o.Run(c.Context())
-		},
+		RunE:              runE(f, o),
 	}
 	fs := cmd.Flags()
 	o.Selection.AddFlags(fs)
@@ -187,6 +175,10 @@ func timeFormatNames() []string {
 		names[i] = string(f)
 	}
 	return names
+}
+
+func (o *OwnersOptions) seeFlags(changed func(string) bool) {
+	o.expectManagerSet = changed("expect-manager")
 }
 
 // Complete fills in the arguments, the namespace and the clients.
@@ -446,7 +438,7 @@ func (o *OwnersOptions) visit(ctx context.Context, fn func(*unstructured.Unstruc
 		seen = true
 		return fn(u)
 	})
-	if err != nil && seen && isForbidden(err) {
+	if err != nil && seen && exitcode.IsForbidden(err) {
 		output.Warnf(o.ErrOut, "weighing only the objects you may read: %v", err)
 		return nil
 	}
@@ -471,7 +463,7 @@ func (o *OwnersOptions) load(ctx context.Context) ([]objects.Object, error) {
 		out = append(out, objects.Object{Object: u, Source: objects.Source{Item: -1}})
 		return nil
 	})
-	if err != nil && len(out) > 0 && isForbidden(err) {
+	if err != nil && len(out) > 0 && exitcode.IsForbidden(err) {
 		// Degrade to what we may read, like kubectl get does per type.
 		output.Warnf(o.ErrOut, "showing only the objects you may read: %v", err)
 		return out, nil
@@ -484,20 +476,4 @@ func objectName(u *unstructured.Unstructured) string {
 		return ns + "/" + u.GetName()
 	}
 	return u.GetName()
-}
-
-// isForbidden reports whether err, or any error it aggregates, is a 403.
-func isForbidden(err error) bool {
-	if apierrors.IsForbidden(err) {
-		return true
-	}
-	var agg utilerrors.Aggregate
-	if errors.As(err, &agg) {
-		for _, e := range agg.Errors() {
-			if apierrors.IsForbidden(e) {
-				return true
-			}
-		}
-	}
-	return false
 }

@@ -16,11 +16,9 @@ import (
 
 	"github.com/kubectl-rv/kubectl-rv/pkg/etcdclient"
 	"github.com/kubectl-rv/kubectl-rv/pkg/exitcode"
-	"github.com/kubectl-rv/kubectl-rv/pkg/inspect"
 	"github.com/kubectl-rv/kubectl-rv/pkg/mvcc"
 	"github.com/kubectl-rv/kubectl-rv/pkg/output"
 	"github.com/kubectl-rv/kubectl-rv/pkg/output/simprint"
-	"github.com/kubectl-rv/kubectl-rv/pkg/output/watchprint"
 	"github.com/kubectl-rv/kubectl-rv/pkg/simulate"
 	"github.com/kubectl-rv/kubectl-rv/pkg/simulate/scenario"
 	"github.com/kubectl-rv/kubectl-rv/pkg/text"
@@ -161,14 +159,7 @@ func (o *SimulateRunOptions) Validate() error {
 	if o.Keep && len(o.EtcdEndpoints) == 0 {
 		return exitcode.Usagef("--keep keeps the keys of a run on a real etcd: add --etcd-endpoints")
 	}
-	if o.Report != "" {
-		switch strings.ToLower(filepath.Ext(o.Report)) {
-		case ".html", ".svg":
-		default:
-			return exitcode.Usagef("--report %q: the picture is written as .html or .svg", o.Report)
-		}
-	}
-	return nil
+	return validateReport(o.Report)
 }
 
 func (o *SimulateRunOptions) load() (*scenario.Scenario, error) {
@@ -343,14 +334,8 @@ func (o *SimulateRunOptions) writeReport(res *simulate.Result) error {
 	if o.Report == "" {
 		return nil
 	}
-	pic := simprint.SVG(res)
-	if strings.EqualFold(filepath.Ext(o.Report), ".html") {
-		pic = simprint.HTML(res)
-	}
-	if err := os.WriteFile(o.Report, pic, 0o644); err != nil {
-		// A local path the user named: bad input, never the cluster's (an
-		// errno looks like a net.Error to exitcode.Classify).
-		return exitcode.Usage(fmt.Errorf("writing --report: %w", err))
+	if err := writeReport(o.Report, func() []byte { return simprint.SVG(res) }, func() []byte { return simprint.HTML(res) }); err != nil {
+		return err
 	}
 	fmt.Fprintf(o.ErrOut, "Wrote the picture of the run to %s\n", o.Report)
 	return nil
@@ -428,120 +413,32 @@ func (o *SimulateListOptions) Run(context.Context) error {
 	return simprint.PrintList(p, l)
 }
 
-// SimulateReplayOptions are the options of kubectl rv simulate replay.
-type SimulateReplayOptions struct {
-	File      string
-	Object    string
-	At        string
-	From, To  string
-	Namespace string
-	Output    *OutputFlags
-
-	namespace func() (string, bool, error)
-	genericiooptions.IOStreams
-}
-
+// newCmdSimulateReplay is kubectl rv simulate replay, a deprecated alias
+// of watch --replay's travel views (watch_replay.go): replaying a
+// recording is watch's, not the simulator's. It says where it moved, on
+// ErrOut (cobra's Deprecated would print on Out, into -o json).
 func newCmdSimulateReplay(f *Factory, streams genericiooptions.IOStreams) *cobra.Command {
-	o := &SimulateReplayOptions{Output: NewOutputFlags(output.Table, output.JSON, output.YAML), IOStreams: streams}
+	o := NewWatchOptions(streams)
 	cmd := &cobra.Command{
-		Use:   "replay RECORDING",
-		Short: "Show any recorded object at any recorded resourceVersion, and diff two of them",
-		Long: `Load a recording made by kubectl rv watch --record and travel in it: list the recorded
-objects and their resourceVersions, show one object as it was at a resourceVersion (the
-last recorded state at or before it), or list the fields that changed between two.
-
-Secret values appear as the recording holds them: hashed, unless it was recorded with
-watch --show-secrets.`,
-		Example: `  # The recorded objects and their versions
-  kubectl rv simulate replay rec.jsonl
-
-  # One object as it was at resourceVersion 812
-  kubectl rv simulate replay rec.jsonl --object deployments/default/web --at 812
-
-  # What changed between two resourceVersions
-  kubectl rv simulate replay rec.jsonl --object deployments/web -n default --from 812 --to 990`,
+		Use:    "replay RECORDING",
+		Short:  "Deprecated: kubectl rv watch --replay RECORDING (--list | --object ...)",
+		Hidden: true,
 		Args: func(_ *cobra.Command, args []string) error {
 			switch {
 			case len(args) == 0:
-				return exitcode.Usagef("give the RECORDING to replay, a file written by kubectl rv watch --record: kubectl rv simulate replay rec.jsonl")
+				return exitcode.Usagef("give the RECORDING to replay, a file written by kubectl rv watch --record: kubectl rv watch --replay rec.jsonl --list")
 			case len(args) > 1:
 				return exitcode.Usagef("simulate replay takes one RECORDING, got %d arguments: choose the object with --object", len(args))
 			}
 			return nil
 		},
 		RunE: func(c *cobra.Command, args []string) error {
-			o.File = args[0]
-			o.namespace = f.Namespace
-			if err := o.Validate(); err != nil {
-				return err
-			}
-			return escapeErr(o.Run(c.Context()))
+			o.Replay, o.List = args[0], o.Object == ""
+			output.Warnf(o.ErrOut, "kubectl rv simulate replay is deprecated and will be removed: run kubectl rv %s", strings.Join(o.replayArgs(), " "))
+			return runE(f, o)(c, nil)
 		},
 	}
-	cmd.Flags().StringVar(&o.Object, "object", "", "The object: TYPE/NAME (namespace from -n) or TYPE/NAMESPACE/NAME, with TYPE as kubectl reads it (cm, configmap, configmaps, ConfigMap, deployments.apps).")
-	cmd.Flags().StringVar(&o.At, "at", "", "Show the object as it was at this resourceVersion (default: its last recorded state).")
-	cmd.Flags().StringVar(&o.From, "from", "", "Diff from the state at this resourceVersion (with --to).")
-	cmd.Flags().StringVar(&o.To, "to", "", "Diff to the state at this resourceVersion (with --from).")
+	o.addTravelFlags(cmd.Flags())
 	o.Output.AddFlags(cmd.Flags())
 	return cmd
-}
-
-// Validate checks the flags.
-func (o *SimulateReplayOptions) Validate() error {
-	if err := o.Output.Validate(); err != nil {
-		return err
-	}
-	if (o.From == "") != (o.To == "") {
-		return exitcode.Usagef("--from and --to go together")
-	}
-	if (o.At != "" || o.From != "") && o.Object == "" {
-		return exitcode.Usagef("--at, --from and --to need --object RESOURCE/NAME")
-	}
-	if o.At != "" && o.From != "" {
-		return exitcode.Usagef("give --at, or --from and --to, not both")
-	}
-	return nil
-}
-
-// Run reads the recording and prints the asked view of its history.
-func (o *SimulateReplayOptions) Run(context.Context) error {
-	p, err := o.Output.ToPrinter(o.Out)
-	if err != nil {
-		return err
-	}
-	fh, err := os.Open(o.File)
-	if err != nil {
-		return exitcode.Usage(fmt.Errorf("reading the recording: %w", err))
-	}
-	defer fh.Close()
-	rec, err := inspect.ReadRecording(fh)
-	if err != nil {
-		return exitcode.Usage(fmt.Errorf("%s: %w", o.File, err))
-	}
-	tl := inspect.NewTimeline(rec)
-	if o.Object == "" {
-		return watchprint.PrintHistoryList(p, o.ErrOut, tl.List())
-	}
-	ns := o.Namespace
-	if o.namespace != nil {
-		if n, _, err := o.namespace(); err == nil {
-			ns = n
-		}
-	}
-	h, err := tl.Find(o.Object, ns)
-	if err != nil {
-		return exitcode.Usage(fmt.Errorf("--object: %w", err))
-	}
-	if o.From != "" {
-		d, err := h.Diff(o.From, o.To)
-		if err != nil {
-			return exitcode.Usage(err)
-		}
-		return watchprint.PrintVersionDiff(p, o.ErrOut, d)
-	}
-	v, err := h.At(o.At)
-	if err != nil {
-		return exitcode.Usage(err)
-	}
-	return watchprint.PrintVersionAt(p, v)
 }

@@ -245,26 +245,21 @@ func (o *SimulateEtcdctlOptions) Run(ctx context.Context) error {
 		// watches catch up before their events are printed.
 		r.Settle = etcdplay.SettleWatch
 	}
-	for i := range o.commands {
-		if err := r.Run(ctx, &o.commands[i]); err != nil {
-			var ce *etcdplay.CommandError
-			if errors.As(err, &ce) {
-				if errors.Is(err, etcdclient.ErrUnreachable) || errors.Is(err, context.DeadlineExceeded) {
-					return exitcode.Cluster(err)
-				}
-				p.PrintError(err)
-				return exitcode.SilentFinding()
-			}
-			return err
-		}
+	// etcdctl watch alone streams until interrupted, on a real etcd.
+	var followEvery time.Duration
+	if o.single && len(o.EtcdEndpoints) > 0 {
+		followEvery = 50 * time.Millisecond
 	}
-	if o.single && len(o.EtcdEndpoints) > 0 && r.Watching() {
-		if err := r.Follow(ctx, 50*time.Millisecond); err != nil {
-			if errors.Is(err, etcdclient.ErrUnreachable) {
-				return exitcode.Cluster(err)
-			}
-			return err
-		}
+	err = r.RunAll(ctx, o.commands, followEvery)
+	var ce *etcdplay.CommandError
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, etcdclient.ErrUnreachable), errors.As(err, &ce) && errors.Is(err, context.DeadlineExceeded):
+		return exitcode.Cluster(err)
+	case errors.As(err, &ce):
+		p.PrintError(err)
+		return exitcode.SilentFinding()
 	}
-	return nil
+	return err
 }

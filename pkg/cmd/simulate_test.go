@@ -55,7 +55,8 @@ func TestSimulateCommand(t *testing.T) {
 		{"replay with two recordings", []string{"simulate", "replay", "a", "b"}, 2, "", "simulate replay takes one RECORDING, got 2 arguments", true},
 		{"--keep without a real etcd", []string{"simulate", "run", "--builtin", "quota", "--keep"}, 2, "", "--keep keeps the keys of a run on a real etcd: add --etcd-endpoints", true},
 		{"bad report extension", []string{"simulate", "run", "--builtin", "quota", "--report", "x.png"}, 2, "", "--report \"x.png\"", true},
-		{"missing recording", []string{"simulate", "replay", filepath.Join(dir, "none.jsonl")}, 2, "", "reading the recording", true},
+		{"missing recording", []string{"simulate", "replay", filepath.Join(dir, "none.jsonl")}, 2, "", "--replay: open", true},
+		{"the alias says where replay moved", []string{"simulate", "replay", filepath.Join(dir, "none.jsonl"), "--object", "cm/x", "-o", "yaml"}, 2, "", "kubectl rv simulate replay is deprecated and will be removed: run kubectl rv watch --replay " + filepath.Join(dir, "none.jsonl") + " --object cm/x -o yaml", true},
 		{"replay needs --object for --at", []string{"simulate", "replay", bad, "--at", "5"}, 2, "", "need --object", true},
 	}
 	for _, tc := range tests {

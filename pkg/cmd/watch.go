@@ -2,8 +2,6 @@ package cmd
 
 import (
 	"context"
-	"errors"
-	"io"
 	"os"
 	"time"
 
@@ -21,7 +19,6 @@ import (
 	"github.com/kubectl-rv/kubectl-rv/pkg/inspect"
 	"github.com/kubectl-rv/kubectl-rv/pkg/output"
 	"github.com/kubectl-rv/kubectl-rv/pkg/output/watchprint"
-	"github.com/kubectl-rv/kubectl-rv/pkg/text"
 )
 
 const watchLong = `Stream every change of the selected objects with who made it and what it changed.
@@ -51,6 +48,10 @@ per object (spec, status and metadata churn apart), per manager, the hottest
 fields, gaps and fights. -o json prints one JSON object per line instead
 (kind WatchEvent, then a WatchSummary); the schema is in docs/watch.md.
 
+--replay FILE re-renders a recording; with --list (the recorded objects and
+their resourceVersions) or --object TYPE/NAME (the object at --at RV, or
+the fields that changed --from RV --to RV) it travels in it instead.
+
 Secret values are shown as hashes unless --show-secrets is given.`
 
 const watchExample = `  # Who changes the Deployment web, and what
@@ -65,6 +66,11 @@ const watchExample = `  # Who changes the Deployment web, and what
   # Record a stream as JSON lines, and replay it offline later
   kubectl rv watch pods -l app=web --record web.jsonl --for 5m
   kubectl rv watch --replay web.jsonl
+
+  # Travel in a recording: its objects, one of them at a resourceVersion, a diff
+  kubectl rv watch --replay web.jsonl --list
+  kubectl rv watch --replay web.jsonl --object deploy/web --at 812
+  kubectl rv watch --replay web.jsonl --object deploy/web --from 812 --to 990
 
   # Resume from a resourceVersion seen earlier (reports a GAP if it is gone)
   kubectl rv watch deployments --since 123456 -o json`
@@ -81,6 +87,10 @@ type WatchOptions struct {
 	Diff           bool
 	Record         string
 	Replay         string
+	List           bool
+	Object         string
+	At             string
+	From, To       string
 	ShowBookmarks  bool
 	ShowSecrets    bool
 	FightThreshold int
@@ -108,7 +118,7 @@ func NewWatchOptions(streams genericiooptions.IOStreams) *WatchOptions {
 		FightThreshold: def.FightThreshold,
 		FightWindow:    def.FightWindow,
 		HotRate:        def.HotRate,
-		Output:         NewOutputFlags(output.Table, output.Wide, output.JSON),
+		Output:         NewOutputFlags(output.Table, output.Wide, output.JSON, output.YAML),
 		now:            time.Now,
 		IOStreams:      streams,
 	}
@@ -134,6 +144,8 @@ func NewCmdWatch(f *Factory, streams genericiooptions.IOStreams) *cobra.Command 
 	fs.BoolVar(&o.Diff, "diff", false, "Print every changed field, with old and new values, under each row.")
 	fs.StringVar(&o.Record, "record", "", "Also write the stream to this file as JSON lines (full objects, Secrets redacted), for --replay.")
 	fs.StringVar(&o.Replay, "replay", "", "Render a recording made with --record instead of watching a cluster.")
+	fs.BoolVar(&o.List, "list", false, "With --replay: list the recorded objects and their resourceVersions instead of the stream.")
+	o.addTravelFlags(fs)
 	fs.BoolVar(&o.ShowBookmarks, "show-bookmarks", false, "Print BOOKMARK events.")
 	fs.BoolVar(&o.ShowSecrets, "show-secrets", false, "Show Secret values instead of their hashes (also in recordings).")
 	fs.IntVar(&o.FightThreshold, "fight-threshold", o.FightThreshold, "Report a FIGHT when a field changes hands between managers this many times within --fight-window.")
@@ -151,6 +163,13 @@ func NewCmdWatch(f *Factory, streams genericiooptions.IOStreams) *cobra.Command 
 func (o *WatchOptions) Complete(f *Factory, args []string) error {
 	o.Args = args
 	if o.Replay != "" {
+		// A recording needs no kubeconfig; -n or the kubeconfig's
+		// namespace only completes --object TYPE/NAME.
+		if o.Object != "" {
+			if ns, _, err := f.Namespace(); err == nil {
+				o.namespace = ns
+			}
+		}
 		return nil
 	}
 	ns, _, err := f.Namespace()
@@ -174,16 +193,10 @@ func (o *WatchOptions) Validate() error {
 	if o.Output.Format() == output.JSON && o.Diff {
 		return exitcode.Usagef("--diff is for table output: -o json already carries every change in fields")
 	}
-	if o.Replay != "" {
-		if len(o.Args) > 0 {
-			return exitcode.Usagef("--replay renders a recording: give no TYPE arguments")
-		}
-		for flag, set := range map[string]bool{"--since": o.Since != "", "--record": o.Record != "", "-l": o.LabelSelector != "", "--field-selector": o.FieldSelector != "", "-A": o.AllNamespaces, "--for": o.For != 0} {
-			if set {
-				return exitcode.Usagef("%s cannot be used with --replay", flag)
-			}
-		}
-	} else if len(o.Args) == 0 {
+	if err := o.validateReplay(); err != nil {
+		return err
+	}
+	if o.Replay == "" && len(o.Args) == 0 {
 		return exitcode.Usagef("say what to watch: TYPE, TYPE NAME or TYPE/NAME (for example deployments or deployment/web), or --replay FILE")
 	}
 	if o.Since != "" {
@@ -286,78 +299,6 @@ func (o *WatchOptions) finish(pr *watchprint.Printer, res inspect.Result) error 
 		return err
 	}
 	return o.failOn.Exit(inspect.Findings, findings.Counts{"fight": res.Fights})
-}
-
-func (o *WatchOptions) runReplay() error {
-	f, err := os.Open(o.Replay)
-	if err != nil {
-		return exitcode.Usagef("--replay: %w", err)
-	}
-	defer f.Close()
-	if _, err := f.Seek(0, io.SeekCurrent); err != nil {
-		// A pipe: read it whole, as it cannot be read twice.
-		return o.replayWhole(f)
-	}
-	// Read twice: checked whole first, so that a bad line shows no row,
-	// then replayed event by event, so that the recording is never in
-	// memory whole.
-	h, err := inspect.CheckRecording(f)
-	if err := o.cutShort(err); err != nil {
-		return err
-	}
-	if _, err := f.Seek(0, io.SeekStart); err != nil {
-		return exitcode.Usagef("--replay %s: %w", o.Replay, err)
-	}
-	rr, err := inspect.NewRecordingReader(f)
-	if err != nil {
-		return exitcode.Usagef("--replay %s: %w", o.Replay, err)
-	}
-	pr, err := o.printer(h.AllNamespaces)
-	if err != nil {
-		return err
-	}
-	res, err := inspect.ReplayFrom(rr, o.config(nil), pr)
-	var bad *inspect.RecordingError
-	if errors.As(err, &bad) {
-		// Changed since it was checked.
-		return exitcode.Usagef("--replay %s: %w", o.Replay, err)
-	}
-	if err != nil {
-		return err
-	}
-	return o.finish(pr, res)
-}
-
-// cutShort turns a recording's error into the command's: a last line cut
-// short (what a killed recorder leaves) is a warning naming file:line, and
-// the lines before it are replayed; any other damage exits 2.
-func (o *WatchOptions) cutShort(err error) error {
-	var bad *inspect.RecordingError
-	switch {
-	case err == nil:
-		return nil
-	case errors.Is(err, inspect.ErrCutShort) && errors.As(err, &bad):
-		output.Warnf(o.ErrOut, "%s:%d: %v; replaying the %s before it", o.Replay, bad.Line, inspect.ErrCutShort, text.Plural(bad.Line-1, "line"))
-		return nil
-	}
-	return exitcode.Usagef("--replay %s: %w", o.Replay, err)
-}
-
-// replayWhole replays a recording read whole from r.
-func (o *WatchOptions) replayWhole(r io.Reader) error {
-	rec, err := inspect.ReadRecording(r)
-	if err := o.cutShort(err); err != nil {
-		return err
-	}
-	pr, err := o.printer(rec.Header.AllNamespaces)
-	if err != nil {
-		return err
-	}
-	res, err := inspect.Replay(rec, o.config(nil), pr)
-	if err != nil {
-		return err
-	}
-	return o.finish(pr, res)
 }
 
 // resolveTargets maps the arguments to resources the kubectl way:

@@ -12,17 +12,7 @@ import (
 // file:line; the same damage in the middle of the recording exits 2.
 func TestWatchReplayCutShort(t *testing.T) {
 	dir := t.TempDir()
-	deploy := func(rv, replicas string) string {
-		return `{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"web","namespace":"shop","uid":"u1","resourceVersion":"` + rv + `","generation":1,` +
-			`"managedFields":[{"manager":"kubectl","operation":"Update","apiVersion":"apps/v1","time":"2026-11-21T15:00:0` + replicas + `Z","fieldsType":"FieldsV1","fieldsV1":{"f:spec":{"f:replicas":{}}}}]},"spec":{"replicas":` + replicas + `}}`
-	}
-	lines := []string{
-		`{"apiVersion":"rv.kubectl-rv.dev/v1alpha1","kind":"WatchRecording","format":1,"started":"2026-11-21T15:00:00Z","secretsRedacted":true}`,
-		`{"type":"LIST","time":"2026-11-21T15:00:00Z","resource":"apps/v1/deployments","reason":"initial","object":` + deploy("10", "1") + `}`,
-		`{"type":"SYNCED","time":"2026-11-21T15:00:00Z","resource":"apps/v1/deployments","reason":"initial","resourceVersion":"10"}`,
-		`{"type":"MODIFIED","time":"2026-11-21T15:00:02Z","resource":"apps/v1/deployments","object":` + deploy("11", "2") + `}`,
-		`{"type":"MODIFIED","time":"2026-11-21T15:00:03Z","resource":"apps/v1/deployments","object":` + deploy("12", "3") + `}`,
-	}
+	lines := recordingLines()
 	whole := strings.Join(lines, "\n") + "\n"
 	cut := whole[:len(whole)-40] // the last line, without its end and newline
 	write := func(name, content string) string {
@@ -57,5 +47,62 @@ func TestWatchReplayCutShort(t *testing.T) {
 				t.Errorf("want no %q in stdout, got:\n%s", tt.notOut, out)
 			}
 		})
+	}
+}
+
+// TestWatchReplayTravels: --replay with --list, --object, --at, --from and
+// --to travels in the recording (what simulate replay did, which is now
+// its deprecated alias and prints the same); the flags are refused where
+// they mean nothing.
+func TestWatchReplayTravels(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "rec.jsonl")
+	if err := os.WriteFile(p, []byte(strings.Join(recordingLines(), "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name         string
+		args         []string
+		code         int
+		inOut, inErr string
+	}{
+		{"list", []string{"watch", "--replay", p, "--list"}, 0, "shop/web", ""},
+		{"list as yaml", []string{"watch", "--replay", p, "--list", "-o", "yaml"}, 0, "kind: ReplayList", ""},
+		{"one object at a version", []string{"watch", "--replay", p, "--object", "deploy/web", "-n", "shop", "--at", "11"}, 0, "replicas: 2", ""},
+		{"its last state", []string{"watch", "--replay", p, "--object", "deployments.apps/shop/web"}, 0, "replicas: 3", ""},
+		{"a diff", []string{"watch", "--replay", p, "--object", "deploy/shop/web", "--from", "10", "--to", "12"}, 0, ".spec.replicas", ""},
+		{"an unknown object", []string{"watch", "--replay", p, "--object", "deploy/shop/api"}, 2, "", "--object: "},
+		{"--at without --object", []string{"watch", "--replay", p, "--at", "11"}, 2, "", "--at, --from and --to need --object"},
+		{"--from without --to", []string{"watch", "--replay", p, "--object", "deploy/shop/web", "--from", "10"}, 2, "", "--from and --to go together"},
+		{"--list and --object", []string{"watch", "--replay", p, "--list", "--object", "deploy/shop/web"}, 2, "", "give --list, or --object, not both"},
+		{"--list without --replay", []string{"watch", "deployments", "--list"}, 2, "", "--list travels in a recording: give it with --replay FILE"},
+		{"yaml for the stream", []string{"watch", "--replay", p, "-o", "yaml"}, 2, "", "-o yaml is for --replay's --list and --object views"},
+		{"the alias lists", []string{"simulate", "replay", p}, 0, "shop/web", "run kubectl rv watch --replay " + p + " --list\n"},
+		{"the alias shows an object", []string{"simulate", "replay", p, "--object", "deploy/shop/web", "--at", "11"}, 0, "replicas: 2", "run kubectl rv watch --replay " + p + " --object deploy/shop/web --at 11"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out, errOut, code := run(t, tt.args...)
+			if code != tt.code {
+				t.Fatalf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, tt.code, out, errOut)
+			}
+			if !strings.Contains(out, tt.inOut) || !strings.Contains(errOut, tt.inErr) {
+				t.Errorf("want %q in stdout and %q in stderr, got:\n%s\n---\n%s", tt.inOut, tt.inErr, out, errOut)
+			}
+		})
+	}
+}
+
+// recordingLines is a recording of a Deployment scaled from 1 to 3.
+func recordingLines() []string {
+	deploy := func(rv, replicas string) string {
+		return `{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"web","namespace":"shop","uid":"u1","resourceVersion":"` + rv + `","generation":1,` +
+			`"managedFields":[{"manager":"kubectl","operation":"Update","apiVersion":"apps/v1","time":"2026-11-21T15:00:0` + replicas + `Z","fieldsType":"FieldsV1","fieldsV1":{"f:spec":{"f:replicas":{}}}}]},"spec":{"replicas":` + replicas + `}}`
+	}
+	return []string{
+		`{"apiVersion":"rv.kubectl-rv.dev/v1alpha1","kind":"WatchRecording","format":1,"started":"2026-11-21T15:00:00Z","secretsRedacted":true}`,
+		`{"type":"LIST","time":"2026-11-21T15:00:00Z","resource":"apps/v1/deployments","reason":"initial","object":` + deploy("10", "1") + `}`,
+		`{"type":"SYNCED","time":"2026-11-21T15:00:00Z","resource":"apps/v1/deployments","reason":"initial","resourceVersion":"10"}`,
+		`{"type":"MODIFIED","time":"2026-11-21T15:00:02Z","resource":"apps/v1/deployments","object":` + deploy("11", "2") + `}`,
+		`{"type":"MODIFIED","time":"2026-11-21T15:00:03Z","resource":"apps/v1/deployments","object":` + deploy("12", "3") + `}`,
 	}
 }

@@ -17,6 +17,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/watch"
 	dynamicfake "k8s.io/client-go/dynamic/fake"
+	clienttesting "k8s.io/client-go/testing"
 
 	"github.com/kubectl-rv/kubectl-rv/pkg/apitypes"
 )
@@ -250,5 +251,35 @@ func TestAllArrived(t *testing.T) {
 	}
 	if diff := cmp.Diff([]bool{false, false, true}, got); diff != "" {
 		t.Errorf("stop after each event (-want +got):\n%s", diff)
+	}
+}
+
+// TestRunPreflightsTheWriteProbe: with WriteProbe, Run sends the dry-run
+// create first and returns a PreflightError carrying the server's answer
+// when the probe cannot run, before any other request.
+func TestRunPreflightsTheWriteProbe(t *testing.T) {
+	forbidden := apierrors.NewForbidden(schema.GroupResource{Resource: "configmaps"}, "", errors.New("no"))
+	for _, tc := range []struct {
+		name   string
+		answer error
+		want   error
+	}{
+		{"refused", forbidden, forbidden},
+		{"no such namespace", apierrors.NewNotFound(schema.GroupResource{Resource: "namespaces"}, "demo"), ErrNoProbeNamespace},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := dynamicfake.NewSimpleDynamicClient(runtime.NewScheme())
+			c.PrependReactor("create", "configmaps", func(clienttesting.Action) (bool, runtime.Object, error) { return true, nil, tc.answer })
+			cfg := NewConfig()
+			cfg.WriteProbe = "demo"
+			_, err := Run(context.Background(), Clients{Dynamic: c}, []apitypes.Type{eventsType}, cfg)
+			var pe *PreflightError
+			if !errors.As(err, &pe) || !errors.Is(err, tc.want) {
+				t.Fatalf("Run = %v, want a PreflightError wrapping %v", err, tc.want)
+			}
+			if n := len(c.Actions()); n != 1 {
+				t.Errorf("%d requests, want only the dry-run create: %v", n, c.Actions())
+			}
+		})
 	}
 }

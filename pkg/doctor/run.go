@@ -26,10 +26,38 @@ type Clients struct {
 	Peers []Peer
 }
 
+// PreflightError is Run's error when the write probe cannot run: Err is
+// ErrNoProbeNamespace or the server's refusal of the dry-run create.
+type PreflightError struct{ Err error }
+
+func (e *PreflightError) Error() string { return e.Err.Error() }
+
+func (e *PreflightError) Unwrap() error { return e.Err }
+
 // Run probes every type, cfg.Parallel at a time, and returns each check's
-// verdict. Only reads are sent. A type the user may not list gets a
-// warning and no checks; Run fails only when ctx ends.
+// verdict. Only reads are sent, except with cfg.WriteProbe: then a
+// dry-run create says first whether the probe can run (a PreflightError
+// when it cannot, before any check), and the write probe runs after the
+// reads. A type the user may not list gets a warning and no checks; Run
+// fails otherwise only when ctx ends.
 func Run(ctx context.Context, c Clients, types []apitypes.Type, cfg Config) (*Report, error) {
+	if cfg.WriteProbe != "" {
+		if err := PreflightWriteProbe(ctx, c.Dynamic, cfg.WriteProbe); err != nil {
+			return nil, &PreflightError{Err: err}
+		}
+	}
+	rep, err := probe(ctx, c, types, cfg)
+	if err != nil {
+		return nil, err
+	}
+	if cfg.WriteProbe != "" {
+		rep.writeProbe(ctx, c, cfg.WriteProbe, cfg)
+	}
+	return rep, nil
+}
+
+// probe runs the read checks of every type.
+func probe(ctx context.Context, c Clients, types []apitypes.Type, cfg Config) (*Report, error) {
 	start := time.Now()
 	rep := &Report{Resources: make([]Resource, len(types))}
 	g, gctx := errgroup.WithContext(ctx)
@@ -49,10 +77,10 @@ func Run(ctx context.Context, c Clients, types []apitypes.Type, cfg Config) (*Re
 	return rep, nil
 }
 
-// WriteProbe creates, updates twice and deletes one ConfigMap in namespace
+// writeProbe creates, updates twice and deletes one ConfigMap in namespace
 // and adds the write-rvs-increase verdict to the configmaps row (a row of
 // its own when configmaps were not probed).
-func (r *Report) WriteProbe(ctx context.Context, c Clients, namespace string, cfg Config) {
+func (r *Report) writeProbe(ctx context.Context, c Clients, namespace string, cfg Config) {
 	check := writeProbe(ctx, c.Dynamic, namespace, cfg)
 	for i := range r.Resources {
 		if res := &r.Resources[i]; res.Group == "" && res.Resource == "configmaps" && res.Warning == "" {

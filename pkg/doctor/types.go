@@ -127,6 +127,8 @@ type Config struct {
 	Grace time.Duration
 	// Checks selects checks by ID; empty is all of them.
 	Checks []string
+	// WriteProbe names the namespace of the write probe; "" runs none.
+	WriteProbe string
 }
 
 // NewConfig returns the default configuration.

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/kubectl-rv/kubectl-rv/pkg/exitcode"
 	"github.com/kubectl-rv/kubectl-rv/pkg/text"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -249,5 +250,5 @@ func nameOf(obj runtime.Object) string {
 
 // isForbidden reports whether err says the user may not make the request.
 func isForbidden(err error) bool {
-	return apierrors.IsForbidden(err) || apierrors.IsUnauthorized(err)
+	return exitcode.IsForbidden(err) || apierrors.IsUnauthorized(err)
 }

@@ -54,6 +54,21 @@ type watch struct {
 	w   mvcc.Watcher
 }
 
+// RunAll is the playground's one entry: it runs cmds in order, stopping at
+// the first error, then, when followEvery is positive and a watch is open,
+// follows the watches (Follow) until ctx is done, as etcdctl watch does.
+func (r *Runner) RunAll(ctx context.Context, cmds []Command, followEvery time.Duration) error {
+	for i := range cmds {
+		if err := r.Run(ctx, &cmds[i]); err != nil {
+			return err
+		}
+	}
+	if followEvery > 0 && r.Watching() {
+		return r.Follow(ctx, followEvery)
+	}
+	return nil
+}
+
 // Run runs one command and then drains the watches.
 func (r *Runner) Run(ctx context.Context, c *Command) error {
 	res := Result{Command: c}

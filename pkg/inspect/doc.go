@@ -6,11 +6,12 @@
 // also owns recordings, the one home of everything that reads them: it writes
 // them (record), reads them back to re-render them (Replay, for kubectl rv
 // watch --replay), and indexes them by object (Timeline, for kubectl rv
-// simulate replay: an object at a resourceVersion, the diff of two).
+// watch --replay --object: an object at a resourceVersion, the diff of two).
 //
-// The entry points are Run (a live watch) and Replay (a recording), both
+// The entry points are Run (a live watch) and Replay (a recording;
+// ReplayRecording reads one from a file or a pipe, for watch --replay),
 // driven by a Config and delivering rows to a Sink; they return a Result
-// with the Summary. Inside, four parts are kept apart so that each can be
+// with the Summary. Travel answers watch --replay's --list and --object. Inside, four parts are kept apart so that each can be
 // tested alone:
 //
 //   - the stream is the one watch core's driver (follow.Stream): through a

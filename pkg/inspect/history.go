@@ -17,7 +17,7 @@ import (
 
 // Timeline is a recording indexed by object, to answer "what did this
 // object look like at resourceVersion N" and "what changed between N and M"
-// (kubectl rv simulate replay).
+// (kubectl rv watch --replay --list and --object).
 type Timeline struct {
 	Header  RecordingHeader
 	objects map[string]*History
@@ -115,7 +115,7 @@ func (tl *Timeline) Find(ref, namespace string) (*History, error) {
 	}
 	switch len(matches) {
 	case 0:
-		return nil, fmt.Errorf("object %q is not in the recording (list them with kubectl rv simulate replay FILE)", ref)
+		return nil, fmt.Errorf("object %q is not in the recording (list them with kubectl rv watch --replay FILE --list)", ref)
 	case 1:
 		return matches[0], nil
 	}
@@ -208,7 +208,7 @@ func (h *History) Summary() HistorySummary {
 	return s
 }
 
-// The reports of a Timeline, as kubectl rv simulate replay prints them
+// The reports of a Timeline, as kubectl rv watch --replay --list and --object print them
 // (kinds ReplayList, ReplayObject and ReplayDiff: the command's name).
 
 // HistoryList lists the recorded objects.

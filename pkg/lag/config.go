@@ -32,9 +32,22 @@ type Config struct {
 	Progress      func(ScanProgress)
 	ProgressAfter time.Duration
 	// Warnf receives the problems Follow survives as they happen (a watch
-	// retried, a history lost and relisted), from Follow's goroutine; nil
-	// drops them.
+	// retried, a history lost and relisted), from Follow's goroutine, and
+	// Run's scan warnings (a type refused); nil drops them.
 	Warnf func(format string, args ...any)
+	// Mode is what Run does after its scan: return, wait until nothing
+	// lags, or watch.
+	Mode Mode
+	// Timeout is how long Run waits (UntilCaughtUp) or watches
+	// (Watching); 0 is no limit.
+	Timeout time.Duration
+	// Scanned, when set, receives the report after Run's scan, before it
+	// waits or watches.
+	Scanned func(*Report) error
+	// OnChange, when set, receives the report after every change Run
+	// watches (Watching), with the items that changed since the last call
+	// (Diff).
+	OnChange func(rep *Report, changed []Item) error
 }
 
 // ScanProgress is how far a scan is.

@@ -22,7 +22,8 @@
 // an observation (of nothing), one that is missing is not.
 //
 // Package lag owns the scope (which served types to scan, from discovery),
-// the scan (Scan: paginated lists streamed page by page, types in parallel
+// the command's one entry (Run: scan, then wait or watch as Config.Mode
+// says), the scan (Scan: paginated lists streamed page by page, types in parallel
 // with a bound), the classification, the watch-driven wait (Follow, whose
 // watches are the one watch core's: pkg/follow resumes and relists them)
 // and the diffing of a live view (Diff: which rows to print again). Lists

@@ -26,16 +26,7 @@ func newTypeScan(t Target, cfg Config, now time.Time) *typeScan {
 func (ts *typeScan) add(o Object) {
 	c := Classify(o)
 	ts.sum.Objects++
-	switch c.State {
-	case Current:
-		ts.sum.Current++
-	case Lagging:
-		ts.sum.Lagging++
-	case NeverObserved:
-		ts.sum.NeverObserved++
-	case NoGeneration:
-		ts.sum.NoGeneration++
-	}
+	ts.sum.count(c.State, 1)
 	if o.ObservedGeneration != nil || len(o.Conditions) > 0 {
 		ts.sum.ReportsObservedGeneration = true
 	}

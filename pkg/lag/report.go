@@ -23,14 +23,7 @@ type TypeSummary struct {
 	Resource   string `json:"resource"`
 	Kind       string `json:"kind"`
 	Namespaced bool   `json:"namespaced"`
-	// Objects is how many objects were scanned.
-	Objects       int `json:"objects"`
-	Current       int `json:"current"`
-	Lagging       int `json:"lagging"`
-	NeverObserved int `json:"neverObserved"`
-	NoGeneration  int `json:"noGeneration"`
-	// Findings is how many objects count as lagging under the thresholds.
-	Findings int `json:"findings"`
+	Counts
 	// ReportsObservedGeneration says the type's controller reports an
 	// observedGeneration (known for built-in workloads, seen on at least one
 	// object otherwise).
@@ -41,6 +34,33 @@ type TypeSummary struct {
 
 	// listRV is the resourceVersion of the list, where a watch starts.
 	listRV string
+}
+
+// Counts counts objects by state: of one type (TypeSummary), or of all
+// (Report.Totals).
+type Counts struct {
+	// Objects is how many objects were scanned.
+	Objects       int `json:"objects"`
+	Current       int `json:"current"`
+	Lagging       int `json:"lagging"`
+	NeverObserved int `json:"neverObserved"`
+	NoGeneration  int `json:"noGeneration"`
+	// Findings is how many objects count as lagging under the thresholds.
+	Findings int `json:"findings"`
+}
+
+// count adds d objects in state st (d is -1 when one leaves it).
+func (c *Counts) count(st State, d int) {
+	switch st {
+	case Current:
+		c.Current += d
+	case Lagging:
+		c.Lagging += d
+	case NeverObserved:
+		c.NeverObserved += d
+	case NoGeneration:
+		c.NoGeneration += d
+	}
 }
 
 // Name names the type the way kubectl does: deployments.apps.
@@ -98,8 +118,8 @@ func (r *Report) Findings() int {
 }
 
 // Totals sums the type summaries.
-func (r *Report) Totals() TypeSummary {
-	var s TypeSummary
+func (r *Report) Totals() Counts {
+	var s Counts
 	for _, t := range r.Types {
 		s.Objects += t.Objects
 		s.Current += t.Current

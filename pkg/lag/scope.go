@@ -121,11 +121,5 @@ func NewTarget(gvr schema.GroupVersionResource, kind string, namespaced bool) Ta
 
 // SortTargets orders targets by group, then resource.
 func SortTargets(ts []Target) {
-	sort.SliceStable(ts, func(i, j int) bool {
-		a, b := ts[i].Resource, ts[j].Resource
-		if a.Group != b.Group {
-			return a.Group < b.Group
-		}
-		return a.Resource < b.Resource
-	})
+	sort.SliceStable(ts, func(i, j int) bool { return apitypes.Less(ts[i].Resource, ts[j].Resource) })
 }

@@ -152,7 +152,7 @@ func (f *follower) apply(u update) {
 		prevState = NoGeneration
 	}
 	if u.event.Type != follow.Added {
-		count(s, prevState, -1)
+		s.count(prevState, -1)
 		s.Objects--
 	}
 	delete(f.items[i], key)
@@ -160,26 +160,13 @@ func (f *follower) apply(u update) {
 		return
 	}
 	c := Classify(o)
-	count(s, c.State, 1)
+	s.count(c.State, 1)
 	s.Objects++
 	if o.ObservedGeneration != nil || len(o.Conditions) > 0 {
 		s.ReportsObservedGeneration = true
 	}
 	if f.cfg.All || (c.State != Current && c.State != NoGeneration) {
 		f.items[i][key] = newItem(t, o, c, f.cfg.Now())
-	}
-}
-
-func count(s *TypeSummary, st State, d int) {
-	switch st {
-	case Current:
-		s.Current += d
-	case Lagging:
-		s.Lagging += d
-	case NeverObserved:
-		s.NeverObserved += d
-	case NoGeneration:
-		s.NoGeneration += d
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	"github.com/kubectl-rv/kubectl-rv/pkg/audit"
 	"github.com/kubectl-rv/kubectl-rv/pkg/follow"
 )
 
@@ -19,6 +20,12 @@ var (
 
 // Config says what to look at and how. NewConfig fills the defaults.
 type Config struct {
+	// Audit, when set, are the audit logs Run reads a history from
+	// (History) instead of asking the cluster.
+	Audit []audit.Source
+	// Watch makes Run watch the Leases until its ctx is done (Watch)
+	// instead of looking at them once (Now).
+	Watch bool
 	// Namespace limits the locks to one namespace; "" is every namespace.
 	Namespace string
 	// Names, when set, limits the locks to these names.

@@ -2,10 +2,22 @@ package leases
 
 import (
 	"context"
-	"time"
 
 	"github.com/kubectl-rv/kubectl-rv/pkg/follow"
 )
+
+// Run is the leases command's one entry: it reads the history of
+// cfg.Audit's logs, or watches the Leases (cfg.Watch), or looks at the
+// locks once, and returns the report.
+func Run(ctx context.Context, c Clients, cfg Config) (*Report, error) {
+	switch {
+	case len(cfg.Audit) > 0:
+		return History(ctx, cfg.Audit, cfg)
+	case cfg.Watch:
+		return Watch(ctx, c, cfg)
+	}
+	return Now(ctx, c, cfg)
+}
 
 // Watch watches the Leases (cfg.Namespace, or every namespace) until ctx
 // is done and returns what it saw: each Lease's renewals, takeovers,
@@ -41,21 +53,15 @@ func Watch(ctx context.Context, c Clients, cfg Config) (*Report, error) {
 // consume feeds the tracker until the stream ends, ticks it every second
 // and hands the live view its report.
 func (t *Tracker) consume(events <-chan follow.Event, done <-chan error) error {
-	tick := time.NewTicker(time.Second)
-	defer tick.Stop()
-	var live <-chan time.Time
-	if t.cfg.Live != nil {
-		lt := time.NewTicker(t.cfg.LiveEvery)
-		defer lt.Stop()
-		live = lt.C
-	}
+	clocks := follow.NewClocks(t.cfg.Live != nil, t.cfg.LiveEvery)
+	defer clocks.Stop()
 	for {
 		select {
 		case ev := <-events:
 			t.Observe(ev)
-		case <-tick.C:
+		case <-clocks.Tick:
 			t.Tick(t.cfg.now())
-		case <-live:
+		case <-clocks.Live:
 			t.cfg.Live(t.Report(t.cfg.now()))
 		case err := <-done:
 			// The driver has stopped sending: take what it left queued.

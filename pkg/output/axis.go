@@ -46,15 +46,3 @@ func TickLabel(t time.Duration) string {
 	}
 	return s
 }
-
-// ReportCSS is the style of the HTML reports (simulate's and conflicts'):
-// their tables look alike.
-const ReportCSS = `<style>
-body{font-family:Helvetica,Arial,sans-serif;margin:24px;color:#1f2328;max-width:1040px}
-table{border-collapse:collapse;margin:12px 0 24px}
-th,td{padding:4px 10px;border-bottom:1px solid #d0d7de;text-align:right;font-size:13px}
-th:first-child,td:first-child{text-align:left}
-th{background:#f6f8fa}
-.bad{color:#d6452b;font-weight:bold}.good{color:#2e9e44}
-p.desc{color:#444;max-width:900px}
-</style>`

@@ -11,6 +11,11 @@
 // server and may carry terminal control sequences. Color is used only on a
 // terminal or when asked (--color=always), and never when NO_COLOR is set.
 //
+// The report pictures (simulate's, conflicts' and leases' --report) are
+// drawn on one swimlane renderer (Swimlanes: lanes, labels, a time axis at
+// round ticks; the printers add their own marks) and framed by one page
+// (HTMLOpen, HTMLClose); their text is escaped with text.EscapeMarkup.
+//
 // Package output owns how results look; it does not decide what they are,
 // and binds no flags: pkg/cmd turns -o, --color and --no-headers into
 // Options.

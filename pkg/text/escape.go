@@ -1,6 +1,9 @@
 package text
 
-import "strings"
+import (
+	"html"
+	"strings"
+)
 
 // terminalEscaper is kubectl's (cli-runtime's printers.EscapeTerminal):
 // ESC and CR.
@@ -44,3 +47,8 @@ func PrintableASCII(s string) bool {
 	}
 	return true
 }
+
+// EscapeMarkup makes a string from a file or a server safe in XML and
+// HTML (the report pictures and pages): control characters, which XML 1.0
+// does not allow, as Escape writes them, then markup.
+func EscapeMarkup(s string) string { return html.EscapeString(Escape(s)) }

@@ -41,3 +41,16 @@ func FuzzEscape(f *testing.F) {
 		}
 	})
 }
+
+func TestEscapeMarkup(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"plain", "plain"},
+		{`<script>"a" & 'b'</script>`, "&lt;script&gt;&#34;a&#34; &amp; &#39;b&#39;&lt;/script&gt;"},
+		{"bell\x07<", "bell^G&lt;"},
+	}
+	for _, tt := range tests {
+		if got := EscapeMarkup(tt.in); got != tt.want {
+			t.Errorf("EscapeMarkup(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}

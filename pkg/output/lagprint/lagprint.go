@@ -32,15 +32,9 @@ type Scope struct {
 
 // Summary totals a report.
 type Summary struct {
-	Types         int `json:"types"`
-	Objects       int `json:"objects"`
-	Current       int `json:"current"`
-	Lagging       int `json:"lagging"`
-	NeverObserved int `json:"neverObserved"`
-	NoGeneration  int `json:"noGeneration"`
-	// Findings is how many objects count as lagging under the thresholds;
-	// the command exits 1 when it is not 0.
-	Findings int `json:"findings"`
+	Types int `json:"types"`
+	// Counts' Findings is not 0 when the command exits 1.
+	lag.Counts
 }
 
 // Document is the structured report (-o json|yaml).
@@ -57,7 +51,6 @@ type Document struct {
 
 // NewDocument wraps a report for printing.
 func NewDocument(rep *lag.Report, scope Scope) Document {
-	t := rep.Totals()
 	items := rep.Items
 	if items == nil {
 		items = []lag.Item{}
@@ -66,10 +59,7 @@ func NewDocument(rep *lag.Report, scope Scope) Document {
 		TypeMeta: output.NewTypeMeta(Kind),
 		Now:      rep.Now.UTC(),
 		Scope:    scope,
-		Summary: Summary{
-			Types: len(rep.Types), Objects: t.Objects, Current: t.Current, Lagging: t.Lagging,
-			NeverObserved: t.NeverObserved, NoGeneration: t.NoGeneration, Findings: t.Findings,
-		},
+		Summary:  Summary{Types: len(rep.Types), Counts: rep.Totals()},
 		Types:    rep.Types,
 		Items:    items,
 		Warnings: rep.Warnings,
@@ -209,15 +199,15 @@ func PrintSummary(w io.Writer, rep *lag.Report) error {
 		if t.Objects == 0 && t.Error == "" {
 			continue
 		}
-		fmt.Fprintf(&b, "%s: %s\n", text.Escape(t.Name()), counts(t))
+		fmt.Fprintf(&b, "%s: %s\n", text.Escape(t.Name()), counts(t.Counts, t.Error))
 	}
-	tot := rep.Totals()
-	fmt.Fprintf(&b, "total: %s, %s\n", text.Plural(len(rep.Types), "type"), counts(tot))
+	fmt.Fprintf(&b, "total: %s, %s\n", text.Plural(len(rep.Types), "type"), counts(rep.Totals(), ""))
 	_, err := io.WriteString(w, b.String())
 	return err
 }
 
-func counts(t lag.TypeSummary) string {
+// counts says c in words; partial is the error that left them partial.
+func counts(t lag.Counts, partial string) string {
 	parts := []string{text.Plural(t.Objects, "object"), fmt.Sprintf("%d current", t.Current), fmt.Sprintf("%d lagging", t.Lagging)}
 	if t.NeverObserved > 0 {
 		parts = append(parts, fmt.Sprintf("%d never-observed", t.NeverObserved))
@@ -227,8 +217,8 @@ func counts(t lag.TypeSummary) string {
 	}
 	s := strings.Join(parts, ", ")
 	s += fmt.Sprintf(" (%s over the thresholds)", text.Plural(t.Findings, "finding"))
-	if t.Error != "" {
-		s += " [partial: " + t.Error + "]"
+	if partial != "" {
+		s += " [partial: " + partial + "]"
 	}
 	return s
 }

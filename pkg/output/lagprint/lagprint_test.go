@@ -20,8 +20,8 @@ func sampleReport() *lag.Report {
 	return &lag.Report{
 		Now: now,
 		Types: []lag.TypeSummary{
-			{Group: "apps", Version: "v1", Resource: "deployments", Kind: "Deployment", Namespaced: true, Objects: 12, Current: 10, Lagging: 2, Findings: 2, ReportsObservedGeneration: true},
-			{Group: "example.com", Version: "v1", Resource: "widgets", Kind: "Widget", Namespaced: true, Objects: 3, Current: 1, Lagging: 1, NeverObserved: 1, Findings: 1, ReportsObservedGeneration: true},
+			{Group: "apps", Version: "v1", Resource: "deployments", Kind: "Deployment", Namespaced: true, Counts: lag.Counts{Objects: 12, Current: 10, Lagging: 2, Findings: 2}, ReportsObservedGeneration: true},
+			{Group: "example.com", Version: "v1", Resource: "widgets", Kind: "Widget", Namespaced: true, Counts: lag.Counts{Objects: 3, Current: 1, Lagging: 1, NeverObserved: 1, Findings: 1}, ReportsObservedGeneration: true},
 			{Version: "v1", Resource: "secrets", Kind: "Secret", Namespaced: true, Error: "secrets is forbidden"},
 			{Group: "example.com", Version: "v1", Resource: "empty", Kind: "Empty", Namespaced: true},
 		},
@@ -93,7 +93,7 @@ func TestGolden(t *testing.T) {
 func TestEmptyReportPrintsOnlyTheSummary(t *testing.T) {
 	var buf bytes.Buffer
 	p := &output.Printer{Format: output.Table, Out: &buf}
-	rep := &lag.Report{Now: now, Types: []lag.TypeSummary{{Group: "apps", Resource: "deployments", Objects: 2, Current: 2}}}
+	rep := &lag.Report{Now: now, Types: []lag.TypeSummary{{Group: "apps", Resource: "deployments", Counts: lag.Counts{Objects: 2, Current: 2}}}}
 	if err := PrintTable(p, rep, Options{}); err != nil {
 		t.Fatal(err)
 	}

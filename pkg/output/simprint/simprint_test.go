@@ -217,8 +217,8 @@ func TestSVGMarksStayVisible(t *testing.T) {
 		}
 	}
 	for _, m := range markRE.FindAllStringSubmatch(lanes, -1) {
-		if x, _ := strconv.ParseFloat(m[2], 64); x > svgWidth-laneRight-4 && m[1] != "rect x" {
-			t.Errorf("a mark starting at x=%.1f hangs over the plot's right edge (%d)", x, svgWidth-laneRight)
+		if x, _ := strconv.ParseFloat(m[2], 64); x > output.SVGWidth-output.LaneRight-4 && m[1] != "rect x" {
+			t.Errorf("a mark starting at x=%.1f hangs over the plot's right edge (%d)", x, output.SVGWidth-output.LaneRight)
 		}
 	}
 }

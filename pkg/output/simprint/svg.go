@@ -3,26 +3,22 @@ package simprint
 import (
 	"bytes"
 	"fmt"
-	"html"
 	"math"
 	"strings"
 	"time"
 
 	"github.com/kubectl-rv/kubectl-rv/pkg/output"
 	"github.com/kubectl-rv/kubectl-rv/pkg/simulate"
+	"github.com/kubectl-rv/kubectl-rv/pkg/text"
 )
 
-// The picture's geometry.
+// The picture's geometry below the lanes (pkg/output.Swimlanes draws
+// those).
 const (
-	svgWidth   = 1000
-	laneLeft   = 170
-	laneRight  = 30
-	laneHeight = 22
-	maxLanes   = 40
+	// labelWidth is the lanes' label column: client names are short.
+	labelWidth = 170
 	panelW     = 310
 	panelH     = 160
-	// markPad keeps the widest mark (a give-up square) inside the plot.
-	markPad = 7
 	// invLine is the height of one line of the invariants block.
 	invLine = 18
 )
@@ -36,19 +32,20 @@ var outcomeColor = map[string]string{
 	"giveup":   "#111111",
 }
 
-func esc(s string) string { return html.EscapeString(s) }
+func esc(s string) string { return text.EscapeMarkup(s) }
 
-// SVG renders a run as a static picture: one lane per client over virtual
-// time with every write marked (success, no-op, 409, 422, give-up) and
+// SVG renders a run as a static picture on the report pictures'
+// swimlanes (pkg/output): one lane per client over virtual time with every write marked (success, no-op, 409, 422, give-up) and
 // compactions as dashed lines, then the latency distribution of each actor.
 // Text comes from the scenario and is escaped; the picture needs nothing
 // but itself to display.
 func SVG(r *simulate.Result) []byte {
 	var b bytes.Buffer
-	lanes, hidden := laneOrder(r)
-	top := 90
-	lanesH := len(lanes)*laneHeight + 40
-	if len(lanes) == 0 {
+	labels, hidden := output.CapLanes(laneOrder(r))
+	lanes := &output.Swimlanes{Top: 90, LabelWidth: labelWidth, Labels: labels, Hidden: hidden, Noun: "clients", Span: r.End.D(), Ticks: 10}
+	top := lanes.Top
+	lanesH := len(labels)*output.LaneHeight + 40
+	if len(labels) == 0 {
 		lanesH = 50
 	}
 	var withLatency []simulate.ActorReport
@@ -57,21 +54,18 @@ func SVG(r *simulate.Result) []byte {
 			withLatency = append(withLatency, a)
 		}
 	}
-	perRow := (svgWidth - 40) / (panelW + 10)
+	perRow := (output.SVGWidth - 40) / (panelW + 10)
 	rows := (len(withLatency) + perRow - 1) / perRow
 	invTop := top + lanesH + 30
 	histTop := invTop + invariantsHeight(r) + 30
 	height := histTop + rows*(panelH+40) + 20
-	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d" font-family="Helvetica, Arial, sans-serif" font-size="12">`+"\n", svgWidth, height, svgWidth, height)
-	fmt.Fprintf(&b, `<rect x="0" y="0" width="%d" height="%d" fill="#ffffff"/>`+"\n", svgWidth, height)
-	fmt.Fprintf(&b, `<text x="20" y="28" font-size="18" font-weight="bold">%s</text>`+"\n", esc(r.Scenario+": writers over virtual time"))
-	fmt.Fprintf(&b, `<text x="20" y="48" fill="#555">%s</text>`+"\n", esc(fmt.Sprintf("seed %d · %d requests · %s of virtual time · revisions %d → %d", r.Seed, r.Requests, Dur(r.End.D()), r.StartRevision, r.FinalRevision)))
+	output.SVGOpen(&b, height, r.Scenario+": writers over virtual time", fmt.Sprintf("seed %d · %d requests · %s of virtual time · revisions %d → %d", r.Seed, r.Requests, Dur(r.End.D()), r.StartRevision, r.FinalRevision))
 	legend(&b, 20, 72)
 
-	if len(lanes) == 0 {
+	if len(labels) == 0 {
 		fmt.Fprintf(&b, `<text x="20" y="%d" fill="#555">%s</text>`+"\n", top+20, esc("No request trace: the run was too long to trace (set trace: true in the scenario to draw every request)."))
 	} else {
-		drawLanes(&b, r, lanes, hidden, top)
+		drawLanes(&b, r, lanes)
 	}
 	invariants(&b, r, invTop)
 
@@ -83,28 +77,20 @@ func SVG(r *simulate.Result) []byte {
 		py := histTop + (i/perRow)*(panelH+40)
 		histogram(&b, a, px, py)
 	}
-	b.WriteString("</svg>\n")
+	output.SVGClose(&b)
 	return b.Bytes()
 }
 
-// drawLanes draws one lane per client from y = top: the time axis,
-// compactions, leadership terms and a mark per request.
-func drawLanes(b *bytes.Buffer, r *simulate.Result, lanes []string, hidden, top int) {
-	end := output.AxisEnd(r.End.D(), 10)
-	// The last marks sit at the end: keep their radius inside the lane.
-	plotW := float64(svgWidth - laneLeft - laneRight - markPad)
-	x := func(t time.Duration) float64 { return float64(laneLeft) + plotW*float64(t)/float64(end) }
+// drawLanes draws one lane per client: the time axis, compactions,
+// leadership terms and a mark per request.
+func drawLanes(b *bytes.Buffer, r *simulate.Result, lanes *output.Swimlanes) {
 	idx := map[string]int{}
-	for i, l := range lanes {
+	for i, l := range lanes.Labels {
 		idx[l] = i
-		y := top + i*laneHeight
-		if i%2 == 0 {
-			fmt.Fprintf(b, `<rect x="%d" y="%d" width="%d" height="%d" fill="#f4f6f8"/>`+"\n", laneLeft, y, svgWidth-laneLeft-laneRight, laneHeight)
-		}
-		fmt.Fprintf(b, `<text x="%d" y="%d" text-anchor="end">%s</text>`+"\n", laneLeft-8, y+15, esc(l))
 	}
-	bottom := top + len(lanes)*laneHeight
-	axis(b, x, end, top, bottom)
+	lanes.Draw(b)
+	x := func(t time.Duration) float64 { return lanes.X(t) }
+	top, bottom := lanes.Top, lanes.Bottom()
 	for _, c := range r.Compactions {
 		cx := x(c.At.D())
 		fmt.Fprintf(b, `<line x1="%.1f" y1="%d" x2="%.1f" y2="%d" stroke="#3b6fd6" stroke-dasharray="4 3"/>`+"\n", cx, top-4, cx, bottom)
@@ -115,7 +101,7 @@ func drawLanes(b *bytes.Buffer, r *simulate.Result, lanes []string, hidden, top 
 			if i, ok := idx[term.Holder]; ok {
 				x0, x1 := x(term.From.D()), x(term.To.D())
 				fmt.Fprintf(b, `<rect x="%.1f" y="%d" width="%.1f" height="%d" fill="#2e9e44" fill-opacity="0.15"><title>%s</title></rect>`+"\n",
-					x0, top+i*laneHeight+2, max(x1-x0, 1), laneHeight-4, esc(fmt.Sprintf("%s leads from %s to %s (%s)", term.Holder, Dur(term.From.D()), Dur(term.To.D()), term.Ended)))
+					x0, lanes.LaneTop(i)+2, max(x1-x0, 1), output.LaneHeight-4, esc(fmt.Sprintf("%s leads from %s to %s (%s)", term.Holder, Dur(term.From.D()), Dur(term.To.D()), term.Ended)))
 			}
 		}
 	}
@@ -127,17 +113,15 @@ func drawLanes(b *bytes.Buffer, r *simulate.Result, lanes []string, hidden, top 
 			if !ok || s.Verb == "RETRY" || (s.Outcome == "giveup") != giveUps {
 				continue
 			}
-			mark(b, s, x(s.At.D()), float64(top+i*laneHeight)+laneHeight/2)
+			mark(b, s, x(s.At.D()), lanes.Mid(i))
 		}
 	}
-	if hidden > 0 {
-		fmt.Fprintf(b, `<text x="%d" y="%d" fill="#555">%s</text>`+"\n", laneLeft, bottom+34, esc(fmt.Sprintf("%d more clients not drawn", hidden)))
-	}
+	lanes.DrawHidden(b)
 }
 
 // laneOrder lists the clients that appear in the trace, actor by actor and
 // replica by replica.
-func laneOrder(r *simulate.Result) ([]string, int) {
+func laneOrder(r *simulate.Result) []string {
 	active := map[string]bool{}
 	for _, s := range r.Steps {
 		active[s.Actor] = true
@@ -157,22 +141,18 @@ func laneOrder(r *simulate.Result) ([]string, int) {
 			}
 		}
 	}
-	if len(lanes) > maxLanes {
-		return lanes[:maxLanes], len(lanes) - maxLanes
-	}
-	return lanes, 0
+	return lanes
 }
 
 func legend(b *bytes.Buffer, x, y int) {
-	items := []struct{ outcome, label string }{
+	var items []output.LegendItem
+	for _, it := range []struct{ outcome, label string }{
 		{"ok", "success"}, {"noop", "no-op"}, {"conflict", "409 / 410"}, {"invalid", "422"}, {"giveup", "give-up / crash"}, {"info", "event"}, {"read", "read"},
+	} {
+		items = append(items, output.LegendItem{Label: it.label, Draw: func(b *bytes.Buffer, x, y int) { mark(b, simulate.Step{Outcome: it.outcome}, float64(x), float64(y-4)) }})
 	}
-	for _, it := range items {
-		mark(b, simulate.Step{Outcome: it.outcome}, float64(x), float64(y-4))
-		fmt.Fprintf(b, `<text x="%d" y="%d">%s</text>`+"\n", x+10, y, esc(it.label))
-		// About 7px a character at 12px, then a gap wider than a mark.
-		x += 28 + 7*len(it.label)
-	}
+	// About 7px a character at 12px, then a gap wider than a mark.
+	output.Legend(b, x, y, 10, 28, items)
 }
 
 func mark(b *bytes.Buffer, s simulate.Step, cx, cy float64) {
@@ -251,17 +231,6 @@ func invariants(b *bytes.Buffer, r *simulate.Result, top int) {
 	}
 }
 
-func axis(b *bytes.Buffer, x func(time.Duration) float64, end time.Duration, top, bottom int) {
-	fmt.Fprintf(b, `<line x1="%d" y1="%d" x2="%d" y2="%d" stroke="#333"/>`+"\n", laneLeft, bottom, svgWidth-laneRight, bottom)
-	step := output.NiceStep(end, 10)
-	for t := time.Duration(0); t <= end; t += step {
-		tx := x(t)
-		fmt.Fprintf(b, `<line x1="%.1f" y1="%d" x2="%.1f" y2="%d" stroke="#333"/>`+"\n", tx, bottom, tx, bottom+5)
-		fmt.Fprintf(b, `<line x1="%.1f" y1="%d" x2="%.1f" y2="%d" stroke="#e1e4e8"/>`+"\n", tx, top, tx, bottom)
-		fmt.Fprintf(b, `<text x="%.1f" y="%d" text-anchor="middle" font-size="10" fill="#333">%s</text>`+"\n", tx, bottom+17, esc(output.TickLabel(t)))
-	}
-}
-
 func histogram(b *bytes.Buffer, a simulate.ActorReport, px, py int) {
 	fmt.Fprintf(b, `<rect x="%d" y="%d" width="%d" height="%d" fill="#fafbfc" stroke="#d0d7de"/>`+"\n", px, py, panelW, panelH)
 	fmt.Fprintf(b, `<text x="%d" y="%d" font-weight="bold">%s</text>`+"\n", px+8, py+16, esc(a.Name))
@@ -310,9 +279,7 @@ func bucketLabel(hs []simulate.LatencyBucket, i int) string {
 // HTML renders a self-contained page: the picture and the tables.
 func HTML(r *simulate.Result) []byte {
 	var b bytes.Buffer
-	b.WriteString("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n")
-	fmt.Fprintf(&b, "<title>%s</title>\n", esc("kubectl rv simulate: "+r.Scenario))
-	b.WriteString(output.ReportCSS + "</head><body>\n")
+	output.HTMLOpen(&b, "kubectl rv simulate: "+r.Scenario, "")
 	fmt.Fprintf(&b, "<h1>%s</h1>\n<p class=\"desc\">%s</p>\n", esc(r.Scenario), esc(r.Description))
 	b.Write(SVG(r))
 	b.WriteString("<h2>Actors</h2>\n<table><tr><th>actor</th><th>method</th><th>retry</th><th>ops</th><th>attempts</th><th>ok</th><th>no-op</th><th>409</th><th>apply 409</th><th>422</th><th>errors</th><th>give-ups</th><th>p50</th><th>p95</th><th>p99</th><th>revisions</th><th>lost</th></tr>\n")
@@ -350,6 +317,6 @@ func HTML(r *simulate.Result) []byte {
 		}
 		b.WriteString("</ul>\n")
 	}
-	b.WriteString("<p style=\"color:#777\">Generated by kubectl rv simulate. Virtual time; the same seed gives the same page.</p>\n</body></html>\n")
+	output.HTMLClose(&b, "Generated by kubectl rv simulate. Virtual time; the same seed gives the same page.")
 	return b.Bytes()
 }

@@ -14,7 +14,7 @@ import (
 	"github.com/kubectl-rv/kubectl-rv/pkg/follow"
 )
 
-// The kinds of the reports of kubectl rv simulate replay, which reads a
+// The kinds of the reports of kubectl rv watch --replay --list and --object, which reads a
 // recording's history.
 const (
 	HistoryListKind = "ReplayList"

@@ -235,18 +235,29 @@ func (s *Server) GetShared(ctx context.Context, gvk schema.GroupVersionKind, nam
 // get reads the latest state of one object and hands it out through
 // present, which decides how much of the cached object the caller gets.
 func (s *Server) get(ctx context.Context, gvk schema.GroupVersionKind, namespace, name string, present func(map[string]any, int64) *unstructured.Unstructured) (*unstructured.Unstructured, error) {
-	t, err := s.Type(gvk)
+	t, _, c, err := s.lookup(ctx, gvk, namespace, name)
 	if err != nil {
 		return nil, err
-	}
-	c, err := s.current(ctx, s.key(t, namespace, name))
-	if err != nil {
-		return nil, storageError(t, name, err)
 	}
 	if c == nil {
 		return nil, apierrors.NewNotFound(t.GroupResource(), name)
 	}
 	return present(c.obj, c.modRev), nil
+}
+
+// lookup finds gvk's type and the latest state of one object of it, nil
+// when there is none, with its key.
+func (s *Server) lookup(ctx context.Context, gvk schema.GroupVersionKind, namespace, name string) (*TypeInfo, string, *stored, error) {
+	t, err := s.Type(gvk)
+	if err != nil {
+		return nil, "", nil, err
+	}
+	key := s.key(t, namespace, name)
+	c, err := s.current(ctx, key)
+	if err != nil {
+		return nil, "", nil, storageError(t, name, err)
+	}
+	return t, key, c, nil
 }
 
 // storageError turns store errors into the API server's status errors.
@@ -404,14 +415,9 @@ func (c *stored) writeState() *writepath.Stored {
 // RV race unless the patch itself carries metadata.resourceVersion.
 // An apply patch on a missing object creates it.
 func (s *Server) Patch(ctx context.Context, gvk schema.GroupVersionKind, namespace, name string, pt types.PatchType, data []byte, opts PatchOptions) (*unstructured.Unstructured, error) {
-	t, err := s.Type(gvk)
+	t, key, cur, err := s.lookup(ctx, gvk, namespace, name)
 	if err != nil {
 		return nil, err
-	}
-	key := s.key(t, namespace, name)
-	cur, err := s.current(ctx, key)
-	if err != nil {
-		return nil, storageError(t, name, err)
 	}
 	wo := writeOptions(opts.WriteOptions)
 	wo.Force = opts.Force
@@ -439,14 +445,9 @@ type Preconditions struct {
 // deletes the key in one revision; the returned object carries the
 // deletion revision as its resourceVersion, as the API server's does.
 func (s *Server) Delete(ctx context.Context, gvk schema.GroupVersionKind, namespace, name string, pre Preconditions) (*unstructured.Unstructured, error) {
-	t, err := s.Type(gvk)
+	t, key, cur, err := s.lookup(ctx, gvk, namespace, name)
 	if err != nil {
 		return nil, err
-	}
-	key := s.key(t, namespace, name)
-	cur, err := s.current(ctx, key)
-	if err != nil {
-		return nil, storageError(t, name, err)
 	}
 	if cur == nil {
 		return nil, apierrors.NewNotFound(t.GroupResource(), name)
