@@ -232,6 +232,14 @@ func (e *offlineExecutor) Update(_ context.Context, obj *unstructured.Unstructur
 	return e.result(out, e.certain(err, false))
 }
 
+func (e *offlineExecutor) Create(_ context.Context, obj *unstructured.Unstructured, manager string) (*unstructured.Unstructured, error) {
+	if e.live != nil {
+		return nil, apierrors.NewAlreadyExists(e.t.GroupResource(), e.name)
+	}
+	out, err := e.w.Create(e.t, obj.DeepCopy(), writepath.Options{FieldManager: manager})
+	return out, e.certain(err, false)
+}
+
 func (e *offlineExecutor) Patch(_ context.Context, pt types.PatchType, data []byte, manager string, force bool) (*unstructured.Unstructured, error) {
 	if pt == types.ApplyPatchType {
 		return e.apply(data, manager, force)

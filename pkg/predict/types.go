@@ -36,10 +36,17 @@ const (
 	Apply = writepath.Apply
 	// ApplyForce is a server-side apply with force=true.
 	ApplyForce = writepath.ApplyForce
+	// ClientApply is kubectl's client-side apply (kubectl apply without
+	// --server-side): the three-way patch kubectl computes, or a create.
+	ClientApply = writepath.ClientApply
 )
 
-// AllMethods lists every method in report order.
+// AllMethods lists every HTTP write method in report order: what "all"
+// selects. kubectl's verbs (ClientApply) are asked for by name.
 var AllMethods = []Method{Update, UpdateNoRV, JSONPatch, MergePatch, MergePatchRV, StrategicMergePatch, Apply, ApplyForce}
+
+// reportOrder lists every method predict reports, in report order.
+var reportOrder = append(slices.Clone(AllMethods), ClientApply)
 
 // Each method name selects that method alone: "apply" is the non-forced
 // apply only, "update" the PUT with a resourceVersion only. Several methods
@@ -66,7 +73,7 @@ var methodAliases = map[string]Method{
 // the families, then each method.
 func MethodNames() []string {
 	names := []string{"all", "all-update", "all-merge-patch", "all-apply"}
-	for _, m := range AllMethods {
+	for _, m := range reportOrder {
 		names = append(names, string(m))
 	}
 	return names
@@ -96,7 +103,7 @@ func ParseMethods(names []string) ([]Method, error) {
 		return AllMethods, nil
 	}
 	var out []Method
-	for _, m := range AllMethods {
+	for _, m := range reportOrder {
 		if want[m] {
 			out = append(out, m)
 		}
@@ -115,6 +122,9 @@ func parseMethod(name string) ([]Method, error) {
 	// (update-unconditional); the write path knows methods predict does
 	// not report (update-status).
 	if m, ok := writepath.ParseMethod(name); ok && slices.Contains(AllMethods, m) {
+		return []Method{m}, nil
+	}
+	if m := Method(name); slices.Contains(reportOrder, m) {
 		return []Method{m}, nil
 	}
 	return nil, fmt.Errorf("unknown method %q: use %s", name, strings.Join(MethodNames(), ", "))
@@ -251,6 +261,9 @@ type MethodResult struct {
 	// Request is the patch that was sent (empty for updates, which send
 	// the desired object completed with the base's system metadata).
 	Request string `json:"request,omitempty"`
+	// ClientApply is what kubectl's client-side apply computed and sent
+	// (client-apply only).
+	ClientApply *ClientApplyResult `json:"clientApply,omitempty"`
 }
 
 // Ownership is a manager and some fields.

@@ -33,6 +33,13 @@ const (
 	Apply Method = "apply"
 	// ApplyForce is a server-side apply with force=true.
 	ApplyForce Method = "apply-force"
+	// ClientApply is kubectl's client-side apply: the client computes a
+	// three-way patch from the last-applied-configuration annotation, the
+	// live object and the manifest, and sends it as a strategic merge
+	// patch (a JSON merge patch for custom resources) without
+	// resourceVersion, or creates the object. The write path sees only
+	// that patch or create; it is not one of Methods.
+	ClientApply Method = "client-apply"
 )
 
 // Methods lists every write method.

@@ -166,6 +166,40 @@ func Table(r Report, withObject bool) *output.TableData {
 
 // Detail explains one method's verdict in a line.
 func Detail(o predict.Result, m predict.MethodResult) string {
+	d := detail(o, m)
+	if ca := m.ClientApply; ca != nil {
+		if k := clientApply(ca, m.Verdict); k != "" && d != "" {
+			d = k + "; " + d
+		} else if k != "" {
+			d = k
+		}
+	}
+	return d
+}
+
+// clientApply says what kubectl's client-side apply did beyond the
+// verdict: the fields it deletes because they left the manifest, a
+// missing annotation, a create or no request at all.
+func clientApply(ca *predict.ClientApplyResult, v predict.Verdict) string {
+	var parts []string
+	switch ca.Action {
+	case predict.ActionCreate:
+		if v == predict.OK {
+			parts = append(parts, "creates it with the last-applied annotation")
+		}
+	case predict.ActionUnchanged:
+		return "unchanged: the three-way patch is empty, kubectl sends nothing"
+	}
+	if ca.AnnotationMissing {
+		parts = append(parts, "no last-applied annotation: kubectl warns, deletes nothing and adds it")
+	}
+	if len(ca.Deleted) > 0 {
+		parts = append(parts, fmt.Sprintf("deletes %s (left the manifest)", strings.Join(ca.Deleted, ", ")))
+	}
+	return strings.Join(parts, "; ")
+}
+
+func detail(o predict.Result, m predict.MethodResult) string {
 	switch m.Verdict {
 	case predict.Conflict:
 		if o.Stale {
@@ -181,6 +215,9 @@ func Detail(o predict.Result, m predict.MethodResult) string {
 	case predict.Clobber:
 		return clobbered(m)
 	case predict.OK:
+		if m.ClientApply != nil && m.ClientApply.Action == predict.ActionUnchanged {
+			return ""
+		}
 		if m.NoOp {
 			return "no change (resourceVersion stays)"
 		}
