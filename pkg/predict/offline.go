@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"slices"
 	"sync"
+	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -14,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/uuid"
 	"k8s.io/client-go/kubernetes/scheme"
 
 	"github.com/kubectl-rv/kubectl-rv/pkg/managedfields"
@@ -236,7 +238,12 @@ func (e *offlineExecutor) Create(_ context.Context, obj *unstructured.Unstructur
 	if e.live != nil {
 		return nil, apierrors.NewAlreadyExists(e.t.GroupResource(), e.name)
 	}
-	out, err := e.w.Create(e.t, obj.DeepCopy(), writepath.Options{FieldManager: manager})
+	// The server gives a created object a uid and a creationTimestamp:
+	// their values are its own, but the fields are changed.
+	w := *e.w
+	w.Now = time.Now
+	w.NewUID = uuid.NewUUID
+	out, err := w.Create(e.t, obj.DeepCopy(), writepath.Options{FieldManager: manager})
 	return out, e.certain(err, false)
 }
 

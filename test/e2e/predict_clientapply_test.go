@@ -1,0 +1,323 @@
+//go:build e2e
+
+package e2e
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/dynamic"
+	"sigs.k8s.io/yaml"
+
+	"github.com/kubectl-rv/kubectl-rv/pkg/managedfields"
+	"github.com/kubectl-rv/kubectl-rv/pkg/predict"
+	"github.com/kubectl-rv/kubectl-rv/pkg/serverrules"
+)
+
+const caGizmoCRD = `apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: gizmos.clientapply.example.com}
+spec:
+  group: clientapply.example.com
+  names: {kind: Gizmo, plural: gizmos, singular: gizmo}
+  scope: Namespaced
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec:
+            type: object
+            properties:
+              size: {type: integer}
+              mode: {type: string}
+              tags: {type: array, items: {type: string}}
+              settings: {type: object, additionalProperties: {type: string}}
+`
+
+var caGizmoGVR = schema.GroupVersionResource{Group: "clientapply.example.com", Version: "v1", Resource: "gizmos"}
+
+// caCase is one client-side apply: how the object came to be, the manifest
+// applied then, and what the case was built to show (the expectations
+// come from the case's design, never from kubectl-rv).
+type caCase struct {
+	name string
+	gvr  schema.GroupVersionResource
+	// history writes the object before the apply (nothing: it does not
+	// exist).
+	history func(t *testing.T, ctx context.Context, ri dynamic.ResourceInterface)
+	// manifest is the YAML kubectl applies, without namespace (kubectl
+	// sets -n's).
+	manifest string
+	// wantDeleted are the fields that left the manifest and the apply
+	// deletes; wantClobbered the other managers' fields it overwrites or
+	// removes, as clobberKey writes them ([] for none).
+	wantDeleted   []string
+	wantClobbered string
+	// wantWarning says kubectl warns of a missing annotation.
+	wantWarning bool
+	wantAction  string
+}
+
+// kubectlApply client-side applies a manifest with the real kubectl.
+func kubectlApply(t *testing.T, ns, manifest string, extra ...string) {
+	t.Helper()
+	cluster.KubectlStdin(t, manifest, append([]string{"apply", "-n", ns, "-f", "-"}, extra...)...)
+}
+
+// ctrlUpdate is another manager ("ctrl") editing the object with an update.
+func ctrlUpdate(t *testing.T, ctx context.Context, ri dynamic.ResourceInterface, name, manager string, edit func(u *unstructured.Unstructured)) {
+	t.Helper()
+	u, err := ri.Get(ctx, name, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	edit(u)
+	if _, err := ri.Update(ctx, u, metav1.UpdateOptions{FieldManager: manager}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+const caWeb = `apiVersion: apps/v1
+kind: Deployment
+metadata: {name: ca-web, labels: {app: web, tier: front}}
+spec:
+  replicas: 2
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec:
+      containers:
+      - {name: nginx, image: "nginx:1"}
+      - {name: sidecar, image: "busybox:1"}
+`
+
+func caCases(ns string) []caCase {
+	cm := func(name, data string) string {
+		return "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: " + name + "}\ndata: " + data + "\n"
+	}
+	gizmo := func(spec string) string {
+		return "apiVersion: clientapply.example.com/v1\nkind: Gizmo\nmetadata: {name: ca-gizmo}\nspec: " + spec + "\n"
+	}
+	cmGVR := predictCMGVR
+	return []caCase{{
+		name: "a key left the manifest", gvr: cmGVR,
+		history: func(t *testing.T, ctx context.Context, ri dynamic.ResourceInterface) {
+			kubectlApply(t, ns, cm("ca-dropped", "{a: '1', b: '1'}"))
+		},
+		manifest: cm("ca-dropped", "{a: '2'}"), wantDeleted: []string{".data.b"}, wantClobbered: "[]", wantAction: predict.ActionPatch,
+	}, {
+		name: "another manager's key kept", gvr: cmGVR,
+		history: func(t *testing.T, ctx context.Context, ri dynamic.ResourceInterface) {
+			kubectlApply(t, ns, cm("ca-other", "{a: '1'}"))
+			ctrlUpdate(t, ctx, ri, "ca-other", "ctrl", func(u *unstructured.Unstructured) {
+				_ = unstructured.SetNestedField(u.Object, "1", "data", "c")
+			})
+		},
+		manifest: cm("ca-other", "{a: '1', b: '2'}"), wantClobbered: "[]", wantAction: predict.ActionPatch,
+	}, {
+		name: "another manager's value overwritten", gvr: cmGVR,
+		history: func(t *testing.T, ctx context.Context, ri dynamic.ResourceInterface) {
+			kubectlApply(t, ns, cm("ca-clobber", "{a: '1', b: '1'}"))
+			ctrlUpdate(t, ctx, ri, "ca-clobber", "ctrl", func(u *unstructured.Unstructured) {
+				_ = unstructured.SetNestedField(u.Object, "x", "data", "a")
+			})
+		},
+		manifest: cm("ca-clobber", "{a: '1'}"), wantDeleted: []string{".data.b"}, wantClobbered: "[ctrl/Update:.data.a]", wantAction: predict.ActionPatch,
+	}, {
+		name: "no annotation (kubectl create)", gvr: cmGVR,
+		history: func(t *testing.T, ctx context.Context, ri dynamic.ResourceInterface) {
+			cluster.KubectlStdin(t, cm("ca-created", "{a: '1', b: '1'}"), "create", "-n", ns, "-f", "-")
+		},
+		manifest: cm("ca-created", "{a: '2'}"), wantWarning: true, wantClobbered: "[kubectl-create/Update:.data.a]", wantAction: predict.ActionPatch,
+	}, {
+		name: "unchanged", gvr: cmGVR,
+		history: func(t *testing.T, ctx context.Context, ri dynamic.ResourceInterface) {
+			kubectlApply(t, ns, cm("ca-same", "{a: '1'}"))
+		},
+		manifest: cm("ca-same", "{a: '1'}"), wantClobbered: "[]", wantAction: predict.ActionUnchanged,
+	}, {
+		name: "does not exist", gvr: cmGVR, history: func(*testing.T, context.Context, dynamic.ResourceInterface) {},
+		manifest: cm("ca-new", "{a: '1', b: null}"), wantClobbered: "[]", wantAction: predict.ActionCreate,
+	}, {
+		name: "replicas and a container left the manifest, the autoscaler's replicas", gvr: predictDeployGVR,
+		history: func(t *testing.T, ctx context.Context, ri dynamic.ResourceInterface) {
+			kubectlApply(t, ns, caWeb)
+			ctrlUpdate(t, ctx, ri, "ca-web", "hpa", func(u *unstructured.Unstructured) {
+				_ = unstructured.SetNestedField(u.Object, int64(5), "spec", "replicas")
+			})
+		},
+		manifest: strings.Replace(strings.Replace(caWeb, "  replicas: 2\n", "", 1), "      - {name: sidecar, image: \"busybox:1\"}\n", "", 1),
+		wantDeleted: []string{`.spec.replicas`, `.spec.template.spec.containers[name="sidecar"].image`, `.spec.template.spec.containers[name="sidecar"].name`},
+		// The server defaults replicas back to 1, which the autoscaler had set.
+		wantClobbered: "[hpa/Update:.spec.replicas]", wantAction: predict.ActionPatch,
+	}, {
+		name: "a custom resource (JSON merge patch)", gvr: caGizmoGVR,
+		history: func(t *testing.T, ctx context.Context, ri dynamic.ResourceInterface) {
+			kubectlApply(t, ns, gizmo("{size: 2, mode: fast, tags: [t1, t2]}"))
+			ctrlUpdate(t, ctx, ri, "ca-gizmo", "ctrl", func(u *unstructured.Unstructured) {
+				_ = unstructured.SetNestedStringMap(u.Object, map[string]string{"k": "v"}, "spec", "settings")
+			})
+		},
+		manifest: gizmo("{size: 3, tags: [t1]}"), wantDeleted: []string{".spec.mode"}, wantClobbered: "[]", wantAction: predict.ActionPatch,
+	}}
+}
+
+// answered is an executor that answers the write with the object kubectl
+// got from the server: Predict's analysis of the server's own answer.
+type answered struct {
+	live, out *unstructured.Unstructured
+}
+
+func (a answered) Engine() string { return "kubectl" }
+
+func (a answered) Live(context.Context) (*unstructured.Unstructured, error) {
+	if a.live == nil {
+		return nil, apierrors.NewNotFound(schema.GroupResource{}, "")
+	}
+	return a.live, nil
+}
+
+func (a answered) Update(context.Context, *unstructured.Unstructured, string) (*unstructured.Unstructured, error) {
+	return a.out, nil
+}
+
+func (a answered) Patch(context.Context, types.PatchType, []byte, string, bool) (*unstructured.Unstructured, error) {
+	return a.out, nil
+}
+
+func (a answered) Create(context.Context, *unstructured.Unstructured, string) (*unstructured.Unstructured, error) {
+	return a.out, nil
+}
+
+// TestPredictFidelityClientApply predicts kubectl apply (client side) with
+// both engines for cases with and without the last-applied annotation,
+// fields dropped from the manifest, fields another manager added or
+// changed, a create, an unchanged manifest and a custom resource, and
+// checks each prediction against what the real kubectl's apply
+// --dry-run=server -o json answers and what its real apply stores: the
+// changed fields, the fields deleted because they left the manifest, the
+// other managers' fields overwritten or removed, and the annotation.
+func TestPredictFidelityClientApply(t *testing.T) {
+	ns := cluster.Namespace(t)
+	cluster.PauseControllers(t)
+	dyn := cluster.Dynamic(t, "clientapply")
+	ctx := context.Background()
+	cluster.KubectlStdin(t, caGizmoCRD, "apply", "-f", "-")
+	t.Cleanup(func() { deleteCRD(t, "gizmos.clientapply.example.com") })
+	cluster.MustKubectl(t, "wait", "--for=condition=Established", "crd/gizmos.clientapply.example.com", "--timeout=60s")
+	gizmoTC, err := managedfields.ParseSchema([]byte(caGizmoCRD))
+	if err != nil {
+		t.Fatal(err)
+	}
+	gizmoOffline := offlineEngine(gizmoTC)
+	if gizmoOffline.Rules, err = serverrules.WithSchema([]byte(caGizmoCRD)); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range caCases(ns) {
+		t.Run(c.name, func(t *testing.T) {
+			ri := dyn.Resource(c.gvr).Namespace(ns)
+			c.history(t, ctx, ri)
+			desired := &unstructured.Unstructured{}
+			if err := yaml.Unmarshal([]byte(c.manifest), &desired.Object); err != nil {
+				t.Fatal(err)
+			}
+			name := desired.GetName()
+			live, err := ri.Get(ctx, name, metav1.GetOptions{})
+			if err != nil && !apierrors.IsNotFound(err) {
+				t.Fatal(err)
+			} else if err != nil {
+				live = nil
+			}
+			cfg := predict.Config{Methods: []predict.Method{predict.ClientApply}, DefaultManager: "kubectl-rv"}
+			engine := offlineEngine(nil)
+			if c.gvr == caGizmoGVR {
+				cfg.TypeConverter, engine = gizmoTC, gizmoOffline
+			}
+			in := predict.Input{Ref: predict.ObjectRef{APIVersion: desired.GetAPIVersion(), Kind: desired.GetKind(), Namespace: ns, Name: name}, Desired: desired}
+			srv := predictOne(t, ctx, cfg, in, predict.Server(ri, name))
+			ex, err := engine.Executor(desired.GroupVersionKind(), name, live)
+			if err != nil {
+				t.Fatal(err)
+			}
+			off := predictOne(t, ctx, cfg, in, ex)
+
+			// The real kubectl: a server dry run, then the real apply.
+			dry := cluster.Run(t, strings.NewReader(c.manifest), "kubectl", "apply", "-n", ns, "-f", "-", "--dry-run=server", "-o", "json", "--show-managed-fields")
+			if dry.Code != 0 {
+				t.Fatalf("kubectl apply --dry-run=server: %s", dry)
+			}
+			if warned := strings.Contains(dry.Stderr, "is missing the kubectl.kubernetes.io/last-applied-configuration annotation"); warned != c.wantWarning {
+				t.Errorf("kubectl warned of a missing annotation: %v, want %v (stderr %q)", warned, c.wantWarning, dry.Stderr)
+			}
+			dryObj := decodeObject(t, dry.Stdout)
+			kub := predictOne(t, ctx, cfg, in, answered{live: live, out: dryObj})
+			real := cluster.Run(t, strings.NewReader(c.manifest), "kubectl", "apply", "-n", ns, "-f", "-", "-o", "json", "--show-managed-fields")
+			if real.Code != 0 {
+				t.Fatalf("kubectl apply: %s", real)
+			}
+			stored := predictOne(t, ctx, cfg, in, answered{live: live, out: decodeObject(t, real.Stdout)})
+
+			for _, got := range []struct {
+				what string
+				m    predict.MethodResult
+			}{{"server engine", srv}, {"offline engine", off}, {"the real apply", stored}} {
+				if diff := cmp.Diff(comparable(kub), comparable(got.m)); diff != "" {
+					t.Errorf("%s against kubectl apply --dry-run=server (-kubectl +%s):\n%s", got.what, got.what, diff)
+				}
+			}
+			if c.wantAction != predict.ActionUnchanged {
+				if want, got := dryObj.GetAnnotations()[predict.LastAppliedAnnotation], off.ClientApply.LastApplied; got != want {
+					t.Errorf("the annotation becomes %q, the offline engine says %q", want, got)
+				}
+			}
+			if diff := cmp.Diff(c.wantDeleted, kub.ClientApply.Deleted); diff != "" {
+				t.Errorf("deleted fields (-case +kubectl):\n%s", diff)
+			}
+			if got := clobberKey(kub); got != c.wantClobbered {
+				t.Errorf("clobbered %q, the case was built to clobber %q", got, c.wantClobbered)
+			}
+			if kub.ClientApply.Action != c.wantAction || kub.ClientApply.AnnotationMissing != c.wantWarning {
+				t.Errorf("action %s (annotation missing %v), want %s (%v)", kub.ClientApply.Action, kub.ClientApply.AnnotationMissing, c.wantAction, c.wantWarning)
+			}
+		})
+	}
+}
+
+// predictOne predicts the one configured method.
+func predictOne(t *testing.T, ctx context.Context, cfg predict.Config, in predict.Input, ex predict.Executor) predict.MethodResult {
+	t.Helper()
+	res, err := predict.Predict(ctx, cfg, in, ex)
+	if err != nil {
+		t.Fatalf("%s: %v", ex.Engine(), err)
+	}
+	if len(res.Methods) != 1 {
+		t.Fatalf("%s: %d methods", ex.Engine(), len(res.Methods))
+	}
+	return res.Methods[0]
+}
+
+// comparable is what two predictions of one write must share.
+func comparable(m predict.MethodResult) predict.MethodResult {
+	m.Request = ""
+	return m
+}
+
+func decodeObject(t *testing.T, js string) *unstructured.Unstructured {
+	t.Helper()
+	u := &unstructured.Unstructured{}
+	if err := u.UnmarshalJSON([]byte(js)); err != nil {
+		t.Fatalf("decoding kubectl's output: %v\n%s", err, js)
+	}
+	return u
+}
