@@ -159,3 +159,51 @@ func TestClientApplyRequest(t *testing.T) {
 		t.Errorf("a renamed custom resource: %v, %q, want invalid before sending", err, rq.skip)
 	}
 }
+
+// TestPredictCSAUpgrade checks what the move to server-side apply does to
+// an object last applied client-side: the conflicts with
+// kubectl-client-side-apply, the fields the managedFields upgrade moves,
+// and the fields the apply after it deletes.
+func TestPredictCSAUpgrade(t *testing.T) {
+	moved := []string{".data.a", ".data.b", ".metadata.annotations.kubectl.kubernetes.io/last-applied-configuration"}
+	for _, tc := range []struct {
+		name, manager string
+		data          map[string]any
+		want          *CSAUpgrade
+	}{
+		{"kubectl, a key dropped", "kubectl", map[string]any{"a": "1"},
+			&CSAUpgrade{Managers: []string{ClientApplyManager}, Moved: moved, Deleted: []string{".data.b"}}},
+		{"another manager drops the annotation too", "ci", map[string]any{"a": "1", "b": "1"},
+			&CSAUpgrade{Managers: []string{ClientApplyManager}, Moved: moved, Deleted: []string{".metadata.annotations.kubectl.kubernetes.io/last-applied-configuration"}}},
+		{"another manager's changed value conflicts", "ci", map[string]any{"a": "2", "b": "1"},
+			&CSAUpgrade{Managers: []string{ClientApplyManager}, Conflicts: []string{".data.a"}, Moved: moved, Deleted: []string{".metadata.annotations.kubectl.kubernetes.io/last-applied-configuration"}}},
+		// The API server forgives kubectl the conflicts on the fields the
+		// annotation holds at their live value, and forces them.
+		{"kubectl's changed value does not", "kubectl", map[string]any{"a": "2", "b": "1"},
+			&CSAUpgrade{Managers: []string{ClientApplyManager}, Moved: []string{".data.b", ".metadata.annotations.kubectl.kubernetes.io/last-applied-configuration"}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ex, err := newOffline(nil).Executor(cmGVK, "cm", liveCM(t, true, nil))
+			if err != nil {
+				t.Fatal(err)
+			}
+			res, err := Predict(context.Background(), Config{FieldManager: tc.manager, Methods: []Method{Apply}}, Input{Desired: cmManifest(tc.data)}, ex)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := res.Methods[0].CSAUpgrade
+			if got == nil || got.Advice == "" {
+				t.Fatalf("no upgrade or no advice: %+v", got)
+			}
+			got.Advice = ""
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+		})
+	}
+	ex, _ := newOffline(nil).Executor(cmGVK, "cm", liveCM(t, false, nil))
+	res, err := Predict(context.Background(), Config{FieldManager: "kubectl", Methods: []Method{Apply}}, Input{Desired: cmManifest(map[string]any{"a": "1"})}, ex)
+	if err != nil || res.Methods[0].CSAUpgrade != nil {
+		t.Errorf("without the annotation: %v, %+v, want no upgrade", err, res.Methods[0].CSAUpgrade)
+	}
+}

@@ -155,6 +155,8 @@ type request struct {
 	manager string
 	// clientApply is what kubectl's client-side apply computed.
 	clientApply *clientApplyPlan
+	// config is a server-side apply's configuration, from a manifest.
+	config *unstructured.Unstructured
 	// skip explains why the method does not apply (with its verdict): the
 	// method sends nothing.
 	skip        string
@@ -362,6 +364,9 @@ func run(ctx context.Context, an *analyzer, ex Executor, rq request, live *unstr
 	if rq.clientApply != nil {
 		rq.clientApply.finish(an.tc, &mr, out)
 	}
+	if rq.config != nil && (mr.Verdict == ApplyConflict || out != nil) {
+		mr.CSAUpgrade = csaUpgrade(an.tc, live, out, rq.config, manager, mr.Conflicts)
+	}
 	if u, ok := ex.(Unjudged); ok {
 		if why := u.Unjudged(mr.Verdict); why != "" {
 			seen := string(mr.Verdict)
@@ -514,6 +519,7 @@ func buildRequests(cfg Config, in Input, live *unstructured.Unstructured, baseRV
 			}
 			rq.pt = types.ApplyPatchType
 			rq.force = m == ApplyForce
+			rq.config = in.Desired
 			b, err := json.Marshal(withoutMeta(in.Desired.Object, "managedFields"))
 			if err != nil {
 				return nil, err

@@ -264,6 +264,9 @@ type MethodResult struct {
 	// ClientApply is what kubectl's client-side apply computed and sent
 	// (client-apply only).
 	ClientApply *ClientApplyResult `json:"clientApply,omitempty"`
+	// CSAUpgrade is what the move to server-side apply does to an object
+	// last applied client-side (apply and apply-force of a manifest).
+	CSAUpgrade *CSAUpgrade `json:"csaUpgrade,omitempty"`
 }
 
 // Ownership is a manager and some fields.

@@ -321,3 +321,104 @@ func decodeObject(t *testing.T, js string) *unstructured.Unstructured {
 	}
 	return u
 }
+
+// TestPredictCSAUpgradeAgainstServer predicts server-side applies of
+// ConfigMaps last applied client-side, with both engines, and checks them
+// against the real kubectl apply --server-side: with kubectl's own manager
+// it succeeds, kubectl upgrades the managedFields (no client-side apply
+// entry is left) and the key that left the manifest is deleted; with
+// another manager a changed value conflicts with kubectl-client-side-apply
+// (the 409 kubectl prints), --force-conflicts takes it, and the
+// annotation goes too.
+func TestPredictCSAUpgradeAgainstServer(t *testing.T) {
+	ns := cluster.Namespace(t)
+	dyn := cluster.Dynamic(t, "csaupgrade")
+	ctx := context.Background()
+	ri := dyn.Resource(predictCMGVR).Namespace(ns)
+	cm := func(name, data string) string {
+		return "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: " + name + "}\ndata: " + data + "\n"
+	}
+	for _, c := range []struct {
+		name, manager, first, manifest string
+		wantConflicts, wantDeleted   []string
+	}{
+		{"kubectl, a key dropped", "kubectl", "{a: '1', b: '1'}", "{a: '1'}", nil, []string{".data.b"}},
+		{"another manager, a changed value", "ci", "{a: '1', b: '1'}", "{a: '2', b: '1'}",
+			[]string{".data.a"}, []string{".metadata.annotations.kubectl.kubernetes.io/last-applied-configuration"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			name := "csa-" + c.manager
+			kubectlApply(t, ns, cm(name, c.first))
+			live, err := ri.Get(ctx, name, metav1.GetOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			desired := &unstructured.Unstructured{}
+			if err := yaml.Unmarshal([]byte(cm(name, c.manifest)), &desired.Object); err != nil {
+				t.Fatal(err)
+			}
+			desired.SetNamespace(ns)
+			in := predict.Input{Ref: predict.ObjectRef{APIVersion: "v1", Kind: "ConfigMap", Namespace: ns, Name: name}, Desired: desired}
+			cfg := predict.Config{FieldManager: c.manager, Methods: []predict.Method{predict.Apply}}
+			ex, err := offlineEngine(nil).Executor(desired.GroupVersionKind(), name, live)
+			if err != nil {
+				t.Fatal(err)
+			}
+			srv, off := predictOne(t, ctx, cfg, in, predict.Server(ri, name)), predictOne(t, ctx, cfg, in, ex)
+			if diff := cmp.Diff(srv.CSAUpgrade, off.CSAUpgrade); diff != "" {
+				t.Errorf("the engines differ (-server +offline):\n%s", diff)
+			}
+			u := srv.CSAUpgrade
+			if u == nil {
+				t.Fatalf("no upgrade predicted: %+v", srv)
+			}
+			if diff := cmp.Diff(c.wantConflicts, u.Conflicts); diff != "" {
+				t.Errorf("conflicts with kubectl-client-side-apply (-case +predicted):\n%s", diff)
+			}
+			args := []string{"apply", "--server-side", "-n", ns, "-f", "-", "-o", "json", "--show-managed-fields"}
+			if c.manager != "kubectl" {
+				args = append(args, "--field-manager", c.manager)
+			}
+			r := cluster.Run(t, strings.NewReader(cm(name, c.manifest)), "kubectl", args...)
+			for _, f := range c.wantConflicts {
+				if r.Code == 0 || !strings.Contains(r.Stderr, `conflict with "kubectl-client-side-apply"`) || !strings.Contains(r.Stderr, f) {
+					t.Fatalf("kubectl apply --server-side: want a conflict on %s with kubectl-client-side-apply: %s", f, r)
+				}
+			}
+			if len(c.wantConflicts) > 0 {
+				r = cluster.Run(t, strings.NewReader(cm(name, c.manifest)), "kubectl", append(args, "--force-conflicts")...)
+			}
+			if r.Code != 0 {
+				t.Fatalf("kubectl apply --server-side: %s", r)
+			}
+			after := decodeObject(t, r.Stdout)
+			for _, e := range after.GetManagedFields() {
+				if e.Manager == predict.ClientApplyManager {
+					t.Errorf("kubectl left a %s entry: the managedFields were not upgraded", e.Manager)
+				}
+			}
+			for _, f := range u.Deleted {
+				if hasField(after, f) {
+					t.Errorf("predicted deleted, but %s is still there", f)
+				}
+			}
+			if diff := cmp.Diff(c.wantDeleted, u.Deleted); diff != "" {
+				t.Errorf("deleted (-case +predicted):\n%s", diff)
+			}
+			if !strings.Contains(u.Advice, "--force-conflicts") && len(c.wantConflicts) > 0 {
+				t.Errorf("the advice does not name --force-conflicts: %s", u.Advice)
+			}
+		})
+	}
+}
+
+// hasField reports whether u has the field of a path in server style
+// (.data.b, .metadata.annotations.KEY).
+func hasField(u *unstructured.Unstructured, path string) bool {
+	if k, ok := strings.CutPrefix(path, ".metadata.annotations."); ok {
+		_, found := u.GetAnnotations()[k]
+		return found
+	}
+	_, found, _ := unstructured.NestedFieldNoCopy(u.Object, strings.Split(strings.TrimPrefix(path, "."), ".")...)
+	return found
+}

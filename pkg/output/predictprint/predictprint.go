@@ -168,13 +168,29 @@ func Table(r Report, withObject bool) *output.TableData {
 func Detail(o predict.Result, m predict.MethodResult) string {
 	d := detail(o, m)
 	if ca := m.ClientApply; ca != nil {
-		if k := clientApply(ca, m.Verdict); k != "" && d != "" {
-			d = k + "; " + d
-		} else if k != "" {
-			d = k
-		}
+		d = join(clientApply(ca, m.Verdict), d)
+	}
+	if u := m.CSAUpgrade; u != nil {
+		d = join(d, csaUpgrade(u))
 	}
 	return d
+}
+
+func join(a, b string) string {
+	if a == "" || b == "" {
+		return a + b
+	}
+	return a + "; " + b
+}
+
+// csaUpgrade sums up the move to server-side apply of an object last
+// applied client-side.
+func csaUpgrade(u *predict.CSAUpgrade) string {
+	s := fmt.Sprintf("last applied client-side (%s): the managedFields upgrade moves %d field(s)", strings.Join(u.Managers, ", "), len(u.Moved))
+	if len(u.Deleted) > 0 {
+		s += fmt.Sprintf(", then the apply deletes %s", strings.Join(u.Deleted, ", "))
+	}
+	return s
 }
 
 // clientApply says what kubectl's client-side apply did beyond the

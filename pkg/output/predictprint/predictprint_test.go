@@ -122,6 +122,10 @@ func TestDetailSaysRemoved(t *testing.T) {
 		{"client-apply create", predict.MethodResult{Verdict: predict.OK, Code: 201,
 			ClientApply: &predict.ClientApplyResult{Action: predict.ActionCreate}},
 			`creates it with the last-applied annotation; 0 field(s) change`},
+		{"apply on an object last applied client-side", predict.MethodResult{Verdict: predict.OK,
+			Changed:    []predict.FieldChange{{Path: ".data.a", Change: "modified"}},
+			CSAUpgrade: &predict.CSAUpgrade{Managers: []string{"kubectl-client-side-apply"}, Moved: []string{".data.a", ".data.b"}, Deleted: []string{".data.b"}}},
+			`1 field(s) change; last applied client-side (kubectl-client-side-apply): the managedFields upgrade moves 2 field(s), then the apply deletes .data.b`},
 		{"unknown", predict.MethodResult{Verdict: predict.Unknown, Reason: "the offline engine does not run the API server's defaulting and validation of Namespace v1; without them the write would be ok"},
 			"the offline engine does not run the API server's defaulting and validation of Namespace v1; without them the write would be ok"},
 	}
