@@ -157,7 +157,7 @@ func caCases(ns string) []caCase {
 				_ = unstructured.SetNestedField(u.Object, int64(5), "spec", "replicas")
 			})
 		},
-		manifest: strings.Replace(strings.Replace(caWeb, "  replicas: 2\n", "", 1), "      - {name: sidecar, image: \"busybox:1\"}\n", "", 1),
+		manifest:    strings.Replace(strings.Replace(caWeb, "  replicas: 2\n", "", 1), "      - {name: sidecar, image: \"busybox:1\"}\n", "", 1),
 		wantDeleted: []string{`.spec.replicas`, `.spec.template.spec.containers[name="sidecar"].image`, `.spec.template.spec.containers[name="sidecar"].name`},
 		// The server defaults replicas back to 1, which the autoscaler had set.
 		wantClobbered: "[hpa/Update:.spec.replicas]", wantAction: predict.ActionPatch,
@@ -340,7 +340,7 @@ func TestPredictCSAUpgradeAgainstServer(t *testing.T) {
 	}
 	for _, c := range []struct {
 		name, manager, first, manifest string
-		wantConflicts, wantDeleted   []string
+		wantConflicts, wantDeleted     []string
 	}{
 		{"kubectl, a key dropped", "kubectl", "{a: '1', b: '1'}", "{a: '1'}", nil, []string{".data.b"}},
 		{"another manager, a changed value", "ci", "{a: '1', b: '1'}", "{a: '2', b: '1'}",
