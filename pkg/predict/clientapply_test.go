@@ -117,7 +117,7 @@ func TestPredictClientApply(t *testing.T) {
 				t.Fatal(err)
 			}
 			got := res.Methods[0]
-			tc.want.Method = ClientApply
+			tc.want.Method, tc.want.Manager = ClientApply, ClientApplyManager
 			got.Request, got.OwnershipChanges = "", nil
 			if tc.want.Code == 201 {
 				got.Changed = nil
@@ -205,5 +205,53 @@ func TestPredictCSAUpgrade(t *testing.T) {
 	res, err := Predict(context.Background(), Config{FieldManager: "kubectl", Methods: []Method{Apply}}, Input{Desired: cmManifest(map[string]any{"a": "1"})}, ex)
 	if err != nil || res.Methods[0].CSAUpgrade != nil {
 		t.Errorf("without the annotation: %v, %+v, want no upgrade", err, res.Methods[0].CSAUpgrade)
+	}
+}
+
+// TestPredictKubectlVerbs checks that --method kubectl predicts each of
+// kubectl's verbs with its own field manager: client-side apply takes
+// what it changes, server-side apply conflicts on it, replace and edit
+// take it.
+func TestPredictKubectlVerbs(t *testing.T) {
+	ex, err := newOffline(nil).Executor(deployGVK, "web", liveWeb(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ms, err := ParseMethods([]string{"kubectl"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := Predict(context.Background(), Config{Methods: ms, DefaultManager: "kubectl-rv"}, Input{Desired: desiredWeb(t, "", "nginx:2")}, ex)
+	if err != nil {
+		t.Fatal(err)
+	}
+	type row struct {
+		Method  Method
+		Manager string
+		Verdict Verdict
+	}
+	var got []row
+	for _, m := range res.Methods {
+		got = append(got, row{m.Method, m.Manager, m.Verdict})
+	}
+	want := []row{
+		{ClientApply, "kubectl-client-side-apply", Clobber},
+		{ServerSideApply, "kubectl", ApplyConflict},
+		{Replace, "kubectl-replace", Clobber},
+		{Edit, "kubectl-edit", Clobber},
+	}
+	if diff := cmp.Diff(want, got); diff != "" || res.FieldManager != "" {
+		t.Errorf("field manager %q (-want +got):\n%s", res.FieldManager, diff)
+	}
+	if ca := res.Methods[0].ClientApply; ca == nil || !ca.AnnotationMissing {
+		t.Errorf("client-apply of an object kubectl create made: %+v, want the missing annotation", ca)
+	}
+	patch := Input{Ref: ObjectRef{Kind: "Deployment", Name: "web"}, Patch: []byte(`{"spec":{"replicas":3}}`), PatchType: PatchMerge}
+	res, err = Predict(context.Background(), Config{Methods: ms}, patch, ex)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Methods) != 1 || res.Methods[0].Method != KubectlPatch || res.Methods[0].Manager != "kubectl-patch" || res.Methods[0].Verdict != Clobber {
+		t.Errorf("kubectl patch: %+v, want one clobber by kubectl-patch", res.Methods)
 	}
 }

@@ -181,8 +181,12 @@ func predict(ctx context.Context, cfg Config, in Input, ex Executor) (Result, *u
 	res := Result{Object: in.Ref, Engine: ex.Engine(), FieldManager: cfg.FieldManager}
 	if res.FieldManager == "" {
 		res.FieldManager = cfg.DefaultManager
-		if len(methods) == 1 && methods[0] == ClientApply {
-			res.FieldManager = ClientApplyManager
+		if onlyVerbs(methods) {
+			// kubectl's verbs each have their own (MethodResult.Manager).
+			res.FieldManager = ""
+			if len(methods) == 1 {
+				res.FieldManager = verbManagers[methods[0]]
+			}
 		}
 	}
 	live, err := ex.Live(ctx)
@@ -325,7 +329,7 @@ feed:
 }
 
 func run(ctx context.Context, an *analyzer, ex Executor, rq request, live *unstructured.Unstructured, writer string) (MethodResult, error) {
-	mr := MethodResult{Method: rq.method}
+	mr := MethodResult{Method: rq.method, Manager: rq.manager}
 	if rq.skip != "" {
 		mr.Verdict, mr.Reason, mr.Code = rq.skipVerdict, rq.skip, 0
 		mr.NoOp = rq.skipVerdict == OK
@@ -525,8 +529,19 @@ func buildRequests(cfg Config, in Input, live *unstructured.Unstructured, baseRV
 				return nil, err
 			}
 			rq.data = b
+		default:
+			var ok bool
+			var err error
+			if rq, ok, err = verbRequest(cfg, in, live, pb, m); err != nil {
+				return nil, fmt.Errorf("%s: computing kubectl %s's request: %w", in.Ref, m, err)
+			} else if !ok {
+				continue
+			}
 		}
 		reqs = append(reqs, rq)
+	}
+	if len(reqs) == 0 {
+		return nil, errors.New("--method selects no method a manifest can use (kubectl patch needs --patch)")
 	}
 	return reqs, nil
 }
@@ -624,6 +639,9 @@ func givenPatchRequests(cfg Config, in Input, baseRV string, methods []Method) (
 			}
 			add(rq)
 		}
+	}
+	if want[KubectlPatch] {
+		add(givenPatchVerb(cfg, in))
 	}
 	if len(reqs) == 0 {
 		return nil, fmt.Errorf("--method selects no method a %s patch can use", in.PatchType)

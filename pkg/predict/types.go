@@ -45,8 +45,9 @@ const (
 // selects. kubectl's verbs (ClientApply) are asked for by name.
 var AllMethods = []Method{Update, UpdateNoRV, JSONPatch, MergePatch, MergePatchRV, StrategicMergePatch, Apply, ApplyForce}
 
-// reportOrder lists every method predict reports, in report order.
-var reportOrder = append(slices.Clone(AllMethods), ClientApply)
+// reportOrder lists every method predict reports, in report order: the
+// HTTP methods, then kubectl's verbs.
+var reportOrder = append(slices.Clone(AllMethods), KubectlVerbs...)
 
 // Each method name selects that method alone: "apply" is the non-forced
 // apply only, "update" the PUT with a resourceVersion only. Several methods
@@ -60,6 +61,7 @@ var methodFamilies = map[string][]Method{
 	"all-update":      {Update, UpdateNoRV},
 	"all-merge-patch": {MergePatch, MergePatchRV},
 	"all-apply":       {Apply, ApplyForce},
+	"kubectl":         KubectlVerbs,
 }
 
 // methodAliases are other names of single methods.
@@ -72,7 +74,7 @@ var methodAliases = map[string]Method{
 // MethodNames lists the names --method accepts, for help and completion:
 // the families, then each method.
 func MethodNames() []string {
-	names := []string{"all", "all-update", "all-merge-patch", "all-apply"}
+	names := []string{"all", "all-update", "all-merge-patch", "all-apply", "kubectl"}
 	for _, m := range reportOrder {
 		names = append(names, string(m))
 	}
@@ -239,7 +241,11 @@ func (r Result) Worst() Verdict {
 
 // MethodResult is what one method would do.
 type MethodResult struct {
-	Method  Method  `json:"method"`
+	Method Method `json:"method"`
+	// Manager is the field manager of one of kubectl's verbs (its
+	// default, or --field-manager); "" for the HTTP methods, which write
+	// with Result.FieldManager.
+	Manager string  `json:"manager,omitempty"`
 	Verdict Verdict `json:"verdict"`
 	// Reason explains the verdict in one line.
 	Reason string `json:"reason,omitempty"`

@@ -94,7 +94,11 @@ func Print(p *output.Printer, errOut io.Writer, r Report) error {
 
 func header(o predict.Result) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s (%s engine, field manager %q)", o.Object, o.Engine, o.FieldManager)
+	if o.FieldManager == "" {
+		fmt.Fprintf(&b, "%s (%s engine, kubectl's field managers)", o.Object, o.Engine)
+	} else {
+		fmt.Fprintf(&b, "%s (%s engine, field manager %q)", o.Object, o.Engine, o.FieldManager)
+	}
 	if o.LiveResourceVersion == "" {
 		b.WriteString(": does not exist")
 		return b.String()
