@@ -4,6 +4,7 @@ package e2e
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -421,4 +422,114 @@ func hasField(u *unstructured.Unstructured, path string) bool {
 	}
 	_, found, _ := unstructured.NestedFieldNoCopy(u.Object, strings.Split(strings.TrimPrefix(path, "."), ".")...)
 	return found
+}
+
+// TestPredictKubectlVerbsAgainstKubectl predicts kubectl's verbs (--method
+// kubectl) on a Deployment last applied client-side whose replicas an
+// autoscaler took, for a manifest that changes the image and drops a
+// label, and checks each verb's prediction by both engines against the
+// real kubectl command's server dry run (kubectl apply, apply
+// --server-side, replace, patch) or, for kubectl edit (which has no dry
+// run), its real write: the verdict, the manager, the changed fields and
+// the clobbered fields.
+func TestPredictKubectlVerbsAgainstKubectl(t *testing.T) {
+	ns := cluster.Namespace(t)
+	cluster.PauseControllers(t)
+	dyn := cluster.Dynamic(t, "verbs")
+	ctx := context.Background()
+	ri := dyn.Resource(predictDeployGVR).Namespace(ns)
+	web := strings.ReplaceAll(caWeb, "ca-web", "verbs")
+	kubectlApply(t, ns, web)
+	ctrlUpdate(t, ctx, ri, "verbs", "hpa", func(u *unstructured.Unstructured) {
+		_ = unstructured.SetNestedField(u.Object, int64(5), "spec", "replicas")
+	})
+	manifest := strings.Replace(strings.Replace(web, `"nginx:1"`, `"nginx:2"`, 1), ", tier: front", "", 1)
+	desired := &unstructured.Unstructured{}
+	if err := yaml.Unmarshal([]byte(manifest), &desired.Object); err != nil {
+		t.Fatal(err)
+	}
+	live, err := ri.Get(ctx, "verbs", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := predict.Input{Ref: predict.ObjectRef{APIVersion: "apps/v1", Kind: "Deployment", Namespace: ns, Name: "verbs"}, Desired: desired}
+	ms, err := predict.ParseMethods([]string{"kubectl"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := predict.Config{Methods: ms}
+	srv, err := predict.Predict(ctx, cfg, in, predict.Server(ri, "verbs"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ex, err := offlineEngine(nil).Executor(desired.GroupVersionKind(), "verbs", live)
+	if err != nil {
+		t.Fatal(err)
+	}
+	off, err := predict.Predict(ctx, cfg, in, ex)
+	if err != nil {
+		t.Fatal(err)
+	}
+	file := predictWriteFile(t, t.TempDir(), "web.yaml", manifest)
+	dry := []string{"-n", ns, "--dry-run=server", "-o", "json", "--show-managed-fields"}
+	commands := map[predict.Method][]string{
+		predict.ClientApply:     append([]string{"apply", "-f", file}, dry...),
+		predict.ServerSideApply: append([]string{"apply", "--server-side", "-f", file}, dry...),
+		predict.Replace:         append([]string{"replace", "-f", file}, dry...),
+	}
+	for i, sm := range srv.Methods {
+		om := off.Methods[i]
+		if diff := cmp.Diff(verbKey(sm), verbKey(om)); diff != "" {
+			t.Errorf("%s: the engines differ (-server +offline):\n%s", sm.Method, diff)
+		}
+		args, ok := commands[sm.Method]
+		if !ok {
+			continue
+		}
+		r := cluster.Kubectl(t, args...)
+		if sm.Verdict == predict.ApplyConflict {
+			if r.Code == 0 || !strings.Contains(r.Stderr, "Apply failed with") {
+				t.Errorf("%s: predicted an apply conflict, kubectl %s: %s", sm.Method, strings.Join(args, " "), r)
+			}
+			continue
+		}
+		if r.Code != 0 {
+			t.Fatalf("kubectl %s: %s", strings.Join(args, " "), r)
+		}
+		kub := predictOne(t, ctx, predict.Config{Methods: []predict.Method{sm.Method}}, in, answered{live: live, out: decodeObject(t, r.Stdout)})
+		if diff := cmp.Diff(verbKey(kub), verbKey(sm)); diff != "" {
+			t.Errorf("%s against kubectl %s (-kubectl +predicted):\n%s", sm.Method, args[0], diff)
+		}
+	}
+	// kubectl edit saving the manifest's change: its editor copies in the
+	// live object with the new image.
+	edited := live.DeepCopy()
+	edited.SetManagedFields(nil)
+	cs, _, _ := unstructured.NestedSlice(edited.Object, "spec", "template", "spec", "containers")
+	cs[0].(map[string]any)["image"] = "nginx:2"
+	_ = unstructured.SetNestedSlice(edited.Object, cs, "spec", "template", "spec", "containers")
+	js, err := edited.MarshalJSON()
+	if err != nil {
+		t.Fatal(err)
+	}
+	editFile := predictWriteFile(t, t.TempDir(), "edited.json", string(js))
+	cfg.Methods = []predict.Method{predict.Edit}
+	predicted := predictOne(t, ctx, cfg, predict.Input{Ref: in.Ref, Desired: edited}, predict.Server(ri, "verbs"))
+	r := cluster.Run(t, nil, "env", "EDITOR=cp "+editFile, "kubectl", "edit", "deployment/verbs", "-n", ns, "-o", "json", "--show-managed-fields")
+	if r.Code != 0 {
+		t.Fatalf("kubectl edit: %s", r)
+	}
+	kub := predictOne(t, ctx, cfg, predict.Input{Ref: in.Ref, Desired: edited}, answered{live: live, out: decodeObject(t, r.Stdout)})
+	if diff := cmp.Diff(verbKey(kub), verbKey(predicted)); diff != "" || predicted.Manager != "kubectl-edit" {
+		t.Errorf("edit by %s against kubectl edit (-kubectl +predicted):\n%s", predicted.Manager, diff)
+	}
+}
+
+// verbKey is what a verb's prediction and kubectl's answer must share.
+func verbKey(m predict.MethodResult) string {
+	var changed []string
+	for _, c := range m.Changed {
+		changed = append(changed, c.Path+" "+c.Change)
+	}
+	return fmt.Sprintf("%s by %s: %s %d clobbered %s\nchanged %s", m.Method, m.Manager, m.Verdict, m.Code, clobberKey(m), strings.Join(changed, "\n  "))
 }
