@@ -21,9 +21,10 @@ const (
 	// its resourceVersion, or the live one when it has none (kubectl reads
 	// it first).
 	Replace Method = "replace"
-	// Edit is kubectl edit saving the manifest's changes: a two-way
-	// strategic merge patch (a JSON merge patch for custom resources) from
-	// the object read to the one saved.
+	// Edit is kubectl edit saving the manifest's changes (and keeping the
+	// last-applied annotation it showed): a two-way strategic merge patch
+	// (a JSON merge patch for custom resources) from the object read to
+	// the one saved.
 	Edit Method = "edit"
 	// KubectlPatch is kubectl patch --type json|merge|strategic with the
 	// patch given.
@@ -74,9 +75,10 @@ func verbRequest(cfg Config, in Input, live *unstructured.Unstructured, pb *patc
 			rq.skip, rq.skipVerdict = "kubectl edit needs the object: it does not exist", NotFound
 			return rq, true, nil
 		}
-		err := pb.encode()
+		epb := &patchBuilder{base: pb.base, full: keepLastApplied(pb.full, live), desired: pb.desired, rv: pb.rv}
+		err := epb.encode()
 		if err == nil {
-			err = editPatch(pb, &rq)
+			err = editPatch(epb, &rq)
 		}
 		return rq, true, err
 	}
@@ -126,4 +128,25 @@ func onlyVerbs(ms []Method) bool {
 		}
 	}
 	return len(ms) > 0
+}
+
+// keepLastApplied is the object saved in kubectl edit: the manifest's
+// changes, and the last-applied annotation the editor showed, which no
+// manifest carries and a user leaves alone.
+func keepLastApplied(full, live *unstructured.Unstructured) *unstructured.Unstructured {
+	la, ok := live.GetAnnotations()[LastAppliedAnnotation]
+	if !ok {
+		return full
+	}
+	if _, has := full.GetAnnotations()[LastAppliedAnnotation]; has {
+		return full
+	}
+	out := &unstructured.Unstructured{Object: withoutMeta(full.Object)}
+	a := map[string]string{}
+	for k, v := range full.GetAnnotations() {
+		a[k] = v
+	}
+	a[LastAppliedAnnotation] = la
+	out.SetAnnotations(a)
+	return out
 }

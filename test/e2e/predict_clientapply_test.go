@@ -5,6 +5,7 @@ package e2e
 import (
 	"context"
 	"fmt"
+	"os"
 	"strings"
 	"testing"
 
@@ -532,4 +533,52 @@ func verbKey(m predict.MethodResult) string {
 		changed = append(changed, c.Path+" "+c.Change)
 	}
 	return fmt.Sprintf("%s by %s: %s %d clobbered %s\nchanged %s", m.Method, m.Manager, m.Verdict, m.Code, clobberKey(m), strings.Join(changed, "\n  "))
+}
+
+// TestPredictClientApplyCommand runs kubectl rv predict --method
+// client-apply as a user does, against the server and offline (through
+// rv-offline), on a ConfigMap last applied client-side whose retries
+// another manager changed, for a manifest without its debug key: both say
+// kubectl apply deletes .data.debug and takes .data.retries from the
+// tuner, and the real kubectl apply then does. RV_PREDICT_DOCS=1 logs the
+// sessions docs/predict.md shows.
+func TestPredictClientApplyCommand(t *testing.T) {
+	ns := cluster.Namespace(t)
+	dir := t.TempDir()
+	first := "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: settings\ndata:\n  mode: fast\n  retries: \"3\"\n  debug: \"true\"\n"
+	next := strings.Replace(first, "  debug: \"true\"\n", "", 1)
+	file := predictWriteFile(t, dir, "settings.yaml", first)
+	cluster.MustKubectl(t, "apply", "-n", ns, "-f", file)
+	cluster.MustKubectl(t, "patch", "configmap", "settings", "-n", ns, "--type", "merge", "-p", `{"data":{"retries":"5"}}`, "--field-manager", "tuner")
+	file = predictWriteFile(t, dir, "settings.yaml", next)
+	live := predictWriteFile(t, dir, "live.yaml", cluster.MustKubectl(t, "get", "configmap", "settings", "-n", ns, "-o", "yaml", "--show-managed-fields"))
+	sessions := [][]string{
+		{"predict", "-n", ns, "-f", file, "--method", "client-apply"},
+		{"predict", "-n", ns, "-f", file, "--method", "client-apply", "--offline", "--live", live},
+		{"predict", "-n", ns, "-f", file, "--method", "kubectl"},
+	}
+	for _, args := range sessions {
+		r := cluster.RV(t, args...)
+		if r.Code != 0 && r.Code != 1 {
+			t.Fatalf("kubectl rv %s: %s", strings.Join(args, " "), r)
+		}
+		for _, want := range []string{"client-apply", "deletes .data.debug (left the manifest)", `takes .data.retries from "tuner"`} {
+			if !strings.Contains(r.Stdout, want) {
+				t.Errorf("kubectl rv %s: the table lacks %q:\n%s", strings.Join(args, " "), want, r.Stdout)
+			}
+		}
+		if os.Getenv("RV_PREDICT_DOCS") != "" {
+			t.Logf("$ kubectl rv %s\n%s%s", strings.Join(args, " "), r.Stdout, r.Stderr)
+		}
+	}
+	rep, _ := predictReport(t, "-n", ns, "-f", file, "--method", "client-apply")
+	ca := rep.Objects[0].Methods[0].ClientApply
+	if ca == nil || !strings.Contains(ca.LastApplied, `"retries":"3"`) || strings.Contains(ca.LastApplied, "debug") {
+		t.Errorf("-o json: the annotation becomes %+v, want the new manifest", ca)
+	}
+	cluster.MustKubectl(t, "apply", "-n", ns, "-f", file)
+	data := cluster.MustKubectl(t, "get", "configmap", "settings", "-n", ns, "-o", "jsonpath={.data}")
+	if strings.Contains(data, "debug") || !strings.Contains(data, `"retries":"3"`) {
+		t.Errorf("after kubectl apply the data is %s, want no debug and retries 3", data)
+	}
 }

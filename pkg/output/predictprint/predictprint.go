@@ -175,7 +175,7 @@ func Detail(o predict.Result, m predict.MethodResult) string {
 		d = join(clientApply(ca, m.Verdict), d)
 	}
 	if u := m.CSAUpgrade; u != nil {
-		d = join(d, csaUpgrade(u))
+		d = join(d, csaUpgrade(u, m.Verdict))
 	}
 	return d
 }
@@ -189,8 +189,12 @@ func join(a, b string) string {
 
 // csaUpgrade sums up the move to server-side apply of an object last
 // applied client-side.
-func csaUpgrade(u *predict.CSAUpgrade) string {
-	s := fmt.Sprintf("last applied client-side (%s): the managedFields upgrade moves %d field(s)", strings.Join(u.Managers, ", "), len(u.Moved))
+func csaUpgrade(u *predict.CSAUpgrade, v predict.Verdict) string {
+	when := ""
+	if v == predict.ApplyConflict {
+		when = "once an apply succeeds, "
+	}
+	s := fmt.Sprintf("last applied client-side (%s): %sthe managedFields upgrade moves %d field(s)", strings.Join(u.Managers, ", "), when, len(u.Moved))
 	if len(u.Deleted) > 0 {
 		s += fmt.Sprintf(", then the apply deletes %s", strings.Join(u.Deleted, ", "))
 	}
