@@ -1,22 +1,17 @@
 package predict
 
 import (
+	"errors"
 	"fmt"
 	"sort"
 
-	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/apimachinery/pkg/util/jsonmergepatch"
-	"k8s.io/apimachinery/pkg/util/mergepatch"
-	"k8s.io/apimachinery/pkg/util/strategicpatch"
-	"k8s.io/client-go/kubernetes/scheme"
-	kubectlutil "k8s.io/kubectl/pkg/util"
 	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 
 	"github.com/kubectl-rv/kubectl-rv/pkg/managedfields"
+	"github.com/kubectl-rv/kubectl-rv/pkg/writepath"
 )
 
 // ClientApplyManager is the field manager kubectl apply (client side)
@@ -25,7 +20,7 @@ const ClientApplyManager = "kubectl-client-side-apply"
 
 // LastAppliedAnnotation is the annotation in which kubectl apply keeps the
 // configuration it applied last.
-const LastAppliedAnnotation = corev1.LastAppliedConfigAnnotation
+const LastAppliedAnnotation = writepath.LastAppliedAnnotation
 
 // The client-side apply actions.
 const (
@@ -98,27 +93,19 @@ func clientApplyRequest(cfg Config, in Input, live *unstructured.Unstructured) (
 	if live == nil {
 		return clientApplyCreate(rq, desired)
 	}
-	modified, err := kubectlutil.GetModifiedConfiguration(desired.DeepCopy(), true, unstructured.UnstructuredJSONScheme)
-	if err != nil {
+	car, err := writepath.ClientApplyPatch(live, desired)
+	if errors.Is(err, writepath.ErrThreeWayPatch) {
+		rq.skip, rq.skipVerdict = err.Error(), Invalid
+		return rq, nil
+	} else if err != nil {
 		return rq, err
 	}
-	current, err := runtime.Encode(unstructured.UnstructuredJSONScheme, live)
-	if err != nil {
-		return rq, err
-	}
-	original, err := kubectlutil.GetOriginalConfiguration(live)
-	if err != nil {
-		return rq, err
-	}
+	original, modified := car.Original, car.Modified
+	rq.pt, rq.data = car.PatchType, car.Patch
 	plan.result.Action = ActionPatch
 	if original == nil {
 		plan.result.AnnotationMissing = true
 		plan.result.Warning = fmt.Sprintf(noAnnotationWarning, objectName(live), LastAppliedAnnotation, "kubectl")
-	}
-	rq.pt, rq.data, err = threeWayPatch(live, original, modified, current)
-	if err != nil {
-		rq.skip, rq.skipVerdict = fmt.Sprintf("kubectl fails before sending anything: creating the three-way patch: %v", err), Invalid
-		return rq, nil
 	}
 	plan.result.PatchType = PatchMerge
 	if rq.pt == types.StrategicMergePatchType {
@@ -143,40 +130,14 @@ func clientApplyRequest(cfg Config, in Input, live *unstructured.Unstructured) (
 // pruned (after the annotation, so that it is the one an update apply of
 // the same manifest stores), the resourceVersion cleared.
 func clientApplyCreate(rq request, desired *unstructured.Unstructured) (request, error) {
-	if err := kubectlutil.CreateApplyAnnotation(desired, unstructured.UnstructuredJSONScheme); err != nil {
+	obj, err := writepath.ClientApplyCreate(desired)
+	if err != nil {
 		return rq, err
 	}
-	pruneNulls(desired.Object)
-	desired.SetResourceVersion("")
-	rq.create = desired
+	rq.create = obj
 	rq.clientApply.result.Action = ActionCreate
-	rq.clientApply.result.LastApplied = desired.GetAnnotations()[LastAppliedAnnotation]
+	rq.clientApply.result.LastApplied = obj.GetAnnotations()[LastAppliedAnnotation]
 	return rq, nil
-}
-
-// threeWayPatch is kubectl's patchSimple without the OpenAPI lookups: a
-// strategic merge patch with the Go type's patch metadata where kubectl's
-// scheme has the kind, else a JSON merge patch that may not change
-// apiVersion, kind or name.
-func threeWayPatch(live *unstructured.Unstructured, original, modified, current []byte) (types.PatchType, []byte, error) {
-	typed, err := scheme.Scheme.New(live.GroupVersionKind())
-	if err == nil {
-		meta, err := strategicpatch.NewPatchMetaFromStruct(typed)
-		if err != nil {
-			return "", nil, err
-		}
-		p, err := strategicpatch.CreateThreeWayMergePatch(original, modified, current, meta, true)
-		return types.StrategicMergePatchType, p, err
-	}
-	if !runtime.IsNotRegisteredError(err) {
-		return "", nil, err
-	}
-	p, err := jsonmergepatch.CreateThreeWayJSONMergePatch(original, modified, current,
-		mergepatch.RequireKeyUnchanged("apiVersion"), mergepatch.RequireKeyUnchanged("kind"), mergepatch.RequireMetadataKeyUnchanged("name"))
-	if mergepatch.IsPreconditionFailed(err) {
-		err = fmt.Errorf("at least one of apiVersion, kind and name was changed")
-	}
-	return types.MergePatchType, p, err
 }
 
 // objectName names the object as kubectl's warning does (resource/name).
@@ -204,25 +165,6 @@ func withoutLastApplied(a map[string]string) map[string]string {
 		return nil
 	}
 	return a
-}
-
-// pruneNulls drops null values from maps, at every depth, as kubectl's
-// apply does before a create.
-func pruneNulls(v any) {
-	switch v := v.(type) {
-	case map[string]any:
-		for k, e := range v {
-			if e == nil {
-				delete(v, k)
-			} else {
-				pruneNulls(e)
-			}
-		}
-	case []any:
-		for _, e := range v {
-			pruneNulls(e)
-		}
-	}
 }
 
 // finish completes the client-side apply's result from the write's
