@@ -3,8 +3,8 @@ package simulate
 import (
 	"context"
 	"errors"
-	"strings"
 	"math/rand/v2"
+	"strings"
 	"testing"
 	"time"
 

@@ -6,6 +6,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -541,7 +542,9 @@ func verbKey(m predict.MethodResult) string {
 // another manager changed, for a manifest without its debug key: both say
 // kubectl apply deletes .data.debug and takes .data.retries from the
 // tuner, and the real kubectl apply then does. RV_PREDICT_DOCS=1 logs the
-// sessions docs/predict.md shows.
+// sessions docs/predict.md shows, RV_PREDICT_DOCS_DIR=DIR saves the
+// manifest and the live object its offline session runs on
+// (examples/client-apply).
 func TestPredictClientApplyCommand(t *testing.T) {
 	ns := cluster.Namespace(t)
 	dir := t.TempDir()
@@ -569,6 +572,19 @@ func TestPredictClientApplyCommand(t *testing.T) {
 		}
 		if os.Getenv("RV_PREDICT_DOCS") != "" {
 			t.Logf("$ kubectl rv %s\n%s%s", strings.Join(args, " "), r.Stdout, r.Stderr)
+		}
+	}
+	if out := os.Getenv("RV_PREDICT_DOCS_DIR"); out != "" {
+		// docs/predict.md's offline session runs on these, its namespace
+		// renamed demo.
+		liveYAML, err := os.ReadFile(live)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for name, content := range map[string]string{"settings.yaml": next, "live.yaml": strings.ReplaceAll(string(liveYAML), ns, "demo")} {
+			if err := os.WriteFile(filepath.Join(out, name), []byte(content), 0o644); err != nil {
+				t.Fatal(err)
+			}
 		}
 	}
 	rep, _ := predictReport(t, "-n", ns, "-f", file, "--method", "client-apply")
