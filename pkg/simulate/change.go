@@ -234,21 +234,27 @@ func (w *writer) encodeJSONPatch(ch change) (writeReq, error) {
 // encodeApply sends an apply configuration holding the changed field only:
 // the field the actor owns.
 func (w *writer) encodeApply(ch change) (writeReq, error) {
-	t := w.group.target
-	cfg := nest(ch.obj.Object, w.group.path)
-	cfg["apiVersion"] = t.gvk.GroupVersion().String()
-	cfg["kind"] = t.gvk.Kind
-	md := map[string]any{"name": t.name}
-	if t.namespace != "" {
-		md["namespace"] = t.namespace
-	}
-	cfg["metadata"] = md
-	b, err := json.Marshal(cfg)
+	b, err := json.Marshal(w.manifest(ch))
 	verb := "APPLY"
 	if w.group.spec.Write() == writepath.ApplyForce {
 		verb = "APPLY force"
 	}
 	return writeReq{verb: verb, pt: types.ApplyPatchType, patch: b, note: ch.note, carries: true}, err
+}
+
+// manifest is the object holding the changed field only: the field the
+// actor owns (an apply configuration, a client-side apply's manifest).
+func (w *writer) manifest(ch change) map[string]any {
+	t := w.group.target
+	m := nest(ch.obj.Object, w.group.path)
+	m["apiVersion"] = t.gvk.GroupVersion().String()
+	m["kind"] = t.gvk.Kind
+	md := map[string]any{"name": t.name}
+	if t.namespace != "" {
+		md["namespace"] = t.namespace
+	}
+	m["metadata"] = md
+	return m
 }
 
 // encodeClientApply sends what kubectl apply (client side) sends for a
@@ -258,15 +264,7 @@ func (w *writer) encodeApply(ch change) (writeReq, error) {
 // resourceVersion. It overwrites what others changed in its fields, and
 // deletes the fields its previous manifests set that this one does not.
 func (w *writer) encodeClientApply(ch change) (writeReq, error) {
-	t := w.group.target
-	manifest := nest(ch.obj.Object, w.group.path)
-	manifest["apiVersion"] = t.gvk.GroupVersion().String()
-	manifest["kind"] = t.gvk.Kind
-	md := map[string]any{"name": t.name}
-	if t.namespace != "" {
-		md["namespace"] = t.namespace
-	}
-	manifest["metadata"] = md
+	manifest := w.manifest(ch)
 	// The object read is ch.obj with the path's old value: the change was
 	// made on the writer's own top of it.
 	read := &unstructured.Unstructured{Object: maps.Clone(ch.obj.Object)}
