@@ -228,7 +228,7 @@ func TestCompletionThroughTheRootCommand(t *testing.T) {
 		{name: "-o values", args: []string{"version", "-o", ""}, want: []string{"table", "json", "yaml"}, not: []string{"wide"}},
 		{name: "--color values", args: []string{"watch", "--color", ""}, want: []string{"auto", "always", "never"}},
 		{name: "--view values", args: []string{"owners", "--view", ""}, want: []string{"tree", "blame", "table", "summary"}},
-		{name: "predict --method", args: []string{"predict", "--method", ""}, want: []string{"all", "all-update", "all-merge-patch", "all-apply", "update-no-rv", "apply", "apply-force"}},
+		{name: "predict --method", args: []string{"predict", "--method", ""}, want: []string{"all", "all-update", "all-merge-patch", "all-apply", "kubectl", "update-no-rv", "apply", "apply-force", "client-apply", "server-side-apply"}},
 		{name: "predict --type", args: []string{"predict", "--type", ""}, want: []string{"json", "merge", "strategic", "apply"}},
 		{name: "predict --fail-on", args: []string{"predict", "--fail-on", ""}, want: []string{"conflict", "clobber", "invalid", "unknown", "any", "none"}},
 		{name: "simulate etcdctl -w", args: []string{"simulate", "etcdctl", "-w", ""}, want: []string{"simple", "json"}},

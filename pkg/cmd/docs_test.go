@@ -65,12 +65,14 @@ func isSession(l string) bool {
 // for conflicts, whose output another change is reworking): the e2e suite
 // covers those commands. Every other example runs here, offline.
 var needsACluster = map[string]bool{
-	"kubectl rv churn -A --for 1m --explain 3":                       true,
-	"kubectl rv doctor configmaps,deployments.apps -n default":       true,
-	"kubectl rv leases -n kube-system":                               true,
-	"kubectl rv leases -n kube-system --for 25s":                     true,
-	"kubectl rv owners deploy/web --expect-manager ci --field .spec": true,
-	"kubectl rv watch deployment/web -n shop":                        true,
+	"kubectl rv churn -A --for 1m --explain 3":                                                true,
+	"kubectl rv doctor configmaps,deployments.apps -n default":                                true,
+	"kubectl rv leases -n kube-system":                                                        true,
+	"kubectl rv leases -n kube-system --for 25s":                                              true,
+	"kubectl rv owners deploy/web --expect-manager ci --field .spec":                          true,
+	"kubectl rv predict -n demo -f examples/client-apply/settings.yaml --method client-apply": true,
+	"kubectl rv predict -n demo -f examples/client-apply/settings.yaml --method kubectl":      true,
+	"kubectl rv watch deployment/web -n shop":                                                 true,
 }
 
 // testedElsewhere are the sessions another test runs with what they need

@@ -64,7 +64,11 @@ type PredictOptions struct {
 const predictLong = `Predict, before anything is written, what every write method would do to an object:
 update (PUT) with the manifest's resourceVersion and without one, JSON patch, JSON merge
 patch (plain and with the resourceVersion as an optimistic lock), strategic merge patch, and
-server-side apply with and without force.
+server-side apply with and without force; and, asked for with --method kubectl, what
+kubectl's own verbs send: client-apply (kubectl apply), server-side-apply (kubectl apply
+--server-side), replace (kubectl replace -f), edit (kubectl edit saving the manifest's
+changes) and, with a given patch, patch (kubectl patch --type), each with kubectl's field
+manager for it unless --field-manager is given.
 
 Each method gets a verdict: ok; conflict (409, stale resourceVersion); apply-conflict (the
 fields and their current owners); invalid (422/415, for example a failed JSON patch test or a
@@ -87,6 +91,22 @@ crd.yaml). Where the rules do not run (a custom resource without its CRD, other 
 kinds, kinds newer than this build, aggregated APIs) a write whose verdict depends on them is
 unknown, with the reason. Admission webhooks and cluster state such as quota are not seen
 offline.
+
+--method client-apply computes the request kubectl apply sends, with kubectl's own code: the
+three-way patch of the kubectl.kubernetes.io/last-applied-configuration annotation, the live
+object and the manifest (a strategic merge patch; a JSON merge patch for custom resources),
+sent by kubectl-client-side-apply (or --field-manager) without resourceVersion, or a create
+when the object does not exist. It says which fields the patch deletes because they left the
+manifest, which other managers' fields it overwrites or removes, and what the annotation
+becomes. An object without the annotation is patched as kubectl does: it warns, deletes
+nothing and adds the annotation.
+
+A server-side apply (apply, apply-force, server-side-apply) of an object last applied client
+side also says what the move to server-side apply does: the fields that conflict with
+kubectl-client-side-apply (the API server forces them only for the field manager kubectl, and
+only where the annotation holds the live value), the fields kubectl's managedFields upgrade
+(csaupgrade) then moves to the applier, those its second apply deletes, and what avoids the
+conflicts (--force-conflicts, kubectl's own manager, or the upgrade first).
 
 The resourceVersion in the manifest (or --base-rv) says what the writer last read; without
 one the writer is assumed to have read the live object just now.
@@ -126,6 +146,12 @@ func NewCmdPredict(f *Factory, streams genericiooptions.IOStreams) *cobra.Comman
   # Only a server-side apply without force, as JSON
   kubectl rv predict -f deploy.yaml --method apply --field-manager ci -o json
 
+  # What kubectl apply (client side) would do: the fields it deletes, those it takes from others
+  kubectl rv predict -f deploy.yaml --method client-apply -o wide
+
+  # kubectl's verbs side by side: apply, apply --server-side, replace, edit
+  kubectl rv predict -f deploy.yaml --method kubectl
+
   # Both server-side applies (with and without force); report without failing
   kubectl rv predict -f deploy.yaml --method all-apply --field-manager ci --fail-on none`,
 		ValidArgsFunction: ObjectRefCompletion(f),
@@ -147,7 +173,7 @@ func NewCmdPredict(f *Factory, streams genericiooptions.IOStreams) *cobra.Comman
 	fl.StringVar(&o.FieldManager, "field-manager", "", "The writer's field manager (required for apply; other methods default to kubectl-rv, the user agent).")
 	fl.StringVar(&o.BaseRV, "base-rv", "", "The resourceVersion the writer last read, a positive integer (overrides the manifest's).")
 	fl.StringVar(&o.BaseFile, "base", "", "The object the writer last read, the origin of generated patches (default: the live object).")
-	fl.StringSliceVar(&o.Methods, "method", []string{"all"}, "Methods to predict, comma separated: each name selects that method alone (update, update-no-rv, json-patch, merge-patch, merge-patch-rv, strategic-merge-patch, apply, apply-force); families: all, all-update, all-merge-patch, all-apply.")
+	fl.StringSliceVar(&o.Methods, "method", []string{"all"}, "Methods to predict, comma separated: each name selects that method alone (update, update-no-rv, json-patch, merge-patch, merge-patch-rv, strategic-merge-patch, apply, apply-force; kubectl's verbs client-apply, server-side-apply, replace, edit, patch); families: all (the HTTP methods), all-update, all-merge-patch, all-apply, kubectl (kubectl's verbs).")
 	fl.BoolVar(&o.Offline, "offline", false, "Predict in process from --live instead of dry runs against the cluster.")
 	fl.StringVar(&o.LiveFile, "live", "", "With --offline: the live objects with their managedFields (kubectl get -o yaml --show-managed-fields).")
 	fl.StringVar(&o.SchemaFile, "schema", "", "With --offline: a CustomResourceDefinition, whose custom resources are then typed, pruned, defaulted and validated as the API server does, or an OpenAPI v3 document (typing only).")

@@ -223,6 +223,8 @@ func TestPredictExitCodeAndMethods(t *testing.T) {
 		{name: "all-apply family", args: []string{"--method", "all-apply"}, wantCode: 1, wantMethods: []string{"apply", "apply-force"}},
 		{name: "--fail-on none", args: []string{"--method", "all-apply", "--fail-on", "none"}, wantCode: 0, wantMethods: []string{"apply", "apply-force"}},
 		{name: "update alone is the PUT with the resourceVersion", args: []string{"--method", "update"}, wantCode: 0, wantMethods: []string{"update"}},
+		{name: "kubectl's verbs", args: []string{"--method", "kubectl"}, wantCode: 1, wantMethods: []string{"client-apply", "server-side-apply", "replace", "edit"}},
+		{name: "client-apply alone", args: []string{"--method", "client-apply"}, wantCode: 0, wantMethods: []string{"client-apply"}},
 		{name: "bad --fail-on", args: []string{"--fail-on", "always"}, wantCode: 2},
 	}
 	for _, tt := range tests {

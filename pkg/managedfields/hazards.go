@@ -249,8 +249,8 @@ func fieldsMessage(h Hazard) string {
 	}
 	switch h.Type {
 	case HazardClientSideApplyMigration:
-		return fmt.Sprintf("%s: %d field(s) owned by both client-side apply (%s) and server-side apply (%s): fields you remove from the manifest stay in the object, because %s still owns them; migrate with kubectl apply --server-side once, or drop the %s entry",
-			fieldsSummary(h.Fields), len(h.Fields), quote(u.Manager), quote(a.Manager), quote(u.Manager), quote(u.Manager))
+		return fmt.Sprintf("%s: %d field(s) owned by both client-side apply (%s) and server-side apply (%s): fields you remove from the manifest stay in the object, because %s still owns them; migrate with kubectl apply --server-side once, or drop the %s entry; kubectl rv predict -f MANIFEST --method apply --field-manager %s shows what the move conflicts on, moves and deletes",
+			fieldsSummary(h.Fields), len(h.Fields), quote(u.Manager), quote(a.Manager), quote(u.Manager), quote(u.Manager), predictArg(a.Manager))
 	case HazardApplyUpdateShared:
 		return fmt.Sprintf("%s: %d field(s) owned by both Apply manager %s and Update manager %s: the next apply that changes them conflicts, and one that drops them leaves them owned by %s",
 			fieldsSummary(h.Fields), len(h.Fields), quote(a.Manager), quote(u.Manager), quote(u.Manager))
@@ -290,4 +290,13 @@ func (h Hazard) MarshalJSON() ([]byte, error) {
 		Message string     `json:"message"`
 	}
 	return json.Marshal(wire{Type: h.Type, Owners: h.Owners, Fields: h.FieldStrings(), Message: h.Message})
+}
+
+// predictArg is a manager name as a shell word in a suggested command:
+// as it is when it needs no quoting, else single-quoted.
+func predictArg(m string) string {
+	if m != "" && strings.Trim(m, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.:") == "" {
+		return m
+	}
+	return "'" + strings.ReplaceAll(m, "'", `'\''`) + "'"
 }

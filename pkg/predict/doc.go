@@ -2,7 +2,12 @@
 // method a client can use on a Kubernetes object: update (PUT) with and
 // without a resourceVersion, JSON patch, JSON merge patch (plain and with
 // the resourceVersion as an optimistic lock), strategic merge patch, and
-// server-side apply with and without force.
+// server-side apply with and without force; and kubectl's client-side
+// apply (ClientApply), whose request it computes with kubectl's own code
+// (the three-way patch of the last-applied-configuration annotation, the
+// live object and the manifest, or a create) before either executor sends
+// it, reporting the fields the patch deletes because they left the
+// manifest and what the annotation becomes.
 //
 // For each method it returns a verdict (ok, conflict, apply-conflict,
 // invalid, clobber), the apply conflicts with their owners as the server

@@ -34,6 +34,10 @@ func (e refusingExecutor) Patch(_ context.Context, pt types.PatchType, _ []byte,
 	return nil, e.err(string(pt))
 }
 
+func (e refusingExecutor) Create(context.Context, *unstructured.Unstructured, string) (*unstructured.Unstructured, error) {
+	return nil, e.err("create")
+}
+
 // TestPredictForbiddenOnce: a user refused every method gets the refusal
 // once, not once per method.
 func TestPredictForbiddenOnce(t *testing.T) {

@@ -111,7 +111,9 @@ func TestParseMethods(t *testing.T) {
 		// The simulator's spelling names the same method; its methods
 		// predict does not report are unknown here.
 		{name: "simulator spelling", in: []string{"update-unconditional"}, want: []Method{UpdateNoRV}},
-		{name: "unknown", in: []string{"put"}, wantErr: `unknown method "put": use all, all-update, all-merge-patch, all-apply, update,`},
+		{name: "unknown", in: []string{"put"}, wantErr: `unknown method "put": use all, all-update, all-merge-patch, all-apply, kubectl, update,`},
+		{name: "kubectl's verbs", in: []string{"kubectl"}, want: KubectlVerbs},
+		{name: "a verb and a method, report order", in: []string{"replace,apply,client-apply"}, want: []Method{Apply, ClientApply, Replace}},
 		{name: "not a predict method", in: []string{"update-status"}, wantErr: `unknown method "update-status"`},
 	}
 	for _, tt := range tests {

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"slices"
 	"sync"
+	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -14,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/uuid"
 	"k8s.io/client-go/kubernetes/scheme"
 
 	"github.com/kubectl-rv/kubectl-rv/pkg/managedfields"
@@ -230,6 +232,19 @@ func (e *offlineExecutor) Update(_ context.Context, obj *unstructured.Unstructur
 	// The write path changes obj, whose parts other requests share.
 	out, err := e.w.Update(e.t, e.stored, obj.DeepCopy(), writepath.Options{FieldManager: manager})
 	return e.result(out, e.certain(err, false))
+}
+
+func (e *offlineExecutor) Create(_ context.Context, obj *unstructured.Unstructured, manager string) (*unstructured.Unstructured, error) {
+	if e.live != nil {
+		return nil, apierrors.NewAlreadyExists(e.t.GroupResource(), e.name)
+	}
+	// The server gives a created object a uid and a creationTimestamp:
+	// their values are its own, but the fields are changed.
+	w := *e.w
+	w.Now = time.Now
+	w.NewUID = uuid.NewUUID
+	out, err := w.Create(e.t, obj.DeepCopy(), writepath.Options{FieldManager: manager})
+	return out, e.certain(err, false)
 }
 
 func (e *offlineExecutor) Patch(_ context.Context, pt types.PatchType, data []byte, manager string, force bool) (*unstructured.Unstructured, error) {

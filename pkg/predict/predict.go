@@ -42,6 +42,9 @@ type Executor interface {
 	// Patch is a PATCH of the given type by manager; force only matters
 	// for apply.
 	Patch(ctx context.Context, pt types.PatchType, data []byte, manager string, force bool) (*unstructured.Unstructured, error)
+	// Create is a POST of obj by manager (kubectl apply's create). obj is
+	// the caller's: an executor must not modify it.
+	Create(ctx context.Context, obj *unstructured.Unstructured, manager string) (*unstructured.Unstructured, error)
 }
 
 // Unjudged is implemented by an executor that may not run every rule the
@@ -144,7 +147,18 @@ type request struct {
 	pt    types.PatchType
 	data  []byte
 	force bool
-	// skip explains why the method does not apply (with its verdict).
+	// create is the object a create sends (client-apply of an object
+	// that does not exist).
+	create *unstructured.Unstructured
+	// manager overrides the writer's manager (kubectl's verbs have their
+	// own defaults).
+	manager string
+	// clientApply is what kubectl's client-side apply computed.
+	clientApply *clientApplyPlan
+	// config is a server-side apply's configuration, from a manifest.
+	config *unstructured.Unstructured
+	// skip explains why the method does not apply (with its verdict): the
+	// method sends nothing.
 	skip        string
 	skipVerdict Verdict
 }
@@ -167,6 +181,13 @@ func predict(ctx context.Context, cfg Config, in Input, ex Executor) (Result, *u
 	res := Result{Object: in.Ref, Engine: ex.Engine(), FieldManager: cfg.FieldManager}
 	if res.FieldManager == "" {
 		res.FieldManager = cfg.DefaultManager
+		if onlyVerbs(methods) {
+			// kubectl's verbs each have their own (MethodResult.Manager).
+			res.FieldManager = ""
+			if len(methods) == 1 {
+				res.FieldManager = verbManagers[methods[0]]
+			}
+		}
 	}
 	live, err := ex.Live(ctx)
 	exists := true
@@ -308,17 +329,27 @@ feed:
 }
 
 func run(ctx context.Context, an *analyzer, ex Executor, rq request, live *unstructured.Unstructured, writer string) (MethodResult, error) {
-	mr := MethodResult{Method: rq.method}
+	mr := MethodResult{Method: rq.method, Manager: rq.manager}
 	if rq.skip != "" {
 		mr.Verdict, mr.Reason, mr.Code = rq.skipVerdict, rq.skip, 0
+		mr.NoOp = rq.skipVerdict == OK
+		if rq.clientApply != nil {
+			rq.clientApply.finish(an.tc, &mr, nil)
+		}
 		return mr, nil
 	}
 	manager := writer
+	if rq.manager != "" {
+		manager = rq.manager
+	}
 	var out *unstructured.Unstructured
 	var err error
-	if rq.obj != nil {
+	switch {
+	case rq.create != nil:
+		out, err = ex.Create(ctx, rq.create, manager)
+	case rq.obj != nil:
 		out, err = ex.Update(ctx, rq.obj, manager)
-	} else {
+	default:
 		mr.Request = string(rq.data)
 		out, err = ex.Patch(ctx, rq.pt, rq.data, manager, rq.force)
 	}
@@ -332,7 +363,13 @@ func run(ctx context.Context, an *analyzer, ex Executor, rq request, live *unstr
 		if live == nil {
 			mr.Code = http.StatusCreated
 		}
-		an.analyzeMemo(&mr, out, writer)
+		an.analyzeMemo(&mr, out, manager)
+	}
+	if rq.clientApply != nil {
+		rq.clientApply.finish(an.tc, &mr, out)
+	}
+	if rq.config != nil && (mr.Verdict == ApplyConflict || out != nil) {
+		mr.CSAUpgrade = csaUpgrade(an.tc, live, out, rq.config, manager, mr.Conflicts)
 	}
 	if u, ok := ex.(Unjudged); ok {
 		if why := u.Unjudged(mr.Verdict); why != "" {
@@ -474,6 +511,11 @@ func buildRequests(cfg Config, in Input, live *unstructured.Unstructured, baseRV
 			if err := pb.request(&rq); err != nil {
 				return nil, fmt.Errorf("%s: generating the %s: %w", in.Ref, m, err)
 			}
+		case ClientApply:
+			var err error
+			if rq, err = clientApplyRequest(cfg, in, live); err != nil {
+				return nil, fmt.Errorf("%s: computing kubectl apply's patch: %w", in.Ref, err)
+			}
 		case Apply, ApplyForce:
 			if cfg.FieldManager == "" {
 				rq.skip, rq.skipVerdict = "server-side apply needs --field-manager", Invalid
@@ -481,13 +523,25 @@ func buildRequests(cfg Config, in Input, live *unstructured.Unstructured, baseRV
 			}
 			rq.pt = types.ApplyPatchType
 			rq.force = m == ApplyForce
+			rq.config = in.Desired
 			b, err := json.Marshal(withoutMeta(in.Desired.Object, "managedFields"))
 			if err != nil {
 				return nil, err
 			}
 			rq.data = b
+		default:
+			var ok bool
+			var err error
+			if rq, ok, err = verbRequest(cfg, in, live, pb, m); err != nil {
+				return nil, fmt.Errorf("%s: computing kubectl %s's request: %w", in.Ref, m, err)
+			} else if !ok {
+				continue
+			}
 		}
 		reqs = append(reqs, rq)
+	}
+	if len(reqs) == 0 {
+		return nil, errors.New("--method selects no method a manifest can use (kubectl patch needs --patch)")
 	}
 	return reqs, nil
 }
@@ -586,6 +640,9 @@ func givenPatchRequests(cfg Config, in Input, baseRV string, methods []Method) (
 			add(rq)
 		}
 	}
+	if want[KubectlPatch] {
+		add(givenPatchVerb(cfg, in))
+	}
 	if len(reqs) == 0 {
 		return nil, fmt.Errorf("--method selects no method a %s patch can use", in.PatchType)
 	}
@@ -674,7 +731,13 @@ type analyzer struct {
 
 	// mu guards memo.
 	mu   sync.Mutex
-	memo map[*unstructured.Unstructured]*analysis
+	memo map[memoKey]*analysis
+}
+
+// memoKey is one analysis: a result object as one writer made it.
+type memoKey struct {
+	after  *unstructured.Unstructured
+	writer string
 }
 
 // analysis is the analysis of one result object, done once however many
@@ -690,7 +753,7 @@ func newAnalyzer(tc managedfields.TypeConverter, before *unstructured.Unstructur
 	es, _ := managedfields.Entries(before)
 	b := &unstructured.Unstructured{Object: withoutMeta(before.Object, ignoredForChanges...)}
 	return &analyzer{tc: tc, before: before, beforeSets: entrySets(es), typedBefore: newTypedObject(tc, b),
-		memo: map[*unstructured.Unstructured]*analysis{}}
+		memo: map[memoKey]*analysis{}}
 }
 
 func entrySets(es []managedfields.Entry) map[entryKey]*fieldpath.Set {
@@ -712,10 +775,11 @@ func entrySets(es []managedfields.Entry) map[entryKey]*fieldpath.Set {
 // keeps.
 func (an *analyzer) analyzeMemo(mr *MethodResult, after *unstructured.Unstructured, writer string) {
 	an.mu.Lock()
-	a, ok := an.memo[after]
+	key := memoKey{after, writer}
+	a, ok := an.memo[key]
 	if !ok {
 		a = &analysis{}
-		an.memo[after] = a
+		an.memo[key] = a
 	}
 	an.mu.Unlock()
 	a.once.Do(func() {

@@ -35,6 +35,12 @@ func redactResult(show bool, in Input, live *unstructured.Unstructured, res Resu
 		if m.Request != "" {
 			m.Request = string(r.Patch(requestType(m.Method == JSONPatch), []byte(m.Request)))
 		}
+		if ca := m.ClientApply; ca != nil && ca.LastApplied != "" {
+			// The annotation is the Secret's manifest: a partial object.
+			c := *ca
+			c.LastApplied = string(r.Patch(types.MergePatchType, []byte(c.LastApplied)))
+			m.ClientApply = &c
+		}
 	}
 	for i := range res.Methods {
 		m := &res.Methods[i]

@@ -173,6 +173,11 @@ func (e echoExecutor) Patch(_ context.Context, _ types.PatchType, data []byte, _
 	return nil, e.fail(string(data))
 }
 
+func (e echoExecutor) Create(_ context.Context, obj *unstructured.Unstructured, _ string) (*unstructured.Unstructured, error) {
+	b, _ := obj.MarshalJSON()
+	return nil, e.fail(string(b))
+}
+
 func (e echoExecutor) fail(body string) error {
 	if !e.api {
 		return fmt.Errorf("decoding %s: illegal base64 data", body)

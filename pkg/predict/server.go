@@ -45,3 +45,7 @@ func (e *serverExecutor) Patch(ctx context.Context, pt types.PatchType, data []b
 	}
 	return e.ri.Patch(ctx, e.name, pt, data, opts)
 }
+
+func (e *serverExecutor) Create(ctx context.Context, obj *unstructured.Unstructured, manager string) (*unstructured.Unstructured, error) {
+	return e.ri.Create(ctx, obj, metav1.CreateOptions{DryRun: dryRunAll, FieldManager: manager})
+}

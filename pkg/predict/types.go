@@ -36,10 +36,18 @@ const (
 	Apply = writepath.Apply
 	// ApplyForce is a server-side apply with force=true.
 	ApplyForce = writepath.ApplyForce
+	// ClientApply is kubectl's client-side apply (kubectl apply without
+	// --server-side): the three-way patch kubectl computes, or a create.
+	ClientApply = writepath.ClientApply
 )
 
-// AllMethods lists every method in report order.
+// AllMethods lists every HTTP write method in report order: what "all"
+// selects. kubectl's verbs (ClientApply) are asked for by name.
 var AllMethods = []Method{Update, UpdateNoRV, JSONPatch, MergePatch, MergePatchRV, StrategicMergePatch, Apply, ApplyForce}
+
+// reportOrder lists every method predict reports, in report order: the
+// HTTP methods, then kubectl's verbs.
+var reportOrder = append(slices.Clone(AllMethods), KubectlVerbs...)
 
 // Each method name selects that method alone: "apply" is the non-forced
 // apply only, "update" the PUT with a resourceVersion only. Several methods
@@ -53,6 +61,7 @@ var methodFamilies = map[string][]Method{
 	"all-update":      {Update, UpdateNoRV},
 	"all-merge-patch": {MergePatch, MergePatchRV},
 	"all-apply":       {Apply, ApplyForce},
+	"kubectl":         KubectlVerbs,
 }
 
 // methodAliases are other names of single methods.
@@ -65,8 +74,8 @@ var methodAliases = map[string]Method{
 // MethodNames lists the names --method accepts, for help and completion:
 // the families, then each method.
 func MethodNames() []string {
-	names := []string{"all", "all-update", "all-merge-patch", "all-apply"}
-	for _, m := range AllMethods {
+	names := []string{"all", "all-update", "all-merge-patch", "all-apply", "kubectl"}
+	for _, m := range reportOrder {
 		names = append(names, string(m))
 	}
 	return names
@@ -96,7 +105,7 @@ func ParseMethods(names []string) ([]Method, error) {
 		return AllMethods, nil
 	}
 	var out []Method
-	for _, m := range AllMethods {
+	for _, m := range reportOrder {
 		if want[m] {
 			out = append(out, m)
 		}
@@ -115,6 +124,9 @@ func parseMethod(name string) ([]Method, error) {
 	// (update-unconditional); the write path knows methods predict does
 	// not report (update-status).
 	if m, ok := writepath.ParseMethod(name); ok && slices.Contains(AllMethods, m) {
+		return []Method{m}, nil
+	}
+	if m := Method(name); slices.Contains(reportOrder, m) {
 		return []Method{m}, nil
 	}
 	return nil, fmt.Errorf("unknown method %q: use %s", name, strings.Join(MethodNames(), ", "))
@@ -229,7 +241,11 @@ func (r Result) Worst() Verdict {
 
 // MethodResult is what one method would do.
 type MethodResult struct {
-	Method  Method  `json:"method"`
+	Method Method `json:"method"`
+	// Manager is the field manager of one of kubectl's verbs (its
+	// default, or --field-manager); "" for the HTTP methods, which write
+	// with Result.FieldManager.
+	Manager string  `json:"manager,omitempty"`
 	Verdict Verdict `json:"verdict"`
 	// Reason explains the verdict in one line.
 	Reason string `json:"reason,omitempty"`
@@ -251,6 +267,12 @@ type MethodResult struct {
 	// Request is the patch that was sent (empty for updates, which send
 	// the desired object completed with the base's system metadata).
 	Request string `json:"request,omitempty"`
+	// ClientApply is what kubectl's client-side apply computed and sent
+	// (client-apply only).
+	ClientApply *ClientApplyResult `json:"clientApply,omitempty"`
+	// CSAUpgrade is what the move to server-side apply does to an object
+	// last applied client-side (apply and apply-force of a manifest).
+	CSAUpgrade *CSAUpgrade `json:"csaUpgrade,omitempty"`
 }
 
 // Ownership is a manager and some fields.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"strconv"
 	"strings"
 
@@ -165,6 +166,8 @@ func (w *writer) encode(ch change) (writeReq, error) {
 		return w.encodeJSONPatch(ch)
 	case writepath.Apply, writepath.ApplyForce:
 		return w.encodeApply(ch)
+	case writepath.ClientApply:
+		return w.encodeClientApply(ch)
 	default:
 		return writeReq{}, fmt.Errorf("method %q writes nothing", w.group.spec.Method)
 	}
@@ -231,21 +234,61 @@ func (w *writer) encodeJSONPatch(ch change) (writeReq, error) {
 // encodeApply sends an apply configuration holding the changed field only:
 // the field the actor owns.
 func (w *writer) encodeApply(ch change) (writeReq, error) {
-	t := w.group.target
-	cfg := nest(ch.obj.Object, w.group.path)
-	cfg["apiVersion"] = t.gvk.GroupVersion().String()
-	cfg["kind"] = t.gvk.Kind
-	md := map[string]any{"name": t.name}
-	if t.namespace != "" {
-		md["namespace"] = t.namespace
-	}
-	cfg["metadata"] = md
-	b, err := json.Marshal(cfg)
+	b, err := json.Marshal(w.manifest(ch))
 	verb := "APPLY"
 	if w.group.spec.Write() == writepath.ApplyForce {
 		verb = "APPLY force"
 	}
 	return writeReq{verb: verb, pt: types.ApplyPatchType, patch: b, note: ch.note, carries: true}, err
+}
+
+// manifest is the object holding the changed field only: the field the
+// actor owns (an apply configuration, a client-side apply's manifest).
+func (w *writer) manifest(ch change) map[string]any {
+	t := w.group.target
+	m := nest(ch.obj.Object, w.group.path)
+	m["apiVersion"] = t.gvk.GroupVersion().String()
+	m["kind"] = t.gvk.Kind
+	md := map[string]any{"name": t.name}
+	if t.namespace != "" {
+		md["namespace"] = t.namespace
+	}
+	m["metadata"] = md
+	return m
+}
+
+// encodeClientApply sends what kubectl apply (client side) sends for a
+// manifest holding the changed field only: the three-way patch of the
+// last-applied annotation (the actor's previous manifest), the manifest
+// and the object read (writepath.ClientApplyPatch), without
+// resourceVersion. It overwrites what others changed in its fields, and
+// deletes the fields its previous manifests set that this one does not.
+func (w *writer) encodeClientApply(ch change) (writeReq, error) {
+	manifest := w.manifest(ch)
+	// The object read is ch.obj with the path's old value: the change was
+	// made on the writer's own top of it.
+	read := &unstructured.Unstructured{Object: maps.Clone(ch.obj.Object)}
+	if err := managedfields.SetPath(read.Object, w.group.path, ch.oldVal); err != nil {
+		return writeReq{}, err
+	}
+	car, err := writepath.ClientApplyPatch(read, &unstructured.Unstructured{Object: manifest})
+	if err != nil {
+		return writeReq{}, err
+	}
+	note := ch.note
+	if car.Original == nil {
+		note = joinNote(note, "no last-applied annotation: kubectl warns and adds it")
+	}
+	if string(car.Patch) == "{}" {
+		// kubectl would send nothing; the simulated client sends the empty
+		// patch, a no-op.
+		note = joinNote(note, "the three-way patch is empty: kubectl would send nothing")
+	}
+	verb := "PATCH client-apply"
+	if car.PatchType == types.MergePatchType {
+		verb += " (merge)"
+	}
+	return writeReq{verb: verb, pt: car.PatchType, patch: car.Patch, note: note, carries: true}, nil
 }
 
 // nest builds the merge patch {a: {b: v}} of a field path from the changed

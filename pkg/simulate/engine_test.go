@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"math/rand/v2"
+	"strings"
 	"testing"
 	"time"
 
@@ -239,5 +240,67 @@ func TestNothingWrittenNeverHolds(t *testing.T) {
 		if inv.Held || inv.Reason != ReasonNothingWritten {
 			t.Errorf("%s: held %v reason %q, want not held because %q", inv.Name, inv.Held, inv.Reason, ReasonNothingWritten)
 		}
+	}
+}
+
+// TestClientApplyActor: a GitOps tool's kubectl apply (client side) keeps
+// setting data.mode while a controller sets it too. Its first patch adds
+// the missing annotation; each later one is a three-way patch from its
+// own annotation that overwrites the controller's value: every write of
+// both changes the object, none conflicts.
+func TestClientApplyActor(t *testing.T) {
+	sc, err := scenario.Parse([]byte(`apiVersion: rv.kubectl-rv.dev/v1alpha1
+kind: Scenario
+name: t
+duration: 10s
+objects:
+- apiVersion: v1
+  kind: ConfigMap
+  metadata: {name: cm, namespace: default}
+  data: {mode: start}
+actors:
+- name: gitops
+  fieldManager: kubectl-client-side-apply
+  target: {apiVersion: v1, kind: ConfigMap, namespace: default, name: cm}
+  method: client-apply
+  change: {set: data.mode, value: gitops}
+  thinkTime: 1s
+  writes: 3
+- name: ctrl
+  target: {apiVersion: v1, kind: ConfigMap, namespace: default, name: cm}
+  method: update
+  change: {set: data.mode, value: ctrl}
+  thinkTime: 1s
+  start: 500ms
+  writes: 2
+`), "t.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := true
+	res, err := Run(context.Background(), sc, Config{Trace: &tr})
+	if err != nil {
+		t.Fatal(err)
+	}
+	type s struct {
+		Actor, Verb, Outcome string
+		Annotation           bool
+	}
+	var got []s
+	for _, st := range res.Steps {
+		if st.Verb == "GET" || st.Verb == "RETRY" || st.Actor == "" {
+			continue
+		}
+		got = append(got, s{st.Actor, st.Verb, st.Outcome, strings.Contains(st.Note, "no last-applied annotation")})
+	}
+	want := []s{
+		{"gitops", "PATCH client-apply", "ok", true},
+		{"ctrl", "PUT", "ok", false},
+		{"gitops", "PATCH client-apply", "ok", false},
+		{"ctrl", "PUT", "ok", false},
+		{"gitops", "PATCH client-apply", "ok", false},
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("steps (-want +got):\n%s", d)
 	}
 }

@@ -33,10 +33,17 @@ const (
 	Apply Method = "apply"
 	// ApplyForce is a server-side apply with force=true.
 	ApplyForce Method = "apply-force"
+	// ClientApply is kubectl's client-side apply: the client computes a
+	// three-way patch from the last-applied-configuration annotation, the
+	// live object and the manifest, and sends it as a strategic merge
+	// patch (a JSON merge patch for custom resources) without
+	// resourceVersion, or creates the object (ClientApplyPatch,
+	// ClientApplyCreate). The write path sees only that patch or create.
+	ClientApply Method = "client-apply"
 )
 
 // Methods lists every write method.
-var Methods = []Method{Update, UpdateNoRV, UpdateStatus, MergePatch, MergePatchRV, StrategicMergePatch, JSONPatch, JSONPatchTest, Apply, ApplyForce}
+var Methods = []Method{Update, UpdateNoRV, UpdateStatus, MergePatch, MergePatchRV, StrategicMergePatch, JSONPatch, JSONPatchTest, Apply, ApplyForce, ClientApply}
 
 // UpdateUnconditional is the scenario spelling of UpdateNoRV, accepted
 // wherever a method is named.
@@ -46,7 +53,7 @@ const UpdateUnconditional = "update-unconditional"
 // update-unconditional for UpdateNoRV.
 func ParseMethod(name string) (Method, bool) {
 	switch m := Method(name); m {
-	case Update, UpdateNoRV, UpdateStatus, JSONPatch, JSONPatchTest, MergePatch, MergePatchRV, StrategicMergePatch, Apply, ApplyForce:
+	case Update, UpdateNoRV, UpdateStatus, JSONPatch, JSONPatchTest, MergePatch, MergePatchRV, StrategicMergePatch, Apply, ApplyForce, ClientApply:
 		return m, true
 	case UpdateUnconditional:
 		return UpdateNoRV, true

@@ -330,6 +330,10 @@ func (e persisting) Patch(ctx context.Context, pt types.PatchType, data []byte, 
 	return e.ri.Patch(ctx, e.name, pt, data, opts)
 }
 
+func (e persisting) Create(ctx context.Context, obj *unstructured.Unstructured, manager string) (*unstructured.Unstructured, error) {
+	return e.ri.Create(ctx, obj, metav1.CreateOptions{FieldManager: manager})
+}
+
 // checkRealWrite makes one method's write, picked at random, for real and
 // counts whether each engine predicted it; it returns a description of
 // any disagreement.

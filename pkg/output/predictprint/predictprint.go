@@ -94,7 +94,11 @@ func Print(p *output.Printer, errOut io.Writer, r Report) error {
 
 func header(o predict.Result) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s (%s engine, field manager %q)", o.Object, o.Engine, o.FieldManager)
+	if o.FieldManager == "" {
+		fmt.Fprintf(&b, "%s (%s engine, kubectl's field managers)", o.Object, o.Engine)
+	} else {
+		fmt.Fprintf(&b, "%s (%s engine, field manager %q)", o.Object, o.Engine, o.FieldManager)
+	}
 	if o.LiveResourceVersion == "" {
 		b.WriteString(": does not exist")
 		return b.String()
@@ -166,6 +170,60 @@ func Table(r Report, withObject bool) *output.TableData {
 
 // Detail explains one method's verdict in a line.
 func Detail(o predict.Result, m predict.MethodResult) string {
+	d := detail(o, m)
+	if ca := m.ClientApply; ca != nil {
+		d = join(clientApply(ca, m.Verdict), d)
+	}
+	if u := m.CSAUpgrade; u != nil {
+		d = join(d, csaUpgrade(u, m.Verdict))
+	}
+	return d
+}
+
+func join(a, b string) string {
+	if a == "" || b == "" {
+		return a + b
+	}
+	return a + "; " + b
+}
+
+// csaUpgrade sums up the move to server-side apply of an object last
+// applied client-side.
+func csaUpgrade(u *predict.CSAUpgrade, v predict.Verdict) string {
+	when := ""
+	if v == predict.ApplyConflict {
+		when = "once an apply succeeds, "
+	}
+	s := fmt.Sprintf("last applied client-side (%s): %sthe managedFields upgrade moves %d field(s)", strings.Join(u.Managers, ", "), when, len(u.Moved))
+	if len(u.Deleted) > 0 {
+		s += fmt.Sprintf(", then the apply deletes %s", strings.Join(u.Deleted, ", "))
+	}
+	return s
+}
+
+// clientApply says what kubectl's client-side apply did beyond the
+// verdict: the fields it deletes because they left the manifest, a
+// missing annotation, a create or no request at all.
+func clientApply(ca *predict.ClientApplyResult, v predict.Verdict) string {
+	var parts []string
+	switch ca.Action {
+	case predict.ActionCreate:
+		if v == predict.OK {
+			parts = append(parts, "creates it with the last-applied annotation")
+		}
+	case predict.ActionUnchanged:
+		return "unchanged: the three-way patch is empty, kubectl sends nothing"
+	}
+	if ca.AnnotationMissing {
+		parts = append(parts, "no last-applied annotation: kubectl warns, deletes nothing and adds it")
+	}
+	if len(ca.Deleted) > 0 {
+		parts = append(parts, fmt.Sprintf("deletes %s (left the manifest)", strings.Join(ca.Deleted, ", ")))
+	}
+	return strings.Join(parts, "; ")
+}
+
+func detail(o predict.Result, m predict.MethodResult) string {
 	switch m.Verdict {
 	case predict.Conflict:
 		if o.Stale {
@@ -181,6 +239,9 @@ func Detail(o predict.Result, m predict.MethodResult) string {
 	case predict.Clobber:
 		return clobbered(m)
 	case predict.OK:
+		if m.ClientApply != nil && m.ClientApply.Action == predict.ActionUnchanged {
+			return ""
+		}
 		if m.NoOp {
 			return "no change (resourceVersion stays)"
 		}
