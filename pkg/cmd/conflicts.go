@@ -77,6 +77,11 @@ Secrets, are skipped while parsing and never kept or printed.
 .gz file, or - for stdin; repeat it for the logs of several API servers.
 Only events of stage ResponseComplete or Panic count. A last line cut short
 is skipped with a warning; --strict makes every skipped line an error.
+It also reads what the cloud CLIs print, recognised by their first keys:
+aws logs filter-log-events and get-query-results (EKS, events unchanged),
+gcloud logging read --format=json (GKE's Cloud Logging: no field manager,
+pod, dry run or request time) and az monitor log-analytics query over
+AKSAudit or AKSAuditAdmin (AKS: no impersonated user).
 
 --scenario FILE.yaml also writes a kubectl rv simulate scenario that
 reproduces the contention on the --object (or the hottest object): one
@@ -115,6 +120,12 @@ const conflictsExample = `  # The hottest objects in an API server's audit log
 
   # A simulate scenario that reproduces the hottest object's writers
   kubectl rv conflicts --audit-log audit.log --scenario hot.yaml && kubectl rv simulate run hot.yaml
+
+  # GKE: the last hour of the API server's requests, from Cloud Logging
+  gcloud logging read 'protoPayload.serviceName="k8s.io"' --freshness 1h --format json | kubectl rv conflicts --audit-log - --view writers
+
+  # AKS: the last hour of writes and gets, from Log Analytics
+  az monitor log-analytics query -w WORKSPACE_ID --analytics-query 'AKSAudit | where TimeGenerated > ago(1h) and Verb in ("create", "update", "patch", "delete", "get")' -o json | kubectl rv conflicts --audit-log -
 
   # 409s per second across the cluster, over 30 seconds, from /metrics
   kubectl rv conflicts --live --for 30s`
