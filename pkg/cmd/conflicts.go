@@ -134,6 +134,7 @@ const conflictsExample = `  # The hottest objects in an API server's audit log
 type ConflictsOptions struct {
 	Output      *OutputFlags
 	AuditLogs   []string
+	Sources     []string
 	View        string
 	Object      string
 	FailOnRate  float64
@@ -195,6 +196,7 @@ func NewCmdConflicts(f *Factory, streams genericiooptions.IOStreams) *cobra.Comm
 	fs := cmd.Flags()
 	o.Output.AddFlags(fs)
 	fs.StringArrayVar(&o.AuditLogs, "audit-log", nil, "Audit log to read: a file, a directory of rotated files, a .gz file or - (stdin). Repeatable.")
+	fs.StringArrayVar(&o.Sources, "source", nil, "Audit events to read from a log service, the filter pushed down: cloudwatch:LOG_GROUP (EKS's /aws/eks/CLUSTER/cluster; credentials from the AWS SDK's default chain). Repeatable.")
 	fs.StringVar(&o.View, "view", "", "What to show: "+strings.Join(conflictsprint.Views, ", ")+" (default objects, or timeline with --object).")
 	fs.StringVar(&o.Object, "object", "", "TYPE/NAME of the only object to analyse, shown as a timeline, with TYPE as kubectl reads it (cm/leader, configmaps/leader, leases.coordination.k8s.io/x); -n narrows it to a namespace.")
 	fs.Float64Var(&o.FailOnRate, "fail-on-rate", o.FailOnRate, "Exit 1 when any writer's conflict rate (409s per attempt, 0 to 1) exceeds this; negative is off.")
@@ -282,7 +284,7 @@ func forbiddenBody(err error, body []byte) error {
 }
 
 // auditFlags are the flags that only an audit log analysis reads.
-var auditFlags = []string{"audit-log", "view", "object", "resource", "fail-on-rate", "retry-window", "since", "until", "strict", "top", "report", "scenario", "listen", "listen-cert", "listen-key", "record"}
+var auditFlags = []string{"audit-log", "source", "view", "object", "resource", "fail-on-rate", "retry-window", "since", "until", "strict", "top", "report", "scenario", "listen", "listen-cert", "listen-key", "record"}
 
 // Validate checks the flags without I/O and builds the engine's config.
 func (o *ConflictsOptions) Validate() error {
@@ -295,10 +297,13 @@ func (o *ConflictsOptions) Validate() error {
 	if err := o.validateListen(); err != nil {
 		return err
 	}
+	if err := o.validateSources(); err != nil {
+		return err
+	}
 	cfg := conflicts.NewConfig()
 	switch {
-	case len(o.AuditLogs) == 0 && o.Listen == "":
-		return exitcode.Usagef("give --audit-log PATH (the API server's --audit-log-path file, a directory of them, or - for stdin) or --listen ADDR (its audit webhook)")
+	case len(o.AuditLogs) == 0 && len(o.Sources) == 0 && o.Listen == "":
+		return exitcode.Usagef("give --audit-log PATH (the API server's --audit-log-path file, a directory of them, or - for stdin), --source cloudwatch:LOG_GROUP or --listen ADDR (its audit webhook)")
 	case o.View != "" && !slices.Contains(conflictsprint.Views, o.View):
 		return exitcode.Usagef("--view %q is not a view: use one of %s", o.View, strings.Join(conflictsprint.Views, ", "))
 	case o.View == conflictsprint.ViewTimeline && o.Object == "":
@@ -497,7 +502,7 @@ func (o *ConflictsOptions) print(rep *conflicts.Report) error {
 		return err
 	}
 	if p.Structured() {
-		scope := conflictsprint.Scope{AuditLogs: o.AuditLogs, Since: o.Since, Until: o.Until, RetryWindow: o.RetryWindow.String(), Object: o.Object}
+		scope := conflictsprint.Scope{AuditLogs: append(slices.Clip(o.AuditLogs), o.Sources...), Since: o.Since, Until: o.Until, RetryWindow: o.RetryWindow.String(), Object: o.Object}
 		return p.PrintObject(conflictsprint.NewDocument(rep, scope))
 	}
 	view := o.View
