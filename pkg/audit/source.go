@@ -82,6 +82,19 @@ func NewSource(name string, r io.Reader) Source {
 	return Source{Name: name, open: func() (io.ReadCloser, error) { return io.NopCloser(r), nil }}
 }
 
+// CloudWatchScheme is the prefix of a --source that names a CloudWatch
+// Logs log group (pkg/audit/cloudwatch reads it).
+const CloudWatchScheme = "cloudwatch:"
+
+// ParseCloudSource reads a --source value: cloudwatch:LOG_GROUP.
+func ParseCloudSource(s string) (group string, err error) {
+	group, ok := strings.CutPrefix(s, CloudWatchScheme)
+	if !ok || group == "" {
+		return "", fmt.Errorf("%q: give cloudwatch:LOG_GROUP (EKS's is /aws/eks/CLUSTER/cluster)", s)
+	}
+	return group, nil
+}
+
 // Spooled says whether src is a stream a Spool copies as it is read.
 func (s Source) Spooled() bool {
 	return s.spooled

@@ -184,6 +184,9 @@ func NewCmdConflicts(f *Factory, streams genericiooptions.IOStreams) *cobra.Comm
 		Args:    cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			c.Flags().Visit(func(fl *pflag.Flag) { o.changed = append(o.changed, fl.Name) })
+			if o.handsOverSources() {
+				return handOff()
+			}
 			if err := o.Complete(f); err != nil {
 				return err
 			}

@@ -40,6 +40,8 @@ func sourceScene() []string {
 // CloudWatch Logs' protocol (AWS_ENDPOINT_URL), gives the report of the
 // log's writes (the filter keeps no reads), and prints no credential.
 func TestConflictsSourceCloudWatch(t *testing.T) {
+	SetCloudWatch(cloudwatch.Open)
+	defer SetCloudWatch(nil)
 	lines := sourceScene()
 	var writes []string
 	srv := &cwlogsfake.Server{Group: "/aws/eks/demo/cluster", N: len(lines), PageEvents: 17, ScanLimit: 40, Events: func(i int) []cwlogsfake.Event {
@@ -131,5 +133,16 @@ func TestConflictsValidateSource(t *testing.T) {
 				t.Fatalf("Validate() = %v, want %q", err, tc.want)
 			}
 		})
+	}
+}
+
+// TestConflictsSourceHandsOver: without a CloudWatch reader (kubectl-rv),
+// --source is handed over to rv-offline, here missing beside the test
+// binary: exit 2 saying so.
+func TestConflictsSourceHandsOver(t *testing.T) {
+	SetCloudWatch(nil)
+	_, errOut, code := run(t, "conflicts", "--source", "cloudwatch:/aws/eks/demo/cluster")
+	if code != 2 || !strings.Contains(errOut, "rv-offline") {
+		t.Errorf("exit %d, stderr %q: want 2 naming rv-offline", code, errOut)
 	}
 }

@@ -1,5 +1,6 @@
 // Package cloudwatch reads EKS's audit events straight from a CloudWatch
-// Logs log group (kubectl rv conflicts --source cloudwatch:LOG_GROUP): EKS
+// Logs log group (kubectl rv conflicts --source cloudwatch:LOG_GROUP, in rv-offline:
+// kubectl-rv hands it over, so that only rv-offline links the SDK): EKS
 // writes each API server audit event unchanged as a log event of the
 // group /aws/eks/CLUSTER/cluster, in streams kube-apiserver-audit-*.
 //
@@ -35,9 +36,6 @@ import (
 	"github.com/kubectl-rv/kubectl-rv/pkg/exitcode"
 )
 
-// Scheme is the prefix of a --source that names a log group.
-const Scheme = "cloudwatch:"
-
 // StreamPrefix is the prefix of the log streams EKS writes the API
 // server's audit events to.
 const StreamPrefix = "kube-apiserver-audit"
@@ -55,15 +53,6 @@ func FilterPattern() string {
 		verbs[i] = fmt.Sprintf("($.verb = %q)", v)
 	}
 	return fmt.Sprintf(`{ (($.stage = %q) || ($.stage = %q)) && (%s) }`, audit.StageResponseComplete, audit.StagePanic, strings.Join(verbs, " || "))
-}
-
-// ParseSource reads a --source value: cloudwatch:LOG_GROUP.
-func ParseSource(s string) (group string, err error) {
-	group, ok := strings.CutPrefix(s, Scheme)
-	if !ok || group == "" {
-		return "", fmt.Errorf("%q: give cloudwatch:LOG_GROUP (EKS's is /aws/eks/CLUSTER/cluster)", s)
-	}
-	return group, nil
 }
 
 // Config is what is read of a log group.
@@ -102,6 +91,16 @@ func NewClient(ctx context.Context) (*cloudwatchlogs.Client, error) {
 	return cloudwatchlogs.NewFromConfig(cfg), nil
 }
 
+// Open is the log group's Source, between since and until (zero is no
+// bound), with a client of the SDK's default chain (NewClient).
+func Open(ctx context.Context, group string, since, until time.Time) (audit.Source, error) {
+	api, err := NewClient(ctx)
+	if err != nil {
+		return audit.Source{}, err
+	}
+	return Source(ctx, api, Config{LogGroup: group, Since: since, Until: until}, nil), nil
+}
+
 // Stats count what was read.
 type Stats struct {
 	// Pages counts FilterLogEvents calls.
@@ -130,7 +129,7 @@ func Source(ctx context.Context, api API, cfg Config, stats *Stats) audit.Source
 	if !cfg.Until.IsZero() {
 		in.EndTime = aws.Int64(cfg.Until.Add(UntilSlack).UnixMilli())
 	}
-	name := Scheme + cfg.LogGroup
+	name := audit.CloudWatchScheme + cfg.LogGroup
 	pages := cloudwatchlogs.NewFilterLogEventsPaginator(api, in)
 	r := &pager{next: func(buf *bytes.Buffer) error {
 		if !pages.HasMorePages() {

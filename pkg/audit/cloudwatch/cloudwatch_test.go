@@ -171,12 +171,3 @@ func TestSourceServiceError(t *testing.T) {
 		t.Errorf("error %v (exit %d), want the service's, exit 3", err, exitcode.Classify(err))
 	}
 }
-
-func TestParseSource(t *testing.T) {
-	for in, want := range map[string]string{"cloudwatch:/aws/eks/demo/cluster": "/aws/eks/demo/cluster", "cloudwatch:": "", "elasticsearch:http://x/i": "", "/aws/eks/demo/cluster": ""} {
-		got, err := ParseSource(in)
-		if got != want || (err == nil) != (want != "") {
-			t.Errorf("ParseSource(%q) = %q, %v; want %q", in, got, err, want)
-		}
-	}
-}
