@@ -83,6 +83,15 @@ gcloud logging read --format=json (GKE's Cloud Logging: no field manager,
 pod, dry run or request time) and az monitor log-analytics query over
 AKSAudit or AKSAuditAdmin (AKS: no impersonated user).
 
+--source cloudwatch:LOG_GROUP reads EKS's audit events straight from
+CloudWatch Logs (the group /aws/eks/CLUSTER/cluster), page by page, the
+filter pushed down: only the audit streams' completed writes, between
+--since and --until, are sent (reads are not, so retries are judged by
+preconditions). Credentials and region come from the AWS SDK's default
+chain (AWS_PROFILE, AWS_REGION, the shared files, SSO, the instance's
+role), never from a flag. It runs in rv-offline, installed beside
+kubectl-rv.
+
 --scenario FILE.yaml also writes a kubectl rv simulate scenario that
 reproduces the contention on the --object (or the hottest object): one
 actor per writer, with its write method, rate and retry policy. Run it
@@ -126,6 +135,9 @@ const conflictsExample = `  # The hottest objects in an API server's audit log
 
   # AKS: the last hour of writes and gets, from Log Analytics
   az monitor log-analytics query -w WORKSPACE_ID --analytics-query 'AKSAudit | where TimeGenerated > ago(1h) and Verb in ("create", "update", "patch", "delete", "get")' -o json | kubectl rv conflicts --audit-log -
+
+  # EKS: the last hour's writes, straight from CloudWatch Logs
+  AWS_PROFILE=prod kubectl rv conflicts --source cloudwatch:/aws/eks/prod/cluster --since 1h --view writers
 
   # 409s per second across the cluster, over 30 seconds, from /metrics
   kubectl rv conflicts --live --for 30s`
@@ -218,6 +230,7 @@ func NewCmdConflicts(f *Factory, streams genericiooptions.IOStreams) *cobra.Comm
 	fs.StringVar(&o.Record, "record", "", "With --listen: also write the events received to this file as an audit log (JSON lines) that --audit-log reads back.")
 	fs.StringVar(&o.Scenario, "scenario", "", "Also write a kubectl rv simulate scenario (FILE.yaml) that reproduces the contention on the --object (or the hottest object): its writers, their rates and write methods.")
 	_ = cmd.RegisterFlagCompletionFunc("view", cobra.FixedCompletions(conflictsprint.Views, cobra.ShellCompDirectiveNoFileComp))
+	_ = cmd.RegisterFlagCompletionFunc("source", cobra.FixedCompletions([]string{audit.CloudWatchScheme + "/aws/eks/"}, cobra.ShellCompDirectiveNoFileComp|cobra.ShellCompDirectiveNoSpace))
 	return cmd
 }
 

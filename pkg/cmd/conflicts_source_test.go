@@ -146,3 +146,10 @@ func TestConflictsSourceHandsOver(t *testing.T) {
 		t.Errorf("exit %d, stderr %q: want 2 naming rv-offline", code, errOut)
 	}
 }
+
+func TestConflictsSourceCompletion(t *testing.T) {
+	out, _, code := run(t, "__complete", "conflicts", "--source", "")
+	if code != 0 || !strings.Contains(out, "cloudwatch:/aws/eks/\n") || !strings.Contains(out, ":6\n") {
+		t.Errorf("exit %d, completions %q: want cloudwatch:/aws/eks/ without a space or files (directive 6)", code, out)
+	}
+}
