@@ -14,13 +14,16 @@ import (
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
 	_ "github.com/kubectl-rv/kubectl-rv/cmd/internal/startgc" // first: see its doc
+	"github.com/kubectl-rv/kubectl-rv/pkg/audit"
 	"github.com/kubectl-rv/kubectl-rv/pkg/audit/cloudwatch"
+	"github.com/kubectl-rv/kubectl-rv/pkg/audit/elasticsearch"
 	"github.com/kubectl-rv/kubectl-rv/pkg/cmd"
 	"github.com/kubectl-rv/kubectl-rv/pkg/serverrules"
 )
 
 func main() {
-	cmd.SetCloudWatch(cloudwatch.Open)
+	cmd.SetLogSource(audit.CloudWatchScheme, cloudwatch.Open)
+	cmd.SetLogSource(audit.ElasticsearchScheme, elasticsearch.Open)
 	streams := genericiooptions.IOStreams{In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	err := cmd.NewCmdRV(streams, serverrules.Rules{}).ExecuteContext(ctx)

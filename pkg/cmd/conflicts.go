@@ -89,7 +89,11 @@ filter pushed down: only the audit streams' completed writes, between
 --since and --until, are sent (reads are not, so retries are judged by
 preconditions). Credentials and region come from the AWS SDK's default
 chain (AWS_PROFILE, AWS_REGION, the shared files, SSO, the instance's
-role), never from a flag. It runs in rv-offline, installed beside
+role), never from a flag. --source elasticsearch:URL/INDEX reads events
+indexed into Elasticsearch one document each, the same filter pushed
+down, through a point in time page by page (credentials from
+ELASTICSEARCH_API_KEY, or ELASTICSEARCH_USERNAME and
+ELASTICSEARCH_PASSWORD). --source runs in rv-offline, installed beside
 kubectl-rv.
 
 --scenario FILE.yaml also writes a kubectl rv simulate scenario that
@@ -211,7 +215,7 @@ func NewCmdConflicts(f *Factory, streams genericiooptions.IOStreams) *cobra.Comm
 	fs := cmd.Flags()
 	o.Output.AddFlags(fs)
 	fs.StringArrayVar(&o.AuditLogs, "audit-log", nil, "Audit log to read: a file, a directory of rotated files, a .gz file or - (stdin). Repeatable.")
-	fs.StringArrayVar(&o.Sources, "source", nil, "Audit events to read from a log service, the filter pushed down: cloudwatch:LOG_GROUP (EKS's /aws/eks/CLUSTER/cluster; credentials from the AWS SDK's default chain). Repeatable.")
+	fs.StringArrayVar(&o.Sources, "source", nil, "Audit events to read from a log service, the filter pushed down: cloudwatch:LOG_GROUP (EKS's /aws/eks/CLUSTER/cluster; credentials from the AWS SDK's default chain) or elasticsearch:URL/INDEX (credentials from ELASTICSEARCH_API_KEY or ELASTICSEARCH_USERNAME/PASSWORD). Repeatable.")
 	fs.StringVar(&o.View, "view", "", "What to show: "+strings.Join(conflictsprint.Views, ", ")+" (default objects, or timeline with --object).")
 	fs.StringVar(&o.Object, "object", "", "TYPE/NAME of the only object to analyse, shown as a timeline, with TYPE as kubectl reads it (cm/leader, configmaps/leader, leases.coordination.k8s.io/x); -n narrows it to a namespace.")
 	fs.Float64Var(&o.FailOnRate, "fail-on-rate", o.FailOnRate, "Exit 1 when any writer's conflict rate (409s per attempt, 0 to 1) exceeds this; negative is off.")
@@ -230,7 +234,7 @@ func NewCmdConflicts(f *Factory, streams genericiooptions.IOStreams) *cobra.Comm
 	fs.StringVar(&o.Record, "record", "", "With --listen: also write the events received to this file as an audit log (JSON lines) that --audit-log reads back.")
 	fs.StringVar(&o.Scenario, "scenario", "", "Also write a kubectl rv simulate scenario (FILE.yaml) that reproduces the contention on the --object (or the hottest object): its writers, their rates and write methods.")
 	_ = cmd.RegisterFlagCompletionFunc("view", cobra.FixedCompletions(conflictsprint.Views, cobra.ShellCompDirectiveNoFileComp))
-	_ = cmd.RegisterFlagCompletionFunc("source", cobra.FixedCompletions([]string{audit.CloudWatchScheme + "/aws/eks/"}, cobra.ShellCompDirectiveNoFileComp|cobra.ShellCompDirectiveNoSpace))
+	_ = cmd.RegisterFlagCompletionFunc("source", cobra.FixedCompletions([]string{audit.CloudWatchScheme + "/aws/eks/", audit.ElasticsearchScheme + "https://"}, cobra.ShellCompDirectiveNoFileComp|cobra.ShellCompDirectiveNoSpace))
 	return cmd
 }
 

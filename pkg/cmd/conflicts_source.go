@@ -2,30 +2,41 @@ package cmd
 
 import (
 	"context"
+	"slices"
 	"time"
 
 	"github.com/kubectl-rv/kubectl-rv/pkg/audit"
 	"github.com/kubectl-rv/kubectl-rv/pkg/exitcode"
 )
 
-// CloudWatchOpener opens a CloudWatch Logs log group as an audit source,
-// between since and until (pkg/audit/cloudwatch.Open).
-type CloudWatchOpener func(ctx context.Context, group string, since, until time.Time) (audit.Source, error)
+// LogSourceOpener opens what a --source names after its scheme as an
+// audit source, between since and until (pkg/audit/cloudwatch.Open,
+// pkg/audit/elasticsearch.Open).
+type LogSourceOpener func(ctx context.Context, target string, since, until time.Time) (audit.Source, error)
 
-// openCloudWatch reads --source cloudwatch:. rv-offline sets it
-// (SetCloudWatch), so that only rv-offline links the AWS SDK; kubectl-rv,
-// where it is nil, hands conflicts --source over to rv-offline.
-var openCloudWatch CloudWatchOpener
+// logSources read --source by scheme (audit.CloudWatchScheme...).
+// rv-offline sets them (SetLogSource), so that only rv-offline links the
+// log services' clients; kubectl-rv, which has none, hands conflicts
+// --source over to rv-offline.
+var logSources = map[string]LogSourceOpener{}
 
-// SetCloudWatch makes conflicts --source cloudwatch: read log groups with
-// open, in this process; cmd/rv-offline calls it before running.
-func SetCloudWatch(open CloudWatchOpener) {
-	openCloudWatch = open
+// SetLogSource makes conflicts --source SCHEME... read with open, in this
+// process; cmd/rv-offline calls it before running.
+func SetLogSource(scheme string, open LogSourceOpener) {
+	if open == nil {
+		delete(logSources, scheme)
+		return
+	}
+	logSources[scheme] = open
 }
 
-// handsOverSources says whether --source is to run in rv-offline.
+// handsOverSources says whether --source is to run in rv-offline: a
+// source names a service this process has no reader for.
 func (o *ConflictsOptions) handsOverSources() bool {
-	return len(o.Sources) > 0 && openCloudWatch == nil
+	return slices.ContainsFunc(o.Sources, func(s string) bool {
+		scheme, _, err := audit.ParseCloudSource(s)
+		return err == nil && logSources[scheme] == nil
+	})
 }
 
 // validateSources checks --source's values and what they cannot go with.
@@ -40,20 +51,20 @@ func (o *ConflictsOptions) validateSources() error {
 		return exitcode.Usagef("--scenario reads the log a second time: export the events to a file and give it to --audit-log")
 	}
 	for _, s := range o.Sources {
-		if _, err := audit.ParseCloudSource(s); err != nil {
+		if _, _, err := audit.ParseCloudSource(s); err != nil {
 			return exitcode.Usagef("--source %w", err)
 		}
 	}
 	return nil
 }
 
-// cloudSources are --source's log groups as audit sources, --since and
-// --until pushed down.
+// cloudSources are --source's log groups and indexes as audit sources,
+// --since and --until pushed down.
 func (o *ConflictsOptions) cloudSources(ctx context.Context) ([]audit.Source, error) {
 	var out []audit.Source
 	for _, s := range o.Sources {
-		group, _ := audit.ParseCloudSource(s)
-		src, err := openCloudWatch(ctx, group, o.cfg.Since, o.cfg.Until)
+		scheme, target, _ := audit.ParseCloudSource(s)
+		src, err := logSources[scheme](ctx, target, o.cfg.Since, o.cfg.Until)
 		if err != nil {
 			return nil, exitcode.Usagef("--source: %w", err)
 		}

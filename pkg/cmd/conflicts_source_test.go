@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/kubectl-rv/kubectl-rv/internal/cwlogsfake"
+	"github.com/kubectl-rv/kubectl-rv/pkg/audit"
 	"github.com/kubectl-rv/kubectl-rv/pkg/audit/cloudwatch"
 )
 
@@ -40,8 +41,8 @@ func sourceScene() []string {
 // CloudWatch Logs' protocol (AWS_ENDPOINT_URL), gives the report of the
 // log's writes (the filter keeps no reads), and prints no credential.
 func TestConflictsSourceCloudWatch(t *testing.T) {
-	SetCloudWatch(cloudwatch.Open)
-	defer SetCloudWatch(nil)
+	SetLogSource(audit.CloudWatchScheme, cloudwatch.Open)
+	defer SetLogSource(audit.CloudWatchScheme, nil)
 	lines := sourceScene()
 	var writes []string
 	srv := &cwlogsfake.Server{Group: "/aws/eks/demo/cluster", N: len(lines), PageEvents: 17, ScanLimit: 40, Events: func(i int) []cwlogsfake.Event {
@@ -140,7 +141,7 @@ func TestConflictsValidateSource(t *testing.T) {
 // --source is handed over to rv-offline, here missing beside the test
 // binary: exit 2 saying so.
 func TestConflictsSourceHandsOver(t *testing.T) {
-	SetCloudWatch(nil)
+	SetLogSource(audit.CloudWatchScheme, nil)
 	_, errOut, code := run(t, "conflicts", "--source", "cloudwatch:/aws/eks/demo/cluster")
 	if code != 2 || !strings.Contains(errOut, "rv-offline") {
 		t.Errorf("exit %d, stderr %q: want 2 naming rv-offline", code, errOut)

@@ -131,7 +131,7 @@ func Source(ctx context.Context, api API, cfg Config, stats *Stats) audit.Source
 	}
 	name := audit.CloudWatchScheme + cfg.LogGroup
 	pages := cloudwatchlogs.NewFilterLogEventsPaginator(api, in)
-	r := &pager{next: func(buf *bytes.Buffer) error {
+	return audit.NewPagedSource(name, func(buf *bytes.Buffer) error {
 		if !pages.HasMorePages() {
 			return io.EOF
 		}
@@ -152,23 +152,5 @@ func Source(ctx context.Context, api API, cfg Config, stats *Stats) audit.Source
 			buf.WriteByte('\n')
 		}
 		return nil
-	}}
-	return audit.NewSource(name, r)
-}
-
-// pager reads pages as they are asked for.
-type pager struct {
-	next func(*bytes.Buffer) error
-	buf  bytes.Buffer
-	err  error
-}
-
-func (p *pager) Read(b []byte) (int, error) {
-	for p.buf.Len() == 0 {
-		if p.err != nil {
-			return 0, p.err
-		}
-		p.err = p.next(&p.buf)
-	}
-	return p.buf.Read(b)
+	})
 }
