@@ -120,6 +120,16 @@ func RedactUserinfo(s string) string {
 	return s[:i+2] + "xxxxx" + s[j:]
 }
 
+// ServiceError is a log service's failure to serve a --source (it
+// refused, or could not be reached): the readers mark it exit 3 too
+// (exitcode.Cluster), and the commands do not name the Kubernetes cluster
+// in it, since the service is not that cluster.
+type ServiceError struct{ Err error }
+
+func (e *ServiceError) Error() string { return e.Err.Error() }
+
+func (e *ServiceError) Unwrap() error { return e.Err }
+
 // NewPagedSource is a source read a page at a time, as it is asked for:
 // next appends the next page's lines to buf, and returns io.EOF after
 // the last (or any error, which ends the source).

@@ -64,6 +64,13 @@ func TestConflictsSourceCloudWatch(t *testing.T) {
 	} {
 		t.Setenv(k, v)
 	}
+	// A kubeconfig naming a Kubernetes cluster, which a log service's
+	// error must not name.
+	kubeconfig := filepath.Join(dir, "kubeconfig")
+	if err := os.WriteFile(kubeconfig, []byte("apiVersion: v1\nkind: Config\nclusters:\n- name: c\n  cluster: {server: \"https://k8s.example:6443\"}\ncontexts:\n- name: c\n  context: {cluster: c, user: u}\ncurrent-context: c\nusers:\n- name: u\n  user: {}\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("KUBECONFIG", kubeconfig)
 	log := filepath.Join(dir, "writes.log")
 	if err := os.WriteFile(log, []byte(strings.Join(writes, "\n")+"\n"), 0o600); err != nil {
 		t.Fatal(err)
@@ -86,8 +93,8 @@ func TestConflictsSourceCloudWatch(t *testing.T) {
 		t.Errorf("filter pattern %v, want %s", p, cloudwatch.FilterPattern())
 	}
 	out, errOut, code := run(t, "conflicts", "--source", "cloudwatch:/aws/eks/absent/cluster")
-	if code != 3 || !strings.Contains(errOut, "cloudwatch:/aws/eks/absent/cluster") || !strings.Contains(errOut, "ResourceNotFoundException") {
-		t.Errorf("an absent log group: exit %d, stderr %q; want 3 naming it", code, errOut)
+	if code != 3 || !strings.Contains(errOut, "cloudwatch:/aws/eks/absent/cluster") || !strings.Contains(errOut, "ResourceNotFoundException") || strings.Contains(errOut, "cluster at") {
+		t.Errorf("an absent log group: exit %d, stderr %q; want 3 naming it, not the Kubernetes cluster", code, errOut)
 	}
 	for _, s := range []string{got, errOut, out} {
 		if strings.Contains(s, "wJalrXUtnFEMIEXAMPLEKEY") || strings.Contains(s, "AKIDEXAMPLE") {

@@ -140,7 +140,7 @@ func Source(ctx context.Context, api API, cfg Config, stats *Stats) audit.Source
 			if ctx.Err() != nil {
 				return ctx.Err()
 			}
-			return exitcode.Cluster(fmt.Errorf("FilterLogEvents: %w", err))
+			return exitcode.Cluster(&audit.ServiceError{Err: fmt.Errorf("FilterLogEvents: %w", err)})
 		}
 		stats.Pages++
 		for _, e := range out.Events {

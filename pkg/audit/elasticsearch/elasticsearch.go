@@ -250,7 +250,7 @@ func (s *search) open(ctx context.Context) (string, error) {
 		return "", err
 	}
 	if pit.ID == "" {
-		return "", exitcode.Cluster(errors.New("open a point in time: no id in the answer"))
+		return "", exitcode.Cluster(&audit.ServiceError{Err: errors.New("open a point in time: no id in the answer")})
 	}
 	return pit.ID, nil
 }
@@ -268,7 +268,7 @@ func (s *search) close(ctx context.Context) {
 // decode reads an answer into v, or returns the cluster's refusal.
 func decode(res *esapi.Response, err error, what string, v any) error {
 	if err != nil {
-		return exitcode.Cluster(fmt.Errorf("%s: %w", what, err))
+		return exitcode.Cluster(&audit.ServiceError{Err: fmt.Errorf("%s: %w", what, err)})
 	}
 	defer func() { _ = res.Body.Close() }()
 	if res.IsError() {
@@ -276,10 +276,10 @@ func decode(res *esapi.Response, err error, what string, v any) error {
 			Error struct{ Type, Reason string } `json:"error"`
 		}
 		_ = json.NewDecoder(io.LimitReader(res.Body, 1<<16)).Decode(&e)
-		return exitcode.Cluster(fmt.Errorf("%s: %s: %s: %s", what, res.Status(), e.Error.Type, e.Error.Reason))
+		return exitcode.Cluster(&audit.ServiceError{Err: fmt.Errorf("%s: %s: %s: %s", what, res.Status(), e.Error.Type, e.Error.Reason)})
 	}
 	if err := json.NewDecoder(res.Body).Decode(v); err != nil {
-		return exitcode.Cluster(fmt.Errorf("%s: the answer is not JSON: %w", what, err))
+		return exitcode.Cluster(&audit.ServiceError{Err: fmt.Errorf("%s: the answer is not JSON: %w", what, err)})
 	}
 	return nil
 }
