@@ -32,5 +32,13 @@
 // copies nothing; a file that shrinks while it is read (truncated by a
 // rotation) is an error, not a crash.
 //
+// Cloud log services' exports, as their CLIs print them, are recognised by
+// their first keys and read as the events they carry (exportKind): the AWS
+// CLI's (the events unchanged in each message), gcloud logging read's
+// (GKE's AuditLog entries, gkeLine) and az monitor log-analytics query's
+// (AKSAudit rows, azLine); the last two are turned into audit.k8s.io/v1
+// events with what they lack left empty, and errors name the export's
+// line of the entry.
+//
 // Package audit does not analyse events (pkg/conflicts does) or print.
 package audit

@@ -63,31 +63,38 @@ const (
 // wireEvent is the JSON shape decoded: the fields not named here, and the
 // bodies (requestObject, the rest of responseObject), are skipped.
 type wireEvent struct {
-	Kind             string    `json:"kind"`
-	APIVersion       string    `json:"apiVersion"`
-	AuditID          string    `json:"auditID"`
-	Stage            string    `json:"stage"`
-	RequestURI       string    `json:"requestURI"`
-	Verb             string    `json:"verb"`
-	User             wireUser  `json:"user"`
-	ImpersonatedUser *wireUser `json:"impersonatedUser"`
-	UserAgent        string    `json:"userAgent"`
-	ObjectRef        ObjectRef `json:"objectRef"`
-	ResponseStatus   struct {
-		Code    int    `json:"code"`
-		Reason  string `json:"reason"`
-		Message string `json:"message"`
-		Details struct {
-			Kind string `json:"kind"`
-		} `json:"details"`
-	} `json:"responseStatus"`
-	ResponseObject struct {
-		Metadata struct {
-			ResourceVersion string `json:"resourceVersion"`
-		} `json:"metadata"`
-	} `json:"responseObject"`
-	RequestReceivedTimestamp time.Time `json:"requestReceivedTimestamp"`
-	StageTimestamp           time.Time `json:"stageTimestamp"`
+	Kind                     string     `json:"kind"`
+	APIVersion               string     `json:"apiVersion"`
+	AuditID                  string     `json:"auditID"`
+	Stage                    string     `json:"stage"`
+	RequestURI               string     `json:"requestURI"`
+	Verb                     string     `json:"verb"`
+	User                     wireUser   `json:"user"`
+	ImpersonatedUser         *wireUser  `json:"impersonatedUser"`
+	UserAgent                string     `json:"userAgent"`
+	ObjectRef                ObjectRef  `json:"objectRef"`
+	ResponseStatus           wireStatus `json:"responseStatus"`
+	ResponseObject           wireObject `json:"responseObject"`
+	RequestReceivedTimestamp time.Time  `json:"requestReceivedTimestamp"`
+	StageTimestamp           time.Time  `json:"stageTimestamp"`
+}
+
+// wireStatus is the part of a Status read (responseStatus, or a refused
+// request's response body).
+type wireStatus struct {
+	Code    int    `json:"code"`
+	Reason  string `json:"reason"`
+	Message string `json:"message"`
+	Details struct {
+		Kind string `json:"kind"`
+	} `json:"details"`
+}
+
+// wireObject is the part of an object read: its resourceVersion.
+type wireObject struct {
+	Metadata struct {
+		ResourceVersion string `json:"resourceVersion"`
+	} `json:"metadata"`
 }
 
 type wireUser struct {

@@ -3,6 +3,7 @@ package audit
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -24,14 +25,19 @@ const (
 
 // exportKind names the export prefix starts (its first bytes, after any
 // white space), or "" for a log of JSON lines. An audit event's first key
-// is kind; an export's is events or results.
+// is kind; an AWS export's is events or results; a JSON array is
+// recognised by its first entry's keys (arrayKind).
 func exportKind(prefix []byte) string {
 	prefix = bytes.TrimLeft(prefix, " \t\r\n")
-	if len(prefix) == 0 || prefix[0] != '{' {
+	if len(prefix) == 0 || prefix[0] != '{' && prefix[0] != '[' {
 		return ""
 	}
 	dec := json.NewDecoder(bytes.NewReader(prefix))
-	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+	t, err := dec.Token()
+	if err == nil && t == json.Delim('[') {
+		return arrayKind(dec)
+	}
+	if err != nil || t != json.Delim('{') {
 		return ""
 	}
 	key, err := dec.Token()
@@ -102,7 +108,12 @@ func (x *exportReader) Read(p []byte) (int, error) {
 // next puts the next event's line in buf, or returns io.EOF at the end.
 func (x *exportReader) next() error {
 	if x.state == 0 {
-		if t, err := x.dec.Token(); err != nil || t != json.Delim('{') {
+		if x.array() {
+			if t, err := x.dec.Token(); err != nil || t != json.Delim('[') {
+				return x.fail("want a JSON array: %v", tokenErr(t, err))
+			}
+			x.inArr = true
+		} else if t, err := x.dec.Token(); err != nil || t != json.Delim('{') {
 			return x.fail("want a JSON object: %v", tokenErr(t, err))
 		}
 		x.state = 1
@@ -113,8 +124,13 @@ func (x *exportReader) next() error {
 		}
 		if x.inArr {
 			if !x.dec.More() {
-				_, _ = x.dec.Token() // ]
+				if _, err := x.dec.Token(); err != nil { // ]
+					return x.fail("cut short: %v", err)
+				}
 				x.inArr = false
+				if x.array() {
+					x.state = 2
+				}
 				continue
 			}
 			msg, err := x.item()
@@ -157,6 +173,9 @@ func (x *exportReader) next() error {
 // item reads one element of the list: the event's text ("" for a query
 // row without @message), and remembers the line of that text.
 func (x *exportReader) item() (string, error) {
+	if x.array() {
+		return x.entry()
+	}
 	if x.kind == exportAWSEvents {
 		msg, found, err := x.object("message", "")
 		switch {
@@ -187,6 +206,35 @@ func (x *exportReader) item() (string, error) {
 		return "", x.fail("a result row has no @message field: give the query | fields @message")
 	}
 	return msg, nil
+}
+
+// array says whether the export is a JSON array of entries.
+func (x *exportReader) array() bool {
+	return x.kind == exportGcloud || x.kind == exportAz
+}
+
+// entry reads one entry of an array export and turns it into an event's
+// line ("" for an entry that is not a Kubernetes API request); its line
+// is the line the entry starts on.
+func (x *exportReader) entry() (string, error) {
+	var raw json.RawMessage
+	if err := x.dec.Decode(&raw); err != nil {
+		return "", x.fail("an entry is cut short or not JSON: %v", err)
+	}
+	x.line = x.count.lineAt(x.dec.InputOffset()) - bytes.Count(raw, []byte{'\n'})
+	convert := gkeLine
+	if x.kind == exportAz {
+		convert = azLine
+	}
+	line, err := convert(raw)
+	switch {
+	case errors.Is(err, errNotKubernetes):
+		return "", nil
+	case err != nil:
+		x.err = &exportError{line: x.line, msg: fmt.Sprintf("%s output: %v", x.kind, err)}
+		return "", x.err
+	}
+	return line, nil
 }
 
 // object reads one JSON object and returns its string member key, when

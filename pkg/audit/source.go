@@ -1,6 +1,7 @@
 package audit
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"os"
@@ -80,6 +81,77 @@ func fileSource(path string) Source {
 // that already hold a stream.
 func NewSource(name string, r io.Reader) Source {
 	return Source{Name: name, open: func() (io.ReadCloser, error) { return io.NopCloser(r), nil }}
+}
+
+// The prefixes of a --source: the log service, then what of it to read.
+const (
+	// CloudWatchScheme names a CloudWatch Logs log group
+	// (pkg/audit/cloudwatch).
+	CloudWatchScheme = "cloudwatch:"
+	// ElasticsearchScheme names an Elasticsearch index, after the
+	// cluster's URL (pkg/audit/elasticsearch).
+	ElasticsearchScheme = "elasticsearch:"
+)
+
+// ParseCloudSource reads a --source value, SCHEME:TARGET, into its
+// scheme (with the colon) and target: cloudwatch:LOG_GROUP or
+// elasticsearch:URL/INDEX.
+func ParseCloudSource(s string) (scheme, target string, err error) {
+	for _, sc := range []string{CloudWatchScheme, ElasticsearchScheme} {
+		if t, ok := strings.CutPrefix(s, sc); ok && t != "" {
+			return sc, t, nil
+		}
+	}
+	return "", "", fmt.Errorf("%q: give cloudwatch:LOG_GROUP (EKS's is /aws/eks/CLUSTER/cluster) or elasticsearch:http(s)://HOST:PORT/INDEX", RedactUserinfo(s))
+}
+
+// RedactUserinfo is s with whatever stands before its last @ (after a //
+// when there is one: a URL's user and password) replaced by xxxxx, so that
+// an error never prints a credential typed into a URL.
+func RedactUserinfo(s string) string {
+	j := strings.LastIndexByte(s, '@')
+	if j < 0 {
+		return s
+	}
+	i := strings.Index(s[:j], "//")
+	if i < 0 {
+		return "xxxxx" + s[j:]
+	}
+	return s[:i+2] + "xxxxx" + s[j:]
+}
+
+// ServiceError is a log service's failure to serve a --source (it
+// refused, or could not be reached): the readers mark it exit 3 too
+// (exitcode.Cluster), and the commands do not name the Kubernetes cluster
+// in it, since the service is not that cluster.
+type ServiceError struct{ Err error }
+
+func (e *ServiceError) Error() string { return e.Err.Error() }
+
+func (e *ServiceError) Unwrap() error { return e.Err }
+
+// NewPagedSource is a source read a page at a time, as it is asked for:
+// next appends the next page's lines to buf, and returns io.EOF after
+// the last (or any error, which ends the source).
+func NewPagedSource(name string, next func(buf *bytes.Buffer) error) Source {
+	return NewSource(name, &pager{next: next})
+}
+
+// pager reads pages as they are asked for.
+type pager struct {
+	next func(*bytes.Buffer) error
+	buf  bytes.Buffer
+	err  error
+}
+
+func (p *pager) Read(b []byte) (int, error) {
+	for p.buf.Len() == 0 {
+		if p.err != nil {
+			return 0, p.err
+		}
+		p.err = p.next(&p.buf)
+	}
+	return p.buf.Read(b)
 }
 
 // Spooled says whether src is a stream a Spool copies as it is read.

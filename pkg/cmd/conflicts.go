@@ -77,6 +77,24 @@ Secrets, are skipped while parsing and never kept or printed.
 .gz file, or - for stdin; repeat it for the logs of several API servers.
 Only events of stage ResponseComplete or Panic count. A last line cut short
 is skipped with a warning; --strict makes every skipped line an error.
+It also reads what the cloud CLIs print, recognised by their first keys:
+aws logs filter-log-events and get-query-results (EKS, events unchanged),
+gcloud logging read --format=json (GKE's Cloud Logging: no field manager,
+pod, dry run or request time) and az monitor log-analytics query over
+AKSAudit or AKSAuditAdmin (AKS: no impersonated user).
+
+--source cloudwatch:LOG_GROUP reads EKS's audit events straight from
+CloudWatch Logs (the group /aws/eks/CLUSTER/cluster), page by page, the
+filter pushed down: only the audit streams' completed writes, between
+--since and --until, are sent (reads are not, so retries are judged by
+preconditions). Credentials and region come from the AWS SDK's default
+chain (AWS_PROFILE, AWS_REGION, the shared files, SSO, the instance's
+role), never from a flag. --source elasticsearch:URL/INDEX reads events
+indexed into Elasticsearch one document each, the same filter pushed
+down, through a point in time page by page (credentials from
+ELASTICSEARCH_API_KEY, or ELASTICSEARCH_USERNAME and
+ELASTICSEARCH_PASSWORD). --source runs in rv-offline, installed beside
+kubectl-rv.
 
 --scenario FILE.yaml also writes a kubectl rv simulate scenario that
 reproduces the contention on the --object (or the hottest object): one
@@ -119,6 +137,15 @@ const conflictsExample = `  # The hottest objects in an API server's audit log
   # A simulate scenario that reproduces the hottest object's writers
   kubectl rv conflicts --audit-log audit.log --scenario hot.yaml && kubectl rv simulate run hot.yaml
 
+  # GKE: the last hour of the API server's requests, from Cloud Logging
+  gcloud logging read 'protoPayload.serviceName="k8s.io"' --freshness 1h --format json | kubectl rv conflicts --audit-log - --view writers
+
+  # AKS: the last hour of writes and gets, from Log Analytics
+  az monitor log-analytics query -w WORKSPACE_ID --analytics-query 'AKSAudit | where TimeGenerated > ago(1h) and Verb in ("create", "update", "patch", "delete", "get")' -o json | kubectl rv conflicts --audit-log -
+
+  # EKS: the last hour's writes, straight from CloudWatch Logs
+  AWS_PROFILE=prod kubectl rv conflicts --source cloudwatch:/aws/eks/prod/cluster --since 1h --view writers
+
   # 409s per second across the cluster, over 30 seconds, from /metrics
   kubectl rv conflicts --live --for 30s`
 
@@ -126,6 +153,7 @@ const conflictsExample = `  # The hottest objects in an API server's audit log
 type ConflictsOptions struct {
 	Output      *OutputFlags
 	AuditLogs   []string
+	Sources     []string
 	View        string
 	Object      string
 	FailOnRate  float64
@@ -175,6 +203,9 @@ func NewCmdConflicts(f *Factory, streams genericiooptions.IOStreams) *cobra.Comm
 		Args:    cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			c.Flags().Visit(func(fl *pflag.Flag) { o.changed = append(o.changed, fl.Name) })
+			if o.handsOverSources() {
+				return handOff()
+			}
 			if err := o.Complete(f); err != nil {
 				return err
 			}
@@ -187,6 +218,7 @@ func NewCmdConflicts(f *Factory, streams genericiooptions.IOStreams) *cobra.Comm
 	fs := cmd.Flags()
 	o.Output.AddFlags(fs)
 	fs.StringArrayVar(&o.AuditLogs, "audit-log", nil, "Audit log to read: a file, a directory of rotated files, a .gz file or - (stdin). Repeatable.")
+	fs.StringArrayVar(&o.Sources, "source", nil, "Audit events to read from a log service, the filter pushed down: cloudwatch:LOG_GROUP (EKS's /aws/eks/CLUSTER/cluster; credentials from the AWS SDK's default chain) or elasticsearch:URL/INDEX (credentials from ELASTICSEARCH_API_KEY or ELASTICSEARCH_USERNAME/PASSWORD). Repeatable.")
 	fs.StringVar(&o.View, "view", "", "What to show: "+strings.Join(conflictsprint.Views, ", ")+" (default objects, or timeline with --object).")
 	fs.StringVar(&o.Object, "object", "", "TYPE/NAME of the only object to analyse, shown as a timeline, with TYPE as kubectl reads it (cm/leader, configmaps/leader, leases.coordination.k8s.io/x); -n narrows it to a namespace.")
 	fs.Float64Var(&o.FailOnRate, "fail-on-rate", o.FailOnRate, "Exit 1 when any writer's conflict rate (409s per attempt, 0 to 1) exceeds this; negative is off.")
@@ -205,6 +237,7 @@ func NewCmdConflicts(f *Factory, streams genericiooptions.IOStreams) *cobra.Comm
 	fs.StringVar(&o.Record, "record", "", "With --listen: also write the events received to this file as an audit log (JSON lines) that --audit-log reads back.")
 	fs.StringVar(&o.Scenario, "scenario", "", "Also write a kubectl rv simulate scenario (FILE.yaml) that reproduces the contention on the --object (or the hottest object): its writers, their rates and write methods.")
 	_ = cmd.RegisterFlagCompletionFunc("view", cobra.FixedCompletions(conflictsprint.Views, cobra.ShellCompDirectiveNoFileComp))
+	_ = cmd.RegisterFlagCompletionFunc("source", cobra.FixedCompletions([]string{audit.CloudWatchScheme + "/aws/eks/", audit.ElasticsearchScheme + "https://"}, cobra.ShellCompDirectiveNoFileComp|cobra.ShellCompDirectiveNoSpace))
 	return cmd
 }
 
@@ -274,7 +307,7 @@ func forbiddenBody(err error, body []byte) error {
 }
 
 // auditFlags are the flags that only an audit log analysis reads.
-var auditFlags = []string{"audit-log", "view", "object", "resource", "fail-on-rate", "retry-window", "since", "until", "strict", "top", "report", "scenario", "listen", "listen-cert", "listen-key", "record"}
+var auditFlags = []string{"audit-log", "source", "view", "object", "resource", "fail-on-rate", "retry-window", "since", "until", "strict", "top", "report", "scenario", "listen", "listen-cert", "listen-key", "record"}
 
 // Validate checks the flags without I/O and builds the engine's config.
 func (o *ConflictsOptions) Validate() error {
@@ -287,10 +320,13 @@ func (o *ConflictsOptions) Validate() error {
 	if err := o.validateListen(); err != nil {
 		return err
 	}
+	if err := o.validateSources(); err != nil {
+		return err
+	}
 	cfg := conflicts.NewConfig()
 	switch {
-	case len(o.AuditLogs) == 0 && o.Listen == "":
-		return exitcode.Usagef("give --audit-log PATH (the API server's --audit-log-path file, a directory of them, or - for stdin) or --listen ADDR (its audit webhook)")
+	case len(o.AuditLogs) == 0 && len(o.Sources) == 0 && o.Listen == "":
+		return exitcode.Usagef("give --audit-log PATH (the API server's --audit-log-path file, a directory of them, or - for stdin), --source cloudwatch:LOG_GROUP or --listen ADDR (its audit webhook)")
 	case o.View != "" && !slices.Contains(conflictsprint.Views, o.View):
 		return exitcode.Usagef("--view %q is not a view: use one of %s", o.View, strings.Join(conflictsprint.Views, ", "))
 	case o.View == conflictsprint.ViewTimeline && o.Object == "":
@@ -489,7 +525,7 @@ func (o *ConflictsOptions) print(rep *conflicts.Report) error {
 		return err
 	}
 	if p.Structured() {
-		scope := conflictsprint.Scope{AuditLogs: o.AuditLogs, Since: o.Since, Until: o.Until, RetryWindow: o.RetryWindow.String(), Object: o.Object}
+		scope := conflictsprint.Scope{AuditLogs: append(slices.Clip(o.AuditLogs), o.Sources...), Since: o.Since, Until: o.Until, RetryWindow: o.RetryWindow.String(), Object: o.Object}
 		return p.PrintObject(conflictsprint.NewDocument(rep, scope))
 	}
 	view := o.View

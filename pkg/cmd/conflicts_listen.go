@@ -27,6 +27,11 @@ func (o *ConflictsOptions) sources(ctx context.Context) ([]audit.Source, func() 
 			}
 			sources = append(sources, s...)
 		}
+		cloud, err := o.cloudSources(ctx)
+		if err != nil {
+			return nil, nil, err
+		}
+		sources = append(sources, cloud...)
 		if err := ctx.Err(); err != nil {
 			return nil, nil, err
 		}

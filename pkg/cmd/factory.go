@@ -15,6 +15,7 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 
+	"github.com/kubectl-rv/kubectl-rv/pkg/audit"
 	"github.com/kubectl-rv/kubectl-rv/pkg/exitcode"
 	"github.com/kubectl-rv/kubectl-rv/pkg/text"
 	"github.com/kubectl-rv/kubectl-rv/pkg/writepath"
@@ -230,7 +231,8 @@ func (f *Factory) decorate(err error) error {
 		unknown.near = f.nearTypes(unknown.typ)
 		return err
 	}
-	if err == nil || exitcode.Classify(err) != exitcode.CodeCluster || strings.HasPrefix(err.Error(), "cluster at ") {
+	var service *audit.ServiceError
+	if err == nil || exitcode.Classify(err) != exitcode.CodeCluster || strings.HasPrefix(err.Error(), "cluster at ") || errors.As(err, &service) {
 		return err
 	}
 	server := f.Server()

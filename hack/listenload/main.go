@@ -1,0 +1,273 @@
+// Command listenload measures kubectl rv conflicts --listen under load: it
+// starts the command, POSTs audit.k8s.io/v1 EventList batches to it over
+// loopback at a steady rate, as the API server's webhook backend does, and
+// reports the rate it kept, the events the listener received and dropped
+// (from its own report on stderr) and its peak resident memory (VmHWM of
+// /proc/PID/status, Linux). The events are a log's lines (hack/genaudit),
+// read again and again as needed, each pass's auditIDs made new.
+//
+//	go run ./hack/listenload -rv ./kubectl-rv -log /tmp/audit.log -rate 100000 -for 20s
+//
+// hack/bench-listen.sh builds the binary and the log and runs it.
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+)
+
+func main() {
+	rv := flag.String("rv", "kubectl-rv", "the kubectl-rv binary")
+	logPath := flag.String("log", "", "audit log whose lines are sent (required)")
+	rate := flag.Int("rate", 100000, "events a second")
+	size := flag.Int("batch", 400, "events a batch (the webhook backend's --audit-webhook-batch-max-size is 400 by default)")
+	dur := flag.Duration("for", 20*time.Second, "how long to send")
+	flag.Parse()
+	if *logPath == "" {
+		fmt.Fprintln(os.Stderr, "listenload: -log is required")
+		os.Exit(2)
+	}
+	if err := run(*rv, *logPath, *rate, *size, *dur); err != nil {
+		fmt.Fprintln(os.Stderr, "listenload:", err)
+		os.Exit(1)
+	}
+}
+
+func run(rv, logPath string, rate, size int, dur time.Duration) error {
+	addr, err := freeAddr()
+	if err != nil {
+		return err
+	}
+	var stderr bytes.Buffer
+	// It receives until interrupted (Ctrl-C), once every batch is sent.
+	cmd := exec.Command(rv, "conflicts", "--listen", addr, "-o", "json")
+	cmd.Stdout, cmd.Stderr = io.Discard, &stderr
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	peak := make(chan usage)
+	stopSampling := make(chan struct{})
+	go sampleRSS(cmd.Process.Pid, stopSampling, peak)
+	if err := waitListening(addr); err != nil {
+		return err
+	}
+	batches, err := newBatches(logPath, size)
+	if err != nil {
+		return err
+	}
+	sent, late, elapsed, err := send("http://"+addr+"/", batches, rate/size, dur)
+	if err != nil {
+		_ = cmd.Process.Signal(os.Interrupt)
+		werr := cmd.Wait()
+		return fmt.Errorf("after %d events: %w; %s (%v) said: %s", sent, err, rv, werr, stderr.String())
+	}
+	_ = cmd.Process.Signal(os.Interrupt)
+	werr := cmd.Wait()
+	close(stopSampling)
+	u := <-peak
+	if werr != nil {
+		return fmt.Errorf("%s exited: %v: %s", rv, werr, stderr.String())
+	}
+	fmt.Printf("target %d events/s in batches of %d for %s; sent %d events in %s (%.0f events/s), %d batches late\n", rate, size, dur, sent, elapsed.Round(time.Millisecond), float64(sent)/elapsed.Seconds(), late)
+	fmt.Printf("listener: %s", grep(stderr.String(), `(?m)^.*(received|dropped) .*$`))
+	var self syscall.Rusage
+	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &self)
+	fmt.Printf("listener: peak RSS (VmHWM) %.1f MiB, CPU %s (to its last sample); this sender: CPU %s\n", float64(u.hwmKiB)/1024, u.cpu, time.Duration(self.Utime.Nano()+self.Stime.Nano()).Round(time.Millisecond))
+	return nil
+}
+
+func freeAddr() (string, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", err
+	}
+	defer l.Close()
+	return l.Addr().String(), nil
+}
+
+func waitListening(addr string) error {
+	for range 200 {
+		if c, err := net.Dial("tcp", addr); err == nil {
+			return c.Close()
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	return fmt.Errorf("nothing listens on %s", addr)
+}
+
+// usage is a process's peak resident memory and CPU time.
+type usage struct {
+	hwmKiB int64
+	cpu    time.Duration
+}
+
+// sampleRSS sends the process's VmHWM and CPU time (user and system, in
+// the kernel's 100 Hz ticks) as last read once stop is closed.
+func sampleRSS(pid int, stop <-chan struct{}, peak chan<- usage) {
+	var u usage
+	t := time.NewTicker(200 * time.Millisecond)
+	defer t.Stop()
+	for {
+		if b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid)); err == nil {
+			if m := regexp.MustCompile(`VmHWM:\s+(\d+) kB`).FindSubmatch(b); m != nil {
+				u.hwmKiB, _ = strconv.ParseInt(string(m[1]), 10, 64)
+			}
+		}
+		if b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid)); err == nil {
+			// Fields after the command's closing parenthesis: utime and
+			// stime are the 12th and 13th.
+			if f := strings.Fields(string(b[bytes.LastIndexByte(b, ')')+1:])); len(f) > 12 {
+				ut, _ := strconv.ParseInt(f[11], 10, 64)
+				st, _ := strconv.ParseInt(f[12], 10, 64)
+				u.cpu = time.Duration(ut+st) * 10 * time.Millisecond
+			}
+		}
+		select {
+		case <-stop:
+			peak <- u
+			return
+		case <-t.C:
+		}
+	}
+}
+
+// batches makes EventList bodies of the log's lines, reading the log
+// again at its end with new auditIDs.
+type batches struct {
+	path string
+	size int
+	f    *os.File
+	sc   *bufio.Scanner
+	pass int
+}
+
+func newBatches(path string, size int) (*batches, error) {
+	b := &batches{path: path, size: size}
+	return b, b.reopen()
+}
+
+func (b *batches) reopen() error {
+	if b.f != nil {
+		_ = b.f.Close()
+	}
+	f, err := os.Open(b.path)
+	if err != nil {
+		return err
+	}
+	b.f, b.sc, b.pass = f, bufio.NewScanner(f), b.pass+1
+	b.sc.Buffer(make([]byte, 1<<20), 1<<20)
+	return nil
+}
+
+func (b *batches) next() ([]byte, int, error) {
+	var body bytes.Buffer
+	body.WriteString(`{"kind":"EventList","apiVersion":"audit.k8s.io/v1","metadata":{},"items":[`)
+	n := 0
+	for n < b.size {
+		if !b.sc.Scan() {
+			if err := b.sc.Err(); err != nil {
+				return nil, 0, err
+			}
+			if err := b.reopen(); err != nil {
+				return nil, 0, err
+			}
+			continue
+		}
+		if n > 0 {
+			body.WriteByte(',')
+		}
+		body.WriteString(strings.Replace(b.sc.Text(), `"auditID":"`, fmt.Sprintf(`"auditID":"p%d-`, b.pass), 1))
+		n++
+	}
+	body.WriteString("]}")
+	return body.Bytes(), n, nil
+}
+
+// send POSTs perSecond batches a second for dur from two clients, as the
+// webhook backend sends batches on (--audit-webhook-batch-throttle-qps,
+// one at a time per server); a batch is made when its turn comes, and one
+// whose turn passed while the client was busy is sent at once and counted
+// late.
+func send(url string, b *batches, perSecond int, dur time.Duration) (sent, late int, elapsed time.Duration, err error) {
+	const clients = 2
+	interval := time.Second / time.Duration(perSecond)
+	start := time.Now()
+	var mu sync.Mutex
+	next := 0
+	var wg sync.WaitGroup
+	errs := make(chan error, clients)
+	for range clients {
+		wg.Go(func() {
+			client := &http.Client{Timeout: 10 * time.Second}
+			for {
+				mu.Lock()
+				i := next
+				next++
+				due := start.Add(time.Duration(i) * interval)
+				if due.Sub(start) >= dur {
+					mu.Unlock()
+					return
+				}
+				if time.Until(due) < -interval {
+					late++
+				}
+				body, n, err := b.next()
+				mu.Unlock()
+				if err != nil {
+					errs <- err
+					return
+				}
+				if d := time.Until(due); d > 0 {
+					time.Sleep(d)
+				}
+				if err := post(client, url, body); err != nil {
+					errs <- err
+					return
+				}
+				mu.Lock()
+				sent += n
+				mu.Unlock()
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		return sent, late, 0, err
+	}
+	return sent, late, time.Since(start), nil
+}
+
+func post(client *http.Client, url string, body []byte) error {
+	resp, err := client.Post(url, "application/json", bytes.NewReader(body))
+	if err != nil {
+		return err
+	}
+	_, _ = io.Copy(io.Discard, resp.Body)
+	_ = resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("POST: %s", resp.Status)
+	}
+	return nil
+}
+
+func grep(s, pattern string) string {
+	var out strings.Builder
+	for _, m := range regexp.MustCompile(pattern).FindAllString(s, -1) {
+		out.WriteString(m + "\n")
+	}
+	return out.String()
+}

@@ -1,0 +1,270 @@
+package elasticsearch
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/kubectl-rv/kubectl-rv/pkg/audit"
+	"github.com/kubectl-rv/kubectl-rv/pkg/exitcode"
+)
+
+// index is an index of n audit event documents that exists only as a
+// formula: document i is received at base + i ms; one in ten is a
+// completed write (update, patch, create, delete in turn), one in seventy
+// a write's RequestReceived stage, the others gets, lists and watches.
+type index struct {
+	n    int
+	base time.Time
+}
+
+func (x index) doc(i int) (fields map[string]string, source string) {
+	verb, stage := []string{"get", "list", "watch", "get", "get"}[i%5], "ResponseComplete"
+	switch {
+	case i%70 == 1:
+		verb, stage = "update", "RequestReceived"
+	case i%10 == 0:
+		verb = []string{"update", "patch", "create", "delete"}[(i/10)%4]
+	}
+	code := 200
+	if i%30 == 0 {
+		code = 409
+	}
+	t := x.base.Add(time.Duration(i) * time.Millisecond).UTC().Format(time.RFC3339Nano)
+	source = fmt.Sprintf(`{"kind":"Event","apiVersion":"audit.k8s.io/v1","level":"Metadata","auditID":"id-%d","stage":%q,"requestURI":"/api/v1/namespaces/ns/configmaps/c%d","verb":%q,"user":{"username":"u%d"},"userAgent":"w/1","objectRef":{"resource":"configmaps","namespace":"ns","name":"c%d","apiVersion":"v1"},"responseStatus":{"metadata":{},"code":%d},"requestReceivedTimestamp":%q,"stageTimestamp":%q}`, i, stage, i%100, verb, i%13, i%100, code, t, t)
+	return map[string]string{"verb": verb, "stage": stage, "requestReceivedTimestamp": t}, source
+}
+
+// server speaks the part of Elasticsearch's REST API the source uses: open
+// a point in time (POST /INDEX/_pit), search it (POST /_search with pit,
+// query, sort by _shard_doc, size, search_after), close it (DELETE /_pit).
+// It evaluates the query as Query writes it: a filter of any-of match
+// clauses and a range on requestReceivedTimestamp.
+type server struct {
+	x    index
+	name string
+	// mu guards the fields below.
+	mu                       sync.Mutex
+	opened, closed, searches int
+	afters, ranged           int
+	sent                     int
+}
+
+func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("X-Elastic-Product", "Elasticsearch")
+	w.Header().Set("Content-Type", "application/json")
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	switch {
+	case r.Method == http.MethodPost && r.URL.Path == "/"+s.name+"/_pit" && r.URL.Query().Get("keep_alive") == KeepAlive:
+		s.opened++
+		fmt.Fprint(w, `{"id":"pit-1"}`)
+	case r.Method == http.MethodPost && strings.HasPrefix(r.URL.Path, "/") && strings.HasSuffix(r.URL.Path, "/_pit"):
+		w.WriteHeader(http.StatusNotFound)
+		fmt.Fprint(w, `{"error":{"type":"index_not_found_exception","reason":"no such index"},"status":404}`)
+	case r.Method == http.MethodDelete && r.URL.Path == "/_pit":
+		s.closed++
+		fmt.Fprint(w, `{"succeeded":true,"num_freed":1}`)
+	case r.Method == http.MethodPost && r.URL.Path == "/_search":
+		s.search(w, r)
+	default:
+		w.WriteHeader(http.StatusBadRequest)
+		fmt.Fprintf(w, `{"error":{"type":"illegal_argument_exception","reason":"%s %s"}}`, r.Method, r.URL.Path)
+	}
+}
+
+type searchBody struct {
+	Size  int `json:"size"`
+	Query struct {
+		Bool struct {
+			Filter []struct {
+				Bool *struct {
+					Should []struct {
+						Match map[string]string `json:"match"`
+					} `json:"should"`
+				} `json:"bool"`
+				Range map[string]map[string]string `json:"range"`
+			} `json:"filter"`
+		} `json:"bool"`
+	} `json:"query"`
+	Pit struct {
+		ID string `json:"id"`
+	} `json:"pit"`
+	Sort        []map[string]string `json:"sort"`
+	SearchAfter []int               `json:"search_after"`
+	ranged      bool
+}
+
+func (b *searchBody) matches(fields map[string]string) bool {
+	for _, f := range b.Query.Bool.Filter {
+		if f.Bool != nil {
+			ok := false
+			for _, m := range f.Bool.Should {
+				for k, v := range m.Match {
+					ok = ok || fields[k] == v
+				}
+			}
+			if !ok {
+				return false
+			}
+		}
+		for k, r := range f.Range {
+			b.ranged = true
+			at, _ := time.Parse(time.RFC3339Nano, fields[k])
+			if gte, err := time.Parse(time.RFC3339Nano, r["gte"]); err == nil && at.Before(gte) {
+				return false
+			}
+			if lt, err := time.Parse(time.RFC3339Nano, r["lt"]); err == nil && !at.Before(lt) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+func (s *server) search(w http.ResponseWriter, r *http.Request) {
+	var b searchBody
+	if err := json.NewDecoder(r.Body).Decode(&b); err != nil || b.Pit.ID != "pit-1" || len(b.Sort) != 1 || b.Sort[0]["_shard_doc"] != "asc" {
+		w.WriteHeader(http.StatusBadRequest)
+		fmt.Fprint(w, `{"error":{"type":"parsing_exception","reason":"want a search of the point in time sorted by _shard_doc"}}`)
+		return
+	}
+	s.searches++
+	from := 0
+	if len(b.SearchAfter) == 1 {
+		s.afters++
+		from = b.SearchAfter[0] + 1
+	}
+	type hit struct {
+		Source json.RawMessage `json:"_source"`
+		Sort   []int           `json:"sort"`
+	}
+	var hits []hit
+	for i := from; i < s.x.n && len(hits) < b.Size; i++ {
+		fields, src := s.x.doc(i)
+		if b.matches(fields) {
+			hits = append(hits, hit{json.RawMessage(src), []int{i}})
+		}
+	}
+	s.sent += len(hits)
+	if b.ranged {
+		s.ranged++
+	}
+	out, _ := json.Marshal(map[string]any{"pit_id": "pit-1", "hits": map[string]any{"hits": hits}})
+	_, _ = w.Write(out)
+}
+
+func read(t *testing.T, url, index string, since, until time.Time) (events int, conflicts int, st Stats, err error) {
+	t.Helper()
+	tg, err := ParseTarget(url + "/" + index)
+	if err != nil {
+		t.Fatal(err)
+	}
+	es, err := NewClient(tg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := Source(context.Background(), es, tg, since, until, &st)
+	_, err = audit.Decode(context.Background(), src, audit.Options{Workers: 2}, func(e *audit.Event) error {
+		if e.Verb == "get" || e.Verb == "list" || e.Verb == "watch" {
+			t.Fatalf("a %s was sent: the filter was not pushed down", e.Verb)
+		}
+		events++
+		if e.Code == 409 {
+			conflicts++
+		}
+		return nil
+	})
+	return events, conflicts, st, err
+}
+
+// TestSourcePagesThroughAMillionDocuments: an index of a million events
+// is read through a point in time, page after page with search_after, the
+// filter pushed down: the cluster sends only the completed writes, every
+// one of them, and the point in time is closed at the end.
+func TestSourcePagesThroughAMillionDocuments(t *testing.T) {
+	x := index{n: 1_000_000, base: time.Date(2026, 11, 27, 10, 0, 0, 0, time.UTC)}
+	srv := &server{x: x, name: "k8s-audit"}
+	ts := httptest.NewServer(srv)
+	defer ts.Close()
+	events, conflicts, st, err := read(t, ts.URL, "k8s-audit", time.Time{}, time.Time{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := (x.n + 9) / 10
+	if events != want || st.Events != want || srv.sent != want {
+		t.Errorf("the filter keeps %d events: decoded %d, the source read %d, the server sent %d", want, events, st.Events, srv.sent)
+	}
+	if want409 := (x.n + 29) / 30; conflicts != want409 {
+		t.Errorf("%d 409s, want %d", conflicts, want409)
+	}
+	if srv.opened != 1 || srv.closed != 1 || srv.searches != st.Pages || srv.afters != st.Pages-1 || st.Pages < want/PageSize {
+		t.Errorf("points in time opened %d, closed %d; %d searches (%d with search_after) for %d pages: want one point in time, every page after the first from search_after", srv.opened, srv.closed, srv.searches, srv.afters, st.Pages)
+	}
+	t.Logf("%d documents, %d kept, %d pages", x.n, want, st.Pages)
+}
+
+func TestSourceWindow(t *testing.T) {
+	x := index{n: 100_000, base: time.Date(2026, 11, 27, 10, 0, 0, 0, time.UTC)}
+	srv := &server{x: x, name: "k8s-audit"}
+	ts := httptest.NewServer(srv)
+	defer ts.Close()
+	events, _, _, err := read(t, ts.URL, "k8s-audit", x.base.Add(20*time.Second), x.base.Add(30*time.Second))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := 1000; events != want || srv.sent != want || srv.ranged == 0 {
+		t.Errorf("the window holds %d writes: decoded %d, sent %d", want, events, srv.sent)
+	}
+}
+
+func TestSourceClusterError(t *testing.T) {
+	ts := httptest.NewServer(&server{x: index{n: 10}, name: "k8s-audit"})
+	defer ts.Close()
+	_, _, _, err := read(t, ts.URL, "absent", time.Time{}, time.Time{})
+	if err == nil || exitcode.Classify(err) != exitcode.CodeCluster || !strings.Contains(err.Error(), "index_not_found_exception") || !strings.Contains(err.Error(), "elasticsearch:"+ts.URL+"/absent") {
+		t.Errorf("error %v (exit %d), want the cluster's, naming the index, exit 3", err, exitcode.Classify(err))
+	}
+}
+
+func TestParseTarget(t *testing.T) {
+	for in, want := range map[string]string{
+		"https://es.example:9200/k8s-audit-*": "https://es.example:9200 k8s-audit-*",
+		"http://localhost:9200/prefix/audit":  "http://localhost:9200/prefix audit",
+		"https://es.example:9200/":            "",
+		"https://u:p@es.example:9200/audit":   "",
+		"es.example:9200/audit":               "",
+	} {
+		tg, err := ParseTarget(in)
+		if got := tg.URL + " " + tg.Index; (err == nil) != (want != "") || err == nil && got != want {
+			t.Errorf("ParseTarget(%q) = %q, %v; want %q", in, got, err, want)
+		}
+		if err != nil && strings.Contains(err.Error(), ":p@") {
+			t.Errorf("ParseTarget(%q) printed the password: %v", in, err)
+		}
+	}
+}
+
+func FuzzParseTarget(f *testing.F) {
+	f.Add("https://es.example:9200/k8s-audit-*")
+	f.Add("http://u:secret@h/i")
+	f.Add("http://[::1]:9200/a/b?x=y#z")
+	f.Fuzz(func(t *testing.T, in string) {
+		tg, err := ParseTarget(in)
+		if err != nil {
+			if strings.Contains(in, ":secret@") && strings.Contains(err.Error(), "secret") {
+				t.Fatalf("the password is in the error: %v", err)
+			}
+			return
+		}
+		if tg.Index == "" || strings.Contains(tg.Index, "/") {
+			t.Fatalf("ParseTarget(%q) = %+v: an index with a slash or none", in, tg)
+		}
+	})
+}
