@@ -33,11 +33,14 @@ test: test-unit e2e ## unit tests with -race, then the e2e suite against a real 
 # on a loaded one: the race detector's cost on every memory access, not a
 # race to find. They run once, without -race; every other test runs with it
 # (the mapped reader's race was caught by a small test).
-HEAVY_TESTS := ^(TestAnalyzeMemoryBounded|TestDecodeMappedMatchesRead|TestDecodeReuseMatches|TestTrackerRetainsLessThanJSON)$$
+# The log services' million-event paging tests (a local protocol server
+# sends the events the pushed-down filter keeps) are of the same kind: 60-140
+# s each under -race on a loaded machine, under 10 s without.
+HEAVY_TESTS := ^(TestAnalyzeMemoryBounded|TestDecodeMappedMatchesRead|TestDecodeReuseMatches|TestTrackerRetainsLessThanJSON|TestSourcePagesThroughAMillionEvents|TestSourcePagesThroughAMillionDocuments)$$
 
 test-unit: ## unit tests with -race (the heavy data tests once, without it)
 	$(GO) test -race -count=1 -skip '$(HEAVY_TESTS)' ./...
-	$(GO) test -count=1 -run '$(HEAVY_TESTS)' ./pkg/audit ./pkg/conflicts ./pkg/inspect
+	$(GO) test -count=1 -run '$(HEAVY_TESTS)' ./pkg/audit/... ./pkg/conflicts ./pkg/inspect
 
 test-quick: ## unit tests without -race, cached: the edit loop (make test-unit before you push)
 	$(GO) test ./...
