@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
-	"github.com/spf13/pflag"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
@@ -176,9 +175,9 @@ type ConflictsOptions struct {
 	cfg       conflicts.Config
 	// now is the clock --since and --until durations count back from.
 	now func() time.Time
-	// changed are the flags given on the command line, to refuse the
-	// audit-log flags with --live.
-	changed []string
+	// changed tells which flags were given on the command line (runE's
+	// seeFlags), to refuse the audit-log flags with --live.
+	changed func(name string) bool
 	// factory, server and scrape are --live's: the API server's URL and a
 	// GET of its /metrics, built in Run (tests set scrape).
 	factory *Factory
@@ -201,19 +200,14 @@ func NewCmdConflicts(f *Factory, streams genericiooptions.IOStreams) *cobra.Comm
 		Long:    fmt.Sprintf(conflictsLong, causes.String()),
 		Example: conflictsExample,
 		Args:    cobra.NoArgs,
-		RunE: func(c *cobra.Command, _ []string) error {
-			c.Flags().Visit(func(fl *pflag.Flag) { o.changed = append(o.changed, fl.Name) })
+		// Before anything is read: rv-offline reads the log services.
+		PreRunE: func(*cobra.Command, []string) error {
 			if o.handsOverSources() {
 				return handOff()
 			}
-			if err := o.Complete(f); err != nil {
-				return err
-			}
-			if err := o.Validate(); err != nil {
-				return err
-			}
-			return o.Run(c.Context())
+			return nil
 		},
+		RunE: runE(f, o),
 	}
 	fs := cmd.Flags()
 	o.Output.AddFlags(fs)
@@ -243,12 +237,19 @@ func NewCmdConflicts(f *Factory, streams genericiooptions.IOStreams) *cobra.Comm
 
 // Complete reads the namespace (-n) for --object; only --live contacts
 // the cluster, and only in Run.
-func (o *ConflictsOptions) Complete(f *Factory) error {
+// seeFlags records which flags were set: --for and -n mean something
+// only when given.
+func (o *ConflictsOptions) seeFlags(changed func(string) bool) { o.changed = changed }
+
+// set reports whether flag name was given.
+func (o *ConflictsOptions) set(name string) bool { return o.changed != nil && o.changed(name) }
+
+func (o *ConflictsOptions) Complete(f *Factory, _ []string) error {
 	if o.Live {
 		o.factory = f
 		return nil
 	}
-	if o.Object == "" && !slices.Contains(o.changed, "namespace") {
+	if o.Object == "" && !o.set("namespace") {
 		return nil
 	}
 	ns, explicit, err := f.Namespace()
@@ -317,6 +318,9 @@ func (o *ConflictsOptions) Validate() error {
 	if o.Live {
 		return o.validateLive()
 	}
+	if err := validateReport(o.Report); err != nil {
+		return err
+	}
 	if err := o.validateListen(); err != nil {
 		return err
 	}
@@ -337,8 +341,6 @@ func (o *ConflictsOptions) Validate() error {
 		return exitcode.Usagef("--retry-window must be positive, got %s", o.RetryWindow)
 	case o.Top < 0:
 		return exitcode.Usagef("--top must be 0 or positive, got %d", o.Top)
-	case o.Report != "" && !strings.HasSuffix(o.Report, ".svg") && !strings.HasSuffix(o.Report, ".html"):
-		return exitcode.Usagef("--report %q: give a file name ending in .svg or .html", o.Report)
 	case countOf(o.AuditLogs, "-") > 1:
 		return exitcode.Usagef("--audit-log - (stdin) can be given only once")
 	case o.Scenario != "" && !strings.HasSuffix(o.Scenario, ".yaml") && !strings.HasSuffix(o.Scenario, ".yml"):
@@ -379,7 +381,7 @@ func (o *ConflictsOptions) Validate() error {
 // validateListen checks --listen's flags beside the audit log's.
 func (o *ConflictsOptions) validateListen() error {
 	switch {
-	case o.Listen == "" && slices.Contains(o.changed, "for"):
+	case o.Listen == "" && o.set("for"):
 		return exitcode.Usagef("--for is the time --live reads /metrics over, or --listen receives for: give it with one of them, or drop it")
 	case o.Listen == "" && (o.ListenCert != "" || o.ListenKey != "" || o.Record != ""):
 		return exitcode.Usagef("--listen-cert, --listen-key and --record go with --listen ADDR")
@@ -387,7 +389,7 @@ func (o *ConflictsOptions) validateListen() error {
 		return exitcode.Usagef("give --audit-log or --listen, not both")
 	case o.Listen != "" && o.Scenario != "":
 		return exitcode.Usagef("--scenario reads the log a second time: --record the events with --listen, then give the record to --audit-log --scenario")
-	case o.Listen != "" && slices.Contains(o.changed, "for") && o.For <= 0:
+	case o.Listen != "" && o.set("for") && o.For <= 0:
 		return exitcode.Usagef("--for must be positive, got %s", o.For)
 	}
 	return nil
@@ -397,7 +399,7 @@ func (o *ConflictsOptions) validateListen() error {
 // different sources and answer different questions.
 func (o *ConflictsOptions) validateLive() error {
 	for _, name := range auditFlags {
-		if slices.Contains(o.changed, name) {
+		if o.set(name) {
 			return exitcode.Usagef("--live and --%s cannot be used together: --live reads the API server's /metrics, --%s is for an audit log", name, name)
 		}
 	}
@@ -536,17 +538,7 @@ func (o *ConflictsOptions) print(rep *conflicts.Report) error {
 }
 
 func (o *ConflictsOptions) writeReport(rep *conflicts.Report) error {
-	if o.Report == "" {
-		return nil
-	}
-	b := conflictsprint.SVG(rep)
-	if strings.HasSuffix(o.Report, ".html") {
-		b = conflictsprint.HTML(rep)
-	}
-	if err := os.WriteFile(o.Report, b, 0o644); err != nil {
-		return exitcode.Usage(fmt.Errorf("--report: %w", err))
-	}
-	return nil
+	return writeReport(o.Report, func() []byte { return conflictsprint.SVG(rep) }, func() []byte { return conflictsprint.HTML(rep) })
 }
 
 // exit is 1 when --fail-on-rate is set and a writer's rate exceeds it.
@@ -579,9 +571,8 @@ func (o *ConflictsOptions) runLive(ctx context.Context) error {
 	}
 	get := func(ctx context.Context) ([]byte, error) {
 		b, err := o.scrape(ctx)
-		if apierrors.IsForbidden(err) {
-			return nil, exitcode.Cluster(fmt.Errorf("--live: the API server refused GET /metrics (403 Forbidden): your user needs get on the non-resource URL /metrics, "+
-				"e.g. a ClusterRole with rules [{nonResourceURLs: [\"/metrics\"], verbs: [get]}] and a ClusterRoleBinding to it: %w", err))
+		if exitcode.IsForbidden(err) {
+			return nil, exitcode.Refused(err, "--live", "GET /metrics", `get on the non-resource URL /metrics, e.g. a ClusterRole with rules [{nonResourceURLs: ["/metrics"], verbs: [get]}] and a ClusterRoleBinding to it`)
 		}
 		if err != nil {
 			return nil, fmt.Errorf("--live: GET /metrics: %w", err)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"slices"
 	"time"
 
 	"github.com/kubectl-rv/kubectl-rv/pkg/audit"
@@ -55,13 +54,13 @@ func (o *ConflictsOptions) sources(ctx context.Context) ([]audit.Source, func() 
 		return nil, nil, exitcode.Usage(err)
 	}
 	until := "Ctrl-C"
-	if slices.Contains(o.changed, "for") {
+	if o.set("for") {
 		until = "--for " + o.For.String() + " or Ctrl-C"
 	}
 	fmt.Fprintf(o.ErrOut, "receiving audit events at %s until %s (the API server's --audit-webhook-config-file names this URL)\n", l.URL(), until)
 	go func() {
 		stop := ctx.Done()
-		if slices.Contains(o.changed, "for") {
+		if o.set("for") {
 			t := time.NewTimer(o.For)
 			defer t.Stop()
 			select {
