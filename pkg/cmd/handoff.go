@@ -34,7 +34,7 @@ func offlinePath(executable func() (string, error)) (string, error) {
 	path, err := handoff.Path(executable)
 	var missing *handoff.MissingError
 	if errors.As(err, &missing) {
-		return "", exitcode.Usagef("this command runs the API server's rules, which are in %s, and %s is missing: reinstall kubectl rv (kubectl krew reinstall rv); in a source checkout, make build builds both, and go run ./cmd/rv-offline runs the command without kubectl-rv", missing.Name, missing.Path)
+		return "", exitcode.Usagef("this command runs in %s (which links the API server's rules and the log services' clients), and %s is missing: reinstall kubectl rv (kubectl krew reinstall rv); in a source checkout, make build builds both, and go run ./cmd/rv-offline runs the command without kubectl-rv", missing.Name, missing.Path)
 	}
 	return path, err
 }
