@@ -51,6 +51,31 @@ type Server struct {
 	mu       sync.Mutex
 	requests []cloudwatchlogs.FilterLogEventsInput
 	sent     int
+	// retried counts the requests the SDK sent again (its
+	// amz-sdk-request header says attempt=2 or more), and resent the
+	// events they were answered with.
+	retried, resent int
+}
+
+// Retried counts the requests the SDK's retryer sent again, and the
+// events the server sent in answer to them (counted in Sent too).
+func (s *Server) Retried() (requests, events int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.retried, s.resent
+}
+
+// retry reports whether r is the SDK's second or later attempt at a
+// request (amz-sdk-request: attempt=N; max=M).
+func retry(r *http.Request) bool {
+	h := r.Header.Get("amz-sdk-request")
+	for _, part := range strings.Split(h, ";") {
+		if v, ok := strings.CutPrefix(strings.TrimSpace(part), "attempt="); ok {
+			n, err := strconv.Atoi(v)
+			return err == nil && n > 1
+		}
+	}
+	return false
 }
 
 // Requests are the FilterLogEvents requests received.
@@ -140,6 +165,10 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	s.mu.Lock()
 	s.sent += len(out.Events)
+	if retry(r) {
+		s.retried++
+		s.resent += len(out.Events)
+	}
 	s.mu.Unlock()
 	w.Header().Set("Content-Type", "application/x-amz-json-1.1")
 	_ = json.NewEncoder(w).Encode(out)
