@@ -19,9 +19,7 @@ import (
 	"k8s.io/client-go/dynamic"
 	"sigs.k8s.io/yaml"
 
-	"github.com/kubectl-rv/kubectl-rv/pkg/managedfields"
 	"github.com/kubectl-rv/kubectl-rv/pkg/predict"
-	"github.com/kubectl-rv/kubectl-rv/pkg/serverrules"
 )
 
 const caGizmoCRD = `apiVersion: apiextensions.k8s.io/v1
@@ -216,17 +214,7 @@ func TestPredictFidelityClientApply(t *testing.T) {
 	cluster.PauseControllers(t)
 	dyn := cluster.Dynamic(t, "clientapply")
 	ctx := context.Background()
-	cluster.KubectlStdin(t, caGizmoCRD, "apply", "-f", "-")
-	t.Cleanup(func() { deleteCRD(t, "gizmos.clientapply.example.com") })
-	cluster.MustKubectl(t, "wait", "--for=condition=Established", "crd/gizmos.clientapply.example.com", "--timeout=60s")
-	gizmoTC, err := managedfields.ParseSchema([]byte(caGizmoCRD))
-	if err != nil {
-		t.Fatal(err)
-	}
-	gizmoOffline := offlineEngine(gizmoTC)
-	if gizmoOffline.Rules, err = serverrules.WithSchema([]byte(caGizmoCRD)); err != nil {
-		t.Fatal(err)
-	}
+	gizmoTC, gizmoOffline := installCRD(t, caGizmoCRD)
 	for _, c := range caCases(ns) {
 		t.Run(c.name, func(t *testing.T) {
 			ri := dyn.Resource(c.gvr).Namespace(ns)

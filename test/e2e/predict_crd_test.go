@@ -41,9 +41,7 @@ spec:
               size: {type: integer, default: 3}
               color: {type: string, default: blue}
 `
-	cluster.KubectlStdin(t, crd, "apply", "-f", "-")
-	t.Cleanup(func() { deleteCRD(t, "dials.predict.example.com") })
-	cluster.MustKubectl(t, "wait", "--for=condition=Established", "crd/dials.predict.example.com", "--timeout=60s")
+	_, _ = installCRD(t, crd)
 	obj := "apiVersion: predict.example.com/v1\nkind: Dial\nmetadata: {name: d, namespace: " + ns + "}\nspec: {size: 2}\n"
 	cluster.KubectlStdin(t, obj, "apply", "--server-side", "--field-manager", "owner", "-f", "-")
 	crdFile := predictWriteFile(t, dir, "crd.yaml", crd)

@@ -14,9 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/yaml"
 
-	"github.com/kubectl-rv/kubectl-rv/pkg/managedfields"
 	"github.com/kubectl-rv/kubectl-rv/pkg/predict"
-	"github.com/kubectl-rv/kubectl-rv/pkg/serverrules"
 )
 
 // edgeCRD is a custom resource with a schema that says nothing of
@@ -81,13 +79,7 @@ func TestPredictEdgeCasesAgree(t *testing.T) {
 	// The deployment controller would change objects between the dry runs
 	// and the offline prediction.
 	cluster.PauseControllers(t)
-	cluster.KubectlStdin(t, edgeCRD, "apply", "-f", "-")
-	t.Cleanup(func() { deleteCRD(t, "sprockets.edges.example.com") })
-	cluster.MustKubectl(t, "wait", "--for=condition=Established", "crd/sprockets.edges.example.com", "--timeout=60s")
-	tc, err := managedfields.ParseSchema([]byte(edgeCRD))
-	if err != nil {
-		t.Fatal(err)
-	}
+	tc, offline := installCRD(t, edgeCRD)
 	svc := schema.GroupVersionResource{Version: "v1", Resource: "services"}
 	cases := []edgeCase{
 		{
@@ -155,10 +147,6 @@ func TestPredictEdgeCasesAgree(t *testing.T) {
 		},
 	}
 	dyn := cluster.Dynamic(t, "edges")
-	offline := offlineEngine(tc)
-	if offline.Rules, err = serverrules.WithSchema([]byte(edgeCRD)); err != nil {
-		t.Fatal(err)
-	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			ctx := context.Background()

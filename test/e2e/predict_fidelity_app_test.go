@@ -17,7 +17,6 @@ import (
 
 	"github.com/kubectl-rv/kubectl-rv/pkg/managedfields"
 	"github.com/kubectl-rv/kubectl-rv/pkg/predict"
-	"github.com/kubectl-rv/kubectl-rv/pkg/serverrules"
 )
 
 // applianceCRD is a custom resource whose schema the API server acts on:
@@ -95,18 +94,7 @@ var applianceGVR = schema.GroupVersionResource{Group: "fidelity.example.com", Ve
 // newAppCorpus installs the CRD and returns the generator of its cases.
 func newAppCorpus(t *testing.T, dyn dynamic.Interface, ns string, seed int64) *appCorpus {
 	t.Helper()
-	const name = "appliances.fidelity.example.com"
-	cluster.KubectlStdin(t, applianceCRD, "apply", "-f", "-")
-	t.Cleanup(func() { deleteCRD(t, name) })
-	cluster.MustKubectl(t, "wait", "--for=condition=Established", "crd/"+name, "--timeout=60s")
-	tc, err := managedfields.ParseSchema([]byte(applianceCRD))
-	if err != nil {
-		t.Fatal(err)
-	}
-	off := predict.NewOffline(tc)
-	if off.Rules, err = serverrules.WithSchema([]byte(applianceCRD)); err != nil {
-		t.Fatal(err)
-	}
+	tc, off := installCRD(t, applianceCRD)
 	return &appCorpus{rng: rand.New(rand.NewSource(seed + 9)), pick: rand.New(rand.NewSource(seed + 10)),
 		ri: dyn.Resource(applianceGVR).Namespace(ns), tc: tc, offline: off, Invalid: map[string]int{}}
 }

@@ -20,7 +20,6 @@ import (
 
 	"github.com/kubectl-rv/kubectl-rv/pkg/managedfields"
 	"github.com/kubectl-rv/kubectl-rv/pkg/predict"
-	"github.com/kubectl-rv/kubectl-rv/pkg/serverrules"
 )
 
 // gadgetCRD is a custom resource with a structural schema and a status
@@ -121,18 +120,7 @@ func newCRCorpus(t *testing.T, dyn dynamic.Interface, ns string, seed int64) *cr
 		untyped: offlineEngine(nil),
 	}
 	install := func(kind, plural, crd string, status bool) crKind {
-		name := plural + ".fidelity.example.com"
-		cluster.KubectlStdin(t, crd, "apply", "-f", "-")
-		t.Cleanup(func() { deleteCRD(t, name) })
-		cluster.MustKubectl(t, "wait", "--for=condition=Established", "crd/"+name, "--timeout=60s")
-		tc, err := managedfields.ParseSchema([]byte(crd))
-		if err != nil {
-			t.Fatal(err)
-		}
-		typed := offlineEngine(tc)
-		if typed.Rules, err = serverrules.WithSchema([]byte(crd)); err != nil {
-			t.Fatal(err)
-		}
+		tc, typed := installCRD(t, crd)
 		return crKind{kind: kind, gvr: schema.GroupVersionResource{Group: "fidelity.example.com", Version: "v1", Resource: plural},
 			tc: tc, status: status, typed: typed}
 	}

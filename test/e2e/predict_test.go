@@ -237,9 +237,7 @@ spec:
               size: {type: integer}
               color: {type: string}
 `
-	cluster.KubectlStdin(t, crd, "apply", "-f", "-")
-	t.Cleanup(func() { deleteCRD(t, "gizmos.predict.example.com") })
-	cluster.MustKubectl(t, "wait", "--for=condition=Established", "crd/gizmos.predict.example.com", "--timeout=60s")
+	_, _ = installCRD(t, crd)
 	obj := "apiVersion: predict.example.com/v1\nkind: Gizmo\nmetadata: {name: g, namespace: " + ns + "}\nspec: {size: 1, color: red}\n"
 	cluster.KubectlStdin(t, obj, "create", "-f", "-")
 	want := predictWriteFile(t, dir, "g.yaml", strings.Replace(obj, "size: 1", "size: 2", 1))
