@@ -4,7 +4,6 @@ package handoff
 
 import (
 	"os"
-	"path/filepath"
 	"syscall"
 )
 
@@ -18,20 +17,13 @@ func Exec(path string, args []string) error {
 
 // Early hands this process over to rv-offline when its command line is
 // one that Wanted names and rv-offline is found beside this executable
-// (and is not this executable). Otherwise it returns, and the command's
+// (and is not this executable: see Path). Otherwise it returns, and the command's
 // own hand-over, after its flags are parsed, reports what is wrong.
 func Early() {
 	if !Wanted(os.Args[1:]) {
 		return
 	}
-	path, err := Path(os.Executable)
-	if err != nil {
-		return
+	if path, err := Path(os.Executable); err == nil {
+		_ = Exec(path, os.Args)
 	}
-	if self, err := os.Executable(); err != nil {
-		return
-	} else if self, err = filepath.EvalSymlinks(self); err != nil || self == path {
-		return
-	}
-	_ = Exec(path, os.Args)
 }

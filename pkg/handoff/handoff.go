@@ -37,7 +37,8 @@ func (e *MissingError) Error() string {
 
 // Path is rv-offline's path beside the executable that executable names,
 // symbolic links resolved (krew links the plugin into its bin folder), or
-// a *MissingError.
+// a *MissingError; an error when that executable is rv-offline itself,
+// which never hands over.
 func Path(executable func() (string, error)) (string, error) {
 	self, err := executable()
 	if err == nil {
@@ -49,6 +50,9 @@ func Path(executable func() (string, error)) (string, error) {
 	name := Executable
 	if runtime.GOOS == "windows" {
 		name += ".exe"
+	}
+	if filepath.Base(self) == name {
+		return "", fmt.Errorf("%s would hand over to itself", self)
 	}
 	path := filepath.Join(filepath.Dir(self), name)
 	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {

@@ -83,6 +83,12 @@ func TestPath(t *testing.T) {
 		t.Errorf("Path = %q, want %q", got, want)
 	}
 
+	// rv-offline itself (or a link to it) never hands over to itself.
+	offline := filepath.Join(store, name)
+	if _, err := Path(func() (string, error) { return offline, nil }); err == nil || !strings.Contains(err.Error(), "itself") {
+		t.Errorf("Path from %s itself: %v, want an error", name, err)
+	}
+
 	lonely := filepath.Join(t.TempDir(), "kubectl-rv")
 	if err := os.WriteFile(lonely, nil, 0o755); err != nil {
 		t.Fatal(err)
