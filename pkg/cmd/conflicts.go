@@ -64,6 +64,13 @@ event read twice (same auditID and stage: a log beside its rotated or
 gzip copy, overlapping exports) counts once. --object, -n, --since and
 --until restrict every figure, view and report.
 
+--writer, --verb, --subresource and --status choose the attempts every
+figure counts and the timeline shows, without hiding what they lost to:
+every attempt in scope is still analysed, so a shown 409 keeps its
+winners and cause. A retry chain counts when its first retry is shown, a
+give-up when the 409 that ended the chain is. Each flag repeats (any
+value of it), the flags combine (all of them), and a leading - excludes.
+
 The causes:
 %s
 conflicts reads only what it needs of each event: verb, request URI, user,
@@ -130,6 +137,12 @@ const conflictsExample = `  # The hottest objects in an API server's audit log
   # The writers of one namespace over the last 5 minutes
   kubectl rv conflicts --audit-log /var/log/kubernetes/ --view writers -n team-a --since 5m
 
+  # What kube-controller-manager's status writes lost, and to whom
+  kubectl rv conflicts --audit-log audit.log --view writers --writer kube-controller-manager --subresource status
+
+  # Every 409 on one object, whoever made it
+  kubectl rv conflicts --audit-log audit.log --object deploy/web -n team-a --status 409
+
   # CI: fail when a writer has more than 5% of its writes rejected
   kubectl rv conflicts --audit-log e2e-audit.log --fail-on-rate 0.05 -o json
 
@@ -167,6 +180,7 @@ type ConflictsOptions struct {
 	Scenario    string
 	Listen      string
 	Resources   []string
+	Filter      conflicts.FilterFlags
 	ListenCert  string
 	ListenKey   string
 	Record      string
@@ -225,11 +239,18 @@ func NewCmdConflicts(f *Factory, streams genericiooptions.IOStreams) *cobra.Comm
 	fs.BoolVar(&o.Live, "live", false, "Instead of an audit log, read the API server's /metrics at the start and the end of --for and show the 409s per second by group, resource, subresource and verb.")
 	fs.DurationVar(&o.For, "for", 10*time.Second, "With --live, the time between the two reads of /metrics; with --listen, how long to receive (default: until Ctrl-C).")
 	fs.StringArrayVar(&o.Resources, "resource", nil, "Only objects of these types: a type as kubectl names it (cm, deployments.apps) or a pattern over RESOURCE.GROUP (*.apps, *.* for all; core types end in a dot: configmaps.); a leading - excludes (-leases.coordination.k8s.io). Repeatable.")
+	fs.StringArrayVar(&o.Filter.Writers, "writer", nil, "Only the attempts of these writers: a user, field manager, pod, writer as the report names it (user/manager@pod) or user agent; * matches any characters, a leading - excludes. Winners and causes still come from every writer. Repeatable.")
+	fs.StringArrayVar(&o.Filter.Verbs, "verb", nil, "Only the attempts with these verbs ("+strings.Join(conflicts.WriteVerbs, ", ")+"); a leading - excludes. Repeatable.")
+	fs.StringArrayVar(&o.Filter.Subresources, "subresource", nil, "Only the attempts on these subresources (status, scale, *); a leading - excludes (-* keeps the writes to objects themselves). Repeatable.")
+	fs.StringArrayVar(&o.Filter.Statuses, "status", nil, "Only the attempts answered with these HTTP statuses: a code (409) or a class (2xx); a leading - excludes. Repeatable.")
 	fs.StringVar(&o.Listen, "listen", "", "Instead of an audit log, receive the API server's audit webhook (--audit-webhook-config-file naming http(s)://ADDR) on ADDR (HOST:PORT) until --for or Ctrl-C, then report. Plain HTTP only on loopback.")
 	fs.StringVar(&o.ListenCert, "listen-cert", "", "With --listen: serve TLS with this certificate (PEM).")
 	fs.StringVar(&o.ListenKey, "listen-key", "", "With --listen: the certificate's private key (PEM).")
 	fs.StringVar(&o.Record, "record", "", "With --listen: also write the events received to this file as an audit log (JSON lines) that --audit-log reads back.")
 	fs.StringVar(&o.Scenario, "scenario", "", "Also write a kubectl rv simulate scenario (FILE.yaml) that reproduces the contention on the --object (or the hottest object): its writers, their rates and write methods.")
+	_ = cmd.RegisterFlagCompletionFunc("verb", cobra.FixedCompletions(conflicts.WriteVerbs, cobra.ShellCompDirectiveNoFileComp))
+	_ = cmd.RegisterFlagCompletionFunc("subresource", cobra.FixedCompletions([]string{"status", "scale", "-*"}, cobra.ShellCompDirectiveNoFileComp))
+	_ = cmd.RegisterFlagCompletionFunc("status", cobra.FixedCompletions([]string{"409", "2xx", "4xx", "-409"}, cobra.ShellCompDirectiveNoFileComp))
 	_ = cmd.RegisterFlagCompletionFunc("view", cobra.FixedCompletions(conflictsprint.Views, cobra.ShellCompDirectiveNoFileComp))
 	_ = cmd.RegisterFlagCompletionFunc("source", cobra.FixedCompletions([]string{audit.CloudWatchScheme + "/aws/eks/", audit.ElasticsearchScheme + "https://"}, cobra.ShellCompDirectiveNoFileComp|cobra.ShellCompDirectiveNoSpace))
 	return cmd
@@ -308,7 +329,7 @@ func forbiddenBody(err error, body []byte) error {
 }
 
 // auditFlags are the flags that only an audit log analysis reads.
-var auditFlags = []string{"audit-log", "source", "view", "object", "resource", "fail-on-rate", "retry-window", "since", "until", "strict", "top", "report", "scenario", "listen", "listen-cert", "listen-key", "record"}
+var auditFlags = []string{"audit-log", "source", "view", "object", "resource", "writer", "verb", "subresource", "status", "fail-on-rate", "retry-window", "since", "until", "strict", "top", "report", "scenario", "listen", "listen-cert", "listen-key", "record"}
 
 // Validate checks the flags without I/O and builds the engine's config.
 func (o *ConflictsOptions) Validate() error {
@@ -370,6 +391,12 @@ func (o *ConflictsOptions) Validate() error {
 		cfg.Object = &conflicts.ObjectKey{Resource: strings.ToLower(typ), Namespace: o.namespace, Name: name}
 	}
 	cfg.Namespace = o.namespace
+	if cfg.Filter, err = conflicts.ParseFilter(o.Filter); err != nil {
+		return exitcode.Usagef("%w", err)
+	}
+	if cfg.Filter != nil && o.Scenario != "" {
+		return exitcode.Usagef("--scenario replays every writer of the object: give it without --writer, --verb, --subresource and --status")
+	}
 	if cfg.Resources, err = apitypes.ParseResourceFilter(o.Resources); err != nil {
 		return exitcode.Usagef("--resource %w", err)
 	}

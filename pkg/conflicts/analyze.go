@@ -64,9 +64,11 @@ type writerState struct {
 	// attempt, since its previous attempt on the object completed (0:
 	// none, or it had not completed): the writer's own pace, which its next
 	// periodic write keeps and a retry does not.
-	cadence     time.Duration
-	attempted   bool
-	conflict    bool
+	cadence   time.Duration
+	attempted bool
+	conflict  bool
+	// shown says whether the filter shows the last attempt.
+	shown       bool
 	chain, step int32
 	timelineI   int32
 }
@@ -131,6 +133,9 @@ type objState struct {
 	// completed.
 	writerIDs   []uint32
 	lastAttempt []attemptMark
+	// shownIDs are the writers with an attempt Config.Filter shows, by
+	// number, sorted; kept only with a filter (see shownWriters).
+	shownIDs []uint32
 	// chains are the writers whose last attempt was a 409 (all writers,
 	// when keep), by number.
 	chains map[uint32]*writerState
@@ -408,7 +413,7 @@ func (o *objState) attempt(r *record, t *totals) {
 	}
 	if retry {
 		st.step++
-		if st.step == 2 {
+		if st.step == 2 && r.shown {
 			t.add(o, r.writer, r.reader, r.received, true, fRetryChains)
 		}
 	} else {
@@ -417,25 +422,32 @@ func (o *objState) attempt(r *record, t *totals) {
 			st.cadence = time.Duration(r.received.UnixNano() - int64(prev))
 		}
 	}
-	t.add(o, r.writer, r.reader, r.received, true, fAttempts).spent(r, retry)
-	if seen && int64(prev) > r.received.UnixNano() {
-		t.overlap(r.writer)
+	if !r.shown {
+		t.unshown++
+	} else {
+		o.shownBy(r.wid)
+		t.add(o, r.writer, r.reader, r.received, true, fAttempts).spent(r, retry)
+		if seen && int64(prev) > r.received.UnixNano() {
+			t.overlap(r.writer)
+		}
 	}
-	st.conflict = r.code == 409
+	st.conflict, st.shown = r.code == 409, r.shown
 	st.attempted, st.lastCompleted, st.reader = true, r.completed, r.reader
 	st.precond, st.force = r.precond, r.force
 	timelineI := -1
 	if o.keep {
-		timelineI = len(o.timeline)
+		if r.shown {
+			timelineI = len(o.timeline)
+			o.timeline = append(o.timeline, Attempt{AuditID: r.auditID, Replica: r.host, Received: r.received, Completed: r.completed, Writer: t.writerName(r.writer),
+				Verb: r.verb, Subresource: r.sub, Code: r.code, Precondition: r.precond, Result: r.result,
+				Chain: int(st.chain), Step: int(st.step), Reread: reread})
+		}
 		st.timelineI = int32(timelineI)
-		o.timeline = append(o.timeline, Attempt{AuditID: r.auditID, Replica: r.host, Received: r.received, Completed: r.completed, Writer: t.writerName(r.writer),
-			Verb: r.verb, Subresource: r.sub, Code: r.code, Precondition: r.precond, Result: r.result,
-			Chain: int(st.chain), Step: int(st.step), Reread: reread})
 	}
 	switch {
 	case r.code == 409:
 		o.conflict(r, timelineI, t)
-	case r.code/100 == 2:
+	case r.code/100 == 2 && r.shown:
 		t.add(o, r.writer, r.reader, r.received, true, fSuccesses)
 	}
 	// Without a timeline, only a chain that may go on needs its state.
@@ -451,6 +463,26 @@ func (o *objState) attempt(r *record, t *totals) {
 		p := *st
 		o.chains[r.wid] = &p
 	}
+}
+
+// shownBy notes that the writer wid made an attempt the filter shows on
+// the object; without a filter, its writers are writerIDs.
+func (o *objState) shownBy(wid uint32) {
+	if o.stream.cfg.Filter == nil {
+		return
+	}
+	if i, ok := slices.BinarySearch(o.shownIDs, wid); !ok {
+		o.shownIDs = slices.Insert(o.shownIDs, i, wid)
+	}
+}
+
+// shownWriters are the writers, by number, with an attempt the filter
+// shows on the object.
+func (o *objState) shownWriters() []uint32 {
+	if o.stream.cfg.Filter == nil {
+		return o.writerIDs
+	}
+	return o.shownIDs
 }
 
 // conflict finds the winners and cause of the 409 r. Whether they are
@@ -490,6 +522,9 @@ func (o *objState) settle(p pendingConflict, out outcome, cut bool, t *totals) {
 		a := &o.timeline[p.timelineI]
 		a.Cause, a.LostTo, a.FieldOwners = out.cause, out.lostTo, out.owners
 	}
+	if !p.r.shown {
+		return
+	}
 	i, ok := slices.BinarySearchFunc(o.worst, p.r.wid, func(c writerCount, w uint32) int { return cmp.Compare(c.writer, w) })
 	if !ok {
 		o.worst = slices.Insert(o.worst, i, writerCount{writer: p.r.wid})
@@ -518,9 +553,12 @@ func (o *objState) finish(t *totals) {
 
 func (o *objState) giveUp(st *writerState, t *totals) {
 	st.conflict = false
+	if !st.shown {
+		return
+	}
 	// The attempt's receive time is already in the summary's first and last.
 	t.add(o, st.writer, st.reader, time.Time{}, false, fGiveUps)
-	if o.keep {
+	if o.keep && st.timelineI >= 0 {
 		o.timeline[st.timelineI].GiveUp = true
 	}
 }

@@ -27,6 +27,8 @@ type record struct {
 	read bool
 	// force marks a server-side apply with ?force=true.
 	force bool
+	// shown marks a write attempt that Config.Filter keeps.
+	shown bool
 	verb  string
 	sub   string
 	code  int
@@ -163,6 +165,8 @@ func appendKey(b []byte, strs ...string) []byte {
 type actor struct {
 	rid, wid uint32
 	wrote    bool
+	// shown says whether Config.Filter keeps the writer.
+	shown bool
 }
 
 // actor numbers the reader and, for a write, the writer of e (reader and
@@ -178,8 +182,9 @@ func (c *Collector) actor(e *audit.Event, write bool, fm string) actor {
 		a.rid, _ = c.reader(readerKey{user: e.Username, pod: e.PodName, userAgent: e.UserAgent})
 	}
 	if write {
-		a.wid, _ = c.writer(WriterKey{User: e.Username, FieldManager: fm, Pod: e.PodName})
-		a.wrote = true
+		var k *WriterKey
+		a.wid, k = c.writer(WriterKey{User: e.Username, FieldManager: fm, Pod: e.PodName})
+		a.wrote, a.shown = true, c.cfg.Filter.keepsWriter(*k, e.UserAgent)
 	}
 	c.actors[string(c.buf)] = a
 	return a
@@ -261,6 +266,7 @@ func (c *Collector) record(e *audit.Event) *record {
 	}
 	r.verb, r.sub, r.code, r.details = verb, c.str(ref.Subresource), e.Code, c.str(e.DetailsKind)
 	r.wid, r.writer = a.wid, c.writers.keys[a.wid]
+	r.shown = a.shown && c.cfg.Filter.keepsRequest(verb, r.sub, e.Code)
 	r.precond, r.result = strings.Clone(ref.ResourceVersion), strings.Clone(e.ResponseRV)
 	if e.Host != "" {
 		r.host = c.str(e.Host)

@@ -9,7 +9,9 @@ import (
 // totals accumulates the report's figures across objects; the objects'
 // own figures are in their objState.
 type totals struct {
-	sum     Tally
+	sum Tally
+	// unshown counts the attempts the filter does not show.
+	unshown int
 	writers map[*WriterKey]*agg
 	causes  map[Cause]map[*WriterKey]int
 	// causeFields are the fields of each cause's 409s, per owning manager
@@ -129,11 +131,15 @@ func (t *totals) conflict(o *objState, r *record, out outcome) {
 func (t *totals) fill(rep *Report, cfg Config, objects []*objState, keys []*WriterKey) {
 	rep.Objects = []ObjectStats{}
 	for _, o := range objects {
-		if o == nil || len(o.writerIDs) == 0 {
+		if o == nil {
 			continue
 		}
-		stats := ObjectStats{Object: *o.key, Tally: o.tally, Writers: len(o.writerIDs)}
-		for _, id := range o.writerIDs {
+		ids := o.shownWriters()
+		if len(ids) == 0 {
+			continue
+		}
+		stats := ObjectStats{Object: *o.key, Tally: o.tally, Writers: len(ids)}
+		for _, id := range ids {
 			t.writers[keys[id]].objects++
 		}
 		// Only a writer with a 409 on the object can be its worst.
@@ -145,7 +151,7 @@ func (t *totals) fill(rep *Report, cfg Config, objects []*objState, keys []*Writ
 		}
 		rep.Objects = append(rep.Objects, stats)
 	}
-	rep.Summary = Summary{Tally: t.sum, Writers: len(t.writers), Objects: len(rep.Objects)}
+	rep.Summary = Summary{Tally: t.sum, Writers: len(t.writers), Objects: len(rep.Objects), Unshown: t.unshown}
 	if t.seen {
 		rep.Summary.First, rep.Summary.Last = t.first, t.last
 	}

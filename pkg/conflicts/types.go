@@ -245,6 +245,9 @@ type Summary struct {
 	// DryRuns counts the write requests in scope that were dry runs
 	// (?dryRun=All): they persist nothing and are left out of every figure.
 	DryRuns int `json:"dryRuns"`
+	// Unshown counts the write attempts in scope that Config.Filter does
+	// not show: analysed (they may be winners) but left out of every figure.
+	Unshown int `json:"unshown,omitempty"`
 	// First and Last are the first and last write attempts analysed.
 	First time.Time `json:"first,omitzero"`
 	Last  time.Time `json:"last,omitzero"`
@@ -285,6 +288,9 @@ type Config struct {
 	// Resources, when set, limits the analysis to the objects of the types
 	// it keeps (--resource).
 	Resources *apitypes.ResourceFilter
+	// Filter chooses the attempts every figure counts and the timeline
+	// shows, after the analysis of every attempt in scope; nil shows all.
+	Filter *Filter
 	// HottestTimeline fills Report.Timeline with the hottest object's
 	// attempts when Object is nil (for the picture).
 	HottestTimeline bool

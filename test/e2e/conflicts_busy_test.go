@@ -91,6 +91,43 @@ func checkLostTo(t *testing.T, manager string, got writerRow, want *sceneWriter)
 // every ResponseComplete or Panic event, each auditID once.
 func rawCounts(t *testing.T, path, ns, resource, name string) (writes, dryRuns, events int) {
 	t.Helper()
+	evs := rawEvents(t, path)
+	for _, e := range evs {
+		inScope := e.ObjectRef.Namespace == ns && (name == "" || e.ObjectRef.Resource == resource && (name == "*" || e.ObjectRef.Name == name))
+		if !inScope || !e.namedWrite() {
+			continue
+		}
+		if e.dryRun() {
+			dryRuns++
+		} else {
+			writes++
+		}
+	}
+	return writes, dryRuns, len(evs)
+}
+
+// rawEvent is one completed request of the audit log, as the log says.
+type rawEvent struct {
+	AuditID, Stage, Verb, RequestURI, UserAgent string
+	ObjectRef                                   struct{ Resource, Namespace, Name, Subresource string }
+	ResponseStatus                              struct{ Code int }
+}
+
+// namedWrite says whether e is a write of a named object (or a create or
+// deletecollection), as conflicts counts them.
+func (e rawEvent) namedWrite() bool {
+	if !slices.Contains([]string{"create", "update", "patch", "delete", "deletecollection"}, e.Verb) {
+		return false
+	}
+	return e.ObjectRef.Name != "" || e.Verb == "create" || e.Verb == "deletecollection"
+}
+
+func (e rawEvent) dryRun() bool { return strings.Contains(e.RequestURI, "dryRun=All") }
+
+// rawEvents reads the log's ResponseComplete and Panic events, each
+// auditID once, with encoding/json: only its last line may be cut short.
+func rawEvents(t *testing.T, path string) []rawEvent {
+	t.Helper()
 	f, err := os.Open(path)
 	if err != nil {
 		t.Fatal(err)
@@ -98,13 +135,11 @@ func rawCounts(t *testing.T, path, ns, resource, name string) (writes, dryRuns, 
 	defer f.Close()
 	seen := map[string]bool{}
 	bad := 0
+	var out []rawEvent
 	sc := bufio.NewScanner(f)
 	sc.Buffer(nil, 1<<20)
 	for sc.Scan() {
-		var e struct {
-			AuditID, Stage, Verb, RequestURI string
-			ObjectRef                        struct{ Resource, Namespace, Name string }
-		}
+		var e rawEvent
 		if err := json.Unmarshal(sc.Bytes(), &e); err != nil {
 			// The last line may be cut short: the API server was writing it.
 			if bad++; bad > 1 {
@@ -116,24 +151,12 @@ func rawCounts(t *testing.T, path, ns, resource, name string) (writes, dryRuns, 
 			continue
 		}
 		seen[e.AuditID+e.Stage] = true
-		events++
-		inScope := e.ObjectRef.Namespace == ns && (name == "" || e.ObjectRef.Resource == resource && (name == "*" || e.ObjectRef.Name == name))
-		if !inScope || !slices.Contains([]string{"create", "update", "patch", "delete", "deletecollection"}, e.Verb) {
-			continue
-		}
-		if e.ObjectRef.Name == "" && e.Verb != "create" && e.Verb != "deletecollection" {
-			continue
-		}
-		if strings.Contains(e.RequestURI, "dryRun=All") {
-			dryRuns++
-		} else {
-			writes++
-		}
+		out = append(out, e)
 	}
 	if err := sc.Err(); err != nil {
 		t.Fatal(err)
 	}
-	return writes, dryRuns, events
+	return out
 }
 
 // TestConflictsBusySceneDryRuns: kubectl rv predict's server dry runs are

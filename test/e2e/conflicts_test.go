@@ -37,7 +37,7 @@ type conflictsReport struct {
 	Kind       string `json:"kind"`
 	Summary    struct {
 		conflictsTally
-		Writers, Objects, DryRuns int
+		Writers, Objects, DryRuns, Unshown int
 	} `json:"summary"`
 	Input struct {
 		Events, Duplicates int

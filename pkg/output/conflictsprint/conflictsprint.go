@@ -9,6 +9,7 @@ import (
 	"github.com/kubectl-rv/kubectl-rv/pkg/audit"
 	"github.com/kubectl-rv/kubectl-rv/pkg/conflicts"
 	"github.com/kubectl-rv/kubectl-rv/pkg/output"
+	"github.com/kubectl-rv/kubectl-rv/pkg/text"
 )
 
 // Kind is the kind of the structured report.
@@ -85,6 +86,9 @@ func leftOut(rep *conflicts.Report) string {
 	}
 	if n := rep.Input.Duplicates; n > 0 {
 		parts = append(parts, fmt.Sprintf("%d duplicate events", n))
+	}
+	if n := rep.Summary.Unshown; n > 0 {
+		parts = append(parts, text.Plural(n, "attempt")+" the filters do not match")
 	}
 	if len(parts) == 0 {
 		return ""
