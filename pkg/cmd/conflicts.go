@@ -248,6 +248,7 @@ func NewCmdConflicts(f *Factory, streams genericiooptions.IOStreams) *cobra.Comm
 	fs.StringVar(&o.ListenKey, "listen-key", "", "With --listen: the certificate's private key (PEM).")
 	fs.StringVar(&o.Record, "record", "", "With --listen: also write the events received to this file as an audit log (JSON lines) that --audit-log reads back.")
 	fs.StringVar(&o.Scenario, "scenario", "", "Also write a kubectl rv simulate scenario (FILE.yaml) that reproduces the contention on the --object (or the hottest object): its writers, their rates and write methods.")
+	_ = cmd.RegisterFlagCompletionFunc("writer", writerCompletion)
 	_ = cmd.RegisterFlagCompletionFunc("verb", cobra.FixedCompletions(conflicts.WriteVerbs, cobra.ShellCompDirectiveNoFileComp))
 	_ = cmd.RegisterFlagCompletionFunc("subresource", cobra.FixedCompletions([]string{"status", "scale", "-*"}, cobra.ShellCompDirectiveNoFileComp))
 	_ = cmd.RegisterFlagCompletionFunc("status", cobra.FixedCompletions([]string{"409", "2xx", "4xx", "-409"}, cobra.ShellCompDirectiveNoFileComp))
@@ -632,3 +633,30 @@ func (o *ConflictsOptions) runLive(ctx context.Context) error {
 	}
 	return conflictsprint.PrintLive(p, rep, o.server)
 }
+
+// writerCompletion completes --writer with the users and field managers
+// of the first writes of the --audit-log files given before it (not
+// stdin, which completion cannot read).
+func writerCompletion(c *cobra.Command, _ []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
+	logs, _ := c.Flags().GetStringArray("audit-log")
+	var sources []audit.Source
+	for _, l := range logs {
+		if l == "-" {
+			continue
+		}
+		if s, err := audit.Open(l, nil); err == nil {
+			sources = append(sources, s...)
+		}
+	}
+	var out []cobra.Completion
+	for _, name := range conflicts.WriterNames(c.Context(), sources, writerCompletionEvents) {
+		if strings.HasPrefix(name, toComplete) {
+			out = append(out, name)
+		}
+	}
+	return out, cobra.ShellCompDirectiveNoFileComp
+}
+
+// writerCompletionEvents is how many writes writerCompletion reads: a few
+// MB of a log, a fraction of a second.
+const writerCompletionEvents = 20000

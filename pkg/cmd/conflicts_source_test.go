@@ -169,3 +169,28 @@ func TestConflictsSourceCompletion(t *testing.T) {
 		t.Errorf("exit %d, completions %q: want cloudwatch:/aws/eks/ without a space or files (directive 6)", code, out)
 	}
 }
+
+// TestConflictsWriterCompletion: --writer completes to the users and
+// field managers of the log's writes (not of its reads or dry runs).
+func TestConflictsWriterCompletion(t *testing.T) {
+	line := func(verb, user, uri, ua string) string {
+		return `{"kind":"Event","apiVersion":"audit.k8s.io/v1","level":"Metadata","auditID":"` + verb + user + `","stage":"ResponseComplete","requestURI":"` + uri +
+			`","verb":"` + verb + `","user":{"username":"` + user + `"},"userAgent":"` + ua + `","objectRef":{"resource":"configmaps","namespace":"ns","name":"c"},"responseStatus":{"code":200},"requestReceivedTimestamp":"2026-11-24T10:00:00Z","stageTimestamp":"2026-11-24T10:00:00.1Z"}` + "\n"
+	}
+	log := filepath.Join(t.TempDir(), "audit.log")
+	body := line("update", "alice", "/api/v1/namespaces/ns/configmaps/c?fieldManager=gitops", "argocd/v2") +
+		line("patch", "system:serviceaccount:ns:ctl", "/api/v1/namespaces/ns/configmaps/c", "manager/v0.0.0 (linux/amd64)") +
+		line("get", "reader-only", "/api/v1/namespaces/ns/configmaps/c", "curl/8") +
+		line("update", "dry-runner", "/api/v1/namespaces/ns/configmaps/c?dryRun=All", "kubectl/v1")
+	if err := os.WriteFile(log, []byte(body), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out, _, code := run(t, "__complete", "conflicts", "--audit-log", log, "--writer", "")
+	want := "alice\ngitops\nmanager\nsystem:serviceaccount:ns:ctl\n:4\n"
+	if code != 0 || !strings.HasPrefix(out, want) {
+		t.Errorf("exit %d, completions %q: want %q", code, out, want)
+	}
+	if out, _, _ := run(t, "__complete", "conflicts", "--audit-log", log, "--writer", "sys"); !strings.HasPrefix(out, "system:serviceaccount:ns:ctl\n:4\n") {
+		t.Errorf("completions of sys: %q", out)
+	}
+}

@@ -1,10 +1,15 @@
 package conflicts
 
 import (
+	"context"
+	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/kubectl-rv/kubectl-rv/pkg/audit"
 )
 
 // Filter chooses the write attempts that every figure counts and the
@@ -192,4 +197,36 @@ func (f *Filter) keepsRequest(verb, sub string, code int) bool {
 	}
 	return f.verbs.keeps(equalAny, verb) && f.subresources.keeps(globAny, sub) &&
 		f.statuses.keeps(statusMatch, strconv.Itoa(code))
+}
+
+// errEnough stops WriterNames' read.
+var errEnough = errors.New("enough events read")
+
+// WriterNames are the users and field managers of the first max write
+// events of the sources (sorted, each once): the values --writer
+// completes to, read cheaply from the start of the log. A source that
+// cannot be read adds nothing.
+func WriterNames(ctx context.Context, sources []audit.Source, max int) []string {
+	seen := map[string]bool{}
+	n := 0
+	for _, src := range sources {
+		_, _ = audit.Decode(ctx, src, audit.Options{}, func(e *audit.Event) error {
+			if writeVerb(e.Verb) == "" || dryRun(e.RequestURI) {
+				return nil
+			}
+			k := WriterOf(e)
+			seen[strings.Clone(k.User)] = true
+			if k.FieldManager != "" {
+				seen[strings.Clone(k.FieldManager)] = true
+			}
+			if n++; n >= max {
+				return errEnough
+			}
+			return nil
+		})
+		if n >= max {
+			break
+		}
+	}
+	return slices.Sorted(maps.Keys(seen))
 }
