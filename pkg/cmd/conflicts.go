@@ -472,8 +472,7 @@ func (o *ConflictsOptions) Run(ctx context.Context) error {
 	if o.Live {
 		return o.runLive(ctx)
 	}
-	// The report is printed, and --scenario reads the logs again, within
-	// the memory limit of the analysis.
+	// The report is printed within the memory limit of the analysis.
 	defer conflicts.LimitMemory(o.cfg.MemoryLimit)()
 	sources, done, err := o.sources(ctx)
 	if err != nil {
@@ -484,69 +483,41 @@ func (o *ConflictsOptions) Run(ctx context.Context) error {
 		// Ctrl-C ends the receiving, not the analysis of what came.
 		actx = context.WithoutCancel(ctx)
 	}
-	rep, err := conflicts.Analyze(actx, sources, o.cfg)
+	res, err := conflicts.Run(actx, sources, conflicts.Job{Config: o.cfg, Scenario: o.Scenario, Origin: o.AuditLogs,
+		ObjectName: o.Object, FailOnRate: o.FailOnRate})
 	if derr := done(); err == nil {
 		err = derr
 	}
-	if errors.Is(err, audit.ErrBadInput) {
+	switch {
+	case errors.Is(err, audit.ErrBadInput):
 		return exitcode.Usage(err)
-	}
-	if err != nil {
-		return err
-	}
-	if n := rep.Input.Truncated; n > 0 {
-		output.Warnf(o.ErrOut, "skipped %d last line(s) cut short (the API server was writing them); --strict makes this an error", n)
-	}
-	if n := rep.Input.Duplicates; n > 0 {
-		output.Warnf(o.ErrOut, "%d event(s) were read twice (the same auditID and stage: overlapping rotated files, a copy of a log, overlapping exports); each is counted once", n)
-	}
-	if n := rep.Summary.DryRuns; n > 0 {
-		output.Warnf(o.ErrOut, "left out %d dry-run write(s) (dryRun=All): they persist nothing", n)
-	}
-	if o.cfg.Object != nil && len(rep.Timeline) == 0 {
-		output.Warnf(o.ErrOut, "no write attempt on %s in the logs", o.Object)
-	}
-	scenario, err := o.buildScenario(ctx, sources, rep)
-	if err != nil {
-		return err
-	}
-	if err := o.print(rep); err != nil {
-		return err
-	}
-	if err := o.writeReport(rep); err != nil {
-		return err
-	}
-	if scenario != nil {
-		if err := os.WriteFile(o.Scenario, scenario, 0o644); err != nil {
-			return exitcode.Usage(fmt.Errorf("--scenario: %w", err))
-		}
-	}
-	return o.exit(rep)
-}
-
-// buildScenario makes --scenario's file, before anything is printed or
-// written: when the log holds nothing to reproduce, the command fails and
-// writes nothing.
-func (o *ConflictsOptions) buildScenario(ctx context.Context, sources []audit.Source, rep *conflicts.Report) ([]byte, error) {
-	if o.Scenario == "" {
-		return nil, nil
-	}
-	var hints map[string]conflicts.PatchHint
-	if obj := rep.TimelineObject; obj != nil {
-		var err error
-		if hints, err = conflicts.PatchHints(ctx, sources, *obj, o.cfg); err != nil {
-			return nil, err
-		}
-	}
-	b, _, err := conflicts.BuildScenario(conflicts.ScenarioInput{Report: rep, Hints: hints, Origin: o.AuditLogs, File: o.Scenario})
-	if errors.Is(err, conflicts.ErrNoContention) {
+	case errors.Is(err, conflicts.ErrNoContention):
 		what := "the logs"
 		if o.Object != "" {
 			what = o.Object
 		}
-		return nil, exitcode.Usagef("--scenario: %s: %w", what, err)
+		return exitcode.Usagef("--scenario: %s: %w", what, err)
+	case err != nil:
+		return err
 	}
-	return b, err
+	for _, n := range res.Notes {
+		output.Warnf(o.ErrOut, "%s", n)
+	}
+	if err := o.print(res.Report); err != nil {
+		return err
+	}
+	if err := o.writeReport(res.Report); err != nil {
+		return err
+	}
+	if res.Scenario != nil {
+		if err := os.WriteFile(o.Scenario, res.Scenario, 0o644); err != nil {
+			return exitcode.Usage(fmt.Errorf("--scenario: %w", err))
+		}
+	}
+	if len(res.OverRate) > 0 {
+		return exitcode.Findingf("%d writer(s) over --fail-on-rate %g: %s", len(res.OverRate), o.FailOnRate, text.Escape(strings.Join(res.OverRate, ", ")))
+	}
+	return nil
 }
 
 func (o *ConflictsOptions) print(rep *conflicts.Report) error {
@@ -567,23 +538,6 @@ func (o *ConflictsOptions) print(rep *conflicts.Report) error {
 
 func (o *ConflictsOptions) writeReport(rep *conflicts.Report) error {
 	return writeReport(o.Report, func() []byte { return conflictsprint.SVG(rep) }, func() []byte { return conflictsprint.HTML(rep) })
-}
-
-// exit is 1 when --fail-on-rate is set and a writer's rate exceeds it.
-func (o *ConflictsOptions) exit(rep *conflicts.Report) error {
-	if o.FailOnRate < 0 {
-		return nil
-	}
-	var over []string
-	for _, w := range rep.Writers {
-		if w.ConflictRate > o.FailOnRate {
-			over = append(over, fmt.Sprintf("%s (%.1f%%)", w.Writer, 100*w.ConflictRate))
-		}
-	}
-	if len(over) > 0 {
-		return exitcode.Findingf("%d writer(s) over --fail-on-rate %g: %s", len(over), o.FailOnRate, text.Escape(strings.Join(over, ", ")))
-	}
-	return nil
 }
 
 // liveEvery is how often --live reads /metrics in between when the output
