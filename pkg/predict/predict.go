@@ -47,15 +47,12 @@ type Executor interface {
 	Create(ctx context.Context, obj *unstructured.Unstructured, manager string) (*unstructured.Unstructured, error)
 }
 
-// Unjudged is implemented by an executor that may not run every rule the
-// API server runs on its object's writes (the offline engine, for a kind
-// it has no rules for). Unjudged returns why it cannot judge a write it
-// sees end with verdict v, or "" when it can: Predict then says unknown,
-// with the reason and what the executor saw.
-type Unjudged interface {
-	Unjudged(v Verdict) string
-	// Rules says which of the API server's rules run on the object's
-	// writes (Result.Rules).
+// rulesReporter is implemented by an executor that may not run every
+// rule the API server runs on its object's writes (the offline engine):
+// Rules says which of them run (Result.Rules). A write whose outcome
+// depends on rules that do not run answers a *writepath.CannotKnowError,
+// which Predict reports as unknown.
+type rulesReporter interface {
 	Rules() string
 }
 
@@ -215,8 +212,8 @@ func predict(ctx context.Context, cfg Config, in Input, ex Executor) (Result, *u
 	res.BaseResourceVersion = baseRV
 	res.Stale = exists && baseRV != "" && baseRV != live.GetResourceVersion()
 
-	if u, ok := ex.(Unjudged); ok {
-		res.Rules = u.Rules()
+	if r, ok := ex.(rulesReporter); ok {
+		res.Rules = r.Rules()
 	}
 	reqs, err := buildRequests(cfg, in, live, baseRV, methods)
 	if err != nil {
@@ -353,6 +350,12 @@ func run(ctx context.Context, an *analyzer, ex Executor, rq request, live *unstr
 		mr.Request = string(rq.data)
 		out, err = ex.Patch(ctx, rq.pt, rq.data, manager, rq.force)
 	}
+	// An answer the executor cannot vouch for is judged as any other,
+	// then said to be unknown, with what it was.
+	unknown := ""
+	if ck := (*writepath.CannotKnowError)(nil); errors.As(err, &ck) && ck.Seen != nil {
+		unknown, out, err = ck.Reason, ck.Seen.Object, ck.Seen.Err
+	}
 	if err != nil {
 		mr, err = classify(mr, rq, live, err)
 		if err != nil {
@@ -371,15 +374,13 @@ func run(ctx context.Context, an *analyzer, ex Executor, rq request, live *unstr
 	if rq.config != nil && (mr.Verdict == ApplyConflict || out != nil) {
 		mr.CSAUpgrade = csaUpgrade(an.tc, live, out, rq.config, manager, mr.Conflicts)
 	}
-	if u, ok := ex.(Unjudged); ok {
-		if why := u.Unjudged(mr.Verdict); why != "" {
-			seen := string(mr.Verdict)
-			if mr.Reason != "" {
-				seen += ": " + mr.Reason
-			}
-			mr.Reason = fmt.Sprintf("%s; without them the write would be %s", why, seen)
-			mr.Verdict, mr.Code = Unknown, 0
+	if unknown != "" && mr.Verdict != Unknown {
+		seen := string(mr.Verdict)
+		if mr.Reason != "" {
+			seen += ": " + mr.Reason
 		}
+		mr.Reason = fmt.Sprintf("%s; without them the write would be %s", unknown, seen)
+		mr.Verdict, mr.Code = Unknown, 0
 	}
 	return mr, nil
 }
@@ -390,42 +391,59 @@ func classify(mr MethodResult, rq request, live *unstructured.Unstructured, err 
 		mr.Verdict, mr.Reason = Unknown, ck.Reason
 		return mr, nil
 	}
-	var st apierrors.APIStatus
-	if !errors.As(err, &st) {
+	v, ok := refusalVerdict(err)
+	if !ok {
 		return mr, err
 	}
+	var st apierrors.APIStatus
+	errors.As(err, &st)
 	s := st.Status()
+	mr.Verdict = v
 	mr.Code = int(s.Code)
 	mr.Reason = s.Message
 	if s.Details != nil && len(s.Details.Causes) > 0 && s.Details.Causes[0].Type != metav1.CauseTypeFieldManagerConflict {
 		mr.Reason += ": " + s.Details.Causes[0].Message
 	}
-	switch {
-	case apierrors.IsConflict(err):
-		if cs, ok := managedfields.Conflicts(err); ok {
-			mr.Verdict = ApplyConflict
-			mr.Conflicts = cs
-			return mr, nil
-		}
-		mr.Verdict = Conflict
-	case apierrors.IsNotFound(err):
-		mr.Verdict = NotFound
-	case s.Code == http.StatusUnprocessableEntity, s.Code == http.StatusUnsupportedMediaType,
-		s.Code == http.StatusBadRequest, s.Code == http.StatusRequestEntityTooLarge:
-		mr.Verdict = Invalid
+	switch v {
+	case ApplyConflict:
+		mr.Conflicts, _ = managedfields.Conflicts(err)
+	case Invalid:
 		if rq.method == JSONPatch && s.Code == http.StatusUnprocessableEntity && s.Message == patchNotApplied {
 			mr.Reason = "the JSON patch does not apply to the live object: " + jsonPatchFailure(rq.data, live)
 		}
 		if rq.method == StrategicMergePatch && s.Code == http.StatusUnsupportedMediaType {
 			mr.Reason = "strategic merge patch needs the Go type's patch metadata (patchStrategy, patchMergeKey), which custom resources do not have; the server refuses it with 415 and kubectl falls back to a JSON merge patch"
 		}
-	case isRequestFailure(s):
-		mr.Verdict = ServerError
+	case ServerError:
 		mr.Reason = serverErrorReason(rq.method, s.Message)
-	default:
-		return mr, err
 	}
 	return mr, nil
+}
+
+// refusalVerdict is the verdict of a write the server refused with err;
+// false when err is no refusal of this one request (an outage, a network
+// error), which fails the prediction.
+func refusalVerdict(err error) (Verdict, bool) {
+	var st apierrors.APIStatus
+	if !errors.As(err, &st) {
+		return "", false
+	}
+	s := st.Status()
+	switch {
+	case apierrors.IsConflict(err):
+		if _, ok := managedfields.Conflicts(err); ok {
+			return ApplyConflict, true
+		}
+		return Conflict, true
+	case apierrors.IsNotFound(err):
+		return NotFound, true
+	case s.Code == http.StatusUnprocessableEntity, s.Code == http.StatusUnsupportedMediaType,
+		s.Code == http.StatusBadRequest, s.Code == http.StatusRequestEntityTooLarge:
+		return Invalid, true
+	case isRequestFailure(s):
+		return ServerError, true
+	}
+	return "", false
 }
 
 // isRequestFailure tells a 500 that this one request causes from an
