@@ -18,6 +18,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/uuid"
 	"k8s.io/client-go/kubernetes/scheme"
 
+	"github.com/kubectl-rv/kubectl-rv/pkg/jsonvalue"
 	"github.com/kubectl-rv/kubectl-rv/pkg/managedfields"
 	"github.com/kubectl-rv/kubectl-rv/pkg/writepath"
 )
@@ -427,5 +428,5 @@ func withoutLiveManagedFields(live, obj *unstructured.Unstructured) *unstructure
 	if !jsonEqual(mf, lmd["managedFields"]) {
 		return obj
 	}
-	return &unstructured.Unstructured{Object: withoutMeta(obj.Object, "managedFields")}
+	return &unstructured.Unstructured{Object: jsonvalue.WithoutMeta(obj.Object, "managedFields")}
 }

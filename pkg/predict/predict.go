@@ -23,6 +23,7 @@ import (
 	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 	"sigs.k8s.io/yaml"
 
+	"github.com/kubectl-rv/kubectl-rv/pkg/jsonvalue"
 	"github.com/kubectl-rv/kubectl-rv/pkg/managedfields"
 	"github.com/kubectl-rv/kubectl-rv/pkg/writepath"
 )
@@ -542,7 +543,7 @@ func buildRequests(cfg Config, in Input, live *unstructured.Unstructured, baseRV
 			rq.pt = types.ApplyPatchType
 			rq.force = m == ApplyForce
 			rq.config = in.Desired
-			b, err := json.Marshal(withoutMeta(in.Desired.Object, "managedFields"))
+			b, err := json.Marshal(jsonvalue.WithoutMeta(in.Desired.Object, "managedFields"))
 			if err != nil {
 				return nil, err
 			}
@@ -676,7 +677,7 @@ var systemFields = []string{"uid", "creationTimestamp", "generation", "selfLink"
 // where desired has none.
 func fillSystemFields(desired, base *unstructured.Unstructured) *unstructured.Unstructured {
 	// Only the top level and metadata change: the rest is shared.
-	out := &unstructured.Unstructured{Object: withoutMeta(desired.Object)}
+	out := &unstructured.Unstructured{Object: jsonvalue.WithoutMeta(desired.Object)}
 	// Only read; SetNestedField copies what it takes.
 	bm, _ := base.Object["metadata"].(map[string]any)
 	for _, f := range systemFields {
@@ -700,14 +701,14 @@ func fillSystemFields(desired, base *unstructured.Unstructured) *unstructured.Un
 // result shares all but its top level and metadata with u: the generators
 // only read it.
 func stripForPatch(u *unstructured.Unstructured) map[string]any {
-	return withoutMeta(u.Object, "managedFields", "resourceVersion")
+	return jsonvalue.WithoutMeta(u.Object, "managedFields", "resourceVersion")
 }
 
 // withResourceVersion returns u with its resourceVersion set to rv (""
 // removes it). The copy shares all but its top level and metadata with u:
 // executors copy an object before they change it.
 func withResourceVersion(u *unstructured.Unstructured, rv string) *unstructured.Unstructured {
-	o := &unstructured.Unstructured{Object: withoutMeta(u.Object)}
+	o := &unstructured.Unstructured{Object: jsonvalue.WithoutMeta(u.Object)}
 	o.SetResourceVersion(rv)
 	return o
 }
@@ -769,7 +770,7 @@ type entryKey struct{ manager, op, sub string }
 
 func newAnalyzer(tc managedfields.TypeConverter, before *unstructured.Unstructured) *analyzer {
 	es, _ := managedfields.Entries(before)
-	b := &unstructured.Unstructured{Object: withoutMeta(before.Object, ignoredForChanges...)}
+	b := &unstructured.Unstructured{Object: jsonvalue.WithoutMeta(before.Object, ignoredForChanges...)}
 	return &analyzer{tc: tc, before: before, beforeSets: entrySets(es), typedBefore: newTypedObject(tc, b),
 		memo: map[memoKey]*analysis{}}
 }
@@ -881,27 +882,7 @@ func paths(s *fieldpath.Set) []string {
 // sameStored reports whether after would be stored as the same bytes as
 // before (ignoring the resourceVersion the server would assign).
 func sameStored(before, after *unstructured.Unstructured) bool {
-	return jsonEqual(withoutMeta(before.Object, "resourceVersion"), withoutMeta(after.Object, "resourceVersion"))
-}
-
-// withoutMeta returns a shallow copy of obj whose metadata lacks keys,
-// without copying anything else.
-func withoutMeta(obj map[string]any, keys ...string) map[string]any {
-	out := make(map[string]any, len(obj))
-	for k, v := range obj {
-		out[k] = v
-	}
-	if md, ok := obj["metadata"].(map[string]any); ok {
-		m := make(map[string]any, len(md))
-		for k, v := range md {
-			m[k] = v
-		}
-		for _, k := range keys {
-			delete(m, k)
-		}
-		out["metadata"] = m
-	}
-	return out
+	return jsonEqual(jsonvalue.WithoutMeta(before.Object, "resourceVersion"), jsonvalue.WithoutMeta(after.Object, "resourceVersion"))
 }
 
 // ignoredForChanges are the bookkeeping fields under metadata that every
@@ -909,7 +890,7 @@ func withoutMeta(obj map[string]any, keys ...string) map[string]any {
 var ignoredForChanges = []string{"managedFields", "resourceVersion", "generation"}
 
 func (an *analyzer) changedFields(after *unstructured.Unstructured) []FieldChange {
-	a := &unstructured.Unstructured{Object: withoutMeta(after.Object, ignoredForChanges...)}
+	a := &unstructured.Unstructured{Object: jsonvalue.WithoutMeta(after.Object, ignoredForChanges...)}
 	cmp := an.typedBefore.compare(a)
 	if cmp == nil {
 		return nil
