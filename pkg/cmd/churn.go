@@ -165,8 +165,9 @@ func (o *ChurnOptions) Validate() error {
 		return exitcode.Usagef("--top must be at least 1, got %d", o.Top)
 	case o.Explain < 0:
 		return exitcode.Usagef("--explain must be 0 (off) or positive, got %d", o.Explain)
-	case o.ChunkSize < 0:
-		return exitcode.Usagef("--chunk-size must be 0 or positive, got %d", o.ChunkSize)
+	}
+	if err := checkChunkSize(o.ChunkSize); err != nil {
+		return err
 	}
 	var err error
 	o.failOn, err = churn.Findings.Parse("--fail-on", o.FailOn)

@@ -97,9 +97,6 @@ type DoctorOptions struct {
 	args      []string
 	namespace string
 	clients   doctor.Clients
-	// server is the URL the kubeconfig names; peerClient reaches another.
-	server     string
-	peerClient func(server string) (metadata.Interface, error)
 	// types returns the types to probe and discovery's warnings.
 	types func() (apitypes.Discovered, error)
 	genericiooptions.IOStreams
@@ -163,62 +160,15 @@ func (o *DoctorOptions) Complete(f *Factory, args []string) error {
 	if o.clients.Dynamic, err = dynamic.NewForConfig(cfg); err != nil {
 		return err
 	}
-	o.peerClient = func(server string) (metadata.Interface, error) {
+	o.clients.Peer = func(server string) (metadata.Interface, error) {
 		c := rest.CopyConfig(cfg)
 		c.Host = server
 		return metadata.NewForConfig(c)
 	}
-	o.server = cfg.Host
+	o.clients.Server = cfg.Host
 	o.types = func() (apitypes.Discovered, error) { return resolveAPITypes(f, o.args, true) }
 	return nil
 }
-
-// peers builds clients for --api-servers, or for the kubernetes Service's
-// endpoints when the flag is not given, and keeps those that answer. It
-// returns what it has to say about the rest.
-func (o *DoctorOptions) peers(ctx context.Context) ([]string, error) {
-	servers, explicit := o.APIServers, len(o.APIServers) > 0
-	if !explicit && len(o.Checks) > 0 && !slices.Contains(o.Checks, doctor.CrossServerRVs) {
-		return nil, nil
-	}
-	if !explicit {
-		found, err := doctor.ServiceEndpoints(ctx, o.clients.Dynamic, o.server)
-		if err != nil {
-			// Finding them is a courtesy: a user who may not list
-			// endpointslices still gets every other check.
-			return []string{fmt.Sprintf("the kubernetes Service's endpoints could not be read (%v): cross-server-rvs needs --api-servers", err)}, nil
-		}
-		servers = found
-	}
-	for _, s := range servers {
-		c, err := o.peerClient(s)
-		if err != nil {
-			return nil, exitcode.Usagef("--api-servers %q: %v", s, err)
-		}
-		o.clients.Peers = append(o.clients.Peers, doctor.Peer{Server: s, Metadata: c})
-	}
-	dropped := o.clients.DropUnreachablePeers(ctx, peerTimeout)
-	var warnings []string
-	switch {
-	case explicit:
-		for _, s := range o.APIServers {
-			if err, ok := dropped[s]; ok {
-				warnings = append(warnings, fmt.Sprintf("--api-servers %s did not answer (%v): cross-server-rvs leaves it out", s, err))
-			}
-		}
-		if len(o.clients.Peers) == 0 {
-			return nil, exitcode.Cluster(fmt.Errorf("no server of --api-servers answered: %s", strings.Join(warnings, "; ")))
-		}
-	case len(dropped) > 0:
-		warnings = append(warnings, fmt.Sprintf("the kubernetes Service lists %s not reachable from here: cross-server-rvs checks only the ones that answer; name reachable addresses with --api-servers",
-			text.Plural(len(dropped), "API server")))
-	}
-	return warnings, nil
-}
-
-// peerTimeout bounds the list that tells whether another API server
-// answers from here.
-const peerTimeout = 3 * time.Second
 
 // Validate checks the flags without I/O.
 func (o *DoctorOptions) Validate() error {
@@ -267,6 +217,8 @@ func (o *DoctorOptions) config() doctor.Config {
 	cfg.WatchTimeout = o.WatchTimeout
 	cfg.Checks = o.Checks
 	cfg.WriteProbe = o.WriteProbe
+	cfg.APIServers = o.APIServers
+	cfg.Warn = func(w string) { output.Warnf(o.ErrOut, "%s", w) }
 	return cfg
 }
 
@@ -276,23 +228,17 @@ func (o *DoctorOptions) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	peerWarnings, err := o.peers(ctx)
-	if err != nil {
-		return err
-	}
-	warnings := append(types.Warnings, peerWarnings...)
-	for _, w := range warnings {
+	for _, w := range types.Warnings {
 		output.Warnf(o.ErrOut, "%s", w)
 	}
-	cfg := o.config()
-	rep, err := doctor.Run(ctx, o.clients, types.Types, cfg)
+	rep, err := doctor.Run(ctx, o.clients, types.Types, o.config())
 	if pe := (*doctor.PreflightError)(nil); errors.As(err, &pe) {
 		return o.preflightErr(pe.Err)
 	}
 	if err != nil {
 		return err
 	}
-	rep.Warnings = append(warnings, rep.Warnings...)
+	rep.Warnings = append(types.Warnings, rep.Warnings...)
 	if err := o.print(rep, types.Types); err != nil {
 		return err
 	}

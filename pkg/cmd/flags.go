@@ -110,8 +110,8 @@ func (f *SelectionFlags) AddFlags(fs *pflag.FlagSet) {
 
 // Validate checks the flags without I/O.
 func (f *SelectionFlags) Validate() error {
-	if f.ChunkSize < 0 {
-		return exitcode.Usagef("--chunk-size must be 0 or positive, got %d", f.ChunkSize)
+	if err := checkChunkSize(f.ChunkSize); err != nil {
+		return err
 	}
 	if len(f.Filenames) > 0 && len(f.Args) > 0 {
 		return exitcode.Usagef("give either -f or TYPE [NAME] arguments, not both")
@@ -121,6 +121,15 @@ func (f *SelectionFlags) Validate() error {
 	}
 	if len(f.Filenames) == 0 && len(f.Args) == 0 {
 		return exitcode.Usagef("say what to look at: TYPE NAME, TYPE/NAME, or -f FILE")
+	}
+	return nil
+}
+
+// checkChunkSize is the one rule of --chunk-size, for every command that
+// lists in pages.
+func checkChunkSize(n int64) error {
+	if n < 0 {
+		return exitcode.Usagef("--chunk-size must be 0 or positive, got %d", n)
 	}
 	return nil
 }

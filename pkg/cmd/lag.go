@@ -204,9 +204,10 @@ func (o *LagOptions) Validate() error {
 			return exitcode.Usagef("%q: lag takes resource types, not TYPE/NAME; select objects with -l or --field-selector metadata.name=NAME", a)
 		}
 	}
+	if err := checkChunkSize(o.Selection.ChunkSize); err != nil {
+		return err
+	}
 	switch {
-	case o.Selection.ChunkSize < 0:
-		return exitcode.Usagef("--chunk-size must be 0 or positive, got %d", o.Selection.ChunkSize)
 	case o.MaxLag < 0:
 		return exitcode.Usagef("--max-lag must be 0 or positive, got %d", o.MaxLag)
 	case o.MinAge < 0:

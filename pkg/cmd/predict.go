@@ -475,14 +475,35 @@ func (o *PredictOptions) defaultNamespace() predict.DefaultNamespace {
 
 func where(j predict.Target) string { return j.Where() }
 
+// classifyPredictErr marks a prediction's error with its exit code, after
+// the object it is about. A 403 gets the one permission hint
+// (exitcode.Refused): a dry run is authorized as the write it predicts, so
+// a user who may only read predicts offline instead.
 func classifyPredictErr(j predict.Target, err error) error {
-	if apierrors.IsForbidden(err) {
-		return exitcode.Cluster(fmt.Errorf("%s: %w (a dry run needs the rights of the write it predicts; without them, predict --offline --live FILE)", where(j), err))
+	if exitcode.IsForbidden(err) {
+		need := fmt.Sprintf("get, and the verbs of the writes predicted (a dry run is authorized as the write itself), on %s; without them, predict --offline --live FILE", refusedOn(err, j.Input.Ref.Namespace))
+		return exitcode.Refused(err, where(j), "one of predict's requests", need)
 	}
 	if exitcode.Classify(err) == exitcode.CodeCluster {
 		return exitcode.Cluster(fmt.Errorf("%s: %w", where(j), err))
 	}
 	return exitcode.Usage(fmt.Errorf("%s: %w", where(j), err))
+}
+
+// refusedOn names what a 403 refused, from the server's status: the
+// resource of the object's type, in the object's namespace.
+func refusedOn(err error, namespace string) string {
+	on := "the object's resource"
+	var st apierrors.APIStatus
+	if errors.As(err, &st) {
+		if d := st.Status().Details; d != nil && d.Kind != "" {
+			on = text.Escape(schema.GroupResource{Group: d.Group, Resource: d.Kind}.String())
+		}
+	}
+	if namespace != "" {
+		on += " in namespace " + text.Escape(namespace)
+	}
+	return on
 }
 
 func kindFor(mapper meta.RESTMapper, typ string) (schema.GroupVersionKind, error) {

@@ -221,8 +221,9 @@ func (o *WatchOptions) Validate() error {
 		return exitcode.Usagef("--for must be 0 (no limit) or positive, got %s", o.For)
 	case o.MaxEvents < 0:
 		return exitcode.Usagef("--max-events must be 0 (no limit) or positive, got %d", o.MaxEvents)
-	case o.ChunkSize < 0:
-		return exitcode.Usagef("--chunk-size must be 0 or positive, got %d", o.ChunkSize)
+	}
+	if err := checkChunkSize(o.ChunkSize); err != nil {
+		return err
 	}
 	if o.Record != "" && o.Record == o.Replay {
 		return exitcode.Usagef("--record and --replay name the same file")

@@ -4,8 +4,11 @@
 // watches (bookmarks, the streaming list's initial-events-end bookmark, an
 // expired start) through the metadata client, times consistent lists
 // against cached ones, and returns a verdict per check with what it saw
-// (Run). Checks lists every check with the contract it holds the endpoint
-// to and the clients that break without it.
+// (Run). With several API servers it holds them to each other
+// (cross-server-rvs): Run finds those that answer from here, named
+// (Config.APIServers) or among the kubernetes Service's endpoints. Checks
+// lists every check with the contract it holds the endpoint to and the
+// clients that break without it.
 //
 // Only reads are sent, except by Report.WriteProbe, which creates, updates
 // and deletes one ConfigMap when the user asks for it.

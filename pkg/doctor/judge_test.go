@@ -16,10 +16,13 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/dynamic"
 	dynamicfake "k8s.io/client-go/dynamic/fake"
+	"k8s.io/client-go/metadata"
 	clienttesting "k8s.io/client-go/testing"
 
 	"github.com/kubectl-rv/kubectl-rv/pkg/apitypes"
+	"github.com/kubectl-rv/kubectl-rv/pkg/exitcode"
 )
 
 var eventsType = apitypes.Type{Resource: schema.GroupVersionResource{Version: "v1", Resource: "events"}, Kind: "Event", Namespaced: true}
@@ -185,8 +188,8 @@ func TestCrossServer(t *testing.T) {
 			m := newStore(7)
 			cfg := NewConfig()
 			cfg.Checks = []string{CrossServerRVs}
-			c := Clients{Metadata: client{m}, Peers: []Peer{{Server: "https://127.0.0.2:6443", Metadata: client{tc.peer(m)}}}}
-			rep, err := Run(context.Background(), c, []apitypes.Type{{Resource: gr.WithVersion("v1"), Kind: "Widget", Namespaced: true}}, cfg)
+			peers := []Peer{{Server: "https://127.0.0.2:6443", Metadata: client{tc.peer(m)}}}
+			rep, err := probe(context.Background(), client{m}, peers, []apitypes.Type{{Resource: gr.WithVersion("v1"), Kind: "Widget", Namespaced: true}}, cfg)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -234,6 +237,80 @@ func TestServiceEndpoints(t *testing.T) {
 			}
 			if diff := cmp.Diff(tc.want, got); diff != "" {
 				t.Errorf("peers (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestFindPeers: Run's peers are --api-servers, or else the kubernetes
+// Service's endpoints other than the kubeconfig's server, those that
+// answer; the ones left out are warnings, a named server that cannot be
+// given a client is bad input and none of the named answering the
+// cluster's fault.
+func TestFindPeers(t *testing.T) {
+	slice := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "discovery.k8s.io/v1", "kind": "EndpointSlice",
+		"metadata":    map[string]any{"name": "kubernetes", "namespace": "default", "labels": map[string]any{"kubernetes.io/service-name": "kubernetes"}},
+		"addressType": "IPv4", "endpoints": []any{map[string]any{"addresses": []any{"10.0.0.11"}}, map[string]any{"addresses": []any{"10.0.0.12"}}, map[string]any{"addresses": []any{"10.0.0.13"}}},
+		"ports": []any{map[string]any{"name": "https", "port": int64(6443), "protocol": "TCP"}},
+	}}
+	down := newStore(1)
+	down.stalled = true
+	// Every server answers but 10.0.0.13 and https://down; "bad" gets no client.
+	peer := func(server string) (metadata.Interface, error) {
+		switch server {
+		case "https://bad":
+			return nil, errors.New("no client")
+		case "https://10.0.0.13:6443", "https://down":
+			return client{down}, nil
+		}
+		return client{newStore(1)}, nil
+	}
+	lists := map[schema.GroupVersionResource]string{endpointSlices: "EndpointSliceList"}
+	refused := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(), lists)
+	refused.PrependReactor("list", "endpointslices", func(clienttesting.Action) (bool, runtime.Object, error) {
+		return true, nil, apierrors.NewForbidden(endpointSlices.GroupResource(), "", errors.New("no"))
+	})
+	tests := []struct {
+		name       string
+		dynamic    dynamic.Interface
+		peer       func(string) (metadata.Interface, error)
+		apiServers []string
+		checks     []string
+		want       []string
+		warnings   string
+		code       int
+	}{
+		{"the Service's endpoints but self, those that answer", nil, peer, nil, nil, []string{"https://10.0.0.12:6443"}, "the kubernetes Service lists 1 API server not reachable from here", 0},
+		{"named, one not answering", nil, peer, []string{"https://127.0.0.2:6443", "https://down"}, nil, []string{"https://127.0.0.2:6443"}, "--api-servers https://down did not answer", 0},
+		{"named, none answering", nil, peer, []string{"https://down"}, nil, nil, "", exitcode.CodeCluster},
+		{"named, no client", nil, peer, []string{"https://bad"}, nil, nil, "", exitcode.CodeUsage},
+		{"endpoints not readable", refused, peer, nil, nil, nil, "the kubernetes Service's endpoints could not be read", 0},
+		{"cross-server-rvs not asked for", nil, peer, nil, []string{ListConsistent}, nil, "", 0},
+		{"no way to reach another server", nil, nil, nil, nil, nil, "", 0},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			dyn := tc.dynamic
+			if dyn == nil {
+				dyn = dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(), lists, slice)
+			}
+			cfg := NewConfig()
+			cfg.APIServers, cfg.Checks = tc.apiServers, tc.checks
+			c := Clients{Dynamic: dyn, Server: "https://10.0.0.11:6443", Peer: tc.peer}
+			peers, warnings, err := findPeers(context.Background(), c, cfg)
+			if code := exitcode.Classify(err); code != tc.code {
+				t.Fatalf("findPeers error %v: exit %d, want %d", err, code, tc.code)
+			}
+			var got []string
+			for _, p := range peers {
+				got = append(got, p.Server)
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("peers (-want +got):\n%s", diff)
+			}
+			if w := strings.Join(warnings, "; "); tc.warnings == "" && w != "" || !strings.Contains(w, tc.warnings) {
+				t.Errorf("warnings %q, want %q", w, tc.warnings)
 			}
 		})
 	}

@@ -17,6 +17,9 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/metadata"
+
+	"github.com/kubectl-rv/kubectl-rv/pkg/exitcode"
+	"github.com/kubectl-rv/kubectl-rv/pkg/text"
 )
 
 // Peer is another API server of the same cluster (a replica behind the
@@ -104,8 +107,8 @@ var endpointSlices = schema.GroupVersionResource{Group: "discovery.k8s.io", Vers
 // talks to, compared by host and port). One endpoint is one API server,
 // whatever its address (kind and minikube list the node's address while
 // the kubeconfig names a forwarded port): that is no peer. On most clusters
-// these addresses are reachable only from inside; DropUnreachablePeers
-// sorts that out.
+// these addresses are reachable only from inside; findPeers keeps
+// those that answer.
 func ServiceEndpoints(ctx context.Context, c dynamic.Interface, self string) ([]string, error) {
 	l, err := c.Resource(endpointSlices).Namespace(metav1.NamespaceDefault).List(ctx, metav1.ListOptions{LabelSelector: "kubernetes.io/service-name=kubernetes"})
 	if err != nil {
@@ -152,12 +155,59 @@ func hostOf(server string) string {
 	return net.JoinHostPort(host, port)
 }
 
-// DropUnreachablePeers keeps the peers that answer a small list within
-// timeout, asking them all at once, and returns the errors of the others.
-func (c *Clients) DropUnreachablePeers(ctx context.Context, timeout time.Duration) map[string]error {
-	errs := make([]error, len(c.Peers))
+// findPeers returns the cluster's other API servers that answer from here,
+// for cross-server-rvs: cfg.APIServers, or else the kubernetes Service's
+// endpoints, unless cfg.Checks leaves the check out. It looks for none
+// when c.Peer is nil. Its warnings say which servers it left out and why;
+// it fails when a server cannot be given a client (exit 2) or when none of
+// cfg.APIServers answers (exit 3).
+func findPeers(ctx context.Context, c Clients, cfg Config) ([]Peer, []string, error) {
+	servers, explicit := cfg.APIServers, len(cfg.APIServers) > 0
+	if c.Peer == nil || !explicit && len(cfg.Checks) > 0 && !slices.Contains(cfg.Checks, CrossServerRVs) {
+		return nil, nil, nil
+	}
+	if !explicit {
+		found, err := ServiceEndpoints(ctx, c.Dynamic, c.Server)
+		if err != nil {
+			// Finding them is a courtesy: a user who may not list
+			// endpointslices still gets every other check.
+			return nil, []string{fmt.Sprintf("the kubernetes Service's endpoints could not be read (%v): cross-server-rvs needs --api-servers", err)}, nil
+		}
+		servers = found
+	}
+	var peers []Peer
+	for _, s := range servers {
+		m, err := c.Peer(s)
+		if err != nil {
+			return nil, nil, exitcode.Usagef("--api-servers %q: %v", s, err)
+		}
+		peers = append(peers, Peer{Server: s, Metadata: m})
+	}
+	peers, dropped := dropUnreachable(ctx, peers, cfg.PeerTimeout)
+	var warnings []string
+	switch {
+	case explicit:
+		for _, s := range cfg.APIServers {
+			if err, ok := dropped[s]; ok {
+				warnings = append(warnings, fmt.Sprintf("--api-servers %s did not answer (%v): cross-server-rvs leaves it out", s, err))
+			}
+		}
+		if len(peers) == 0 {
+			return nil, nil, exitcode.Cluster(fmt.Errorf("no server of --api-servers answered: %s", strings.Join(warnings, "; ")))
+		}
+	case len(dropped) > 0:
+		warnings = append(warnings, fmt.Sprintf("the kubernetes Service lists %s not reachable from here: cross-server-rvs checks only the ones that answer; name reachable addresses with --api-servers",
+			text.Plural(len(dropped), "API server")))
+	}
+	return peers, warnings, nil
+}
+
+// dropUnreachable keeps the peers that answer a small list within timeout,
+// asking them all at once, and returns the errors of the others.
+func dropUnreachable(ctx context.Context, peers []Peer, timeout time.Duration) ([]Peer, map[string]error) {
+	errs := make([]error, len(peers))
 	var g errgroup.Group
-	for i, p := range c.Peers {
+	for i, p := range peers {
 		g.Go(func() error {
 			pctx, cancel := context.WithTimeout(ctx, timeout)
 			defer cancel()
@@ -168,15 +218,14 @@ func (c *Clients) DropUnreachablePeers(ctx context.Context, timeout time.Duratio
 	_ = g.Wait()
 	var kept []Peer
 	dropped := map[string]error{}
-	for i, p := range c.Peers {
+	for i, p := range peers {
 		if errs[i] != nil {
 			dropped[p.Server] = errs[i]
 			continue
 		}
 		kept = append(kept, p)
 	}
-	c.Peers = kept
-	return dropped
+	return kept, dropped
 }
 
 var namespaces = schema.GroupVersionResource{Version: "v1", Resource: "namespaces"}

@@ -17,13 +17,20 @@ import (
 
 // Clients are what doctor needs of the API server: the metadata client for
 // every read (lists and watches of PartialObjectMetadata: no object bodies
-// cross the wire) and, for the write probe only, a dynamic client.
+// cross the wire), a dynamic client for the write probe and to find the
+// cluster's other API servers, and a way to reach those.
 type Clients struct {
 	Metadata metadata.Interface
-	// Dynamic is used only when WriteProbe is set.
+	// Dynamic is used only when WriteProbe is set, and to read the
+	// kubernetes Service's endpoints when Peer is set and APIServers is not.
 	Dynamic dynamic.Interface
-	// Peers are the cluster's other API servers, for cross-server-rvs.
-	Peers []Peer
+	// Server is the URL Metadata and Dynamic reach (the kubeconfig's), which
+	// is no peer.
+	Server string
+	// Peer returns a metadata client of another API server of the cluster
+	// (its URL), with the same credentials, for cross-server-rvs; nil: Run
+	// looks for no other server.
+	Peer func(server string) (metadata.Interface, error)
 }
 
 // PreflightError is Run's error when the write probe cannot run: Err is
@@ -35,21 +42,35 @@ func (e *PreflightError) Error() string { return e.Err.Error() }
 func (e *PreflightError) Unwrap() error { return e.Err }
 
 // Run probes every type, cfg.Parallel at a time, and returns each check's
-// verdict. Only reads are sent, except with cfg.WriteProbe: then a
-// dry-run create says first whether the probe can run (a PreflightError
-// when it cannot, before any check), and the write probe runs after the
-// reads. A type the user may not list gets a warning and no checks; Run
-// fails otherwise only when ctx ends.
+// verdict. It first finds the cluster's other API servers that answer, for
+// cross-server-rvs (cfg.APIServers, or the kubernetes Service's endpoints;
+// see findPeers): what it left out is in Report.Warnings, and told to
+// cfg.Warn as soon as it is known. Only reads are sent, except with
+// cfg.WriteProbe: then a dry-run create says next whether the probe can
+// run (a PreflightError when it cannot, before any check), and the write
+// probe runs after the reads. A type the user may not list gets a warning
+// and no checks; Run fails otherwise only when no peer named in
+// cfg.APIServers can be reached or given a client, and when ctx ends.
 func Run(ctx context.Context, c Clients, types []apitypes.Type, cfg Config) (*Report, error) {
+	peers, warnings, err := findPeers(ctx, c, cfg)
+	if err != nil {
+		return nil, err
+	}
+	if cfg.Warn != nil {
+		for _, w := range warnings {
+			cfg.Warn(w)
+		}
+	}
 	if cfg.WriteProbe != "" {
 		if err := PreflightWriteProbe(ctx, c.Dynamic, cfg.WriteProbe); err != nil {
 			return nil, &PreflightError{Err: err}
 		}
 	}
-	rep, err := probe(ctx, c, types, cfg)
+	rep, err := probe(ctx, c.Metadata, peers, types, cfg)
 	if err != nil {
 		return nil, err
 	}
+	rep.Warnings = warnings
 	if cfg.WriteProbe != "" {
 		rep.writeProbe(ctx, c, cfg.WriteProbe, cfg)
 	}
@@ -57,14 +78,14 @@ func Run(ctx context.Context, c Clients, types []apitypes.Type, cfg Config) (*Re
 }
 
 // probe runs the read checks of every type.
-func probe(ctx context.Context, c Clients, types []apitypes.Type, cfg Config) (*Report, error) {
+func probe(ctx context.Context, c metadata.Interface, peers []Peer, types []apitypes.Type, cfg Config) (*Report, error) {
 	start := time.Now()
 	rep := &Report{Resources: make([]Resource, len(types))}
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(max(cfg.Parallel, 1))
 	for i, t := range types {
 		g.Go(func() error {
-			rep.Resources[i] = probeResource(gctx, c, t, cfg)
+			rep.Resources[i] = probeResource(gctx, c, peers, t, cfg)
 			return nil
 		})
 	}
@@ -137,10 +158,10 @@ func (p *prober) on(id string) bool {
 // (or need --api-servers) say why they were skipped only then.
 func (p *prober) asked(id string) bool { return slices.Contains(p.cfg.Checks, id) }
 
-func probeResource(ctx context.Context, c Clients, t apitypes.Type, cfg Config) Resource {
+func probeResource(ctx context.Context, c metadata.Interface, peers []Peer, t apitypes.Type, cfg Config) Resource {
 	res := newResource(t)
-	p := &prober{ri: resourceClient(c.Metadata, t, cfg.Namespace), cfg: cfg, storageServed: servedByStorage(t)}
-	for _, peer := range c.Peers {
+	p := &prober{ri: resourceClient(c, t, cfg.Namespace), cfg: cfg, storageServed: servedByStorage(t)}
+	for _, peer := range peers {
 		p.peers = append(p.peers, peerClient{server: peer.Server, ri: resourceClient(peer.Metadata, t, cfg.Namespace)})
 	}
 	base := list(ctx, p.ri, metav1.ListOptions{})

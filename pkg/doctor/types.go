@@ -129,6 +129,16 @@ type Config struct {
 	Checks []string
 	// WriteProbe names the namespace of the write probe; "" runs none.
 	WriteProbe string
+	// APIServers are the cluster's other API servers (https URLs), for
+	// cross-server-rvs; empty: the kubernetes Service's endpoints that
+	// answer (see Clients.Peer).
+	APIServers []string
+	// PeerTimeout bounds the list that tells whether another API server
+	// answers from here.
+	PeerTimeout time.Duration
+	// Warn, when set, is told each of Report.Warnings as soon as it is
+	// known, before the checks run.
+	Warn func(warning string)
 }
 
 // NewConfig returns the default configuration.
@@ -139,6 +149,7 @@ func NewConfig() Config {
 		SlowConsistentList: time.Second,
 		WatchTimeout:       4 * time.Second,
 		Grace:              10 * time.Second,
+		PeerTimeout:        3 * time.Second,
 	}
 }
 

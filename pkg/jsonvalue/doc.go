@@ -14,6 +14,10 @@
 //     in one of two modes: Semantic (equality.Semantic.DeepEqual's rules,
 //     for the offline API server's no-op and generation decisions) or
 //     Numeric (a number is its value, for showing what changed).
+//   - WithoutMeta copies a decoded object's top level and metadata
+//     without some metadata keys, sharing the rest: the offline write
+//     path (pkg/writepath), predict's comparisons and requests
+//     (pkg/predict) and the blame view (pkg/output/ownersprint).
 //
 // Terminal escaping (output.Escape), JSON pointer escaping
 // (github.com/go-openapi/jsonpointer.Escape) and HTML escaping

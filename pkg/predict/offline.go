@@ -18,6 +18,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/uuid"
 	"k8s.io/client-go/kubernetes/scheme"
 
+	"github.com/kubectl-rv/kubectl-rv/pkg/jsonvalue"
 	"github.com/kubectl-rv/kubectl-rv/pkg/managedfields"
 	"github.com/kubectl-rv/kubectl-rv/pkg/writepath"
 )
@@ -58,10 +59,11 @@ func (o *Offline) Executor(gvk schema.GroupVersionKind, name string, live *unstr
 	t := o.kindType(gvk, live).WithRules(o.Rules)
 	e := &offlineExecutor{t: &t, name: name, live: live}
 	if o.Rules != nil && t.Validate == nil {
-		e.notRun = rulesNotRun(gvk)
+		e.unknown = rulesNotRun(gvk)
 	}
-	if !managedfields.IsBuiltin(gvk) && t.Validate == nil && e.notRun.why == "" {
-		e.cannotKnow = fmt.Sprintf("give the CRD of %s with --schema: its pruning, defaults, validation and list types decide this write", gvk.GroupKind())
+	e.rules = rulesRun(&t, e.unknown.why)
+	if !managedfields.IsBuiltin(gvk) && t.Validate == nil && e.unknown.why == "" {
+		e.unknown = withoutSchema(gvk)
 	}
 	e.w = &writepath.Writer{FieldManager: &memoFieldManager{inner: o.fms}}
 	if live != nil {
@@ -131,14 +133,19 @@ func offlineType(gvk schema.GroupVersionKind, live *unstructured.Unstructured) *
 // servers' rules are not the Kubernetes API server's.
 var aggregatedGroups = map[string]bool{"metrics.k8s.io": true, "custom.metrics.k8s.io": true, "external.metrics.k8s.io": true}
 
-// notRun is why the offline engine cannot judge the writes of a kind its
-// rules do not know, and which verdicts that leaves unknown.
-type notRun struct {
-	// why is the reason; "" when the rules run.
+// unknowable is what the offline engine cannot know of one object's
+// writes, and why: the outcomes the API server decides with rules the
+// engine does not run (see certain).
+type unknowable struct {
+	// why is the reason; "" when the engine knows every outcome.
 	why string
-	// known are the verdicts the server decides before the kind's rules,
-	// which stay known.
-	known []Verdict
+	// stands reports whether the write path's answer (err, nil for a
+	// success; apply for a server-side apply) is one the server gives
+	// before those rules, which is known.
+	stands func(err error, apply bool) bool
+	// seen: an unknown outcome goes on with what the write path answered
+	// without those rules (writepath.CannotKnowError.Seen).
+	seen bool
 }
 
 // rulesNotRun says why the offline engine cannot judge the writes of kind
@@ -150,19 +157,55 @@ type notRun struct {
 // is its strategy's rule), or an aggregated API (nothing is known: its
 // server is not the Kubernetes API server). Other kinds are custom
 // resources, judged against their schema.
-func rulesNotRun(gvk schema.GroupVersionKind) notRun {
+func rulesNotRun(gvk schema.GroupVersionKind) unknowable {
 	what := gvk.Kind + " " + gvk.GroupVersion().String()
 	switch {
 	case aggregatedGroups[gvk.Group]:
-		return notRun{why: fmt.Sprintf("%s is served by an aggregated API server, whose rules the offline engine does not run", what)}
+		return unknowable{why: fmt.Sprintf("%s is served by an aggregated API server, whose rules the offline engine does not run", what), stands: knownVerdicts(), seen: true}
 	case managedfields.IsBuiltin(gvk):
-		return notRun{why: fmt.Sprintf("the offline engine does not run the API server's defaulting and validation of %s", what),
-			known: []Verdict{Conflict, ApplyConflict, NotFound, Invalid, ServerError}}
+		return unknowable{why: fmt.Sprintf("the offline engine does not run the API server's defaulting and validation of %s", what),
+			stands: knownVerdicts(Conflict, ApplyConflict, NotFound, Invalid, ServerError), seen: true}
 	case scheme.Scheme.IsGroupRegistered(gvk.Group):
-		return notRun{why: fmt.Sprintf("%s is unknown to this build, whose types and rules are Kubernetes %s's: the offline engine runs none of its rules", what, writepath.KubernetesVersion),
-			known: []Verdict{Conflict, ApplyConflict, NotFound}}
+		return unknowable{why: fmt.Sprintf("%s is unknown to this build, whose types and rules are Kubernetes %s's: the offline engine runs none of its rules", what, writepath.KubernetesVersion),
+			stands: knownVerdicts(Conflict, ApplyConflict, NotFound), seen: true}
 	}
-	return notRun{}
+	return unknowable{}
+}
+
+// knownVerdicts stands for the refusals whose verdict is one of known.
+func knownVerdicts(known ...Verdict) func(error, bool) bool {
+	return func(err error, _ bool) bool {
+		v, ok := refusalVerdict(err)
+		return ok && slices.Contains(known, v)
+	}
+}
+
+// withoutSchema is what the offline engine cannot know of a custom
+// resource whose CRD was not given: a success, an apply conflict or a 500,
+// which depend on its schema's pruning, defaults, validation and list
+// types. What the write path decides before them stands: a stale
+// resourceVersion (409; not for an apply, whose conflicts with other
+// owners come first), a missing object (404), a patch type the kind does
+// not take (415), a malformed request (400), a JSON patch that does not
+// apply or an update without resourceVersion (422; validation, the only
+// other 422, is what is not run).
+func withoutSchema(gvk schema.GroupVersionKind) unknowable {
+	return unknowable{
+		why: fmt.Sprintf("give the CRD of %s with --schema: its pruning, defaults, validation and list types decide this write", gvk.GroupKind()),
+		stands: func(err error, apply bool) bool {
+			var st apierrors.APIStatus
+			if err == nil || !errors.As(err, &st) {
+				return false
+			}
+			switch st.Status().Code {
+			case http.StatusConflict:
+				return !apply
+			case http.StatusNotFound, http.StatusUnsupportedMediaType, http.StatusBadRequest, http.StatusUnprocessableEntity:
+				return true
+			}
+			return false
+		},
+	}
 }
 
 func hasStatus(u *unstructured.Unstructured) bool {
@@ -180,13 +223,11 @@ type offlineExecutor struct {
 	live *unstructured.Unstructured
 	// stored is live as the write path reads it; nil when live is.
 	stored *writepath.Stored
-	// notRun says why the API server's rules for the object's built-in
-	// (or aggregated) kind do not run, if they do not (Unjudged).
-	notRun notRun
-	// cannotKnow says why the outcome of a write of a custom resource that
-	// passes the write path's own checks cannot be known ("" when it
-	// can): see certain.
-	cannotKnow string
+	// unknown says which outcomes of the object's writes the engine
+	// cannot know, and why (see certain).
+	unknown unknowable
+	// rules says which of the API server's rules run (Result.Rules).
+	rules string
 
 	// applyMu guards applied.
 	applyMu sync.Mutex
@@ -197,26 +238,22 @@ var _ Executor = (*offlineExecutor)(nil)
 
 func (e *offlineExecutor) Engine() string { return "offline" }
 
-// Rules implements Unjudged.
-func (e *offlineExecutor) Rules() string {
-	what := e.t.GVK.Kind + " " + e.t.GVK.GroupVersion().String()
+// Rules implements rulesReporter.
+func (e *offlineExecutor) Rules() string { return e.rules }
+
+// rulesRun says which of the API server's rules run on the writes of kind
+// t; notRun is why they do not, if they do not.
+func rulesRun(t *writepath.Type, notRun string) string {
+	what := t.GVK.Kind + " " + t.GVK.GroupVersion().String()
 	switch {
-	case e.notRun.why != "":
-		return e.notRun.why
-	case e.t.Validate == nil:
+	case notRun != "":
+		return notRun
+	case t.Validate == nil:
 		return "no defaulting or validation of " + what
-	case !managedfields.IsBuiltin(e.t.GVK):
+	case !managedfields.IsBuiltin(t.GVK):
 		return "the validation of " + what + " against its schema (--schema)"
 	}
 	return "the API server's defaulting, validation and registry strategy of " + what + " (Kubernetes " + writepath.KubernetesVersion + ")"
-}
-
-// Unjudged implements Unjudged.
-func (e *offlineExecutor) Unjudged(v Verdict) string {
-	if e.notRun.why == "" || v == Unknown || slices.Contains(e.notRun.known, v) {
-		return ""
-	}
-	return e.notRun.why
 }
 
 func (e *offlineExecutor) Live(context.Context) (*unstructured.Unstructured, error) {
@@ -230,8 +267,8 @@ func (e *offlineExecutor) Live(context.Context) (*unstructured.Unstructured, err
 
 func (e *offlineExecutor) Update(_ context.Context, obj *unstructured.Unstructured, manager string) (*unstructured.Unstructured, error) {
 	// The write path changes obj, whose parts other requests share.
-	out, err := e.w.Update(e.t, e.stored, obj.DeepCopy(), writepath.Options{FieldManager: manager})
-	return e.result(out, e.certain(err, false))
+	out, err := e.result(e.w.Update(e.t, e.stored, obj.DeepCopy(), writepath.Options{FieldManager: manager}))
+	return e.certain(out, err, false)
 }
 
 func (e *offlineExecutor) Create(_ context.Context, obj *unstructured.Unstructured, manager string) (*unstructured.Unstructured, error) {
@@ -244,14 +281,18 @@ func (e *offlineExecutor) Create(_ context.Context, obj *unstructured.Unstructur
 	w.Now = time.Now
 	w.NewUID = uuid.NewUUID
 	out, err := w.Create(e.t, obj.DeepCopy(), writepath.Options{FieldManager: manager})
-	return out, e.certain(err, false)
+	return e.certain(out, err, false)
 }
 
 func (e *offlineExecutor) Patch(_ context.Context, pt types.PatchType, data []byte, manager string, force bool) (*unstructured.Unstructured, error) {
+	var out *unstructured.Unstructured
+	var err error
 	if pt == types.ApplyPatchType {
-		return e.apply(data, manager, force)
+		out, err = e.apply(data, manager, force)
+	} else {
+		out, err = e.patch(pt, data, manager, force)
 	}
-	return e.patch(pt, data, manager, force)
+	return e.certain(out, err, pt == types.ApplyPatchType)
 }
 
 func (e *offlineExecutor) patch(pt types.PatchType, data []byte, manager string, force bool) (*unstructured.Unstructured, error) {
@@ -259,8 +300,7 @@ func (e *offlineExecutor) patch(pt types.PatchType, data []byte, manager string,
 	if e.live != nil {
 		namespace = e.live.GetNamespace()
 	}
-	out, err := e.w.Patch(e.t, e.stored, namespace, e.name, pt, data, writepath.Options{FieldManager: manager, Force: force})
-	return e.result(out, e.certain(err, pt == types.ApplyPatchType))
+	return e.result(e.w.Patch(e.t, e.stored, namespace, e.name, pt, data, writepath.Options{FieldManager: manager, Force: force}))
 }
 
 // result is what the API server answers: the stored object when the write
@@ -296,31 +336,20 @@ func (e *offlineExecutor) apply(data []byte, manager string, force bool) (*unstr
 	return e.patch(types.ApplyPatchType, data, manager, true)
 }
 
-// certain turns the outcome of a write into a *writepath.CannotKnowError
-// where the executor cannot know it: a success, an apply conflict or a
-// 500, which depend on rules and types it does not have. What the write
-// path decides before them stands: a stale resourceVersion (409; not for
-// an apply, whose conflicts with other owners come first), a missing
-// object (404), a patch type the kind does not take (415), a malformed
-// request (400), a JSON patch that does not apply or an update without
-// resourceVersion (422; validation, the only other 422, is what is not
-// run).
-func (e *offlineExecutor) certain(err error, apply bool) error {
-	if e.cannotKnow == "" {
-		return err
+// certain returns the write path's answer where the executor can know it
+// (e.unknown.stands), and a *writepath.CannotKnowError where the answer
+// depends on rules it does not run, carrying the answer when e.unknown
+// says to show it.
+func (e *offlineExecutor) certain(out *unstructured.Unstructured, err error, apply bool) (*unstructured.Unstructured, error) {
+	var ck *writepath.CannotKnowError
+	if e.unknown.why == "" || errors.As(err, &ck) || e.unknown.stands(err, apply) {
+		return out, err
 	}
-	var st apierrors.APIStatus
-	if err != nil && errors.As(err, &st) {
-		switch st.Status().Code {
-		case http.StatusConflict:
-			if !apply {
-				return err
-			}
-		case http.StatusNotFound, http.StatusUnsupportedMediaType, http.StatusBadRequest, http.StatusUnprocessableEntity:
-			return err
-		}
+	ck = &writepath.CannotKnowError{Reason: e.unknown.why}
+	if e.unknown.seen {
+		ck.Seen = &writepath.Answer{Object: out, Err: err}
 	}
-	return &writepath.CannotKnowError{Reason: e.cannotKnow}
+	return nil, ck
 }
 
 type applyKey struct{ data, manager string }
@@ -399,5 +428,5 @@ func withoutLiveManagedFields(live, obj *unstructured.Unstructured) *unstructure
 	if !jsonEqual(mf, lmd["managedFields"]) {
 		return obj
 	}
-	return &unstructured.Unstructured{Object: withoutMeta(obj.Object, "managedFields")}
+	return &unstructured.Unstructured{Object: jsonvalue.WithoutMeta(obj.Object, "managedFields")}
 }

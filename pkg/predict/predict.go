@@ -23,6 +23,7 @@ import (
 	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 	"sigs.k8s.io/yaml"
 
+	"github.com/kubectl-rv/kubectl-rv/pkg/jsonvalue"
 	"github.com/kubectl-rv/kubectl-rv/pkg/managedfields"
 	"github.com/kubectl-rv/kubectl-rv/pkg/writepath"
 )
@@ -47,15 +48,12 @@ type Executor interface {
 	Create(ctx context.Context, obj *unstructured.Unstructured, manager string) (*unstructured.Unstructured, error)
 }
 
-// Unjudged is implemented by an executor that may not run every rule the
-// API server runs on its object's writes (the offline engine, for a kind
-// it has no rules for). Unjudged returns why it cannot judge a write it
-// sees end with verdict v, or "" when it can: Predict then says unknown,
-// with the reason and what the executor saw.
-type Unjudged interface {
-	Unjudged(v Verdict) string
-	// Rules says which of the API server's rules run on the object's
-	// writes (Result.Rules).
+// rulesReporter is implemented by an executor that may not run every
+// rule the API server runs on its object's writes (the offline engine):
+// Rules says which of them run (Result.Rules). A write whose outcome
+// depends on rules that do not run answers a *writepath.CannotKnowError,
+// which Predict reports as unknown.
+type rulesReporter interface {
 	Rules() string
 }
 
@@ -215,8 +213,8 @@ func predict(ctx context.Context, cfg Config, in Input, ex Executor) (Result, *u
 	res.BaseResourceVersion = baseRV
 	res.Stale = exists && baseRV != "" && baseRV != live.GetResourceVersion()
 
-	if u, ok := ex.(Unjudged); ok {
-		res.Rules = u.Rules()
+	if r, ok := ex.(rulesReporter); ok {
+		res.Rules = r.Rules()
 	}
 	reqs, err := buildRequests(cfg, in, live, baseRV, methods)
 	if err != nil {
@@ -353,6 +351,12 @@ func run(ctx context.Context, an *analyzer, ex Executor, rq request, live *unstr
 		mr.Request = string(rq.data)
 		out, err = ex.Patch(ctx, rq.pt, rq.data, manager, rq.force)
 	}
+	// An answer the executor cannot vouch for is judged as any other,
+	// then said to be unknown, with what it was.
+	unknown := ""
+	if ck := (*writepath.CannotKnowError)(nil); errors.As(err, &ck) && ck.Seen != nil {
+		unknown, out, err = ck.Reason, ck.Seen.Object, ck.Seen.Err
+	}
 	if err != nil {
 		mr, err = classify(mr, rq, live, err)
 		if err != nil {
@@ -371,15 +375,13 @@ func run(ctx context.Context, an *analyzer, ex Executor, rq request, live *unstr
 	if rq.config != nil && (mr.Verdict == ApplyConflict || out != nil) {
 		mr.CSAUpgrade = csaUpgrade(an.tc, live, out, rq.config, manager, mr.Conflicts)
 	}
-	if u, ok := ex.(Unjudged); ok {
-		if why := u.Unjudged(mr.Verdict); why != "" {
-			seen := string(mr.Verdict)
-			if mr.Reason != "" {
-				seen += ": " + mr.Reason
-			}
-			mr.Reason = fmt.Sprintf("%s; without them the write would be %s", why, seen)
-			mr.Verdict, mr.Code = Unknown, 0
+	if unknown != "" && mr.Verdict != Unknown {
+		seen := string(mr.Verdict)
+		if mr.Reason != "" {
+			seen += ": " + mr.Reason
 		}
+		mr.Reason = fmt.Sprintf("%s; without them the write would be %s", unknown, seen)
+		mr.Verdict, mr.Code = Unknown, 0
 	}
 	return mr, nil
 }
@@ -390,42 +392,59 @@ func classify(mr MethodResult, rq request, live *unstructured.Unstructured, err 
 		mr.Verdict, mr.Reason = Unknown, ck.Reason
 		return mr, nil
 	}
-	var st apierrors.APIStatus
-	if !errors.As(err, &st) {
+	v, ok := refusalVerdict(err)
+	if !ok {
 		return mr, err
 	}
+	var st apierrors.APIStatus
+	errors.As(err, &st)
 	s := st.Status()
+	mr.Verdict = v
 	mr.Code = int(s.Code)
 	mr.Reason = s.Message
 	if s.Details != nil && len(s.Details.Causes) > 0 && s.Details.Causes[0].Type != metav1.CauseTypeFieldManagerConflict {
 		mr.Reason += ": " + s.Details.Causes[0].Message
 	}
-	switch {
-	case apierrors.IsConflict(err):
-		if cs, ok := managedfields.Conflicts(err); ok {
-			mr.Verdict = ApplyConflict
-			mr.Conflicts = cs
-			return mr, nil
-		}
-		mr.Verdict = Conflict
-	case apierrors.IsNotFound(err):
-		mr.Verdict = NotFound
-	case s.Code == http.StatusUnprocessableEntity, s.Code == http.StatusUnsupportedMediaType,
-		s.Code == http.StatusBadRequest, s.Code == http.StatusRequestEntityTooLarge:
-		mr.Verdict = Invalid
+	switch v {
+	case ApplyConflict:
+		mr.Conflicts, _ = managedfields.Conflicts(err)
+	case Invalid:
 		if rq.method == JSONPatch && s.Code == http.StatusUnprocessableEntity && s.Message == patchNotApplied {
 			mr.Reason = "the JSON patch does not apply to the live object: " + jsonPatchFailure(rq.data, live)
 		}
 		if rq.method == StrategicMergePatch && s.Code == http.StatusUnsupportedMediaType {
 			mr.Reason = "strategic merge patch needs the Go type's patch metadata (patchStrategy, patchMergeKey), which custom resources do not have; the server refuses it with 415 and kubectl falls back to a JSON merge patch"
 		}
-	case isRequestFailure(s):
-		mr.Verdict = ServerError
+	case ServerError:
 		mr.Reason = serverErrorReason(rq.method, s.Message)
-	default:
-		return mr, err
 	}
 	return mr, nil
+}
+
+// refusalVerdict is the verdict of a write the server refused with err;
+// false when err is no refusal of this one request (an outage, a network
+// error), which fails the prediction.
+func refusalVerdict(err error) (Verdict, bool) {
+	var st apierrors.APIStatus
+	if !errors.As(err, &st) {
+		return "", false
+	}
+	s := st.Status()
+	switch {
+	case apierrors.IsConflict(err):
+		if _, ok := managedfields.Conflicts(err); ok {
+			return ApplyConflict, true
+		}
+		return Conflict, true
+	case apierrors.IsNotFound(err):
+		return NotFound, true
+	case s.Code == http.StatusUnprocessableEntity, s.Code == http.StatusUnsupportedMediaType,
+		s.Code == http.StatusBadRequest, s.Code == http.StatusRequestEntityTooLarge:
+		return Invalid, true
+	case isRequestFailure(s):
+		return ServerError, true
+	}
+	return "", false
 }
 
 // isRequestFailure tells a 500 that this one request causes from an
@@ -524,7 +543,7 @@ func buildRequests(cfg Config, in Input, live *unstructured.Unstructured, baseRV
 			rq.pt = types.ApplyPatchType
 			rq.force = m == ApplyForce
 			rq.config = in.Desired
-			b, err := json.Marshal(withoutMeta(in.Desired.Object, "managedFields"))
+			b, err := json.Marshal(jsonvalue.WithoutMeta(in.Desired.Object, "managedFields"))
 			if err != nil {
 				return nil, err
 			}
@@ -658,7 +677,7 @@ var systemFields = []string{"uid", "creationTimestamp", "generation", "selfLink"
 // where desired has none.
 func fillSystemFields(desired, base *unstructured.Unstructured) *unstructured.Unstructured {
 	// Only the top level and metadata change: the rest is shared.
-	out := &unstructured.Unstructured{Object: withoutMeta(desired.Object)}
+	out := &unstructured.Unstructured{Object: jsonvalue.WithoutMeta(desired.Object)}
 	// Only read; SetNestedField copies what it takes.
 	bm, _ := base.Object["metadata"].(map[string]any)
 	for _, f := range systemFields {
@@ -682,14 +701,14 @@ func fillSystemFields(desired, base *unstructured.Unstructured) *unstructured.Un
 // result shares all but its top level and metadata with u: the generators
 // only read it.
 func stripForPatch(u *unstructured.Unstructured) map[string]any {
-	return withoutMeta(u.Object, "managedFields", "resourceVersion")
+	return jsonvalue.WithoutMeta(u.Object, "managedFields", "resourceVersion")
 }
 
 // withResourceVersion returns u with its resourceVersion set to rv (""
 // removes it). The copy shares all but its top level and metadata with u:
 // executors copy an object before they change it.
 func withResourceVersion(u *unstructured.Unstructured, rv string) *unstructured.Unstructured {
-	o := &unstructured.Unstructured{Object: withoutMeta(u.Object)}
+	o := &unstructured.Unstructured{Object: jsonvalue.WithoutMeta(u.Object)}
 	o.SetResourceVersion(rv)
 	return o
 }
@@ -751,7 +770,7 @@ type entryKey struct{ manager, op, sub string }
 
 func newAnalyzer(tc managedfields.TypeConverter, before *unstructured.Unstructured) *analyzer {
 	es, _ := managedfields.Entries(before)
-	b := &unstructured.Unstructured{Object: withoutMeta(before.Object, ignoredForChanges...)}
+	b := &unstructured.Unstructured{Object: jsonvalue.WithoutMeta(before.Object, ignoredForChanges...)}
 	return &analyzer{tc: tc, before: before, beforeSets: entrySets(es), typedBefore: newTypedObject(tc, b),
 		memo: map[memoKey]*analysis{}}
 }
@@ -863,27 +882,7 @@ func paths(s *fieldpath.Set) []string {
 // sameStored reports whether after would be stored as the same bytes as
 // before (ignoring the resourceVersion the server would assign).
 func sameStored(before, after *unstructured.Unstructured) bool {
-	return jsonEqual(withoutMeta(before.Object, "resourceVersion"), withoutMeta(after.Object, "resourceVersion"))
-}
-
-// withoutMeta returns a shallow copy of obj whose metadata lacks keys,
-// without copying anything else.
-func withoutMeta(obj map[string]any, keys ...string) map[string]any {
-	out := make(map[string]any, len(obj))
-	for k, v := range obj {
-		out[k] = v
-	}
-	if md, ok := obj["metadata"].(map[string]any); ok {
-		m := make(map[string]any, len(md))
-		for k, v := range md {
-			m[k] = v
-		}
-		for _, k := range keys {
-			delete(m, k)
-		}
-		out["metadata"] = m
-	}
-	return out
+	return jsonEqual(jsonvalue.WithoutMeta(before.Object, "resourceVersion"), jsonvalue.WithoutMeta(after.Object, "resourceVersion"))
 }
 
 // ignoredForChanges are the bookkeeping fields under metadata that every
@@ -891,7 +890,7 @@ func withoutMeta(obj map[string]any, keys ...string) map[string]any {
 var ignoredForChanges = []string{"managedFields", "resourceVersion", "generation"}
 
 func (an *analyzer) changedFields(after *unstructured.Unstructured) []FieldChange {
-	a := &unstructured.Unstructured{Object: withoutMeta(after.Object, ignoredForChanges...)}
+	a := &unstructured.Unstructured{Object: jsonvalue.WithoutMeta(after.Object, ignoredForChanges...)}
 	cmp := an.typedBefore.compare(a)
 	if cmp == nil {
 		return nil

@@ -7,6 +7,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/kubectl-rv/kubectl-rv/pkg/jsonvalue"
 	"github.com/kubectl-rv/kubectl-rv/pkg/managedfields"
 )
 
@@ -60,7 +61,7 @@ func verbRequest(cfg Config, in Input, live *unstructured.Unstructured, pb *patc
 	switch m {
 	case ServerSideApply:
 		rq.pt, rq.config = types.ApplyPatchType, in.Desired
-		b, err := json.Marshal(withoutMeta(in.Desired.Object, "managedFields"))
+		b, err := json.Marshal(jsonvalue.WithoutMeta(in.Desired.Object, "managedFields"))
 		rq.data = b
 		return rq, true, err
 	case Replace:
@@ -141,7 +142,7 @@ func keepLastApplied(full, live *unstructured.Unstructured) *unstructured.Unstru
 	if _, has := full.GetAnnotations()[LastAppliedAnnotation]; has {
 		return full
 	}
-	out := &unstructured.Unstructured{Object: withoutMeta(full.Object)}
+	out := &unstructured.Unstructured{Object: jsonvalue.WithoutMeta(full.Object)}
 	a := map[string]string{}
 	for k, v := range full.GetAnnotations() {
 		a[k] = v

@@ -97,22 +97,23 @@ func (r Rules) WithSchema(schema []byte) (writepath.Rules, error) {
 // kind of r.CRDs what the server's codec does to a custom resource it
 // decodes (crd.Kind.Decode): unknown fields pruned, then defaults filled.
 func (r Rules) Decode(gvk schema.GroupVersionKind, obj *unstructured.Unstructured) {
-	if k := r.CRDs.Kind(gvk); k != nil {
-		if k.CannotKnow() == "" {
-			k.Decode(obj.Object)
-		}
-		return
-	}
-	BuiltinDefaults(gvk, obj)
+	r.fill(gvk, obj, (*crd.Kind).Decode)
 }
 
 // Default is BuiltinDefaults, or for a kind of r.CRDs its schema's
 // defaults (crd.Kind.Default), as the field manager fills them after a
 // server-side apply.
 func (r Rules) Default(gvk schema.GroupVersionKind, obj *unstructured.Unstructured) {
+	r.fill(gvk, obj, (*crd.Kind).Default)
+}
+
+// fill runs fn, Decode or Default, of kind gvk on obj where gvk is a kind
+// of r.CRDs whose writes the rules can know, and BuiltinDefaults where it
+// is no kind of r.CRDs.
+func (r Rules) fill(gvk schema.GroupVersionKind, obj *unstructured.Unstructured, fn func(*crd.Kind, map[string]any)) {
 	if k := r.CRDs.Kind(gvk); k != nil {
 		if k.CannotKnow() == "" {
-			k.Default(obj.Object)
+			fn(k, obj.Object)
 		}
 		return
 	}

@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
+	"github.com/kubectl-rv/kubectl-rv/pkg/jsonvalue"
 	"github.com/kubectl-rv/kubectl-rv/pkg/managedfields"
 )
 
@@ -219,19 +220,7 @@ func omitEmptyMeta(obj *unstructured.Unstructured) *unstructured.Unstructured {
 		return obj
 	}
 	// Copies of the top level and metadata: the caller's object stays.
-	top := make(map[string]any, len(obj.Object))
-	for k, v := range obj.Object {
-		top[k] = v
-	}
-	meta := make(map[string]any, len(md))
-	for k, v := range md {
-		meta[k] = v
-	}
-	for _, k := range drop {
-		delete(meta, k)
-	}
-	top["metadata"] = meta
-	return &unstructured.Unstructured{Object: top}
+	return &unstructured.Unstructured{Object: jsonvalue.WithoutMeta(obj.Object, drop...)}
 }
 
 func checkSubresource(t *Type, sub string) error {

@@ -11,6 +11,7 @@ import (
 	yamlv3 "go.yaml.in/yaml/v3"
 	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 
+	"github.com/kubectl-rv/kubectl-rv/pkg/jsonvalue"
 	"github.com/kubectl-rv/kubectl-rv/pkg/managedfields"
 	"github.com/kubectl-rv/kubectl-rv/pkg/owners"
 	"github.com/kubectl-rv/kubectl-rv/pkg/redact"
@@ -92,18 +93,7 @@ func withoutManagedFields(obj map[string]any) map[string]any {
 	if _, has := md["managedFields"]; !has {
 		return obj
 	}
-	out := make(map[string]any, len(obj))
-	for k, v := range obj {
-		out[k] = v
-	}
-	md2 := make(map[string]any, len(md))
-	for k, v := range md {
-		if k != "managedFields" {
-			md2[k] = v
-		}
-	}
-	out["metadata"] = md2
-	return out
+	return jsonvalue.WithoutMeta(obj, "managedFields")
 }
 
 func comment(b *bufio.Writer, s string) {
