@@ -206,17 +206,8 @@ func (s *scanner) memoUser(u *userFields) bool {
 }
 
 func (s *scanner) user(u *userFields) bool {
-	if s.null() {
-		return true
-	}
-	return s.object(func(key string) bool {
-		i, ok := s.lookup(key, userKeys, &u.seen)
-		switch {
-		case !ok:
-			return false
-		case i == -1:
-			return s.skip()
-		case i == 0:
+	return s.fields(userKeys, &u.seen, func(i int) bool {
+		if i == 0 {
 			return s.str(&u.username)
 		}
 		return s.extra(u)
@@ -278,21 +269,9 @@ func (s *scanner) strings(first *string) bool {
 var objectRefKeys = []string{"resource", "namespace", "name", "apiGroup", "apiVersion", "subresource", "resourceVersion"}
 
 func (s *scanner) objectRef(r *ObjectRef) bool {
-	if s.null() {
-		return true
-	}
 	var seen uint32
 	fields := [...]*string{&r.Resource, &r.Namespace, &r.Name, &r.APIGroup, &r.APIVersion, &r.Subresource, &r.ResourceVersion}
-	return s.object(func(key string) bool {
-		i, ok := s.lookup(key, objectRefKeys, &seen)
-		switch {
-		case !ok:
-			return false
-		case i == -1:
-			return s.skip()
-		}
-		return s.str(fields[i])
-	})
+	return s.fields(objectRefKeys, &seen, func(i int) bool { return s.str(fields[i]) })
 }
 
 var statusKeys = []string{"code", "reason", "message", "details"}
@@ -301,22 +280,14 @@ var metadataKeys = []string{"metadata"}
 var resourceVersionKeys = []string{"resourceVersion"}
 
 func (s *scanner) status(e *Event) bool {
-	if s.null() {
-		return true
-	}
 	var seen uint32
-	return s.object(func(key string) bool {
-		i, ok := s.lookup(key, statusKeys, &seen)
-		switch {
-		case !ok:
-			return false
-		case i == -1:
-			return s.skip()
-		case i == 0:
+	return s.fields(statusKeys, &seen, func(i int) bool {
+		switch i {
+		case 0:
 			return s.int(&e.Code)
-		case i == 1:
+		case 1:
 			return s.str(&e.Reason)
-		case i == 2:
+		case 2:
 			return s.str(&e.Message)
 		}
 		return s.oneField(kindKeys, &e.DetailsKind)
@@ -324,38 +295,34 @@ func (s *scanner) status(e *Event) bool {
 }
 
 func (s *scanner) responseObject(e *Event) bool {
-	if s.null() {
-		return true
-	}
 	var seen uint32
-	return s.object(func(key string) bool {
-		i, ok := s.lookup(key, metadataKeys, &seen)
-		switch {
-		case !ok:
-			return false
-		case i == -1:
-			return s.skip()
-		}
-		return s.oneField(resourceVersionKeys, &e.ResponseRV)
-	})
+	return s.fields(metadataKeys, &seen, func(int) bool { return s.oneField(resourceVersionKeys, &e.ResponseRV) })
 }
 
 // oneField reads an object (or null) of which only the string field
 // keys[0] is kept.
 func (s *scanner) oneField(keys []string, dst *string) bool {
+	var seen uint32
+	return s.fields(keys, &seen, func(int) bool { return s.str(dst) })
+}
+
+// fields reads an object (or null) whose known keys are keys (seen marks
+// those read), handing each known key's index to read and skipping the
+// others; a key given twice, or one encoding/json must judge (see lookup),
+// fails.
+func (s *scanner) fields(keys []string, seen *uint32, read func(i int) bool) bool {
 	if s.null() {
 		return true
 	}
-	var seen uint32
 	return s.object(func(key string) bool {
-		i, ok := s.lookup(key, keys, &seen)
+		i, ok := s.lookup(key, keys, seen)
 		switch {
 		case !ok:
 			return false
 		case i == -1:
 			return s.skip()
 		}
-		return s.str(dst)
+		return read(i)
 	})
 }
 
