@@ -89,6 +89,8 @@ func (t *Tracker) consume(ctx context.Context, dyn dynamic.Interface, events <-c
 		case <-clocks.Live:
 			t.cfg.Live(t.report(t.cfg.Stream.Now(), t.cfg.LiveTop))
 		case err := <-done:
+			// The streams have returned: what they queued was seen in time.
+			follow.Drain(events, t.Observe)
 			return err
 		}
 	}

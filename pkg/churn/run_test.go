@@ -11,6 +11,7 @@ import (
 	metadatafake "k8s.io/client-go/metadata/fake"
 
 	"github.com/kubectl-rv/kubectl-rv/pkg/apitypes"
+	"github.com/kubectl-rv/kubectl-rv/pkg/follow"
 )
 
 // Run lists and watches through the metadata client, delivers live
@@ -50,5 +51,27 @@ func TestRunLiveAndFinalReport(t *testing.T) {
 	defer mu.Unlock()
 	if lives == 0 {
 		t.Error("no live report while running")
+	}
+}
+
+// TestConsumeTakesWhatTheStreamsQueued: the writes queued when the
+// streams return (the end of --for) were seen in time and are counted;
+// before the fix, consume returned on done and dropped them at random.
+func TestConsumeTakesWhatTheStreamsQueued(t *testing.T) {
+	tr := NewTracker(NewConfig(), []apitypes.Type{cmType}, t0)
+	listed(tr, cmType, meta(cmType, "hot", 200, 0, mf{"kubectl-create", "", 0, createFields}))
+	events := make(chan follow.Event, 64)
+	for i := range 40 {
+		at := time.Duration(i) * 100 * time.Millisecond
+		events <- follow.Event{Type: follow.Modified, Time: t0.Add(at), Resource: follow.ResourceKey(cmType.Resource),
+			Object: meta(cmType, "hot", 201+i, 0, mf{"kubectl-create", "", 0, createFields}, mf{"looper", "", int(at / time.Second), stampFields})}
+	}
+	done := make(chan error, 1)
+	done <- nil
+	if err := tr.consume(context.Background(), nil, events, done); err != nil {
+		t.Fatal(err)
+	}
+	if r := tr.Report(t0.Add(10 * time.Second)); r.Writes != 40 {
+		t.Errorf("%d writes counted, the streams queued 40", r.Writes)
 	}
 }

@@ -33,3 +33,12 @@ func (c *Clocks) Stop() {
 		t.Stop()
 	}
 }
+
+// Drain hands fn the events still buffered in events once the stream that
+// sent them has returned (its done channel said so): they were seen before
+// the end and count, and nothing more is sent.
+func Drain(events <-chan Event, fn func(Event)) {
+	for len(events) > 0 {
+		fn(<-events)
+	}
+}

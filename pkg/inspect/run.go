@@ -95,9 +95,7 @@ func Run(ctx context.Context, src follow.Source, cfg Config, sink Sink) (Result,
 			}
 			// stream has returned, so nothing more is sent: drain what is
 			// buffered.
-			for len(events) > 0 {
-				r.handle(<-events)
-			}
+			follow.Drain(events, func(ev follow.Event) { r.handle(ev) })
 			if r.err != nil {
 				return Result{}, r.err
 			}

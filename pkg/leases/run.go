@@ -65,14 +65,8 @@ func (t *Tracker) consume(events <-chan follow.Event, done <-chan error) error {
 			t.cfg.Live(t.Report(t.cfg.now()))
 		case err := <-done:
 			// The driver has stopped sending: take what it left queued.
-			for {
-				select {
-				case ev := <-events:
-					t.Observe(ev)
-				default:
-					return err
-				}
-			}
+			follow.Drain(events, t.Observe)
+			return err
 		}
 	}
 }
