@@ -25,6 +25,13 @@ type ListenConfig struct {
 	// that finds the queue full is dropped and counted (Stats), never
 	// waited for, so the API server is never held up. 0 is 1024.
 	QueueBatches int
+	// QueueBytes bounds the bytes of those batches (their bodies) too:
+	// the queue is full at QueueBatches or QueueBytes, whichever comes
+	// first. 0 is 64 MiB, below the analysis's memory limit (see
+	// conflicts.Config.MemoryLimit), which a queue the size of the
+	// batches would push the runtime past (it would then collect without
+	// end, on the core the analysis needs).
+	QueueBytes int64
 	// Record, when set, receives every event kept, one JSON line each:
 	// a log that Open reads back.
 	Record io.Writer
@@ -36,9 +43,10 @@ type ListenStats struct {
 	DroppedBatches, DroppedEvents int64
 	// Rejected counts requests that were not an audit.k8s.io/v1 EventList.
 	Rejected int64
-	// QueueBatches is the queue's capacity, PeakQueued the most batches
-	// that waited in it at once.
+	// QueueBatches and QueueBytes are the queue's capacity, PeakQueued
+	// the most batches that waited in it at once.
 	QueueBatches int
+	QueueBytes   int64
 	PeakQueued   int64
 }
 
@@ -59,6 +67,10 @@ type Listener struct {
 	url  string
 
 	batches, events, droppedBatches, droppedEvents, rejected, peakQueued atomic.Int64
+	// queuedBytes is the size of the bodies in the queue, at most
+	// maxQueued.
+	queuedBytes atomic.Int64
+	maxQueued   int64
 
 	// mu guards closed: a batch is queued under the read lock, the queue
 	// closed under the write lock.
@@ -71,6 +83,9 @@ type Listener struct {
 
 // MaxBatchBytes bounds one POST's body.
 const MaxBatchBytes = 64 << 20
+
+// DefaultQueueBytes is ListenConfig.QueueBytes's default.
+const DefaultQueueBytes = 64 << 20
 
 // freeBatches is how many batches' memory is kept for the next ones.
 const freeBatches = 16
@@ -107,8 +122,12 @@ func Listen(cfg ListenConfig) (*Listener, error) {
 	if n <= 0 {
 		n = 1024
 	}
+	maxQueued := cfg.QueueBytes
+	if maxQueued <= 0 {
+		maxQueued = DefaultQueueBytes
+	}
 	pr, pw := io.Pipe()
-	l := &Listener{ln: ln, queue: make(chan *listBatch, n), free: make(chan *listBatch, freeBatches), out: pr, in: pw, rec: cfg.Record,
+	l := &Listener{ln: ln, queue: make(chan *listBatch, n), free: make(chan *listBatch, freeBatches), out: pr, in: pw, rec: cfg.Record, maxQueued: maxQueued,
 		drained: make(chan struct{}), served: make(chan error, 1)}
 	scheme := "http"
 	if tlsOn {
@@ -131,7 +150,7 @@ func (l *Listener) Source() Source { return NewSource(l.url, l.out) }
 func (l *Listener) Stats() ListenStats {
 	return ListenStats{Batches: l.batches.Load(), Events: l.events.Load(), DroppedBatches: l.droppedBatches.Load(),
 		DroppedEvents: l.droppedEvents.Load(), Rejected: l.rejected.Load(), QueueBatches: cap(l.queue),
-		PeakQueued: l.peakQueued.Load()}
+		QueueBytes: l.maxQueued, PeakQueued: l.peakQueued.Load()}
 }
 
 // ServeHTTP takes one batch: 200 once it is queued or dropped, 400 for a
@@ -151,14 +170,18 @@ func (l *Listener) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	n := int64(len(b.items))
 	l.batches.Add(1)
+	size := int64(len(b.body))
 	l.mu.RLock()
 	queued := false
-	if !l.closed {
+	if !l.closed && l.queuedBytes.Add(size) <= l.maxQueued {
 		select {
 		case l.queue <- b:
 			queued = true
 		default:
 		}
+	}
+	if !queued {
+		l.queuedBytes.Add(-size)
 	}
 	waiting := int64(len(l.queue))
 	l.mu.RUnlock()
@@ -229,6 +252,7 @@ func (l *Listener) drain() {
 		for _, it := range b.items {
 			buf = appendLine(buf, it)
 		}
+		l.queuedBytes.Add(-int64(len(b.body)))
 		l.putBatch(b)
 		if l.rec != nil {
 			if _, err := l.rec.Write(buf); err != nil {
@@ -247,7 +271,8 @@ func (l *Listener) drain() {
 }
 
 func (l *Listener) discard() {
-	for range l.queue {
+	for b := range l.queue {
+		l.queuedBytes.Add(-int64(len(b.body)))
 	}
 }
 

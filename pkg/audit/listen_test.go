@@ -110,6 +110,27 @@ func TestListenerDropsWhenTheQueueIsFull(t *testing.T) {
 	}
 }
 
+// TestListenerQueueIsBoundedInBytes: a queue of 100 batches but room for
+// the bytes of one is full with one batch waiting: nobody reads, the
+// drain goroutine holds one more, the rest are dropped.
+func TestListenerQueueIsBoundedInBytes(t *testing.T) {
+	body := batch(0, 2, false)
+	l, err := Listen(ListenConfig{Addr: "127.0.0.1:0", QueueBatches: 100, QueueBytes: int64(len(body))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 5 {
+		if code := post(t, l.URL(), body); code != 200 {
+			t.Fatalf("POST: %d", code)
+		}
+	}
+	_ = l.End(context.Background())
+	st := l.Stats()
+	if st.Batches != 5 || st.DroppedBatches < 3 || st.Events+st.DroppedEvents != 10 || st.PeakQueued != 1 || st.QueueBytes != int64(len(body)) {
+		t.Errorf("stats %+v: want 5 batches, at least 3 dropped, every event either passed on or dropped, one batch queued at most", st)
+	}
+}
+
 func TestListenRefusesPlainHTTPBeyondLoopback(t *testing.T) {
 	for _, addr := range []string{"0.0.0.0:0", "192.0.2.1:0", ":0", "nohost"} {
 		if l, err := Listen(ListenConfig{Addr: addr}); err == nil {
