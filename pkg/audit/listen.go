@@ -28,9 +28,10 @@ type ListenConfig struct {
 	// QueueBytes bounds the bytes of those batches (their bodies) too:
 	// the queue is full at QueueBatches or QueueBytes, whichever comes
 	// first. 0 is 64 MiB, below the analysis's memory limit (see
-	// conflicts.Config.MemoryLimit), which a queue the size of the
-	// batches would push the runtime past (it would then collect without
-	// end, on the core the analysis needs).
+	// conflicts.Config.MemoryLimit): a heap past that limit is collected
+	// again and again (the runtime caps it at about half the CPU), on the
+	// core the analysis needs to catch up. 1024 batches of 400
+	// Metadata-level events are some 500 MiB.
 	QueueBytes int64
 	// Record, when set, receives every event kept, one JSON line each:
 	// a log that Open reads back.
