@@ -38,19 +38,20 @@ func main() {
 	rate := flag.Int("rate", 100000, "events a second")
 	size := flag.Int("batch", 400, "events a batch (the webhook backend's --audit-webhook-batch-max-size is 400 by default)")
 	dur := flag.Duration("for", 20*time.Second, "how long to send")
+	inflight := flag.Int("inflight", 64, "requests waiting for their answers at most")
 	cpus := flag.String("cpus", "", "run the listener on these CPUs only (taskset -c CPUS), e.g. 0 for one core; the sender is pinned by whoever starts it")
 	flag.Parse()
 	if *logPath == "" {
 		fmt.Fprintln(os.Stderr, "listenload: -log is required")
 		os.Exit(2)
 	}
-	if err := run(*rv, *logPath, *rate, *size, *dur, *cpus); err != nil {
+	if err := run(*rv, *logPath, *rate, *size, *inflight, *dur, *cpus); err != nil {
 		fmt.Fprintln(os.Stderr, "listenload:", err)
 		os.Exit(1)
 	}
 }
 
-func run(rv, logPath string, rate, size int, dur time.Duration, cpus string) error {
+func run(rv, logPath string, rate, size, inflight int, dur time.Duration, cpus string) error {
 	addr, err := freeAddr()
 	if err != nil {
 		return err
@@ -80,7 +81,7 @@ func run(rv, logPath string, rate, size int, dur time.Duration, cpus string) err
 	if err := waitListening(addr); err != nil {
 		return err
 	}
-	sent, late, elapsed, err := send("http://"+addr+"/", batches, rate/size, dur)
+	sent, late, elapsed, err := send("http://"+addr+"/", batches, rate/size, inflight, dur)
 	if err != nil {
 		_ = cmd.Process.Signal(os.Interrupt)
 		werr := cmd.Wait()
@@ -281,57 +282,60 @@ func (b *batches) next() ([]byte, int, error) {
 	return out, len(src.ids), nil
 }
 
-// send POSTs perSecond batches a second for dur from two clients, as the
-// webhook backend sends batches on (--audit-webhook-batch-throttle-qps,
-// one at a time per server); a batch is made when its turn comes, and one
-// whose turn passed while the client was busy is sent at once and counted
-// late.
-func send(url string, b *batches, perSecond int, dur time.Duration) (sent, late int, elapsed time.Duration, err error) {
-	const clients = 2
+// send POSTs perSecond batches a second for dur, each in its own request
+// when its turn comes, without waiting for the ones before, as the
+// webhook backend does (k8s.io/apiserver's buffered backend sends each
+// batch from a goroutine of its own, paced by
+// --audit-webhook-batch-throttle-qps): at most inflight at once, over as
+// many connections. A batch whose turn passed while inflight requests
+// were waiting for their answers is sent once one is answered, and
+// counted late.
+func send(url string, b *batches, perSecond, inflight int, dur time.Duration) (sent, late int, elapsed time.Duration, err error) {
 	interval := time.Second / time.Duration(perSecond)
-	start := time.Now()
+	client := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{MaxIdleConnsPerHost: inflight}}
+	slots := make(chan struct{}, inflight)
 	var mu sync.Mutex
-	next := 0
+	var firstErr error
 	var wg sync.WaitGroup
-	errs := make(chan error, clients)
-	for range clients {
+	start := time.Now()
+	for i := 0; ; i++ {
+		due := start.Add(time.Duration(i) * interval)
+		if due.Sub(start) >= dur {
+			break
+		}
+		body, n, err := b.next()
+		if err != nil {
+			return sent, late, 0, err
+		}
+		if d := time.Until(due); d > 0 {
+			time.Sleep(d)
+		}
+		slots <- struct{}{}
+		if time.Until(due) < -interval {
+			late++
+		}
+		mu.Lock()
+		stop := firstErr != nil
+		mu.Unlock()
+		if stop {
+			break
+		}
 		wg.Go(func() {
-			client := &http.Client{Timeout: 10 * time.Second}
-			for {
-				mu.Lock()
-				i := next
-				next++
-				due := start.Add(time.Duration(i) * interval)
-				if due.Sub(start) >= dur {
-					mu.Unlock()
-					return
-				}
-				if time.Until(due) < -interval {
-					late++
-				}
-				body, n, err := b.next()
-				mu.Unlock()
-				if err != nil {
-					errs <- err
-					return
-				}
-				if d := time.Until(due); d > 0 {
-					time.Sleep(d)
-				}
-				if err := post(client, url, body); err != nil {
-					errs <- err
-					return
-				}
-				mu.Lock()
+			defer func() { <-slots }()
+			err := post(client, url, body)
+			mu.Lock()
+			defer mu.Unlock()
+			if err != nil && firstErr == nil {
+				firstErr = err
+			}
+			if err == nil {
 				sent += n
-				mu.Unlock()
 			}
 		})
 	}
 	wg.Wait()
-	close(errs)
-	for err := range errs {
-		return sent, late, 0, err
+	if firstErr != nil {
+		return sent, late, 0, firstErr
 	}
 	return sent, late, time.Since(start), nil
 }
