@@ -62,10 +62,12 @@ type Listener struct {
 	queue chan *listBatch
 	// free holds batches whose memory can be read into again.
 	free chan *listBatch
-	out  *io.PipeReader
-	in   *io.PipeWriter
-	rec  io.Writer
-	url  string
+	// reading holds a token for each request whose body is being read.
+	reading chan struct{}
+	out     *io.PipeReader
+	in      *io.PipeWriter
+	rec     io.Writer
+	url     string
 
 	batches, events, droppedBatches, droppedEvents, rejected, peakQueued atomic.Int64
 	// queuedBytes is the size of the bodies in the queue, at most
@@ -87,6 +89,9 @@ const MaxBatchBytes = 64 << 20
 
 // DefaultQueueBytes is ListenConfig.QueueBytes's default.
 const DefaultQueueBytes = 64 << 20
+
+// readingBatches is how many requests' bodies are read at once.
+const readingBatches = 4
 
 // freeBatches is how many batches' memory is kept for the next ones.
 const freeBatches = 16
@@ -128,7 +133,7 @@ func Listen(cfg ListenConfig) (*Listener, error) {
 		maxQueued = DefaultQueueBytes
 	}
 	pr, pw := io.Pipe()
-	l := &Listener{ln: ln, queue: make(chan *listBatch, n), free: make(chan *listBatch, freeBatches), out: pr, in: pw, rec: cfg.Record, maxQueued: maxQueued,
+	l := &Listener{ln: ln, queue: make(chan *listBatch, n), free: make(chan *listBatch, freeBatches), reading: make(chan struct{}, readingBatches), out: pr, in: pw, rec: cfg.Record, maxQueued: maxQueued,
 		drained: make(chan struct{}), served: make(chan error, 1)}
 	scheme := "http"
 	if tlsOn {
@@ -162,8 +167,15 @@ func (l *Listener) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "POST an audit.k8s.io/v1 EventList", http.StatusMethodNotAllowed)
 		return
 	}
+	// The bodies in memory are those queued (QueueBytes) and those being
+	// read: at most readingBatches at once, the other requests waiting
+	// for their turn (a read takes as long as the body takes to read and
+	// scan, however far behind the analysis is).
+	l.reading <- struct{}{}
 	b := l.getBatch()
-	if err := b.read(http.MaxBytesReader(w, r.Body, MaxBatchBytes), r.ContentLength); err != nil {
+	err := b.read(http.MaxBytesReader(w, r.Body, MaxBatchBytes), r.ContentLength)
+	<-l.reading
+	if err != nil {
 		l.putBatch(b)
 		l.rejected.Add(1)
 		http.Error(w, err.Error(), http.StatusBadRequest)
