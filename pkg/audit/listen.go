@@ -27,11 +27,8 @@ type ListenConfig struct {
 	QueueBatches int
 	// QueueBytes bounds the bytes of those batches (their bodies) too:
 	// the queue is full at QueueBatches or QueueBytes, whichever comes
-	// first. 0 is 64 MiB, below the analysis's memory limit (see
-	// conflicts.Config.MemoryLimit): a heap past that limit is collected
-	// again and again (the runtime caps it at about half the CPU), on the
-	// core the analysis needs to catch up. 1024 batches of 400
-	// Metadata-level events are some 500 MiB.
+	// first. 0 is 64 MiB (1024 batches of 400 Metadata-level events are
+	// some 500 MiB); see ListenMemory.
 	QueueBytes int64
 	// Record, when set, receives every event kept, one JSON line each:
 	// a log that Open reads back.
@@ -89,6 +86,13 @@ const MaxBatchBytes = 64 << 20
 
 // DefaultQueueBytes is ListenConfig.QueueBytes's default.
 const DefaultQueueBytes = 64 << 20
+
+// ListenMemory is the memory a receiver holds with the default queue
+// full, for batches of up to 4 MiB: the queue's bytes and the bodies
+// being read. A memory limit set for the analysis behind it goes up by as
+// much: a heap past the limit is collected again and again, on the core
+// the analysis needs to catch up.
+const ListenMemory = DefaultQueueBytes + readingBatches*maxFreeBody
 
 // readingBatches is how many requests' bodies are read at once.
 const readingBatches = 4
