@@ -4,7 +4,10 @@
 // reports the rate it kept, the events the listener received and dropped
 // (from its own report on stderr) and its peak resident memory (VmHWM of
 // /proc/PID/status, Linux). The events are a log's lines (hack/genaudit),
-// read again and again as needed, each pass's auditIDs made new.
+// read again and again as needed, each pass's auditIDs made new. With
+// -cpus the listener runs on those CPUs only (taskset -c): -cpus 0, with
+// the sender itself started under taskset -c 1, measures the listener on
+// one core, its sender on another.
 //
 //	go run ./hack/listenload -rv ./kubectl-rv -log /tmp/audit.log -rate 100000 -for 20s
 //
@@ -35,25 +38,39 @@ func main() {
 	rate := flag.Int("rate", 100000, "events a second")
 	size := flag.Int("batch", 400, "events a batch (the webhook backend's --audit-webhook-batch-max-size is 400 by default)")
 	dur := flag.Duration("for", 20*time.Second, "how long to send")
+	inflight := flag.Int("inflight", 64, "requests waiting for their answers at most")
+	cpus := flag.String("cpus", "", "run the listener on these CPUs only (taskset -c CPUS), e.g. 0 for one core; the sender is pinned by whoever starts it")
 	flag.Parse()
 	if *logPath == "" {
 		fmt.Fprintln(os.Stderr, "listenload: -log is required")
 		os.Exit(2)
 	}
-	if err := run(*rv, *logPath, *rate, *size, *dur); err != nil {
+	if err := run(*rv, *logPath, *rate, *size, *inflight, *dur, *cpus); err != nil {
 		fmt.Fprintln(os.Stderr, "listenload:", err)
 		os.Exit(1)
 	}
 }
 
-func run(rv, logPath string, rate, size int, dur time.Duration) error {
+func run(rv, logPath string, rate, size, inflight int, dur time.Duration, cpus string) error {
 	addr, err := freeAddr()
+	if err != nil {
+		return err
+	}
+	// Made before the listener starts: its memory and time are the
+	// sender's.
+	batches, err := newBatches(logPath, size)
 	if err != nil {
 		return err
 	}
 	var stderr bytes.Buffer
 	// It receives until interrupted (Ctrl-C), once every batch is sent.
-	cmd := exec.Command(rv, "conflicts", "--listen", addr, "-o", "json")
+	// taskset execs the listener: the process (and its PID) is the
+	// listener's.
+	args := []string{rv, "conflicts", "--listen", addr, "-o", "json"}
+	if cpus != "" {
+		args = append([]string{"taskset", "-c", cpus}, args...)
+	}
+	cmd := exec.Command(args[0], args[1:]...)
 	cmd.Stdout, cmd.Stderr = io.Discard, &stderr
 	if err := cmd.Start(); err != nil {
 		return err
@@ -64,11 +81,7 @@ func run(rv, logPath string, rate, size int, dur time.Duration) error {
 	if err := waitListening(addr); err != nil {
 		return err
 	}
-	batches, err := newBatches(logPath, size)
-	if err != nil {
-		return err
-	}
-	sent, late, elapsed, err := send("http://"+addr+"/", batches, rate/size, dur)
+	sent, late, elapsed, err := send("http://"+addr+"/", batches, rate/size, inflight, dur)
 	if err != nil {
 		_ = cmd.Process.Signal(os.Interrupt)
 		werr := cmd.Wait()
@@ -82,6 +95,9 @@ func run(rv, logPath string, rate, size int, dur time.Duration) error {
 		return fmt.Errorf("%s exited: %v: %s", rv, werr, stderr.String())
 	}
 	fmt.Printf("target %d events/s in batches of %d for %s; sent %d events in %s (%.0f events/s), %d batches late\n", rate, size, dur, sent, elapsed.Round(time.Millisecond), float64(sent)/elapsed.Seconds(), late)
+	if cpus != "" {
+		fmt.Printf("listener: on CPU %s only (taskset -c; the Go runtime's GOMAXPROCS follows)\n", cpus)
+	}
 	fmt.Printf("listener: %s", grep(stderr.String(), `(?m)^.*(received|dropped) .*$`))
 	var self syscall.Rusage
 	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &self)
@@ -144,109 +160,182 @@ func sampleRSS(pid int, stop <-chan struct{}, peak chan<- usage) {
 	}
 }
 
-// batches makes EventList bodies of the log's lines, reading the log
-// again at its end with new auditIDs.
+// batches makes EventList bodies of the log's lines, items without kind
+// and apiVersion as the API server sends them. The bodies are made once,
+// before the sending starts: the sender's own work per batch is a copy
+// and the patches below. The log is sent again and again as needed, each
+// pass's events new, as an API server's would be: their auditIDs get the
+// pass's number (p0002-...) and their timestamps move on by the log's time
+// span (and a second) each pass, so that the stream stays in time order.
 type batches struct {
-	path string
-	size int
-	f    *os.File
-	sc   *bufio.Scanner
-	pass int
+	bodies []body
+	// span is how far each pass's timestamps move on.
+	span time.Duration
+	i    int
 }
+
+// body is one EventList and where its events' pass numbers and
+// timestamps are.
+type body struct {
+	b      []byte
+	ids    []int
+	stamps []stamp
+}
+
+// stamp is a timestamp's offset in its body and its time in the log.
+type stamp struct {
+	at int
+	t  time.Time
+}
+
+// passWidth is the width of a pass number: p0001-, p0002-...
+const passWidth = 4
+
+// stampLayout is the API server's form of an audit event's timestamps.
+const stampLayout = "2006-01-02T15:04:05.000000Z07:00"
+
+var stampKeys = []string{`"requestReceivedTimestamp":"`, `"stageTimestamp":"`}
 
 func newBatches(path string, size int) (*batches, error) {
-	b := &batches{path: path, size: size}
-	return b, b.reopen()
-}
-
-func (b *batches) reopen() error {
-	if b.f != nil {
-		_ = b.f.Close()
-	}
-	f, err := os.Open(b.path)
+	f, err := os.Open(path)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	b.f, b.sc, b.pass = f, bufio.NewScanner(f), b.pass+1
-	b.sc.Buffer(make([]byte, 1<<20), 1<<20)
-	return nil
-}
-
-func (b *batches) next() ([]byte, int, error) {
-	var body bytes.Buffer
-	body.WriteString(`{"kind":"EventList","apiVersion":"audit.k8s.io/v1","metadata":{},"items":[`)
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	b := &batches{}
+	var cur body
+	var buf bytes.Buffer
+	var first, last time.Time
 	n := 0
-	for n < b.size {
-		if !b.sc.Scan() {
-			if err := b.sc.Err(); err != nil {
-				return nil, 0, err
-			}
-			if err := b.reopen(); err != nil {
-				return nil, 0, err
-			}
-			continue
+	for sc.Scan() {
+		if n == 0 {
+			buf.WriteString(`{"kind":"EventList","apiVersion":"audit.k8s.io/v1","metadata":{},"items":[`)
+		} else {
+			buf.WriteByte(',')
 		}
-		if n > 0 {
-			body.WriteByte(',')
+		line := strings.Replace(sc.Text(), `"kind":"Event","apiVersion":"audit.k8s.io/v1",`, "", 1)
+		i := strings.Index(line, `"auditID":"`)
+		if i < 0 {
+			return nil, fmt.Errorf("%s: a line without an auditID", path)
 		}
-		body.WriteString(strings.Replace(b.sc.Text(), `"auditID":"`, fmt.Sprintf(`"auditID":"p%d-`, b.pass), 1))
-		n++
+		i += len(`"auditID":"`)
+		line = line[:i] + "p" + strings.Repeat("0", passWidth) + "-" + line[i:]
+		cur.ids = append(cur.ids, buf.Len()+i+1)
+		for _, key := range stampKeys {
+			j := strings.Index(line, key)
+			if j < 0 {
+				continue
+			}
+			j += len(key)
+			v := line[j:min(j+len(stampLayout)-5, len(line))]
+			t, err := time.Parse(stampLayout, v)
+			if err != nil || t.Format(stampLayout) != v {
+				return nil, fmt.Errorf("%s: timestamp %q is not in the API server's form (%s)", path, v, stampLayout)
+			}
+			cur.stamps = append(cur.stamps, stamp{at: buf.Len() + j, t: t})
+			if first.IsZero() || t.Before(first) {
+				first = t
+			}
+			if t.After(last) {
+				last = t
+			}
+		}
+		buf.WriteString(line)
+		if n++; n == size {
+			buf.WriteString("]}")
+			cur.b = bytes.Clone(buf.Bytes())
+			b.bodies = append(b.bodies, cur)
+			buf.Reset()
+			cur, n = body{}, 0
+		}
 	}
-	body.WriteString("]}")
-	return body.Bytes(), n, nil
+	if err := sc.Err(); err != nil {
+		return nil, err
+	}
+	if len(b.bodies) == 0 {
+		return nil, fmt.Errorf("%s: fewer than %d lines", path, size)
+	}
+	b.span = last.Sub(first).Truncate(time.Second) + 2*time.Second
+	return b, nil
 }
 
-// send POSTs perSecond batches a second for dur from two clients, as the
-// webhook backend sends batches on (--audit-webhook-batch-throttle-qps,
-// one at a time per server); a batch is made when its turn comes, and one
-// whose turn passed while the client was busy is sent at once and counted
-// late.
-func send(url string, b *batches, perSecond int, dur time.Duration) (sent, late int, elapsed time.Duration, err error) {
-	const clients = 2
+// next is the next batch's body and its number of events.
+func (b *batches) next() ([]byte, int, error) {
+	k := b.i % len(b.bodies)
+	pass := b.i/len(b.bodies) + 1
+	b.i++
+	src := &b.bodies[k]
+	out := bytes.Clone(src.b)
+	digits := fmt.Sprintf("%0*d", passWidth, pass)
+	if len(digits) > passWidth {
+		return nil, 0, fmt.Errorf("the log was sent %d times: give a longer one", pass-1)
+	}
+	for _, at := range src.ids {
+		copy(out[at:], digits)
+	}
+	shift := time.Duration(pass-1) * b.span
+	for _, st := range src.stamps {
+		copy(out[st.at:], st.t.Add(shift).Format(stampLayout))
+	}
+	return out, len(src.ids), nil
+}
+
+// send POSTs perSecond batches a second for dur, each in its own request
+// when its turn comes, without waiting for the ones before, as the
+// webhook backend does (k8s.io/apiserver's buffered backend sends each
+// batch from a goroutine of its own, paced by
+// --audit-webhook-batch-throttle-qps): at most inflight at once, over as
+// many connections. A batch whose turn passed while inflight requests
+// were waiting for their answers is sent once one is answered, and
+// counted late.
+func send(url string, b *batches, perSecond, inflight int, dur time.Duration) (sent, late int, elapsed time.Duration, err error) {
 	interval := time.Second / time.Duration(perSecond)
-	start := time.Now()
+	client := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{MaxIdleConnsPerHost: inflight}}
+	slots := make(chan struct{}, inflight)
 	var mu sync.Mutex
-	next := 0
+	var firstErr error
 	var wg sync.WaitGroup
-	errs := make(chan error, clients)
-	for range clients {
+	start := time.Now()
+	for i := 0; ; i++ {
+		due := start.Add(time.Duration(i) * interval)
+		if due.Sub(start) >= dur {
+			break
+		}
+		body, n, err := b.next()
+		if err != nil {
+			return sent, late, 0, err
+		}
+		if d := time.Until(due); d > 0 {
+			time.Sleep(d)
+		}
+		slots <- struct{}{}
+		if time.Until(due) < -interval {
+			late++
+		}
+		mu.Lock()
+		stop := firstErr != nil
+		mu.Unlock()
+		if stop {
+			break
+		}
 		wg.Go(func() {
-			client := &http.Client{Timeout: 10 * time.Second}
-			for {
-				mu.Lock()
-				i := next
-				next++
-				due := start.Add(time.Duration(i) * interval)
-				if due.Sub(start) >= dur {
-					mu.Unlock()
-					return
-				}
-				if time.Until(due) < -interval {
-					late++
-				}
-				body, n, err := b.next()
-				mu.Unlock()
-				if err != nil {
-					errs <- err
-					return
-				}
-				if d := time.Until(due); d > 0 {
-					time.Sleep(d)
-				}
-				if err := post(client, url, body); err != nil {
-					errs <- err
-					return
-				}
-				mu.Lock()
+			defer func() { <-slots }()
+			err := post(client, url, body)
+			mu.Lock()
+			defer mu.Unlock()
+			if err != nil && firstErr == nil {
+				firstErr = err
+			}
+			if err == nil {
 				sent += n
-				mu.Unlock()
 			}
 		})
 	}
 	wg.Wait()
-	close(errs)
-	for err := range errs {
-		return sent, late, 0, err
+	if firstErr != nil {
+		return sent, late, 0, firstErr
 	}
 	return sent, late, time.Since(start), nil
 }

@@ -1,10 +1,8 @@
 package audit
 
 import (
-	"bytes"
 	"context"
 	"crypto/tls"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -27,6 +25,11 @@ type ListenConfig struct {
 	// that finds the queue full is dropped and counted (Stats), never
 	// waited for, so the API server is never held up. 0 is 1024.
 	QueueBatches int
+	// QueueBytes bounds the bytes of those batches (their bodies) too:
+	// the queue is full at QueueBatches or QueueBytes, whichever comes
+	// first. 0 is 64 MiB (1024 batches of 400 Metadata-level events are
+	// some 500 MiB); see ListenMemory.
+	QueueBytes int64
 	// Record, when set, receives every event kept, one JSON line each:
 	// a log that Open reads back.
 	Record io.Writer
@@ -38,8 +41,11 @@ type ListenStats struct {
 	DroppedBatches, DroppedEvents int64
 	// Rejected counts requests that were not an audit.k8s.io/v1 EventList.
 	Rejected int64
-	// QueueBatches is the queue's capacity.
+	// QueueBatches and QueueBytes are the queue's capacity, PeakQueued
+	// the most batches that waited in it at once.
 	QueueBatches int
+	QueueBytes   int64
+	PeakQueued   int64
 }
 
 // Listener receives the API server's audit webhook batches
@@ -50,13 +56,21 @@ type ListenStats struct {
 type Listener struct {
 	srv   *http.Server
 	ln    net.Listener
-	queue chan [][]byte
-	out   *io.PipeReader
-	in    *io.PipeWriter
-	rec   io.Writer
-	url   string
+	queue chan *listBatch
+	// free holds batches whose memory can be read into again.
+	free chan *listBatch
+	// reading holds a token for each request whose body is being read.
+	reading chan struct{}
+	out     *io.PipeReader
+	in      *io.PipeWriter
+	rec     io.Writer
+	url     string
 
-	batches, events, droppedBatches, droppedEvents, rejected atomic.Int64
+	batches, events, droppedBatches, droppedEvents, rejected, peakQueued atomic.Int64
+	// queuedBytes is the size of the bodies in the queue, at most
+	// maxQueued.
+	queuedBytes atomic.Int64
+	maxQueued   int64
 
 	// mu guards closed: a batch is queued under the read lock, the queue
 	// closed under the write lock.
@@ -69,6 +83,22 @@ type Listener struct {
 
 // MaxBatchBytes bounds one POST's body.
 const MaxBatchBytes = 64 << 20
+
+// DefaultQueueBytes is ListenConfig.QueueBytes's default.
+const DefaultQueueBytes = 64 << 20
+
+// ListenMemory is the memory a receiver holds with the default queue
+// full, for batches of up to 4 MiB: the queue's bytes and the bodies
+// being read. A memory limit set for the analysis behind it goes up by as
+// much: a heap past the limit is collected again and again, on the core
+// the analysis needs to catch up.
+const ListenMemory = DefaultQueueBytes + readingBatches*maxFreeBody
+
+// readingBatches is how many requests' bodies are read at once.
+const readingBatches = 4
+
+// freeBatches is how many batches' memory is kept for the next ones.
+const freeBatches = 16
 
 // Listen starts a receiver on cfg.Addr.
 func Listen(cfg ListenConfig) (*Listener, error) {
@@ -102,8 +132,12 @@ func Listen(cfg ListenConfig) (*Listener, error) {
 	if n <= 0 {
 		n = 1024
 	}
+	maxQueued := cfg.QueueBytes
+	if maxQueued <= 0 {
+		maxQueued = DefaultQueueBytes
+	}
 	pr, pw := io.Pipe()
-	l := &Listener{ln: ln, queue: make(chan [][]byte, n), out: pr, in: pw, rec: cfg.Record,
+	l := &Listener{ln: ln, queue: make(chan *listBatch, n), free: make(chan *listBatch, freeBatches), reading: make(chan struct{}, readingBatches), out: pr, in: pw, rec: cfg.Record, maxQueued: maxQueued,
 		drained: make(chan struct{}), served: make(chan error, 1)}
 	scheme := "http"
 	if tlsOn {
@@ -125,15 +159,8 @@ func (l *Listener) Source() Source { return NewSource(l.url, l.out) }
 // Stats returns the counts so far.
 func (l *Listener) Stats() ListenStats {
 	return ListenStats{Batches: l.batches.Load(), Events: l.events.Load(), DroppedBatches: l.droppedBatches.Load(),
-		DroppedEvents: l.droppedEvents.Load(), Rejected: l.rejected.Load(), QueueBatches: cap(l.queue)}
-}
-
-// eventList is the part of an audit.k8s.io/v1 EventList the receiver
-// reads: the items are passed on as they came.
-type eventList struct {
-	Kind       string            `json:"kind"`
-	APIVersion string            `json:"apiVersion"`
-	Items      []json.RawMessage `json:"items"`
+		DroppedEvents: l.droppedEvents.Load(), Rejected: l.rejected.Load(), QueueBatches: cap(l.queue),
+		QueueBytes: l.maxQueued, PeakQueued: l.peakQueued.Load()}
 }
 
 // ServeHTTP takes one batch: 200 once it is queued or dropped, 400 for a
@@ -144,74 +171,92 @@ func (l *Listener) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "POST an audit.k8s.io/v1 EventList", http.StatusMethodNotAllowed)
 		return
 	}
-	items, err := readBatch(http.MaxBytesReader(w, r.Body, MaxBatchBytes))
+	// The bodies in memory are those queued (QueueBytes) and those being
+	// read: at most readingBatches at once, the other requests waiting
+	// for their turn (a read takes as long as the body takes to read and
+	// scan, however far behind the analysis is).
+	l.reading <- struct{}{}
+	b := l.getBatch()
+	err := b.read(http.MaxBytesReader(w, r.Body, MaxBatchBytes), r.ContentLength)
+	<-l.reading
 	if err != nil {
+		l.putBatch(b)
 		l.rejected.Add(1)
 		http.Error(w, err.Error(), http.StatusBadRequest)
 		return
 	}
+	n := int64(len(b.items))
 	l.batches.Add(1)
+	size := int64(len(b.body))
 	l.mu.RLock()
 	queued := false
-	if !l.closed {
+	if !l.closed && l.queuedBytes.Add(size) <= l.maxQueued {
 		select {
-		case l.queue <- items:
+		case l.queue <- b:
 			queued = true
 		default:
 		}
 	}
+	if !queued {
+		l.queuedBytes.Add(-size)
+	}
+	waiting := int64(len(l.queue))
 	l.mu.RUnlock()
+	for peak := l.peakQueued.Load(); waiting > peak && !l.peakQueued.CompareAndSwap(peak, waiting); {
+		peak = l.peakQueued.Load()
+	}
 	if queued {
-		l.events.Add(int64(len(items)))
+		l.events.Add(n)
 	} else {
+		l.putBatch(b)
 		l.droppedBatches.Add(1)
-		l.droppedEvents.Add(int64(len(items)))
+		l.droppedEvents.Add(n)
 	}
 	w.WriteHeader(http.StatusOK)
 }
 
-// readBatch decodes an EventList body into its items, each one line of
-// compact JSON.
-func readBatch(body io.Reader) ([][]byte, error) {
-	var list eventList
-	if err := json.NewDecoder(body).Decode(&list); err != nil {
-		return nil, fmt.Errorf("not an audit EventList: %v", err)
-	}
-	if list.Kind != "EventList" || list.APIVersion != "audit.k8s.io/v1" {
-		return nil, fmt.Errorf("kind %q, apiVersion %q: want an audit.k8s.io/v1 EventList (--audit-webhook-version=audit.k8s.io/v1)", list.Kind, list.APIVersion)
-	}
-	items := make([][]byte, len(list.Items))
-	for i, it := range list.Items {
-		if bytes.ContainsAny(it, "\r\n") {
-			var b bytes.Buffer
-			if err := json.Compact(&b, it); err != nil {
-				return nil, err
-			}
-			it = b.Bytes()
-		}
-		items[i] = withTypeMeta(it)
-	}
-	return items, nil
+// listBatch is one POST's events: items are slices of body (or, for a body
+// encoding/json read, of their own memory).
+type listBatch struct {
+	body  []byte
+	items [][]byte
 }
 
-// eventTypeMeta starts a log line's event: a list's items carry no kind
-// or apiVersion (the API server leaves them to the list), a log's events
-// do.
-const eventTypeMeta = `{"kind":"Event","apiVersion":"audit.k8s.io/v1"`
-
-// withTypeMeta is item (compact JSON) as a log line: with kind and
-// apiVersion first, unless it starts with its kind already.
-func withTypeMeta(item []byte) []byte {
-	switch {
-	case bytes.HasPrefix(item, []byte(`{"kind":`)):
-		return item
-	case bytes.Equal(item, []byte("{}")):
-		return []byte(eventTypeMeta + "}")
-	case len(item) > 0 && item[0] == '{':
-		return append([]byte(eventTypeMeta+","), item[1:]...)
+// read reads an EventList body of size bytes (-1 if not known).
+func (b *listBatch) read(r io.Reader, size int64) error {
+	var err error
+	if b.body, err = readBody(r, b.body, size); err != nil {
+		return err
 	}
-	// Not an object: the decoder says so.
-	return item
+	b.items, err = splitBatch(b.body, b.items)
+	return err
+}
+
+// maxFreeBody is the largest body whose memory is kept for the next batch.
+const maxFreeBody = 4 << 20
+
+// getBatch returns a batch whose memory the drain is done with, or a new
+// one.
+func (l *Listener) getBatch() *listBatch {
+	select {
+	case b := <-l.free:
+		return b
+	default:
+		return &listBatch{}
+	}
+}
+
+// putBatch keeps b's memory for another batch, unless enough are kept.
+func (l *Listener) putBatch(b *listBatch) {
+	if cap(b.body) > maxFreeBody {
+		return
+	}
+	clear(b.items)
+	b.items = b.items[:0]
+	select {
+	case l.free <- b:
+	default:
+	}
 }
 
 // drain writes the queued batches to the source's pipe (and the record)
@@ -219,11 +264,13 @@ func withTypeMeta(item []byte) []byte {
 func (l *Listener) drain() {
 	defer close(l.drained)
 	var buf []byte
-	for items := range l.queue {
+	for b := range l.queue {
 		buf = buf[:0]
-		for _, it := range items {
-			buf = append(append(buf, it...), '\n')
+		for _, it := range b.items {
+			buf = appendLine(buf, it)
 		}
+		l.queuedBytes.Add(-int64(len(b.body)))
+		l.putBatch(b)
 		if l.rec != nil {
 			if _, err := l.rec.Write(buf); err != nil {
 				_ = l.in.CloseWithError(fmt.Errorf("--record: %w", err))
@@ -241,7 +288,8 @@ func (l *Listener) drain() {
 }
 
 func (l *Listener) discard() {
-	for range l.queue {
+	for b := range l.queue {
+		l.queuedBytes.Add(-int64(len(b.body)))
 	}
 }
 

@@ -3,11 +3,14 @@ package audit
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
 	"strings"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 )
 
 // eventLine is one Metadata-level audit event as the API server writes it.
@@ -102,8 +105,29 @@ func TestListenerDropsWhenTheQueueIsFull(t *testing.T) {
 	}
 	_ = l.End(context.Background())
 	st := l.Stats()
-	if st.Batches != 5 || st.DroppedBatches < 3 || st.DroppedEvents != 2*st.DroppedBatches || st.Events+st.DroppedEvents != 10 {
-		t.Errorf("stats %+v: want 5 batches, at least 3 dropped, every event either passed on or dropped", st)
+	if st.Batches != 5 || st.DroppedBatches < 3 || st.DroppedEvents != 2*st.DroppedBatches || st.Events+st.DroppedEvents != 10 || st.PeakQueued != 1 {
+		t.Errorf("stats %+v: want 5 batches, at least 3 dropped, every event either passed on or dropped, the queue of 1 full", st)
+	}
+}
+
+// TestListenerQueueIsBoundedInBytes: a queue of 100 batches but room for
+// the bytes of one is full with one batch waiting: nobody reads, the
+// drain goroutine holds one more, the rest are dropped.
+func TestListenerQueueIsBoundedInBytes(t *testing.T) {
+	body := batch(0, 2, false)
+	l, err := Listen(ListenConfig{Addr: "127.0.0.1:0", QueueBatches: 100, QueueBytes: int64(len(body))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 5 {
+		if code := post(t, l.URL(), body); code != 200 {
+			t.Fatalf("POST: %d", code)
+		}
+	}
+	_ = l.End(context.Background())
+	st := l.Stats()
+	if st.Batches != 5 || st.DroppedBatches < 3 || st.Events+st.DroppedEvents != 10 || st.PeakQueued != 1 || st.QueueBytes != int64(len(body)) {
+		t.Errorf("stats %+v: want 5 batches, at least 3 dropped, every event either passed on or dropped, one batch queued at most", st)
 	}
 }
 
@@ -119,17 +143,86 @@ func TestListenRefusesPlainHTTPBeyondLoopback(t *testing.T) {
 	}
 }
 
-func FuzzReadBatch(f *testing.F) {
+// TestScanEventListReadsTheWebhooksBatches: the API server's batches,
+// compact or not, are read by the scanner, not handed to encoding/json;
+// bodies it is not sure of are.
+func TestScanEventListReadsTheWebhooksBatches(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		body string
+		ok   bool
+	}{
+		{"compact", string(batch(0, 3, false)), true},
+		{"items spanning lines", string(batch(0, 2, true)), true},
+		{"no items", `{"kind":"EventList","apiVersion":"audit.k8s.io/v1","metadata":{},"items":[]}`, true},
+		{"white space", " {\n \"items\" : [ {} , { \"a\" : 1 } ] ,\"apiVersion\":\"audit.k8s.io/v1\",\"kind\":\"EventList\"}\n", true},
+		{"a key folded", `{"Kind":"EventList","apiVersion":"audit.k8s.io/v1","items":[]}`, false},
+		{"a key escaped", `{"kin\u0064":"EventList","apiVersion":"audit.k8s.io/v1","items":[]}`, false},
+		{"a key twice", `{"kind":"EventList","apiVersion":"audit.k8s.io/v1","items":[],"items":[]}`, false},
+		{"items null", `{"kind":"EventList","apiVersion":"audit.k8s.io/v1","items":null}`, false},
+		{"another kind", `{"kind":"Event","apiVersion":"audit.k8s.io/v1","items":[]}`, false},
+		{"after the list", `{"kind":"EventList","apiVersion":"audit.k8s.io/v1","items":[]}x`, false},
+		{"a bad item", `{"kind":"EventList","apiVersion":"audit.k8s.io/v1","items":[{"a":tru}]}`, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			items, ok := scanEventList([]byte(tc.body), nil)
+			if ok != tc.ok {
+				t.Fatalf("scanned: %v, want %v", ok, tc.ok)
+			}
+			want, err := splitBatchJSON([]byte(tc.body))
+			if ok && err != nil {
+				t.Fatalf("scanned, but encoding/json: %v", err)
+			}
+			if ok {
+				if diff := cmp.Diff(lines(want), lines(items)); diff != "" {
+					t.Errorf("items (-encoding/json +scanner):\n%s", diff)
+				}
+			}
+		})
+	}
+}
+
+func lines(items [][]byte) []string {
+	var out []string
+	for _, it := range items {
+		out = append(out, string(it))
+	}
+	return out
+}
+
+// FuzzSplitBatch holds the scanner of EventList bodies (scanEventList) to
+// encoding/json (splitBatchJSON): what it reads, encoding/json reads
+// into the same items; every item is one line, and an object item is an
+// object line once kind and apiVersion are put in.
+func FuzzSplitBatch(f *testing.F) {
 	f.Add(batch(0, 2, true))
-	f.Add([]byte(`{"kind":"EventList","apiVersion":"audit.k8s.io/v1","items":[1,"x",{}]}`))
+	f.Add(batch(0, 3, false))
+	f.Add([]byte(`{"kind":"EventList","apiVersion":"audit.k8s.io/v1","items":[1,"x",{},{ },[],null]}`))
+	f.Add([]byte(` {"items":[{"a" :[1.5e3,-0,"\u00e9\n"]}],"metadata":{"x":{}},"apiVersion":"audit.k8s.io/v1","kind":"EventList"} `))
+	f.Add([]byte(`{"KIND":"EventList","apiVersion":"audit.k8s.io/v1","items":[{}]}`))
+	f.Add([]byte(`{"kind":"EventList","apiVersion":"audit.k8s.io/v1","items":[{"kind":"Event"}]}trailing`))
 	f.Fuzz(func(t *testing.T, body []byte) {
-		items, err := readBatch(bytes.NewReader(body))
-		if err != nil {
-			return
+		scanned, ok := scanEventList(body, nil)
+		want, err := splitBatchJSON(body)
+		if ok {
+			if err != nil {
+				t.Fatalf("scanned, but encoding/json: %v", err)
+			}
+			if diff := cmp.Diff(lines(want), lines(scanned)); diff != "" {
+				t.Fatalf("items (-encoding/json +scanner):\n%s", diff)
+			}
+		}
+		items, serr := splitBatch(body, nil)
+		if (serr != nil) != (err != nil) {
+			t.Fatalf("splitBatch: %v, encoding/json: %v", serr, err)
 		}
 		for _, it := range items {
-			if bytes.ContainsAny(it, "\r\n") {
-				t.Fatalf("item %q spans lines", it)
+			line := appendLine(nil, it)
+			if bytes.IndexByte(line, '\n') != len(line)-1 || bytes.IndexByte(line, '\r') >= 0 {
+				t.Fatalf("item %q spans lines: %q", it, line)
+			}
+			if it[0] == '{' && !json.Valid(line) {
+				t.Fatalf("item %q: line %q is not JSON", it, line)
 			}
 		}
 	})

@@ -402,6 +402,10 @@ func (o *ConflictsOptions) Validate() error {
 		return exitcode.Usagef("--resource %w", err)
 	}
 	cfg.RetryWindow, cfg.Strict, cfg.Top, cfg.HottestTimeline = o.RetryWindow, o.Strict, o.Top, o.Report != "" || o.Scenario != ""
+	if o.Listen != "" && cfg.MemoryLimit > 0 {
+		// The receiver's queue is memory beside the analysis's, not in it.
+		cfg.MemoryLimit += audit.ListenMemory
+	}
 	o.cfg = cfg
 	return nil
 }

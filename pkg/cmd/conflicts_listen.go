@@ -79,9 +79,9 @@ func (o *ConflictsOptions) sources(ctx context.Context) ([]audit.Source, func() 
 		defer cancel()
 		_ = l.End(shutdown)
 		st := l.Stats()
-		fmt.Fprintf(o.ErrOut, "received %d audit events in %d batches\n", st.Events, st.Batches)
+		fmt.Fprintf(o.ErrOut, "received %d audit events in %d batches (at most %d of the queue's %d batches waited at once)\n", st.Events, st.Batches, st.PeakQueued, st.QueueBatches)
 		if st.DroppedBatches > 0 {
-			output.Warnf(o.ErrOut, "dropped %d events in %d batches: the queue of %d batches was full (the analysis fell behind); the API server was not held up", st.DroppedEvents, st.DroppedBatches, st.QueueBatches)
+			output.Warnf(o.ErrOut, "dropped %d events in %d batches: the queue (%d batches or %d MiB) was full (the analysis fell behind); the API server was not held up", st.DroppedEvents, st.DroppedBatches, st.QueueBatches, st.QueueBytes>>20)
 		}
 		if st.Rejected > 0 {
 			output.Warnf(o.ErrOut, "refused %d requests that were not an audit.k8s.io/v1 EventList POST", st.Rejected)
