@@ -83,6 +83,10 @@ func NewSource(name string, r io.Reader) Source {
 	return Source{Name: name, open: func() (io.ReadCloser, error) { return io.NopCloser(r), nil }}
 }
 
+// WriteVerbs are the verbs of the write attempts conflicts counts: what
+// the log services' filters keep.
+var WriteVerbs = []string{"create", "update", "patch", "delete", "deletecollection"}
+
 // The prefixes of a --source: the log service, then what of it to read.
 const (
 	// CloudWatchScheme names a CloudWatch Logs log group
@@ -106,18 +110,43 @@ func ParseCloudSource(s string) (scheme, target string, err error) {
 }
 
 // RedactUserinfo is s with whatever stands before its last @ (after a //
-// when there is one: a URL's user and password) replaced by xxxxx, so that
-// an error never prints a credential typed into a URL.
+// when there is one: a URL's user and password) and the value of a
+// password= parameter (clickhouse-go's DSNs take one) replaced by xxxxx,
+// so that an error never prints a credential typed into a URL.
 func RedactUserinfo(s string) string {
-	j := strings.LastIndexByte(s, '@')
-	if j < 0 {
-		return s
+	if j := strings.LastIndexByte(s, '@'); j >= 0 {
+		if i := strings.Index(s[:j], "//"); i < 0 {
+			s = "xxxxx" + s[j:]
+		} else {
+			s = s[:i+2] + "xxxxx" + s[j:]
+		}
 	}
-	i := strings.Index(s[:j], "//")
-	if i < 0 {
-		return "xxxxx" + s[j:]
+	const key = "password="
+	for from := 0; ; {
+		i := strings.Index(asciiLower(s[from:]), key)
+		if i < 0 {
+			return s
+		}
+		start := from + i + len(key)
+		end := strings.IndexAny(s[start:], "&#")
+		if end < 0 {
+			end = len(s) - start
+		}
+		s = s[:start] + "xxxxx" + s[start+end:]
+		from = start + len("xxxxx")
 	}
-	return s[:i+2] + "xxxxx" + s[j:]
+}
+
+// asciiLower is s with A-Z lowered, byte for byte (strings.ToLower may
+// change the length of other letters).
+func asciiLower(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if 'A' <= c && c <= 'Z' {
+			b[i] = c + 'a' - 'A'
+		}
+	}
+	return string(b)
 }
 
 // ServiceError is a log service's failure to serve a --source (it
