@@ -95,18 +95,21 @@ const (
 	// ElasticsearchScheme names an Elasticsearch index, after the
 	// cluster's URL (pkg/audit/elasticsearch).
 	ElasticsearchScheme = "elasticsearch:"
+	// OpenSearchScheme names an OpenSearch index, after the cluster's URL
+	// (pkg/audit/opensearch).
+	OpenSearchScheme = "opensearch:"
 )
 
 // ParseCloudSource reads a --source value, SCHEME:TARGET, into its
-// scheme (with the colon) and target: cloudwatch:LOG_GROUP or
-// elasticsearch:URL/INDEX.
+// scheme (with the colon) and target: cloudwatch:LOG_GROUP,
+// elasticsearch:URL/INDEX or opensearch:URL/INDEX.
 func ParseCloudSource(s string) (scheme, target string, err error) {
-	for _, sc := range []string{CloudWatchScheme, ElasticsearchScheme} {
+	for _, sc := range []string{CloudWatchScheme, ElasticsearchScheme, OpenSearchScheme} {
 		if t, ok := strings.CutPrefix(s, sc); ok && t != "" {
 			return sc, t, nil
 		}
 	}
-	return "", "", fmt.Errorf("%q: give cloudwatch:LOG_GROUP (EKS's is /aws/eks/CLUSTER/cluster) or elasticsearch:http(s)://HOST:PORT/INDEX", RedactUserinfo(s))
+	return "", "", fmt.Errorf("%q: give cloudwatch:LOG_GROUP (EKS's is /aws/eks/CLUSTER/cluster), elasticsearch:http(s)://HOST:PORT/INDEX or opensearch:http(s)://HOST:PORT/INDEX", RedactUserinfo(s))
 }
 
 // RedactUserinfo is s with whatever stands before its last @ (after a //
