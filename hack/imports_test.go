@@ -60,6 +60,7 @@ var logServiceClients = []string{
 	"github.com/aws/aws-sdk-go-v2/service/cloudwatchlogs",
 	"github.com/elastic/go-elasticsearch/v8",
 	"github.com/opensearch-project/opensearch-go/v4",
+	"github.com/ClickHouse/clickhouse-go/v2",
 }
 
 // TestLogServiceClientsOnlyInRVOffline: the log services' clients are

@@ -9,8 +9,12 @@
 package auditgen
 
 import (
+	"context"
 	"fmt"
+	"testing"
 	"time"
+
+	"github.com/kubectl-rv/kubectl-rv/pkg/audit"
 )
 
 // Log is a log of N events from Base.
@@ -44,3 +48,20 @@ func (l Log) Writes() int { return (l.N + 9) / 10 }
 
 // Conflicts is how many of them were answered 409.
 func (l Log) Conflicts() int { return (l.N + 29) / 30 }
+
+// Count decodes src, failing t on a read (get, list or watch: a filter
+// not pushed down), and counts its events and 409s.
+func Count(t testing.TB, src audit.Source) (events, conflicts int, err error) {
+	t.Helper()
+	_, err = audit.Decode(context.Background(), src, audit.Options{Workers: 2}, func(e *audit.Event) error {
+		if e.Verb == "get" || e.Verb == "list" || e.Verb == "watch" {
+			t.Fatalf("a %s was sent: the filter was not pushed down", e.Verb)
+		}
+		events++
+		if e.Code == 409 {
+			conflicts++
+		}
+		return nil
+	})
+	return events, conflicts, err
+}

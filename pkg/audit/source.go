@@ -98,18 +98,21 @@ const (
 	// OpenSearchScheme names an OpenSearch index, after the cluster's URL
 	// (pkg/audit/opensearch).
 	OpenSearchScheme = "opensearch:"
+	// ClickHouseScheme names a ClickHouse table, after the server's DSN
+	// (pkg/audit/clickhouse).
+	ClickHouseScheme = "clickhouse:"
 )
 
 // ParseCloudSource reads a --source value, SCHEME:TARGET, into its
 // scheme (with the colon) and target: cloudwatch:LOG_GROUP,
-// elasticsearch:URL/INDEX or opensearch:URL/INDEX.
+// elasticsearch:URL/INDEX, opensearch:URL/INDEX or clickhouse:DSN/TABLE.
 func ParseCloudSource(s string) (scheme, target string, err error) {
-	for _, sc := range []string{CloudWatchScheme, ElasticsearchScheme, OpenSearchScheme} {
+	for _, sc := range []string{CloudWatchScheme, ElasticsearchScheme, OpenSearchScheme, ClickHouseScheme} {
 		if t, ok := strings.CutPrefix(s, sc); ok && t != "" {
 			return sc, t, nil
 		}
 	}
-	return "", "", fmt.Errorf("%q: give cloudwatch:LOG_GROUP (EKS's is /aws/eks/CLUSTER/cluster), elasticsearch:http(s)://HOST:PORT/INDEX or opensearch:http(s)://HOST:PORT/INDEX", RedactUserinfo(s))
+	return "", "", fmt.Errorf("%q: give cloudwatch:LOG_GROUP (EKS's is /aws/eks/CLUSTER/cluster), elasticsearch:http(s)://HOST:PORT/INDEX, opensearch:http(s)://HOST:PORT/INDEX or clickhouse:clickhouse://HOST:9000/DATABASE/TABLE", RedactUserinfo(s))
 }
 
 // RedactUserinfo is s with whatever stands before its last @ (after a //

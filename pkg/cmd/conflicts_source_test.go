@@ -10,9 +10,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kubectl-rv/kubectl-rv/internal/chfake"
 	"github.com/kubectl-rv/kubectl-rv/internal/cwlogsfake"
 	"github.com/kubectl-rv/kubectl-rv/internal/osfake"
 	"github.com/kubectl-rv/kubectl-rv/pkg/audit"
+	"github.com/kubectl-rv/kubectl-rv/pkg/audit/clickhouse"
 	"github.com/kubectl-rv/kubectl-rv/pkg/audit/cloudwatch"
 	"github.com/kubectl-rv/kubectl-rv/pkg/audit/opensearch"
 )
@@ -167,6 +169,48 @@ func TestConflictsSourceOpenSearch(t *testing.T) {
 	}
 	for _, s := range []string{got, errOut, out, badOut} {
 		if strings.Contains(s, "0s-pa55word") {
+			t.Errorf("a credential was printed: %s", s)
+		}
+	}
+}
+
+// TestConflictsSourceClickHouse: --source clickhouse:DSN/TABLE, with
+// credentials from the environment, against a local server that speaks
+// ClickHouse's HTTP interface in the Native format and refuses what
+// ClickHouse refuses, gives the report of the log's writes; an absent
+// table is exit 3 naming it, a DSN with a password exit 2; no credential
+// is printed.
+func TestConflictsSourceClickHouse(t *testing.T) {
+	SetLogSource(audit.ClickHouseScheme, clickhouse.Open)
+	defer SetLogSource(audit.ClickHouseScheme, nil)
+	lines := sourceScene()
+	srv := &chfake.Server{Database: "logs", Table: "k8s_audit", N: len(lines), BlockRows: 16, User: "reader", Password: "ch-pa55word",
+		Row: func(i int) (map[string]string, string) { return sceneFields(lines[i]), lines[i] }}
+	ts := httptest.NewServer(srv)
+	defer ts.Close()
+	writes, want := sourceWant(t, lines)
+	t.Setenv("CLICKHOUSE_USER", "reader")
+	t.Setenv("CLICKHOUSE_PASSWORD", "ch-pa55word")
+	got, errOut, code := run(t, "conflicts", "--source", "clickhouse:"+ts.URL+"/logs/k8s_audit", "--view", "writers", "-o", "json")
+	if code != 0 {
+		t.Fatalf("--source: exit %d: %s", code, errOut)
+	}
+	if a, b := withoutInput(t, want), withoutInput(t, got); a != b {
+		t.Errorf("--source gives another report than the log's writes:\nlog:    %s\nsource: %s", a, b)
+	}
+	if c := srv.Counts(); c.Sent != len(writes) || len(c.Queries) != 1 || c.Blocks < len(writes)/16 || len(c.Refused) != 0 {
+		t.Errorf("the server sent %d rows (want the %d writes) in %d blocks for %d queries, refused %q", c.Sent, len(writes), c.Blocks, len(c.Queries), c.Refused)
+	}
+	out, errOut, code := run(t, "conflicts", "--source", "clickhouse:"+ts.URL+"/logs/absent")
+	if code != 3 || !strings.Contains(errOut, "clickhouse:"+ts.URL+"/logs/absent") || !strings.Contains(errOut, "UNKNOWN_TABLE") || strings.Contains(errOut, "cluster at") {
+		t.Errorf("an absent table: exit %d, stderr %q; want 3 naming it, not the Kubernetes cluster", code, errOut)
+	}
+	_, badOut, badCode := run(t, "conflicts", "--source", "clickhouse:"+ts.URL+"/logs/k8s_audit?password=ch-pa55word")
+	if badCode != 2 || !strings.Contains(badOut, "--source") || !strings.Contains(badOut, "CLICKHOUSE_PASSWORD") {
+		t.Errorf("a DSN with a password: exit %d, stderr %q; want 2 saying where credentials go", badCode, badOut)
+	}
+	for _, s := range []string{got, errOut, out, badOut} {
+		if strings.Contains(s, "ch-pa55word") {
 			t.Errorf("a credential was printed: %s", s)
 		}
 	}
