@@ -96,8 +96,10 @@ func ParseTarget(s string) (Target, error) {
 	}
 	q := u.Query()
 	if u.User != nil || q.Has("username") || q.Has("password") {
-		return Target{}, fmt.Errorf("%q: credentials do not go in the DSN: %s", shown, Credentials)
+		u.User, u.RawQuery = nil, "..."
+		return Target{}, fmt.Errorf("%q: credentials do not go in the DSN: %s", u.String(), Credentials)
 	}
+	shown = audit.RedactUserinfo(u.String())
 	parts := strings.Split(strings.TrimPrefix(u.Path, "/"), "/")
 	if len(parts) > 2 || parts[len(parts)-1] == "" || parts[0] == "" {
 		return Target{}, fmt.Errorf("%q: name the table after the address: clickhouse:%s://%s/DATABASE/TABLE", shown, u.Scheme, u.Host)
@@ -109,7 +111,8 @@ func ParseTarget(s string) (Target, error) {
 	}
 	t.DSN = u.String()
 	if _, err := clickhousego.ParseDSN(t.DSN); err != nil {
-		return Target{}, fmt.Errorf("%q: %w", shown, err)
+		// Its words may quote a parameter (an http_proxy with a password).
+		return Target{}, fmt.Errorf("%q: %s", shown, audit.RedactUserinfo(err.Error()))
 	}
 	return t, nil
 }
