@@ -136,8 +136,11 @@ func (s service) Search(ctx context.Context, body []byte) ([]byte, error) {
 	return answer, nil
 }
 
+// Close deletes the point in time, then stops the transport's background
+// work (its idle connections, any timer it set).
 func (s service) Close(ctx context.Context, id string) {
 	_ = s.do(ctx, http.MethodDelete, opensearchapi.PointInTimeDeleteReq{PitID: []string{id}}, "close the point in time", nil)
+	_ = s.c.Close()
 }
 
 // do sends req and reads its answer into v (when not nil), or returns the
