@@ -36,7 +36,7 @@ test: test-unit e2e ## unit tests with -race, then the e2e suite against a real 
 # The log services' million-event paging tests (a local protocol server
 # sends the events the pushed-down filter keeps) are of the same kind: 60-140
 # s each under -race on a loaded machine, under 10 s without.
-HEAVY_TESTS := ^(TestAnalyzeMemoryBounded|TestDecodeMappedMatchesRead|TestDecodeReuseMatches|TestTrackerRetainsLessThanJSON|TestSourcePagesThroughAMillionEvents|TestSourcePagesThroughAMillionDocuments)$$
+HEAVY_TESTS := ^(TestAnalyzeMemoryBounded|TestDecodeMappedMatchesRead|TestDecodeReuseMatches|TestTrackerRetainsLessThanJSON|TestSourcePagesThroughAMillionEvents|TestSourcePagesThroughAMillionDocuments|TestSourceStreamsAMillionRows)$$
 
 test-unit: ## unit tests with -race (the heavy data tests once, without it)
 	$(GO) test -race -count=1 -skip '$(HEAVY_TESTS)' ./...

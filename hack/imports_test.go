@@ -53,3 +53,31 @@ func TestEarlyHandOffImportsOnlyTheStandardLibrary(t *testing.T) {
 		t.Errorf("earlyhandoff links %q, want only %q and the standard library", got, want)
 	}
 }
+
+// logServiceClients are the modules of the log services' clients that
+// conflicts --source reads with.
+var logServiceClients = []string{
+	"github.com/aws/aws-sdk-go-v2/service/cloudwatchlogs",
+	"github.com/elastic/go-elasticsearch/v8",
+	"github.com/opensearch-project/opensearch-go/v4",
+	"github.com/ClickHouse/clickhouse-go/v2",
+}
+
+// TestLogServiceClientsOnlyInRVOffline: the log services' clients are
+// linked into rv-offline, to which kubectl-rv hands conflicts --source
+// over, never into kubectl-rv.
+func TestLogServiceClientsOnlyInRVOffline(t *testing.T) {
+	for cmd, want := range map[string]bool{"../cmd/kubectl-rv": false, "../cmd/rv-offline": true} {
+		out, err := exec.Command("go", "list", "-deps", cmd).Output()
+		if err != nil {
+			t.Fatalf("go list %s: %v", cmd, err)
+		}
+		deps := strings.Fields(string(out))
+		for _, m := range logServiceClients {
+			got := slices.ContainsFunc(deps, func(d string) bool { return d == m || strings.HasPrefix(d, m+"/") })
+			if got != want {
+				t.Errorf("%s links %s: %v, want %v", cmd, m, got, want)
+			}
+		}
+	}
+}

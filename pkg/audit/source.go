@@ -83,6 +83,10 @@ func NewSource(name string, r io.Reader) Source {
 	return Source{Name: name, open: func() (io.ReadCloser, error) { return io.NopCloser(r), nil }}
 }
 
+// WriteVerbs are the verbs of the write attempts conflicts counts: what
+// the log services' filters keep.
+var WriteVerbs = []string{"create", "update", "patch", "delete", "deletecollection"}
+
 // The prefixes of a --source: the log service, then what of it to read.
 const (
 	// CloudWatchScheme names a CloudWatch Logs log group
@@ -91,33 +95,64 @@ const (
 	// ElasticsearchScheme names an Elasticsearch index, after the
 	// cluster's URL (pkg/audit/elasticsearch).
 	ElasticsearchScheme = "elasticsearch:"
+	// OpenSearchScheme names an OpenSearch index, after the cluster's URL
+	// (pkg/audit/opensearch).
+	OpenSearchScheme = "opensearch:"
+	// ClickHouseScheme names a ClickHouse table, after the server's DSN
+	// (pkg/audit/clickhouse).
+	ClickHouseScheme = "clickhouse:"
 )
 
 // ParseCloudSource reads a --source value, SCHEME:TARGET, into its
-// scheme (with the colon) and target: cloudwatch:LOG_GROUP or
-// elasticsearch:URL/INDEX.
+// scheme (with the colon) and target: cloudwatch:LOG_GROUP,
+// elasticsearch:URL/INDEX, opensearch:URL/INDEX or clickhouse:DSN/TABLE.
 func ParseCloudSource(s string) (scheme, target string, err error) {
-	for _, sc := range []string{CloudWatchScheme, ElasticsearchScheme} {
+	for _, sc := range []string{CloudWatchScheme, ElasticsearchScheme, OpenSearchScheme, ClickHouseScheme} {
 		if t, ok := strings.CutPrefix(s, sc); ok && t != "" {
 			return sc, t, nil
 		}
 	}
-	return "", "", fmt.Errorf("%q: give cloudwatch:LOG_GROUP (EKS's is /aws/eks/CLUSTER/cluster) or elasticsearch:http(s)://HOST:PORT/INDEX", RedactUserinfo(s))
+	return "", "", fmt.Errorf("%q: give cloudwatch:LOG_GROUP (EKS's is /aws/eks/CLUSTER/cluster), elasticsearch:http(s)://HOST:PORT/INDEX, opensearch:http(s)://HOST:PORT/INDEX or clickhouse:clickhouse://HOST:9000/DATABASE/TABLE", RedactUserinfo(s))
 }
 
 // RedactUserinfo is s with whatever stands before its last @ (after a //
-// when there is one: a URL's user and password) replaced by xxxxx, so that
-// an error never prints a credential typed into a URL.
+// when there is one: a URL's user and password) and the value of a
+// password= parameter (clickhouse-go's DSNs take one) replaced by xxxxx,
+// so that an error never prints a credential typed into a URL.
 func RedactUserinfo(s string) string {
-	j := strings.LastIndexByte(s, '@')
-	if j < 0 {
-		return s
+	if j := strings.LastIndexByte(s, '@'); j >= 0 {
+		if i := strings.Index(s[:j], "//"); i < 0 {
+			s = "xxxxx" + s[j:]
+		} else {
+			s = s[:i+2] + "xxxxx" + s[j:]
+		}
 	}
-	i := strings.Index(s[:j], "//")
-	if i < 0 {
-		return "xxxxx" + s[j:]
+	const key = "password="
+	for from := 0; ; {
+		i := strings.Index(asciiLower(s[from:]), key)
+		if i < 0 {
+			return s
+		}
+		start := from + i + len(key)
+		end := strings.IndexAny(s[start:], "&#")
+		if end < 0 {
+			end = len(s) - start
+		}
+		s = s[:start] + "xxxxx" + s[start+end:]
+		from = start + len("xxxxx")
 	}
-	return s[:i+2] + "xxxxx" + s[j:]
+}
+
+// asciiLower is s with A-Z lowered, byte for byte (strings.ToLower may
+// change the length of other letters).
+func asciiLower(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if 'A' <= c && c <= 'Z' {
+			b[i] = c + 'a' - 'A'
+		}
+	}
+	return string(b)
 }
 
 // ServiceError is a log service's failure to serve a --source (it

@@ -12,7 +12,9 @@ func TestParseCloudSource(t *testing.T) {
 }
 
 func TestRedactUserinfo(t *testing.T) {
-	for in, want := range map[string]string{"https://u:p@h:9200/i": "https://xxxxx@h:9200/i", "elasticsearch:http://a@b@h/i": "elasticsearch:http://xxxxx@h/i", "cloudwatch:/aws/eks/x": "cloudwatch:/aws/eks/x", "u:p@h/i": "xxxxx@h/i"} {
+	for in, want := range map[string]string{"https://u:p@h:9200/i": "https://xxxxx@h:9200/i", "elasticsearch:http://a@b@h/i": "elasticsearch:http://xxxxx@h/i", "cloudwatch:/aws/eks/x": "cloudwatch:/aws/eks/x", "u:p@h/i": "xxxxx@h/i",
+		"clickhouse:clickhouse://h:9000/db/t?username=u&password=s3cret&secure": "clickhouse:clickhouse://h:9000/db/t?username=u&password=xxxxx&secure",
+		"clickhouse:http://h/t?PASSWORD=a&password=b#c":                         "clickhouse:http://h/t?PASSWORD=xxxxx&password=xxxxx#c"} {
 		if got := RedactUserinfo(in); got != want {
 			t.Errorf("RedactUserinfo(%q) = %q, want %q", in, got, want)
 		}

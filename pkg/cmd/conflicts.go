@@ -99,7 +99,14 @@ role), never from a flag. --source elasticsearch:URL/INDEX reads events
 indexed into Elasticsearch one document each, the same filter pushed
 down, through a point in time page by page (credentials from
 ELASTICSEARCH_API_KEY, or ELASTICSEARCH_USERNAME and
-ELASTICSEARCH_PASSWORD). --source runs in rv-offline, installed beside
+ELASTICSEARCH_PASSWORD); --source opensearch:URL/INDEX does the same with
+OpenSearch 3.3 or later (OPENSEARCH_USERNAME and OPENSEARCH_PASSWORD).
+--source clickhouse:DSN/TABLE reads a ClickHouse table whose String
+column event holds each event's JSON, the filter pushed down as SQL
+parameters and the rows streamed; DSN is clickhouse-go's
+(clickhouse://HOST:9000/DATABASE, or the HTTP interface's
+http(s)://HOST:PORT/DATABASE), credentials from CLICKHOUSE_USER and
+CLICKHOUSE_PASSWORD. --source runs in rv-offline, installed beside
 kubectl-rv.
 
 --scenario FILE.yaml also writes a kubectl rv simulate scenario that
@@ -157,6 +164,10 @@ const conflictsExample = `  # The hottest objects in an API server's audit log
 
   # EKS: the last hour's writes, straight from CloudWatch Logs
   AWS_PROFILE=prod kubectl rv conflicts --source cloudwatch:/aws/eks/prod/cluster --since 1h --view writers
+
+  # Events indexed into OpenSearch, or stored in a ClickHouse table, over the last day
+  OPENSEARCH_USERNAME=reader OPENSEARCH_PASSWORD=... kubectl rv conflicts --source opensearch:https://logs.example:9200/k8s-audit-* --since 24h
+  CLICKHOUSE_USER=reader CLICKHOUSE_PASSWORD=... kubectl rv conflicts --source clickhouse:clickhouse://ch.example:9000/logs/k8s_audit --since 24h
 
   # 409s per second across the cluster, over 30 seconds, from /metrics
   kubectl rv conflicts --live --for 30s`
@@ -226,7 +237,7 @@ func NewCmdConflicts(f *Factory, streams genericiooptions.IOStreams) *cobra.Comm
 	fs := cmd.Flags()
 	o.Output.AddFlags(fs)
 	fs.StringArrayVar(&o.AuditLogs, "audit-log", nil, "Audit log to read: a file, a directory of rotated files, a .gz file or - (stdin). Repeatable.")
-	fs.StringArrayVar(&o.Sources, "source", nil, "Audit events to read from a log service, the filter pushed down: cloudwatch:LOG_GROUP (EKS's /aws/eks/CLUSTER/cluster; credentials from the AWS SDK's default chain) or elasticsearch:URL/INDEX (credentials from ELASTICSEARCH_API_KEY or ELASTICSEARCH_USERNAME/PASSWORD). Repeatable.")
+	fs.StringArrayVar(&o.Sources, "source", nil, "Audit events to read from a log service, the filter pushed down: cloudwatch:LOG_GROUP (EKS's /aws/eks/CLUSTER/cluster; credentials from the AWS SDK's default chain), elasticsearch:URL/INDEX (credentials from ELASTICSEARCH_API_KEY or ELASTICSEARCH_USERNAME/PASSWORD), opensearch:URL/INDEX (OPENSEARCH_USERNAME/PASSWORD) or clickhouse:DSN/TABLE (DSN as clickhouse-go's, clickhouse://HOST:9000/DATABASE; a String column event; CLICKHOUSE_USER/PASSWORD). Repeatable.")
 	fs.StringVar(&o.View, "view", "", "What to show: "+strings.Join(conflictsprint.Views, ", ")+" (default objects, or timeline with --object).")
 	fs.StringVar(&o.Object, "object", "", "TYPE/NAME of the only object to analyse, shown as a timeline, with TYPE as kubectl reads it (cm/leader, configmaps/leader, leases.coordination.k8s.io/x); -n narrows it to a namespace.")
 	fs.Float64Var(&o.FailOnRate, "fail-on-rate", o.FailOnRate, "Exit 1 when any writer's conflict rate (409s per attempt, 0 to 1) exceeds this; negative is off.")
@@ -253,7 +264,7 @@ func NewCmdConflicts(f *Factory, streams genericiooptions.IOStreams) *cobra.Comm
 	_ = cmd.RegisterFlagCompletionFunc("subresource", cobra.FixedCompletions([]string{"status", "scale", "-*"}, cobra.ShellCompDirectiveNoFileComp))
 	_ = cmd.RegisterFlagCompletionFunc("status", cobra.FixedCompletions([]string{"409", "2xx", "4xx", "-409"}, cobra.ShellCompDirectiveNoFileComp))
 	_ = cmd.RegisterFlagCompletionFunc("view", cobra.FixedCompletions(conflictsprint.Views, cobra.ShellCompDirectiveNoFileComp))
-	_ = cmd.RegisterFlagCompletionFunc("source", cobra.FixedCompletions([]string{audit.CloudWatchScheme + "/aws/eks/", audit.ElasticsearchScheme + "https://"}, cobra.ShellCompDirectiveNoFileComp|cobra.ShellCompDirectiveNoSpace))
+	_ = cmd.RegisterFlagCompletionFunc("source", cobra.FixedCompletions([]string{audit.CloudWatchScheme + "/aws/eks/", audit.ElasticsearchScheme + "https://", audit.OpenSearchScheme + "https://", audit.ClickHouseScheme + "clickhouse://"}, cobra.ShellCompDirectiveNoFileComp|cobra.ShellCompDirectiveNoSpace))
 	return cmd
 }
 
@@ -352,7 +363,7 @@ func (o *ConflictsOptions) Validate() error {
 	cfg := conflicts.NewConfig()
 	switch {
 	case len(o.AuditLogs) == 0 && len(o.Sources) == 0 && o.Listen == "":
-		return exitcode.Usagef("give --audit-log PATH (the API server's --audit-log-path file, a directory of them, or - for stdin), --source cloudwatch:LOG_GROUP or --listen ADDR (its audit webhook)")
+		return exitcode.Usagef("give --audit-log PATH (the API server's --audit-log-path file, a directory of them, or - for stdin), --source SERVICE:WHAT (cloudwatch:, elasticsearch:, opensearch:, clickhouse:) or --listen ADDR (its audit webhook)")
 	case o.View != "" && !slices.Contains(conflictsprint.Views, o.View):
 		return exitcode.Usagef("--view %q is not a view: use one of %s", o.View, strings.Join(conflictsprint.Views, ", "))
 	case o.View == conflictsprint.ViewTimeline && o.Object == "":

@@ -10,9 +10,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kubectl-rv/kubectl-rv/internal/chfake"
 	"github.com/kubectl-rv/kubectl-rv/internal/cwlogsfake"
+	"github.com/kubectl-rv/kubectl-rv/internal/osfake"
 	"github.com/kubectl-rv/kubectl-rv/pkg/audit"
+	"github.com/kubectl-rv/kubectl-rv/pkg/audit/clickhouse"
 	"github.com/kubectl-rv/kubectl-rv/pkg/audit/cloudwatch"
+	"github.com/kubectl-rv/kubectl-rv/pkg/audit/opensearch"
 )
 
 // sourceScene is a log of two writers racing on a ConfigMap with
@@ -44,40 +48,18 @@ func TestConflictsSourceCloudWatch(t *testing.T) {
 	SetLogSource(audit.CloudWatchScheme, cloudwatch.Open)
 	defer SetLogSource(audit.CloudWatchScheme, nil)
 	lines := sourceScene()
-	var writes []string
 	srv := &cwlogsfake.Server{Group: "/aws/eks/demo/cluster", N: len(lines), PageEvents: 17, ScanLimit: 40, Events: func(i int) []cwlogsfake.Event {
-		var e struct{ Verb, Stage string }
-		_ = json.Unmarshal([]byte(lines[i]), &e)
-		return []cwlogsfake.Event{{Stream: "kube-apiserver-audit-0a1b", Timestamp: int64(i), Message: lines[i], Fields: map[string]string{"verb": e.Verb, "stage": e.Stage}}}
+		return []cwlogsfake.Event{{Stream: "kube-apiserver-audit-0a1b", Timestamp: int64(i), Message: lines[i], Fields: sceneFields(lines[i])}}
 	}}
-	for _, l := range lines {
-		if !strings.Contains(l, `"verb":"get"`) {
-			writes = append(writes, l)
-		}
-	}
 	ts := httptest.NewServer(srv)
 	defer ts.Close()
+	writes, want := sourceWant(t, lines)
 	dir := t.TempDir()
 	for k, v := range map[string]string{
 		"AWS_ENDPOINT_URL": ts.URL, "AWS_REGION": "eu-west-1", "AWS_ACCESS_KEY_ID": "AKIDEXAMPLE", "AWS_SECRET_ACCESS_KEY": "wJalrXUtnFEMIEXAMPLEKEY",
 		"AWS_CONFIG_FILE": filepath.Join(dir, "none"), "AWS_SHARED_CREDENTIALS_FILE": filepath.Join(dir, "none"), "AWS_EC2_METADATA_DISABLED": "true", "AWS_PROFILE": "",
 	} {
 		t.Setenv(k, v)
-	}
-	// A kubeconfig naming a Kubernetes cluster, which a log service's
-	// error must not name.
-	kubeconfig := filepath.Join(dir, "kubeconfig")
-	if err := os.WriteFile(kubeconfig, []byte("apiVersion: v1\nkind: Config\nclusters:\n- name: c\n  cluster: {server: \"https://k8s.example:6443\"}\ncontexts:\n- name: c\n  context: {cluster: c, user: u}\ncurrent-context: c\nusers:\n- name: u\n  user: {}\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	t.Setenv("KUBECONFIG", kubeconfig)
-	log := filepath.Join(dir, "writes.log")
-	if err := os.WriteFile(log, []byte(strings.Join(writes, "\n")+"\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	want, _, code := run(t, "conflicts", "--audit-log", log, "--view", "writers", "-o", "json")
-	if code != 0 {
-		t.Fatalf("--audit-log: exit %d", code)
 	}
 	got, errOut, code := run(t, "conflicts", "--source", "cloudwatch:/aws/eks/demo/cluster", "--view", "writers", "-o", "json")
 	if code != 0 {
@@ -112,6 +94,125 @@ func TestConflictsSourceCloudWatch(t *testing.T) {
 	t.Setenv("AWS_REGION", "")
 	if _, errOut, code := run(t, "conflicts", "--source", "cloudwatch:/aws/eks/demo/cluster"); code != 2 || !strings.Contains(errOut, "no AWS region") {
 		t.Errorf("no region: exit %d, stderr %q; want 2 saying so", code, errOut)
+	}
+}
+
+// sourceWant sets a kubeconfig naming a Kubernetes cluster (which a log
+// service's error must not name) and returns the scene's writes (what a
+// filter pushed down keeps) and their report read from a file.
+func sourceWant(t *testing.T, lines []string) (writes []string, report string) {
+	t.Helper()
+	for _, l := range lines {
+		if !strings.Contains(l, `"verb":"get"`) {
+			writes = append(writes, l)
+		}
+	}
+	dir := t.TempDir()
+	kubeconfig := filepath.Join(dir, "kubeconfig")
+	if err := os.WriteFile(kubeconfig, []byte("apiVersion: v1\nkind: Config\nclusters:\n- name: c\n  cluster: {server: \"https://k8s.example:6443\"}\ncontexts:\n- name: c\n  context: {cluster: c, user: u}\ncurrent-context: c\nusers:\n- name: u\n  user: {}\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("KUBECONFIG", kubeconfig)
+	log := filepath.Join(dir, "writes.log")
+	if err := os.WriteFile(log, []byte(strings.Join(writes, "\n")+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	report, _, code := run(t, "conflicts", "--audit-log", log, "--view", "writers", "-o", "json")
+	if code != 0 || !strings.Contains(report, `"conflicts":`) {
+		t.Fatalf("--audit-log: exit %d: %s", code, report)
+	}
+	return writes, report
+}
+
+// sceneFields are the fields of a scene's line a service's filter names.
+func sceneFields(line string) map[string]string {
+	var e struct{ Verb, Stage, RequestReceivedTimestamp string }
+	_ = json.Unmarshal([]byte(line), &e)
+	return map[string]string{"verb": e.Verb, "stage": e.Stage, "requestReceivedTimestamp": e.RequestReceivedTimestamp}
+}
+
+// TestConflictsSourceOpenSearch: --source opensearch:URL/INDEX, with
+// credentials from the environment, against a local server that speaks
+// OpenSearch's point-in-time API and refuses what OpenSearch refuses,
+// gives the report of the log's writes; an absent index is exit 3 naming
+// it (not the Kubernetes cluster), a URL with a password exit 2; no
+// credential is printed.
+func TestConflictsSourceOpenSearch(t *testing.T) {
+	SetLogSource(audit.OpenSearchScheme, opensearch.Open)
+	defer SetLogSource(audit.OpenSearchScheme, nil)
+	lines := sourceScene()
+	srv := &osfake.Server{Index: "k8s-audit", N: len(lines), User: "reader", Password: "0s-pa55word", Doc: func(i int) osfake.Doc {
+		return osfake.Doc{Fields: sceneFields(lines[i]), Source: lines[i]}
+	}}
+	ts := httptest.NewServer(srv)
+	defer ts.Close()
+	writes, want := sourceWant(t, lines)
+	t.Setenv("OPENSEARCH_USERNAME", "reader")
+	t.Setenv("OPENSEARCH_PASSWORD", "0s-pa55word")
+	got, errOut, code := run(t, "conflicts", "--source", "opensearch:"+ts.URL+"/k8s-audit", "--view", "writers", "-o", "json")
+	if code != 0 {
+		t.Fatalf("--source: exit %d: %s", code, errOut)
+	}
+	if a, b := withoutInput(t, want), withoutInput(t, got); a != b {
+		t.Errorf("--source gives another report than the log's writes:\nlog:    %s\nsource: %s", a, b)
+	}
+	if c := srv.Counts(); c.Sent != len(writes) || c.Opened != 1 || c.Closed != 1 || len(c.Refused) != 0 {
+		t.Errorf("the server sent %d events (want the %d writes), opened %d and deleted %d points in time, refused %q", c.Sent, len(writes), c.Opened, c.Closed, c.Refused)
+	}
+	out, errOut, code := run(t, "conflicts", "--source", "opensearch:"+ts.URL+"/absent")
+	if code != 3 || !strings.Contains(errOut, "opensearch:"+ts.URL+"/absent") || !strings.Contains(errOut, "index_not_found_exception") || strings.Contains(errOut, "cluster at") {
+		t.Errorf("an absent index: exit %d, stderr %q; want 3 naming it, not the Kubernetes cluster", code, errOut)
+	}
+	_, badOut, badCode := run(t, "conflicts", "--source", "opensearch:https://reader:0s-pa55word@logs.example/k8s-audit")
+	if badCode != 2 || !strings.Contains(badOut, "--source") || !strings.Contains(badOut, "OPENSEARCH_PASSWORD") {
+		t.Errorf("a URL with a password: exit %d, stderr %q; want 2 saying where credentials go", badCode, badOut)
+	}
+	for _, s := range []string{got, errOut, out, badOut} {
+		if strings.Contains(s, "0s-pa55word") {
+			t.Errorf("a credential was printed: %s", s)
+		}
+	}
+}
+
+// TestConflictsSourceClickHouse: --source clickhouse:DSN/TABLE, with
+// credentials from the environment, against a local server that speaks
+// ClickHouse's HTTP interface in the Native format and refuses what
+// ClickHouse refuses, gives the report of the log's writes; an absent
+// table is exit 3 naming it, a DSN with a password exit 2; no credential
+// is printed.
+func TestConflictsSourceClickHouse(t *testing.T) {
+	SetLogSource(audit.ClickHouseScheme, clickhouse.Open)
+	defer SetLogSource(audit.ClickHouseScheme, nil)
+	lines := sourceScene()
+	srv := &chfake.Server{Database: "logs", Table: "k8s_audit", N: len(lines), BlockRows: 16, User: "reader", Password: "ch-pa55word",
+		Row: func(i int) (map[string]string, string) { return sceneFields(lines[i]), lines[i] }}
+	ts := httptest.NewServer(srv)
+	defer ts.Close()
+	writes, want := sourceWant(t, lines)
+	t.Setenv("CLICKHOUSE_USER", "reader")
+	t.Setenv("CLICKHOUSE_PASSWORD", "ch-pa55word")
+	got, errOut, code := run(t, "conflicts", "--source", "clickhouse:"+ts.URL+"/logs/k8s_audit", "--view", "writers", "-o", "json")
+	if code != 0 {
+		t.Fatalf("--source: exit %d: %s", code, errOut)
+	}
+	if a, b := withoutInput(t, want), withoutInput(t, got); a != b {
+		t.Errorf("--source gives another report than the log's writes:\nlog:    %s\nsource: %s", a, b)
+	}
+	if c := srv.Counts(); c.Sent != len(writes) || len(c.Queries) != 1 || c.Blocks < len(writes)/16 || len(c.Refused) != 0 {
+		t.Errorf("the server sent %d rows (want the %d writes) in %d blocks for %d queries, refused %q", c.Sent, len(writes), c.Blocks, len(c.Queries), c.Refused)
+	}
+	out, errOut, code := run(t, "conflicts", "--source", "clickhouse:"+ts.URL+"/logs/absent")
+	if code != 3 || !strings.Contains(errOut, "clickhouse:"+ts.URL+"/logs/absent") || !strings.Contains(errOut, "UNKNOWN_TABLE") || strings.Contains(errOut, "cluster at") {
+		t.Errorf("an absent table: exit %d, stderr %q; want 3 naming it, not the Kubernetes cluster", code, errOut)
+	}
+	_, badOut, badCode := run(t, "conflicts", "--source", "clickhouse:"+ts.URL+"/logs/k8s_audit?password=ch-pa55word")
+	if badCode != 2 || !strings.Contains(badOut, "--source") || !strings.Contains(badOut, "CLICKHOUSE_PASSWORD") {
+		t.Errorf("a DSN with a password: exit %d, stderr %q; want 2 saying where credentials go", badCode, badOut)
+	}
+	for _, s := range []string{got, errOut, out, badOut} {
+		if strings.Contains(s, "ch-pa55word") {
+			t.Errorf("a credential was printed: %s", s)
+		}
 	}
 }
 

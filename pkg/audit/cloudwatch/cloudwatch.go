@@ -40,16 +40,12 @@ import (
 // server's audit events to.
 const StreamPrefix = "kube-apiserver-audit"
 
-// WriteVerbs are the verbs the filter keeps: the write attempts conflicts
-// counts.
-var WriteVerbs = []string{"create", "update", "patch", "delete", "deletecollection"}
-
 // FilterPattern is the CloudWatch Logs filter pattern that keeps the
 // completed writes (stage ResponseComplete or Panic, a write verb), in the
 // service's JSON pattern syntax.
 func FilterPattern() string {
-	verbs := make([]string, len(WriteVerbs))
-	for i, v := range WriteVerbs {
+	verbs := make([]string, len(audit.WriteVerbs))
+	for i, v := range audit.WriteVerbs {
 		verbs[i] = fmt.Sprintf("($.verb = %q)", v)
 	}
 	return fmt.Sprintf(`{ (($.stage = %q) || ($.stage = %q)) && (%s) }`, audit.StageResponseComplete, audit.StagePanic, strings.Join(verbs, " || "))

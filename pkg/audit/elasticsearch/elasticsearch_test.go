@@ -11,35 +11,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kubectl-rv/kubectl-rv/pkg/audit"
+	"github.com/kubectl-rv/kubectl-rv/internal/auditgen"
 	"github.com/kubectl-rv/kubectl-rv/pkg/exitcode"
 )
 
-// index is an index of n audit event documents that exists only as a
-// formula: document i is received at base + i ms; one in ten is a
-// completed write (update, patch, create, delete in turn), one in seventy
-// a write's RequestReceived stage, the others gets, lists and watches.
-type index struct {
-	n    int
-	base time.Time
-}
-
-func (x index) doc(i int) (fields map[string]string, source string) {
-	verb, stage := []string{"get", "list", "watch", "get", "get"}[i%5], "ResponseComplete"
-	switch {
-	case i%70 == 1:
-		verb, stage = "update", "RequestReceived"
-	case i%10 == 0:
-		verb = []string{"update", "patch", "create", "delete"}[(i/10)%4]
-	}
-	code := 200
-	if i%30 == 0 {
-		code = 409
-	}
-	t := x.base.Add(time.Duration(i) * time.Millisecond).UTC().Format(time.RFC3339Nano)
-	source = fmt.Sprintf(`{"kind":"Event","apiVersion":"audit.k8s.io/v1","level":"Metadata","auditID":"id-%d","stage":%q,"requestURI":"/api/v1/namespaces/ns/configmaps/c%d","verb":%q,"user":{"username":"u%d"},"userAgent":"w/1","objectRef":{"resource":"configmaps","namespace":"ns","name":"c%d","apiVersion":"v1"},"responseStatus":{"metadata":{},"code":%d},"requestReceivedTimestamp":%q,"stageTimestamp":%q}`, i, stage, i%100, verb, i%13, i%100, code, t, t)
-	return map[string]string{"verb": verb, "stage": stage, "requestReceivedTimestamp": t}, source
-}
+// index is an index of audit event documents (auditgen's formula).
+type index = auditgen.Log
 
 // server speaks the part of Elasticsearch's REST API the source uses: open
 // a point in time (POST /INDEX/_pit), search it (POST /_search with pit,
@@ -146,8 +123,8 @@ func (s *server) search(w http.ResponseWriter, r *http.Request) {
 		Sort   []int           `json:"sort"`
 	}
 	var hits []hit
-	for i := from; i < s.x.n && len(hits) < b.Size; i++ {
-		fields, src := s.x.doc(i)
+	for i := from; i < s.x.N && len(hits) < b.Size; i++ {
+		fields, src := s.x.Event(i)
 		if b.matches(fields) {
 			hits = append(hits, hit{json.RawMessage(src), []int{i}})
 		}
@@ -171,16 +148,7 @@ func read(t *testing.T, url, index string, since, until time.Time) (events int, 
 		t.Fatal(err)
 	}
 	src := Source(context.Background(), es, tg, since, until, &st)
-	_, err = audit.Decode(context.Background(), src, audit.Options{Workers: 2}, func(e *audit.Event) error {
-		if e.Verb == "get" || e.Verb == "list" || e.Verb == "watch" {
-			t.Fatalf("a %s was sent: the filter was not pushed down", e.Verb)
-		}
-		events++
-		if e.Code == 409 {
-			conflicts++
-		}
-		return nil
-	})
+	events, conflicts, err = auditgen.Count(t, src)
 	return events, conflicts, st, err
 }
 
@@ -189,7 +157,7 @@ func read(t *testing.T, url, index string, since, until time.Time) (events int, 
 // filter pushed down: the cluster sends only the completed writes, every
 // one of them, and the point in time is closed at the end.
 func TestSourcePagesThroughAMillionDocuments(t *testing.T) {
-	x := index{n: 1_000_000, base: time.Date(2026, 11, 27, 10, 0, 0, 0, time.UTC)}
+	x := index{N: 1_000_000, Base: time.Date(2026, 11, 27, 10, 0, 0, 0, time.UTC)}
 	srv := &server{x: x, name: "k8s-audit"}
 	ts := httptest.NewServer(srv)
 	defer ts.Close()
@@ -197,25 +165,25 @@ func TestSourcePagesThroughAMillionDocuments(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := (x.n + 9) / 10
+	want := x.Writes()
 	if events != want || st.Events != want || srv.sent != want {
 		t.Errorf("the filter keeps %d events: decoded %d, the source read %d, the server sent %d", want, events, st.Events, srv.sent)
 	}
-	if want409 := (x.n + 29) / 30; conflicts != want409 {
+	if want409 := x.Conflicts(); conflicts != want409 {
 		t.Errorf("%d 409s, want %d", conflicts, want409)
 	}
 	if srv.opened != 1 || srv.closed != 1 || srv.searches != st.Pages || srv.afters != st.Pages-1 || st.Pages < want/PageSize {
 		t.Errorf("points in time opened %d, closed %d; %d searches (%d with search_after) for %d pages: want one point in time, every page after the first from search_after", srv.opened, srv.closed, srv.searches, srv.afters, st.Pages)
 	}
-	t.Logf("%d documents, %d kept, %d pages", x.n, want, st.Pages)
+	t.Logf("%d documents, %d kept, %d pages", x.N, want, st.Pages)
 }
 
 func TestSourceWindow(t *testing.T) {
-	x := index{n: 100_000, base: time.Date(2026, 11, 27, 10, 0, 0, 0, time.UTC)}
+	x := index{N: 100_000, Base: time.Date(2026, 11, 27, 10, 0, 0, 0, time.UTC)}
 	srv := &server{x: x, name: "k8s-audit"}
 	ts := httptest.NewServer(srv)
 	defer ts.Close()
-	events, _, _, err := read(t, ts.URL, "k8s-audit", x.base.Add(20*time.Second), x.base.Add(30*time.Second))
+	events, _, _, err := read(t, ts.URL, "k8s-audit", x.Base.Add(20*time.Second), x.Base.Add(30*time.Second))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -225,7 +193,7 @@ func TestSourceWindow(t *testing.T) {
 }
 
 func TestSourceClusterError(t *testing.T) {
-	ts := httptest.NewServer(&server{x: index{n: 10}, name: "k8s-audit"})
+	ts := httptest.NewServer(&server{x: index{N: 10}, name: "k8s-audit"})
 	defer ts.Close()
 	_, _, _, err := read(t, ts.URL, "absent", time.Time{}, time.Time{})
 	if err == nil || exitcode.Classify(err) != exitcode.CodeCluster || !strings.Contains(err.Error(), "index_not_found_exception") || !strings.Contains(err.Error(), "elasticsearch:"+ts.URL+"/absent") {

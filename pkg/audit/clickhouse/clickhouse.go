@@ -1,0 +1,263 @@
+// Package clickhouse reads audit events that a pipeline (the API server's
+// audit webhook or log file shipped by Vector, Fluent Bit, an OpenTelemetry
+// collector...) stored in a ClickHouse table, one row per event, the event
+// as the API server wrote it in a String column named event (kubectl rv
+// conflicts --source clickhouse:DSN/TABLE, in rv-offline). Other columns
+// are not read; a table laid out otherwise is read through a view that
+// names its column event.
+//
+// The filter is pushed down as SQL with query parameters ({name:Type},
+// sent apart from the query text, so that nothing a user typed is pasted
+// into it, the table's name included, as an Identifier): the completed
+// writes (a write verb, stage ResponseComplete or Panic) received in the
+// time window, read from the JSON with JSONExtractString. The rows are
+// streamed as the server sends its blocks; memory holds a block and a
+// page of lines, never the result.
+//
+// The DSN is clickhouse-go's: clickhouse://HOST:9000[/DATABASE] (the
+// native protocol), http://HOST:8123[/DATABASE] or
+// https://HOST:8443[/DATABASE]?secure=true (the HTTP interface), with its
+// options as parameters. Credentials come only from the environment
+// (CLICKHOUSE_USER and CLICKHOUSE_PASSWORD, as clickhouse-client reads
+// them; a CA bundle in CLICKHOUSE_CA_CERT), never from the DSN, and are
+// never printed.
+//
+// Package clickhouse does not decode or analyse events (pkg/audit and
+// pkg/conflicts do).
+package clickhouse
+
+import (
+	"bytes"
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/url"
+	"os"
+	"strings"
+	"time"
+
+	clickhousego "github.com/ClickHouse/clickhouse-go/v2"
+	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
+
+	"github.com/kubectl-rv/kubectl-rv/pkg/audit"
+	"github.com/kubectl-rv/kubectl-rv/pkg/exitcode"
+)
+
+// Column is the column holding the event's JSON.
+const Column = "event"
+
+// PageRows is how many rows a page of the source holds.
+const PageRows = 5000
+
+// Credentials says where the credentials go.
+const Credentials = "set CLICKHOUSE_USER and CLICKHOUSE_PASSWORD"
+
+// Open is the table's Source between since and until (zero is no bound),
+// target being DSN/TABLE, with the environment's credentials.
+func Open(ctx context.Context, target string, since, until time.Time) (audit.Source, error) {
+	t, err := ParseTarget(target)
+	if err != nil {
+		return audit.Source{}, err
+	}
+	conn, err := Connect(t)
+	if err != nil {
+		return audit.Source{}, err
+	}
+	return Source(ctx, conn, t, since, until, nil), nil
+}
+
+// Target is a parsed clickhouse:DSN/TABLE.
+type Target struct {
+	// DSN is clickhouse-go's, with the database and without the table.
+	DSN string
+	// Table is the table (or view) read.
+	Table string
+}
+
+// Name is the target as errors name it: clickhouse:DSN/TABLE.
+func (t Target) Name() string {
+	return audit.ClickHouseScheme + audit.RedactUserinfo(t.DSN) + "/" + t.Table
+}
+
+var dsnSchemes = map[string]bool{"clickhouse": true, "tcp": true, "http": true, "https": true}
+
+// ParseTarget reads DSN/TABLE (what follows clickhouse:): a clickhouse-go
+// DSN whose path is [/DATABASE]/TABLE. A DSN with a user or password
+// (user:password@, username=, password=) is refused; no error prints
+// them.
+func ParseTarget(s string) (Target, error) {
+	shown := audit.RedactUserinfo(s)
+	u, err := url.Parse(s)
+	if err != nil || !dsnSchemes[u.Scheme] || u.Host == "" {
+		return Target{}, fmt.Errorf("%q: give clickhouse:clickhouse://HOST:9000/DATABASE/TABLE, or the HTTP interface's http(s)://HOST:PORT/DATABASE/TABLE", shown)
+	}
+	q := u.Query()
+	if u.User != nil || q.Has("username") || q.Has("password") {
+		u.User, u.RawQuery = nil, "..."
+		return Target{}, fmt.Errorf("%q: credentials do not go in the DSN: %s", u.String(), Credentials)
+	}
+	shown = audit.RedactUserinfo(u.String())
+	parts := strings.Split(strings.TrimPrefix(u.Path, "/"), "/")
+	if len(parts) > 2 || parts[len(parts)-1] == "" || parts[0] == "" {
+		return Target{}, fmt.Errorf("%q: name the table after the address: clickhouse:%s://%s/DATABASE/TABLE", shown, u.Scheme, u.Host)
+	}
+	t := Target{Table: parts[len(parts)-1]}
+	u.Path, u.RawPath, u.Fragment = "", "", ""
+	if len(parts) == 2 {
+		u.Path = "/" + parts[0]
+	}
+	t.DSN = u.String()
+	if _, err := clickhousego.ParseDSN(t.DSN); err != nil {
+		// Its words may quote a parameter (an http_proxy with a password).
+		return Target{}, fmt.Errorf("%q: %s", shown, audit.RedactUserinfo(err.Error()))
+	}
+	return t, nil
+}
+
+// Connect is a connection to t's server with the environment's
+// credentials (none: clickhouse-go's user default). No request is sent
+// before the query.
+func Connect(t Target) (driver.Conn, error) {
+	opts, err := clickhousego.ParseDSN(t.DSN)
+	if err != nil {
+		return nil, fmt.Errorf("%q: %w", t.Name(), err)
+	}
+	opts.Auth.Username = os.Getenv("CLICKHOUSE_USER")
+	opts.Auth.Password = os.Getenv("CLICKHOUSE_PASSWORD")
+	if ca := os.Getenv("CLICKHOUSE_CA_CERT"); ca != "" {
+		b, err := os.ReadFile(ca)
+		if err != nil {
+			return nil, fmt.Errorf("CLICKHOUSE_CA_CERT: %w", err)
+		}
+		pool := x509.NewCertPool()
+		if !pool.AppendCertsFromPEM(b) {
+			return nil, fmt.Errorf("CLICKHOUSE_CA_CERT %s: no PEM certificate in it", ca)
+		}
+		if opts.TLS == nil {
+			return nil, fmt.Errorf("CLICKHOUSE_CA_CERT is set but %q does not use TLS (add secure=true)", t.Name())
+		}
+		opts.TLS = &tls.Config{RootCAs: pool, ServerName: opts.TLS.ServerName, InsecureSkipVerify: opts.TLS.InsecureSkipVerify} //nolint:gosec // skip_verify is the user's
+	}
+	conn, err := clickhousego.Open(opts)
+	if err != nil {
+		return nil, fmt.Errorf("%q: %w", t.Name(), err)
+	}
+	return conn, nil
+}
+
+// Query is the SQL of the read and its parameters, over the window (zero
+// times are no bound).
+func Query(table string, since, until time.Time) (string, []any) {
+	var sql strings.Builder
+	fmt.Fprintf(&sql, "SELECT %[1]s FROM {table:Identifier} WHERE has({verbs:Array(String)}, JSONExtractString(%[1]s, 'verb')) AND has({stages:Array(String)}, JSONExtractString(%[1]s, 'stage'))", Column)
+	args := []any{
+		clickhousego.Named("table", table),
+		clickhousego.Named("verbs", audit.WriteVerbs),
+		clickhousego.Named("stages", []string{audit.StageResponseComplete, audit.StagePanic}),
+	}
+	received := fmt.Sprintf("parseDateTime64BestEffortOrNull(JSONExtractString(%s, 'requestReceivedTimestamp'), 9, 'UTC')", Column)
+	if !since.IsZero() {
+		fmt.Fprintf(&sql, " AND %s >= {since:DateTime64(9, 'UTC')}", received)
+		args = append(args, clickhousego.Named("since", since.UTC()))
+	}
+	if !until.IsZero() {
+		fmt.Fprintf(&sql, " AND %s < {until:DateTime64(9, 'UTC')}", received)
+		args = append(args, clickhousego.Named("until", until.UTC()))
+	}
+	return sql.String(), args
+}
+
+// Stats count what was read.
+type Stats struct {
+	Pages, Rows int
+}
+
+// Source is the table's completed writes in the window as an audit
+// source, named clickhouse:DSN/TABLE; stats, when not nil, counts pages
+// and rows. The query runs when the source is first read; the connection
+// is closed at the end. An error of the server ends the source, marked as
+// the service's (exit 3).
+func Source(ctx context.Context, conn driver.Conn, t Target, since, until time.Time, stats *Stats) audit.Source {
+	if stats == nil {
+		stats = &Stats{}
+	}
+	r := &reader{conn: conn, t: t, since: since, until: until, stats: stats}
+	return audit.NewPagedSource(t.Name(), func(buf *bytes.Buffer) error { return r.page(ctx, buf) })
+}
+
+// reader is one read of the table: its rows, as the server streams them.
+type reader struct {
+	conn         driver.Conn
+	t            Target
+	since, until time.Time
+	stats        *Stats
+	rows         driver.Rows
+	done         bool
+}
+
+func serviceError(what string, err error) error {
+	return exitcode.Cluster(&audit.ServiceError{Err: fmt.Errorf("%s: %w", what, err)})
+}
+
+// page writes the next PageRows rows to buf, or returns io.EOF after the
+// last.
+func (r *reader) page(ctx context.Context, buf *bytes.Buffer) error {
+	if r.done {
+		return io.EOF
+	}
+	if r.rows == nil {
+		sql, args := Query(r.t.Table, r.since, r.until)
+		rows, err := r.conn.Query(ctx, sql, args...)
+		if err != nil {
+			r.finish()
+			if strings.Contains(err.Error(), "UNKNOWN_IDENTIFIER") {
+				err = fmt.Errorf("%w (the table needs a String column %s holding the event's JSON: read another layout through a view that names it so)", err, Column)
+			}
+			return serviceError("query", err)
+		}
+		r.rows = rows
+	}
+	var event string
+	n := 0
+	for ; n < PageRows && r.rows.Next(); n++ {
+		if err := r.rows.Scan(&event); err != nil {
+			r.finish()
+			return serviceError("read a row", err)
+		}
+		r.stats.Rows++
+		line := []byte(event)
+		var compact bytes.Buffer
+		if json.Compact(&compact, line) == nil {
+			line = compact.Bytes()
+		}
+		buf.Write(bytes.ReplaceAll(line, []byte("\n"), []byte(" ")))
+		buf.WriteByte('\n')
+	}
+	if n > 0 {
+		r.stats.Pages++
+	}
+	if n == PageRows {
+		return nil
+	}
+	err := r.rows.Err()
+	r.finish()
+	if err != nil {
+		return serviceError("read the rows", err)
+	}
+	if n == 0 {
+		return io.EOF
+	}
+	return nil
+}
+
+// finish closes the rows and the connection; the source is done.
+func (r *reader) finish() {
+	r.done = true
+	if r.rows != nil {
+		_ = r.rows.Close()
+	}
+	_ = r.conn.Close()
+}
