@@ -1,9 +1,14 @@
 // Package cmd holds kubectl-rv's cobra commands. Each subcommand is a
 // NewCmdX(f, streams) constructor and an XOptions with Complete, Validate and
-// Run: flags become one typed config, Run calls an engine package
-// (pkg/inspect, pkg/managedfields, pkg/lag, pkg/simulate) and hands its
-// result to pkg/output. Commands hold no business logic and engines never
-// import cobra.
+// Run: flags become one typed config, Run makes one call to the command's
+// engine and hands its result to pkg/output's printer for it. The engines:
+// watch is pkg/inspect (the cluster through pkg/follow), owners
+// pkg/owners (over pkg/managedfields), lag pkg/lag, predict pkg/predict
+// (through pkg/writepath; the offline rules, pkg/serverrules, only in
+// rv-offline), simulate pkg/simulate and pkg/etcdplay, conflicts
+// pkg/conflicts (events from pkg/audit), churn pkg/churn, doctor
+// pkg/doctor and leases pkg/leases. Commands hold no business logic and
+// engines never import cobra.
 //
 // pkg/cmd is the only package that binds flags: flags.go binds the ones
 // several commands share (OutputFlags, SelectionFlags) into the typed
