@@ -25,7 +25,8 @@ import (
 	"regexp"
 	"strings"
 	"sync"
-	"time"
+
+	"github.com/kubectl-rv/kubectl-rv/internal/pitquery"
 )
 
 // Doc is one document of the index.
@@ -162,61 +163,8 @@ func (s *Server) delete(w http.ResponseWriter, r *http.Request, body []byte) {
 	_, _ = w.Write(out)
 }
 
-// searchBody is the search as pitsearch.Body writes it.
-type searchBody struct {
-	Size  *int `json:"size"`
-	Query struct {
-		Bool struct {
-			Filter []struct {
-				Bool *struct {
-					Should []struct {
-						Match map[string]string `json:"match"`
-					} `json:"should"`
-				} `json:"bool"`
-				Range map[string]map[string]string `json:"range"`
-			} `json:"filter"`
-		} `json:"bool"`
-	} `json:"query"`
-	Pit *struct {
-		ID        string `json:"id"`
-		KeepAlive string `json:"keep_alive"`
-	} `json:"pit"`
-	Sort        []map[string]string `json:"sort"`
-	SearchAfter []int               `json:"search_after"`
-	Source      struct {
-		Excludes []string `json:"excludes"`
-	} `json:"_source"`
-}
-
-func (b *searchBody) matches(fields map[string]string) (ok, ranged bool) {
-	for _, f := range b.Query.Bool.Filter {
-		if f.Bool != nil {
-			any := false
-			for _, m := range f.Bool.Should {
-				for k, v := range m.Match {
-					any = any || fields[k] == v
-				}
-			}
-			if !any {
-				return false, ranged
-			}
-		}
-		for k, r := range f.Range {
-			ranged = true
-			at, _ := time.Parse(time.RFC3339Nano, fields[k])
-			if gte, err := time.Parse(time.RFC3339Nano, r["gte"]); err == nil && at.Before(gte) {
-				return false, ranged
-			}
-			if lt, err := time.Parse(time.RFC3339Nano, r["lt"]); err == nil && !at.Before(lt) {
-				return false, ranged
-			}
-		}
-	}
-	return true, ranged
-}
-
 // check is OpenSearch's refusal of the search, or "".
-func (s *Server) check(b *searchBody) (typ, reason string) {
+func (s *Server) check(b *pitquery.Body) (typ, reason string) {
 	switch {
 	case b.Pit == nil || b.Pit.ID == "":
 		return "illegal_argument_exception", "this reader searches a point in time: no pit in the body"
@@ -239,7 +187,7 @@ func (s *Server) check(b *searchBody) (typ, reason string) {
 }
 
 func (s *Server) search(w http.ResponseWriter, r *http.Request, body []byte) {
-	var b searchBody
+	var b pitquery.Body
 	if err := json.Unmarshal(body, &b); err != nil {
 		s.refuse(w, r, http.StatusBadRequest, "parsing_exception", "the body is not a search: "+err.Error())
 		return
@@ -269,7 +217,7 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request, body []byte) {
 	ranged := false
 	for i := from; i < s.N && len(hits) < *b.Size; i++ {
 		d := s.Doc(i)
-		ok, rg := b.matches(d.Fields)
+		ok, rg := b.Matches(d.Fields)
 		ranged = ranged || rg
 		if ok {
 			hits = append(hits, hit{s.Index, fmt.Sprint(i), nil, exclude(d.Source, b.Source.Excludes), []int{i}})

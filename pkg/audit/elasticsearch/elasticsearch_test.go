@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/kubectl-rv/kubectl-rv/internal/auditgen"
+	"github.com/kubectl-rv/kubectl-rv/internal/pitquery"
 	"github.com/kubectl-rv/kubectl-rv/pkg/exitcode"
 )
 
@@ -56,58 +57,9 @@ func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-type searchBody struct {
-	Size  int `json:"size"`
-	Query struct {
-		Bool struct {
-			Filter []struct {
-				Bool *struct {
-					Should []struct {
-						Match map[string]string `json:"match"`
-					} `json:"should"`
-				} `json:"bool"`
-				Range map[string]map[string]string `json:"range"`
-			} `json:"filter"`
-		} `json:"bool"`
-	} `json:"query"`
-	Pit struct {
-		ID string `json:"id"`
-	} `json:"pit"`
-	Sort        []map[string]string `json:"sort"`
-	SearchAfter []int               `json:"search_after"`
-	ranged      bool
-}
-
-func (b *searchBody) matches(fields map[string]string) bool {
-	for _, f := range b.Query.Bool.Filter {
-		if f.Bool != nil {
-			ok := false
-			for _, m := range f.Bool.Should {
-				for k, v := range m.Match {
-					ok = ok || fields[k] == v
-				}
-			}
-			if !ok {
-				return false
-			}
-		}
-		for k, r := range f.Range {
-			b.ranged = true
-			at, _ := time.Parse(time.RFC3339Nano, fields[k])
-			if gte, err := time.Parse(time.RFC3339Nano, r["gte"]); err == nil && at.Before(gte) {
-				return false
-			}
-			if lt, err := time.Parse(time.RFC3339Nano, r["lt"]); err == nil && !at.Before(lt) {
-				return false
-			}
-		}
-	}
-	return true
-}
-
 func (s *server) search(w http.ResponseWriter, r *http.Request) {
-	var b searchBody
-	if err := json.NewDecoder(r.Body).Decode(&b); err != nil || b.Pit.ID != "pit-1" || len(b.Sort) != 1 || b.Sort[0]["_shard_doc"] != "asc" {
+	var b pitquery.Body
+	if err := json.NewDecoder(r.Body).Decode(&b); err != nil || b.Pit == nil || b.Pit.ID != "pit-1" || b.Size == nil || len(b.Sort) != 1 || b.Sort[0]["_shard_doc"] != "asc" {
 		w.WriteHeader(http.StatusBadRequest)
 		fmt.Fprint(w, `{"error":{"type":"parsing_exception","reason":"want a search of the point in time sorted by _shard_doc"}}`)
 		return
@@ -123,14 +75,17 @@ func (s *server) search(w http.ResponseWriter, r *http.Request) {
 		Sort   []int           `json:"sort"`
 	}
 	var hits []hit
-	for i := from; i < s.x.N && len(hits) < b.Size; i++ {
+	ranged := false
+	for i := from; i < s.x.N && len(hits) < *b.Size; i++ {
 		fields, src := s.x.Event(i)
-		if b.matches(fields) {
+		ok, rg := b.Matches(fields)
+		ranged = ranged || rg
+		if ok {
 			hits = append(hits, hit{json.RawMessage(src), []int{i}})
 		}
 	}
 	s.sent += len(hits)
-	if b.ranged {
+	if ranged {
 		s.ranged++
 	}
 	out, _ := json.Marshal(map[string]any{"pit_id": "pit-1", "hits": map[string]any{"hits": hits}})
