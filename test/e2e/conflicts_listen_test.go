@@ -27,6 +27,7 @@ import (
 // logged itself, and the --record file read back with --audit-log gives
 // the same writers as the listener did.
 func TestConflictsListenReceivesTheWebhook(t *testing.T) {
+	t.Parallel() // see TestMain: its own plane
 	addr := freeLoopbackAddr(t)
 	rec := filepath.Join(t.TempDir(), "received.log")
 	bg := cluster.StartRV(t, "conflicts", "--listen", addr, "--record", rec, "--view", "writers", "-o", "json")

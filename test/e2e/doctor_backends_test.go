@@ -5,6 +5,7 @@ package e2e
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -19,7 +20,8 @@ import (
 
 // The control planes beside the shared one that doctor's verdicts are held
 // against: what real clusters are made of and a fresh test cluster is not.
-// Each starts once, on first use, and TestMain stops them.
+// Each starts once, in the background as the run starts or on first use,
+// and TestMain stops them.
 var (
 	planesMu sync.Mutex
 	planes   = map[string]*plane{}
@@ -29,6 +31,8 @@ type plane struct {
 	once sync.Once
 	c    *framework.Cluster
 	err  error
+	// took is how long it took to start and age.
+	took time.Duration
 }
 
 // agedPlaneCompaction is how often the aged plane's API servers compact
@@ -36,23 +40,42 @@ type plane struct {
 // seconds instead of minutes.
 const agedPlaneCompaction = 4 * time.Second
 
-// agedPlane is a stock control plane (etcd, controllers running) with two
-// API servers over the one etcd, aged: etcd compacted past resourceVersion 1
-// by the API servers' own compaction, and neither API server restarted.
-func agedPlane(t *testing.T) *framework.Cluster {
-	t.Helper()
-	return startPlane(t, "aged", framework.PlaneOptions{APIServers: 2, CompactionInterval: agedPlaneCompaction, Controllers: true})
+// agedPlaneOptions is a stock control plane (etcd, controllers running)
+// with two API servers over the one etcd, aged: etcd compacted past
+// resourceVersion 1 by the API servers' own compaction, and neither API
+// server restarted.
+var agedPlaneOptions = framework.PlaneOptions{APIServers: 2, CompactionInterval: agedPlaneCompaction, Controllers: true}
+
+// kinePlaneOptions is kube-apiserver over kine (SQLite), compacted by the
+// API server every few seconds as on k3s, kine keeping its newest 10
+// revisions.
+var kinePlaneOptions = framework.PlaneOptions{Storage: "kine", CompactionInterval: agedPlaneCompaction}
+
+// planeUsers are the tests that use the aged and kine planes: TestMain
+// starts a plane in the background when one of them is selected, so that
+// it has started and aged by the time they run, at the end (t.Parallel).
+var planeUsers = map[string][]string{
+	"aged": {"TestDoctorAgedControlPlane", "TestDoctorStorageServedWatch", "TestDoctorTwoAPIServers"},
+	"kine": {"TestDoctorKineKeepsTheRest", "TestDoctorStorageServedWatch"},
 }
 
-// kinePlane is kube-apiserver over kine (SQLite), compacted by the API
-// server every few seconds as on k3s, kine keeping its newest 10 revisions.
-func kinePlane(t *testing.T) *framework.Cluster {
-	t.Helper()
-	return startPlane(t, "kine", framework.PlaneOptions{Storage: "kine", CompactionInterval: agedPlaneCompaction})
+func agedPlane(t *testing.T) *framework.Cluster { t.Helper(); return usePlane(t, "aged") }
+
+func kinePlane(t *testing.T) *framework.Cluster { t.Helper(); return usePlane(t, "kine") }
+
+// startPlanes starts, in the background, the planes that the selected
+// tests use.
+func startPlanes() {
+	for name, users := range planeUsers {
+		if slices.ContainsFunc(users, selected) {
+			go startPlane(name)
+		}
+	}
 }
 
-func startPlane(t *testing.T, name string, opts framework.PlaneOptions) *framework.Cluster {
-	t.Helper()
+// startPlane starts the named plane once and waits until it has aged.
+func startPlane(name string) (*plane, time.Duration) {
+	opts := map[string]framework.PlaneOptions{"aged": agedPlaneOptions, "kine": kinePlaneOptions}[name]
 	planesMu.Lock()
 	p := planes[name]
 	if p == nil {
@@ -63,11 +86,18 @@ func startPlane(t *testing.T, name string, opts framework.PlaneOptions) *framewo
 	p.once.Do(func() {
 		start := time.Now()
 		p.c, p.err = cluster.StartPlane(opts)
-		t.Logf("the %s plane started in %s", name, time.Since(start).Round(time.Millisecond))
 		if p.err == nil {
 			p.err = waitCompacted(p.c)
 		}
+		p.took = time.Since(start)
 	})
+	return p, p.took
+}
+
+func usePlane(t *testing.T, name string) *framework.Cluster {
+	t.Helper()
+	p, took := startPlane(name)
+	t.Logf("the %s plane started and aged in %s", name, took.Round(time.Millisecond))
 	if p.err != nil {
 		t.Fatalf("the %s control plane: %v", name, p.err)
 	}
@@ -162,6 +192,7 @@ func staleEvent(t *testing.T, c *framework.Cluster) string {
 // type finds no failure, and every warning and skip says why. (Before the
 // verdict rule, every empty type failed watch-expired here.)
 func TestDoctorAgedControlPlane(t *testing.T) {
+	t.Parallel() // see TestMain: waits on its planes, not the CPU
 	aged := agedPlane(t)
 	start := time.Now()
 	r := aged.RV(t, "doctor", "-o", "json")
@@ -194,6 +225,7 @@ func TestDoctorAgedControlPlane(t *testing.T) {
 // kube-apiserver over kine answers the watch with 500 "etcd event received
 // with PrevKv=nil".
 func TestDoctorStorageServedWatch(t *testing.T) {
+	t.Parallel() // see TestMain: waits on its planes, not the CPU
 	for _, tc := range []struct {
 		name  string
 		plane func(*testing.T) *framework.Cluster
@@ -225,6 +257,7 @@ func TestDoctorStorageServedWatch(t *testing.T) {
 // TestDoctorKineKeepsTheRest: on kine, the storage-served watch is the one
 // deviation; every other check of every type keeps the contract.
 func TestDoctorKineKeepsTheRest(t *testing.T) {
+	t.Parallel() // see TestMain: waits on its planes, not the CPU
 	p := kinePlane(t)
 	staleEvent(t, p)
 	r := p.RV(t, "doctor", "-o", "json")
@@ -253,6 +286,7 @@ func TestDoctorKineKeepsTheRest(t *testing.T) {
 // loopback endpoint addresses), so discovery through it is covered by a
 // unit test of its EndpointSlice reading.
 func TestDoctorTwoAPIServers(t *testing.T) {
+	t.Parallel() // see TestMain: waits on its planes, not the CPU
 	p := agedPlane(t)
 	for _, args := range [][]string{
 		{"doctor", "configmaps,leases.coordination.k8s.io", "--api-servers", p.APIServer2, "-o", "json"},

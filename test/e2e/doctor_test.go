@@ -234,6 +234,7 @@ func doctorEverything(t *testing.T) framework.Result {
 // TestDoctorEveryResource probes every listable resource of the control
 // plane, as kubectl rv doctor does by default: all keep the contract.
 func TestDoctorEveryResource(t *testing.T) {
+	t.Parallel() // see TestMain: waits on its planes, not the CPU
 	r := doctorEverything(t)
 	if r.Code != 0 && r.Code != 1 {
 		t.Fatalf("doctor over every resource: %s", r)
@@ -278,8 +279,10 @@ func TestDoctorFaultyEndpoints(t *testing.T) {
 		{slowConsistentLists, "consistent-list-latency", "the consistent read waits", nil},
 		{stripWatchEventRVs, "watch-events-have-rv", "carry no resourceVersion", nil},
 	}
+	t.Parallel() // after expireHistory's restart: see TestMain
 	for _, tc := range tests {
 		t.Run(string(tc.fault), func(t *testing.T) {
+			t.Parallel() // each fault has its own proxy
 			kc := badProxy(t, tc.fault)
 			r := cluster.RV(t, "doctor", "configmaps", "-n", ns, "-o", "json", "--kubeconfig", kc)
 			if r.Code != 1 {
@@ -311,6 +314,7 @@ func TestDoctorFaultyEndpoints(t *testing.T) {
 // may read only ConfigMaps of one namespace gets those with a warning for
 // the rest (exit 0, nothing failed); a user who may read nothing gets exit 3.
 func TestDoctorPermissions(t *testing.T) {
+	t.Parallel() // see TestMain: reads one namespace of its own
 	ns, _ := doctorNamespace(t, 2)
 	r := cluster.RV(t, "doctor", "configmaps", "-n", ns, "--context", "rv-readonly", "-o", "json")
 	if r.Code != 0 || parseDoctor(t, r.Stdout).Summary.Pass == 0 {
@@ -492,6 +496,7 @@ func waitForAudit(t *testing.T, offset int64, match func(string) bool) {
 // the user did not name Endpoints in, sums such warnings up in one line;
 // doctor endpoints passes the server's warning as kubectl shows it.
 func TestDoctorSummarisesWarningsOfUnnamedTypes(t *testing.T) {
+	t.Parallel() // see TestMain: waits on its planes, not the CPU
 	k := cluster.Kubectl(t, "get", "endpoints", "-A")
 	var serverWarning string
 	for _, l := range strings.Split(k.Stderr, "\n") {

@@ -199,6 +199,7 @@ func near(a, b time.Time, within time.Duration) bool {
 // a's ConfigMap writes after it was thawed, exactly those its own log
 // shows, as acting while not leader.
 func TestLeasesTakeoverAndActingWhileNotLeader(t *testing.T) {
+	t.Parallel() // see TestMain: waits on its planes, not the CPU
 	bin := buildCandidate(t)
 	ns := cluster.Namespace(t)
 	const lock, cm = "e2e-lock", "e2e-state"
@@ -357,6 +358,7 @@ func fieldManager(writer string) string {
 // late, no expiry, no takeover), and counted as the test's own watch of
 // the same Leases sees renewTime move.
 func TestLeasesAPIServerIdentityRenewals(t *testing.T) {
+	t.Parallel() // see TestMain: waits on its planes, not the CPU
 	cs := cluster.Clientset(t, "e2e-leases")
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
@@ -412,6 +414,7 @@ func TestLeasesAPIServerIdentityRenewals(t *testing.T) {
 // --for reports renewals, none late, no expiry and no takeover, and the
 // holder the Lease itself names.
 func TestLeasesKubeControllerManager(t *testing.T) {
+	t.Parallel() // see TestMain: waits on its planes, not the CPU
 	p, err := cluster.StartPlane(framework.PlaneOptions{Controllers: true, LeaderElect: true})
 	if err != nil {
 		t.Fatal(err)

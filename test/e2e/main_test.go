@@ -5,6 +5,7 @@
 package e2e
 
 import (
+	"flag"
 	"fmt"
 	"os"
 	"testing"
@@ -15,6 +16,17 @@ import (
 // cluster is the one control plane of this test run.
 var cluster *framework.Cluster
 
+// TestMain starts the shared control plane, and in the background the
+// release build (releaseBuild) and the aged and kine planes (startPlanes),
+// then runs the tests.
+//
+// Most tests run one after the other: some restart the API server, pause
+// the controllers or remove types. The tests that mostly wait (doctor on
+// its own planes and through its proxies, leases, etcd conformance, the
+// release's check) call t.Parallel(): Go runs them after every other test,
+// all together (make e2e's -parallel), so their waits overlap. A parallel
+// test may restart the API server only before its t.Parallel() call, and
+// pauses the controllers and removes types of the shared plane never.
 func TestMain(m *testing.M) {
 	c, err := framework.Start()
 	if err != nil {
@@ -23,7 +35,13 @@ func TestMain(m *testing.M) {
 	}
 	cluster = c
 	fmt.Fprintf(os.Stderr, "e2e: running against %s\n", c.Describe())
+	flag.Parse()
+	if selected("TestReleaseInstallsLikeKrewAndRunsThroughKubectl") {
+		startRelease()
+	}
+	startPlanes()
 	code := m.Run()
+	stopRelease()
 	if err := stopPlanes(); err != nil {
 		fmt.Fprintf(os.Stderr, "e2e: stopping the extra control planes: %v\n", err)
 		if code == 0 {

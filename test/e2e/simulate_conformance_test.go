@@ -35,6 +35,8 @@ func startEtcd(t testing.TB) string {
 	// Listens on ":0" may return the same port once the first is closed
 	// (etcd then fails with "address already in use"). Both listeners are
 	// held until both ports are chosen, and closed before etcd starts.
+	// The ports are held until etcd has bound them (framework.HoldPorts).
+	defer framework.HoldPorts()()
 	var ports []int
 	var listeners []net.Listener
 	for tries := 0; len(ports) < 2; tries++ {
@@ -78,6 +80,16 @@ func startEtcd(t testing.TB) string {
 			}
 		}
 	})
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		c, err := net.Dial("tcp", strings.TrimPrefix(client, "http://"))
+		if err == nil {
+			c.Close()
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("etcd did not listen on %s within 30 s: %v", client, err)
+		}
+	}
 	return client
 }
 
@@ -107,8 +119,10 @@ func connectEtcd(t testing.TB, endpoint string) *etcdclient.Client {
 // errors, identical watch event streams, and progress notifications at the
 // current revision on every caught-up watch.
 func TestSimulateConformance(t *testing.T) {
+	t.Parallel() // see TestMain: waits on its planes, not the CPU
 	for _, seed := range []uint64{1, 2} {
 		t.Run(fmt.Sprintf("seed-%d", seed), func(t *testing.T) {
+			t.Parallel() // each seed has its own etcd
 			etcd := connectEtcd(t, startEtcd(t))
 			embedded := mvcc.NewDefault()
 			defer embedded.Close()
@@ -237,6 +251,7 @@ func BenchmarkSimulateStoreGuardedUpdate(b *testing.B) {
 // --etcd-endpoints, on a fresh real etcd, and requires the same output
 // (cluster and member IDs aside), the same stderr and the same exit code.
 func TestSimulateEtcdctlMatchesRealEtcd(t *testing.T) {
+	t.Parallel() // see TestMain: its own etcds
 	scripts := map[string]string{
 		"transcript": "put a 1\nput b 1\nput c 1\nput d 1\nput k1 a\nput k2 b\nput k1 c\nget k1\ndel k1\nget k1 --rev=6\nput k1 d\nget k1\nget k --prefix --limit 1\n",
 		"txn":        "put k1 v\ntxn\nmod(\"k1\") = \"2\"\nvalue(\"k1\") = \"v\"\n\nput k1 w --prev-kv\nget k1\ndel k2\n\nget k1\n\ntxn\ncreate(\"k9\") = \"0\"\n\nput k9 new\n\n\n",

@@ -199,9 +199,14 @@ func (c *Cluster) Command(ctx context.Context, name string, args ...string) *exe
 // Env returns the environment commands run with.
 func (c *Cluster) Env() []string { return append([]string(nil), c.env...) }
 
-// Hack runs hack/local-cluster.sh VERB against this cluster.
+// Hack runs hack/local-cluster.sh VERB against this cluster. A restart
+// holds the loopback ports (HoldPorts): its API server binds its port
+// again.
 func (c *Cluster) Hack(t testing.TB, verb string) {
 	t.Helper()
+	if strings.HasPrefix(verb, "restart") {
+		defer HoldPorts()()
+	}
 	cmd := exec.Command(filepath.Join(c.Root, "hack", "local-cluster.sh"), verb)
 	cmd.Env = c.env
 	if out, err := cmd.CombinedOutput(); err != nil {

@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 )
@@ -35,6 +36,20 @@ type PlaneOptions struct {
 
 var planeCounter atomic.Int64
 
+// portsMu is held while a loopback port in 20000-31999 is chosen and until
+// it is bound: hack/local-cluster.sh and the tests' own etcds pick ports
+// there at random, check that they are free, and bind them later, so two
+// starts at once (parallel tests, the planes TestMain starts in the
+// background) could pick the same port.
+var portsMu sync.Mutex
+
+// HoldPorts takes the loopback ports for a start that picks and binds its
+// ports; the returned func gives them back.
+func HoldPorts() (release func()) {
+	portsMu.Lock()
+	return portsMu.Unlock
+}
+
 // StartPlane starts another control plane beside c, in a folder of its own
 // under c's temporary folder, run by the same kubectl-rv and control-plane
 // binaries. The caller stops it.
@@ -53,6 +68,7 @@ func (c *Cluster) StartPlane(opts PlaneOptions) (*Cluster, error) {
 	if opts.CompactionInterval > 0 {
 		env = append(env, "RV_COMPACTION_INTERVAL="+opts.CompactionInterval.String())
 	}
+	defer HoldPorts()()
 	up := exec.Command(filepath.Join(c.Root, "hack", "local-cluster.sh"), "up")
 	up.Dir, up.Env = c.Root, env
 	var stderr bytes.Buffer
