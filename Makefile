@@ -25,7 +25,8 @@ install: build ## install kubectl-rv, rv-offline and kubectl_complete-rv into PR
 	install -m 0755 $(BIN)/rv-offline $(PREFIX)/rv-offline
 	install -m 0755 hack/kubectl_complete-rv $(PREFIX)/kubectl_complete-rv
 
-test: test-unit e2e ## unit tests with -race, then the e2e suite against a real control plane
+test: ## unit tests with -race beside the e2e suite against a real control plane (hack/test.sh)
+	hack/test.sh
 
 # Tests that push tens of thousands of events through a decoder or an engine
 # to hold two paths equal or a memory bound. Under -race they take 68 s of
