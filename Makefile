@@ -40,8 +40,8 @@ test: ## unit tests with -race beside the e2e suite against a real control plane
 HEAVY_TESTS := ^(TestAnalyzeMemoryBounded|TestDecodeMappedMatchesRead|TestDecodeReuseMatches|TestTrackerRetainsLessThanJSON|TestSourcePagesThroughAMillionEvents|TestSourcePagesThroughAMillionDocuments|TestSourceStreamsAMillionRows)$$
 
 test-unit: ## unit tests with -race (the heavy data tests once, without it)
-	$(GO) test -race -count=1 -skip '$(HEAVY_TESTS)' ./...
-	$(GO) test -count=1 -run '$(HEAVY_TESTS)' ./pkg/audit/... ./pkg/conflicts ./pkg/inspect
+	$(GO) test -race -trimpath -count=1 -skip '$(HEAVY_TESTS)' ./...
+	$(GO) test -trimpath -count=1 -run '$(HEAVY_TESTS)' ./pkg/audit/... ./pkg/conflicts ./pkg/inspect
 
 test-quick: ## unit tests without -race, cached: the edit loop (make test-unit before you push)
 	$(GO) test ./...
