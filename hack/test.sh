@@ -33,6 +33,7 @@ set -m
 unit=$!
 set +m
 trap 'kill -- -"$unit" 2>/dev/null' EXIT
+trap 'exit 130' INT TERM
 
 echo "test: unit tests started in the background (nice 10; output in $log, printed after the e2e suite)"
 "$MAKE" --no-print-directory e2e
