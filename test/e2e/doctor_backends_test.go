@@ -4,6 +4,7 @@ package e2e
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -25,7 +26,11 @@ import (
 var (
 	planesMu sync.Mutex
 	planes   = map[string]*plane{}
+	// planesStopped: TestMain has stopped the planes; none starts again.
+	planesStopped bool
 )
+
+var errPlanesStopped = errors.New("the run's planes are stopped")
 
 type plane struct {
 	once sync.Once
@@ -80,6 +85,9 @@ func startPlane(name string) (*plane, time.Duration) {
 	p := planes[name]
 	if p == nil {
 		p = &plane{}
+		if planesStopped {
+			p.once.Do(func() { p.err = errPlanesStopped })
+		}
 		planes[name] = p
 	}
 	planesMu.Unlock()
@@ -108,8 +116,12 @@ func usePlane(t *testing.T, name string) *framework.Cluster {
 func stopPlanes() error {
 	planesMu.Lock()
 	defer planesMu.Unlock()
+	planesStopped = true
 	var errs []string
 	for name, p := range planes {
+		// A start still under way (TestMain's, in the background) is
+		// waited for; one not begun will not begin.
+		p.once.Do(func() { p.err = errPlanesStopped })
 		if p.c != nil {
 			if err := p.c.StopPlane(); err != nil {
 				errs = append(errs, name+": "+err.Error())

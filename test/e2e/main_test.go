@@ -8,6 +8,8 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"regexp"
+	"strings"
 	"testing"
 
 	"github.com/kubectl-rv/kubectl-rv/test/e2e/framework"
@@ -55,4 +57,30 @@ func TestMain(m *testing.M) {
 		}
 	}
 	os.Exit(code)
+}
+
+// selected reports whether the -run and -skip patterns (parsed) select
+// the top-level test name: TestMain starts what such a test needs in the
+// background only then. A pattern this cannot read selects it; the test
+// starts what it needs itself otherwise.
+func selected(name string) bool {
+	pattern := func(flagName string) string {
+		if f := flag.Lookup(flagName); f != nil {
+			return f.Value.String()
+		}
+		return ""
+	}
+	// The part before the first / is matched against top-level names.
+	if run, _, _ := strings.Cut(pattern("test.run"), "/"); run != "" {
+		if re, err := regexp.Compile(run); err == nil && !re.MatchString(name) {
+			return false
+		}
+	}
+	// A skip pattern with a / skips subtests only.
+	if skip := pattern("test.skip"); skip != "" && !strings.Contains(skip, "/") {
+		if re, err := regexp.Compile(skip); err == nil && re.MatchString(name) {
+			return false
+		}
+	}
+	return true
 }

@@ -12,14 +12,12 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
 	"os/exec"
 	"path"
 	"path/filepath"
-	"regexp"
 	"runtime"
 	"strings"
 	"sync"
@@ -179,32 +177,6 @@ func stopRelease() {
 	}
 }
 
-// selected reports whether the -run and -skip patterns (parsed) select
-// the top-level test name: TestMain starts what such a test needs in the
-// background only then. A pattern this cannot read selects it; the test
-// starts what it needs itself otherwise.
-func selected(name string) bool {
-	pattern := func(flagName string) string {
-		if f := flag.Lookup(flagName); f != nil {
-			return f.Value.String()
-		}
-		return ""
-	}
-	// The part before the first / is matched against top-level names.
-	if run, _, _ := strings.Cut(pattern("test.run"), "/"); run != "" {
-		if re, err := regexp.Compile(run); err == nil && !re.MatchString(name) {
-			return false
-		}
-	}
-	// A skip pattern with a / skips subtests only.
-	if skip := pattern("test.skip"); skip != "" && !strings.Contains(skip, "/") {
-		if re, err := regexp.Compile(skip); err == nil && re.MatchString(name) {
-			return false
-		}
-	}
-	return true
-}
-
 // TestReleaseInstallsLikeKrewAndRunsThroughKubectl checks the release
 // hack/release.sh built (releaseBuild), checks the rendered krew manifest, the checksums and
 // every archive, then installs the archive of this machine's platform the
@@ -218,7 +190,6 @@ func TestReleaseInstallsLikeKrewAndRunsThroughKubectl(t *testing.T) {
 		t.Fatalf("hack/release.sh %s: %v\n%s", releaseVersion, b.err, b.out)
 	}
 	t.Logf("hack/release.sh took %s (in the background, at the lowest CPU priority)", b.took.Round(time.Second))
-	const version = releaseVersion
 	// Other commits may land while the release builds: either is fine.
 	commits := b.commits
 	tmp := t.TempDir()
@@ -236,13 +207,13 @@ func TestReleaseInstallsLikeKrewAndRunsThroughKubectl(t *testing.T) {
 	if err := krew.Validate(m, filepath.Join(dist, "rv.yaml")); err != nil {
 		t.Fatalf("dist/rv.yaml breaks krew's rules:\n%v", err)
 	}
-	if m.Spec.Version != version {
-		t.Errorf("spec.version = %q, want %q", m.Spec.Version, version)
+	if m.Spec.Version != releaseVersion {
+		t.Errorf("spec.version = %q, want %q", m.Spec.Version, releaseVersion)
 	}
 
 	// The checksums file lists every archive with the manifest's sha256.
 	sums := map[string]string{}
-	sf, err := os.Open(filepath.Join(dist, "kubectl-rv_"+version+"_checksums.txt"))
+	sf, err := os.Open(filepath.Join(dist, "kubectl-rv_"+releaseVersion+"_checksums.txt"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -280,8 +251,8 @@ func TestReleaseInstallsLikeKrewAndRunsThroughKubectl(t *testing.T) {
 			t.Errorf("%s: no %s", name, p.Bin)
 		case p.Selector.MatchLabels["os"] != "windows" && bin.mode&0o111 == 0:
 			t.Errorf("%s: %s is not executable (%v)", name, p.Bin, bin.mode)
-		case !bytes.Contains(bin.data, []byte(version)):
-			t.Errorf("%s: %s does not carry its version %s", name, p.Bin, version)
+		case !bytes.Contains(bin.data, []byte(releaseVersion)):
+			t.Errorf("%s: %s does not carry its version %s", name, p.Bin, releaseVersion)
 		}
 		if lic := files["LICENSE"]; !bytes.Equal(lic.data, license) {
 			t.Errorf("%s: LICENSE missing or different from the repository's", name)
@@ -300,7 +271,7 @@ func TestReleaseInstallsLikeKrewAndRunsThroughKubectl(t *testing.T) {
 	// Install like krew: unpack, apply the file operations into the
 	// plugin's version folder, link bin into krew's bin folder as
 	// kubectl-<plugin name>.
-	store := filepath.Join(tmp, "krew", "store", m.Metadata.Name, version)
+	store := filepath.Join(tmp, "krew", "store", m.Metadata.Name, releaseVersion)
 	binDir := filepath.Join(tmp, "krew", "bin")
 	for _, d := range []string{store, binDir} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
@@ -359,7 +330,7 @@ func TestReleaseInstallsLikeKrewAndRunsThroughKubectl(t *testing.T) {
 	if err != nil {
 		t.Fatalf("kubectl rv version from the installed archive: %v\n%s", err, out)
 	}
-	for _, want := range []string{"Client Version: " + version + "\n", "Server Version: v1.36."} {
+	for _, want := range []string{"Client Version: " + releaseVersion + "\n", "Server Version: v1.36."} {
 		if !strings.Contains(out, want) {
 			t.Errorf("kubectl rv version should print %q:\n%s", want, out)
 		}
