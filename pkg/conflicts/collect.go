@@ -204,8 +204,8 @@ func (c *Collector) writer(k WriterKey) (uint32, *WriterKey) {
 	})
 }
 
-// writeVerb is verb when it writes, as a constant (not a string of the
-// decoder's), else "".
+// writeVerb is verb when it is one of audit.WriteVerbs, as a constant
+// (not a string of the decoder's), else "" (TestWriteVerbIsAuditsList).
 func writeVerb(verb string) string {
 	switch verb {
 	case "create":

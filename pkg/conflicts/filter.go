@@ -71,12 +71,9 @@ func ParseFilter(f FilterFlags) (*Filter, error) {
 	return &out, nil
 }
 
-// WriteVerbs are the verbs conflicts counts.
-var WriteVerbs = []string{"create", "update", "patch", "delete", "deletecollection"}
-
 func checkVerb(v string) error {
-	if !slices.Contains(WriteVerbs, v) {
-		return fmt.Errorf("is not a write verb: use one of %s", strings.Join(WriteVerbs, ", "))
+	if !slices.Contains(audit.WriteVerbs, v) {
+		return fmt.Errorf("is not a write verb: use one of %s", strings.Join(audit.WriteVerbs, ", "))
 	}
 	return nil
 }
@@ -90,7 +87,7 @@ func checkStatus(v string) error {
 
 func isDigits(s string) bool {
 	_, err := strconv.ParseUint(s, 10, 16)
-	return err == nil && !strings.HasPrefix(s, "+")
+	return err == nil
 }
 
 func parsePatterns(flag string, values []string, check func(string) error) (patterns, error) {

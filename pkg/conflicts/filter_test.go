@@ -231,3 +231,18 @@ func causeCount(rep *Report, c Cause) int {
 	}
 	return 0
 }
+
+// TestWriteVerbIsAuditsList: the verbs the analysis counts (writeVerb) are
+// audit.WriteVerbs, which --verb accepts and the log services' filters keep.
+func TestWriteVerbIsAuditsList(t *testing.T) {
+	for _, v := range audit.WriteVerbs {
+		if writeVerb(v) != v {
+			t.Errorf("writeVerb(%q) = %q", v, writeVerb(v))
+		}
+	}
+	for _, v := range []string{"get", "list", "watch", "Update", "", "apply"} {
+		if writeVerb(v) != "" {
+			t.Errorf("writeVerb(%q) = %q, want none", v, writeVerb(v))
+		}
+	}
+}
