@@ -37,6 +37,8 @@ type candLine struct {
 	ID     string    `json:"id"`
 	Leader string    `json:"leader"`
 	Sent   time.Time `json:"sent"`
+	// N is a ConfigMap write's count: the write stored data.writer ID-N.
+	N int `json:"n"`
 }
 
 // candidate is a running leasecandidate process.
@@ -196,8 +198,11 @@ func near(a, b time.Time, within time.Duration) bool {
 // `leases --for` (watching throughout) and `leases --audit-log` must both
 // report the two takeovers with the holders and, within the retry period,
 // the times the new leaders logged; the audit log's history must report
-// a's ConfigMap writes after it was thawed, exactly those its own log
-// shows, as acting while not leader.
+// a's ConfigMap writes that the server stored after it was thawed,
+// exactly those its own log shows, as acting while not leader. Which
+// writes those are is read from the ConfigMap while a is frozen, not
+// from a's send times: a write a stamped just before it was frozen is
+// sent only when it is thawed.
 func TestLeasesTakeoverAndActingWhileNotLeader(t *testing.T) {
 	t.Parallel() // see TestMain: waits on its planes, not the CPU
 	bin := buildCandidate(t)
@@ -216,6 +221,11 @@ func TestLeasesTakeoverAndActingWhileNotLeader(t *testing.T) {
 
 	a.signal(t, syscall.SIGSTOP)
 	first, t1 := waitLeading(t, 30*time.Second, b, c)
+	// What a wrote before it was frozen is stored by now: a write whose
+	// bytes had left a when it stopped was stored milliseconds later. A
+	// write a had stamped as sent but not sent yet reaches the server only
+	// once a is thawed, after another took over.
+	storedBefore := lastWriteStored(t, ns, cm, "a")
 	thawed := a.signal(t, syscall.SIGCONT)
 	select {
 	case <-a.done:
@@ -234,17 +244,17 @@ func TestLeasesTakeoverAndActingWhileNotLeader(t *testing.T) {
 	time.Sleep(3 * time.Second)
 	liveRep := parseLeases(t, live.Stop(t))
 
-	// What the candidates' own logs say.
+	// What the candidates' own logs say: a's writes stored after it lost.
 	var actingWrites []candLine
 	for _, w := range a.logged("configmap-write") {
-		if w.Sent.After(thawed) {
+		if w.N > storedBefore {
 			actingWrites = append(actingWrites, w)
 		}
 	}
 	if len(actingWrites) == 0 {
 		t.Fatalf("a logged no ConfigMap write after it was thawed: the scene did not happen")
 	}
-	t.Logf("a: frozen, then %s took over at %s; a thawed at %s and wrote the ConfigMap %d times; %s took over at %s",
+	t.Logf("a: frozen, then %s took over at %s; a thawed at %s and the ConfigMap stored %d of its writes after that; %s took over at %s",
 		first.id, t1.Format(time.StampMilli), thawed.Format(time.StampMilli), len(actingWrites), last.id, t2.Format(time.StampMilli))
 
 	type takeover struct{ from, to string }
@@ -322,6 +332,23 @@ func TestLeasesTakeoverAndActingWhileNotLeader(t *testing.T) {
 			t.Logf("--view %s:\n%s", view, r.Stdout)
 		}
 	})
+}
+
+// lastWriteStored reads the ConfigMap candidate id writes and returns the
+// count N of the write it holds (data.writer is id-N).
+func lastWriteStored(t *testing.T, ns, name, id string) int {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	c, err := cluster.Clientset(t, "e2e-leases").CoreV1().ConfigMaps(ns).Get(ctx, name, metav1.GetOptions{})
+	if err != nil {
+		t.Fatalf("reading the ConfigMap candidate %s writes: %v", id, err)
+	}
+	var n int
+	if _, err := fmt.Sscanf(c.Data["writer"], id+"-%d", &n); err != nil {
+		t.Fatalf("ConfigMap %s/%s: data.writer %q is not %s-N", ns, name, c.Data["writer"], id)
+	}
+	return n
 }
 
 // saveNamespaceEvents copies the audit log's lines about namespace ns to

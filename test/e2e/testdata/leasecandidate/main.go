@@ -108,8 +108,9 @@ func main() {
 	logf("exit", "id", *id)
 }
 
-// writeLoop updates the ConfigMap's data.writer every period until the
-// program exits.
+// writeLoop updates the ConfigMap's data.writer to ID-N, N the loop's
+// count, every period until the program exits; each write it logs carries
+// its N, so a reader of the ConfigMap knows which writes it holds.
 func writeLoop(cs kubernetes.Interface, ns, name, id string, every time.Duration) {
 	defer writing.Done()
 	for n := 0; ; n++ {
@@ -131,7 +132,7 @@ func writeLoop(cs kubernetes.Interface, ns, name, id string, every time.Duration
 		} else {
 			sent := time.Now().UTC().Format(time.RFC3339Nano)
 			if _, err = cs.CoreV1().ConfigMaps(ns).Create(context.Background(), &corev1.ConfigMap{
-				ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns}, Data: map[string]string{"writer": id}}, metav1.CreateOptions{}); err == nil {
+				ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns}, Data: map[string]string{"writer": fmt.Sprintf("%s-%d", id, n)}}, metav1.CreateOptions{}); err == nil {
 				logf("configmap-write", "id", id, "n", n, "sent", sent)
 			}
 		}
