@@ -37,6 +37,10 @@ type store struct {
 	// error instead of its events (kine after compaction: 500 PrevKv=nil).
 	storageWatchErr *apierrors.StatusError
 	stripEventRVs   bool
+	// compactBeforeWatches is how many watches from a readable version
+	// find the store compacted past that version first (an API server's
+	// compaction between doctor's lists and its watch).
+	compactBeforeWatches int
 	// lagging answers NotOlderThan lists past its newest version with its
 	// newest instead of "too large" (a replica that reads the past).
 	lagging bool
@@ -113,6 +117,10 @@ func (s *store) Watch(ctx context.Context, o metav1.ListOptions) (watch.Interfac
 	}
 	ch := make(chan watch.Event, len(s.items)+2)
 	asked, _ := strconv.ParseUint(o.ResourceVersion, 10, 64)
+	if o.ResourceVersion != "" && asked >= s.compacted && s.compactBeforeWatches > 0 {
+		s.compactBeforeWatches--
+		s.compacted = asked + 1
+	}
 	switch {
 	case o.SendInitialEvents != nil && *o.SendInitialEvents:
 		for i := range s.items {

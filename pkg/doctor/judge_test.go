@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -49,6 +50,39 @@ func TestStorageServedWatch(t *testing.T) {
 	c := rep.Resources[0].Checks[0]
 	if c.Status != Fail || !strings.Contains(c.Observed, "PrevKv=nil") || c.Values["from"] != "300" || c.Values["code"] != "500" {
 		t.Errorf("kine's 500: %+v, want a fail from the compact revision 300 naming PrevKv=nil", c)
+	}
+}
+
+// TestStorageWatchRacesCompaction: a store that compacts past its compact
+// revision between doctor's lists and its watch answers that watch 410,
+// as the contract says. doctor finds the new compact revision and watches
+// again; a store that compacts before every attempt is skipped, not
+// failed; a 410 from a revision still readable is a failure.
+func TestStorageWatchRacesCompaction(t *testing.T) {
+	run := func(s *store) Check {
+		t.Helper()
+		cfg := NewConfig()
+		cfg.Checks = []string{WatchStorageCompacted}
+		rep, err := Run(context.Background(), Clients{Metadata: client{s}}, []apitypes.Type{eventsType}, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return rep.Resources[0].Checks[0]
+	}
+	s := newStore(7)
+	s.compactBeforeWatches = storageWatchAttempts - 1
+	if c := run(s); c.Status != Pass || c.Values["from"] != "302" {
+		t.Errorf("compacted before %d watches: %+v, want a pass from the compact revision 302", storageWatchAttempts-1, c)
+	}
+	s = newStore(7)
+	s.compactBeforeWatches = storageWatchAttempts
+	if c := run(s); c.Status != Skip || c.Values["attempts"] != strconv.Itoa(storageWatchAttempts) || !strings.Contains(c.Observed, "compacted past its compact revision") {
+		t.Errorf("compacted before every watch: %+v, want a skip after %d attempts", c, storageWatchAttempts)
+	}
+	s = newStore(7)
+	s.storageWatchErr = apierrors.NewResourceExpired("too old resource version: 300 (300)")
+	if c := run(s); c.Status != Fail || c.Values["code"] != "410" || c.Values["from"] != "300" {
+		t.Errorf("a 410 from a revision still readable: %+v, want a fail", c)
 	}
 }
 

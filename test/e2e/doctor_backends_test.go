@@ -3,10 +3,17 @@
 package e2e
 
 import (
+	"cmp"
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -15,6 +22,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
 
 	"github.com/kubectl-rv/kubectl-rv/test/e2e/framework"
 )
@@ -60,7 +68,7 @@ var kinePlaneOptions = framework.PlaneOptions{Storage: "kine", CompactionInterva
 // starts a plane in the background when one of them is selected, so that
 // it has started and aged by the time they run, at the end (t.Parallel).
 var planeUsers = map[string][]string{
-	"aged": {"TestDoctorAgedControlPlane", "TestDoctorStorageServedWatch", "TestDoctorTwoAPIServers"},
+	"aged": {"TestDoctorAgedControlPlane", "TestDoctorStorageServedWatch", "TestDoctorStorageWatchRacesCompaction", "TestDoctorTwoAPIServers"},
 	"kine": {"TestDoctorKineKeepsTheRest", "TestDoctorStorageServedWatch"},
 }
 
@@ -263,6 +271,104 @@ func TestDoctorStorageServedWatch(t *testing.T) {
 				t.Errorf("events' bookmark warning does not name its cause: %q", b.Observed)
 			}
 		})
+	}
+}
+
+// TestDoctorStorageWatchRacesCompaction: the aged plane's API servers
+// compact etcd every few seconds, as every API server does every
+// --etcd-compaction-interval. When a compaction falls between doctor's
+// finding the compact revision and its watch from there, the watch is
+// answered 410, as the contract says; doctor must look again, not fail
+// the store (CI's run under load once failed so). A proxy in front of the
+// real API server holds doctor's first storage-served watch until etcd
+// has compacted past its revision: doctor watches a second time, from the
+// new compact revision, and passes.
+func TestDoctorStorageWatchRacesCompaction(t *testing.T) {
+	t.Parallel() // see TestMain: waits on its planes, not the CPU
+	p := agedPlane(t)
+	ns := staleEvent(t, p)
+	kc, watches := compactionRaceProxy(t, p)
+	r := p.RV(t, "doctor", "events", "-n", ns, "--check", "watch-storage-compacted", "-o", "json", "--kubeconfig", kc)
+	c := parseDoctor(t, r.Stdout).checks(t, "events")["watch-storage-compacted"]
+	seen := watches()
+	t.Logf("the Events' storage-served watches through the proxy, from: %v; verdict %s (%s)", seen, c.Status, c.Observed)
+	if r.Code != 0 || c.Status != "pass" {
+		t.Fatalf("watch-storage-compacted after a compaction raced its watch: %+v, want a pass; %s", c, r)
+	}
+	if len(seen) != 2 || compareRV(seen[1], seen[0]) <= 0 || c.Values["from"] != seen[1] {
+		t.Errorf("watches from %v, verdict from %q: want a second watch from the newer compact revision, judged", seen, c.Values["from"])
+	}
+}
+
+// compareRV compares two resourceVersions of one etcd (integers).
+func compareRV(a, b string) int {
+	var x, y uint64
+	_, _ = fmt.Sscan(a, &x)
+	_, _ = fmt.Sscan(b, &y)
+	return cmp.Compare(x, y)
+}
+
+// compactionRaceProxy starts a proxy in front of c's API server that holds
+// the first watch of Events from a resourceVersion until etcd has
+// compacted past it (an exact list at the next version answers 410; the
+// proxy writes ConfigMaps meanwhile, so that the compactor has revisions
+// to pass), then passes it on: a compaction between a client's finding a
+// version and its watch from there. It returns a kubeconfig through the
+// proxy and what reports the versions of the Events watches it passed on.
+func compactionRaceProxy(t *testing.T, c *framework.Cluster) (kubeconfig string, watches func() []string) {
+	t.Helper()
+	upstream, err := url.Parse(c.APIServer)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs := c.Clientset(t, "e2e-setup")
+	rp := httputil.NewSingleHostReverseProxy(upstream)
+	rp.Transport = &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}} // loopback, self-signed test server
+	rp.FlushInterval = -1
+	var mu sync.Mutex
+	var seen []string
+	handler := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		q := r.URL.Query()
+		if rv := q.Get("resourceVersion"); q.Get("watch") == "true" && rv != "" && strings.HasSuffix(r.URL.Path, "/events") {
+			mu.Lock()
+			seen = append(seen, rv)
+			first := len(seen) == 1
+			mu.Unlock()
+			if first {
+				waitCompactedPast(r.Context(), cs, rv)
+			}
+		}
+		rp.ServeHTTP(w, r)
+	})
+	srv := httptest.NewUnstartedServer(handler)
+	srv.Config.ReadHeaderTimeout = 10 * time.Second
+	srv.StartTLS()
+	t.Cleanup(srv.Close)
+	return proxyKubeconfig(t, c, srv.URL), func() []string {
+		mu.Lock()
+		defer mu.Unlock()
+		return slices.Clone(seen)
+	}
+}
+
+// waitCompactedPast writes ConfigMaps until an exact list at rv+1 answers
+// 410, for at most 10 s (less than doctor's grace for a watch to open):
+// the API server then starts a watch from rv (at rv+1 in etcd) below the
+// compact revision.
+func waitCompactedPast(ctx context.Context, cs kubernetes.Interface, rv string) {
+	var n uint64
+	if _, err := fmt.Sscan(rv, &n); err != nil {
+		return
+	}
+	next := strconv.FormatUint(n+1, 10)
+	deadline := time.Now().Add(10 * time.Second)
+	for i := 0; time.Now().Before(deadline) && ctx.Err() == nil; i++ {
+		_, err := cs.CoreV1().Events("").List(ctx, metav1.ListOptions{ResourceVersion: next, ResourceVersionMatch: metav1.ResourceVersionMatchExact, Limit: 1})
+		if apierrors.IsResourceExpired(err) || apierrors.IsGone(err) {
+			return
+		}
+		_, _ = cs.CoreV1().ConfigMaps("default").Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{GenerateName: "race-"}}, metav1.CreateOptions{})
+		time.Sleep(200 * time.Millisecond)
 	}
 }
 

@@ -19,6 +19,8 @@ import (
 	"time"
 
 	"k8s.io/client-go/tools/clientcmd"
+
+	"github.com/kubectl-rv/kubectl-rv/test/e2e/framework"
 )
 
 // fault is one way a misbehaving endpoint breaks the resourceVersion
@@ -82,13 +84,13 @@ func badProxy(t *testing.T, f fault) string {
 	srv.Config.ReadHeaderTimeout = 10 * time.Second
 	srv.StartTLS()
 	t.Cleanup(srv.Close)
-	return proxyKubeconfig(t, srv.URL)
+	return proxyKubeconfig(t, cluster, srv.URL)
 }
 
-// proxyKubeconfig copies the cluster's kubeconfig with its server replaced.
-func proxyKubeconfig(t *testing.T, server string) string {
+// proxyKubeconfig copies c's kubeconfig with its server replaced.
+func proxyKubeconfig(t *testing.T, c *framework.Cluster, server string) string {
 	t.Helper()
-	cfg, err := clientcmd.LoadFromFile(cluster.Kubeconfig)
+	cfg, err := clientcmd.LoadFromFile(c.Kubeconfig)
 	if err != nil {
 		t.Fatal(err)
 	}
