@@ -10,16 +10,27 @@ import (
 // flagLibraries are the flag and CLI libraries that only commands use.
 var flagLibraries = []string{"github.com/spf13/pflag", "github.com/spf13/cobra", "k8s.io/component-base/cli/flag"}
 
+// upstreamFlagImporters are the upstream packages through which the API
+// server's rules (pkg/serverrules and pkg/serverrules/crd) link the flag
+// libraries: k8s.io/component-base's feature gates (pflag), which the
+// validation and the strategies consult, and its metrics (pflag), which
+// apiextensions-apiserver's validation registers; its compatibility
+// versions (cli/flag, cobra), which the CEL environment of the custom
+// resources' x-kubernetes-validations reads; and cli/flag and cobra
+// themselves. Routes: go list -deps -f '{{.ImportPath}}|{{join .Imports " "}}'
+// ./pkg/serverrules/crd, searched from the package.
+var upstreamFlagImporters = []string{
+	"k8s.io/component-base/featuregate", "k8s.io/component-base/metrics", "k8s.io/component-base/compatibility",
+	"k8s.io/component-base/cli/flag", "github.com/spf13/cobra",
+}
+
 // TestFlagLibrariesStayInCommands: of this module's packages, only
 // pkg/cmd (and hack/gendocs, which renders its commands' docs) imports a
 // flag or CLI library; of pkg/, only pkg/cmd and the API server's rules
-// link one. The rules (pkg/serverrules and pkg/serverrules/crd) link them
-// through the upstream packages they run, never an import of their own:
-// apiextensions-apiserver's validation and defaulting import
-// k8s.io/component-base/metrics (pflag, for its metrics flags), and its CEL
-// rules k8s.io/apiserver/pkg/cel/environment, which imports
-// k8s.io/component-base/compatibility (cli/flag, cobra). Only rv-offline,
-// which links cobra for its commands anyway, links the rules.
+// link one, and the rules only through upstreamFlagImporters: running the
+// API server's own validation, defaulting and CEL (which #29 asks for)
+// links them, and nothing else may. Only rv-offline, which links cobra
+// for its commands anyway, links the rules (TestOnlyRVOfflineLinks).
 func TestFlagLibrariesStayInCommands(t *testing.T) {
 	out, err := exec.Command("go", "list", "-deps", "-f", `{{.ImportPath}}|{{join .Imports " "}}|{{join .Deps " "}}`, "../...").Output()
 	if err != nil {
@@ -52,6 +63,26 @@ func TestFlagLibrariesStayInCommands(t *testing.T) {
 	if checked < 40 {
 		t.Fatalf("checked %d packages of the module: go list printed\n%s", checked, out)
 	}
+	rules, err := exec.Command("go", "list", "-deps", "-f", `{{.ImportPath}}|{{join .Imports " "}}`, "../pkg/serverrules").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	routes := 0
+	for _, line := range strings.Split(strings.TrimSpace(string(rules)), "\n") {
+		pkg, imports, _ := strings.Cut(line, "|")
+		for _, d := range strings.Fields(imports) {
+			if !slices.Contains(flagLibraries, d) {
+				continue
+			}
+			routes++
+			if !slices.Contains(upstreamFlagImporters, pkg) {
+				t.Errorf("the rules link %s through %s: only %v may bring them", d, pkg, upstreamFlagImporters)
+			}
+		}
+	}
+	if routes == 0 {
+		t.Errorf("the rules link no flag library: upstreamFlagImporters and the doc above are out of date")
+	}
 }
 
 // TestEarlyHandOffImportsOnlyTheStandardLibrary: kubectl-rv hands the
@@ -72,26 +103,30 @@ func TestEarlyHandOffImportsOnlyTheStandardLibrary(t *testing.T) {
 	}
 }
 
-// logServiceClients are the modules of the log services' clients that
-// conflicts --source reads with.
-var logServiceClients = []string{
+// onlyRVOffline are the packages and modules that only rv-offline links:
+// the API server's rules (whose start-up every other command would pay,
+// and through which the flag libraries reach pkg/), and the log services'
+// clients that conflicts --source reads with.
+var onlyRVOffline = []string{
+	"github.com/kubectl-rv/kubectl-rv/pkg/serverrules",
+	"k8s.io/apiextensions-apiserver/pkg/apiserver/validation",
 	"github.com/aws/aws-sdk-go-v2/service/cloudwatchlogs",
 	"github.com/elastic/go-elasticsearch/v8",
 	"github.com/opensearch-project/opensearch-go/v4",
 	"github.com/ClickHouse/clickhouse-go/v2",
 }
 
-// TestLogServiceClientsOnlyInRVOffline: the log services' clients are
-// linked into rv-offline, to which kubectl-rv hands conflicts --source
-// over, never into kubectl-rv.
-func TestLogServiceClientsOnlyInRVOffline(t *testing.T) {
+// TestOnlyRVOfflineLinks: the packages of onlyRVOffline are linked into
+// rv-offline, to which kubectl-rv hands predict --offline, simulate and
+// conflicts --source over, never into kubectl-rv.
+func TestOnlyRVOfflineLinks(t *testing.T) {
 	for cmd, want := range map[string]bool{"../cmd/kubectl-rv": false, "../cmd/rv-offline": true} {
 		out, err := exec.Command("go", "list", "-deps", cmd).Output()
 		if err != nil {
 			t.Fatalf("go list %s: %v", cmd, err)
 		}
 		deps := strings.Fields(string(out))
-		for _, m := range logServiceClients {
+		for _, m := range onlyRVOffline {
 			got := slices.ContainsFunc(deps, func(d string) bool { return d == m || strings.HasPrefix(d, m+"/") })
 			if got != want {
 				t.Errorf("%s links %s: %v, want %v", cmd, m, got, want)
