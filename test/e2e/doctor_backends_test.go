@@ -3,15 +3,11 @@
 package e2e
 
 import (
-	"cmp"
 	"context"
-	"crypto/tls"
 	"errors"
 	"fmt"
 	"net/http"
-	"net/http/httptest"
 	"net/http/httputil"
-	"net/url"
 	"slices"
 	"strconv"
 	"strings"
@@ -145,20 +141,31 @@ func stopPlanes() error {
 // waitCompacted writes until the API server's own compaction has passed
 // resourceVersion 1, which an exact list then answers with 410.
 func waitCompacted(c *framework.Cluster) error {
-	cs := c.Clientset(nopT{}, "e2e-setup")
-	ctx := context.Background()
-	deadline := time.Now().Add(90 * time.Second)
-	for i := 0; ; i++ {
-		_, err := cs.CoreV1().Namespaces().List(ctx, metav1.ListOptions{ResourceVersion: "1", ResourceVersionMatch: metav1.ResourceVersionMatchExact, Limit: 1})
+	if err := untilCompactedPast(context.Background(), c.Clientset(nopT{}, "e2e-setup"), "1", 90*time.Second); err != nil {
+		return fmt.Errorf("resourceVersion 1 still readable after 90 s (last answer: %v)", err)
+	}
+	return nil
+}
+
+// untilCompactedPast writes ConfigMaps in default, so that the compactor
+// has revisions to pass, until an exact list at rv answers 410: etcd's
+// compaction (the API server's, every --etcd-compaction-interval) has
+// passed rv, whatever type rv was written to. After within it gives up
+// with the last answer.
+func untilCompactedPast(ctx context.Context, cs kubernetes.Interface, rv string, within time.Duration) error {
+	deadline := time.Now().Add(within)
+	for {
+		_, err := cs.CoreV1().Namespaces().List(ctx, metav1.ListOptions{ResourceVersion: rv, ResourceVersionMatch: metav1.ResourceVersionMatchExact, Limit: 1})
 		switch {
 		case apierrors.IsResourceExpired(err) || apierrors.IsGone(err):
 			return nil
+		case ctx.Err() != nil:
+			return ctx.Err()
 		case time.Now().After(deadline):
-			return fmt.Errorf("resourceVersion 1 still readable after 90 s (last answer: %v)", err)
+			return fmt.Errorf("an exact list at %s answered %v after %s", rv, err, within)
 		}
-		// Writes, so that the compactor has revisions to pass.
-		_, _ = cs.CoreV1().ConfigMaps("default").Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("age-%d", i)}}, metav1.CreateOptions{})
-		time.Sleep(500 * time.Millisecond)
+		_, _ = cs.CoreV1().ConfigMaps("default").Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{GenerateName: "age-"}}, metav1.CreateOptions{})
+		time.Sleep(300 * time.Millisecond)
 	}
 }
 
@@ -186,19 +193,8 @@ func staleEvent(t *testing.T, c *framework.Cluster) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(90 * time.Second)
-	for i := 0; ; i++ {
-		_, err := cs.CoreV1().Events(ns).List(ctx, metav1.ListOptions{ResourceVersion: made.ResourceVersion, ResourceVersionMatch: metav1.ResourceVersionMatchExact, Limit: 1})
-		if apierrors.IsResourceExpired(err) || apierrors.IsGone(err) {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the Event's first version %s is still readable after 90 s: %v", made.ResourceVersion, err)
-		}
-		if _, err := cs.CoreV1().ConfigMaps(ns).Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("push-%d", i)}}, metav1.CreateOptions{}); err != nil {
-			t.Fatal(err)
-		}
-		time.Sleep(300 * time.Millisecond)
+	if err := untilCompactedPast(ctx, cs, made.ResourceVersion, 90*time.Second); err != nil {
+		t.Fatalf("the Event's first version is still readable: %v", err)
 	}
 	made.Message = "second"
 	if _, err := cs.CoreV1().Events(ns).Update(ctx, made, metav1.UpdateOptions{}); err != nil {
@@ -300,7 +296,7 @@ func TestDoctorStorageWatchRacesCompaction(t *testing.T) {
 	if r.Code != 0 || c.Status != "pass" {
 		t.Fatalf("watch-storage-compacted after a compaction raced its watch: %+v, want a pass; %s", c, r)
 	}
-	if n := len(seen); n < 2 || compareRV(seen[n-1], seen[0]) <= 0 || c.Values["from"] != seen[n-1] {
+	if n := len(seen); n < 2 || atoi(t, seen[n-1]) <= atoi(t, seen[0]) || c.Values["from"] != seen[n-1] {
 		t.Errorf("watches from %v, verdict from %q: want another watch from a newer compact revision, judged", seen, c.Values["from"])
 	}
 }
@@ -309,14 +305,6 @@ func TestDoctorStorageWatchRacesCompaction(t *testing.T) {
 // four of the aged plane's compaction intervals, within what doctor waits
 // for a watch to open under --watch-timeout 10s.
 const compactionHold = 16 * time.Second
-
-// compareRV compares two resourceVersions of one etcd (integers).
-func compareRV(a, b string) int {
-	var x, y uint64
-	_, _ = fmt.Sscan(a, &x)
-	_, _ = fmt.Sscan(b, &y)
-	return cmp.Compare(x, y)
-}
 
 // compactionRaceProxy starts a proxy in front of c's API server that holds
 // the first watch of Events from a resourceVersion until etcd has
@@ -328,64 +316,35 @@ func compareRV(a, b string) int {
 // and whether etcd compacted past the first within compactionHold.
 func compactionRaceProxy(t *testing.T, c *framework.Cluster) (kubeconfig string, watches func() (from []string, raced bool)) {
 	t.Helper()
-	upstream, err := url.Parse(c.APIServer)
-	if err != nil {
-		t.Fatal(err)
-	}
 	cs := c.Clientset(t, "e2e-setup")
-	rp := httputil.NewSingleHostReverseProxy(upstream)
-	rp.Transport = &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}} // loopback, self-signed test server
-	rp.FlushInterval = -1
 	var mu sync.Mutex
 	var seen []string
 	var raced bool
-	handler := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		q := r.URL.Query()
-		if rv := q.Get("resourceVersion"); q.Get("watch") == "true" && rv != "" && strings.HasSuffix(r.URL.Path, "/events") {
-			mu.Lock()
-			seen = append(seen, rv)
-			first := len(seen) == 1
-			mu.Unlock()
-			if first {
-				ok := waitCompactedPast(r.Context(), cs, rv)
+	kubeconfig = frontProxy(t, c, func(rp *httputil.ReverseProxy) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			q := r.URL.Query()
+			if rv := q.Get("resourceVersion"); q.Get("watch") == "true" && rv != "" && strings.HasSuffix(r.URL.Path, "/events") {
 				mu.Lock()
-				raced = ok
+				seen = append(seen, rv)
+				first := len(seen) == 1
 				mu.Unlock()
+				if n, err := strconv.ParseUint(rv, 10, 64); first && err == nil {
+					// The API server starts a watch from rv at rv+1 in etcd:
+					// the race is staged once rv+1 is compacted too.
+					err := untilCompactedPast(r.Context(), cs, strconv.FormatUint(n+1, 10), compactionHold)
+					mu.Lock()
+					raced = err == nil
+					mu.Unlock()
+				}
 			}
-		}
-		rp.ServeHTTP(w, r)
+			rp.ServeHTTP(w, r)
+		})
 	})
-	srv := httptest.NewUnstartedServer(handler)
-	srv.Config.ReadHeaderTimeout = 10 * time.Second
-	srv.StartTLS()
-	t.Cleanup(srv.Close)
-	return proxyKubeconfig(t, c, srv.URL), func() ([]string, bool) {
+	return kubeconfig, func() ([]string, bool) {
 		mu.Lock()
 		defer mu.Unlock()
 		return slices.Clone(seen), raced
 	}
-}
-
-// waitCompactedPast writes ConfigMaps until an exact list at rv+1 answers
-// 410, for at most compactionHold, and says whether it did: the API
-// server then starts a watch from rv (at rv+1 in etcd) below the compact
-// revision.
-func waitCompactedPast(ctx context.Context, cs kubernetes.Interface, rv string) bool {
-	var n uint64
-	if _, err := fmt.Sscan(rv, &n); err != nil {
-		return false
-	}
-	next := strconv.FormatUint(n+1, 10)
-	deadline := time.Now().Add(compactionHold)
-	for i := 0; time.Now().Before(deadline) && ctx.Err() == nil; i++ {
-		_, err := cs.CoreV1().Events("").List(ctx, metav1.ListOptions{ResourceVersion: next, ResourceVersionMatch: metav1.ResourceVersionMatchExact, Limit: 1})
-		if apierrors.IsResourceExpired(err) || apierrors.IsGone(err) {
-			return true
-		}
-		_, _ = cs.CoreV1().ConfigMaps("default").Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{GenerateName: "race-"}}, metav1.CreateOptions{})
-		time.Sleep(200 * time.Millisecond)
-	}
-	return false
 }
 
 // TestDoctorKineKeepsTheRest: on kine, the storage-served watch is the one

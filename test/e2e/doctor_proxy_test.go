@@ -40,51 +40,61 @@ const (
 // list: more than doctor's 1 s threshold.
 const consistentListDelay = 1500 * time.Millisecond
 
-// badProxy starts an HTTP proxy on loopback in front of the test cluster's
-// API server that breaks the contract as f says, and returns a kubeconfig
+// badProxy starts a proxy in front of the test cluster's API server
+// (frontProxy) that breaks the contract as f says, and returns a kubeconfig
 // that reaches the server through it as rv-admin. It is a test fixture: the
 // server behind it is the real one, and only the broken rule differs.
 func badProxy(t *testing.T, f fault) string {
 	t.Helper()
-	upstream, err := url.Parse(cluster.APIServer)
+	return frontProxy(t, cluster, func(rp *httputil.ReverseProxy) http.Handler {
+		director := rp.Director
+		rp.Director = func(r *http.Request) {
+			director(r)
+			// JSON on the wire, so that the fixture can read and change it.
+			r.Header.Set("Accept", jsonOnly(r.Header.Get("Accept")))
+			q := r.URL.Query()
+			if f == ignoreRVMatch && q.Get("watch") != "true" {
+				q.Del("resourceVersionMatch")
+				r.URL.RawQuery = q.Encode()
+			}
+		}
+		rp.ModifyResponse = func(resp *http.Response) error { return breakResponse(f, resp) }
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			q := r.URL.Query()
+			isWatch := q.Get("watch") == "true"
+			switch {
+			case f == compactedWatchOK && isWatch && q.Get("resourceVersion") == "1":
+				w.Header().Set("Content-Type", "application/json")
+				w.WriteHeader(http.StatusOK)
+				return
+			case f == slowConsistentLists && !isWatch && r.Method == http.MethodGet && q.Get("resourceVersion") == "" && isCollection(r.URL.Path):
+				time.Sleep(consistentListDelay)
+			}
+			rp.ServeHTTP(w, r)
+		})
+	})
+}
+
+// frontProxy starts an HTTPS proxy on loopback in front of c's API server
+// and returns a kubeconfig that reaches the server through it. serve gets
+// the reverse proxy to the server (watch events pass at once) and returns
+// the handler the proxy serves, which may change requests and answers on
+// their way. kubeconfig credentials are sent over https only: the proxy
+// serves TLS with a throwaway certificate, as the test cluster does.
+func frontProxy(t *testing.T, c *framework.Cluster, serve func(rp *httputil.ReverseProxy) http.Handler) string {
+	t.Helper()
+	upstream, err := url.Parse(c.APIServer)
 	if err != nil {
 		t.Fatal(err)
 	}
 	rp := httputil.NewSingleHostReverseProxy(upstream)
 	rp.Transport = &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}} // loopback, self-signed test server
-	rp.FlushInterval = -1                                                                  // watch events pass at once
-	director := rp.Director
-	rp.Director = func(r *http.Request) {
-		director(r)
-		// JSON on the wire, so that the fixture can read and change it.
-		r.Header.Set("Accept", jsonOnly(r.Header.Get("Accept")))
-		q := r.URL.Query()
-		if f == ignoreRVMatch && q.Get("watch") != "true" {
-			q.Del("resourceVersionMatch")
-			r.URL.RawQuery = q.Encode()
-		}
-	}
-	rp.ModifyResponse = func(resp *http.Response) error { return breakResponse(f, resp) }
-	handler := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		q := r.URL.Query()
-		isWatch := q.Get("watch") == "true"
-		switch {
-		case f == compactedWatchOK && isWatch && q.Get("resourceVersion") == "1":
-			w.Header().Set("Content-Type", "application/json")
-			w.WriteHeader(http.StatusOK)
-			return
-		case f == slowConsistentLists && !isWatch && r.Method == http.MethodGet && q.Get("resourceVersion") == "" && isCollection(r.URL.Path):
-			time.Sleep(consistentListDelay)
-		}
-		rp.ServeHTTP(w, r)
-	})
-	// kubeconfig credentials are sent over https only: the proxy serves TLS
-	// with a throwaway certificate, as the test cluster does.
-	srv := httptest.NewUnstartedServer(handler)
+	rp.FlushInterval = -1
+	srv := httptest.NewUnstartedServer(serve(rp))
 	srv.Config.ReadHeaderTimeout = 10 * time.Second
 	srv.StartTLS()
 	t.Cleanup(srv.Close)
-	return proxyKubeconfig(t, cluster, srv.URL)
+	return proxyKubeconfig(t, c, srv.URL)
 }
 
 // proxyKubeconfig copies c's kubeconfig with its server replaced.
