@@ -40,13 +40,11 @@ func (p *prober) checkStorageWatch(ctx context.Context, base *metav1.PartialObje
 	} else if exp.code() != 410 {
 		return failUnlessUnreachable(WatchStorageCompacted, exp.err, fmt.Sprintf("an exact list at resourceVersion 1 failed: %v", exp.err))
 	}
-	var (
-		in  storageWatch
-		err error
-	)
+	var in storageWatch
 	for attempt := 1; ; attempt++ {
-		if in, err = p.watchFromCompactRevision(ctx, base); err != nil {
-			return failUnlessUnreachable(WatchStorageCompacted, err, err.Error(), in.values...)
+		var failed *Check
+		if in, failed = p.watchFromCompactRevision(ctx, base); failed != nil {
+			return *failed
 		}
 		if w := in.watch; w.err == nil || statusCode(w.err) != 410 || !p.compactedPast(ctx, w.from) {
 			break
@@ -68,17 +66,17 @@ func (p *prober) checkStorageWatch(ctx context.Context, base *metav1.PartialObje
 const storageWatchAttempts = 3
 
 // watchFromCompactRevision finds the store's compact revision with exact
-// lists and watches from it. Its error says which step failed; values
-// are the verdict's.
-func (p *prober) watchFromCompactRevision(ctx context.Context, base *metav1.PartialObjectMetadataList) (in storageWatch, err error) {
+// lists and watches from it; a step that fails gives the check's verdict.
+func (p *prober) watchFromCompactRevision(ctx context.Context, base *metav1.PartialObjectMetadataList) (in storageWatch, failed *Check) {
 	oldest, err := p.oldestReadable(ctx, base.ResourceVersion)
 	if err != nil {
-		return in, fmt.Errorf("finding the compact revision with exact lists failed: %w", err)
+		c := failUnlessUnreachable(WatchStorageCompacted, err, fmt.Sprintf("finding the compact revision with exact lists failed: %v", err))
+		return in, &c
 	}
 	w, err := p.watch(ctx, metav1.ListOptions{ResourceVersion: oldest}, p.cfg.WatchTimeout, nil)
 	if err != nil {
-		in.values = []string{"from", oldest, "code", itoa(statusCode(err))}
-		return in, fmt.Errorf("a watch from the compact revision %s could not be opened: %w", oldest, err)
+		c := failUnlessUnreachable(WatchStorageCompacted, err, fmt.Sprintf("a watch from the compact revision %s could not be opened: %v", oldest, err), "from", oldest, "code", itoa(statusCode(err)))
+		return in, &c
 	}
 	in.watch = w
 	for _, it := range base.Items {
@@ -108,8 +106,6 @@ type storageWatch struct {
 	owed []metav1.PartialObjectMetadata
 	// still is a list after the watch, made only when objects are missing.
 	still listed
-	// values are the verdict's values when the watch could not be made.
-	values []string
 }
 
 // oldestReadable finds the oldest resourceVersion an exact list still
