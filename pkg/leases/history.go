@@ -3,6 +3,7 @@ package leases
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -74,12 +75,9 @@ func (b *HistoryBuilder) str(s string) string {
 	return c
 }
 
-// writeVerbs are the verbs that write.
-var writeVerbs = map[string]bool{"create": true, "update": true, "patch": true, "delete": true, "deletecollection": true}
-
 // Add takes one event.
 func (b *HistoryBuilder) Add(e *audit.Event) {
-	if !writeVerbs[e.Verb] || conflicts.DryRun(e) || e.ObjectRef.Resource == "" {
+	if !slices.Contains(audit.WriteVerbs, e.Verb) || conflicts.DryRun(e) || e.ObjectRef.Resource == "" {
 		return
 	}
 	b.events++
