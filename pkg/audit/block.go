@@ -253,9 +253,11 @@ func (b *block) decode(opts Options, memo *valueMemo) {
 			break
 		}
 		if kept {
-			if e := &b.events[events]; e.AuditID != "" {
+			e := &b.events[events]
+			if e.AuditID != "" {
 				e.idHash = idHash(e)
 			}
+			e.objHash, e.clientHash = objectHash(e), clientHash(e)
 			events++
 		}
 	}

@@ -72,7 +72,7 @@ func TestDecodeCloudExports(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", tc.shape, err)
 		}
-		if diff := cmp.Diff(want, got, cmp.AllowUnexported(Event{})); diff != "" {
+		if diff := cmp.Diff(want, got, cmp.AllowUnexported(Event{}, KeyHash{})); diff != "" {
 			t.Errorf("%s: events (-the log without what it lacks +export):\n%s", tc.shape, diff)
 		}
 		var codes []int

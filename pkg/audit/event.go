@@ -34,8 +34,38 @@ type Event struct {
 	// log's lines name it (HOST {json}, as oc adm node-logs prints them);
 	// "" otherwise.
 	Host string
-	// idHash is idHash(e) when Decode set it, else 0.
-	idHash uint64
+	// idHash is idHash(e) when Decode set it, else 0; objHash and
+	// clientHash are objectHash(e) and clientHash(e) when Decode set them,
+	// else zero.
+	idHash              uint64
+	objHash, clientHash KeyHash
+}
+
+// ObjectHash is the KeyHash of the event's object: its API group,
+// resource, namespace and name.
+func (e *Event) ObjectHash() KeyHash {
+	if e.objHash.a != 0 {
+		return e.objHash
+	}
+	return objectHash(e)
+}
+
+// ClientHash is the KeyHash of the event's client: its user, pod name and
+// user agent.
+func (e *Event) ClientHash() KeyHash {
+	if e.clientHash.a != 0 {
+		return e.clientHash
+	}
+	return clientHash(e)
+}
+
+func objectHash(e *Event) KeyHash {
+	r := &e.ObjectRef
+	return hashKey(r.APIGroup, r.Resource, r.Namespace, r.Name)
+}
+
+func clientHash(e *Event) KeyHash {
+	return hashKey(e.Username, e.PodName, e.UserAgent)
 }
 
 // ObjectRef is the object a request was about.

@@ -75,7 +75,7 @@ func TestDecodeAWSExports(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
-		if diff := cmp.Diff(want, got, cmp.AllowUnexported(Event{})); diff != "" {
+		if diff := cmp.Diff(want, got, cmp.AllowUnexported(Event{}, KeyHash{})); diff != "" {
 			t.Errorf("%s: events (-plain log +export):\n%s", name, diff)
 		}
 		if got[0].Code != 409 {

@@ -92,7 +92,7 @@ func firstDiff(want, got []Event) (int, string) {
 		return -1, ""
 	}
 	for i := range min(len(want), len(got)) {
-		if diff := cmp.Diff(want[i], got[i], cmp.AllowUnexported(Event{})); diff != "" {
+		if diff := cmp.Diff(want[i], got[i], cmp.AllowUnexported(Event{}, KeyHash{})); diff != "" {
 			return i, diff
 		}
 	}

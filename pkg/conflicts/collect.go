@@ -1,7 +1,6 @@
 package conflicts
 
 import (
-	"encoding/binary"
 	"net/url"
 	"strings"
 	"time"
@@ -59,11 +58,10 @@ type readerKey struct {
 type Collector struct {
 	cfg  Config
 	strs map[string]string
-	// objs and actors are looked up by keys made in buf (see appendKey):
-	// a lookup then hashes and compares one string, not four.
-	objs   map[string]objectNumber
-	actors map[string]actor
-	buf    []byte
+	// objs and actors are looked up by the hashes of their strings
+	// (audit.KeyHash), which the decoder's goroutines compute.
+	objs   map[audit.KeyHash]objectNumber
+	actors map[actorKey]actor
 	// writers and readers number the writers and readers; the stream keeps
 	// its own copy of writers.keys (it may run on another goroutine).
 	writers numbering[WriterKey]
@@ -106,7 +104,7 @@ func NewCollector(cfg Config) *Collector {
 // newCollector returns a collector whose records may arrive out of
 // completion order by up to skew; a negative skew keeps everything.
 func newCollector(cfg Config, skew time.Duration) *Collector {
-	c := &Collector{cfg: cfg, strs: map[string]string{}, objs: map[string]objectNumber{}, actors: map[string]actor{}, dedup: audit.NewDedup()}
+	c := &Collector{cfg: cfg, strs: map[string]string{}, objs: map[audit.KeyHash]objectNumber{}, actors: map[actorKey]actor{}, dedup: audit.NewDedup()}
 	c.stream = newStream(cfg, skew)
 	return c
 }
@@ -137,27 +135,25 @@ type objectNumber struct {
 	out bool
 }
 
-func (c *Collector) object(ref *audit.ObjectRef) objectNumber {
-	c.buf = appendKey(c.buf[:0], ref.APIGroup, ref.Resource, ref.Namespace, ref.Name)
-	if p, ok := c.objs[string(c.buf)]; ok {
+func (c *Collector) object(e *audit.Event) objectNumber {
+	h := e.ObjectHash()
+	if p, ok := c.objs[h]; ok {
 		return p
 	}
+	ref := &e.ObjectRef
 	k := ObjectKey{Group: c.str(ref.APIGroup), Resource: c.str(ref.Resource), Namespace: c.str(ref.Namespace), Name: c.str(ref.Name)}
 	out := c.cfg.Namespace != "" && k.Namespace != c.cfg.Namespace || c.cfg.Object != nil && !matchObject(*c.cfg.Object, k) ||
 		!c.cfg.Resources.Keeps(k.Group, k.Resource)
 	p := objectNumber{key: &k, n: uint32(len(c.objs)), out: out}
-	c.objs[string(c.buf)] = p
+	c.objs[h] = p
 	return p
 }
 
-// appendKey appends each string after its length: different lists of
-// strings give different bytes.
-func appendKey(b []byte, strs ...string) []byte {
-	for _, s := range strs {
-		b = binary.AppendUvarint(b, uint64(len(s)))
-		b = append(b, s...)
-	}
-	return b
+// actorKey is an actor's key: the hash of its client's strings (user, pod
+// and user agent) and its field manager.
+type actorKey struct {
+	client audit.KeyHash
+	fm     string
 }
 
 // actor is who made a request, as its user, pod, user agent and field
@@ -173,8 +169,8 @@ type actor struct {
 // writer number them in the order of first sight); fm is the field
 // manager of a write, "" for a read.
 func (c *Collector) actor(e *audit.Event, write bool, fm string) actor {
-	c.buf = appendKey(c.buf[:0], e.Username, e.PodName, e.UserAgent, fm)
-	a, ok := c.actors[string(c.buf)]
+	ak := actorKey{client: e.ClientHash(), fm: fm}
+	a, ok := c.actors[ak]
 	if ok && (a.wrote || !write) {
 		return a
 	}
@@ -186,7 +182,10 @@ func (c *Collector) actor(e *audit.Event, write bool, fm string) actor {
 		a.wid, k = c.writer(WriterKey{User: e.Username, FieldManager: fm, Pod: e.PodName})
 		a.wrote, a.shown = true, c.cfg.Filter.keepsWriter(*k, e.UserAgent)
 	}
-	c.actors[string(c.buf)] = a
+	// Stored rarely (a new actor, or its first write): the key keeps a
+	// copy of fm, which points into the decoder's block.
+	ak.fm = strings.Clone(fm)
+	c.actors[ak] = a
 	return a
 }
 
@@ -246,7 +245,7 @@ func (c *Collector) record(e *audit.Event) *record {
 		return nil
 	}
 	ref := &e.ObjectRef
-	obj := c.object(ref)
+	obj := c.object(e)
 	if obj.out {
 		return nil
 	}
