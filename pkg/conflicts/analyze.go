@@ -322,7 +322,12 @@ func (o *objState) readAt(reader uint32) (time.Time, bool) {
 }
 
 func (o *objState) setRead(reader uint32, at time.Time) {
-	m := readMark{sec: at.Unix(), nsec: int32(at.Nanosecond()), reader: reader}
+	o.setMark(readMark{sec: at.Unix(), nsec: int32(at.Nanosecond()), reader: reader})
+}
+
+// setMark sets m's reader's last read of the object to m.
+func (o *objState) setMark(m readMark) {
+	reader := m.reader
 	i, ok := slices.BinarySearchFunc(o.lastRead, reader, func(m readMark, r uint32) int { return cmp.Compare(m.reader, r) })
 	if ok {
 		old := o.lastRead[i]

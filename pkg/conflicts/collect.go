@@ -46,6 +46,24 @@ type record struct {
 	seq uint64
 }
 
+// item is what the collector hands the stream: a write attempt's record
+// (r), or a successful get as the little the stream reads of one (r nil):
+// its object (obj, numbered oid), its reader's number (rid) and its
+// times. The stream makes a get a record only where one is kept (behind a
+// 409 of its object that waits to ripen, or every record when the
+// timeline needs them): a log's gets, half of its events, are otherwise
+// never allocated. An item of a record has the record's fields.
+type item struct {
+	r                   *record
+	obj                 *ObjectKey
+	oid, rid            uint32
+	received, completed time.Time
+}
+
+func recordItem(r *record) item {
+	return item{r: r, obj: r.obj, oid: r.oid, rid: r.rid, received: r.received, completed: r.completed}
+}
+
 // readerKey identifies who read: reads carry no field manager.
 type readerKey struct {
 	user, pod, userAgent string
@@ -224,14 +242,14 @@ func writeVerb(verb string) string {
 // Add keeps e if it is a write attempt, or a successful get of a named
 // object, inside the window.
 func (c *Collector) Add(e *audit.Event) {
-	if r := c.record(e); r != nil {
-		c.stream.add(r)
+	if it, ok := c.record(e); ok {
+		c.stream.add(it)
 	}
 }
 
-func (c *Collector) record(e *audit.Event) *record {
+func (c *Collector) record(e *audit.Event) (item, bool) {
 	if !c.dedup.First(e) {
-		return nil
+		return item{}, false
 	}
 	verb := writeVerb(e.Verb)
 	write := verb != ""
@@ -239,30 +257,30 @@ func (c *Collector) record(e *audit.Event) *record {
 	// together, under the name "".
 	unnamed := e.ObjectRef.Name == "" && e.Verb != "create" && e.Verb != "deletecollection"
 	if !write && (e.Verb != "get" || e.Code/100 != 2) || unnamed || e.ObjectRef.Resource == "" {
-		return nil
+		return item{}, false
 	}
 	if !c.cfg.Since.IsZero() && e.RequestReceived.Before(c.cfg.Since) || !c.cfg.Until.IsZero() && !e.RequestReceived.Before(c.cfg.Until) {
-		return nil
+		return item{}, false
 	}
 	ref := &e.ObjectRef
 	obj := c.object(e)
 	if obj.out {
-		return nil
+		return item{}, false
 	}
 	fm := ""
 	if write {
 		if dryRun(e.RequestURI) {
 			c.dryRuns++
-			return nil
+			return item{}, false
 		}
 		fm = writerManager(e)
 	}
-	r := &record{obj: obj.key, oid: obj.n, received: e.RequestReceived, completed: e.StageTimestamp, read: !write}
 	a := c.actor(e, write, fm)
-	r.rid, r.reader = a.rid, c.readers.keys[a.rid]
 	if !write {
-		return r
+		return item{obj: obj.key, oid: obj.n, rid: a.rid, received: e.RequestReceived, completed: e.StageTimestamp}, true
 	}
+	r := &record{obj: obj.key, oid: obj.n, received: e.RequestReceived, completed: e.StageTimestamp}
+	r.rid, r.reader = a.rid, c.readers.keys[a.rid]
 	r.verb, r.sub, r.code, r.details = verb, c.str(ref.Subresource), e.Code, c.str(e.DetailsKind)
 	r.wid, r.writer = a.wid, c.writers.keys[a.wid]
 	r.shown = a.shown && c.cfg.Filter.keepsRequest(verb, r.sub, e.Code)
@@ -280,7 +298,7 @@ func (c *Collector) record(e *audit.Event) *record {
 		r.message = c.str(e.Message)
 	}
 	r.force = verb == "patch" && queryParam(e.RequestURI, "force") == "true"
-	return r
+	return recordItem(r), true
 }
 
 // Report analyses what is left and returns the report.

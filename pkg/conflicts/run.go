@@ -146,8 +146,8 @@ func analyze(ctx context.Context, sources []audit.Source, cfg Config, skew time.
 	defer p.close()
 	for _, src := range sources {
 		st, err := audit.Decode(ctx, src, opts, func(e *audit.Event) error {
-			if r := c.record(e); r != nil {
-				return p.add(r)
+			if it, ok := c.record(e); ok {
+				return p.add(it)
 			}
 			return nil
 		})
@@ -174,8 +174,8 @@ const pipeBatch = 512
 
 // pipe hands records to a goroutine that adds them to a stream, in order.
 type pipe struct {
-	batch []*record
-	out   chan []*record
+	batch []item
+	out   chan []item
 	done  chan struct{}
 	// inexact is set, from the stream's goroutine, once the stream is.
 	inexact atomic.Bool
@@ -183,15 +183,15 @@ type pipe struct {
 }
 
 func startPipe(s *stream) *pipe {
-	p := &pipe{batch: make([]*record, 0, pipeBatch), out: make(chan []*record, 4), done: make(chan struct{})}
+	p := &pipe{batch: make([]item, 0, pipeBatch), out: make(chan []item, 4), done: make(chan struct{})}
 	go func() {
 		defer close(p.done)
 		for b := range p.out {
-			for _, r := range b {
+			for _, it := range b {
 				if p.inexact.Load() {
 					break
 				}
-				s.add(r)
+				s.add(it)
 				if s.inexact {
 					p.inexact.Store(true)
 				}
@@ -201,9 +201,9 @@ func startPipe(s *stream) *pipe {
 	return p
 }
 
-// add queues r; it fails once the stream is inexact, to end the reading.
-func (p *pipe) add(r *record) error {
-	p.batch = append(p.batch, r)
+// add queues it; it fails once the stream is inexact, to end the reading.
+func (p *pipe) add(it item) error {
+	p.batch = append(p.batch, it)
 	if len(p.batch) < pipeBatch {
 		return nil
 	}
@@ -211,7 +211,7 @@ func (p *pipe) add(r *record) error {
 		return errNeedsAllRecords
 	}
 	p.out <- p.batch
-	p.batch = make([]*record, 0, pipeBatch)
+	p.batch = make([]item, 0, pipeBatch)
 	return nil
 }
 

@@ -80,27 +80,29 @@ func newStream(cfg Config, skew time.Duration) *stream {
 	return s
 }
 
-// add takes one record; in a bounded stream it releases what is older
-// than the skew.
-func (s *stream) add(r *record) {
-	if !r.read && int(r.wid) >= len(s.writerKeys) {
+// add takes one item; in a bounded stream it releases what is older than
+// the skew.
+func (s *stream) add(it item) {
+	if r := it.r; r != nil && !r.read && int(r.wid) >= len(s.writerKeys) {
 		if int(r.wid) != len(s.writerKeys) {
 			panic("conflicts: a writer's first record did not reach the stream")
 		}
 		s.writerKeys = append(s.writerKeys, r.writer)
 	}
-	if s.only != nil && *r.obj != *s.only {
+	if s.only != nil && *it.obj != *s.only {
 		return
 	}
-	if s.released && r.completed.Before(s.frontier) {
+	if s.released && it.completed.Before(s.frontier) {
 		s.inexact = true
 		return
 	}
 	s.seq++
-	r.seq = s.seq
-	s.heap.push(r)
-	if r.completed.After(s.newest) {
-		s.newest = r.completed
+	if it.r != nil {
+		it.r.seq = s.seq
+	}
+	s.heap.push(entryOf(&it, s.seq))
+	if it.completed.After(s.newest) {
+		s.newest = it.completed
 	}
 	if s.skew < 0 {
 		return
@@ -117,16 +119,32 @@ func (s *stream) add(r *record) {
 	}
 }
 
-// release hands r to its object, in completion order. The 409s that
-// ripen before r are walked first: no success completed since (r among
-// them) could have beaten them, and the object may fold its older
-// successes when r is released.
-func (s *stream) release(r *record) {
-	s.frontier, s.released = r.completed, true
+// release hands an entry's record to its object, in completion order. The
+// 409s that ripen before it are walked first: no success completed since
+// (it among them) could have beaten them, and the object may fold its
+// older successes when it is released. A get that is no record (see item)
+// sets its reader's last read at once, unless its object or the timeline
+// keeps records: it is then made one.
+func (s *stream) release(e heapEntry) {
+	r := e.r
+	if r != nil {
+		s.frontier = r.completed
+	} else {
+		s.frontier = time.Unix(e.csec, int64(e.cnsec))
+	}
+	s.released = true
 	for len(s.ripe) > 0 && s.ripe[0].completed.Add(inFlight).Before(s.frontier) {
 		s.walkRipe()
 	}
-	o := s.object(r)
+	o := s.object(e.oid, e.obj)
+	if r == nil {
+		if s.all == nil && len(o.queue) == 0 {
+			o.setMark(readMark{sec: e.rsec, nsec: e.rnsec, reader: e.rid})
+			return
+		}
+		r = &record{obj: e.obj, oid: e.oid, rid: e.rid, read: true, seq: e.seq,
+			received: time.Unix(e.rsec, int64(e.rnsec)), completed: s.frontier}
+	}
 	if s.all != nil {
 		s.all[r.obj] = append(s.all[r.obj], r)
 	}
@@ -143,17 +161,16 @@ func (s *stream) release(r *record) {
 	}
 }
 
-// object returns r's object's state, new if it has none.
-func (s *stream) object(r *record) *objState {
-	if int(r.oid) < len(s.objects) && s.objects[r.oid] != nil {
-		return s.objects[r.oid]
+// object returns the state of object k, numbered oid, new if it has none.
+func (s *stream) object(oid uint32, k *ObjectKey) *objState {
+	if int(oid) < len(s.objects) && s.objects[oid] != nil {
+		return s.objects[oid]
 	}
-	if int(r.oid) >= len(s.objects) {
-		s.objects = append(s.objects, make([]*objState, int(r.oid)+1-len(s.objects))...)
+	if int(oid) >= len(s.objects) {
+		s.objects = append(s.objects, make([]*objState, int(oid)+1-len(s.objects))...)
 	}
-	k := r.obj
 	o := &objState{key: k, index: -1, stream: s, keep: s.only != nil || s.cfg.Object != nil && matchObject(*s.cfg.Object, *k)}
-	s.objects[r.oid] = o
+	s.objects[oid] = o
 	return o
 }
 
@@ -215,7 +232,7 @@ func (s *stream) timelineOf(k ObjectKey) ([]Attempt, *ObjectKey) {
 	for p, recs := range s.all {
 		if *p == k {
 			for _, r := range recs {
-				one.add(r)
+				one.add(recordItem(r))
 			}
 		}
 	}
@@ -242,8 +259,7 @@ const queueReach = 32
 
 func (q *recQueue) len() int { return len(q.ring) - q.head + len(q.heap) }
 
-func (q *recQueue) push(r *record) {
-	e := entryOf(r)
+func (q *recQueue) push(e heapEntry) {
 	pos := len(q.ring)
 	for pos > q.head && e.less(&q.ring[pos-1]) {
 		if pos--; len(q.ring)-pos >= queueReach {
@@ -268,12 +284,12 @@ func (q *recQueue) fromHeap() bool {
 	return q.head == len(q.ring) || len(q.heap) > 0 && q.heap[0].less(&q.ring[q.head])
 }
 
-// pop removes and returns the first record; the queue is not empty.
-func (q *recQueue) pop() *record {
+// pop removes and returns the first entry; the queue is not empty.
+func (q *recQueue) pop() heapEntry {
 	if q.fromHeap() {
 		return q.heap.pop()
 	}
-	r := q.ring[q.head].r
+	e := q.ring[q.head]
 	q.ring[q.head] = heapEntry{}
 	q.head++
 	// Move the run to the front of its array once half of it is spent.
@@ -282,7 +298,7 @@ func (q *recQueue) pop() *record {
 		clear(q.ring[n:])
 		q.ring, q.head = q.ring[:n], 0
 	}
-	return r
+	return e
 }
 
 // recHeap orders records by completion; gets before writes of the same
@@ -297,12 +313,17 @@ type heapEntry struct {
 	// write is !read: gets (false) come first.
 	write bool
 	seq   uint64
-	r     *record
+	// r is the item's record, nil for a get that is none: obj, oid and
+	// rid are then all the stream knows of it, with the times above.
+	r        *record
+	obj      *ObjectKey
+	oid, rid uint32
 }
 
-func entryOf(r *record) heapEntry {
-	return heapEntry{csec: r.completed.Unix(), cnsec: int32(r.completed.Nanosecond()),
-		rsec: r.received.Unix(), rnsec: int32(r.received.Nanosecond()), write: !r.read, seq: r.seq, r: r}
+func entryOf(it *item, seq uint64) heapEntry {
+	return heapEntry{csec: it.completed.Unix(), cnsec: int32(it.completed.Nanosecond()),
+		rsec: it.received.Unix(), rnsec: int32(it.received.Nanosecond()), write: it.r != nil && !it.r.read, seq: seq,
+		r: it.r, obj: it.obj, oid: it.oid, rid: it.rid}
 }
 
 func (a *heapEntry) less(b *heapEntry) bool {
@@ -336,9 +357,9 @@ func (h *recHeap) push(e heapEntry) {
 	}
 }
 
-func (h *recHeap) pop() *record {
+func (h *recHeap) pop() heapEntry {
 	q := *h
-	r := q[0].r
+	e := q[0]
 	n := len(q) - 1
 	q[0] = q[n]
 	q[n] = heapEntry{}
@@ -361,5 +382,5 @@ func (h *recHeap) pop() *record {
 		q[i], q[m] = q[m], q[i]
 		i = m
 	}
-	return r
+	return e
 }

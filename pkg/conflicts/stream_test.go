@@ -293,8 +293,14 @@ func TestRecQueueOrder(t *testing.T) {
 		for i := range 20000 {
 			at := t0.Add(time.Duration(i+rng.IntN(spread+1)) * time.Millisecond / 4)
 			r := &record{completed: at, received: at.Add(-time.Duration(rng.IntN(3)) * time.Millisecond), read: rng.IntN(2) == 0, seq: uint64(i)}
-			h.push(entryOf(r))
-			q.push(r)
+			it := recordItem(r)
+			if r.read && rng.IntN(2) == 0 {
+				// A get the collector made no record of.
+				it = item{oid: uint32(i), received: r.received, completed: r.completed}
+			}
+			e := entryOf(&it, r.seq)
+			h.push(e)
+			q.push(e)
 			for q.len() > 3000 || rng.IntN(4) == 0 && q.len() > 0 {
 				check()
 			}
