@@ -98,11 +98,35 @@ func (m readMark) at() time.Time { return time.Unix(m.sec, int64(m.nsec)) }
 // objState is one object's walk: its records are stepped through in
 // completion order.
 type objState struct {
-	key *ObjectKey
-	// index numbers the objects in the order of their first write.
-	index int
+	// The fields read for most records come first, so that a record
+	// released reads few of the state's cache lines.
+
 	// queue holds released records waiting for a 409 before them to ripen.
 	queue []*record
+	// lastRead is each reader's last get of the object, by reader number.
+	lastRead []readMark
+	// oldest is the oldest of lastRead (its reader is not kept) when
+	// oldestKnown; setRead keeps it, fold reads it.
+	oldest      readMark
+	oldestKnown bool
+	// keep says that the object's timeline is kept (--object, or the
+	// hottest object's when its records are read again).
+	keep bool
+	// hasSuccess and noResult decide, at the end, between exact winners
+	// (every success has its resulting resourceVersion) and winners by
+	// time; until then pending keeps both answers.
+	hasSuccess, noResult bool
+	// index numbers the objects in the order of their first write.
+	index int
+	// writerIDs are the writers that attempted a write, by number, sorted;
+	// lastAttempt[i] is when writerIDs[i]'s last attempt on the object
+	// completed.
+	writerIDs   []uint32
+	lastAttempt []attemptMark
+	// chains are the writers whose last attempt was a 409 (all writers,
+	// when keep), by number.
+	chains map[uint32]*writerState
+	stream *stream
 	// successes are the released successes not folded, in order;
 	// successAt[i] is successes[i]'s completion and writer, which fold
 	// reads without going to the record.
@@ -112,6 +136,7 @@ type objState struct {
 	// while every success has one (nil after noResult): most logs have
 	// none, and an object's state is most of the stream's memory.
 	versions *versions
+	key      *ObjectKey
 	// history holds the successes folded out of successes that a later
 	// 409 may still need, oldest first, at most maxHistory: while every
 	// success has its resulting resourceVersion (winners by version, whose
@@ -121,35 +146,15 @@ type objState struct {
 	// it (versions.cut the last dropped success's resulting version).
 	history []pastSuccess
 	cut     time.Time
-	stream  *stream
-	// lastRead is each reader's last get of the object, by reader number.
-	lastRead []readMark
-	// oldest is the oldest of lastRead (its reader is not kept) when
-	// oldestKnown; setRead keeps it, fold reads it.
-	oldest      readMark
-	oldestKnown bool
-	// writerIDs are the writers that attempted a write, by number, sorted;
-	// lastAttempt[i] is when writerIDs[i]'s last attempt on the object
-	// completed.
-	writerIDs   []uint32
-	lastAttempt []attemptMark
 	// shownIDs are the writers with an attempt Config.Filter shows, by
 	// number, sorted; kept only with a filter (see shownWriters).
 	shownIDs []uint32
-	// chains are the writers whose last attempt was a 409 (all writers,
-	// when keep), by number.
-	chains map[uint32]*writerState
 	// worst counts the 409s of each writer that had one, by number, sorted.
 	worst []writerCount
-	// hasSuccess and noResult decide, at the end, between exact winners
-	// (every success has its resulting resourceVersion) and winners by
-	// time; until then pending keeps both answers.
-	hasSuccess, noResult bool
 	// settledExact says that pending 409s beyond maxPending were settled
 	// by version: a success without a resulting version after that makes
 	// the stream inexact.
 	settledExact bool
-	keep         bool
 	pending      []pendingConflict
 	timeline     []Attempt
 	tally        Tally
