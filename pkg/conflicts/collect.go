@@ -13,35 +13,40 @@ import (
 // record is one write attempt or one get of a named object, as kept
 // between decoding and analysis: no bodies, and interned strings.
 type record struct {
-	// obj, writer and reader point into the collector's tables: records
-	// of one object or writer share them. wid and rid number the writer
-	// and the reader (stream.writerKeys[wid] is writer): objects keep
-	// their writers and readers by number. oid numbers the object: the
-	// stream finds its state by it.
-	obj           *ObjectKey
-	writer        *WriterKey
-	reader        *readerKey
+	// The fields the stream reads for every record come first (the
+	// record is read again seconds after it was made, when the cache no
+	// longer holds it): its times, code and numbers, then the pointers and
+	// versions most writes need.
+	received  time.Time
+	completed time.Time
+	code      int
+	// wid and rid number the writer and the reader (stream.writerKeys[wid]
+	// is writer): objects keep their writers and readers by number. oid
+	// numbers the object: the stream finds its state by it.
 	wid, rid, oid uint32
-	// read marks a successful get: only obj, reader and the times are set.
+	// read marks a successful get: only obj, oid, rid and the times are
+	// set (see item).
 	read bool
 	// force marks a server-side apply with ?force=true.
 	force bool
 	// shown marks a write attempt that Config.Filter keeps.
 	shown bool
-	verb  string
-	sub   string
-	code  int
+	// obj, writer and reader point into the collector's tables: records
+	// of one object or writer share them.
+	obj     *ObjectKey
+	writer  *WriterKey
+	reader  *readerKey
+	precond string
+	result  string
+	verb    string
+	sub     string
 	// message is a 409's message when classify reads it (applyFailed,
 	// alreadyExists), else "": most are kept neither interned nor copied.
 	message string
 	details string
-	precond string
-	result  string
 	// host is the API server replica that logged the request (host-prefixed
 	// logs), interned; auditID is set only for the records of a timeline.
 	host, auditID string
-	received      time.Time
-	completed     time.Time
 	// seq is the order of arrival, the last tie-breaker.
 	seq uint64
 }
