@@ -317,9 +317,25 @@ func (o *objState) step(r *record, s *stream) {
 	o.setRead(r.rid, r.received)
 }
 
+// findReader finds reader's mark in lastRead (sorted by reader), or where
+// it would go: a search written out, since the generic one's comparison
+// is a call per step and runs for every get.
+func (o *objState) findReader(reader uint32) (int, bool) {
+	lo, hi := 0, len(o.lastRead)
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if o.lastRead[m].reader < reader {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	return lo, lo < len(o.lastRead) && o.lastRead[lo].reader == reader
+}
+
 // readAt is when reader last read the object.
 func (o *objState) readAt(reader uint32) (time.Time, bool) {
-	i, ok := slices.BinarySearchFunc(o.lastRead, reader, func(m readMark, r uint32) int { return cmp.Compare(m.reader, r) })
+	i, ok := o.findReader(reader)
 	if !ok {
 		return time.Time{}, false
 	}
@@ -333,7 +349,7 @@ func (o *objState) setRead(reader uint32, at time.Time) {
 // setMark sets m's reader's last read of the object to m.
 func (o *objState) setMark(m readMark) {
 	reader := m.reader
-	i, ok := slices.BinarySearchFunc(o.lastRead, reader, func(m readMark, r uint32) int { return cmp.Compare(m.reader, r) })
+	i, ok := o.findReader(reader)
 	if ok {
 		old := o.lastRead[i]
 		o.lastRead[i] = m

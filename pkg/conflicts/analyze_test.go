@@ -1,6 +1,9 @@
 package conflicts
 
 import (
+	"cmp"
+	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/kubectl-rv/kubectl-rv/pkg/apitypes"
@@ -48,6 +51,24 @@ func TestResourcesFilterKeepsOnlyTheirObjects(t *testing.T) {
 		}
 		if got := report(cfg, events...).Summary.Attempts; got != tc.want {
 			t.Errorf("--resource %q: %d attempts, want %d", tc.patterns, got, tc.want)
+		}
+	}
+}
+
+// findReader answers as the generic binary search it replaces.
+func TestFindReaderMatchesBinarySearch(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	for range 2000 {
+		var o objState
+		for r := uint32(0); r < 40; r++ {
+			if rng.IntN(3) == 0 {
+				o.lastRead = append(o.lastRead, readMark{reader: r})
+			}
+		}
+		reader := uint32(rng.IntN(42))
+		wi, wok := slices.BinarySearchFunc(o.lastRead, reader, func(m readMark, r uint32) int { return cmp.Compare(m.reader, r) })
+		if i, ok := o.findReader(reader); i != wi || ok != wok {
+			t.Fatalf("reader %d in %v: %d %v, want %d %v", reader, o.lastRead, i, ok, wi, wok)
 		}
 	}
 }
