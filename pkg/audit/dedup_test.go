@@ -44,8 +44,8 @@ func TestDedup(t *testing.T) {
 }
 
 // TestDedupSealed: a log read again after many seconds finds its events
-// in the sealed seconds; another server's events in those seconds are
-// new, and found when read again.
+// in the sealed slots; another server's events in those seconds are new,
+// and found when read again.
 func TestDedupSealed(t *testing.T) {
 	d := NewDedup()
 	at := func(id string, sec int) *Event {
@@ -66,7 +66,30 @@ func TestDedupSealed(t *testing.T) {
 		}
 	}
 	if d.Duplicates != 200 || len(d.open) > maxOpen {
-		t.Errorf("%d duplicates, %d seconds open; want 200, at most %d", d.Duplicates, len(d.open), maxOpen)
+		t.Errorf("%d duplicates, %d slots open; want 200, at most %d", d.Duplicates, len(d.open), maxOpen)
+	}
+}
+
+// TestDedupDisorderKeepsSlotsOpen: events that alternate between times
+// nearly two seconds apart (two servers' lines interleaved with a skew)
+// stay in open slots: none is sealed and opened again for each event.
+func TestDedupDisorderKeepsSlotsOpen(t *testing.T) {
+	d := NewDedup()
+	base := time.Unix(1_800_000_000, 0)
+	for pass, want := range []bool{true, false} {
+		for i := range 1000 {
+			at := base.Add(time.Duration(i) * time.Millisecond)
+			if i%2 == 1 {
+				at = at.Add(1900 * time.Millisecond)
+			}
+			e := &Event{AuditID: fmt.Sprint("e", i), Stage: StageResponseComplete, StageTimestamp: at}
+			if got := d.First(e); got != want {
+				t.Fatalf("pass %d, event %d: First = %v, want %v", pass, i, got, want)
+			}
+		}
+	}
+	if len(d.sealed) != 0 || d.Duplicates != 1000 {
+		t.Errorf("%d slots sealed, %d duplicates; want 0, 1000", len(d.sealed), d.Duplicates)
 	}
 }
 
@@ -90,7 +113,7 @@ func TestDedupMemory(t *testing.T) {
 	runtime.KeepAlive(d)
 }
 
-// TestHashSetMatchesMap: the open seconds' set says what a map says, for
+// TestHashSetMatchesMap: the open slots' set says what a map says, for
 // random hashes, repeats, and the hash 0.
 func TestHashSetMatchesMap(t *testing.T) {
 	rnd := rand.New(rand.NewPCG(1, 2))
