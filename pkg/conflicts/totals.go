@@ -129,7 +129,9 @@ func (t *totals) conflict(o *objState, r *record, out outcome) {
 }
 
 func (t *totals) fill(rep *Report, cfg Config, objects []*objState, keys []*WriterKey) {
-	rep.Objects = []ObjectStats{}
+	// Sized at once: a log's tens of thousands of objects would otherwise
+	// be copied as the slice grows, at the end, when one core works.
+	rep.Objects = make([]ObjectStats, 0, len(objects))
 	for _, o := range objects {
 		if o == nil {
 			continue
@@ -155,7 +157,7 @@ func (t *totals) fill(rep *Report, cfg Config, objects []*objState, keys []*Writ
 	if t.seen {
 		rep.Summary.First, rep.Summary.Last = t.first, t.last
 	}
-	rep.Writers = []WriterStats{}
+	rep.Writers = make([]WriterStats, 0, len(t.writers))
 	for k, a := range t.writers {
 		ws := WriterStats{Writer: *k, Tally: a.Tally, ConflictRate: a.Rate(), Objects: a.objects,
 			LostTo: counts(a.lostTo), Causes: causeCounts(a.causes), FieldsLost: fieldOwners(a.fieldsLost),
