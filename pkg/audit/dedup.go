@@ -17,7 +17,7 @@ import (
 // for a million events); such an event would be counted as a duplicate.
 // Events without an auditID are never duplicates.
 //
-// The hashes are kept by the slot (a tenth of a second, dedupSlot) the
+// The hashes are kept by the slot (a tenth of a second, slotsPerSecond) the
 // event completed in: a copy of an event completed when the event did. A
 // log is read nearly in completion order, so the few slots being read are
 // open sets that stay in the processor's cache, and the slots read before
@@ -80,8 +80,9 @@ type openSlot struct {
 // reach stay out of the cache.
 const maxOpen = 20
 
-// dedupSlot is the span of completion times one set holds, in nanoseconds.
-const dedupSlot = 100 * 1000 * 1000
+// slotsPerSecond is how many slots (sets) a second of completion times
+// is cut into.
+const slotsPerSecond = 10
 
 // NewDedup returns an empty Dedup.
 func NewDedup() *Dedup {
@@ -100,7 +101,10 @@ func (d *Dedup) First(e *Event) bool {
 		h = idHash(e)
 	}
 	d.clock++
-	slot := e.StageTimestamp.UnixNano() / dedupSlot
+	// From the seconds, not UnixNano, which is undefined before 1678 (an
+	// event without a timestamp has the year 1).
+	t := e.StageTimestamp
+	slot := t.Unix()*slotsPerSecond + int64(t.Nanosecond()/(1e9/slotsPerSecond))
 	o := d.last
 	if o == nil || d.lastSlot != slot {
 		o = d.open[slot]
