@@ -372,10 +372,14 @@ type countingTransport struct {
 }
 
 func (c *countingTransport) RoundTrip(req *http.Request) (*http.Response, error) {
-	resp, err := c.rt.RoundTrip(req)
 	if req.Method == http.MethodGet || !strings.Contains(req.URL.Path, "/leases/") && req.Method != http.MethodPost {
-		return resp, err
+		return c.rt.RoundTrip(req)
 	}
+	// A write is sent to its end even when its caller stops waiting (a
+	// candidate cancelled while it renews): the server acts on it and the
+	// audit log records its answer, so the writer's own log must hold that
+	// answer too, not the caller's "context canceled".
+	resp, err := c.rt.RoundTrip(req.WithContext(context.WithoutCancel(req.Context())))
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.l.Attempts++
