@@ -257,7 +257,9 @@ func (b *block) decode(opts Options, memo *valueMemo) {
 			if e.AuditID != "" {
 				e.idHash = idHash(e)
 			}
-			e.objHash, e.clientHash = objectHash(e), clientHash(e)
+			if opts.KeyHashes {
+				e.objHash, e.clientHash = objectHash(e), clientHash(e)
+			}
 			events++
 		}
 	}

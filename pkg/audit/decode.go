@@ -33,6 +33,12 @@ type Options struct {
 	// fn that got it, and fn must copy what it keeps. It saves allocating
 	// (and collecting) the size of the log again.
 	Reuse bool
+	// KeyHashes has the decoding goroutines set each event's object and
+	// client hashes (Event.ObjectHash, Event.ClientHash), for a caller
+	// that looks objects and clients up by them (conflicts); without it,
+	// they are computed when asked, and a caller that never asks does not
+	// pay for them.
+	KeyHashes bool
 }
 
 // Stats count what Decode read.

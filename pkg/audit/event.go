@@ -35,8 +35,8 @@ type Event struct {
 	// "" otherwise.
 	Host string
 	// idHash is idHash(e) when Decode set it, else 0; objHash and
-	// clientHash are objectHash(e) and clientHash(e) when Decode set them,
-	// else zero.
+	// clientHash are objectHash(e) and clientHash(e) when Decode set them
+	// (Options.KeyHashes), else zero.
 	idHash              uint64
 	objHash, clientHash KeyHash
 }

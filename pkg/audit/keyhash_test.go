@@ -28,10 +28,16 @@ func TestHashKeySeparatesStrings(t *testing.T) {
 	}
 }
 
-// Decode sets the hashes as ObjectHash and ClientHash compute them for
-// an event made some other way (a webhook's, a test's).
+// Decode sets the hashes (Options.KeyHashes) as ObjectHash and ClientHash
+// compute them for an event made some other way (a webhook's, a test's),
+// and leaves them to be computed when it is not asked to.
 func TestDecodeSetsKeyHashes(t *testing.T) {
-	got, _, err := decodeString(t, ok409+"\n"+strings.Replace(ok409, `"name":"`, `"name":"x`, 1)+"\n", Options{})
+	lines := ok409 + "\n" + strings.Replace(ok409, `"name":"`, `"name":"x`, 1) + "\n"
+	unasked, _, err := decodeString(t, lines, Options{})
+	if err != nil || len(unasked) != 2 || unasked[0].objHash != (KeyHash{}) || unasked[0].clientHash != (KeyHash{}) {
+		t.Fatalf("without KeyHashes: %d events, %v, hashes %v %v", len(unasked), err, unasked[0].objHash, unasked[0].clientHash)
+	}
+	got, _, err := decodeString(t, lines, Options{KeyHashes: true})
 	if err != nil || len(got) != 2 {
 		t.Fatalf("%d events, %v", len(got), err)
 	}

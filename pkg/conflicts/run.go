@@ -141,7 +141,7 @@ func analyze(ctx context.Context, sources []audit.Source, cfg Config, skew time.
 	c.stream.only = only
 	var stats audit.Stats
 	// Reuse: the collector copies what it keeps of an event.
-	opts := audit.Options{Strict: cfg.Strict, Workers: cfg.Parallel, Reuse: true}
+	opts := audit.Options{Strict: cfg.Strict, Workers: cfg.Parallel, Reuse: true, KeyHashes: true}
 	p := startPipe(c.stream)
 	defer p.close()
 	for _, src := range sources {
