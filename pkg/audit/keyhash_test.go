@@ -1,6 +1,8 @@
 package audit
 
 import (
+	"fmt"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -56,4 +58,62 @@ func TestDecodeSetsKeyHashes(t *testing.T) {
 	if got[1].ClientHash() != e.ClientHash() {
 		t.Errorf("one client, two hashes")
 	}
+}
+
+func TestKeyHashWith(t *testing.T) {
+	h, g := hashKey("user", "pod", "agent"), hashKey("user", "pod", "agent2")
+	if h.With("") != h {
+		t.Errorf("With(\"\") is not the hash itself")
+	}
+	seen := map[KeyHash]string{}
+	for _, base := range []KeyHash{h, g} {
+		for _, s := range []string{"", "kubectl", "kubectl-edit", "a", "b"} {
+			k := base.With(s)
+			if k.a == 0 {
+				t.Errorf("%v.With(%q): a is 0, which marks an unset hash", base, s)
+			}
+			if k != base.With(s) {
+				t.Errorf("%v.With(%q): two hashes", base, s)
+			}
+			name := fmt.Sprintf("%v+%q", base, s)
+			if o, ok := seen[k]; ok {
+				t.Errorf("%s and %s share a hash", name, o)
+			}
+			seen[k] = name
+		}
+	}
+}
+
+// KeyMap holds what a Go map holds, through its growths, updates and
+// misses.
+func TestKeyMapMatchesMap(t *testing.T) {
+	var m KeyMap[int]
+	if _, ok := m.Get(hashKey("x")); ok || m.Len() != 0 {
+		t.Fatalf("an empty KeyMap finds a key or has a length")
+	}
+	want := map[KeyHash]int{}
+	for i := range 5000 {
+		k := hashKey(strconv.Itoa(i % 3000))
+		m.Put(k, i)
+		want[k] = i
+		if miss := hashKey("miss", strconv.Itoa(i)); i%7 == 0 {
+			if v, ok := m.Get(miss); ok {
+				t.Fatalf("after %d puts: a key never put is found, with %d", i+1, v)
+			}
+		}
+	}
+	if m.Len() != len(want) {
+		t.Fatalf("Len %d, want %d", m.Len(), len(want))
+	}
+	for k, v := range want {
+		if got, ok := m.Get(k); !ok || got != v {
+			t.Fatalf("Get: %d, %v; want %d", got, ok, v)
+		}
+	}
+	defer func() {
+		if recover() == nil {
+			t.Errorf("Put of the zero KeyHash did not panic")
+		}
+	}()
+	m.Put(KeyHash{}, 1)
 }

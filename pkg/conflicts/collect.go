@@ -83,8 +83,8 @@ type Collector struct {
 	strs map[string]string
 	// objs and actors are looked up by the hashes of their strings
 	// (audit.KeyHash), which the decoder's goroutines compute.
-	objs   map[audit.KeyHash]objectNumber
-	actors map[actorKey]actor
+	objs   audit.KeyMap[objectNumber]
+	actors audit.KeyMap[actor]
 	// writers and readers number the writers and readers; the stream keeps
 	// its own copy of writers.keys (it may run on another goroutine).
 	writers numbering[WriterKey]
@@ -127,7 +127,7 @@ func NewCollector(cfg Config) *Collector {
 // newCollector returns a collector whose records may arrive out of
 // completion order by up to skew; a negative skew keeps everything.
 func newCollector(cfg Config, skew time.Duration) *Collector {
-	c := &Collector{cfg: cfg, strs: map[string]string{}, objs: map[audit.KeyHash]objectNumber{}, actors: map[actorKey]actor{}, dedup: audit.NewDedup()}
+	c := &Collector{cfg: cfg, strs: map[string]string{}, dedup: audit.NewDedup()}
 	c.stream = newStream(cfg, skew)
 	return c
 }
@@ -160,23 +160,16 @@ type objectNumber struct {
 
 func (c *Collector) object(e *audit.Event) objectNumber {
 	h := e.ObjectHash()
-	if p, ok := c.objs[h]; ok {
+	if p, ok := c.objs.Get(h); ok {
 		return p
 	}
 	ref := &e.ObjectRef
 	k := ObjectKey{Group: c.str(ref.APIGroup), Resource: c.str(ref.Resource), Namespace: c.str(ref.Namespace), Name: c.str(ref.Name)}
 	out := c.cfg.Namespace != "" && k.Namespace != c.cfg.Namespace || c.cfg.Object != nil && !matchObject(*c.cfg.Object, k) ||
 		!c.cfg.Resources.Keeps(k.Group, k.Resource)
-	p := objectNumber{key: &k, n: uint32(len(c.objs)), out: out}
-	c.objs[h] = p
+	p := objectNumber{key: &k, n: uint32(c.objs.Len()), out: out}
+	c.objs.Put(h, p)
 	return p
-}
-
-// actorKey is an actor's key: the hash of its client's strings (user, pod
-// and user agent) and its field manager.
-type actorKey struct {
-	client audit.KeyHash
-	fm     string
 }
 
 // actor is who made a request, as its user, pod, user agent and field
@@ -192,8 +185,10 @@ type actor struct {
 // writer number them in the order of first sight); fm is the field
 // manager of a write, "" for a read.
 func (c *Collector) actor(e *audit.Event, write bool, fm string) actor {
-	ak := actorKey{client: e.ClientHash(), fm: fm}
-	a, ok := c.actors[ak]
+	// The key: the hash of the client's strings (user, pod and user
+	// agent) with the field manager.
+	ak := e.ClientHash().With(fm)
+	a, ok := c.actors.Get(ak)
 	if ok && (a.wrote || !write) {
 		return a
 	}
@@ -205,10 +200,7 @@ func (c *Collector) actor(e *audit.Event, write bool, fm string) actor {
 		a.wid, k = c.writer(WriterKey{User: e.Username, FieldManager: fm, Pod: e.PodName})
 		a.wrote, a.shown = true, c.cfg.Filter.keepsWriter(*k, e.UserAgent)
 	}
-	// Stored rarely (a new actor, or its first write): the key keeps a
-	// copy of fm, which points into the decoder's block.
-	ak.fm = strings.Clone(fm)
-	c.actors[ak] = a
+	c.actors.Put(ak, a)
 	return a
 }
 
