@@ -56,6 +56,8 @@ type writerState struct {
 	lastCompleted time.Time
 	writer        *WriterKey
 	reader        *readerKey
+	// wid is writer's number (record.wid).
+	wid uint32
 	// precond and force are the last attempt's precondition and apply
 	// force: a retry that re-read may send a newer precondition, or force.
 	precond string
@@ -405,7 +407,7 @@ func (o *objState) state(r *record) (st *writerState, kept bool, prev attemptMar
 		return st, true, prev, ok
 	}
 	st = &o.stream.scratch
-	*st = writerState{writer: r.writer}
+	*st = writerState{writer: r.writer, wid: r.wid}
 	return st, false, prev, ok
 }
 
@@ -440,7 +442,7 @@ func (o *objState) attempt(r *record, t *totals) {
 	if retry {
 		st.step++
 		if st.step == 2 && r.shown {
-			t.add(o, r.writer, r.reader, r.received, true, fRetryChains)
+			t.add(o, r.wid, r.reader, r.received, true, fRetryChains)
 		}
 	} else {
 		st.chain, st.step, st.cadence = st.chain+1, 1, 0
@@ -452,9 +454,9 @@ func (o *objState) attempt(r *record, t *totals) {
 		t.unshown++
 	} else {
 		o.shownBy(r.wid)
-		t.add(o, r.writer, r.reader, r.received, true, fAttempts).spent(r, retry)
+		t.add(o, r.wid, r.reader, r.received, true, fAttempts).spent(r, retry)
 		if seen && int64(prev) > r.received.UnixNano() {
-			t.overlap(r.writer)
+			t.overlap(r.wid)
 		}
 	}
 	st.conflict, st.shown = r.code == 409, r.shown
@@ -474,7 +476,7 @@ func (o *objState) attempt(r *record, t *totals) {
 	case r.code == 409:
 		o.conflict(r, timelineI, t)
 	case r.code/100 == 2 && r.shown:
-		t.add(o, r.writer, r.reader, r.received, true, fSuccesses)
+		t.add(o, r.wid, r.reader, r.received, true, fSuccesses)
 	}
 	// Without a timeline, only a chain that may go on needs its state.
 	switch {
@@ -583,7 +585,7 @@ func (o *objState) giveUp(st *writerState, t *totals) {
 		return
 	}
 	// The attempt's receive time is already in the summary's first and last.
-	t.add(o, st.writer, st.reader, time.Time{}, false, fGiveUps)
+	t.add(o, st.wid, st.reader, time.Time{}, false, fGiveUps)
 	if o.keep && st.timelineI >= 0 {
 		o.timeline[st.timelineI].GiveUp = true
 	}
