@@ -2,6 +2,7 @@ package output
 
 import (
 	"encoding/json"
+	"io"
 
 	"github.com/kubectl-rv/kubectl-rv/pkg/jsonvalue"
 )
@@ -9,9 +10,39 @@ import (
 // IndentedJSONAppender is a report that writes its own indented JSON, for
 // reports so large that encoding/json's reflection and re-indenting would
 // dominate: AppendIndentedJSON must append exactly what
-// json.MarshalIndent(r, "", "  ") returns.
+// json.MarshalIndent(r, "", "  ") returns, less what it hands to
+// out.Spill (between the elements of its long lists), which goes first.
 type IndentedJSONAppender interface {
-	AppendIndentedJSON(b []byte) ([]byte, error)
+	AppendIndentedJSON(b []byte, out *JSONOut) ([]byte, error)
+}
+
+// JSONOut is where the Printer writes a report that an
+// IndentedJSONAppender appends: in pieces of about spillBytes (Spill), so
+// that a report of megabytes (the 1 GiB log's conflicts report is 10 MB)
+// is not held whole, in a buffer grown, copied and zeroed to its size, at
+// the end of a run when one core works. A nil JSONOut keeps everything
+// in the buffer.
+type JSONOut struct {
+	w   io.Writer
+	err error
+}
+
+// spillBytes is how much Spill lets the buffer hold: a buffer that stays
+// in the processor's cache.
+const spillBytes = 64 << 10
+
+// Spill writes b, what has been appended so far, once it holds
+// spillBytes or more, and returns it emptied for what comes next; else it
+// returns b as it is. A write error is kept for the Printer, and ends the
+// writing.
+func (o *JSONOut) Spill(b []byte) []byte {
+	if o == nil || len(b) < spillBytes {
+		return b
+	}
+	if o.err == nil {
+		_, o.err = o.w.Write(b)
+	}
+	return b[:0]
 }
 
 // AppendJSONString appends s as encoding/json writes it; it is

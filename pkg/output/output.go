@@ -106,9 +106,13 @@ func (p *Printer) PrintObject(obj any) error {
 		return err
 	default:
 		if a, ok := obj.(IndentedJSONAppender); ok {
-			b, err := a.AppendIndentedJSON(nil)
+			out := &JSONOut{w: p.Out}
+			b, err := a.AppendIndentedJSON(make([]byte, 0, 2*spillBytes), out)
 			if err != nil {
 				return fmt.Errorf("encoding json: %w", err)
+			}
+			if out.err != nil {
+				return out.err
 			}
 			_, err = p.Out.Write(append(b, '\n'))
 			return err

@@ -3,6 +3,8 @@ package conflictsprint
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"regexp"
 	"testing"
 	"time"
@@ -164,7 +166,7 @@ func TestDocumentJSONIsMarshalIndent(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			got, err := d.AppendIndentedJSON([]byte("x"))
+			got, err := d.AppendIndentedJSON([]byte("x"), nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -173,6 +175,54 @@ func TestDocumentJSONIsMarshalIndent(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestPrintedJSONIsMarshalIndent prints a document long enough to be
+// written in pieces (output.JSONOut) through the Printer: the bytes are
+// json.MarshalIndent's, then a newline, as they are for a short one; a
+// writer that fails fails the print.
+func TestPrintedJSONIsMarshalIndent(t *testing.T) {
+	rep := report()
+	for i := range 3000 {
+		rep.Objects = append(rep.Objects, conflicts.ObjectStats{Object: conflicts.ObjectKey{Resource: "configmaps", Namespace: "ns", Name: fmt.Sprintf("cm-%d", i)},
+			Tally: conflicts.Tally{Attempts: i, Conflicts: i % 7}, Writers: 2, WorstWriter: "w\"<", WorstConflicts: i % 7})
+	}
+	long := NewDocument(rep, Scope{AuditLogs: []string{"a.log"}, RetryWindow: "5s"})
+	short := NewDocument(report(), Scope{AuditLogs: []string{"a.log"}, RetryWindow: "5s"})
+	for name, d := range map[string]Document{"long": long, "short": short} {
+		want, err := json.MarshalIndent(d, "", "  ")
+		if err != nil {
+			t.Fatal(err)
+		}
+		w := &countingWriter{}
+		if err := (&output.Printer{Out: w, Format: output.JSON}).PrintObject(d); err != nil {
+			t.Fatal(err)
+		}
+		if got := w.buf.String(); got != string(want)+"\n" {
+			t.Errorf("%s: printed %d bytes, want MarshalIndent's %d and a newline", name, len(got), len(want))
+		}
+		if pieces := w.writes > 1; pieces != (name == "long") {
+			t.Errorf("%s: %d writes of %d bytes", name, w.writes, len(want))
+		}
+	}
+	failing := &countingWriter{fail: errors.New("broken pipe")}
+	if err := (&output.Printer{Out: failing, Format: output.JSON}).PrintObject(long); err == nil || failing.writes != 1 {
+		t.Errorf("a failing writer: error %v after %d writes, want the write's error after the first", err, failing.writes)
+	}
+}
+
+type countingWriter struct {
+	buf    bytes.Buffer
+	writes int
+	fail   error
+}
+
+func (w *countingWriter) Write(p []byte) (int, error) {
+	w.writes++
+	if w.fail != nil {
+		return 0, w.fail
+	}
+	return w.buf.Write(p)
 }
 
 // TestWideNamesTheFieldsOfApplyConflicts: -o wide adds the fields an apply

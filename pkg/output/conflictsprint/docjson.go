@@ -14,8 +14,10 @@ import (
 // re-indenting of them, and of the writers' winners (20,000 too), was most
 // of the time the command spent after reading the log: those lists are
 // written here, the rest by encoding/json.
-func (d Document) AppendIndentedJSON(b []byte) ([]byte, error) {
-	b = slices.Grow(b, 4<<10+len(d.Objects)*512)
+func (d Document) AppendIndentedJSON(b []byte, out *output.JSONOut) ([]byte, error) {
+	if out == nil {
+		b = slices.Grow(b, 4<<10+len(d.Objects)*512)
+	}
 	b = output.AppendJSONDocumentStart(b, d.APIVersion, d.Kind)
 	var err error
 	for _, f := range []struct {
@@ -29,12 +31,12 @@ func (d Document) AppendIndentedJSON(b []byte) ([]byte, error) {
 	b = append(b, ',')
 	b = output.AppendJSONKey(b, 1, "objects")
 	b, _ = output.AppendJSONArray(b, 1, len(d.Objects), d.Objects == nil, func(b []byte, i int) ([]byte, error) {
-		return appendObjectStats(b, 2, &d.Objects[i]), nil
+		return appendObjectStats(out.Spill(b), 2, &d.Objects[i]), nil
 	})
 	b = append(b, ',')
 	b = output.AppendJSONKey(b, 1, "writers")
 	if b, err = output.AppendJSONArray(b, 1, len(d.Writers), d.Writers == nil, func(b []byte, i int) ([]byte, error) {
-		return appendWriterStats(b, 2, &d.Writers[i])
+		return appendWriterStats(out.Spill(b), 2, &d.Writers[i])
 	}); err != nil {
 		return nil, err
 	}

@@ -12,18 +12,20 @@ import (
 // encoding/json's reflection and re-indenting took most of the time of
 // owners -o json: the fields and hazards are written here, each distinct
 // owner list marshalled once per object, and the entries by encoding/json.
-func (r Report) AppendIndentedJSON(b []byte) ([]byte, error) {
-	size := 1 << 10
-	for _, or := range r.Items {
-		size += 1<<10 + 768*len(or.Fields) // a field with one owner takes 500-700 bytes
+func (r Report) AppendIndentedJSON(b []byte, out *output.JSONOut) ([]byte, error) {
+	if out == nil {
+		size := 1 << 10
+		for _, or := range r.Items {
+			size += 1<<10 + 768*len(or.Fields) // a field with one owner takes 500-700 bytes
+		}
+		b = slices.Grow(b, size)
 	}
-	b = slices.Grow(b, size)
 	b = output.AppendJSONDocumentStart(b, r.APIVersion, r.Kind)
 	b = append(b, ',')
 	b = output.AppendJSONKey(b, 1, "items")
 	var err error
 	b, err = output.AppendJSONArray(b, 1, len(r.Items), r.Items == nil, func(b []byte, i int) ([]byte, error) {
-		return r.Items[i].appendIndentedJSON(b, 2)
+		return r.Items[i].appendIndentedJSON(out.Spill(b), 2)
 	})
 	if err != nil {
 		return nil, err

@@ -18,7 +18,7 @@ import (
 func checkSameJSON(t *testing.T, name string, r Report) {
 	t.Helper()
 	want, werr := json.MarshalIndent(r, "", "  ")
-	got, err := r.AppendIndentedJSON(nil)
+	got, err := r.AppendIndentedJSON(nil, nil)
 	if (err == nil) != (werr == nil) {
 		t.Fatalf("%s: AppendIndentedJSON error %v, MarshalIndent error %v", name, err, werr)
 	}
