@@ -280,6 +280,17 @@ var metadataKeys = []string{"metadata"}
 var resourceVersionKeys = []string{"resourceVersion"}
 
 func (s *scanner) status(e *Event) bool {
+	// Most events' status is the API server's plain success, read here
+	// at once, as the general path below reads it: metadata skipped, the
+	// code a number of three digits.
+	const plain = `{"metadata":{},"code":`
+	if rest := s.s[s.i:]; len(rest) >= len(plain)+4 && rest[:len(plain)] == plain {
+		if d := rest[len(plain):]; d[0] >= '1' && d[0] <= '9' && d[1] >= '0' && d[1] <= '9' && d[2] >= '0' && d[2] <= '9' && d[3] == '}' {
+			e.Code = int(d[0]-'0')*100 + int(d[1]-'0')*10 + int(d[2]-'0')
+			s.i += len(plain) + 4
+			return true
+		}
+	}
 	var seen uint32
 	return s.fields(statusKeys, &seen, func(i int) bool {
 		switch i {

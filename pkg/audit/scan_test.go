@@ -94,7 +94,10 @@ func TestScannerLeavesSubtleLinesToEncodingJSON(t *testing.T) {
 // encoding/json rejects (a bad line) it must leave to encoding/json.
 func FuzzScannerMatchesEncodingJSON(f *testing.F) {
 	for _, s := range []string{ok409, okRR, started, `{"kind":"Event","user":{"extra":{"authentication.kubernetes.io/pod-name":["a","b"]}}}`,
-		`{"message":"\ud83d\ude00\ud800\u0041\"","x":[{"y":null},1e5,-0.5]}`, "{\"a\":\"\xc3\x28\"}", `{"responseStatus":{"code":-12}}`} {
+		`{"message":"\ud83d\ude00\ud800\u0041\"","x":[{"y":null},1e5,-0.5]}`, "{\"a\":\"\xc3\x28\"}", `{"responseStatus":{"code":-12}}`,
+		// The plain success status (read at once), and lines that look like it.
+		`{"responseStatus":{"metadata":{},"code":200}}`, `{"responseStatus":{"metadata":{},"code":099}}`,
+		`{"responseStatus":{"metadata":{},"code":2000}}`, `{"responseStatus":{"metadata":{},"code":409,"reason":"Conflict"}}`} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, line string) {
