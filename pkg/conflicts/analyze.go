@@ -75,6 +75,12 @@ type writerState struct {
 	timelineI   int32
 }
 
+// writerMark is a writer of an object, by number, and its last attempt.
+type writerMark struct {
+	wid  uint32
+	last attemptMark
+}
+
 // attemptMark is when a writer's last attempt on an object completed, as
 // Unix nanoseconds: one number per writer and object, the most of them a
 // log holds.
@@ -120,11 +126,10 @@ type objState struct {
 	hasSuccess, noResult bool
 	// index numbers the objects in the order of their first write.
 	index int
-	// writerIDs are the writers that attempted a write, by number, sorted;
-	// lastAttempt[i] is when writerIDs[i]'s last attempt on the object
-	// completed.
-	writerIDs   []uint32
-	lastAttempt []attemptMark
+	// writers are the writers that attempted a write, by number, sorted,
+	// each with when its last attempt on the object completed: one slice,
+	// so that an attempt reads one place of the object's state for both.
+	writers []writerMark
 	// chains are the writers whose last attempt was a 409 (all writers,
 	// when keep), by number.
 	chains map[uint32]*writerState
@@ -335,6 +340,21 @@ func (o *objState) findReader(reader uint32) (int, bool) {
 	return lo, lo < len(o.lastRead) && o.lastRead[lo].reader == reader
 }
 
+// findWriter finds wid's mark in writers, or where it would go, as
+// findReader does in lastRead.
+func (o *objState) findWriter(wid uint32) (int, bool) {
+	lo, hi := 0, len(o.writers)
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if o.writers[m].wid < wid {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	return lo, lo < len(o.writers) && o.writers[lo].wid == wid
+}
+
 // readAt is when reader last read the object.
 func (o *objState) readAt(reader uint32) (time.Time, bool) {
 	i, ok := o.findReader(reader)
@@ -396,13 +416,12 @@ func (o *objState) oldestRead() readMark {
 // The writer's previous attempt on the object is returned too (ok false
 // for its first), and r becomes its last.
 func (o *objState) state(r *record) (st *writerState, kept bool, prev attemptMark, ok bool) {
-	i, ok := slices.BinarySearch(o.writerIDs, r.wid)
+	i, ok := o.findWriter(r.wid)
 	if !ok {
-		o.writerIDs = slices.Insert(o.writerIDs, i, r.wid)
-		o.lastAttempt = slices.Insert(o.lastAttempt, i, 0)
+		o.writers = slices.Insert(o.writers, i, writerMark{wid: r.wid})
 	}
-	prev = o.lastAttempt[i]
-	o.lastAttempt[i] = attemptMark(r.completed.UnixNano())
+	w := &o.writers[i]
+	prev, w.last = w.last, attemptMark(r.completed.UnixNano())
 	if st := o.chains[r.wid]; st != nil {
 		return st, true, prev, ok
 	}
@@ -494,7 +513,7 @@ func (o *objState) attempt(r *record, t *totals) {
 }
 
 // shownBy notes that the writer wid made an attempt the filter shows on
-// the object; without a filter, its writers are writerIDs.
+// the object; without a filter, its writers are all shown.
 func (o *objState) shownBy(wid uint32) {
 	if o.stream.cfg.Filter == nil {
 		return
@@ -504,13 +523,19 @@ func (o *objState) shownBy(wid uint32) {
 	}
 }
 
-// shownWriters are the writers, by number, with an attempt the filter
-// shows on the object.
-func (o *objState) shownWriters() []uint32 {
-	if o.stream.cfg.Filter == nil {
-		return o.writerIDs
+// shownWriters calls fn with each writer, by number, with an attempt the
+// filter shows on the object, and returns how many there are.
+func (o *objState) shownWriters(fn func(wid uint32)) int {
+	if o.stream.cfg.Filter != nil {
+		for _, id := range o.shownIDs {
+			fn(id)
+		}
+		return len(o.shownIDs)
 	}
-	return o.shownIDs
+	for _, w := range o.writers {
+		fn(w.wid)
+	}
+	return len(o.writers)
 }
 
 // conflict finds the winners and cause of the 409 r. Whether they are

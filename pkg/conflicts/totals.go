@@ -141,14 +141,11 @@ func (t *totals) fill(rep *Report, cfg Config, objects []*objState, keys []*Writ
 		if o == nil {
 			continue
 		}
-		ids := o.shownWriters()
-		if len(ids) == 0 {
+		n := o.shownWriters(func(id uint32) { t.writers[id].objects++ })
+		if n == 0 {
 			continue
 		}
-		stats := ObjectStats{Object: *o.key, Tally: o.tally, Writers: len(ids)}
-		for _, id := range ids {
-			t.writers[id].objects++
-		}
+		stats := ObjectStats{Object: *o.key, Tally: o.tally, Writers: n}
 		// Only a writer with a 409 on the object can be its worst.
 		for _, c := range o.worst {
 			name := t.writerName(keys[c.writer])
