@@ -138,8 +138,7 @@ func (d *Dedup) unseal(slot int64) *openSlot {
 				lru, oldest = s, o.used
 			}
 		}
-		hs := d.open[lru].set.appendTo(make([]uint64, 0, d.open[lru].set.n))
-		slices.Sort(hs)
+		hs := d.open[lru].set.sorted()
 		d.sealed[lru], d.lastSealed = hs, len(hs)
 		delete(d.open, lru)
 		if lru == d.lastSlot {
@@ -209,12 +208,40 @@ func (s *hashSet) grow() {
 	}
 }
 
-// appendTo appends the set's hashes to b.
-func (s *hashSet) appendTo(b []uint64) []uint64 {
+// sorted returns the set's hashes in order. They are hashes, spread
+// evenly: they are dealt by their top byte into 256 runs in one pass, and
+// each run, of a few hashes, is sorted where it lies. A slot of the 1 GiB
+// log (a thousand events, 800 slots) is so sorted in 12 µs instead of
+// slices.Sort's 30 (BenchmarkSealSort).
+func (s *hashSet) sorted() []uint64 {
+	var start [257]int
 	for _, h := range s.slots {
 		if h != 0 {
-			b = append(b, h)
+			start[h>>56+1]++
 		}
 	}
-	return b
+	for b := 1; b < len(start); b++ {
+		start[b] += start[b-1]
+	}
+	out := make([]uint64, s.n)
+	next := start
+	for _, h := range s.slots {
+		if h != 0 {
+			out[next[h>>56]] = h
+			next[h>>56]++
+		}
+	}
+	for b := range 256 {
+		run := out[start[b]:start[b+1]]
+		if len(run) > 12 {
+			slices.Sort(run)
+			continue
+		}
+		for i := 1; i < len(run); i++ {
+			for j := i; j > 0 && run[j] < run[j-1]; j-- {
+				run[j], run[j-1] = run[j-1], run[j]
+			}
+		}
+	}
+	return out
 }

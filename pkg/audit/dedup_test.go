@@ -135,10 +135,58 @@ func TestHashSetMatchesMap(t *testing.T) {
 			t.Fatalf("add(%d) = %v, the map had it: %v", h, got, had)
 		}
 	}
-	got := s.appendTo(nil)
-	slices.Sort(got)
+	got := s.sorted()
 	want := slices.Sorted(maps.Keys(m))
 	if !slices.Equal(want, got) || s.n != len(m) {
 		t.Errorf("the set holds %d hashes, the map %d", len(got), len(m))
 	}
+}
+
+// TestSortedSortsEverySize: sorted gives what slices.Sort gives, for sets
+// empty, small, a slot's size, large, and whose hashes share a top byte
+// (runs longer than the insertion sort takes).
+func TestSortedSortsEverySize(t *testing.T) {
+	rnd := rand.New(rand.NewPCG(3, 4))
+	for _, tc := range []struct {
+		n    int
+		mask uint64
+	}{{0, ^uint64(0)}, {1, ^uint64(0)}, {7, ^uint64(0)}, {1000, ^uint64(0)}, {100_000, ^uint64(0)}, {5000, 0x03ff_ffff_ffff_ffff}, {300, 0xff}} {
+		s := newHashSet(0)
+		var want []uint64
+		for range tc.n {
+			if h := max(rnd.Uint64()&tc.mask, 1); s.add(h) {
+				want = append(want, h)
+			}
+		}
+		slices.Sort(want)
+		if got := s.sorted(); !slices.Equal(got, want) {
+			t.Errorf("%d hashes (mask %#x): sorted differs from slices.Sort", tc.n, tc.mask)
+		}
+	}
+}
+
+// BenchmarkSealSort: a slot of the 1 GiB log's size sorted as Dedup seals
+// it, and by slices.Sort.
+func BenchmarkSealSort(b *testing.B) {
+	rnd := rand.New(rand.NewPCG(5, 6))
+	s := newHashSet(0)
+	for range 1000 {
+		s.add(rnd.Uint64())
+	}
+	b.Run("sorted", func(b *testing.B) {
+		for b.Loop() {
+			s.sorted()
+		}
+	})
+	b.Run("slices.Sort", func(b *testing.B) {
+		for b.Loop() {
+			hs := make([]uint64, 0, s.n)
+			for _, h := range s.slots {
+				if h != 0 {
+					hs = append(hs, h)
+				}
+			}
+			slices.Sort(hs)
+		}
+	})
 }
