@@ -192,11 +192,8 @@ func startPipe(s *stream) *pipe {
 	go func() {
 		defer close(p.done)
 		for b := range p.out {
-			for _, it := range b {
-				if p.inexact.Load() {
-					break
-				}
-				s.add(it)
+			if !p.inexact.Load() {
+				s.addBatch(b)
 				if s.inexact {
 					p.inexact.Store(true)
 				}

@@ -60,6 +60,8 @@ type stream struct {
 	// writerKeys are the writers by number (record.wid), as the records
 	// bring them: the collector numbers them in the order it makes records.
 	writerKeys []*WriterKey
+	// touched is what touch adds up (see there).
+	touched int
 }
 
 // foldAfter is how long a success stays in its object's list before it is
@@ -83,6 +85,25 @@ func newStream(cfg Config, skew time.Duration) *stream {
 // add takes one item; in a bounded stream it releases what is older than
 // the skew.
 func (s *stream) add(it item) {
+	s.push(it)
+	s.releaseRipe()
+}
+
+// addBatch takes items as add takes them one by one, and releases what is
+// ripe once they are all in: the same releases in the same order (the
+// heap's), but several at a time (releaseRipe). An item older than what
+// the one-by-one adds would have released by then is in order here, not
+// too late: the stream needs every record (errNeedsAllRecords) less often,
+// never with another answer.
+func (s *stream) addBatch(items []item) {
+	for i := range items {
+		s.push(items[i])
+	}
+	s.releaseRipe()
+}
+
+// push puts an item in the heap.
+func (s *stream) push(it item) {
 	if r := it.r; r != nil && !r.read && int(r.wid) >= len(s.writerKeys) {
 		if int(r.wid) != len(s.writerKeys) {
 			panic("conflicts: a writer's first record did not reach the stream")
@@ -104,6 +125,19 @@ func (s *stream) add(it item) {
 	if it.completed.After(s.newest) {
 		s.newest = it.completed
 	}
+}
+
+// releaseChunk is how many entries releaseRipe takes out of the heap at
+// once.
+const releaseChunk = 16
+
+// releaseRipe releases, in order, the entries older than the newest
+// completion by the skew (none in an unbounded stream). It takes them
+// out a chunk at a time and first reads, for the whole chunk, the object
+// states and records that their releases read first (touch): those are
+// seconds old and out of the processor's cache, and its misses then
+// overlap instead of coming one after another, release after release.
+func (s *stream) releaseRipe() {
 	if s.skew < 0 {
 		return
 	}
@@ -111,12 +145,50 @@ func (s *stream) add(it item) {
 	// pushed seconds ago is no longer in the processor's cache.
 	limit := s.newest.Add(-s.skew)
 	lsec, lnsec := limit.Unix(), int32(limit.Nanosecond())
-	for s.heap.len() > 0 {
-		if m := s.heap.min(); m.csec > lsec || m.csec == lsec && m.cnsec >= lnsec {
-			break
+	var chunk [releaseChunk]heapEntry
+	for {
+		n := 0
+		for n < len(chunk) && s.heap.len() > 0 {
+			if m := s.heap.min(); m.csec > lsec || m.csec == lsec && m.cnsec >= lnsec {
+				break
+			}
+			chunk[n] = s.heap.pop()
+			n++
 		}
-		s.release(s.heap.pop())
+		if n == 0 {
+			return
+		}
+		s.touch(chunk[:n])
+		for i := range n {
+			s.release(chunk[i])
+		}
 	}
+}
+
+// touch reads the first words that the releases of es read: each
+// object's state (its queue, and the middle of its readers' marks, where
+// a get's search starts) and each write's record. What it adds up is
+// kept (touched) only so that the reads are made.
+func (s *stream) touch(es []heapEntry) {
+	sum := 0
+	for i := range es {
+		e := &es[i]
+		if int(e.oid) < len(s.objects) {
+			if o := s.objects[e.oid]; o != nil {
+				sum += len(o.queue) + o.index
+				if n := len(o.lastRead); n > 0 {
+					sum += int(o.lastRead[n/2].reader)
+				}
+				if n := len(o.writers); n > 0 && e.r != nil {
+					sum += int(o.writers[n/2].wid)
+				}
+			}
+		}
+		if e.r != nil {
+			sum += e.r.code
+		}
+	}
+	s.touched += sum
 }
 
 // release hands an entry's record to its object, in completion order. The

@@ -225,6 +225,53 @@ func TestStreamMatchesReference(t *testing.T) {
 	}
 }
 
+// TestAddBatchIsAdd: records added in batches (as the pipe hands them on),
+// whose ripe entries are released a chunk at a time, give the report that
+// adding them one by one gives, for batches smaller and larger than a
+// chunk, and with the log a little out of order (genLog swaps neighbours).
+func TestAddBatchIsAdd(t *testing.T) {
+	var events []audit.Event
+	for _, l := range genLog(5, 6000, time.Date(2026, 11, 24, 10, 0, 0, 0, time.UTC)) {
+		if _, err := audit.Decode(context.Background(), audit.NewSource("x", strings.NewReader(l.text)), audit.Options{}, func(e *audit.Event) error {
+			events = append(events, *e)
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	analyse := func(batch int) *Report {
+		c := newCollector(NewConfig(), analyzeSkew)
+		var items []item
+		for i := range events {
+			if it, ok := c.record(&events[i]); ok {
+				items = append(items, it)
+			}
+		}
+		for len(items) > 0 {
+			n := min(batch, len(items))
+			if batch == 1 {
+				c.stream.add(items[0])
+			} else {
+				c.stream.addBatch(items[:n])
+			}
+			items = items[n:]
+		}
+		if c.stream.inexact {
+			t.Fatalf("batches of %d: the stream needs every record", batch)
+		}
+		return c.Report()
+	}
+	want := analyse(1)
+	if want.Summary.Conflicts == 0 {
+		t.Fatalf("the generated log tests nothing: %+v", want.Summary)
+	}
+	for _, batch := range []int{3, releaseChunk, 100, pipeBatch} {
+		if diff := cmp.Diff(want, analyse(batch)); diff != "" {
+			t.Errorf("batches of %d (-one by one +batches):\n%s", batch, diff)
+		}
+	}
+}
+
 // BenchmarkStream analyses records already decoded: the sequential part
 // of Analyze.
 func BenchmarkStream(b *testing.B) {
