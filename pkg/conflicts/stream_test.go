@@ -226,9 +226,11 @@ func TestStreamMatchesReference(t *testing.T) {
 }
 
 // TestAddBatchIsAdd: records added in batches (as the pipe hands them on),
-// whose ripe entries are released a chunk at a time, give the report that
-// adding them one by one gives, for batches smaller and larger than a
-// chunk, and with the log a little out of order (genLog swaps neighbours).
+// whose ripe entries are released a chunk at a time, are released as
+// adding them one by one releases them: after each batch both streams
+// hold the same entries and have released up to the same completion, and
+// the reports are the same; for batches smaller and larger than a chunk,
+// with the log a little out of order (genLog swaps neighbours).
 func TestAddBatchIsAdd(t *testing.T) {
 	var events []audit.Event
 	for _, l := range genLog(5, 6000, time.Date(2026, 11, 24, 10, 0, 0, 0, time.UTC)) {
@@ -239,34 +241,41 @@ func TestAddBatchIsAdd(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	analyse := func(batch int) *Report {
-		c := newCollector(NewConfig(), analyzeSkew)
+	records := func(c *Collector) []item {
 		var items []item
 		for i := range events {
 			if it, ok := c.record(&events[i]); ok {
 				items = append(items, it)
 			}
 		}
-		for len(items) > 0 {
-			n := min(batch, len(items))
-			if batch == 1 {
-				c.stream.add(items[0])
-			} else {
-				c.stream.addBatch(items[:n])
-			}
-			items = items[n:]
-		}
-		if c.stream.inexact {
-			t.Fatalf("batches of %d: the stream needs every record", batch)
-		}
-		return c.Report()
-	}
-	want := analyse(1)
-	if want.Summary.Conflicts == 0 {
-		t.Fatalf("the generated log tests nothing: %+v", want.Summary)
+		return items
 	}
 	for _, batch := range []int{3, releaseChunk, 100, pipeBatch} {
-		if diff := cmp.Diff(want, analyse(batch)); diff != "" {
+		one, many := newCollector(NewConfig(), analyzeSkew), newCollector(NewConfig(), analyzeSkew)
+		items, batched := records(one), records(many)
+		released := 0
+		for len(items) > 0 {
+			n := min(batch, len(items))
+			for _, it := range items[:n] {
+				one.stream.add(it)
+			}
+			many.stream.addBatch(batched[:n])
+			items, batched = items[n:], batched[n:]
+			if h1, h2 := one.stream.heap.len(), many.stream.heap.len(); h1 != h2 || !one.stream.frontier.Equal(many.stream.frontier) {
+				t.Fatalf("batches of %d: %d entries held, released to %v; one by one %d, to %v", batch, h2, many.stream.frontier, h1, one.stream.frontier)
+			}
+			if many.stream.released {
+				released++
+			}
+		}
+		if one.stream.inexact || many.stream.inexact || released == 0 {
+			t.Fatalf("batches of %d: inexact %v/%v, released after %d batches", batch, one.stream.inexact, many.stream.inexact, released)
+		}
+		want := one.Report()
+		if want.Summary.Conflicts == 0 {
+			t.Fatalf("the generated log tests nothing: %+v", want.Summary)
+		}
+		if diff := cmp.Diff(want, many.Report()); diff != "" {
 			t.Errorf("batches of %d (-one by one +batches):\n%s", batch, diff)
 		}
 	}
