@@ -30,7 +30,7 @@ var upstreamFlagImporters = []string{
 // link one, and the rules only through upstreamFlagImporters: running the
 // API server's own validation, defaulting and CEL (which #29 asks for)
 // links them, and nothing else may. Only rv-offline, which links cobra
-// for its commands anyway, links the rules (TestOnlyRVOfflineLinks).
+// for its commands anyway, links the rules (TestOnlyOneLinks).
 func TestFlagLibrariesStayInCommands(t *testing.T) {
 	out, err := exec.Command("go", "list", "-deps", "-f", `{{.ImportPath}}|{{join .Imports " "}}|{{join .Deps " "}}`, "../...").Output()
 	if err != nil {
@@ -103,33 +103,42 @@ func TestEarlyHandOffImportsOnlyTheStandardLibrary(t *testing.T) {
 	}
 }
 
-// onlyRVOffline are the packages and modules that only rv-offline links:
-// the API server's rules (whose start-up every other command would pay,
-// and through which the flag libraries reach pkg/), and the log services'
-// clients that conflicts --source reads with.
-var onlyRVOffline = []string{
-	"github.com/kubectl-rv/kubectl-rv/pkg/serverrules",
-	"k8s.io/apiextensions-apiserver/pkg/apiserver/validation",
-	"github.com/aws/aws-sdk-go-v2/service/cloudwatchlogs",
-	"github.com/elastic/go-elasticsearch/v8",
-	"github.com/opensearch-project/opensearch-go/v4",
-	"github.com/ClickHouse/clickhouse-go/v2",
+// onlyIn are the packages and modules that only one executable links: the
+// API server's rules (whose start-up every other command would pay, and
+// through which the flag libraries reach pkg/) only rv-offline, and the
+// log services' clients that conflicts --source reads with only rv-logs,
+// so that predict --offline does not pay their start-up either.
+var onlyIn = map[string][]string{
+	"../cmd/rv-offline": {
+		"github.com/kubectl-rv/kubectl-rv/pkg/serverrules",
+		"k8s.io/apiextensions-apiserver/pkg/apiserver/validation",
+	},
+	"../cmd/rv-logs": {
+		"github.com/aws/aws-sdk-go-v2/service/cloudwatchlogs",
+		"github.com/elastic/go-elasticsearch/v8",
+		"github.com/opensearch-project/opensearch-go/v4",
+		"github.com/ClickHouse/clickhouse-go/v2",
+	},
 }
 
-// TestOnlyRVOfflineLinks: the packages of onlyRVOffline are linked into
-// rv-offline, to which kubectl-rv hands predict --offline, simulate and
-// conflicts --source over, never into kubectl-rv.
-func TestOnlyRVOfflineLinks(t *testing.T) {
-	for cmd, want := range map[string]bool{"../cmd/kubectl-rv": false, "../cmd/rv-offline": true} {
+// TestOnlyOneLinks: the packages of onlyIn are linked into their
+// executable, to which the others hand the commands that need them over
+// (predict --offline and simulate to rv-offline, conflicts --source to
+// rv-logs), and into no other.
+func TestOnlyOneLinks(t *testing.T) {
+	mains := []string{"../cmd/kubectl-rv", "../cmd/rv-offline", "../cmd/rv-logs"}
+	for _, cmd := range mains {
 		out, err := exec.Command("go", "list", "-deps", cmd).Output()
 		if err != nil {
 			t.Fatalf("go list %s: %v", cmd, err)
 		}
 		deps := strings.Fields(string(out))
-		for _, m := range onlyRVOffline {
-			got := slices.ContainsFunc(deps, func(d string) bool { return d == m || strings.HasPrefix(d, m+"/") })
-			if got != want {
-				t.Errorf("%s links %s: %v, want %v", cmd, m, got, want)
+		for owner, pkgs := range onlyIn {
+			for _, m := range pkgs {
+				got := slices.ContainsFunc(deps, func(d string) bool { return d == m || strings.HasPrefix(d, m+"/") })
+				if want := cmd == owner; got != want {
+					t.Errorf("%s links %s: %v, want %v", cmd, m, got, want)
+				}
 			}
 		}
 	}

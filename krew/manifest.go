@@ -324,14 +324,16 @@ func validatePlatform(p Platform) []error {
 		}
 	}
 	// krew copies only the listed files when files is set: the binary,
-	// rv-offline beside it (which predict --offline and simulate start)
-	// and the licence must be among them.
+	// rv-offline and rv-logs beside it (which predict --offline and
+	// simulate, and conflicts --source, start) and the licence must be
+	// among them.
 	if len(p.Files) > 0 {
-		offline := "rv-offline"
+		offline, logs := "rv-offline", "rv-logs"
 		if osName == "windows" {
 			offline += ".exe"
+			logs += ".exe"
 		}
-		for _, need := range []string{p.Bin, offline, "LICENSE"} {
+		for _, need := range []string{p.Bin, offline, logs, "LICENSE"} {
 			if need != "" && !slices.Contains(from, need) {
 				bad("files must install %s", need)
 			}

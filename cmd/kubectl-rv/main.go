@@ -4,16 +4,12 @@
 // initialisation every command would pay: the commands that run them
 // (predict --offline, simulate) hand over to rv-offline, installed beside
 // it (cmd/rv-offline), the common command lines during package
-// initialisation (internal/earlyhandoff).
+// initialisation (internal/earlyhandoff). Nor does it link the log
+// services' clients: conflicts --source hands over to rv-logs (cmd/rv-logs).
 package main
 
 import (
-	"context"
 	"os"
-	"os/signal"
-	"syscall"
-
-	"k8s.io/cli-runtime/pkg/genericiooptions"
 
 	_ "github.com/kubectl-rv/kubectl-rv/cmd/internal/startgc"                 // first: see its doc
 	_ "github.com/kubectl-rv/kubectl-rv/cmd/kubectl-rv/internal/earlyhandoff" // before client-go: see its doc
@@ -21,9 +17,5 @@ import (
 )
 
 func main() {
-	streams := genericiooptions.IOStreams{In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	err := cmd.NewCmdRV(streams, nil).ExecuteContext(ctx)
-	stop()
-	os.Exit(cmd.HandleError(streams.ErrOut, err))
+	os.Exit(cmd.Main(nil))
 }

@@ -6,7 +6,8 @@
 // pkg/owners (over pkg/managedfields), lag pkg/lag, predict pkg/predict
 // (through pkg/writepath; the offline rules, pkg/serverrules, only in
 // rv-offline), simulate pkg/simulate and pkg/etcdplay, conflicts
-// pkg/conflicts (events from pkg/audit), churn pkg/churn, doctor
+// pkg/conflicts (events from pkg/audit; the log services' readers only
+// in rv-logs), churn pkg/churn, doctor
 // pkg/doctor and leases pkg/leases. Commands hold no business logic and
 // engines never import cobra.
 //

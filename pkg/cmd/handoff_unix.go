@@ -8,8 +8,8 @@ import (
 	"github.com/kubectl-rv/kubectl-rv/pkg/handoff"
 )
 
-// execOffline replaces this process with path, given args (args[0]
+// execOther replaces this process with path, given args (args[0]
 // becomes path).
-func execOffline(path string, args []string) error {
+func execOther(path string, args []string) error {
 	return fmt.Errorf("starting %s: %w", path, handoff.Exec(path, args))
 }

@@ -11,11 +11,11 @@ import (
 	"github.com/kubectl-rv/kubectl-rv/pkg/exitcode"
 )
 
-// execOffline runs path with args (args[0] becomes path) on this
+// execOther runs path with args (args[0] becomes path) on this
 // process's standard streams and returns its exit code as a silent error
 // (Windows cannot replace a process). Ctrl+C reaches both processes; this
-// one waits for rv-offline to end.
-func execOffline(path string, args []string) error {
+// one waits for the other to end.
+func execOther(path string, args []string) error {
 	c := exec.Command(path, args[1:]...)
 	c.Stdin, c.Stdout, c.Stderr = os.Stdin, os.Stdout, os.Stderr
 	err := c.Run()

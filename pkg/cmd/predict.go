@@ -158,7 +158,7 @@ func NewCmdPredict(f *Factory, streams genericiooptions.IOStreams) *cobra.Comman
 		// Before the kubeconfig is read: rv-offline reads it again.
 		PreRunE: func(*cobra.Command, []string) error {
 			if o.Offline && f.offlineRules() == nil {
-				return handOff()
+				return handOff(OfflineExecutable)
 			}
 			return nil
 		},
@@ -281,7 +281,7 @@ func onlyApply(ms []predict.Method) bool {
 func (o *PredictOptions) Run(ctx context.Context) error {
 	if o.Offline && o.Rules == nil {
 		// Before anything is read: rv-offline reads the same input.
-		return handOff()
+		return handOff(OfflineExecutable)
 	}
 	p, err := o.Output.ToPrinter(o.Out)
 	if err != nil {

@@ -1,9 +1,13 @@
 package cmd
 
 import (
+	"context"
 	"fmt"
 	"io"
+	"os"
+	"os/signal"
 	"strings"
+	"syscall"
 
 	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
@@ -56,8 +60,8 @@ const rootExample = `  # See the classic optimistic-concurrency race, offline, s
 // NewCmdRV returns the root command, kubectl rv, with all of kubectl's global
 // flags (--kubeconfig, --context, -n, --server, --token, --as, ...). rules
 // are the API server's rules that predict --offline and simulate run
-// (serverrules.Rules, which rv-offline links); with nil rules (kubectl-rv)
-// those commands hand over to rv-offline (handOff).
+// (serverrules.Rules, which rv-offline links); with nil rules (kubectl-rv,
+// rv-logs) those commands hand over to rv-offline (handOff).
 func NewCmdRV(streams genericiooptions.IOStreams, rules writepath.Rules) *cobra.Command {
 	configFlags := genericclioptions.NewConfigFlags(true).
 		WithDiscoveryBurst(300).WithDiscoveryQPS(50.0)
@@ -122,6 +126,17 @@ func wrapRunE(c *cobra.Command, f *Factory, errOut io.Writer) {
 	for _, sub := range c.Commands() {
 		wrapRunE(sub, f, errOut)
 	}
+}
+
+// Main runs kubectl rv with rules (see NewCmdRV) on this process's
+// arguments and standard streams, stopped by an interrupt or SIGTERM, and
+// returns its exit code: the main of kubectl-rv, rv-offline and rv-logs.
+func Main(rules writepath.Rules) int {
+	streams := genericiooptions.IOStreams{In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	err := NewCmdRV(streams, rules).ExecuteContext(ctx)
+	stop()
+	return HandleError(streams.ErrOut, err)
 }
 
 // HandleError prints err the way kubectl does ("error: ...") and returns the

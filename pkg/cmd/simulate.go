@@ -244,7 +244,7 @@ func (s seedFlag) Type() string { return "int" }
 // anything is read, when this executable has no API server rules.
 func (o *SimulateRunOptions) handOffWithoutRules(*cobra.Command, []string) error {
 	if o.Rules == nil {
-		return handOff()
+		return handOff(OfflineExecutable)
 	}
 	return nil
 }
@@ -253,7 +253,7 @@ func (o *SimulateRunOptions) handOffWithoutRules(*cobra.Command, []string) error
 func (o *SimulateRunOptions) Run(ctx context.Context) error {
 	if o.Rules == nil {
 		// Before anything is read: rv-offline reads the same scenario.
-		return handOff()
+		return handOff(OfflineExecutable)
 	}
 	p, err := o.Output.ToPrinter(o.Out)
 	if err != nil {

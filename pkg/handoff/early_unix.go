@@ -9,7 +9,7 @@ import (
 
 // Exec replaces this process with path, given args (args[0] becomes
 // path), with the same environment and standard streams: signals and the
-// exit code are rv-offline's own. It returns only an error.
+// exit code are the new program's own. It returns only an error.
 func Exec(path string, args []string) error {
 	argv := append([]string{path}, args[1:]...)
 	return syscall.Exec(path, argv, os.Environ())
@@ -23,7 +23,7 @@ func Early() {
 	if !Wanted(os.Args[1:]) {
 		return
 	}
-	if path, err := Path(os.Executable); err == nil {
+	if path, err := Path(Executable, os.Executable); err == nil {
 		_ = Exec(path, os.Args)
 	}
 }

@@ -1,6 +1,7 @@
-// Package handoff finds rv-offline, the executable that links the API
-// server's rules, beside kubectl-rv, and says which command lines run in
-// it. It imports only the standard library, so that cmd/kubectl-rv can
+// Package handoff finds the executables installed beside kubectl-rv that
+// link what kubectl-rv leaves out (rv-offline, the API server's rules;
+// rv-logs, the log services' clients), and says which command lines run
+// in rv-offline. It imports only the standard library, so that cmd/kubectl-rv can
 // hand the common forms over during package initialisation, before the
 // rest of kubectl-rv (client-go's scheme, above all) is initialised: a
 // command that runs in rv-offline then does not pay kubectl-rv's start as
@@ -25,7 +26,13 @@ import (
 // lists it as a plugin.
 const Executable = "rv-offline"
 
-// MissingError says that rv-offline is not where it is looked for.
+// LogsExecutable is the name of the executable that links the log
+// services' clients (cmd/rv-logs), installed beside kubectl-rv: conflicts
+// --source runs in it, so that neither kubectl-rv's commands nor predict
+// --offline in rv-offline pay those clients' start-up.
+const LogsExecutable = "rv-logs"
+
+// MissingError says that an executable is not where it is looked for.
 type MissingError struct {
 	// Name is the executable's file name, Path where it was looked for.
 	Name, Path string
@@ -35,19 +42,19 @@ func (e *MissingError) Error() string {
 	return fmt.Sprintf("%s is missing: %s", e.Name, e.Path)
 }
 
-// Path is rv-offline's path beside the executable that executable names,
-// symbolic links resolved (krew links the plugin into its bin folder), or
-// a *MissingError; an error when that executable is rv-offline itself,
-// which never hands over.
-func Path(executable func() (string, error)) (string, error) {
+// Path is the path of executable name (Executable or LogsExecutable)
+// beside the executable that executable names, symbolic links resolved
+// (krew links the plugin into its bin folder), or a *MissingError; an
+// error when that executable is name itself, which never hands over to
+// itself.
+func Path(name string, executable func() (string, error)) (string, error) {
 	self, err := executable()
 	if err == nil {
 		self, err = filepath.EvalSymlinks(self)
 	}
 	if err != nil {
-		return "", fmt.Errorf("finding %s: %w", Executable, err)
+		return "", fmt.Errorf("finding %s: %w", name, err)
 	}
-	name := Executable
 	if runtime.GOOS == "windows" {
 		name += ".exe"
 	}
@@ -58,7 +65,7 @@ func Path(executable func() (string, error)) (string, error) {
 	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
 		return "", &MissingError{Name: name, Path: path}
 	} else if err != nil {
-		return "", fmt.Errorf("finding %s: %w", Executable, err)
+		return "", fmt.Errorf("finding %s: %w", name, err)
 	}
 	return path, nil
 }

@@ -56,8 +56,16 @@ func FuzzWanted(f *testing.F) {
 	})
 }
 
+// TestPath: each executable is found beside the target of krew's link,
+// never hands over to itself, and is a MissingError where it is absent.
 func TestPath(t *testing.T) {
-	name := Executable
+	for _, base := range []string{Executable, LogsExecutable} {
+		t.Run(base, func(t *testing.T) { testPath(t, base) })
+	}
+}
+
+func testPath(t *testing.T, base string) {
+	name := base
 	if runtime.GOOS == "windows" {
 		name += ".exe"
 	}
@@ -73,7 +81,7 @@ func TestPath(t *testing.T) {
 	if err := os.Symlink(self, link); err != nil {
 		t.Fatal(err)
 	}
-	got, err := Path(func() (string, error) { return link, nil })
+	got, err := Path(base, func() (string, error) { return link, nil })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -83,9 +91,9 @@ func TestPath(t *testing.T) {
 		t.Errorf("Path = %q, want %q", got, want)
 	}
 
-	// rv-offline itself (or a link to it) never hands over to itself.
+	// The executable itself (or a link to it) never hands over to itself.
 	offline := filepath.Join(store, name)
-	if _, err := Path(func() (string, error) { return offline, nil }); err == nil || !strings.Contains(err.Error(), "itself") {
+	if _, err := Path(base, func() (string, error) { return offline, nil }); err == nil || !strings.Contains(err.Error(), "itself") {
 		t.Errorf("Path from %s itself: %v, want an error", name, err)
 	}
 
@@ -93,7 +101,7 @@ func TestPath(t *testing.T) {
 	if err := os.WriteFile(lonely, nil, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	_, err = Path(func() (string, error) { return lonely, nil })
+	_, err = Path(base, func() (string, error) { return lonely, nil })
 	var missing *MissingError
 	if !errors.As(err, &missing) || missing.Path != filepath.Join(filepath.Dir(lonely), name) {
 		t.Errorf("without %s: error %v, want a MissingError naming where it was looked for", name, err)
