@@ -41,6 +41,11 @@ type store struct {
 	// find the store compacted past that version first (an API server's
 	// compaction between doctor's lists and its watch).
 	compactBeforeWatches int
+	// compactPastAfterLists, when set, is how many lists are answered
+	// before the store takes ten more writes and compacts past the
+	// revision it had (an API server's compaction while doctor runs its
+	// other checks after its consistent list).
+	compactPastAfterLists int
 	// lagging answers NotOlderThan lists past its newest version with its
 	// newest instead of "too large" (a replica that reads the past).
 	lagging bool
@@ -72,6 +77,10 @@ func (s *store) List(ctx context.Context, o metav1.ListOptions) (*metav1.Partial
 		return nil, apierrors.NewNotFound(gr, "")
 	}
 	s.lists++
+	if s.lists == s.compactPastAfterLists+1 && s.compactPastAfterLists > 0 {
+		s.compacted = s.rv + 5
+		s.rv += 10
+	}
 	if s.stalled {
 		return nil, apierrors.NewServerTimeout(gr, "list", 1)
 	}

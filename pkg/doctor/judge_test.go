@@ -56,8 +56,10 @@ func TestStorageServedWatch(t *testing.T) {
 // TestStorageWatchRacesCompaction: a store that compacts past its compact
 // revision between doctor's lists and its watch answers that watch 410,
 // as the contract says. doctor finds the new compact revision and watches
-// again; a store that compacts before every attempt is skipped, not
-// failed; a 410 from a revision still readable is a failure.
+// again; a store that compacts past the list doctor started from is
+// searched from a list made then; a store that compacts before every
+// attempt is skipped, not failed; a 410 from a revision still readable is
+// a failure.
 func TestStorageWatchRacesCompaction(t *testing.T) {
 	run := func(s *store) Check {
 		t.Helper()
@@ -78,6 +80,14 @@ func TestStorageWatchRacesCompaction(t *testing.T) {
 	s.compactBeforeWatches = storageWatchAttempts
 	if c := run(s); c.Status != Skip || c.Values["attempts"] != strconv.Itoa(storageWatchAttempts) || !strings.Contains(c.Observed, "compacted past its compact revision") {
 		t.Errorf("compacted before every watch: %+v, want a skip after %d attempts", c, storageWatchAttempts)
+	}
+	// The store compacts past the consistent list the other checks start
+	// from while they run: every version the search could find from that
+	// list is gone, and only a list of the check's own finds the store's.
+	s = newStore(7)
+	s.compactPastAfterLists = 1
+	if c := run(s); c.Status != Pass || c.Values["from"] != "505" {
+		t.Errorf("compacted past the first list: %+v, want a pass from the compact revision 505", c)
 	}
 	s = newStore(7)
 	s.storageWatchErr = apierrors.NewResourceExpired("too old resource version: 300 (300)")

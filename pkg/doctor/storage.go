@@ -31,7 +31,13 @@ func servedByStorage(t apitypes.Type) bool {
 // decode it (kine after compaction sends events without their previous
 // value, and kube-apiserver then answers 500 "etcd event received with
 // PrevKv=nil").
-func (p *prober) checkStorageWatch(ctx context.Context, base *metav1.PartialObjectMetadataList) Check {
+//
+// Each attempt starts from a consistent list of its own, made then: the
+// list the other checks start from is as old as they took (a watch check
+// waits seconds for a bookmark), and a store that has compacted past its
+// version since holds none of the versions below it that the search
+// looks among, so every attempt from it would race and lose.
+func (p *prober) checkStorageWatch(ctx context.Context) Check {
 	if !p.storageServed {
 		return skip(WatchStorageCompacted, "served from the watch cache: the storage-served watch is checked on "+storageServedWhy)
 	}
@@ -42,8 +48,12 @@ func (p *prober) checkStorageWatch(ctx context.Context, base *metav1.PartialObje
 	}
 	var in storageWatch
 	for attempt := 1; ; attempt++ {
+		base := list(ctx, p.ri, metav1.ListOptions{})
+		if base.err != nil {
+			return failUnlessUnreachable(WatchStorageCompacted, base.err, fmt.Sprintf("a consistent list failed: %v", base.err), "code", itoa(base.code()))
+		}
 		var failed *Check
-		if in, failed = p.watchFromCompactRevision(ctx, base); failed != nil {
+		if in, failed = p.watchFromCompactRevision(ctx, base.list); failed != nil {
 			return *failed
 		}
 		if w := in.watch; w.err == nil || statusCode(w.err) != 410 || !p.compactedPast(ctx, w.from) {

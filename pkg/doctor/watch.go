@@ -32,7 +32,7 @@ func (p *prober) probeWatches(ctx context.Context, base *metav1.PartialObjectMet
 		out = append(out, p.checkWatchExpired(ctx, base))
 	}
 	if p.on(WatchStorageCompacted) && (p.storageServed || p.asked(WatchStorageCompacted)) {
-		out = append(out, p.checkStorageWatch(ctx, base))
+		out = append(out, p.checkStorageWatch(ctx))
 	}
 	if p.on(WatchEventsHaveRV) {
 		out = append(out, judgeEventRVs(p.watches))
