@@ -15,16 +15,16 @@ E2E_TIMEOUT ?= 75m
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-14s %s\n", $$1, $$2}'
 
-build: ## build _output/bin/kubectl-rv, and rv-offline (predict --offline, simulate) and rv-logs (conflicts --source) beside it
+build: ## build _output/bin/kubectl-rv, and rv-offline (predict --offline, simulate) and rv-full (conflicts --source) beside it
 	$(GO) build -trimpath -ldflags "$(LDFLAGS)" -o $(BIN)/kubectl-rv ./cmd/kubectl-rv
 	$(GO) build -trimpath -ldflags "$(LDFLAGS)" -o $(BIN)/rv-offline ./cmd/rv-offline
-	$(GO) build -trimpath -ldflags "$(LDFLAGS)" -o $(BIN)/rv-logs ./cmd/rv-logs
+	$(GO) build -trimpath -ldflags "$(LDFLAGS)" -o $(BIN)/rv-full ./cmd/rv-full
 
-install: build ## install kubectl-rv, rv-offline, rv-logs and kubectl_complete-rv into PREFIX (default ~/.local/bin)
+install: build ## install kubectl-rv, rv-offline, rv-full and kubectl_complete-rv into PREFIX (default ~/.local/bin)
 	install -d $(PREFIX)
 	install -m 0755 $(BIN)/kubectl-rv $(PREFIX)/kubectl-rv
 	install -m 0755 $(BIN)/rv-offline $(PREFIX)/rv-offline
-	install -m 0755 $(BIN)/rv-logs $(PREFIX)/rv-logs
+	install -m 0755 $(BIN)/rv-full $(PREFIX)/rv-full
 	install -m 0755 hack/kubectl_complete-rv $(PREFIX)/kubectl_complete-rv
 
 test: ## unit tests with -race beside the e2e suite against a real control plane (hack/test.sh)

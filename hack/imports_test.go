@@ -29,8 +29,9 @@ var upstreamFlagImporters = []string{
 // flag or CLI library; of pkg/, only pkg/cmd and the API server's rules
 // link one, and the rules only through upstreamFlagImporters: running the
 // API server's own validation, defaulting and CEL (which #29 asks for)
-// links them, and nothing else may. Only rv-offline, which links cobra
-// for its commands anyway, links the rules (TestOnlyOneLinks).
+// links them, and nothing else may. Only rv-offline and rv-full, which
+// link cobra for their commands anyway, link the rules
+// (TestOnlyTheirExecutablesLink).
 func TestFlagLibrariesStayInCommands(t *testing.T) {
 	out, err := exec.Command("go", "list", "-deps", "-f", `{{.ImportPath}}|{{join .Imports " "}}|{{join .Deps " "}}`, "../...").Output()
 	if err != nil {
@@ -103,42 +104,41 @@ func TestEarlyHandOffImportsOnlyTheStandardLibrary(t *testing.T) {
 	}
 }
 
-// onlyIn are the packages and modules that only one executable links: the
-// API server's rules (whose start-up every other command would pay, and
-// through which the flag libraries reach pkg/) only rv-offline, and the
-// log services' clients that conflicts --source reads with only rv-logs,
-// so that predict --offline does not pay their start-up either.
-var onlyIn = map[string][]string{
-	"../cmd/rv-offline": {
-		"github.com/kubectl-rv/kubectl-rv/pkg/serverrules",
-		"k8s.io/apiextensions-apiserver/pkg/apiserver/validation",
-	},
-	"../cmd/rv-logs": {
-		"github.com/aws/aws-sdk-go-v2/service/cloudwatchlogs",
-		"github.com/elastic/go-elasticsearch/v8",
-		"github.com/opensearch-project/opensearch-go/v4",
-		"github.com/ClickHouse/clickhouse-go/v2",
-	},
+// linkedBy are the packages and modules that kubectl-rv leaves out, each
+// with the executables that link them, and no other may: the API
+// server's rules for the built-in kinds (whose start-up every other
+// command would pay, and through which the flag libraries reach pkg/)
+// rv-offline and rv-full; custom resources' rules (apiextensions-apiserver
+// and CEL, 4 ms more of every start) and the log services' clients that
+// conflicts --source reads with only rv-full, so that a prediction of
+// built-in kinds does not pay their start-up.
+var linkedBy = map[string][]string{
+	"github.com/kubectl-rv/kubectl-rv/pkg/serverrules":        {"../cmd/rv-offline", "../cmd/rv-full"},
+	"github.com/kubectl-rv/kubectl-rv/pkg/serverrules/crd":    {"../cmd/rv-full"},
+	"k8s.io/apiextensions-apiserver/pkg/apiserver/validation": {"../cmd/rv-full"},
+	"github.com/google/cel-go":                                {"../cmd/rv-full"},
+	"github.com/aws/aws-sdk-go-v2/service/cloudwatchlogs":     {"../cmd/rv-full"},
+	"github.com/elastic/go-elasticsearch/v8":                  {"../cmd/rv-full"},
+	"github.com/opensearch-project/opensearch-go/v4":          {"../cmd/rv-full"},
+	"github.com/ClickHouse/clickhouse-go/v2":                  {"../cmd/rv-full"},
 }
 
-// TestOnlyOneLinks: the packages of onlyIn are linked into their
-// executable, to which the others hand the commands that need them over
-// (predict --offline and simulate to rv-offline, conflicts --source to
-// rv-logs), and into no other.
-func TestOnlyOneLinks(t *testing.T) {
-	mains := []string{"../cmd/kubectl-rv", "../cmd/rv-offline", "../cmd/rv-logs"}
-	for _, cmd := range mains {
+// TestOnlyTheirExecutablesLink: the packages of linkedBy are linked into
+// their executables, to which the others hand the commands that need
+// them over (predict --offline and simulate to rv-offline, predict
+// --offline --schema and conflicts --source to rv-full), and into no
+// other.
+func TestOnlyTheirExecutablesLink(t *testing.T) {
+	for _, cmd := range []string{"../cmd/kubectl-rv", "../cmd/rv-offline", "../cmd/rv-full"} {
 		out, err := exec.Command("go", "list", "-deps", cmd).Output()
 		if err != nil {
 			t.Fatalf("go list %s: %v", cmd, err)
 		}
 		deps := strings.Fields(string(out))
-		for owner, pkgs := range onlyIn {
-			for _, m := range pkgs {
-				got := slices.ContainsFunc(deps, func(d string) bool { return d == m || strings.HasPrefix(d, m+"/") })
-				if want := cmd == owner; got != want {
-					t.Errorf("%s links %s: %v, want %v", cmd, m, got, want)
-				}
+		for m, by := range linkedBy {
+			got := slices.ContainsFunc(deps, func(d string) bool { return d == m || strings.HasPrefix(d, m+"/") })
+			if want := slices.Contains(by, cmd); got != want {
+				t.Errorf("%s links %s: %v, want %v", cmd, m, got, want)
 			}
 		}
 	}

@@ -324,16 +324,16 @@ func validatePlatform(p Platform) []error {
 		}
 	}
 	// krew copies only the listed files when files is set: the binary,
-	// rv-offline and rv-logs beside it (which predict --offline and
+	// rv-offline and rv-full beside it (which predict --offline and
 	// simulate, and conflicts --source, start) and the licence must be
 	// among them.
 	if len(p.Files) > 0 {
-		offline, logs := "rv-offline", "rv-logs"
+		offline, full := "rv-offline", "rv-full"
 		if osName == "windows" {
 			offline += ".exe"
-			logs += ".exe"
+			full += ".exe"
 		}
-		for _, need := range []string{p.Bin, offline, logs, "LICENSE"} {
+		for _, need := range []string{p.Bin, offline, full, "LICENSE"} {
 			if need != "" && !slices.Contains(from, need) {
 				bad("files must install %s", need)
 			}

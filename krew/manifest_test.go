@@ -144,7 +144,7 @@ func TestValidateRejectsEveryBrokenRule(t *testing.T) {
 		{"windows bin without .exe", "rv.yaml", func(m *Manifest) { m.Spec.Platforms[4].Bin = "kubectl-rv" }, `bin must be "kubectl-rv.exe"`},
 		{"licence not installed", "rv.yaml", func(m *Manifest) { m.Spec.Platforms[0].Files = m.Spec.Platforms[0].Files[:1] }, "files must install LICENSE"},
 		{"rv-offline not installed", "rv.yaml", func(m *Manifest) { m.Spec.Platforms[0].Files = slices.Delete(m.Spec.Platforms[0].Files, 1, 2) }, "files must install rv-offline"},
-		{"rv-logs not installed", "rv.yaml", func(m *Manifest) { m.Spec.Platforms[0].Files = slices.Delete(m.Spec.Platforms[0].Files, 2, 3) }, "files must install rv-logs"},
+		{"rv-full not installed", "rv.yaml", func(m *Manifest) { m.Spec.Platforms[0].Files = slices.Delete(m.Spec.Platforms[0].Files, 2, 3) }, "files must install rv-full"},
 		{"binary not installed", "rv.yaml", func(m *Manifest) { m.Spec.Platforms[0].Files = m.Spec.Platforms[0].Files[1:] }, "files must install kubectl-rv"},
 		{"file escapes", "rv.yaml", func(m *Manifest) { m.Spec.Platforms[0].Files[0].To = "../bin" }, "must stay inside"},
 		{"empty file operation", "rv.yaml", func(m *Manifest) { m.Spec.Platforms[0].Files[0].From = "" }, "from and to are required"},

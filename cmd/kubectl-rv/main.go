@@ -4,8 +4,9 @@
 // initialisation every command would pay: the commands that run them
 // (predict --offline, simulate) hand over to rv-offline, installed beside
 // it (cmd/rv-offline), the common command lines during package
-// initialisation (internal/earlyhandoff). Nor does it link the log
-// services' clients: conflicts --source hands over to rv-logs (cmd/rv-logs).
+// initialisation (internal/earlyhandoff). Nor does it link custom
+// resources' rules or the log services' clients: predict --offline
+// --schema and conflicts --source hand over to rv-full (cmd/rv-full).
 package main
 
 import (

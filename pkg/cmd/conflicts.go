@@ -106,7 +106,7 @@ column event holds each event's JSON, the filter pushed down as SQL
 parameters and the rows streamed; DSN is clickhouse-go's
 (clickhouse://HOST:9000/DATABASE, or the HTTP interface's
 http(s)://HOST:PORT/DATABASE), credentials from CLICKHOUSE_USER and
-CLICKHOUSE_PASSWORD. --source runs in rv-logs, installed beside
+CLICKHOUSE_PASSWORD. --source runs in rv-full, installed beside
 kubectl-rv.
 
 --scenario FILE.yaml also writes a kubectl rv simulate scenario that
@@ -225,10 +225,10 @@ func NewCmdConflicts(f *Factory, streams genericiooptions.IOStreams) *cobra.Comm
 		Long:    fmt.Sprintf(conflictsLong, causes.String()),
 		Example: conflictsExample,
 		Args:    cobra.NoArgs,
-		// Before anything is read: rv-logs reads the log services.
+		// Before anything is read: rv-full reads the log services.
 		PreRunE: func(*cobra.Command, []string) error {
 			if o.handsOverSources() {
-				return handOff(LogsExecutable)
+				return handOff(FullExecutable)
 			}
 			return nil
 		},

@@ -15,13 +15,13 @@ import (
 type LogSourceOpener func(ctx context.Context, target string, since, until time.Time) (audit.Source, error)
 
 // logSources read --source by scheme (audit.CloudWatchScheme...).
-// rv-logs sets them (SetLogSource), so that only rv-logs links the log
+// rv-full sets them (SetLogSource), so that only rv-full links the log
 // services' clients; kubectl-rv and rv-offline, which have none, hand
-// conflicts --source over to rv-logs.
+// conflicts --source over to rv-full.
 var logSources = map[string]LogSourceOpener{}
 
 // SetLogSource makes conflicts --source SCHEME... read with open, in this
-// process; cmd/rv-logs calls it before running.
+// process; cmd/rv-full calls it before running.
 func SetLogSource(scheme string, open LogSourceOpener) {
 	if open == nil {
 		delete(logSources, scheme)
@@ -30,7 +30,7 @@ func SetLogSource(scheme string, open LogSourceOpener) {
 	logSources[scheme] = open
 }
 
-// handsOverSources says whether --source is to run in rv-logs: a
+// handsOverSources says whether --source is to run in rv-full: a
 // source names a service this process has no reader for.
 func (o *ConflictsOptions) handsOverSources() bool {
 	return slices.ContainsFunc(o.Sources, func(s string) bool {

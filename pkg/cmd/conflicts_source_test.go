@@ -254,13 +254,13 @@ func TestConflictsValidateSource(t *testing.T) {
 }
 
 // TestConflictsSourceHandsOver: without a CloudWatch reader (kubectl-rv),
-// --source is handed over to rv-logs, here missing beside the test
+// --source is handed over to rv-full, here missing beside the test
 // binary: exit 2 saying so.
 func TestConflictsSourceHandsOver(t *testing.T) {
 	SetLogSource(audit.CloudWatchScheme, nil)
 	_, errOut, code := run(t, "conflicts", "--source", "cloudwatch:/aws/eks/demo/cluster")
-	if code != 2 || !strings.Contains(errOut, "rv-logs is missing") || !strings.Contains(errOut, "go run ./cmd/rv-logs") {
-		t.Errorf("exit %d, stderr %q: want 2 naming rv-logs", code, errOut)
+	if code != 2 || !strings.Contains(errOut, "rv-full is missing") || !strings.Contains(errOut, "go run ./cmd/rv-full") {
+		t.Errorf("exit %d, stderr %q: want 2 naming rv-full", code, errOut)
 	}
 }
 

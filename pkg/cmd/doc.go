@@ -7,7 +7,7 @@
 // (through pkg/writepath; the offline rules, pkg/serverrules, only in
 // rv-offline), simulate pkg/simulate and pkg/etcdplay, conflicts
 // pkg/conflicts (events from pkg/audit; the log services' readers only
-// in rv-logs), churn pkg/churn, doctor
+// in rv-full), churn pkg/churn, doctor
 // pkg/doctor and leases pkg/leases. Commands hold no business logic and
 // engines never import cobra.
 //

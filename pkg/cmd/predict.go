@@ -45,7 +45,8 @@ type PredictOptions struct {
 	ShowSecrets  bool
 	Output       *OutputFlags
 	// Rules are the API server's rules --offline runs; without them, Run
-	// hands --offline over to rv-offline.
+	// hands --offline over to rv-offline, and without custom resources'
+	// rules (schemaRules) --offline --schema to rv-full.
 	Rules writepath.Rules
 
 	args       []string
@@ -155,10 +156,10 @@ func NewCmdPredict(f *Factory, streams genericiooptions.IOStreams) *cobra.Comman
   # Both server-side applies (with and without force); report without failing
   kubectl rv predict -f deploy.yaml --method all-apply --field-manager ci --fail-on none`,
 		ValidArgsFunction: ObjectRefCompletion(f),
-		// Before the kubeconfig is read: rv-offline reads it again.
+		// Before the kubeconfig is read: rv-offline or rv-full reads it again.
 		PreRunE: func(*cobra.Command, []string) error {
-			if o.Offline && f.offlineRules() == nil {
-				return handOff(OfflineExecutable)
+			if name := offlineExecutable(f.offlineRules(), o.SchemaFile != ""); o.Offline && name != "" {
+				return handOff(name)
 			}
 			return nil
 		},
@@ -279,9 +280,9 @@ func onlyApply(ms []predict.Method) bool {
 
 // Run predicts and prints.
 func (o *PredictOptions) Run(ctx context.Context) error {
-	if o.Offline && o.Rules == nil {
-		// Before anything is read: rv-offline reads the same input.
-		return handOff(OfflineExecutable)
+	if name := offlineExecutable(o.Rules, o.SchemaFile != ""); o.Offline && name != "" {
+		// Before anything is read: the other executable reads the same input.
+		return handOff(name)
 	}
 	p, err := o.Output.ToPrinter(o.Out)
 	if err != nil {
@@ -575,8 +576,9 @@ func (o *PredictOptions) readSchema() (managedfields.TypeConverter, writepath.Ru
 }
 
 // schemaRules are offline rules that can run the server's rules for the
-// custom resources of a --schema document (serverrules.Rules, which
-// rv-offline hands in; kubectl-rv does not link it).
+// custom resources of a --schema document (crd.Rules, which rv-full hands
+// in; kubectl-rv and rv-offline do not link it and hand predict --offline
+// --schema over to rv-full).
 type schemaRules interface {
 	WithSchema(schema []byte) (writepath.Rules, error)
 }

@@ -61,7 +61,7 @@ const rootExample = `  # See the classic optimistic-concurrency race, offline, s
 // flags (--kubeconfig, --context, -n, --server, --token, --as, ...). rules
 // are the API server's rules that predict --offline and simulate run
 // (serverrules.Rules, which rv-offline links); with nil rules (kubectl-rv,
-// rv-logs) those commands hand over to rv-offline (handOff).
+// rv-full) those commands hand over to rv-offline (handOff).
 func NewCmdRV(streams genericiooptions.IOStreams, rules writepath.Rules) *cobra.Command {
 	configFlags := genericclioptions.NewConfigFlags(true).
 		WithDiscoveryBurst(300).WithDiscoveryQPS(50.0)
@@ -130,7 +130,7 @@ func wrapRunE(c *cobra.Command, f *Factory, errOut io.Writer) {
 
 // Main runs kubectl rv with rules (see NewCmdRV) on this process's
 // arguments and standard streams, stopped by an interrupt or SIGTERM, and
-// returns its exit code: the main of kubectl-rv, rv-offline and rv-logs.
+// returns its exit code: the main of kubectl-rv, rv-offline and rv-full.
 func Main(rules writepath.Rules) int {
 	streams := genericiooptions.IOStreams{In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)

@@ -15,15 +15,16 @@ func Exec(path string, args []string) error {
 	return syscall.Exec(path, argv, os.Environ())
 }
 
-// Early hands this process over to rv-offline when its command line is
-// one that Wanted names and rv-offline is found beside this executable
-// (and is not this executable: see Path). Otherwise it returns, and the command's
+// Early hands this process over to the executable Target names for its
+// command line, when that is found beside this executable (and is not
+// this executable: see Path). Otherwise it returns, and the command's
 // own hand-over, after its flags are parsed, reports what is wrong.
 func Early() {
-	if !Wanted(os.Args[1:]) {
+	name := Target(os.Args[1:])
+	if name == "" {
 		return
 	}
-	if path, err := Path(Executable, os.Executable); err == nil {
+	if path, err := Path(name, os.Executable); err == nil {
 		_ = Exec(path, os.Args)
 	}
 }

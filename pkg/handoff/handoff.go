@@ -1,6 +1,6 @@
 // Package handoff finds the executables installed beside kubectl-rv that
 // link what kubectl-rv leaves out (rv-offline, the API server's rules;
-// rv-logs, the log services' clients), and says which command lines run
+// rv-full, the log services' clients), and says which command lines run
 // in rv-offline. It imports only the standard library, so that cmd/kubectl-rv can
 // hand the common forms over during package initialisation, before the
 // rest of kubectl-rv (client-go's scheme, above all) is initialised: a
@@ -20,17 +20,19 @@ import (
 )
 
 // Executable is the name of the executable that links the API server's
-// rules (cmd/rv-offline), installed beside kubectl-rv: without the rules,
-// kubectl-rv hands the commands that run them (predict --offline,
-// simulate) over to it. Its name has no kubectl- prefix, so kubectl never
-// lists it as a plugin.
+// rules for the built-in kinds (cmd/rv-offline), installed beside
+// kubectl-rv: without the rules, kubectl-rv hands the commands that run
+// them (predict --offline, simulate) over to it. Its name has no kubectl-
+// prefix, so kubectl never lists it as a plugin.
 const Executable = "rv-offline"
 
-// LogsExecutable is the name of the executable that links the log
-// services' clients (cmd/rv-logs), installed beside kubectl-rv: conflicts
-// --source runs in it, so that neither kubectl-rv's commands nor predict
-// --offline in rv-offline pay those clients' start-up.
-const LogsExecutable = "rv-logs"
+// FullExecutable is the name of the executable that links everything
+// (cmd/rv-full), installed beside kubectl-rv: the API server's rules,
+// custom resources' rules and the log services' clients. predict
+// --offline --schema and conflicts --source run in it, so that neither
+// kubectl-rv's commands nor a prediction of built-in kinds in rv-offline
+// pay the start-up of what only they need.
+const FullExecutable = "rv-full"
 
 // MissingError says that an executable is not where it is looked for.
 type MissingError struct {
@@ -42,7 +44,7 @@ func (e *MissingError) Error() string {
 	return fmt.Sprintf("%s is missing: %s", e.Name, e.Path)
 }
 
-// Path is the path of executable name (Executable or LogsExecutable)
+// Path is the path of executable name (Executable or FullExecutable)
 // beside the executable that executable names, symbolic links resolved
 // (krew links the plugin into its bin folder), or a *MissingError; an
 // error when that executable is name itself, which never hands over to
@@ -70,34 +72,47 @@ func Path(name string, executable func() (string, error)) (string, error) {
 	return path, nil
 }
 
-// Wanted reports whether a kubectl-rv command line (its arguments, without
-// the program's name) is one of the common forms that run in rv-offline:
-// `simulate` or `simulate run` first, or `predict` first with --offline
-// set before any `--`. It looks at words, not at parsed flags, so it
-// answers false for the other forms (global flags before the command, for
+// Target names the executable that a kubectl-rv command line (its
+// arguments, without the program's name) runs in when it is one of the
+// common forms: rv-offline for `simulate` or `simulate run` first, or
+// `predict` first with --offline set before any `--`; rv-full for such a
+// predict that also names a --schema (custom resources' rules). It is ""
+// for every other command line. It looks at words, not at parsed flags, so
+// it answers "" for the other forms (global flags before the command, for
 // one), which pkg/cmd hands over once cobra has parsed them. A false
-// positive would cost only time: rv-offline runs every command.
-func Wanted(args []string) bool {
+// positive would cost only time: rv-offline and rv-full run every command,
+// and rv-offline hands over to rv-full what needs it.
+func Target(args []string) string {
 	if len(args) == 0 {
-		return false
+		return ""
 	}
 	switch args[0] {
 	case "simulate":
-		return len(args) == 1 || args[1] == "run" || strings.HasPrefix(args[1], "-")
+		if len(args) == 1 || args[1] == "run" || strings.HasPrefix(args[1], "-") {
+			return Executable
+		}
 	case "predict":
-		offline := false
+		offline, schema := false, false
 		for _, a := range args[1:] {
 			if a == "--" {
 				break
 			}
-			if a == "--offline" {
+			switch {
+			case a == "--offline":
 				offline = true
-			} else if v, ok := strings.CutPrefix(a, "--offline="); ok {
-				b, err := strconv.ParseBool(v)
+			case strings.HasPrefix(a, "--offline="):
+				b, err := strconv.ParseBool(strings.TrimPrefix(a, "--offline="))
 				offline = err == nil && b
+			case a == "--schema" || strings.HasPrefix(a, "--schema="):
+				schema = true
 			}
 		}
-		return offline
+		switch {
+		case offline && schema:
+			return FullExecutable
+		case offline:
+			return Executable
+		}
 	}
-	return false
+	return ""
 }

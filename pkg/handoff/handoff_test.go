@@ -5,53 +5,69 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 )
 
-func TestWanted(t *testing.T) {
+func TestTarget(t *testing.T) {
+	const off, full = Executable, FullExecutable
 	tests := []struct {
 		args []string
-		want bool
+		want string
 	}{
-		{nil, false},
-		{[]string{"simulate"}, true},
-		{[]string{"simulate", "run", "-f", "s.yaml"}, true},
-		{[]string{"simulate", "--seed", "3"}, true},
-		{[]string{"simulate", "list"}, false},
-		{[]string{"simulate", "replay", "rec.jsonl"}, false},
-		{[]string{"simulate", "etcdctl", "get", "a"}, false},
-		{[]string{"predict", "-f", "d.yaml", "--offline"}, true},
-		{[]string{"predict", "--offline=true", "-f", "d.yaml"}, true},
-		{[]string{"predict", "--offline=1"}, true},
-		{[]string{"predict", "--offline=false"}, false},
-		{[]string{"predict", "--offline", "--offline=false"}, false},
-		{[]string{"predict", "--offline=false", "--offline"}, true},
-		{[]string{"predict", "--offline=maybe"}, false},
-		{[]string{"predict", "-f", "d.yaml"}, false},
-		{[]string{"predict", "--", "--offline"}, false},
-		{[]string{"owners", "--offline"}, false},
+		{nil, ""},
+		{[]string{"simulate"}, off},
+		{[]string{"simulate", "run", "-f", "s.yaml"}, off},
+		{[]string{"simulate", "--seed", "3"}, off},
+		{[]string{"simulate", "list"}, ""},
+		{[]string{"simulate", "replay", "rec.jsonl"}, ""},
+		{[]string{"simulate", "etcdctl", "get", "a"}, ""},
+		{[]string{"predict", "-f", "d.yaml", "--offline"}, off},
+		{[]string{"predict", "--offline=true", "-f", "d.yaml"}, off},
+		{[]string{"predict", "--offline=1"}, off},
+		{[]string{"predict", "--offline=false"}, ""},
+		{[]string{"predict", "--offline", "--offline=false"}, ""},
+		{[]string{"predict", "--offline=false", "--offline"}, off},
+		{[]string{"predict", "--offline=maybe"}, ""},
+		{[]string{"predict", "-f", "d.yaml"}, ""},
+		{[]string{"predict", "--", "--offline"}, ""},
+		// Custom resources' rules are rv-full's.
+		{[]string{"predict", "-f", "cr.yaml", "--offline", "--schema", "crd.yaml"}, full},
+		{[]string{"predict", "--schema=crd.yaml", "--offline", "-f", "cr.yaml"}, full},
+		{[]string{"predict", "--offline", "--", "--schema", "crd.yaml"}, off},
+		{[]string{"predict", "--schema", "crd.yaml", "-f", "cr.yaml"}, ""},
+		{[]string{"owners", "--offline"}, ""},
 		// Global flags first: pkg/cmd decides once cobra has parsed them.
-		{[]string{"-n", "ns", "predict", "--offline"}, false},
-		{[]string{"version"}, false},
+		{[]string{"-n", "ns", "predict", "--offline"}, ""},
+		{[]string{"version"}, ""},
 	}
 	for _, tc := range tests {
-		if got := Wanted(tc.args); got != tc.want {
-			t.Errorf("Wanted(%q) = %v, want %v", tc.args, got, tc.want)
+		if got := Target(tc.args); got != tc.want {
+			t.Errorf("Target(%q) = %q, want %q", tc.args, got, tc.want)
 		}
 	}
 }
 
-// FuzzWanted holds Wanted to its contract on any words: it never panics,
-// and it names only predict and simulate command lines.
-func FuzzWanted(f *testing.F) {
+// FuzzTarget holds Target to its contract on any words: it never panics,
+// it names only predict and simulate command lines, and rv-full only for
+// a predict that names --schema.
+func FuzzTarget(f *testing.F) {
 	f.Add("predict\x00--offline")
 	f.Add("simulate\x00run")
 	f.Add("predict\x00--offline=\x00--")
+	f.Add("predict\x00--offline\x00--schema=x")
 	f.Fuzz(func(t *testing.T, line string) {
 		args := strings.Split(line, "\x00")
-		if Wanted(args) && args[0] != "predict" && args[0] != "simulate" {
-			t.Errorf("Wanted(%q) names a command other than predict and simulate", args)
+		got := Target(args)
+		if got != "" && args[0] != "predict" && args[0] != "simulate" {
+			t.Errorf("Target(%q) = %q names a command other than predict and simulate", args, got)
+		}
+		if got == FullExecutable && (args[0] != "predict" || !slices.ContainsFunc(args, func(a string) bool { return strings.HasPrefix(a, "--schema") })) {
+			t.Errorf("Target(%q) = %q without --schema", args, got)
+		}
+		if got != "" && got != Executable && got != FullExecutable {
+			t.Errorf("Target(%q) = %q", args, got)
 		}
 	})
 }
@@ -59,7 +75,7 @@ func FuzzWanted(f *testing.F) {
 // TestPath: each executable is found beside the target of krew's link,
 // never hands over to itself, and is a MissingError where it is absent.
 func TestPath(t *testing.T) {
-	for _, base := range []string{Executable, LogsExecutable} {
+	for _, base := range []string{Executable, FullExecutable} {
 		t.Run(base, func(t *testing.T) { testPath(t, base) })
 	}
 }

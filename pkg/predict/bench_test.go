@@ -10,7 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/kubectl-rv/kubectl-rv/pkg/managedfields"
-	"github.com/kubectl-rv/kubectl-rv/pkg/serverrules"
+	crdrules "github.com/kubectl-rv/kubectl-rv/pkg/serverrules/crd"
 )
 
 // cpuTime is the process's user+system CPU time. The benchmarks report it
@@ -96,7 +96,7 @@ func BenchmarkOfflineCustomResourceAllMethods(b *testing.B) {
 		b.Fatal(err)
 	}
 	eng := NewOffline(tc)
-	if eng.Rules, err = serverrules.WithSchema([]byte(benchCRD)); err != nil {
+	if eng.Rules, err = crdrules.WithSchema([]byte(benchCRD)); err != nil {
 		b.Fatal(err)
 	}
 	obj := func(doc string) *unstructured.Unstructured {

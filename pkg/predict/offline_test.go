@@ -11,7 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/kubectl-rv/kubectl-rv/pkg/managedfields"
-	"github.com/kubectl-rv/kubectl-rv/pkg/serverrules"
+	crdrules "github.com/kubectl-rv/kubectl-rv/pkg/serverrules/crd"
 )
 
 // TestOfflineExecutorUnencodableLive checks that a live object JSON cannot
@@ -110,7 +110,7 @@ func TestOfflineValidatesCustomResources(t *testing.T) {
 	}
 	live.SetResourceVersion("7")
 	off := NewOffline(tc)
-	if off.Rules, err = serverrules.WithSchema([]byte(gadgetCRD)); err != nil {
+	if off.Rules, err = crdrules.WithSchema([]byte(gadgetCRD)); err != nil {
 		t.Fatal(err)
 	}
 	ex, err := off.Executor(gvk, "g", live)
@@ -206,7 +206,7 @@ func TestOfflineConversionWebhookCannotKnow(t *testing.T) {
 		t.Fatal(err)
 	}
 	off := NewOffline(tc)
-	if off.Rules, err = serverrules.WithSchema([]byte(crd)); err != nil {
+	if off.Rules, err = crdrules.WithSchema([]byte(crd)); err != nil {
 		t.Fatal(err)
 	}
 	gvk := schema.GroupVersionKind{Group: "example.com", Version: "v1beta1", Kind: "Gadget"}

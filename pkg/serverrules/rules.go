@@ -10,7 +10,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
-	"github.com/kubectl-rv/kubectl-rv/pkg/serverrules/crd"
 	"github.com/kubectl-rv/kubectl-rv/pkg/writepath"
 )
 
@@ -59,87 +58,29 @@ func serverKindOf[V, I any](defaults func(*V), convert func(*V, *I, conversion.S
 }
 
 // Rules are the API server's defaulting and validation (writepath.Rules)
-// of ConfigMaps, Secrets, Services, Pods, Deployments, ReplicaSets,
-// StatefulSets and DaemonSets, and of the custom resources of CRDs.
-type Rules struct {
-	// CRDs are the custom resource kinds whose decoding (pruning,
-	// defaults) and validation run on apiextensions-apiserver's code
-	// (crd.Parse); nil: none.
-	CRDs *crd.Set
-}
+// of the built-in kinds of serverKinds. The custom resources of CRDs are
+// crd.Rules', which add them to these: linking apiextensions-apiserver
+// and CEL costs every start about 4 ms of package initialisation, which
+// predictions of built-in kinds (rv-offline) do not pay.
+type Rules struct{}
 
 var _ writepath.Rules = Rules{}
 
-// WithSchema returns the rules with the custom resource kinds of schema,
-// the bytes of predict --schema: a CustomResourceDefinition's served
-// versions (crd.Parse), none for an OpenAPI document.
-func WithSchema(schema []byte) (Rules, error) {
-	crds, err := crd.Parse(schema)
-	if err != nil {
-		return Rules{}, err
-	}
-	return Rules{CRDs: crds}, nil
-}
-
-// WithSchema returns r with the custom resource kinds of schema (see the
-// package's WithSchema), for the commands, which hold r as a
-// writepath.Rules (predict --schema).
-func (r Rules) WithSchema(schema []byte) (writepath.Rules, error) {
-	crds, err := crd.Parse(schema)
-	if err != nil {
-		return nil, err
-	}
-	r.CRDs = crds
-	return r, nil
-}
-
-// Decode is BuiltinDefaults (which goes through the Go type), or for a
-// kind of r.CRDs what the server's codec does to a custom resource it
-// decodes (crd.Kind.Decode): unknown fields pruned, then defaults filled.
-func (r Rules) Decode(gvk schema.GroupVersionKind, obj *unstructured.Unstructured) {
-	r.fill(gvk, obj, (*crd.Kind).Decode)
-}
-
-// Default is BuiltinDefaults, or for a kind of r.CRDs its schema's
-// defaults (crd.Kind.Default), as the field manager fills them after a
-// server-side apply.
-func (r Rules) Default(gvk schema.GroupVersionKind, obj *unstructured.Unstructured) {
-	r.fill(gvk, obj, (*crd.Kind).Default)
-}
-
-// fill runs fn, Decode or Default, of kind gvk on obj where gvk is a kind
-// of r.CRDs whose writes the rules can know, and BuiltinDefaults where it
-// is no kind of r.CRDs.
-func (r Rules) fill(gvk schema.GroupVersionKind, obj *unstructured.Unstructured, fn func(*crd.Kind, map[string]any)) {
-	if k := r.CRDs.Kind(gvk); k != nil {
-		if k.CannotKnow() == "" {
-			fn(k, obj.Object)
-		}
-		return
-	}
+// Decode is BuiltinDefaults: the server decodes a request of a built-in
+// kind through its Go type, which its defaults fill.
+func (Rules) Decode(gvk schema.GroupVersionKind, obj *unstructured.Unstructured) {
 	BuiltinDefaults(gvk, obj)
 }
 
-// Validator is BuiltinValidator, or for a kind of r.CRDs the
-// customresource strategies' validation (crd.Kind.Validate) as a 422;
-// for a kind whose writes the rules cannot know, a
-// *writepath.CannotKnowError.
-func (r Rules) Validator(gvk schema.GroupVersionKind) func(obj, old *unstructured.Unstructured, sub string) error {
-	k := r.CRDs.Kind(gvk)
-	if k == nil {
-		return BuiltinValidator(gvk)
-	}
-	if reason := k.CannotKnow(); reason != "" {
-		return func(_, _ *unstructured.Unstructured, _ string) error {
-			return &writepath.CannotKnowError{Reason: reason}
-		}
-	}
-	return func(obj, old *unstructured.Unstructured, sub string) error {
-		if errs := k.Validate(obj, old, sub); len(errs) > 0 {
-			return apierrors.NewInvalid(gvk.GroupKind(), obj.GetName(), errs)
-		}
-		return nil
-	}
+// Default is BuiltinDefaults, as the field manager fills them after a
+// server-side apply.
+func (Rules) Default(gvk schema.GroupVersionKind, obj *unstructured.Unstructured) {
+	BuiltinDefaults(gvk, obj)
+}
+
+// Validator is BuiltinValidator.
+func (Rules) Validator(gvk schema.GroupVersionKind) func(obj, old *unstructured.Unstructured, sub string) error {
+	return BuiltinValidator(gvk)
 }
 
 // BuiltinDefaults fills in obj the defaults the API server fills when it

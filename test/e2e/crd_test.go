@@ -9,7 +9,7 @@ import (
 
 	"github.com/kubectl-rv/kubectl-rv/pkg/managedfields"
 	"github.com/kubectl-rv/kubectl-rv/pkg/predict"
-	"github.com/kubectl-rv/kubectl-rv/pkg/serverrules"
+	crdrules "github.com/kubectl-rv/kubectl-rv/pkg/serverrules/crd"
 )
 
 // installCRD applies a CRD manifest, deletes it when the test ends
@@ -33,7 +33,7 @@ func installCRD(t *testing.T, manifest string) (managedfields.TypeConverter, *pr
 		t.Fatal(err)
 	}
 	off := predict.NewOffline(tc)
-	if off.Rules, err = serverrules.WithSchema([]byte(manifest)); err != nil {
+	if off.Rules, err = crdrules.WithSchema([]byte(manifest)); err != nil {
 		t.Fatal(err)
 	}
 	return tc, off

@@ -10,11 +10,13 @@ import (
 	"testing"
 )
 
-// TestHandOffBeforeClientGoStarts runs the built kubectl-rv beside a
-// stand-in rv-offline that prints its arguments: the common command lines
-// of predict --offline and simulate reach it before client-go's scheme is
-// initialised (GODEBUG=inittrace=1 names each package as it is), the
-// other forms once the flags are parsed, and other commands never.
+// TestHandOffBeforeClientGoStarts runs the built kubectl-rv beside
+// stand-ins for rv-offline and rv-full that print their names and
+// arguments: the common command lines of predict --offline and simulate
+// reach rv-offline, those of predict --offline --schema rv-full, before
+// client-go's scheme is initialised (GODEBUG=inittrace=1 names each
+// package as it is), the other forms once the flags are parsed, and other
+// commands never.
 func TestHandOffBeforeClientGoStarts(t *testing.T) {
 	dir := t.TempDir()
 	data, err := os.ReadFile(cluster.RVBin)
@@ -25,9 +27,11 @@ func TestHandOffBeforeClientGoStarts(t *testing.T) {
 	if err := os.WriteFile(self, data, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	stand := "#!/bin/sh\necho \"rv-offline $*\"\n"
-	if err := os.WriteFile(filepath.Join(dir, "rv-offline"), []byte(stand), 0o755); err != nil {
-		t.Fatal(err)
+	for _, name := range []string{"rv-offline", "rv-full"} {
+		stand := "#!/bin/sh\necho \"" + name + " $*\"\n"
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(stand), 0o755); err != nil {
+			t.Fatal(err)
+		}
 	}
 	const scheme = "init k8s.io/client-go/kubernetes/scheme "
 	tests := []struct {
@@ -35,10 +39,14 @@ func TestHandOffBeforeClientGoStarts(t *testing.T) {
 		// early: handed over before client-go; late: after the flags are
 		// parsed; neither: not handed over.
 		early, late bool
+		// to is the executable it is handed to (rv-offline when empty).
+		to string
 	}{
 		{args: []string{"predict", "-f", "m.yaml", "--offline", "--live", "l.yaml"}, early: true},
 		{args: []string{"simulate", "run", "--builtin", "lost-update"}, early: true},
+		{args: []string{"predict", "-f", "cr.yaml", "--offline", "--schema", "crd.yaml"}, early: true, to: "rv-full"},
 		{args: []string{"-n", "ns", "predict", "-f", "m.yaml", "--offline"}, late: true},
+		{args: []string{"-n", "ns", "predict", "-f", "cr.yaml", "--offline", "--schema=crd.yaml"}, late: true, to: "rv-full"},
 		{args: []string{"version", "--client"}},
 	}
 	for _, tc := range tests {
@@ -47,15 +55,19 @@ func TestHandOffBeforeClientGoStarts(t *testing.T) {
 		var stdout, stderr strings.Builder
 		cmd.Stdout, cmd.Stderr = &stdout, &stderr
 		_ = cmd.Run()
-		handed := strings.HasPrefix(stdout.String(), "rv-offline "+strings.Join(tc.args, " "))
+		to := tc.to
+		if to == "" {
+			to = "rv-offline"
+		}
+		handed := strings.HasPrefix(stdout.String(), to+" "+strings.Join(tc.args, " "))
 		clientGo := strings.Contains(stderr.String(), scheme)
 		switch {
 		case tc.early && (!handed || clientGo):
 			t.Errorf("%q: handed over %v, client-go initialised first %v; want handed over before it\nstdout: %s", tc.args, handed, clientGo, stdout.String())
 		case tc.late && (!handed || !clientGo):
 			t.Errorf("%q: handed over %v, client-go initialised first %v; want handed over after it\nstdout: %s", tc.args, handed, clientGo, stdout.String())
-		case !tc.early && !tc.late && handed:
-			t.Errorf("%q was handed over to rv-offline: %s", tc.args, stdout.String())
+		case !tc.early && !tc.late && stdout.Len() > 0 && strings.HasPrefix(stdout.String(), "rv-"):
+			t.Errorf("%q was handed over: %s", tc.args, stdout.String())
 		}
 	}
 }

@@ -348,11 +348,11 @@ func TestReleaseInstallsLikeKrewAndRunsThroughKubectl(t *testing.T) {
 	if err != nil || !strings.Contains(out, "409 Conflict") {
 		t.Errorf("kubectl rv simulate from the installed archive (handed over to rv-offline): %v\n%s", err, out)
 	}
-	// conflicts --source runs in rv-logs, beside it too: a closed port
-	// makes the log service's reader itself answer, which only rv-logs has.
+	// conflicts --source runs in rv-full, beside it too: a closed port
+	// makes the log service's reader itself answer, which only rv-full has.
 	out, err = kubectl("rv", "conflicts", "--source", "elasticsearch:http://127.0.0.1:1/audit")
 	if err == nil || !strings.Contains(err.Error(), "open a point in time") || strings.Contains(err.Error(), "is missing") {
-		t.Errorf("kubectl rv conflicts --source from the installed archive (handed over to rv-logs): want the reader's connection error, got %v\n%s", err, out)
+		t.Errorf("kubectl rv conflicts --source from the installed archive (handed over to rv-full): want the reader's connection error, got %v\n%s", err, out)
 	}
 	out, err = kubectl("__complete", "rv", "vers")
 	if err != nil || !strings.HasPrefix(out, "version\t") {

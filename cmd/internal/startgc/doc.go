@@ -15,7 +15,7 @@
 // collection is larger. A GOGC set in the environment is left alone.
 //
 // It is imported, blank, by the three mains only (cmd/kubectl-rv,
-// cmd/rv-offline and cmd/rv-logs), and imports nothing but the runtime, so that it is initialised before the packages that allocate
+// cmd/rv-offline and cmd/rv-full), and imports nothing but the runtime, so that it is initialised before the packages that allocate
 // (Go initialises, among the packages whose imports are ready, the first
 // by import path): GODEBUG=inittrace=1 shows its place.
 package startgc

@@ -1,5 +1,5 @@
 // Package earlyhandoff hands kubectl-rv over to rv-offline during package
-// initialisation, for the command lines handoff.Wanted names: it imports
+// initialisation, for the command lines handoff.Target names: it imports
 // only pkg/handoff (the standard library's packages), so Go initialises
 // it before client-go and the rest of kubectl-rv, whose start-up a
 // command that runs in rv-offline would otherwise pay too (about 14 ms of

@@ -1,0 +1,96 @@
+package crd
+
+import (
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/kubectl-rv/kubectl-rv/pkg/serverrules"
+	"github.com/kubectl-rv/kubectl-rv/pkg/writepath"
+)
+
+// Rules are the API server's rules for the built-in kinds
+// (serverrules.Rules) and for the custom resources of CRDs, whose
+// decoding (pruning, defaults) and validation run on
+// apiextensions-apiserver's code: the writepath.Rules of rv-full, which
+// predict --offline --schema runs in.
+type Rules struct {
+	serverrules.Rules
+	// CRDs are the custom resource kinds (Parse); nil: none.
+	CRDs *Set
+}
+
+var _ writepath.Rules = Rules{}
+
+// WithSchema returns the rules with the custom resource kinds of schema,
+// the bytes of predict --schema: a CustomResourceDefinition's served
+// versions (Parse), none for an OpenAPI document.
+func WithSchema(schema []byte) (Rules, error) {
+	return Rules{}.withSchema(schema)
+}
+
+// WithSchema returns r with the custom resource kinds of schema (see the
+// package's WithSchema), for the commands, which hold r as a
+// writepath.Rules (predict --schema).
+func (r Rules) WithSchema(schema []byte) (writepath.Rules, error) {
+	return r.withSchema(schema)
+}
+
+func (r Rules) withSchema(schema []byte) (Rules, error) {
+	crds, err := Parse(schema)
+	if err != nil {
+		return Rules{}, err
+	}
+	r.CRDs = crds
+	return r, nil
+}
+
+// Decode is what the server's codec does to a custom resource of r.CRDs
+// it decodes (Kind.Decode): unknown fields pruned, then defaults filled;
+// serverrules.Rules.Decode for the other kinds.
+func (r Rules) Decode(gvk schema.GroupVersionKind, obj *unstructured.Unstructured) {
+	r.fill(gvk, obj, (*Kind).Decode, r.Rules.Decode)
+}
+
+// Default is, for a kind of r.CRDs, its schema's defaults (Kind.Default),
+// as the field manager fills them after a server-side apply;
+// serverrules.Rules.Default for the other kinds.
+func (r Rules) Default(gvk schema.GroupVersionKind, obj *unstructured.Unstructured) {
+	r.fill(gvk, obj, (*Kind).Default, r.Rules.Default)
+}
+
+// fill runs fn, Decode or Default, of kind gvk on obj where gvk is a kind
+// of r.CRDs whose writes the rules can know (none where they cannot), and
+// builtin, the same of the built-in kinds' rules, where it is no kind of
+// r.CRDs.
+func (r Rules) fill(gvk schema.GroupVersionKind, obj *unstructured.Unstructured, fn func(*Kind, map[string]any), builtin func(schema.GroupVersionKind, *unstructured.Unstructured)) {
+	if k := r.CRDs.Kind(gvk); k != nil {
+		if k.CannotKnow() == "" {
+			fn(k, obj.Object)
+		}
+		return
+	}
+	builtin(gvk, obj)
+}
+
+// Validator is, for a kind of r.CRDs, the customresource strategies'
+// validation (Kind.Validate) as a 422, or for a kind whose writes the
+// rules cannot know a *writepath.CannotKnowError;
+// serverrules.Rules.Validator for the other kinds.
+func (r Rules) Validator(gvk schema.GroupVersionKind) func(obj, old *unstructured.Unstructured, sub string) error {
+	k := r.CRDs.Kind(gvk)
+	if k == nil {
+		return r.Rules.Validator(gvk)
+	}
+	if reason := k.CannotKnow(); reason != "" {
+		return func(_, _ *unstructured.Unstructured, _ string) error {
+			return &writepath.CannotKnowError{Reason: reason}
+		}
+	}
+	return func(obj, old *unstructured.Unstructured, sub string) error {
+		if errs := k.Validate(obj, old, sub); len(errs) > 0 {
+			return apierrors.NewInvalid(gvk.GroupKind(), obj.GetName(), errs)
+		}
+		return nil
+	}
+}
