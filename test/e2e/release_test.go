@@ -354,8 +354,65 @@ func TestReleaseInstallsLikeKrewAndRunsThroughKubectl(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "open a point in time") || strings.Contains(err.Error(), "is missing") {
 		t.Errorf("kubectl rv conflicts --source from the installed archive (handed over to rv-full): want the reader's connection error, got %v\n%s", err, out)
 	}
+	// predict --offline --schema runs in rv-full, which alone links custom
+	// resources' rules: a CEL rule of the CRD refuses the write there,
+	// where rv-offline would say unknown.
+	inputs := map[string]string{"crd.yaml": releaseToolCRD, "live.yaml": releaseToolLive, "m.yaml": "apiVersion: example.com/v1\nkind: Tool\nmetadata: {name: t, namespace: ns}\nspec: {max: 1}\n"}
+	for name, data := range inputs {
+		if err := os.WriteFile(filepath.Join(tmp, name), []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out, err = kubectl("rv", "predict", "-f", filepath.Join(tmp, "m.yaml"), "--offline", "--live", filepath.Join(tmp, "live.yaml"), "--schema", filepath.Join(tmp, "crd.yaml"), "--method", "apply", "--field-manager", "ci", "--fail-on", "none")
+	if err != nil || !strings.Contains(out, "invalid   422") || !strings.Contains(out, "size must not exceed max") {
+		t.Errorf("kubectl rv predict --offline --schema from the installed archive (handed over to rv-full): want the CRD's CEL rule's 422, got %v\n%s", err, out)
+	}
 	out, err = kubectl("__complete", "rv", "vers")
 	if err != nil || !strings.HasPrefix(out, "version\t") {
 		t.Errorf("completion through the caveats' helper: %v\n%s", err, out)
 	}
 }
+
+// releaseToolCRD is a CRD with a CEL rule, and releaseToolLive a custom
+// resource of it as kubectl get --show-managed-fields prints it, for the
+// release test's predict --offline --schema.
+const releaseToolCRD = `apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: tools.example.com}
+spec:
+  group: example.com
+  names: {kind: Tool, plural: tools}
+  scope: Namespaced
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec:
+            type: object
+            x-kubernetes-validations:
+            - {rule: "self.size <= self.max", message: size must not exceed max}
+            properties:
+              size: {type: integer, default: 1}
+              max: {type: integer, default: 5}
+`
+
+const releaseToolLive = `apiVersion: example.com/v1
+kind: Tool
+metadata:
+  name: t
+  namespace: ns
+  resourceVersion: "7"
+  generation: 1
+  managedFields:
+  - apiVersion: example.com/v1
+    fieldsType: FieldsV1
+    fieldsV1: {"f:spec": {"f:size": {}}}
+    manager: alpha
+    operation: Apply
+    time: "2026-11-24T13:34:42Z"
+spec: {size: 2, max: 5}
+`
