@@ -18,29 +18,7 @@ import (
 func TestPredictCustomResourceSchemaRules(t *testing.T) {
 	ns := cluster.Namespace(t)
 	dir := t.TempDir()
-	crd := `apiVersion: apiextensions.k8s.io/v1
-kind: CustomResourceDefinition
-metadata: {name: dials.predict.example.com}
-spec:
-  group: predict.example.com
-  names: {kind: Dial, plural: dials, singular: dial}
-  scope: Namespaced
-  versions:
-  - name: v1
-    served: true
-    storage: true
-    schema:
-      openAPIV3Schema:
-        type: object
-        properties:
-          spec:
-            type: object
-            x-kubernetes-validations:
-            - {rule: "self.size <= 8", message: size is at most 8}
-            properties:
-              size: {type: integer, default: 3}
-              color: {type: string, default: blue}
-`
+	crd := dialCRD
 	_, _ = installCRD(t, crd)
 	obj := "apiVersion: predict.example.com/v1\nkind: Dial\nmetadata: {name: d, namespace: " + ns + "}\nspec: {size: 2}\n"
 	cluster.KubectlStdin(t, obj, "apply", "--server-side", "--field-manager", "owner", "-f", "-")
@@ -78,3 +56,29 @@ spec:
 		})
 	}
 }
+
+// dialCRD is a CRD with defaults and a CEL rule on spec ("size is at
+// most 8").
+const dialCRD = `apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: dials.predict.example.com}
+spec:
+  group: predict.example.com
+  names: {kind: Dial, plural: dials, singular: dial}
+  scope: Namespaced
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec:
+            type: object
+            x-kubernetes-validations:
+            - {rule: "self.size <= 8", message: size is at most 8}
+            properties:
+              size: {type: integer, default: 3}
+              color: {type: string, default: blue}
+`

@@ -357,14 +357,14 @@ func TestReleaseInstallsLikeKrewAndRunsThroughKubectl(t *testing.T) {
 	// predict --offline --schema runs in rv-full, which alone links custom
 	// resources' rules: a CEL rule of the CRD refuses the write there,
 	// where rv-offline would say unknown.
-	inputs := map[string]string{"crd.yaml": releaseToolCRD, "live.yaml": releaseToolLive, "m.yaml": "apiVersion: example.com/v1\nkind: Tool\nmetadata: {name: t, namespace: ns}\nspec: {max: 1}\n"}
+	inputs := map[string]string{"crd.yaml": dialCRD, "live.yaml": releaseDialLive, "m.yaml": "apiVersion: predict.example.com/v1\nkind: Dial\nmetadata: {name: d, namespace: ns}\nspec: {size: 9}\n"}
 	for name, data := range inputs {
 		if err := os.WriteFile(filepath.Join(tmp, name), []byte(data), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
-	out, err = kubectl("rv", "predict", "-f", filepath.Join(tmp, "m.yaml"), "--offline", "--live", filepath.Join(tmp, "live.yaml"), "--schema", filepath.Join(tmp, "crd.yaml"), "--method", "apply", "--field-manager", "ci", "--fail-on", "none")
-	if err != nil || !strings.Contains(out, "invalid   422") || !strings.Contains(out, "size must not exceed max") {
+	out, err = kubectl("rv", "predict", "-f", filepath.Join(tmp, "m.yaml"), "--offline", "--live", filepath.Join(tmp, "live.yaml"), "--schema", filepath.Join(tmp, "crd.yaml"), "--method", "update", "--fail-on", "none")
+	if err != nil || !strings.Contains(out, "invalid   422") || !strings.Contains(out, "size is at most 8") {
 		t.Errorf("kubectl rv predict --offline --schema from the installed archive (handed over to rv-full): want the CRD's CEL rule's 422, got %v\n%s", err, out)
 	}
 	out, err = kubectl("__complete", "rv", "vers")
@@ -373,46 +373,21 @@ func TestReleaseInstallsLikeKrewAndRunsThroughKubectl(t *testing.T) {
 	}
 }
 
-// releaseToolCRD is a CRD with a CEL rule, and releaseToolLive a custom
-// resource of it as kubectl get --show-managed-fields prints it, for the
-// release test's predict --offline --schema.
-const releaseToolCRD = `apiVersion: apiextensions.k8s.io/v1
-kind: CustomResourceDefinition
-metadata: {name: tools.example.com}
-spec:
-  group: example.com
-  names: {kind: Tool, plural: tools}
-  scope: Namespaced
-  versions:
-  - name: v1
-    served: true
-    storage: true
-    schema:
-      openAPIV3Schema:
-        type: object
-        properties:
-          spec:
-            type: object
-            x-kubernetes-validations:
-            - {rule: "self.size <= self.max", message: size must not exceed max}
-            properties:
-              size: {type: integer, default: 1}
-              max: {type: integer, default: 5}
-`
-
-const releaseToolLive = `apiVersion: example.com/v1
-kind: Tool
+// releaseDialLive is a Dial (dialCRD) as kubectl get --show-managed-fields
+// prints it, for the release test's predict --offline --schema.
+const releaseDialLive = `apiVersion: predict.example.com/v1
+kind: Dial
 metadata:
-  name: t
+  name: d
   namespace: ns
   resourceVersion: "7"
   generation: 1
   managedFields:
-  - apiVersion: example.com/v1
+  - apiVersion: predict.example.com/v1
     fieldsType: FieldsV1
     fieldsV1: {"f:spec": {"f:size": {}}}
-    manager: alpha
+    manager: owner
     operation: Apply
     time: "2026-11-24T13:34:42Z"
-spec: {size: 2, max: 5}
+spec: {size: 2, color: blue}
 `
