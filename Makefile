@@ -15,7 +15,7 @@ E2E_TIMEOUT ?= 75m
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-14s %s\n", $$1, $$2}'
 
-build: ## build _output/bin/kubectl-rv, and rv-offline (predict --offline, simulate) and rv-full (conflicts --source) beside it
+build: ## build _output/bin/kubectl-rv, and rv-offline (predict --offline, simulate) and rv-full (predict --offline --schema, conflicts --source) beside it
 	$(GO) build -trimpath -ldflags "$(LDFLAGS)" -o $(BIN)/kubectl-rv ./cmd/kubectl-rv
 	$(GO) build -trimpath -ldflags "$(LDFLAGS)" -o $(BIN)/rv-offline ./cmd/rv-offline
 	$(GO) build -trimpath -ldflags "$(LDFLAGS)" -o $(BIN)/rv-full ./cmd/rv-full

@@ -325,8 +325,8 @@ func validatePlatform(p Platform) []error {
 	}
 	// krew copies only the listed files when files is set: the binary,
 	// rv-offline and rv-full beside it (which predict --offline and
-	// simulate, and conflicts --source, start) and the licence must be
-	// among them.
+	// simulate, and predict --offline --schema and conflicts --source,
+	// start) and the licence must be among them.
 	if len(p.Files) > 0 {
 		offline, full := "rv-offline", "rv-full"
 		if osName == "windows" {

@@ -60,8 +60,10 @@ const rootExample = `  # See the classic optimistic-concurrency race, offline, s
 // NewCmdRV returns the root command, kubectl rv, with all of kubectl's global
 // flags (--kubeconfig, --context, -n, --server, --token, --as, ...). rules
 // are the API server's rules that predict --offline and simulate run
-// (serverrules.Rules, which rv-offline links); with nil rules (kubectl-rv,
-// rv-full) those commands hand over to rv-offline (handOff).
+// (serverrules.Rules in rv-offline, crd.Rules in rv-full); with nil rules
+// (kubectl-rv) those commands hand over to rv-offline, and with rules that
+// take no CRD (rv-offline) predict --offline --schema hands over to rv-full
+// (offlineExecutable, handOff).
 func NewCmdRV(streams genericiooptions.IOStreams, rules writepath.Rules) *cobra.Command {
 	configFlags := genericclioptions.NewConfigFlags(true).
 		WithDiscoveryBurst(300).WithDiscoveryQPS(50.0)

@@ -1,7 +1,8 @@
 // Package handoff finds the executables installed beside kubectl-rv that
-// link what kubectl-rv leaves out (rv-offline, the API server's rules;
-// rv-full, the log services' clients), and says which command lines run
-// in rv-offline. It imports only the standard library, so that cmd/kubectl-rv can
+// link what kubectl-rv leaves out (rv-offline, the API server's rules for
+// the built-in kinds; rv-full, those, custom resources' rules and the log
+// services' clients), and names the one each common command line runs in
+// (Target). It imports only the standard library, so that cmd/kubectl-rv can
 // hand the common forms over during package initialisation, before the
 // rest of kubectl-rv (client-go's scheme, above all) is initialised: a
 // command that runs in rv-offline then does not pay kubectl-rv's start as

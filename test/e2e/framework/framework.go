@@ -65,8 +65,8 @@ func Start() (*Cluster, error) {
 	rvDir := filepath.Join(tmp, "bin")
 	c.RVBin = filepath.Join(rvDir, "kubectl-rv")
 	// rv-offline and rv-full beside kubectl-rv, as installed: predict
-	// --offline and simulate hand over to the one, conflicts --source to
-	// the other.
+	// --offline and simulate hand over to the one, predict --offline
+	// --schema and conflicts --source to the other.
 	build := exec.Command("go", "build", "-o", rvDir+string(filepath.Separator), "./cmd/kubectl-rv", "./cmd/rv-offline", "./cmd/rv-full")
 	build.Dir = root
 	if out, err := build.CombinedOutput(); err != nil {
