@@ -9,6 +9,7 @@ import (
 	"maps"
 	"math/rand"
 	"slices"
+	"strings"
 	"testing"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -134,6 +135,9 @@ type crCase struct {
 	kind    *crKind
 	offline *predict.Offline
 	tc      managedfields.TypeConverter
+	// bare, when not nil, predicts the case again without the CRD (predict
+	// --offline without --schema): see checkWithoutSchema.
+	bare *predict.Offline
 }
 
 // next reports whether case i is a custom resource (a quarter of them).
@@ -141,9 +145,8 @@ func (cc *crCorpus) next() bool { return cc.rng.Intn(4) == 0 }
 
 // build writes one custom resource through 1-4 managers (creates, applies,
 // updates and, for Gadgets, status writes) and returns the desired change.
-// Gadgets are typed by their CRD; Widgets by theirs or, half of the time,
-// by none (the offline engine's deduced types, which are what the server
-// deduces for a schema that keeps unknown fields).
+// Both kinds are typed by their CRD, as predict --offline --schema types
+// them; half of the Widgets are also predicted without it (crCase.bare).
 func (cc *crCorpus) build(t *testing.T, ctx context.Context, ns string, i int) (fidelityCase, crCase, *unstructured.Unstructured, predict.Input) {
 	t.Helper()
 	rng := cc.rng
@@ -154,8 +157,7 @@ func (cc *crCorpus) build(t *testing.T, ctx context.Context, ns string, i int) (
 	cr := crCase{kind: k, offline: k.typed, tc: k.tc}
 	c := fidelityCase{ID: i, Kind: k.kind}
 	if k == &cc.widget && rng.Intn(2) == 0 {
-		cr.offline, cr.tc = cc.untyped, nil
-		c.Kind += " (no schema)"
+		cr.bare = cc.untyped
 	}
 	name := fmt.Sprintf("c%03d", i)
 	ri := cc.ri(k.gvr)
@@ -427,4 +429,41 @@ func crGivenPatch(rng *rand.Rand, live, desired *unstructured.Unstructured, rv s
 	}
 	b, _ := json.Marshal(map[string]any{"metadata": map[string]any{"labels": labels}, "spec": spec})
 	return pt, b
+}
+
+// withoutSchema counts the predictions of custom resources made again
+// offline without their CRD, and the unknown verdicts among them.
+type withoutSchema struct{ methods, unknown int }
+
+// check predicts a custom resource case again with bare, an offline
+// engine without the CRD (predict --offline without --schema), and returns
+// what it got confidently wrong: every method must give the server's
+// verdict, conflicts and clobbers, or say unknown with a reason that names
+// --schema.
+func (w *withoutSchema) check(ctx context.Context, cfg predict.Config, in predict.Input, live *unstructured.Unstructured, bare *predict.Offline, srv predict.Result) ([]string, error) {
+	cfg.TypeConverter = nil
+	ex, err := bare.Executor(live.GroupVersionKind(), live.GetName(), live)
+	if err != nil {
+		return nil, err
+	}
+	off, err := predict.Predict(ctx, cfg, in, ex)
+	if err != nil {
+		return nil, err
+	}
+	var wrong []string
+	for j, sm := range srv.Methods {
+		om := off.Methods[j]
+		w.methods++
+		switch {
+		case om.Verdict == predict.Unknown:
+			w.unknown++
+			if !strings.Contains(om.Reason, "with --schema") {
+				wrong = append(wrong, fmt.Sprintf("%s without the CRD: unknown, but the reason does not name --schema: %q", sm.Method, om.Reason))
+			}
+		case sm.Verdict != om.Verdict || conflictKey(sm) != conflictKey(om) || clobberKey(sm) != clobberKey(om):
+			wrong = append(wrong, fmt.Sprintf("%s without the CRD, confidently wrong:\n  server  %s %s %s %s\n  offline %s %s %s %s",
+				sm.Method, sm.Verdict, conflictKey(sm), clobberKey(sm), sm.Reason, om.Verdict, conflictKey(om), clobberKey(om), om.Reason))
+		}
+	}
+	return wrong, nil
 }
