@@ -103,11 +103,11 @@ func TestFindingHasNoErrorPrefix(t *testing.T) {
 	}
 }
 
-// TestInputMessages pins what a user reads for bad input files: the flag
-// that named the file, what is wrong with it and how to fix it, exit 2.
-func TestInputMessages(t *testing.T) {
-	dir := t.TempDir()
-	write := func(name, content string) string {
+// fileWriter returns a function that writes content to the file name in
+// dir (making its directories) and returns its path.
+func fileWriter(t *testing.T, dir string) func(name, content string) string {
+	return func(name, content string) string {
+		t.Helper()
 		p := filepath.Join(dir, name)
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 			t.Fatal(err)
@@ -117,6 +117,13 @@ func TestInputMessages(t *testing.T) {
 		}
 		return p
 	}
+}
+
+// TestInputMessages pins what a user reads for bad input files: the flag
+// that named the file, what is wrong with it and how to fix it, exit 2.
+func TestInputMessages(t *testing.T) {
+	dir := t.TempDir()
+	write := fileWriter(t, dir)
 	desired := write("desired.yaml", strings.ReplaceAll(benchDeploy, "NAME", "web"))
 	scenario := write("scenarios/counter.yaml", "apiVersion: rv.kubectl-rv.dev/v1alpha1\nkind: Scenario\nname: counter\n")
 	av5 := write("av5.yaml", "apiVersion: 5\nkind: ConfigMap\nmetadata: {name: x}\n")

@@ -40,7 +40,7 @@ type PredictOptions struct {
 	Methods      []string
 	Offline      bool
 	LiveFile     string
-	SchemaFile   string
+	SchemaFiles  []string
 	FailOn       string
 	ShowSecrets  bool
 	Output       *OutputFlags
@@ -87,8 +87,8 @@ prediction runs in process from the live object and its managedFields (kubectl g
 API server's own defaulting, validation and registry strategy of the built-in kinds it links
 (core, apps, batch, autoscaling, networking, policy, coordination, rbac, storage, scheduling,
 discovery and node kinds; a note per object says which ran). Custom resources are pruned,
-defaulted and validated (schema, CEL rules) as on the server given their CRD (--schema
-crd.yaml). Where the rules do not run (a custom resource without its CRD, other built-in
+defaulted and validated (schema, CEL rules) as on the server given their CRDs (--schema
+crd.yaml; every CRD of the files, Lists and directories given). Where the rules do not run (a custom resource without its CRD, other built-in
 kinds, kinds newer than this build, aggregated APIs) a write whose verdict depends on them is
 unknown, with the reason. Admission webhooks and cluster state such as quota are not seen
 offline.
@@ -141,6 +141,10 @@ func NewCmdPredict(f *Factory, streams genericiooptions.IOStreams) *cobra.Comman
   kubectl get widget w1 -o yaml --show-managed-fields > live.yaml
   kubectl rv predict -f widget.yaml --offline --live live.yaml --schema crd.yaml --field-manager ci
 
+  # Offline, custom resources of several CRDs: every CRD of a file, a List or a directory
+  kubectl get crd -o yaml > crds.yaml
+  kubectl rv predict -f config/samples --offline --live live.yaml --schema crds.yaml --field-manager ci
+
   # A given JSON patch
   kubectl rv predict deployment/web --type json --patch '[{"op":"replace","path":"/spec/replicas","value":3}]'
 
@@ -158,7 +162,7 @@ func NewCmdPredict(f *Factory, streams genericiooptions.IOStreams) *cobra.Comman
 		ValidArgsFunction: ObjectRefCompletion(f),
 		// Before the kubeconfig is read: rv-offline or rv-full reads it again.
 		PreRunE: func(*cobra.Command, []string) error {
-			if name := offlineExecutable(f.offlineRules(), o.SchemaFile != ""); o.Offline && name != "" {
+			if name := offlineExecutable(f.offlineRules(), len(o.SchemaFiles) > 0); o.Offline && name != "" {
 				return handOff(name)
 			}
 			return nil
@@ -177,7 +181,7 @@ func NewCmdPredict(f *Factory, streams genericiooptions.IOStreams) *cobra.Comman
 	fl.StringSliceVar(&o.Methods, "method", []string{"all"}, "Methods to predict, comma separated: each name selects that method alone (update, update-no-rv, json-patch, merge-patch, merge-patch-rv, strategic-merge-patch, apply, apply-force; kubectl's verbs client-apply, server-side-apply, replace, edit, patch); families: all (the HTTP methods), all-update, all-merge-patch, all-apply, kubectl (kubectl's verbs).")
 	fl.BoolVar(&o.Offline, "offline", false, "Predict in process from --live instead of dry runs against the cluster.")
 	fl.StringVar(&o.LiveFile, "live", "", "With --offline: the live objects with their managedFields (kubectl get -o yaml --show-managed-fields).")
-	fl.StringVar(&o.SchemaFile, "schema", "", "With --offline: a CustomResourceDefinition, whose custom resources are then typed, pruned, defaulted and validated as the API server does, or an OpenAPI v3 document (typing only).")
+	fl.StringSliceVar(&o.SchemaFiles, "schema", nil, "With --offline: CustomResourceDefinitions (files, directories or -; multi-document YAML, JSON and Lists, as kubectl get crd -o yaml prints), whose custom resources are then typed, pruned, defaulted and validated as the API server does, or an OpenAPI v3 document (typing only). Repeatable.")
 	fl.BoolVar(&o.ShowSecrets, "show-secrets", false, "Show Secret values in requests and messages instead of their hashes.")
 	addFailOnFlag(fl, &o.FailOn, predict.Findings, predict.DefaultFailOn)
 	o.Output.AddFlags(fl)
@@ -263,7 +267,7 @@ func (o *PredictOptions) Validate() error {
 	if o.Offline && o.LiveFile == "" {
 		return exitcode.Usagef("--offline needs --live FILE: the live objects with managedFields (kubectl get -o yaml --show-managed-fields)")
 	}
-	if !o.Offline && (o.LiveFile != "" || o.SchemaFile != "") {
+	if !o.Offline && (o.LiveFile != "" || len(o.SchemaFiles) > 0) {
 		return exitcode.Usagef("--live and --schema only work with --offline")
 	}
 	return nil
@@ -280,7 +284,7 @@ func onlyApply(ms []predict.Method) bool {
 
 // Run predicts and prints.
 func (o *PredictOptions) Run(ctx context.Context) error {
-	if name := offlineExecutable(o.Rules, o.SchemaFile != ""); o.Offline && name != "" {
+	if name := offlineExecutable(o.Rules, len(o.SchemaFiles) > 0); o.Offline && name != "" {
 		// Before anything is read: the other executable reads the same input.
 		return handOff(name)
 	}
@@ -550,29 +554,6 @@ func (o *PredictOptions) runOffline(ctx context.Context, cfg predict.Config, tar
 		return nil, exitcode.Usage(err)
 	}
 	return out, nil
-}
-
-// readSchema returns the schema --schema names, or the default one (the
-// built-in schema; custom resources as ObjectMeta and deduced fields), and
-// o.Rules with the custom resource kinds of a CustomResourceDefinition
-// given with --schema, where the rules take them (schemaRules).
-func (o *PredictOptions) readSchema() (managedfields.TypeConverter, writepath.Rules, error) {
-	if o.SchemaFile == "" {
-		return managedfields.DefaultTypeConverter(), o.Rules, nil
-	}
-	data, err := os.ReadFile(o.SchemaFile)
-	if err != nil {
-		return nil, nil, exitcode.Usage(fmt.Errorf("--schema: %w", err))
-	}
-	stc, err := managedfields.ParseSchema(data)
-	rules := o.Rules
-	if sr, ok := rules.(schemaRules); ok && err == nil {
-		rules, err = sr.WithSchema(data)
-	}
-	if err != nil {
-		return nil, nil, exitcode.Usage(fmt.Errorf("--schema %s: %w", o.SchemaFile, err))
-	}
-	return stc, rules, nil
 }
 
 // schemaRules are offline rules that can run the server's rules for the

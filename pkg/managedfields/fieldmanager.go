@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -20,6 +22,8 @@ import (
 	smdschema "sigs.k8s.io/structured-merge-diff/v6/schema"
 	"sigs.k8s.io/structured-merge-diff/v6/typed"
 	"sigs.k8s.io/yaml"
+
+	"github.com/kubectl-rv/kubectl-rv/pkg/text"
 )
 
 // TypeConverter turns objects into structured-merge-diff typed values and
@@ -111,10 +115,42 @@ func ParseSchema(data []byte) (*SchemaTypeConverter, error) {
 	case head.Kind == "CustomResourceDefinition":
 		return parseCRD(js)
 	case len(head.Components.Schemas) > 0:
+		for _, name := range slices.Sorted(maps.Keys(head.Components.Schemas)) {
+			if head.Components.Schemas[name] == nil {
+				return nil, fmt.Errorf("components.schemas.%s is null: an OpenAPI schema is an object", text.Escape(name))
+			}
+		}
 		return fromOpenAPI(head.Components.Schemas, false)
 	default:
 		return nil, errors.New("schema is neither an OpenAPI v3 document (components.schemas) nor a CustomResourceDefinition")
 	}
+}
+
+// MergeSchemas returns a converter with the kinds of every one of cs
+// (several CRDs given to predict --schema). A kind that two of them
+// define is an error: which one the server serves cannot be told.
+func MergeSchemas(cs ...*SchemaTypeConverter) (*SchemaTypeConverter, error) {
+	out := &SchemaTypeConverter{kinds: map[schema.GroupVersionKind]*typed.ParseableType{}}
+	for _, c := range cs {
+		for gvk, t := range c.kinds {
+			if _, dup := out.kinds[gvk]; dup {
+				return nil, fmt.Errorf("%s is defined twice: give each kind's CustomResourceDefinition once", gvkName(gvk))
+			}
+			out.kinds[gvk] = t
+		}
+		for gvk, cr := range c.custom {
+			if out.custom == nil {
+				out.custom = map[schema.GroupVersionKind]CustomResource{}
+			}
+			out.custom[gvk] = cr
+		}
+	}
+	return out, nil
+}
+
+// gvkName names a kind as a manifest does: example.com/v1 Widget.
+func gvkName(gvk schema.GroupVersionKind) string {
+	return gvk.GroupVersion().String() + " " + gvk.Kind
 }
 
 func fromOpenAPI(schemas map[string]*spec.Schema, preserveUnknown bool) (*SchemaTypeConverter, error) {

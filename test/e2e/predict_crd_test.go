@@ -12,7 +12,7 @@ import (
 // TestPredictCustomResourceSchemaRules runs kubectl rv predict on the
 // cases #29 found offline wrong or failing, for a custom resource whose
 // CRD has defaults: against the server (dry run) and offline with the CRD
-// (--schema), which must give the server's verdict, code and reason for
+// (--schema, a file whose second CRD it is), which must give the server's verdict, code and reason for
 // every method; and offline without the CRD, which must exit 0 or 1 with
 // `unknown` where it cannot know, never another verdict than the server's.
 func TestPredictCustomResourceSchemaRules(t *testing.T) {
@@ -22,7 +22,9 @@ func TestPredictCustomResourceSchemaRules(t *testing.T) {
 	_, _ = installCRD(t, crd)
 	obj := "apiVersion: predict.example.com/v1\nkind: Dial\nmetadata: {name: d, namespace: " + ns + "}\nspec: {size: 2}\n"
 	cluster.KubectlStdin(t, obj, "apply", "--server-side", "--field-manager", "owner", "-f", "-")
-	crdFile := predictWriteFile(t, dir, "crd.yaml", crd)
+	// Another CRD first: --schema takes every CRD of a file (before, the
+	// first only, and the Dial would have been unknown).
+	crdFile := predictWriteFile(t, dir, "crd.yaml", gadgetCRD+"---\n"+crd)
 	live := predictWriteFile(t, dir, "live.yaml", cluster.MustKubectl(t, "get", "dial", "d", "-n", ns, "-o", "yaml", "--show-managed-fields"))
 	cases := []struct{ name, args string }{
 		// A read copy that leaves out the defaulted color: re-defaulted.

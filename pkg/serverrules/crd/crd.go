@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 
 	"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
@@ -60,6 +61,18 @@ func (s *Set) Len() int {
 		return 0
 	}
 	return len(s.kinds)
+}
+
+// union returns a set of the kinds of s and o (o's where both have one);
+// s and o are left as they were.
+func (s *Set) union(o *Set) *Set {
+	out := &Set{kinds: map[schema.GroupVersionKind]*Kind{}}
+	for _, from := range []*Set{s, o} {
+		if from != nil {
+			maps.Copy(out.kinds, from.kinds)
+		}
+	}
+	return out
 }
 
 // Parse reads a CustomResourceDefinition (apiextensions.k8s.io/v1, YAML

@@ -30,8 +30,8 @@ func WithSchema(schema []byte) (Rules, error) {
 }
 
 // WithSchema returns r with the custom resource kinds of schema (see the
-// package's WithSchema), for the commands, which hold r as a
-// writepath.Rules (predict --schema).
+// package's WithSchema) added to those it has, for the commands, which
+// hold r as a writepath.Rules (predict --schema, once per CRD).
 func (r Rules) WithSchema(schema []byte) (writepath.Rules, error) {
 	return r.withSchema(schema)
 }
@@ -41,7 +41,7 @@ func (r Rules) withSchema(schema []byte) (Rules, error) {
 	if err != nil {
 		return Rules{}, err
 	}
-	r.CRDs = crds
+	r.CRDs = r.CRDs.union(crds)
 	return r, nil
 }
 
