@@ -6,6 +6,7 @@ import (
 	"sort"
 
 	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
@@ -75,7 +76,7 @@ type clientApplyPlan struct {
 // metadata, or jsonmergepatch.CreateThreeWayJSONMergePatch for kinds
 // without a Go type), overwrite on as kubectl's --overwrite defaults.
 func clientApplyRequest(cfg Config, in Input, live *unstructured.Unstructured) (request, error) {
-	rq := request{method: ClientApply, manager: cfg.FieldManager}
+	rq := request{method: ClientApply, manager: cfg.FieldManager, validation: metav1.FieldValidationStrict}
 	if rq.manager == "" {
 		rq.manager = ClientApplyManager
 	}

@@ -26,15 +26,15 @@ func (e refusingExecutor) Live(context.Context) (*unstructured.Unstructured, err
 	return e.live, nil
 }
 
-func (e refusingExecutor) Update(context.Context, *unstructured.Unstructured, string) (*unstructured.Unstructured, error) {
+func (e refusingExecutor) Update(context.Context, *unstructured.Unstructured, Write) (*unstructured.Unstructured, error) {
 	return nil, e.err("update")
 }
 
-func (e refusingExecutor) Patch(_ context.Context, pt types.PatchType, _ []byte, _ string, _ bool) (*unstructured.Unstructured, error) {
+func (e refusingExecutor) Patch(_ context.Context, pt types.PatchType, _ []byte, _ Write) (*unstructured.Unstructured, error) {
 	return nil, e.err(string(pt))
 }
 
-func (e refusingExecutor) Create(context.Context, *unstructured.Unstructured, string) (*unstructured.Unstructured, error) {
+func (e refusingExecutor) Create(context.Context, *unstructured.Unstructured, Write) (*unstructured.Unstructured, error) {
 	return nil, e.err("create")
 }
 

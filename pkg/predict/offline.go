@@ -31,6 +31,8 @@ type Offline struct {
 	// custom resource's registry facts (resource, scope, status
 	// subresource); nil: none.
 	schema *managedfields.SchemaTypeConverter
+	// tc types objects: the schema given, else the default.
+	tc managedfields.TypeConverter
 	// Rules are the API server's decoding, defaulting and validation of
 	// the kinds they know (serverrules.Rules, which the command hands in:
 	// built-in kinds, and custom resources of the CRD given); nil: none.
@@ -47,7 +49,11 @@ type Offline struct {
 // kinds and ObjectMeta with deduced fields for custom resources).
 func NewOffline(tc managedfields.TypeConverter) *Offline {
 	sc, _ := tc.(*managedfields.SchemaTypeConverter)
-	return &Offline{fms: writepath.NewManagedFields(tc), schema: sc}
+	o := &Offline{fms: writepath.NewManagedFields(tc), schema: sc, tc: tc}
+	if tc == nil {
+		o.tc = managedfields.DefaultTypeConverter()
+	}
+	return o
 }
 
 // Executor returns the executor for one object: live is its current state
@@ -57,7 +63,7 @@ func (o *Offline) Executor(gvk schema.GroupVersionKind, name string, live *unstr
 		return nil, err
 	}
 	t := o.kindType(gvk, live).WithRules(o.Rules)
-	e := &offlineExecutor{t: &t, name: name, live: live}
+	e := &offlineExecutor{t: &t, name: name, live: live, tc: o.tc}
 	if o.Rules != nil && t.Validate == nil {
 		e.unknown = rulesNotRun(gvk)
 	}
@@ -228,6 +234,8 @@ type offlineExecutor struct {
 	unknown unknowable
 	// rules says which of the API server's rules run (Result.Rules).
 	rules string
+	// tc types the object (the strict check of custom resources).
+	tc managedfields.TypeConverter
 
 	// applyMu guards applied.
 	applyMu sync.Mutex
@@ -265,13 +273,19 @@ func (e *offlineExecutor) Live(context.Context) (*unstructured.Unstructured, err
 	return e.live, nil
 }
 
-func (e *offlineExecutor) Update(_ context.Context, obj *unstructured.Unstructured, manager string) (*unstructured.Unstructured, error) {
+func (e *offlineExecutor) Update(_ context.Context, obj *unstructured.Unstructured, wr Write) (*unstructured.Unstructured, error) {
+	if err := e.strictBody(obj, wr); err != nil {
+		return nil, err
+	}
 	// The write path changes obj, whose parts other requests share.
-	out, err := e.result(e.w.Update(e.t, e.stored, obj.DeepCopy(), writepath.Options{FieldManager: manager}))
+	out, err := e.result(e.w.Update(e.t, e.stored, obj.DeepCopy(), writepath.Options{FieldManager: wr.Manager}))
 	return e.certain(out, err, false)
 }
 
-func (e *offlineExecutor) Create(_ context.Context, obj *unstructured.Unstructured, manager string) (*unstructured.Unstructured, error) {
+func (e *offlineExecutor) Create(_ context.Context, obj *unstructured.Unstructured, wr Write) (*unstructured.Unstructured, error) {
+	if err := e.strictBody(obj, wr); err != nil {
+		return nil, err
+	}
 	if e.live != nil {
 		return nil, apierrors.NewAlreadyExists(e.t.GroupResource(), e.name)
 	}
@@ -280,17 +294,20 @@ func (e *offlineExecutor) Create(_ context.Context, obj *unstructured.Unstructur
 	w := *e.w
 	w.Now = time.Now
 	w.NewUID = uuid.NewUUID
-	out, err := w.Create(e.t, obj.DeepCopy(), writepath.Options{FieldManager: manager})
+	out, err := w.Create(e.t, obj.DeepCopy(), writepath.Options{FieldManager: wr.Manager})
 	return e.certain(out, err, false)
 }
 
-func (e *offlineExecutor) Patch(_ context.Context, pt types.PatchType, data []byte, manager string, force bool) (*unstructured.Unstructured, error) {
+func (e *offlineExecutor) Patch(_ context.Context, pt types.PatchType, data []byte, wr Write) (*unstructured.Unstructured, error) {
+	if err := e.strictPatch(pt, data, wr); err != nil {
+		return nil, err
+	}
 	var out *unstructured.Unstructured
 	var err error
 	if pt == types.ApplyPatchType {
-		out, err = e.apply(data, manager, force)
+		out, err = e.apply(data, wr.Manager, wr.Force)
 	} else {
-		out, err = e.patch(pt, data, manager, force)
+		out, err = e.patch(pt, data, wr.Manager, wr.Force)
 	}
 	return e.certain(out, err, pt == types.ApplyPatchType)
 }

@@ -37,15 +37,28 @@ type Executor interface {
 	// Live returns the current object, or a NotFound API error. The
 	// object may be the executor's own: callers must not modify it.
 	Live(ctx context.Context) (*unstructured.Unstructured, error)
-	// Update is a PUT of obj by manager. obj shares parts with other
-	// requests: an executor must not modify it.
-	Update(ctx context.Context, obj *unstructured.Unstructured, manager string) (*unstructured.Unstructured, error)
-	// Patch is a PATCH of the given type by manager; force only matters
-	// for apply.
-	Patch(ctx context.Context, pt types.PatchType, data []byte, manager string, force bool) (*unstructured.Unstructured, error)
-	// Create is a POST of obj by manager (kubectl apply's create). obj is
-	// the caller's: an executor must not modify it.
-	Create(ctx context.Context, obj *unstructured.Unstructured, manager string) (*unstructured.Unstructured, error)
+	// Update is a PUT of obj. obj shares parts with other requests: an
+	// executor must not modify it.
+	Update(ctx context.Context, obj *unstructured.Unstructured, w Write) (*unstructured.Unstructured, error)
+	// Patch is a PATCH of the given type.
+	Patch(ctx context.Context, pt types.PatchType, data []byte, w Write) (*unstructured.Unstructured, error)
+	// Create is a POST of obj (kubectl apply's create). obj is the
+	// caller's: an executor must not modify it.
+	Create(ctx context.Context, obj *unstructured.Unstructured, w Write) (*unstructured.Unstructured, error)
+}
+
+// Write is what a write request says besides its body: its query
+// parameters.
+type Write struct {
+	// Manager is the fieldManager.
+	Manager string
+	// Force only matters for apply.
+	Force bool
+	// FieldValidation is the fieldValidation directive: "" leaves the
+	// server's default (Warn: unknown fields are dropped, with a warning);
+	// kubectl's apply, replace and edit send Strict (their --validate
+	// default), which refuses them.
+	FieldValidation string
 }
 
 // rulesReporter is implemented by an executor that may not run every
@@ -155,6 +168,8 @@ type request struct {
 	clientApply *clientApplyPlan
 	// config is a server-side apply's configuration, from a manifest.
 	config *unstructured.Unstructured
+	// validation is the request's fieldValidation (Write.FieldValidation).
+	validation string
 	// skip explains why the method does not apply (with its verdict): the
 	// method sends nothing.
 	skip        string
@@ -342,14 +357,15 @@ func run(ctx context.Context, an *analyzer, ex Executor, rq request, live *unstr
 	}
 	var out *unstructured.Unstructured
 	var err error
+	w := Write{Manager: manager, Force: rq.force, FieldValidation: rq.validation}
 	switch {
 	case rq.create != nil:
-		out, err = ex.Create(ctx, rq.create, manager)
+		out, err = ex.Create(ctx, rq.create, w)
 	case rq.obj != nil:
-		out, err = ex.Update(ctx, rq.obj, manager)
+		out, err = ex.Update(ctx, rq.obj, w)
 	default:
 		mr.Request = string(rq.data)
-		out, err = ex.Patch(ctx, rq.pt, rq.data, manager, rq.force)
+		out, err = ex.Patch(ctx, rq.pt, rq.data, w)
 	}
 	// An answer the executor cannot vouch for is judged as any other,
 	// then said to be unknown, with what it was.

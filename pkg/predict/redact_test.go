@@ -164,16 +164,16 @@ func (e echoExecutor) Engine() string { return "echo" }
 
 func (e echoExecutor) Live(context.Context) (*unstructured.Unstructured, error) { return e.live, nil }
 
-func (e echoExecutor) Update(_ context.Context, obj *unstructured.Unstructured, _ string) (*unstructured.Unstructured, error) {
+func (e echoExecutor) Update(_ context.Context, obj *unstructured.Unstructured, _ Write) (*unstructured.Unstructured, error) {
 	b, _ := obj.MarshalJSON()
 	return nil, e.fail(string(b))
 }
 
-func (e echoExecutor) Patch(_ context.Context, _ types.PatchType, data []byte, _ string, _ bool) (*unstructured.Unstructured, error) {
+func (e echoExecutor) Patch(_ context.Context, _ types.PatchType, data []byte, _ Write) (*unstructured.Unstructured, error) {
 	return nil, e.fail(string(data))
 }
 
-func (e echoExecutor) Create(_ context.Context, obj *unstructured.Unstructured, _ string) (*unstructured.Unstructured, error) {
+func (e echoExecutor) Create(_ context.Context, obj *unstructured.Unstructured, _ Write) (*unstructured.Unstructured, error) {
 	b, _ := obj.MarshalJSON()
 	return nil, e.fail(string(b))
 }

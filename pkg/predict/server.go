@@ -34,18 +34,18 @@ func (e *serverExecutor) Live(ctx context.Context) (*unstructured.Unstructured, 
 	return e.ri.Get(ctx, e.name, metav1.GetOptions{})
 }
 
-func (e *serverExecutor) Update(ctx context.Context, obj *unstructured.Unstructured, manager string) (*unstructured.Unstructured, error) {
-	return e.ri.Update(ctx, obj, metav1.UpdateOptions{DryRun: dryRunAll, FieldManager: manager})
+func (e *serverExecutor) Update(ctx context.Context, obj *unstructured.Unstructured, w Write) (*unstructured.Unstructured, error) {
+	return e.ri.Update(ctx, obj, metav1.UpdateOptions{DryRun: dryRunAll, FieldManager: w.Manager, FieldValidation: w.FieldValidation})
 }
 
-func (e *serverExecutor) Patch(ctx context.Context, pt types.PatchType, data []byte, manager string, force bool) (*unstructured.Unstructured, error) {
-	opts := metav1.PatchOptions{DryRun: dryRunAll, FieldManager: manager}
+func (e *serverExecutor) Patch(ctx context.Context, pt types.PatchType, data []byte, w Write) (*unstructured.Unstructured, error) {
+	opts := metav1.PatchOptions{DryRun: dryRunAll, FieldManager: w.Manager, FieldValidation: w.FieldValidation}
 	if pt == types.ApplyPatchType {
-		opts.Force = &force
+		opts.Force = &w.Force
 	}
 	return e.ri.Patch(ctx, e.name, pt, data, opts)
 }
 
-func (e *serverExecutor) Create(ctx context.Context, obj *unstructured.Unstructured, manager string) (*unstructured.Unstructured, error) {
-	return e.ri.Create(ctx, obj, metav1.CreateOptions{DryRun: dryRunAll, FieldManager: manager})
+func (e *serverExecutor) Create(ctx context.Context, obj *unstructured.Unstructured, w Write) (*unstructured.Unstructured, error) {
+	return e.ri.Create(ctx, obj, metav1.CreateOptions{DryRun: dryRunAll, FieldManager: w.Manager, FieldValidation: w.FieldValidation})
 }

@@ -189,15 +189,15 @@ func (a answered) Live(context.Context) (*unstructured.Unstructured, error) {
 	return a.live, nil
 }
 
-func (a answered) Update(context.Context, *unstructured.Unstructured, string) (*unstructured.Unstructured, error) {
+func (a answered) Update(context.Context, *unstructured.Unstructured, predict.Write) (*unstructured.Unstructured, error) {
 	return a.out, nil
 }
 
-func (a answered) Patch(context.Context, types.PatchType, []byte, string, bool) (*unstructured.Unstructured, error) {
+func (a answered) Patch(context.Context, types.PatchType, []byte, predict.Write) (*unstructured.Unstructured, error) {
 	return a.out, nil
 }
 
-func (a answered) Create(context.Context, *unstructured.Unstructured, string) (*unstructured.Unstructured, error) {
+func (a answered) Create(context.Context, *unstructured.Unstructured, predict.Write) (*unstructured.Unstructured, error) {
 	return a.out, nil
 }
 

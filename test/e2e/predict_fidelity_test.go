@@ -340,20 +340,20 @@ func (e persisting) Live(ctx context.Context) (*unstructured.Unstructured, error
 	return e.ri.Get(ctx, e.name, metav1.GetOptions{})
 }
 
-func (e persisting) Update(ctx context.Context, obj *unstructured.Unstructured, manager string) (*unstructured.Unstructured, error) {
-	return e.ri.Update(ctx, obj, metav1.UpdateOptions{FieldManager: manager})
+func (e persisting) Update(ctx context.Context, obj *unstructured.Unstructured, w predict.Write) (*unstructured.Unstructured, error) {
+	return e.ri.Update(ctx, obj, metav1.UpdateOptions{FieldManager: w.Manager, FieldValidation: w.FieldValidation})
 }
 
-func (e persisting) Patch(ctx context.Context, pt types.PatchType, data []byte, manager string, force bool) (*unstructured.Unstructured, error) {
-	opts := metav1.PatchOptions{FieldManager: manager}
+func (e persisting) Patch(ctx context.Context, pt types.PatchType, data []byte, w predict.Write) (*unstructured.Unstructured, error) {
+	opts := metav1.PatchOptions{FieldManager: w.Manager, FieldValidation: w.FieldValidation}
 	if pt == types.ApplyPatchType {
-		opts.Force = &force
+		opts.Force = &w.Force
 	}
 	return e.ri.Patch(ctx, e.name, pt, data, opts)
 }
 
-func (e persisting) Create(ctx context.Context, obj *unstructured.Unstructured, manager string) (*unstructured.Unstructured, error) {
-	return e.ri.Create(ctx, obj, metav1.CreateOptions{FieldManager: manager})
+func (e persisting) Create(ctx context.Context, obj *unstructured.Unstructured, w predict.Write) (*unstructured.Unstructured, error) {
+	return e.ri.Create(ctx, obj, metav1.CreateOptions{FieldManager: w.Manager, FieldValidation: w.FieldValidation})
 }
 
 // checkRealWrite makes one method's write, picked at random, for real and
