@@ -43,7 +43,10 @@ type PredictOptions struct {
 	SchemaFiles  []string
 	FailOn       string
 	ShowSecrets  bool
-	Output       *OutputFlags
+	// KubectlValidate is kubectl's --validate, for its verbs (--method
+	// kubectl).
+	KubectlValidate string
+	Output          *OutputFlags
 	// Rules are the API server's rules --offline runs; without them, Run
 	// hands --offline over to rv-offline, and without custom resources'
 	// rules (schemaRules) --offline --schema to rv-full.
@@ -55,6 +58,7 @@ type PredictOptions struct {
 	methods    []predict.Method
 	patchType  predict.PatchType
 	failOn     findings.Policy
+	validation string
 
 	dynamic func() (dynamic.Interface, error)
 	mapper  func() (meta.RESTMapper, error)
@@ -182,11 +186,13 @@ func NewCmdPredict(f *Factory, streams genericiooptions.IOStreams) *cobra.Comman
 	fl.BoolVar(&o.Offline, "offline", false, "Predict in process from --live instead of dry runs against the cluster.")
 	fl.StringVar(&o.LiveFile, "live", "", "With --offline: the live objects with their managedFields (kubectl get -o yaml --show-managed-fields).")
 	fl.StringSliceVar(&o.SchemaFiles, "schema", nil, "With --offline: CustomResourceDefinitions (files, directories or -; multi-document YAML, JSON and Lists, as kubectl get crd -o yaml prints), whose custom resources are then typed, pruned, defaulted and validated as the API server does, or an OpenAPI v3 document (typing only). Repeatable.")
+	fl.StringVar(&o.KubectlValidate, "validate", "strict", "kubectl's --validate for its verbs (client-apply, server-side-apply, replace, edit): strict (or true) refuses fields the kind does not declare, as kubectl does by default; warn and ignore (or false) drop them.")
 	fl.BoolVar(&o.ShowSecrets, "show-secrets", false, "Show Secret values in requests and messages instead of their hashes.")
 	addFailOnFlag(fl, &o.FailOn, predict.Findings, predict.DefaultFailOn)
 	o.Output.AddFlags(fl)
 	setFlagValues(fl, "method", predict.MethodNames()...)
 	setFlagValues(fl, "type", "json", "merge", "strategic", "apply")
+	setFlagValues(fl, "validate", predict.KubectlValidateValues...)
 	return cmd
 }
 
@@ -224,6 +230,9 @@ func (o *PredictOptions) Validate() error {
 		return exitcode.Usage(fmt.Errorf("--method: %w", err))
 	}
 	o.methods = ms
+	if o.validation, err = predict.ParseKubectlValidate(o.KubectlValidate); err != nil {
+		return exitcode.Usage(fmt.Errorf("--validate: %w", err))
+	}
 	if o.failOn, err = predict.Findings.Parse("--fail-on", o.FailOn); err != nil {
 		return err
 	}
@@ -296,7 +305,7 @@ func (o *PredictOptions) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	cfg := predict.Config{FieldManager: o.FieldManager, DefaultManager: "kubectl-rv", Methods: o.methods, ShowSecrets: o.ShowSecrets}
+	cfg := predict.Config{FieldManager: o.FieldManager, DefaultManager: "kubectl-rv", Methods: o.methods, ShowSecrets: o.ShowSecrets, KubectlValidation: o.validation}
 	var results []predict.Result
 	engine := "server"
 	if o.Offline {

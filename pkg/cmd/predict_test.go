@@ -31,11 +31,12 @@ import (
 func newPredictOptions(in string) (*PredictOptions, *bytes.Buffer, *bytes.Buffer) {
 	var out, errOut bytes.Buffer
 	o := &PredictOptions{
-		Output:    NewOutputFlags(output.Table, output.Wide, output.JSON, output.YAML),
-		Methods:   []string{"all"},
-		FailOn:    "conflict",
-		Rules:     serverrules.Rules{},
-		IOStreams: genericiooptions.IOStreams{In: strings.NewReader(in), Out: &out, ErrOut: &errOut},
+		Output:          NewOutputFlags(output.Table, output.Wide, output.JSON, output.YAML),
+		Methods:         []string{"all"},
+		FailOn:          "conflict",
+		KubectlValidate: "strict",
+		Rules:           serverrules.Rules{},
+		IOStreams:       genericiooptions.IOStreams{In: strings.NewReader(in), Out: &out, ErrOut: &errOut},
 	}
 	return o, &out, &errOut
 }
@@ -62,6 +63,7 @@ func TestPredictValidate(t *testing.T) {
 		{"base-rv not a resourceVersion", func(o *PredictOptions) { o.Filenames = []string{"x"}; o.BaseRV = "abc" }, nil, `--base-rv "abc" is not a resourceVersion`},
 		{"base-rv with an escape", func(o *PredictOptions) { o.Filenames = []string{"x"}; o.BaseRV = "1\x1b]0;t\a" }, nil, `--base-rv "1\x1b]0;t\a" is not`},
 		{"type without patch", func(o *PredictOptions) { o.Filenames = []string{"x"}; o.PatchType = "json" }, nil, "--type only goes with"},
+		{"bad validate", func(o *PredictOptions) { o.Filenames = []string{"x"}; o.KubectlValidate = "yes" }, nil, `--validate: "yes" is not one of strict (or true), warn, ignore (or false)`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

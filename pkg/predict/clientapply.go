@@ -6,7 +6,6 @@ import (
 	"sort"
 
 	"k8s.io/apimachinery/pkg/api/meta"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
@@ -76,7 +75,7 @@ type clientApplyPlan struct {
 // metadata, or jsonmergepatch.CreateThreeWayJSONMergePatch for kinds
 // without a Go type), overwrite on as kubectl's --overwrite defaults.
 func clientApplyRequest(cfg Config, in Input, live *unstructured.Unstructured) (request, error) {
-	rq := request{method: ClientApply, manager: cfg.FieldManager, validation: metav1.FieldValidationStrict}
+	rq := request{method: ClientApply, manager: cfg.FieldManager, validation: cfg.kubectlValidation()}
 	if rq.manager == "" {
 		rq.manager = ClientApplyManager
 	}

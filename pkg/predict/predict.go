@@ -121,6 +121,36 @@ type Config struct {
 	// ShowSecrets keeps Secret values in results and errors
 	// (--show-secrets); by default they are hashed (pkg/redact).
 	ShowSecrets bool
+	// KubectlValidation is the fieldValidation kubectl's apply, apply
+	// --server-side, replace and edit send (ParseKubectlValidate of their
+	// --validate); "" is kubectl's default, Strict.
+	KubectlValidation string
+}
+
+// kubectlValidation is the fieldValidation of kubectl's verbs.
+func (cfg Config) kubectlValidation() string {
+	if cfg.KubectlValidation == "" {
+		return metav1.FieldValidationStrict
+	}
+	return cfg.KubectlValidation
+}
+
+// KubectlValidateValues are the values of kubectl's --validate.
+var KubectlValidateValues = []string{"strict", "warn", "ignore", "true", "false"}
+
+// ParseKubectlValidate returns the fieldValidation kubectl sends for its
+// --validate value: strict (or true) Strict, warn Warn, ignore (or
+// false) Ignore.
+func ParseKubectlValidate(v string) (string, error) {
+	switch strings.ToLower(v) {
+	case "strict", "true":
+		return metav1.FieldValidationStrict, nil
+	case "warn":
+		return metav1.FieldValidationWarn, nil
+	case "ignore", "false":
+		return metav1.FieldValidationIgnore, nil
+	}
+	return "", fmt.Errorf("%q is not one of strict (or true), warn, ignore (or false)", v)
 }
 
 // ValidatePatch checks that a given patch decodes as its type says.

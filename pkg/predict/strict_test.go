@@ -54,8 +54,39 @@ func TestOfflineStrictRefusesUnknownFields(t *testing.T) {
 			t.Errorf("%s: %d %q, want %d with %q", got[i].Method, got[i].Code, got[i].Reason, want.code, want.reason)
 		}
 	}
+	// kubectl --validate=warn or =false: the field is dropped.
+	for _, v := range []string{"warn", "false"} {
+		fv, err := ParseKubectlValidate(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ex, err := newOffline(nil).Executor(cmGVK, "cm", liveCM(t, true, nil))
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := Predict(context.Background(), Config{Methods: []Method{ClientApply, Replace, Edit}, KubectlValidation: fv}, Input{Desired: desired}, ex)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range res.Methods {
+			if m.Code != 200 {
+				t.Errorf("--validate=%s: %s %d %q, want 200", v, m.Method, m.Code, m.Reason)
+			}
+		}
+	}
 	// kubectl apply of an object that does not exist creates it: 400.
 	if diff := cmp.Diff([]row{{ClientApply, 400, bad}}, predictRows([]Method{ClientApply}, false)); diff != "" {
 		t.Errorf("client-apply's create (-want +got):\n%s", diff)
+	}
+}
+
+func TestParseKubectlValidate(t *testing.T) {
+	for in, want := range map[string]string{"strict": "Strict", "true": "Strict", "warn": "Warn", "ignore": "Ignore", "false": "Ignore", "Strict": "Strict"} {
+		if got, err := ParseKubectlValidate(in); got != want || err != nil {
+			t.Errorf("%q: %q, %v; want %q", in, got, err, want)
+		}
+	}
+	if _, err := ParseKubectlValidate("yes"); err == nil {
+		t.Error(`"yes": no error`)
 	}
 }

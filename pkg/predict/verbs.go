@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
 
@@ -58,7 +57,7 @@ func verbManager(cfg Config, m Method) string {
 // verbRequest builds the request of one of kubectl's verbs for a
 // manifest; ok is false for the methods that are no verb of a manifest.
 func verbRequest(cfg Config, in Input, live *unstructured.Unstructured, pb *patchBuilder, m Method) (request, bool, error) {
-	rq := request{method: m, manager: verbManager(cfg, m), validation: metav1.FieldValidationStrict}
+	rq := request{method: m, manager: verbManager(cfg, m), validation: cfg.kubectlValidation()}
 	switch m {
 	case ServerSideApply:
 		rq.pt, rq.config = types.ApplyPatchType, in.Desired

@@ -121,6 +121,15 @@ func TestPredictKubectlVerbsRefuseUnknownFields(t *testing.T) {
 					t.Errorf("%s predicted %s; kubectl %s: %s", sm.Method, sm.Verdict, strings.Join(args, " "), r)
 				}
 			}
+			// With kubectl's --validate=warn the field is dropped: replace
+			// succeeds, predicted alike by both engines.
+			cfg.KubectlValidation = metav1.FieldValidationWarn
+			cfg.Methods = []predict.Method{predict.Replace}
+			wsrv, woff := strictPredictions(t, ctx, cfg, in, predict.Server(ri, desired.GetName()), engine, desired, live)
+			r := cluster.Kubectl(t, "replace", "--validate=warn", "-f", file, "-n", ns, "--dry-run=server")
+			if sm, om := wsrv.Methods[0], woff.Methods[0]; sm.Verdict != om.Verdict || sm.Code != om.Code || (sm.Code == 200) != (r.Code == 0) {
+				t.Errorf("replace --validate=warn: server %s %d, offline %s %d; kubectl replace: %s", sm.Verdict, sm.Code, om.Verdict, om.Code, r)
+			}
 			if live != nil {
 				// kubectl edit saving the manifest (with the uid and
 				// resourceVersion it read, by which it finds the object): it
@@ -134,7 +143,7 @@ func TestPredictKubectlVerbsRefuseUnknownFields(t *testing.T) {
 					t.Fatal(err)
 				}
 				editFile := predictWriteFile(t, t.TempDir(), "edited.json", string(js))
-				r := cluster.Run(t, nil, "env", "EDITOR=cp "+editFile, "kubectl", "edit", c.gvr.Resource+"/"+desired.GetName(), "-n", ns)
+				r = cluster.Run(t, nil, "env", "EDITOR=cp "+editFile, "kubectl", "edit", c.gvr.Resource+"/"+desired.GetName(), "-n", ns)
 				if em := srv.Methods[3]; r.Code == 0 || !strings.Contains(r.Stderr, " is invalid") || em.Code != 422 {
 					t.Errorf("edit predicted %s %d; kubectl edit: %s", em.Verdict, em.Code, r)
 				}
