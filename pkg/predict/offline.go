@@ -64,6 +64,7 @@ func (o *Offline) Executor(gvk schema.GroupVersionKind, name string, live *unstr
 	}
 	t := o.kindType(gvk, live).WithRules(o.Rules)
 	e := &offlineExecutor{t: &t, name: name, live: live, tc: o.tc}
+	e.fielder, _ = o.Rules.(unknownFielder)
 	if o.Rules != nil && t.Validate == nil {
 		e.unknown = rulesNotRun(gvk)
 	}
@@ -234,8 +235,10 @@ type offlineExecutor struct {
 	unknown unknowable
 	// rules says which of the API server's rules run (Result.Rules).
 	rules string
-	// tc types the object (the strict check of custom resources).
-	tc managedfields.TypeConverter
+	// tc types the object, and fielder (nil: none) names a custom
+	// resource's unknown fields: the strict check (strict.go).
+	tc      managedfields.TypeConverter
+	fielder unknownFielder
 
 	// applyMu guards applied.
 	applyMu sync.Mutex

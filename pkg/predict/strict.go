@@ -106,11 +106,28 @@ func (e *offlineExecutor) strictMerge(data []byte) (string, []error, error) {
 	return string(js), unknown, err
 }
 
+// unknownFielder is implemented by rules that name a custom resource's
+// unknown fields as the server's decoder does (crd.Rules); false for
+// kinds they do not know.
+type unknownFielder interface {
+	UnknownFields(gvk schema.GroupVersionKind, obj map[string]any) ([]string, bool)
+}
+
 // unknownFields returns the fields of obj that its kind does not declare,
 // as the server's strict decoding names them: a built-in kind's through
 // its Go type (the decoder the server runs), a custom resource's through
-// its schema (the first one the type converter meets).
+// its CRD's rules (apiextensions-apiserver's pruning), else through its
+// schema (the first one the type converter meets).
 func (e *offlineExecutor) unknownFields(obj map[string]any) ([]error, error) {
+	if e.fielder != nil && e.t.New == nil {
+		if paths, known := e.fielder.UnknownFields(e.t.GVK, obj); known {
+			out := make([]error, len(paths))
+			for i, p := range paths {
+				out[i] = fmt.Errorf("unknown field %q", p)
+			}
+			return out, nil
+		}
+	}
 	if e.t.New != nil {
 		js, err := json.Marshal(obj)
 		if err != nil {

@@ -61,7 +61,7 @@ func TestPredictKubectlVerbsRefuseUnknownFields(t *testing.T) {
 		{"ConfigMap", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: strict-cm}\ndata: {a: '1'}\ndatta: {b: '2'}\n", `unknown field "datta"`, predictCMGVR, true},
 		{"ConfigMap that does not exist", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: strict-new}\ndata: {a: '1'}\ndatta: {b: '2'}\n", `unknown field "datta"`, predictCMGVR, false},
 		{"Deployment", strings.Replace(deploy, `image: "busybox:1"}`, `image: "busybox:1", imagee: "busybox:2"}`, 1), `unknown field "spec.template.spec.containers[1].imagee"`, predictDeployGVR, true},
-		{"custom resource", "apiVersion: strict.example.com/v1\nkind: Knob\nmetadata: {name: strict-knob}\nspec: {turns: 2, twists: 3}\n", `unknown field "spec.twists"`, knobGVR, true},
+		{"custom resource", "apiVersion: strict.example.com/v1\nkind: Knob\nmetadata: {name: strict-knob}\nspec: {turns: 2, twists: 3, spins: 1}\n", `unknown field "spec.spins", unknown field "spec.twists"`, knobGVR, true},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -95,7 +95,14 @@ func TestPredictKubectlVerbsRefuseUnknownFields(t *testing.T) {
 			}
 			for i, sm := range srv.Methods {
 				om := off.Methods[i]
-				if sm.Verdict != om.Verdict || sm.Code != om.Code || sm.Reason != om.Reason {
+				sameReason := sm.Reason == om.Reason
+				if sm.Method == predict.ServerSideApply {
+					// The field manager names one unknown field, the first
+					// its walk of a map meets: with two, either, on the
+					// server too (seen: spins, twists, spins, spins).
+					sameReason = strings.Contains(om.Reason, "field not declared in schema")
+				}
+				if sm.Verdict != om.Verdict || sm.Code != om.Code || !sameReason {
 					t.Errorf("%s: offline %s %d %q, server %s %d %q", sm.Method, om.Verdict, om.Code, om.Reason, sm.Verdict, sm.Code, sm.Reason)
 				}
 				want := c.typo

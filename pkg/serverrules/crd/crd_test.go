@@ -268,3 +268,23 @@ func BenchmarkParse(b *testing.B) {
 		}
 	}
 }
+
+// TestUnknownFields: the fields the server's decoder names for
+// fieldValidation=Strict, in its order (ObjectMeta's, then the pruned ones
+// sorted, then an embedded resource's metadata), and obj untouched.
+func TestUnknownFields(t *testing.T) {
+	k := toolKind(t)
+	obj := parseTool(t, "metadata: {name: t1, namespace: ns, resourceVersion: \"5\", labelz: {a: b}}\nspec: {zeta: 1, color: red, limits: {mem: 1Gi}, extra: {kept: 1}, template: {apiVersion: v1, kind: X, metadata: {name: e, junk: 1}, spec: {x: a, w: b}}}\nspare: 1")
+	before := obj.DeepCopy()
+	got := k.UnknownFields(obj.Object)
+	want := []string{"metadata.labelz", "spare", "spec.color", "spec.limits.mem", "spec.template.spec.w", "spec.zeta", "spec.template.metadata.junk"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(before.Object, obj.Object); diff != "" {
+		t.Errorf("obj changed (-before +after):\n%s", diff)
+	}
+	if got := k.UnknownFields(tool(t, "spec: {size: 2}").Object); len(got) != 0 {
+		t.Errorf("a known object: %v", got)
+	}
+}

@@ -2,8 +2,10 @@ package crd
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 
+	structuralschema "k8s.io/apiextensions-apiserver/pkg/apiserver/schema"
 	"k8s.io/apiextensions-apiserver/pkg/apiserver/schema/cel"
 	"k8s.io/apiextensions-apiserver/pkg/apiserver/schema/cel/model"
 	structuraldefaulting "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/defaulting"
@@ -54,6 +56,30 @@ func (k *Kind) Decode(obj map[string]any) {
 		_ = schemaobjectmeta.SetObjectMeta(obj, meta)
 	}
 	structuraldefaulting.Default(obj, k.structural)
+}
+
+// UnknownFields returns the fields of obj the server's decoder finds
+// unknown, in its order (unstructuredSchemaCoercer.apply with
+// returnUnknownFieldPaths, which fieldValidation=Strict refuses):
+// ObjectMeta's, then those pruning removes (sorted), then embedded
+// ObjectMeta's. obj is left as it is.
+func (k *Kind) UnknownFields(obj map[string]any) []string {
+	js, err := json.Marshal(obj)
+	var cp map[string]any
+	if err != nil || json.Unmarshal(js, &cp) != nil {
+		return nil
+	}
+	_, _, unknown, err := schemaobjectmeta.GetObjectMetaWithOptions(cp, schemaobjectmeta.ObjectMetaOptions{ReturnUnknownFieldPaths: true})
+	if err != nil {
+		return nil
+	}
+	unknown = append(unknown, structuralpruning.PruneWithOptions(cp, k.structural, true, structuralschema.UnknownFieldPathOptions{TrackUnknownFieldPaths: true})...)
+	structuraldefaulting.PruneNonNullableNullsWithoutDefaults(cp, k.structural)
+	ferr, coerced := schemaobjectmeta.CoerceWithOptions(nil, cp, k.structural, false, schemaobjectmeta.CoerceOptions{ReturnUnknownFieldPaths: true})
+	if ferr != nil {
+		return unknown
+	}
+	return append(unknown, coerced...)
 }
 
 // Default fills the schema's defaults into obj in place, as the field

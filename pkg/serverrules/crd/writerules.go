@@ -73,6 +73,17 @@ func (r Rules) fill(gvk schema.GroupVersionKind, obj *unstructured.Unstructured,
 	builtin(gvk, obj)
 }
 
+// UnknownFields returns, for a kind of r.CRDs whose writes the rules can
+// know, the fields of obj the server's decoder finds unknown
+// (Kind.UnknownFields); false for other kinds.
+func (r Rules) UnknownFields(gvk schema.GroupVersionKind, obj map[string]any) ([]string, bool) {
+	k := r.CRDs.Kind(gvk)
+	if k == nil || k.CannotKnow() != "" {
+		return nil, false
+	}
+	return k.UnknownFields(obj), true
+}
+
 // Validator is, for a kind of r.CRDs, the customresource strategies'
 // validation (Kind.Validate) as a 422, or for a kind whose writes the
 // rules cannot know a *writepath.CannotKnowError;
