@@ -3,6 +3,8 @@
 package e2e
 
 import (
+	"fmt"
+	"strings"
 	"testing"
 
 	"sigs.k8s.io/yaml"
@@ -37,4 +39,32 @@ func installCRD(t *testing.T, manifest string) (managedfields.TypeConverter, *pr
 		t.Fatal(err)
 	}
 	return tc, off
+}
+
+// crdManifest is the CRD of a namespaced custom kind in group (plural and
+// singular its lower-case name, plus s), with one version, v1, served and
+// stored, whose other fields (schema, subresources) are versionFields:
+// YAML as at the top level, indented here under the version.
+func crdManifest(group, kind, versionFields string) string {
+	lower := strings.ToLower(kind)
+	var b strings.Builder
+	fmt.Fprintf(&b, `apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: %[1]ss.%[2]s}
+spec:
+  group: %[2]s
+  names: {kind: %[3]s, plural: %[1]ss, singular: %[1]s}
+  scope: Namespaced
+  versions:
+  - name: v1
+    served: true
+    storage: true
+`, lower, group, kind)
+	for _, l := range strings.Split(strings.TrimSuffix(versionFields, "\n"), "\n") {
+		if l != "" {
+			b.WriteString("    ")
+		}
+		b.WriteString(l + "\n")
+	}
+	return b.String()
 }

@@ -16,34 +16,23 @@ import (
 )
 
 // scalerCRD is a custom resource with the scale subresource.
-const scalerCRD = `apiVersion: apiextensions.k8s.io/v1
-kind: CustomResourceDefinition
-metadata: {name: scalers.dup.example.com}
-spec:
-  group: dup.example.com
-  names: {kind: Scaler, plural: scalers, singular: scaler}
-  scope: Namespaced
-  versions:
-  - name: v1
-    served: true
-    storage: true
-    subresources:
-      status: {}
-      scale: {specReplicasPath: .spec.replicas, statusReplicasPath: .status.replicas}
-    schema:
-      openAPIV3Schema:
+var scalerCRD = crdManifest("dup.example.com", "Scaler", `subresources:
+  status: {}
+  scale: {specReplicasPath: .spec.replicas, statusReplicasPath: .status.replicas}
+schema:
+  openAPIV3Schema:
+    type: object
+    properties:
+      spec:
         type: object
         properties:
-          spec:
-            type: object
-            properties:
-              replicas: {type: integer}
-              mode: {type: string}
-          status:
-            type: object
-            properties:
-              replicas: {type: integer}
-`
+          replicas: {type: integer}
+          mode: {type: string}
+      status:
+        type: object
+        properties:
+          replicas: {type: integer}
+`)
 
 // TestOwnersDuplicateScaleEntries: a no-op /scale patch on a custom
 // resource can leave two managedFields entries for one manager and

@@ -22,29 +22,18 @@ import (
 	"github.com/kubectl-rv/kubectl-rv/pkg/predict"
 )
 
-const caGizmoCRD = `apiVersion: apiextensions.k8s.io/v1
-kind: CustomResourceDefinition
-metadata: {name: gizmos.clientapply.example.com}
-spec:
-  group: clientapply.example.com
-  names: {kind: Gizmo, plural: gizmos, singular: gizmo}
-  scope: Namespaced
-  versions:
-  - name: v1
-    served: true
-    storage: true
-    schema:
-      openAPIV3Schema:
+var caGizmoCRD = crdManifest("clientapply.example.com", "Gizmo", `schema:
+  openAPIV3Schema:
+    type: object
+    properties:
+      spec:
         type: object
         properties:
-          spec:
-            type: object
-            properties:
-              size: {type: integer}
-              mode: {type: string}
-              tags: {type: array, items: {type: string}}
-              settings: {type: object, additionalProperties: {type: string}}
-`
+          size: {type: integer}
+          mode: {type: string}
+          tags: {type: array, items: {type: string}}
+          settings: {type: object, additionalProperties: {type: string}}
+`)
 
 var caGizmoGVR = schema.GroupVersionResource{Group: "clientapply.example.com", Version: "v1", Resource: "gizmos"}
 

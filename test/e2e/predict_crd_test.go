@@ -61,26 +61,15 @@ func TestPredictCustomResourceSchemaRules(t *testing.T) {
 
 // dialCRD is a CRD with defaults and a CEL rule on spec ("size is at
 // most 8").
-const dialCRD = `apiVersion: apiextensions.k8s.io/v1
-kind: CustomResourceDefinition
-metadata: {name: dials.predict.example.com}
-spec:
-  group: predict.example.com
-  names: {kind: Dial, plural: dials, singular: dial}
-  scope: Namespaced
-  versions:
-  - name: v1
-    served: true
-    storage: true
-    schema:
-      openAPIV3Schema:
+var dialCRD = crdManifest("predict.example.com", "Dial", `schema:
+  openAPIV3Schema:
+    type: object
+    properties:
+      spec:
         type: object
+        x-kubernetes-validations:
+        - {rule: "self.size <= 8", message: size is at most 8}
         properties:
-          spec:
-            type: object
-            x-kubernetes-validations:
-            - {rule: "self.size <= 8", message: size is at most 8}
-            properties:
-              size: {type: integer, default: 3}
-              color: {type: string, default: blue}
-`
+          size: {type: integer, default: 3}
+          color: {type: string, default: blue}
+`)

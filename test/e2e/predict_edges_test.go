@@ -19,26 +19,15 @@ import (
 
 // edgeCRD is a custom resource with a schema that says nothing of
 // metadata: the server still types its metadata as ObjectMeta.
-const edgeCRD = `apiVersion: apiextensions.k8s.io/v1
-kind: CustomResourceDefinition
-metadata: {name: sprockets.edges.example.com}
-spec:
-  group: edges.example.com
-  names: {kind: Sprocket, plural: sprockets, singular: sprocket}
-  scope: Namespaced
-  versions:
-  - name: v1
-    served: true
-    storage: true
-    schema:
-      openAPIV3Schema:
+var edgeCRD = crdManifest("edges.example.com", "Sprocket", `schema:
+  openAPIV3Schema:
+    type: object
+    properties:
+      spec:
         type: object
         properties:
-          spec:
-            type: object
-            properties:
-              size: {type: integer}
-`
+          size: {type: integer}
+`)
 
 var sprocketGVR = schema.GroupVersionResource{Group: "edges.example.com", Version: "v1", Resource: "sprockets"}
 

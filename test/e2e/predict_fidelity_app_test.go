@@ -24,58 +24,47 @@ import (
 // field), pruning (unknown fields, a subtree that keeps them),
 // enum/pattern/minimum/maximum, and CEL rules, one of them a transition
 // rule (oldSelf), with a status subresource.
-const applianceCRD = `apiVersion: apiextensions.k8s.io/v1
-kind: CustomResourceDefinition
-metadata: {name: appliances.fidelity.example.com}
-spec:
-  group: fidelity.example.com
-  names: {kind: Appliance, plural: appliances, singular: appliance}
-  scope: Namespaced
-  versions:
-  - name: v1
-    served: true
-    storage: true
-    subresources: {status: {}}
-    schema:
-      openAPIV3Schema:
+var applianceCRD = crdManifest("fidelity.example.com", "Appliance", `subresources: {status: {}}
+schema:
+  openAPIV3Schema:
+    type: object
+    properties:
+      spec:
+        type: object
+        x-kubernetes-validations:
+        - rule: "self.replicas <= self.maxReplicas"
+          message: replicas must not exceed maxReplicas
+        - rule: "!has(oldSelf.tier) || !has(self.tier) || self.tier == oldSelf.tier"
+          message: tier is immutable
+        properties:
+          replicas: {type: integer, default: 1, minimum: 0, maximum: 10}
+          maxReplicas: {type: integer, default: 5}
+          tier: {type: string, enum: [gold, silver]}
+          owner: {type: string, pattern: '^[a-z]+$'}
+          note: {type: string, nullable: true, default: none}
+          resources:
+            type: object
+            default: {}
+            properties:
+              cpu: {type: string, default: 100m}
+              memory: {type: string, default: 64Mi}
+          volumes:
+            type: array
+            x-kubernetes-list-type: map
+            x-kubernetes-list-map-keys: [name]
+            items:
+              type: object
+              required: [name]
+              properties:
+                name: {type: string}
+                size: {type: integer, default: 1}
+                readOnly: {type: boolean, default: false}
+          extra: {type: object, x-kubernetes-preserve-unknown-fields: true}
+      status:
         type: object
         properties:
-          spec:
-            type: object
-            x-kubernetes-validations:
-            - rule: "self.replicas <= self.maxReplicas"
-              message: replicas must not exceed maxReplicas
-            - rule: "!has(oldSelf.tier) || !has(self.tier) || self.tier == oldSelf.tier"
-              message: tier is immutable
-            properties:
-              replicas: {type: integer, default: 1, minimum: 0, maximum: 10}
-              maxReplicas: {type: integer, default: 5}
-              tier: {type: string, enum: [gold, silver]}
-              owner: {type: string, pattern: '^[a-z]+$'}
-              note: {type: string, nullable: true, default: none}
-              resources:
-                type: object
-                default: {}
-                properties:
-                  cpu: {type: string, default: 100m}
-                  memory: {type: string, default: 64Mi}
-              volumes:
-                type: array
-                x-kubernetes-list-type: map
-                x-kubernetes-list-map-keys: [name]
-                items:
-                  type: object
-                  required: [name]
-                  properties:
-                    name: {type: string}
-                    size: {type: integer, default: 1}
-                    readOnly: {type: boolean, default: false}
-              extra: {type: object, x-kubernetes-preserve-unknown-fields: true}
-          status:
-            type: object
-            properties:
-              phase: {type: string}
-`
+          phase: {type: string}
+`)
 
 // appCorpus generates the Appliance cases, from generators of its own so
 // that the other kinds' cases of a seed stay those they were.

@@ -26,66 +26,44 @@ import (
 // gadgetCRD is a custom resource with a structural schema and a status
 // subresource: a set, an associative list keyed by name, an atomic list
 // and a map of strings in its spec.
-const gadgetCRD = `apiVersion: apiextensions.k8s.io/v1
-kind: CustomResourceDefinition
-metadata: {name: gadgets.fidelity.example.com}
-spec:
-  group: fidelity.example.com
-  names: {kind: Gadget, plural: gadgets, singular: gadget}
-  scope: Namespaced
-  versions:
-  - name: v1
-    served: true
-    storage: true
-    subresources: {status: {}}
-    schema:
-      openAPIV3Schema:
+var gadgetCRD = crdManifest("fidelity.example.com", "Gadget", `subresources: {status: {}}
+schema:
+  openAPIV3Schema:
+    type: object
+    properties:
+      spec:
         type: object
         properties:
-          spec:
-            type: object
-            properties:
-              size: {type: integer}
-              mode: {type: string}
-              tags: {type: array, items: {type: string}, x-kubernetes-list-type: set}
-              args: {type: array, items: {type: string}}
-              ports:
-                type: array
-                x-kubernetes-list-type: map
-                x-kubernetes-list-map-keys: [name]
-                items:
-                  type: object
-                  required: [name]
-                  properties:
-                    name: {type: string}
-                    port: {type: integer}
-              settings: {type: object, additionalProperties: {type: string}}
-          status:
-            type: object
-            properties:
-              phase: {type: string}
-              ready: {type: integer}
-`
+          size: {type: integer}
+          mode: {type: string}
+          tags: {type: array, items: {type: string}, x-kubernetes-list-type: set}
+          args: {type: array, items: {type: string}}
+          ports:
+            type: array
+            x-kubernetes-list-type: map
+            x-kubernetes-list-map-keys: [name]
+            items:
+              type: object
+              required: [name]
+              properties:
+                name: {type: string}
+                port: {type: integer}
+          settings: {type: object, additionalProperties: {type: string}}
+      status:
+        type: object
+        properties:
+          phase: {type: string}
+          ready: {type: integer}
+`)
 
 // widgetCRD is a custom resource whose schema keeps any field (the server
 // deduces their types: lists atomic, maps granular), without a status
 // subresource.
-const widgetCRD = `apiVersion: apiextensions.k8s.io/v1
-kind: CustomResourceDefinition
-metadata: {name: widgets.fidelity.example.com}
-spec:
-  group: fidelity.example.com
-  names: {kind: Widget, plural: widgets, singular: widget}
-  scope: Namespaced
-  versions:
-  - name: v1
-    served: true
-    storage: true
-    schema:
-      openAPIV3Schema:
-        type: object
-        x-kubernetes-preserve-unknown-fields: true
-`
+var widgetCRD = crdManifest("fidelity.example.com", "Widget", `schema:
+  openAPIV3Schema:
+    type: object
+    x-kubernetes-preserve-unknown-fields: true
+`)
 
 // crKind is one custom kind of the corpus.
 type crKind struct {

@@ -18,23 +18,12 @@ import (
 
 // strictCRD is a custom resource with a structural schema: a field it
 // does not declare is pruned, or refused under fieldValidation=Strict.
-const strictCRD = `apiVersion: apiextensions.k8s.io/v1
-kind: CustomResourceDefinition
-metadata: {name: knobs.strict.example.com}
-spec:
-  group: strict.example.com
-  names: {kind: Knob, plural: knobs, singular: knob}
-  scope: Namespaced
-  versions:
-  - name: v1
-    served: true
-    storage: true
-    schema:
-      openAPIV3Schema:
-        type: object
-        properties:
-          spec: {type: object, properties: {turns: {type: integer}}}
-`
+var strictCRD = crdManifest("strict.example.com", "Knob", `schema:
+  openAPIV3Schema:
+    type: object
+    properties:
+      spec: {type: object, properties: {turns: {type: integer}}}
+`)
 
 // TestPredictKubectlVerbsRefuseUnknownFields: kubectl apply, apply
 // --server-side, replace and edit send fieldValidation=Strict (their

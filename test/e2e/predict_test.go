@@ -216,27 +216,16 @@ func TestPredictGivenPatches(t *testing.T) {
 func TestPredictCustomResource(t *testing.T) {
 	ns := cluster.Namespace(t)
 	dir := t.TempDir()
-	crd := `apiVersion: apiextensions.k8s.io/v1
-kind: CustomResourceDefinition
-metadata: {name: gizmos.predict.example.com}
-spec:
-  group: predict.example.com
-  names: {kind: Gizmo, plural: gizmos, singular: gizmo}
-  scope: Namespaced
-  versions:
-  - name: v1
-    served: true
-    storage: true
-    schema:
-      openAPIV3Schema:
+	crd := crdManifest("predict.example.com", "Gizmo", `schema:
+  openAPIV3Schema:
+    type: object
+    properties:
+      spec:
         type: object
         properties:
-          spec:
-            type: object
-            properties:
-              size: {type: integer}
-              color: {type: string}
-`
+          size: {type: integer}
+          color: {type: string}
+`)
 	_, _ = installCRD(t, crd)
 	obj := "apiVersion: predict.example.com/v1\nkind: Gizmo\nmetadata: {name: g, namespace: " + ns + "}\nspec: {size: 1, color: red}\n"
 	cluster.KubectlStdin(t, obj, "create", "-f", "-")
