@@ -570,7 +570,7 @@ func (o *PredictOptions) runOffline(ctx context.Context, cfg predict.Config, tar
 // in; kubectl-rv and rv-offline do not link it and hand predict --offline
 // --schema over to rv-full).
 type schemaRules interface {
-	WithSchema(schema []byte) (writepath.Rules, error)
+	WithSchemas(schemas ...[]byte) (writepath.Rules, error)
 }
 
 // gvkString names a kind as a manifest does: apps/v1 Deployment.

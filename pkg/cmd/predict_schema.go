@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 
@@ -24,68 +25,68 @@ func (o *PredictOptions) readSchema() (managedfields.TypeConverter, writepath.Ru
 	if len(o.SchemaFiles) == 0 {
 		return managedfields.DefaultTypeConverter(), o.Rules, nil
 	}
-	docs, err := o.schemaDocuments()
+	docs, sources, err := o.schemaDocuments()
 	if err != nil {
 		return nil, nil, exitcode.Usage(fmt.Errorf("--schema %w", err))
 	}
+	stcs := make([]*managedfields.SchemaTypeConverter, len(docs))
+	for i, d := range docs {
+		if stcs[i], err = managedfields.ParseSchema(d); err != nil {
+			return nil, nil, exitcode.Usage(fmt.Errorf("--schema %s: %w", sources[i], err))
+		}
+	}
+	stc, err := managedfields.MergeSchemas(stcs...)
 	rules := o.Rules
-	var stc *managedfields.SchemaTypeConverter
-	for _, d := range docs {
-		one, err := managedfields.ParseSchema(d.data)
-		if sr, ok := rules.(schemaRules); ok && err == nil {
-			rules, err = sr.WithSchema(d.data)
+	if sr, ok := rules.(schemaRules); ok && err == nil {
+		rules, err = sr.WithSchemas(docs...)
+	}
+	if err != nil {
+		// Both errors say which document (DuplicateKindError,
+		// crd.SchemaError).
+		source := ""
+		var de interface{ Document() int }
+		if errors.As(err, &de) {
+			source = " " + sources[de.Document()]
 		}
-		if err == nil && stc != nil {
-			one, err = managedfields.MergeSchemas(stc, one)
-		}
-		if err != nil {
-			return nil, nil, exitcode.Usage(fmt.Errorf("--schema %s: %w", d.source, err))
-		}
-		stc = one
+		return nil, nil, exitcode.Usage(fmt.Errorf("--schema%s: %w", source, err))
 	}
 	return stc, rules, nil
 }
 
-// schemaDocument is one schema of --schema: a CustomResourceDefinition or
-// an OpenAPI v3 document, and where it was read (file:line, escaped).
-type schemaDocument struct {
-	data   []byte
-	source string
-}
-
-// schemaDocuments reads the --schema paths: a file that is an OpenAPI v3
-// document (components.schemas) as it is; otherwise every object of the
+// schemaDocuments reads the --schema paths into their schemas (JSON or
+// YAML) and where each was read (file:line, escaped): every object of a
 // path (a file, a directory's files or - for stdin; YAML streams, JSON,
-// Lists), each of which must be a CustomResourceDefinition.
-func (o *PredictOptions) schemaDocuments() ([]schemaDocument, error) {
-	var out []schemaDocument
+// Lists), each of which must be a CustomResourceDefinition, or a file that
+// is an OpenAPI v3 document (components.schemas), which is no object and
+// is read again as such only when reading objects fails.
+func (o *PredictOptions) schemaDocuments() (docs [][]byte, sources []string, err error) {
 	for _, p := range o.SchemaFiles {
-		if data, ok := openAPIDocument(p); ok {
-			out = append(out, schemaDocument{data: data, source: text.Escape(p)})
-			continue
-		}
 		objs, err := objects.ReadFiles([]string{p}, false, o.In)
 		if err != nil {
-			return nil, err
+			if data, ok := openAPIDocument(p); ok {
+				docs, sources = append(docs, data), append(sources, text.Escape(p))
+				continue
+			}
+			return nil, nil, err
 		}
 		for _, obj := range objs {
 			if obj.Object.GetKind() != "CustomResourceDefinition" {
-				return nil, fmt.Errorf("%s: a %s, not a CustomResourceDefinition: give CRDs (kubectl get crd NAME -o yaml) or an OpenAPI v3 document (components.schemas)", obj.Source, text.Escape(obj.Object.GetKind()))
+				return nil, nil, fmt.Errorf("%s: a %s, not a CustomResourceDefinition: give CRDs (kubectl get crd NAME -o yaml) or an OpenAPI v3 document (components.schemas)", obj.Source, text.Escape(obj.Object.GetKind()))
 			}
 			data, err := json.Marshal(obj.Object.Object)
 			if err != nil {
-				return nil, fmt.Errorf("%s: %w", obj.Source, err)
+				return nil, nil, fmt.Errorf("%s: %w", obj.Source, err)
 			}
-			out = append(out, schemaDocument{data: data, source: obj.Source.String()})
+			docs, sources = append(docs, data), append(sources, obj.Source.String())
 		}
 	}
-	return out, nil
+	return docs, sources, nil
 }
 
 // openAPIDocument returns the content of path when it is a file holding an
 // OpenAPI v3 document (components.schemas), which is not a Kubernetes
-// object; false otherwise, and for whatever cannot be read or decoded,
-// which objects.ReadFiles reports.
+// object; false otherwise (the caller reports why objects.ReadFiles
+// failed).
 func openAPIDocument(path string) ([]byte, bool) {
 	if path == "-" {
 		return nil, false

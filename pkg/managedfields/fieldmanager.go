@@ -128,13 +128,14 @@ func ParseSchema(data []byte) (*SchemaTypeConverter, error) {
 
 // MergeSchemas returns a converter with the kinds of every one of cs
 // (several CRDs given to predict --schema). A kind that two of them
-// define is an error: which one the server serves cannot be told.
+// define is a *DuplicateKindError: which one the server serves cannot be
+// told.
 func MergeSchemas(cs ...*SchemaTypeConverter) (*SchemaTypeConverter, error) {
 	out := &SchemaTypeConverter{kinds: map[schema.GroupVersionKind]*typed.ParseableType{}}
-	for _, c := range cs {
+	for i, c := range cs {
 		for gvk, t := range c.kinds {
 			if _, dup := out.kinds[gvk]; dup {
-				return nil, fmt.Errorf("%s is defined twice: give each kind's CustomResourceDefinition once", gvkName(gvk))
+				return nil, &DuplicateKindError{GVK: gvk, Index: i}
 			}
 			out.kinds[gvk] = t
 		}
@@ -147,6 +148,20 @@ func MergeSchemas(cs ...*SchemaTypeConverter) (*SchemaTypeConverter, error) {
 	}
 	return out, nil
 }
+
+// DuplicateKindError is a kind that two schemas given to MergeSchemas
+// define; Index is the second one's.
+type DuplicateKindError struct {
+	GVK   schema.GroupVersionKind
+	Index int
+}
+
+func (e *DuplicateKindError) Error() string {
+	return gvkName(e.GVK) + " is defined twice: give each kind's CustomResourceDefinition once"
+}
+
+// Document is the index of the schema that defines the kind again.
+func (e *DuplicateKindError) Document() int { return e.Index }
 
 // gvkName names a kind as a manifest does: example.com/v1 Widget.
 func gvkName(gvk schema.GroupVersionKind) string {

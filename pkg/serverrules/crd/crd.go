@@ -63,14 +63,11 @@ func (s *Set) Len() int {
 	return len(s.kinds)
 }
 
-// union returns a set of the kinds of s and o (o's where both have one);
-// s and o are left as they were.
-func (s *Set) union(o *Set) *Set {
+// clone returns a set of the kinds of s (none for nil), for adding more.
+func (s *Set) clone() *Set {
 	out := &Set{kinds: map[schema.GroupVersionKind]*Kind{}}
-	for _, from := range []*Set{s, o} {
-		if from != nil {
-			maps.Copy(out.kinds, from.kinds)
-		}
+	if s != nil {
+		maps.Copy(out.kinds, s.kinds)
 	}
 	return out
 }

@@ -1,6 +1,7 @@
 package crd
 
 import (
+	"errors"
 	"strings"
 	"testing"
 
@@ -286,5 +287,32 @@ func TestUnknownFields(t *testing.T) {
 	}
 	if got := k.UnknownFields(tool(t, "spec: {size: 2}").Object); len(got) != 0 {
 		t.Errorf("a known object: %v", got)
+	}
+}
+
+// TestWithSchemas: the kinds of every document join those the rules had,
+// in a set of their own (the receiver's is left as it was), and an error
+// says which document.
+func TestWithSchemas(t *testing.T) {
+	first, err := WithSchema([]byte(toolCRD))
+	if err != nil {
+		t.Fatal(err)
+	}
+	other := strings.NewReplacer("tools.example.com", "gears.example.com", "kind: Tool, plural: tools", "kind: Gear, plural: gears").Replace(toolCRD)
+	gearGVK := schema.GroupVersionKind{Group: "example.com", Version: "v1", Kind: "Gear"}
+	got, err := first.WithSchemas([]byte(other))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := got.(Rules); r.CRDs.Kind(toolGVK) == nil || r.CRDs.Kind(gearGVK) == nil {
+		t.Errorf("kinds %d, want Tool and Gear", r.CRDs.Len())
+	}
+	if first.CRDs.Kind(gearGVK) != nil {
+		t.Error("the receiver's set gained Gear")
+	}
+	_, err = first.WithSchemas([]byte(other), []byte("apiVersion: apiextensions.k8s.io/v1beta1\nkind: CustomResourceDefinition\n"))
+	var se *SchemaError
+	if !errors.As(err, &se) || se.Document() != 1 {
+		t.Errorf("err = %v, want a *SchemaError of document 1", err)
 	}
 }

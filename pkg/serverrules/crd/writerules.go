@@ -1,6 +1,8 @@
 package crd
 
 import (
+	"maps"
+
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -26,24 +28,42 @@ var _ writepath.Rules = Rules{}
 // the bytes of predict --schema: a CustomResourceDefinition's served
 // versions (Parse), none for an OpenAPI document.
 func WithSchema(schema []byte) (Rules, error) {
-	return Rules{}.withSchema(schema)
+	return Rules{}.withSchemas(schema)
 }
 
-// WithSchema returns r with the custom resource kinds of schema (see the
-// package's WithSchema) added to those it has, for the commands, which
-// hold r as a writepath.Rules (predict --schema, once per CRD).
-func (r Rules) WithSchema(schema []byte) (writepath.Rules, error) {
-	return r.withSchema(schema)
+// WithSchemas returns r with the custom resource kinds of schemas (one
+// document each, see the package's WithSchema) added to those it has, for
+// the commands, which hold r as a writepath.Rules (predict --schema). An
+// error is a *SchemaError saying which document.
+func (r Rules) WithSchemas(schemas ...[]byte) (writepath.Rules, error) {
+	return r.withSchemas(schemas...)
 }
 
-func (r Rules) withSchema(schema []byte) (Rules, error) {
-	crds, err := Parse(schema)
-	if err != nil {
-		return Rules{}, err
+func (r Rules) withSchemas(schemas ...[]byte) (Rules, error) {
+	// One new set for them all: r's may be another Rules' too.
+	set := r.CRDs.clone()
+	for i, s := range schemas {
+		crds, err := Parse(s)
+		if err != nil {
+			return Rules{}, &SchemaError{Index: i, Err: err}
+		}
+		maps.Copy(set.kinds, crds.kinds)
 	}
-	r.CRDs = r.CRDs.union(crds)
+	r.CRDs = set
 	return r, nil
 }
+
+// SchemaError is the error of one of the documents given to WithSchemas.
+type SchemaError struct {
+	Index int
+	Err   error
+}
+
+func (e *SchemaError) Error() string { return e.Err.Error() }
+func (e *SchemaError) Unwrap() error { return e.Err }
+
+// Document is the index of the document.
+func (e *SchemaError) Document() int { return e.Index }
 
 // Decode is what the server's codec does to a custom resource of r.CRDs
 // it decodes (Kind.Decode): unknown fields pruned, then defaults filled;
