@@ -10,21 +10,23 @@ BIN := _output/bin
 PREFIX ?= $(HOME)/.local/bin
 E2E_TIMEOUT ?= 75m
 
-.PHONY: help build install test test-unit test-quick e2e lint bench control-plane cluster-up cluster-down docs release fuzz clean
+.PHONY: help demo build install test test-unit test-quick e2e lint bench control-plane cluster-up cluster-down docs release fuzz clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-14s %s\n", $$1, $$2}'
 
-build: ## build _output/bin/kubectl-rv, and rv-offline (predict --offline, simulate) and rv-full (predict --offline --schema, conflicts --source) beside it
-	$(GO) build -trimpath -ldflags "$(LDFLAGS)" -o $(BIN)/kubectl-rv ./cmd/kubectl-rv
-	$(GO) build -trimpath -ldflags "$(LDFLAGS)" -o $(BIN)/rv-offline ./cmd/rv-offline
-	$(GO) build -trimpath -ldflags "$(LDFLAGS)" -o $(BIN)/rv-full ./cmd/rv-full
+demo: ## build kubectl-rv and run kubectl rv simulate, offline (the README's first command)
+	@echo "building $(BIN)/kubectl-rv: the first build compiles the API server's packages (several minutes on 2 cores; seconds once Go's cache is warm)" >&2
+	@$(GO) build -trimpath -o $(BIN)/kubectl-rv ./cmd/kubectl-rv
+	@echo "running kubectl rv simulate" >&2
+	@$(BIN)/kubectl-rv simulate
 
-install: build ## install kubectl-rv, rv-offline, rv-full and kubectl_complete-rv into PREFIX (default ~/.local/bin)
+build: ## build _output/bin/kubectl-rv
+	$(GO) build -trimpath -ldflags "$(LDFLAGS)" -o $(BIN)/kubectl-rv ./cmd/kubectl-rv
+
+install: build ## install kubectl-rv and kubectl_complete-rv into PREFIX (default ~/.local/bin)
 	install -d $(PREFIX)
 	install -m 0755 $(BIN)/kubectl-rv $(PREFIX)/kubectl-rv
-	install -m 0755 $(BIN)/rv-offline $(PREFIX)/rv-offline
-	install -m 0755 $(BIN)/rv-full $(PREFIX)/rv-full
 	install -m 0755 hack/kubectl_complete-rv $(PREFIX)/kubectl_complete-rv
 
 test: ## unit tests with -race beside the e2e suite against a real control plane (hack/test.sh)

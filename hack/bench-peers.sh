@@ -10,7 +10,7 @@
 #   RV_BIN=/tmp/kubectl-rv PEERS_CACHE=/tmp/peers hack/bench-peers.sh   # given binaries
 #
 # RV_BIN is the kubectl-rv binary to measure (default: built from this
-# tree), with rv-offline beside it (RV_BASE_BIN's too); PEERS_CACHE a folder whose bin/ holds kubectl-blame and
+# tree); PEERS_CACHE a folder whose bin/ holds kubectl-blame and
 # kubectl-fieldlord already built (FORCE_PEERS=1 rebuilds them).
 #
 # The peers are built from source with the Go toolchain and cached, git-
@@ -102,7 +102,7 @@ fieldlord=$cache/bin/kubectl-fieldlord
 rv=${RV_BIN:-}
 if [ -z "$rv" ]; then
   log "building kubectl-rv from $(git rev-parse --short HEAD)$(git diff --quiet || echo ' (modified)')"
-  CGO_ENABLED=0 go build -trimpath -o "$work/" ./cmd/kubectl-rv ./cmd/rv-offline
+  CGO_ENABLED=0 go build -trimpath -o "$work/" ./cmd/kubectl-rv
   rv=$work/kubectl-rv
 fi
 base=${RV_BASE_BIN:-}
@@ -115,22 +115,10 @@ base=${RV_BASE_BIN:-}
 # was copied (the peers come from a cache).
 mkdir -p "$work/bin" "$work/base"
 copy() { cp "$1" "$2" && echo "$2"; }
-# predict --offline hands over to rv-offline, which kubectl-rv finds beside
-# itself: each kubectl-rv is copied with the rv-offline of its own folder.
-copy_rv() {
-  local offline
-  offline=$(dirname "$1")/rv-offline
-  if [ ! -x "$offline" ]; then
-    echo "bench-peers: $offline is missing: predict --offline runs in it (build ./cmd/rv-offline beside $1)" >&2
-    exit 2
-  fi
-  cp "$offline" "$2/rv-offline"
-  copy "$1" "$2/kubectl-rv"
-}
-rv=$(copy_rv "$rv" "$work/bin")
+rv=$(copy "$rv" "$work/bin/kubectl-rv")
 blame=$(copy "$blame" "$work/bin/kubectl-blame")
 fieldlord=$(copy "$fieldlord" "$work/bin/kubectl-fieldlord")
-if [ -n "$base" ]; then base=$(copy_rv "$base" "$work/base"); fi
+if [ -n "$base" ]; then base=$(copy "$base" "$work/base/kubectl-rv"); fi
 
 if [ -z "${RV_E2E_LOCK_HELD:-}" ]; then
   log "waiting for the e2e lock $lock"

@@ -29,9 +29,7 @@ var upstreamFlagImporters = []string{
 // flag or CLI library; of pkg/, only pkg/cmd and the API server's rules
 // link one, and the rules only through upstreamFlagImporters: running the
 // API server's own validation, defaulting and CEL (which #29 asks for)
-// links them, and nothing else may. Only rv-offline and rv-full, which
-// link cobra for their commands anyway, link the rules
-// (TestOnlyTheirExecutablesLink).
+// links them, and nothing else may.
 func TestFlagLibrariesStayInCommands(t *testing.T) {
 	out, err := exec.Command("go", "list", "-deps", "-f", `{{.ImportPath}}|{{join .Imports " "}}|{{join .Deps " "}}`, "../...").Output()
 	if err != nil {
@@ -86,60 +84,17 @@ func TestFlagLibrariesStayInCommands(t *testing.T) {
 	}
 }
 
-// TestEarlyHandOffImportsOnlyTheStandardLibrary: kubectl-rv hands the
-// common predict --offline and simulate command lines over to rv-offline
-// during package initialisation (cmd/kubectl-rv/internal/earlyhandoff),
-// which happens before client-go's only while the package that does it
-// links nothing but the standard library.
-func TestEarlyHandOffImportsOnlyTheStandardLibrary(t *testing.T) {
-	out, err := exec.Command("go", "list", "-deps", "-f", `{{if not .Standard}}{{.ImportPath}}{{end}}`,
-		"../cmd/kubectl-rv/internal/earlyhandoff").Output()
+// TestOneExecutable: kubectl-rv is the module's only command; every
+// command of kubectl rv runs in it (hack/ holds tools of the repository,
+// not of the product).
+func TestOneExecutable(t *testing.T) {
+	out, err := exec.Command("go", "list", "-f", `{{if eq .Name "main"}}{{.ImportPath}}{{end}}`, "../cmd/...", "../pkg/...").Output()
 	if err != nil {
 		t.Fatalf("go list: %v", err)
 	}
 	got := strings.Fields(string(out))
-	want := []string{"github.com/kubectl-rv/kubectl-rv/pkg/handoff", "github.com/kubectl-rv/kubectl-rv/cmd/kubectl-rv/internal/earlyhandoff"}
+	want := []string{"github.com/kubectl-rv/kubectl-rv/cmd/kubectl-rv"}
 	if !slices.Equal(got, want) {
-		t.Errorf("earlyhandoff links %q, want only %q and the standard library", got, want)
-	}
-}
-
-// linkedBy are the packages and modules that kubectl-rv leaves out, each
-// with the executables that link them, and no other may: the API
-// server's rules for the built-in kinds (whose start-up every other
-// command would pay, and through which the flag libraries reach pkg/)
-// rv-offline and rv-full; custom resources' rules (apiextensions-apiserver
-// and CEL, 4 ms more of every start) and the log services' clients that
-// conflicts --source reads with only rv-full, so that a prediction of
-// built-in kinds does not pay their start-up.
-var linkedBy = map[string][]string{
-	"github.com/kubectl-rv/kubectl-rv/pkg/serverrules":        {"../cmd/rv-offline", "../cmd/rv-full"},
-	"github.com/kubectl-rv/kubectl-rv/pkg/serverrules/crd":    {"../cmd/rv-full"},
-	"k8s.io/apiextensions-apiserver/pkg/apiserver/validation": {"../cmd/rv-full"},
-	"github.com/google/cel-go":                                {"../cmd/rv-full"},
-	"github.com/aws/aws-sdk-go-v2/service/cloudwatchlogs":     {"../cmd/rv-full"},
-	"github.com/elastic/go-elasticsearch/v8":                  {"../cmd/rv-full"},
-	"github.com/opensearch-project/opensearch-go/v4":          {"../cmd/rv-full"},
-	"github.com/ClickHouse/clickhouse-go/v2":                  {"../cmd/rv-full"},
-}
-
-// TestOnlyTheirExecutablesLink: the packages of linkedBy are linked into
-// their executables, to which the others hand the commands that need
-// them over (predict --offline and simulate to rv-offline, predict
-// --offline --schema and conflicts --source to rv-full), and into no
-// other.
-func TestOnlyTheirExecutablesLink(t *testing.T) {
-	for _, cmd := range []string{"../cmd/kubectl-rv", "../cmd/rv-offline", "../cmd/rv-full"} {
-		out, err := exec.Command("go", "list", "-deps", cmd).Output()
-		if err != nil {
-			t.Fatalf("go list %s: %v", cmd, err)
-		}
-		deps := strings.Fields(string(out))
-		for m, by := range linkedBy {
-			got := slices.ContainsFunc(deps, func(d string) bool { return d == m || strings.HasPrefix(d, m+"/") })
-			if want := slices.Contains(by, cmd); got != want {
-				t.Errorf("%s links %s: %v, want %v", cmd, m, got, want)
-			}
-		}
+		t.Errorf("main packages under cmd/ and pkg/: %q, want %q", got, want)
 	}
 }

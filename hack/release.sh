@@ -73,21 +73,15 @@ for platform in $PLATFORMS; do
 	dir=$WORK/$os-$arch
 	mkdir -p "$dir"
 	exe=kubectl-rv
-	offline=rv-offline
-	full=rv-full
 	complete=kubectl_complete-rv
 	ext=tar.gz
 	if [[ $os == windows ]]; then
 		exe=kubectl-rv.exe
-		offline=rv-offline.exe
-		full=rv-full.exe
 		complete=kubectl_complete-rv.cmd
 		ext=zip
 	fi
 	echo "release: building $os/$arch" >&2
 	CGO_ENABLED=0 GOOS=$os GOARCH=$arch "$GO" build -trimpath -buildvcs=false -ldflags "$LDFLAGS" -o "$dir/$exe" ./cmd/kubectl-rv
-	CGO_ENABLED=0 GOOS=$os GOARCH=$arch "$GO" build -trimpath -buildvcs=false -ldflags "$LDFLAGS" -o "$dir/$offline" ./cmd/rv-offline
-	CGO_ENABLED=0 GOOS=$os GOARCH=$arch "$GO" build -trimpath -buildvcs=false -ldflags "$LDFLAGS" -o "$dir/$full" ./cmd/rv-full
 	if [[ $os == windows ]]; then
 		printf '@echo off\r\nrem Shell completion for kubectl rv: kubectl runs this with the words after "rv".\r\n"%%~dp0kubectl-rv.exe" __complete %%*\r\n' >"$dir/$complete"
 	else
@@ -96,7 +90,7 @@ for platform in $PLATFORMS; do
 	fi
 	archive=$DIST/kubectl-rv_${VERSION}_${os}_${arch}.$ext
 	"$WORK/pack" archive -o "$archive" -mtime "$SOURCE_DATE_EPOCH" \
-		"$exe=$dir/$exe" "$offline=$dir/$offline" "$full=$dir/$full" "$complete=$dir/$complete" "LICENSE=LICENSE" "README.md=$README"
+		"$exe=$dir/$exe" "$complete=$dir/$complete" "LICENSE=LICENSE" "README.md=$README"
 	archives+=("$archive")
 done
 

@@ -20,7 +20,7 @@ fi
 bin=$(mktemp -d)
 profile=$(mktemp -d)
 trap 'rm -rf "$bin" "$profile"' EXIT
-go build -o "$bin/" ./cmd/kubectl-rv ./cmd/rv-offline ./cmd/rv-full
+go build -o "$bin/" ./cmd/kubectl-rv
 go run ./hack/genaudit -size 400KiB -objects 3 -writers 5 -conflict-percent 30 -out "$bin/audit.log"
 
 for s in two-clients retry-storm leader-election ssa-fight lost-update; do

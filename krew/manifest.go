@@ -323,17 +323,10 @@ func validatePlatform(p Platform) []error {
 			}
 		}
 	}
-	// krew copies only the listed files when files is set: the binary,
-	// rv-offline and rv-full beside it (which predict --offline and
-	// simulate, and predict --offline --schema and conflicts --source,
-	// start) and the licence must be among them.
+	// krew copies only the listed files when files is set: the binary and
+	// the licence must be among them.
 	if len(p.Files) > 0 {
-		offline, full := "rv-offline", "rv-full"
-		if osName == "windows" {
-			offline += ".exe"
-			full += ".exe"
-		}
-		for _, need := range []string{p.Bin, offline, full, "LICENSE"} {
+		for _, need := range []string{p.Bin, "LICENSE"} {
 			if need != "" && !slices.Contains(from, need) {
 				bad("files must install %s", need)
 			}

@@ -5,7 +5,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"os"
-	"slices"
 	"strings"
 	"testing"
 
@@ -92,7 +91,7 @@ func TestDescriptionsSayWhatRVIsAndListTheCommands(t *testing.T) {
 	if !strings.Contains(sd, "rv") || !strings.Contains(sd, "resourceVersion") {
 		t.Errorf("shortDescription %q should say that rv stands for resourceVersion", sd)
 	}
-	root := cmd.NewCmdRV(genericiooptions.NewTestIOStreamsDiscard(), nil)
+	root := cmd.NewCmdRV(genericiooptions.NewTestIOStreamsDiscard())
 	for _, c := range root.Commands() {
 		if !strings.Contains(m.Spec.Description, "kubectl rv "+c.Name()+" ") {
 			t.Errorf("description does not describe the command %q", "kubectl rv "+c.Name())
@@ -143,8 +142,6 @@ func TestValidateRejectsEveryBrokenRule(t *testing.T) {
 		{"no bin", "rv.yaml", func(m *Manifest) { m.Spec.Platforms[0].Bin = "" }, `bin must be "kubectl-rv"`},
 		{"windows bin without .exe", "rv.yaml", func(m *Manifest) { m.Spec.Platforms[4].Bin = "kubectl-rv" }, `bin must be "kubectl-rv.exe"`},
 		{"licence not installed", "rv.yaml", func(m *Manifest) { m.Spec.Platforms[0].Files = m.Spec.Platforms[0].Files[:1] }, "files must install LICENSE"},
-		{"rv-offline not installed", "rv.yaml", func(m *Manifest) { m.Spec.Platforms[0].Files = slices.Delete(m.Spec.Platforms[0].Files, 1, 2) }, "files must install rv-offline"},
-		{"rv-full not installed", "rv.yaml", func(m *Manifest) { m.Spec.Platforms[0].Files = slices.Delete(m.Spec.Platforms[0].Files, 2, 3) }, "files must install rv-full"},
 		{"binary not installed", "rv.yaml", func(m *Manifest) { m.Spec.Platforms[0].Files = m.Spec.Platforms[0].Files[1:] }, "files must install kubectl-rv"},
 		{"file escapes", "rv.yaml", func(m *Manifest) { m.Spec.Platforms[0].Files[0].To = "../bin" }, "must stay inside"},
 		{"empty file operation", "rv.yaml", func(m *Manifest) { m.Spec.Platforms[0].Files[0].From = "" }, "from and to are required"},

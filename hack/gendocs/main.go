@@ -34,7 +34,7 @@ func run(out, docs string) error {
 	if err := os.Setenv("HOME", "$HOME"); err != nil {
 		return err
 	}
-	root := cmd.NewCmdRV(genericiooptions.NewTestIOStreamsDiscard(), nil)
+	root := cmd.NewCmdRV(genericiooptions.NewTestIOStreamsDiscard())
 	// A date in every page would make every regeneration a change.
 	root.DisableAutoGenTag = true
 	if err := os.MkdirAll(out, 0o755); err != nil {

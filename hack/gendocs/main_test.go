@@ -22,7 +22,7 @@ func TestEveryVisibleCommandGetsAPageAndNothingElse(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := map[string]bool{"README.md": true, "kubectl_rv.md": true}
-	root := cmd.NewCmdRV(genericiooptions.NewTestIOStreamsDiscard(), nil)
+	root := cmd.NewCmdRV(genericiooptions.NewTestIOStreamsDiscard())
 	for _, c := range root.Commands() {
 		if c.IsAvailableCommand() {
 			want["kubectl_rv_"+c.Name()+".md"] = true

@@ -238,7 +238,7 @@ func TestCompletionThroughTheRootCommand(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			var out bytes.Buffer
-			root := NewCmdRV(genericiooptions.IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &bytes.Buffer{}}, nil)
+			root := NewCmdRV(genericiooptions.IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &bytes.Buffer{}})
 			RegisterGlobalFlagCompletion(root, f)
 			root.SetArgs(append([]string{"__complete", "--kubeconfig", kubeconfig, "--cache-dir", t.TempDir()}, tc.args...))
 			if err := root.Execute(); err != nil {

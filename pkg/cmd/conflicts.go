@@ -225,14 +225,7 @@ func NewCmdConflicts(f *Factory, streams genericiooptions.IOStreams) *cobra.Comm
 		Long:    fmt.Sprintf(conflictsLong, causes.String()),
 		Example: conflictsExample,
 		Args:    cobra.NoArgs,
-		// Before anything is read: rv-full reads the log services.
-		PreRunE: func(*cobra.Command, []string) error {
-			if o.handsOverSources() {
-				return handOff(FullExecutable)
-			}
-			return nil
-		},
-		RunE: runE(f, o),
+		RunE:    runE(f, o),
 	}
 	fs := cmd.Flags()
 	o.Output.AddFlags(fs)

@@ -2,10 +2,13 @@ package cmd
 
 import (
 	"context"
-	"slices"
 	"time"
 
 	"github.com/kubectl-rv/kubectl-rv/pkg/audit"
+	"github.com/kubectl-rv/kubectl-rv/pkg/audit/clickhouse"
+	"github.com/kubectl-rv/kubectl-rv/pkg/audit/cloudwatch"
+	"github.com/kubectl-rv/kubectl-rv/pkg/audit/elasticsearch"
+	"github.com/kubectl-rv/kubectl-rv/pkg/audit/opensearch"
 	"github.com/kubectl-rv/kubectl-rv/pkg/exitcode"
 )
 
@@ -14,29 +17,12 @@ import (
 // pkg/audit/elasticsearch.Open).
 type LogSourceOpener func(ctx context.Context, target string, since, until time.Time) (audit.Source, error)
 
-// logSources read --source by scheme (audit.CloudWatchScheme...).
-// rv-full sets them (SetLogSource), so that only rv-full links the log
-// services' clients; kubectl-rv and rv-offline, which have none, hand
-// conflicts --source over to rv-full.
-var logSources = map[string]LogSourceOpener{}
-
-// SetLogSource makes conflicts --source SCHEME... read with open, in this
-// process; cmd/rv-full calls it before running.
-func SetLogSource(scheme string, open LogSourceOpener) {
-	if open == nil {
-		delete(logSources, scheme)
-		return
-	}
-	logSources[scheme] = open
-}
-
-// handsOverSources says whether --source is to run in rv-full: a
-// source names a service this process has no reader for.
-func (o *ConflictsOptions) handsOverSources() bool {
-	return slices.ContainsFunc(o.Sources, func(s string) bool {
-		scheme, _, err := audit.ParseCloudSource(s)
-		return err == nil && logSources[scheme] == nil
-	})
+// logSources read --source by scheme.
+var logSources = map[string]LogSourceOpener{
+	audit.CloudWatchScheme:    cloudwatch.Open,
+	audit.ElasticsearchScheme: elasticsearch.Open,
+	audit.OpenSearchScheme:    opensearch.Open,
+	audit.ClickHouseScheme:    clickhouse.Open,
 }
 
 // validateSources checks --source's values and what they cannot go with.

@@ -13,10 +13,7 @@ import (
 	"github.com/kubectl-rv/kubectl-rv/internal/chfake"
 	"github.com/kubectl-rv/kubectl-rv/internal/cwlogsfake"
 	"github.com/kubectl-rv/kubectl-rv/internal/osfake"
-	"github.com/kubectl-rv/kubectl-rv/pkg/audit"
-	"github.com/kubectl-rv/kubectl-rv/pkg/audit/clickhouse"
 	"github.com/kubectl-rv/kubectl-rv/pkg/audit/cloudwatch"
-	"github.com/kubectl-rv/kubectl-rv/pkg/audit/opensearch"
 )
 
 // sourceScene is a log of two writers racing on a ConfigMap with
@@ -45,8 +42,6 @@ func sourceScene() []string {
 // CloudWatch Logs' protocol (AWS_ENDPOINT_URL), gives the report of the
 // log's writes (the filter keeps no reads), and prints no credential.
 func TestConflictsSourceCloudWatch(t *testing.T) {
-	SetLogSource(audit.CloudWatchScheme, cloudwatch.Open)
-	defer SetLogSource(audit.CloudWatchScheme, nil)
 	lines := sourceScene()
 	srv := &cwlogsfake.Server{Group: "/aws/eks/demo/cluster", N: len(lines), PageEvents: 17, ScanLimit: 40, Events: func(i int) []cwlogsfake.Event {
 		return []cwlogsfake.Event{{Stream: "kube-apiserver-audit-0a1b", Timestamp: int64(i), Message: lines[i], Fields: sceneFields(lines[i])}}
@@ -138,8 +133,6 @@ func sceneFields(line string) map[string]string {
 // it (not the Kubernetes cluster), a URL with a password exit 2; no
 // credential is printed.
 func TestConflictsSourceOpenSearch(t *testing.T) {
-	SetLogSource(audit.OpenSearchScheme, opensearch.Open)
-	defer SetLogSource(audit.OpenSearchScheme, nil)
 	lines := sourceScene()
 	srv := &osfake.Server{Index: "k8s-audit", N: len(lines), User: "reader", Password: "0s-pa55word", Doc: func(i int) osfake.Doc {
 		return osfake.Doc{Fields: sceneFields(lines[i]), Source: lines[i]}
@@ -181,8 +174,6 @@ func TestConflictsSourceOpenSearch(t *testing.T) {
 // table is exit 3 naming it, a DSN with a password exit 2; no credential
 // is printed.
 func TestConflictsSourceClickHouse(t *testing.T) {
-	SetLogSource(audit.ClickHouseScheme, clickhouse.Open)
-	defer SetLogSource(audit.ClickHouseScheme, nil)
 	lines := sourceScene()
 	srv := &chfake.Server{Database: "logs", Table: "k8s_audit", N: len(lines), BlockRows: 16, User: "reader", Password: "ch-pa55word",
 		Row: func(i int) (map[string]string, string) { return sceneFields(lines[i]), lines[i] }}
@@ -250,17 +241,6 @@ func TestConflictsValidateSource(t *testing.T) {
 				t.Fatalf("Validate() = %v, want %q", err, tc.want)
 			}
 		})
-	}
-}
-
-// TestConflictsSourceHandsOver: without a CloudWatch reader (kubectl-rv),
-// --source is handed over to rv-full, here missing beside the test
-// binary: exit 2 saying so.
-func TestConflictsSourceHandsOver(t *testing.T) {
-	SetLogSource(audit.CloudWatchScheme, nil)
-	_, errOut, code := run(t, "conflicts", "--source", "cloudwatch:/aws/eks/demo/cluster")
-	if code != 2 || !strings.Contains(errOut, "rv-full is missing") || !strings.Contains(errOut, "go run ./cmd/rv-full") {
-		t.Errorf("exit %d, stderr %q: want 2 naming rv-full", code, errOut)
 	}
 }
 

@@ -4,11 +4,9 @@
 // engine and hands its result to pkg/output's printer for it. The engines:
 // watch is pkg/inspect (the cluster through pkg/follow), owners
 // pkg/owners (over pkg/managedfields), lag pkg/lag, predict pkg/predict
-// (through pkg/writepath; the offline rules, pkg/serverrules, only in
-// rv-offline and rv-full, and custom resources', pkg/serverrules/crd,
-// only in rv-full), simulate pkg/simulate and pkg/etcdplay, conflicts
-// pkg/conflicts (events from pkg/audit; the log services' readers only
-// in rv-full), churn pkg/churn, doctor
+// (through pkg/writepath; the offline rules are pkg/serverrules/crd's),
+// simulate pkg/simulate and pkg/etcdplay, conflicts pkg/conflicts (events
+// from pkg/audit and its log services' readers), churn pkg/churn, doctor
 // pkg/doctor and leases pkg/leases. Commands hold no business logic and
 // engines never import cobra.
 //

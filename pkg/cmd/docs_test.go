@@ -12,8 +12,6 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
-
-	"github.com/kubectl-rv/kubectl-rv/pkg/serverrules"
 )
 
 // docExample is one "$ kubectl rv ..." session shown in a document.
@@ -103,7 +101,7 @@ func TestDocsExamples(t *testing.T) {
 			if discardOut {
 				streams.Out = io.Discard
 			}
-			root := NewCmdRV(streams, serverrules.Rules{})
+			root := NewCmdRV(streams)
 			root.SetArgs(args)
 			HandleError(&both, root.ExecuteContext(context.Background()))
 			if diff := cmp.Diff(ex.want, both.String()); diff != "" {

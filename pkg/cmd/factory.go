@@ -18,7 +18,6 @@ import (
 	"github.com/kubectl-rv/kubectl-rv/pkg/audit"
 	"github.com/kubectl-rv/kubectl-rv/pkg/exitcode"
 	"github.com/kubectl-rv/kubectl-rv/pkg/text"
-	"github.com/kubectl-rv/kubectl-rv/pkg/writepath"
 )
 
 // Factory builds clients from kubectl's global flags. Commands hold it, and
@@ -29,23 +28,11 @@ type Factory struct {
 	// warnings holds back the server's warnings about types the user did
 	// not name, for the clients RESTConfig builds.
 	warnings *warningFilter
-	// rules are the API server's rules for the offline engines, nil in
-	// kubectl-rv (NewCmdRV).
-	rules writepath.Rules
 }
 
 // NewFactory returns a factory over kubectl's global flags.
 func NewFactory(flags *genericclioptions.ConfigFlags) *Factory {
 	return &Factory{RESTClientGetter: flags, configFlags: flags, warnings: &warningFilter{}}
-}
-
-// offlineRules are the API server's rules for the offline engines: nil
-// without a factory or in kubectl-rv (NewCmdRV).
-func (f *Factory) offlineRules() writepath.Rules {
-	if f == nil {
-		return nil
-	}
-	return f.rules
 }
 
 // RESTConfig returns the client configuration. qps and burst override the

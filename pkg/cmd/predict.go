@@ -23,6 +23,7 @@ import (
 	"github.com/kubectl-rv/kubectl-rv/pkg/output"
 	"github.com/kubectl-rv/kubectl-rv/pkg/output/predictprint"
 	"github.com/kubectl-rv/kubectl-rv/pkg/predict"
+	"github.com/kubectl-rv/kubectl-rv/pkg/serverrules/crd"
 	"github.com/kubectl-rv/kubectl-rv/pkg/text"
 	"github.com/kubectl-rv/kubectl-rv/pkg/writepath"
 )
@@ -47,9 +48,8 @@ type PredictOptions struct {
 	// kubectl).
 	KubectlValidate string
 	Output          *OutputFlags
-	// Rules are the API server's rules --offline runs; without them, Run
-	// hands --offline over to rv-offline, and without custom resources'
-	// rules (schemaRules) --offline --schema to rv-full.
+	// Rules are the API server's rules --offline runs (crd.Rules when
+	// unset); rules that are not schemaRules predict no custom resource.
 	Rules writepath.Rules
 
 	args       []string
@@ -164,14 +164,7 @@ func NewCmdPredict(f *Factory, streams genericiooptions.IOStreams) *cobra.Comman
   # Both server-side applies (with and without force); report without failing
   kubectl rv predict -f deploy.yaml --method all-apply --field-manager ci --fail-on none`,
 		ValidArgsFunction: ObjectRefCompletion(f),
-		// Before the kubeconfig is read: rv-offline or rv-full reads it again.
-		PreRunE: func(*cobra.Command, []string) error {
-			if name := offlineExecutable(f.offlineRules(), len(o.SchemaFiles) > 0); o.Offline && name != "" {
-				return handOff(name)
-			}
-			return nil
-		},
-		RunE: runE(f, o),
+		RunE:              runE(f, o),
 	}
 	fl := cmd.Flags()
 	fl.StringSliceVarP(&o.Filenames, "filename", "f", nil, "Desired objects: files, directories or - (stdin); multi-document YAML, JSON and Lists.")
@@ -199,10 +192,10 @@ func NewCmdPredict(f *Factory, streams genericiooptions.IOStreams) *cobra.Comman
 // Complete reads the namespace and wires the clients.
 func (o *PredictOptions) Complete(f *Factory, args []string) error {
 	o.args = args
+	if o.Rules == nil {
+		o.Rules = crd.Rules{}
+	}
 	if f != nil {
-		if o.Rules == nil {
-			o.Rules = f.offlineRules()
-		}
 		ns, explicit, err := f.Namespace()
 		if err != nil && !o.Offline {
 			return err
@@ -293,10 +286,6 @@ func onlyApply(ms []predict.Method) bool {
 
 // Run predicts and prints.
 func (o *PredictOptions) Run(ctx context.Context) error {
-	if name := offlineExecutable(o.Rules, len(o.SchemaFiles) > 0); o.Offline && name != "" {
-		// Before anything is read: the other executable reads the same input.
-		return handOff(name)
-	}
 	p, err := o.Output.ToPrinter(o.Out)
 	if err != nil {
 		return err
@@ -566,9 +555,7 @@ func (o *PredictOptions) runOffline(ctx context.Context, cfg predict.Config, tar
 }
 
 // schemaRules are offline rules that can run the server's rules for the
-// custom resources of a --schema document (crd.Rules, which rv-full hands
-// in; kubectl-rv and rv-offline do not link it and hand predict --offline
-// --schema over to rv-full).
+// custom resources of a --schema document (crd.Rules).
 type schemaRules interface {
 	WithSchemas(schemas ...[]byte) (writepath.Rules, error)
 }

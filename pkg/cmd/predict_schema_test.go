@@ -56,7 +56,7 @@ components:
 
 // TestReadSchemaEveryCRD: --schema takes every CRD of every path (YAML
 // streams, Lists, directories, stdin) and OpenAPI documents beside them;
-// each CRD's kind is typed and, in rv-full's rules, defaulted and
+// each CRD's kind is typed and, in crd.Rules, defaulted and
 // validated. Before, a file's CRDs after the first were ignored without a
 // word, and their custom resources were unknown, "give the CRD with
 // --schema".
@@ -156,7 +156,7 @@ func FuzzReadSchema(f *testing.F) {
 
 // BenchmarkReadSchema reads one --schema file of 50 and of 500 CRDs, as
 // kubectl get crd -o yaml gives them, into the type converter and
-// rv-full's rules: the time per CRD stays the same.
+// crd.Rules: the time per CRD stays the same.
 func BenchmarkReadSchema(b *testing.B) {
 	for _, n := range []int{50, 500} {
 		b.Run(fmt.Sprintf("crds=%d", n), func(b *testing.B) {

@@ -232,7 +232,7 @@ func TestPredictExitCodeAndMethods(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var out, errOut bytes.Buffer
-			root := NewCmdRV(genericiooptions.IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut}, serverrules.Rules{})
+			root := NewCmdRV(genericiooptions.IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut})
 			root.SetArgs(append([]string{"predict", "-f", dir, "--offline", "--live", live, "--field-manager", "ci", "-o", "json"}, tt.args...))
 			code := HandleError(&errOut, root.ExecuteContext(context.Background()))
 			if code != tt.wantCode {

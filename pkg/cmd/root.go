@@ -20,7 +20,6 @@ import (
 	"github.com/kubectl-rv/kubectl-rv/pkg/exitcode"
 	"github.com/kubectl-rv/kubectl-rv/pkg/text"
 	"github.com/kubectl-rv/kubectl-rv/pkg/version"
-	"github.com/kubectl-rv/kubectl-rv/pkg/writepath"
 )
 
 const rootLong = `kubectl rv tells you why your Kubernetes writes collide.
@@ -58,17 +57,11 @@ const rootExample = `  # See the classic optimistic-concurrency race, offline, s
   kubectl rv version`
 
 // NewCmdRV returns the root command, kubectl rv, with all of kubectl's global
-// flags (--kubeconfig, --context, -n, --server, --token, --as, ...). rules
-// are the API server's rules that predict --offline and simulate run
-// (serverrules.Rules in rv-offline, crd.Rules in rv-full); with nil rules
-// (kubectl-rv) those commands hand over to rv-offline, and with rules that
-// take no CRD (rv-offline) predict --offline --schema hands over to rv-full
-// (offlineExecutable, handOff).
-func NewCmdRV(streams genericiooptions.IOStreams, rules writepath.Rules) *cobra.Command {
+// flags (--kubeconfig, --context, -n, --server, --token, --as, ...).
+func NewCmdRV(streams genericiooptions.IOStreams) *cobra.Command {
 	configFlags := genericclioptions.NewConfigFlags(true).
 		WithDiscoveryBurst(300).WithDiscoveryQPS(50.0)
 	f := NewFactory(configFlags)
-	f.rules = rules
 
 	root := &cobra.Command{
 		Use:           "rv",
@@ -130,13 +123,12 @@ func wrapRunE(c *cobra.Command, f *Factory, errOut io.Writer) {
 	}
 }
 
-// Main runs kubectl rv with rules (see NewCmdRV) on this process's
-// arguments and standard streams, stopped by an interrupt or SIGTERM, and
-// returns its exit code: the main of kubectl-rv, rv-offline and rv-full.
-func Main(rules writepath.Rules) int {
+// Main runs kubectl rv on this process's arguments and standard streams,
+// stopped by an interrupt or SIGTERM, and returns its exit code.
+func Main() int {
 	streams := genericiooptions.IOStreams{In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	err := NewCmdRV(streams, rules).ExecuteContext(ctx)
+	err := NewCmdRV(streams).ExecuteContext(ctx)
 	stop()
 	return HandleError(streams.ErrOut, err)
 }

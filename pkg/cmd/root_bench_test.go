@@ -11,6 +11,6 @@ import (
 func BenchmarkNewCmdRV(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
-		NewCmdRV(genericiooptions.NewTestIOStreamsDiscard(), nil)
+		NewCmdRV(genericiooptions.NewTestIOStreamsDiscard())
 	}
 }

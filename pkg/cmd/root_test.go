@@ -8,17 +8,14 @@ import (
 	"testing"
 
 	"k8s.io/cli-runtime/pkg/genericiooptions"
-
-	"github.com/kubectl-rv/kubectl-rv/pkg/serverrules"
 )
 
-// run executes kubectl rv ARGS in process as rv-offline does (with the API
-// server's rules, so the offline commands run in process) and returns
-// stdout, stderr and the exit code main would use.
+// run executes kubectl rv ARGS in process and returns stdout, stderr and
+// the exit code main would use.
 func run(t *testing.T, args ...string) (string, string, int) {
 	t.Helper()
 	streams, _, out, errOut := genericiooptions.NewTestIOStreams()
-	root := NewCmdRV(streams, serverrules.Rules{})
+	root := NewCmdRV(streams)
 	root.SetArgs(args)
 	code := HandleError(errOut, root.ExecuteContext(context.Background()))
 	return out.String(), errOut.String(), code

@@ -19,6 +19,7 @@ import (
 	"github.com/kubectl-rv/kubectl-rv/pkg/mvcc"
 	"github.com/kubectl-rv/kubectl-rv/pkg/output"
 	"github.com/kubectl-rv/kubectl-rv/pkg/output/simprint"
+	"github.com/kubectl-rv/kubectl-rv/pkg/serverrules/crd"
 	"github.com/kubectl-rv/kubectl-rv/pkg/simulate"
 	"github.com/kubectl-rv/kubectl-rv/pkg/simulate/scenario"
 	"github.com/kubectl-rv/kubectl-rv/pkg/text"
@@ -28,7 +29,7 @@ import (
 // NewCmdSimulate returns kubectl rv simulate: with no arguments it runs the
 // two-clients scenario and tells what happened step by step.
 func NewCmdSimulate(f *Factory, streams genericiooptions.IOStreams) *cobra.Command {
-	o := &SimulateRunOptions{Output: NewOutputFlags(output.Table, output.Wide, output.JSON, output.YAML), IOStreams: streams, Builtin: "two-clients", story: true, Rules: f.offlineRules()}
+	o := &SimulateRunOptions{Output: NewOutputFlags(output.Table, output.Wide, output.JSON, output.YAML), IOStreams: streams, Builtin: "two-clients", story: true, Rules: crd.Rules{}}
 	cmd := &cobra.Command{
 		Use:   "simulate",
 		Short: "Simulate optimistic concurrency offline: 409s, retries, lost updates, SSA fights, leader election, 410 Gone",
@@ -54,7 +55,6 @@ With no subcommand, runs the two-clients scenario and prints what happened step 
 		Args: cobra.NoArgs,
 		// Offline, or on the etcd --etcd-endpoints names: never the kubeconfig's cluster.
 		Annotations: map[string]string{annotationNoKubeconfig: "true"},
-		PreRunE:     o.handOffWithoutRules,
 		RunE: func(c *cobra.Command, _ []string) error {
 			if err := o.Validate(); err != nil {
 				return err
@@ -79,8 +79,7 @@ type SimulateRunOptions struct {
 	// Keep leaves the run's keys in the etcd of --etcd-endpoints.
 	Keep   bool
 	Output *OutputFlags
-	// Rules are the API server's rules the run's write path runs; without
-	// them, Run hands the run over to rv-offline.
+	// Rules are the API server's rules the run's write path runs.
 	Rules writepath.Rules
 
 	now func() time.Time
@@ -90,7 +89,7 @@ type SimulateRunOptions struct {
 }
 
 func newCmdSimulateRun(f *Factory, streams genericiooptions.IOStreams) *cobra.Command {
-	o := &SimulateRunOptions{Output: NewOutputFlags(output.Table, output.Wide, output.JSON, output.YAML), IOStreams: streams, Rules: f.offlineRules()}
+	o := &SimulateRunOptions{Output: NewOutputFlags(output.Table, output.Wide, output.JSON, output.YAML), IOStreams: streams, Rules: crd.Rules{}}
 	cmd := &cobra.Command{
 		Use:   "run (FILE | - | --builtin NAME)",
 		Short: "Run a scenario file or a built-in scenario and report per actor",
@@ -120,8 +119,7 @@ docs/simulate.md; the built-in scenarios (kubectl rv simulate list) are examples
   # The same store operations on a real etcd (this writes to it; the run's keys are
   # deleted afterwards unless --keep)
   kubectl rv simulate run --builtin two-clients --steps --etcd-endpoints http://127.0.0.1:2379`,
-		Args:    cobra.MaximumNArgs(1),
-		PreRunE: o.handOffWithoutRules,
+		Args: cobra.MaximumNArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			if len(args) == 1 {
 				o.File = args[0]
@@ -240,21 +238,8 @@ func (s seedFlag) Set(v string) error {
 
 func (s seedFlag) Type() string { return "int" }
 
-// handOffWithoutRules hands the command over to rv-offline, before
-// anything is read, when this executable has no API server rules.
-func (o *SimulateRunOptions) handOffWithoutRules(*cobra.Command, []string) error {
-	if o.Rules == nil {
-		return handOff(OfflineExecutable)
-	}
-	return nil
-}
-
 // Run runs the scenario and prints the report.
 func (o *SimulateRunOptions) Run(ctx context.Context) error {
-	if o.Rules == nil {
-		// Before anything is read: rv-offline reads the same scenario.
-		return handOff(OfflineExecutable)
-	}
 	p, err := o.Output.ToPrinter(o.Out)
 	if err != nil {
 		return err

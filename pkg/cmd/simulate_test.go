@@ -12,7 +12,6 @@ import (
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
 	"github.com/kubectl-rv/kubectl-rv/pkg/exitcode"
-	"github.com/kubectl-rv/kubectl-rv/pkg/serverrules"
 )
 
 func TestSimulateCommand(t *testing.T) {
@@ -110,7 +109,7 @@ func TestSimulateRunReadsStdin(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			streams, in, out, errOut := genericiooptions.NewTestIOStreams()
 			in.WriteString(tc.stdin)
-			root := NewCmdRV(streams, serverrules.Rules{})
+			root := NewCmdRV(streams)
 			root.SetArgs([]string{"simulate", "run", "-"})
 			code := HandleError(errOut, root.ExecuteContext(context.Background()))
 			if code != tc.code || !strings.Contains(out.String(), tc.inOut) || !strings.Contains(errOut.String(), tc.inErr) {

@@ -13,11 +13,9 @@
 // Custom resources are the subpackage crd's: the decoding (pruning,
 // defaults) and validation apiextensions-apiserver runs for the custom
 // resources of the CRDs given (crd.Rules, crd.WithSchema), beside these
-// rules. This package does not link it: rv-offline, which predicts the
-// built-in kinds, does not pay its start-up; rv-full links both.
+// rules.
 //
 // It is its own package because k8s.io/kubernetes' feature gates bring a
-// command-line flag library (spf13/pflag) and a start-up cost: the
-// commands (pkg/cmd) hand Rules to predict and simulate, and the engines
-// do not link it.
+// command-line flag library (spf13/pflag): the commands (pkg/cmd) hand
+// Rules to predict and simulate, and the engines do not link it.
 package serverrules

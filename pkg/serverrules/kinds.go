@@ -47,8 +47,8 @@ import (
 // CertificateSigningRequest (its requester is the writer),
 // VolumeAttachment, CSINode, CSIStorageCapacity, the webhook
 // configurations (their validation links the API server's webhook client
-// and OpenTelemetry: 22 MB more of rv-offline and 15% more of its start-up
-// CPU, measured), the admission policies (their strategies authorize the
+// and OpenTelemetry, a large share of the executable and its start-up),
+// the admission policies (their strategies authorize the
 // writer for the paramKind), flowcontrol and resource.k8s.io (their
 // validation needs the request), and every beta or alpha version.
 var serverKinds = map[schema.GroupVersionKind]serverKind{

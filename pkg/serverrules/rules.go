@@ -59,9 +59,7 @@ func serverKindOf[V, I any](defaults func(*V), convert func(*V, *I, conversion.S
 
 // Rules are the API server's defaulting and validation (writepath.Rules)
 // of the built-in kinds of serverKinds. The custom resources of CRDs are
-// crd.Rules', which add them to these: linking apiextensions-apiserver
-// and CEL costs every start about 4 ms of package initialisation, which
-// predictions of built-in kinds (rv-offline) do not pay.
+// crd.Rules', which add them to these.
 type Rules struct{}
 
 var _ writepath.Rules = Rules{}

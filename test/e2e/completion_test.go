@@ -57,7 +57,7 @@ func mustContain(t *testing.T, what string, got []string, want ...string) {
 func TestCompletionOfSubcommandsAndFlagsThroughKubectl(t *testing.T) {
 	// Every command users can see is offered after "kubectl rv ".
 	var visible []string
-	for _, c := range cmd.NewCmdRV(genericiooptions.NewTestIOStreamsDiscard(), nil).Commands() {
+	for _, c := range cmd.NewCmdRV(genericiooptions.NewTestIOStreamsDiscard()).Commands() {
 		if c.IsAvailableCommand() {
 			visible = append(visible, c.Name())
 		}

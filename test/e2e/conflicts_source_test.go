@@ -21,8 +21,8 @@ import (
 // TestConflictsSourceLogServices: the busy scene's real audit log, indexed
 // into a local server that speaks OpenSearch's point-in-time API and
 // stored in one that speaks ClickHouse's HTTP interface (each refusing
-// what the real service refuses), read with --source through kubectl rv
-// (which hands it over to rv-offline), gives the report of the same log's
+// what the real service refuses), read with --source through kubectl rv,
+// gives the report of the same log's
 // completed writes read from a file, 409s and all; each server sends only
 // those writes.
 func TestConflictsSourceLogServices(t *testing.T) {

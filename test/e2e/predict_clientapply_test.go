@@ -514,8 +514,7 @@ func verbKey(m predict.MethodResult) string {
 }
 
 // TestPredictClientApplyCommand runs kubectl rv predict --method
-// client-apply as a user does, against the server and offline (through
-// rv-offline), on a ConfigMap last applied client-side whose retries
+// client-apply as a user does, against the server and offline, on a ConfigMap last applied client-side whose retries
 // another manager changed, for a manifest without its debug key: both say
 // kubectl apply deletes .data.debug and takes .data.retries from the
 // tuner, and the real kubectl apply then does. RV_PREDICT_DOCS=1 logs the

@@ -342,21 +342,19 @@ func TestReleaseInstallsLikeKrewAndRunsThroughKubectl(t *testing.T) {
 	if err != nil || !strings.Contains(out, `"platform": "`+runtime.GOOS+"/"+runtime.GOARCH+`"`) || !strings.Contains(out, `"buildDate": "`) {
 		t.Errorf("kubectl rv version --client -o json: %v\n%s", err, out)
 	}
-	// simulate runs in rv-offline, which kubectl-rv finds beside the
-	// link's target in krew's store.
+	// simulate runs the API server's rules, linked in the one executable.
 	out, err = kubectl("rv", "simulate")
 	if err != nil || !strings.Contains(out, "409 Conflict") {
-		t.Errorf("kubectl rv simulate from the installed archive (handed over to rv-offline): %v\n%s", err, out)
+		t.Errorf("kubectl rv simulate from the installed archive: %v\n%s", err, out)
 	}
-	// conflicts --source runs in rv-full, beside it too: a closed port
-	// makes the log service's reader itself answer, which only rv-full has.
+	// conflicts --source: a closed port makes the log service's reader
+	// itself answer.
 	out, err = kubectl("rv", "conflicts", "--source", "elasticsearch:http://127.0.0.1:1/audit")
 	if err == nil || !strings.Contains(err.Error(), "open a point in time") || strings.Contains(err.Error(), "is missing") {
-		t.Errorf("kubectl rv conflicts --source from the installed archive (handed over to rv-full): want the reader's connection error, got %v\n%s", err, out)
+		t.Errorf("kubectl rv conflicts --source from the installed archive: want the reader's connection error, got %v\n%s", err, out)
 	}
-	// predict --offline --schema runs in rv-full, which alone links custom
-	// resources' rules: a CEL rule of the CRD refuses the write there,
-	// where rv-offline would say unknown.
+	// predict --offline --schema runs custom resources' rules: a CEL rule
+	// of the CRD refuses the write.
 	inputs := map[string]string{"crd.yaml": dialCRD, "live.yaml": releaseDialLive, "m.yaml": "apiVersion: predict.example.com/v1\nkind: Dial\nmetadata: {name: d, namespace: ns}\nspec: {size: 9}\n"}
 	for name, data := range inputs {
 		if err := os.WriteFile(filepath.Join(tmp, name), []byte(data), 0o644); err != nil {
@@ -365,7 +363,7 @@ func TestReleaseInstallsLikeKrewAndRunsThroughKubectl(t *testing.T) {
 	}
 	out, err = kubectl("rv", "predict", "-f", filepath.Join(tmp, "m.yaml"), "--offline", "--live", filepath.Join(tmp, "live.yaml"), "--schema", filepath.Join(tmp, "crd.yaml"), "--method", "update", "--fail-on", "none")
 	if err != nil || !strings.Contains(out, "invalid   422") || !strings.Contains(out, "size is at most 8") {
-		t.Errorf("kubectl rv predict --offline --schema from the installed archive (handed over to rv-full): want the CRD's CEL rule's 422, got %v\n%s", err, out)
+		t.Errorf("kubectl rv predict --offline --schema from the installed archive: want the CRD's CEL rule's 422, got %v\n%s", err, out)
 	}
 	out, err = kubectl("__complete", "rv", "vers")
 	if err != nil || !strings.HasPrefix(out, "version\t") {

@@ -14,8 +14,9 @@
 // its memory bounds, from then on; only its heap before the first
 // collection is larger. A GOGC set in the environment is left alone.
 //
-// It is imported, blank, by the three mains only (cmd/kubectl-rv,
-// cmd/rv-offline and cmd/rv-full), and imports nothing but the runtime, so that it is initialised before the packages that allocate
+// It is imported, blank, by cmd/kubectl-rv's main only, and imports
+// nothing but the runtime, so that it is initialised before the packages
+// that allocate
 // (Go initialises, among the packages whose imports are ready, the first
 // by import path): GODEBUG=inittrace=1 shows its place.
 package startgc

@@ -2,7 +2,7 @@
 // audit webhook or log file shipped by Vector, Fluent Bit, an OpenTelemetry
 // collector...) stored in a ClickHouse table, one row per event, the event
 // as the API server wrote it in a String column named event (kubectl rv
-// conflicts --source clickhouse:DSN/TABLE, in rv-full). Other columns
+// conflicts --source clickhouse:DSN/TABLE). Other columns
 // are not read; a table laid out otherwise is read through a view that
 // names its column event.
 //

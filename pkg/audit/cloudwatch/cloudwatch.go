@@ -1,6 +1,5 @@
 // Package cloudwatch reads EKS's audit events straight from a CloudWatch
-// Logs log group (kubectl rv conflicts --source cloudwatch:LOG_GROUP, in rv-full:
-// kubectl-rv hands it over, so that only rv-full links the SDK): EKS
+// Logs log group (kubectl rv conflicts --source cloudwatch:LOG_GROUP): EKS
 // writes each API server audit event unchanged as a log event of the
 // group /aws/eks/CLUSTER/cluster, in streams kube-apiserver-audit-*.
 //

@@ -2,7 +2,7 @@
 // server's audit webhook or log file shipped by Fluent Bit, Logstash,
 // Vector...) indexed into Elasticsearch, one document per event as the
 // API server wrote it (kubectl rv conflicts --source
-// elasticsearch:URL/INDEX, in rv-full).
+// elasticsearch:URL/INDEX).
 //
 // The filter is pushed down: the search asks only for completed writes
 // (verb create, update, patch, delete or deletecollection; stage

@@ -2,7 +2,7 @@
 // audit webhook or log file shipped by Fluent Bit, Logstash, Vector,
 // Data Prepper...) indexed into OpenSearch, one document per event as the
 // API server wrote it (kubectl rv conflicts --source
-// opensearch:URL/INDEX, in rv-full).
+// opensearch:URL/INDEX).
 //
 // The filter is pushed down as for Elasticsearch (pkg/audit/pitsearch,
 // whose query DSL and paging OpenSearch shares): only completed writes

@@ -25,14 +25,11 @@
 // storage version of a CRD with a conversion webhook is reported as
 // unknown (writepath.CannotKnow), not guessed.
 //
-// Its Rules are serverrules.Rules with these custom resources: only
-// cmd/rv-full hands them to the commands (the engines never link the API
-// server's code), so that rv-offline, which predicts the built-in kinds,
-// does not pay apiextensions-apiserver's and CEL's start-up (about 4 ms
-// of package initialisation and 1 MB allocated at every start). The schema packages
-// bring k8s.io/component-base (feature gates, metrics), and with it the
-// flag libraries spf13/pflag and spf13/cobra (component-base/cli/flag):
-// besides pkg/cmd, pkg/serverrules and this package are the only ones in
-// pkg/ that link them (hack/imports_test.go holds it so), and only
-// rv-full links this package, never kubectl-rv or rv-offline.
+// Its Rules are serverrules.Rules with these custom resources: the
+// commands hand them to the engines, which never link the API server's
+// code. The schema packages bring k8s.io/component-base (feature gates,
+// metrics), and with it the flag libraries spf13/pflag and spf13/cobra
+// (component-base/cli/flag): besides pkg/cmd, pkg/serverrules and this
+// package are the only ones in pkg/ that link them (hack/imports_test.go
+// holds it so).
 package crd

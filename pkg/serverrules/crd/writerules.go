@@ -14,8 +14,8 @@ import (
 // Rules are the API server's rules for the built-in kinds
 // (serverrules.Rules) and for the custom resources of CRDs, whose
 // decoding (pruning, defaults) and validation run on
-// apiextensions-apiserver's code: the writepath.Rules of rv-full, which
-// predict --offline --schema runs in.
+// apiextensions-apiserver's code: the writepath.Rules predict --offline
+// and simulate run.
 type Rules struct {
 	serverrules.Rules
 	// CRDs are the custom resource kinds (Parse); nil: none.

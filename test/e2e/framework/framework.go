@@ -64,13 +64,10 @@ func Start() (*Cluster, error) {
 	c := &Cluster{Root: root, tmp: tmp, Dir: filepath.Join(tmp, "cluster")}
 	rvDir := filepath.Join(tmp, "bin")
 	c.RVBin = filepath.Join(rvDir, "kubectl-rv")
-	// rv-offline and rv-full beside kubectl-rv, as installed: predict
-	// --offline and simulate hand over to the one, predict --offline
-	// --schema and conflicts --source to the other.
-	build := exec.Command("go", "build", "-o", rvDir+string(filepath.Separator), "./cmd/kubectl-rv", "./cmd/rv-offline", "./cmd/rv-full")
+	build := exec.Command("go", "build", "-o", c.RVBin, "./cmd/kubectl-rv")
 	build.Dir = root
 	if out, err := build.CombinedOutput(); err != nil {
-		return nil, fmt.Errorf("building kubectl-rv, rv-offline and rv-full: %v\n%s", err, out)
+		return nil, fmt.Errorf("building kubectl-rv: %v\n%s", err, out)
 	}
 	// Completion through kubectl runs kubectl_complete-rv from PATH.
 	if src := filepath.Join(root, "hack", "kubectl_complete-rv"); fileExists(src) {
