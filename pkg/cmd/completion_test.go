@@ -16,6 +16,8 @@ import (
 	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
+
+	"github.com/kubectl-rv/kubectl-rv/pkg/cmd/cmdutil"
 )
 
 // fakeAPIServer serves discovery for pods, namespaces, configmaps (core)
@@ -75,7 +77,7 @@ func (s *fakeAPIServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 // newCompletionFactory returns a factory whose kubeconfig points at srv,
 // with the context's namespace team-a.
-func newCompletionFactory(t testing.TB, srv *httptest.Server) *Factory {
+func newCompletionFactory(t testing.TB, srv *httptest.Server) *cmdutil.Factory {
 	t.Helper()
 	dir := t.TempDir()
 	kubeconfig := filepath.Join(dir, "kubeconfig")
@@ -101,7 +103,7 @@ current-context: fake
 	flags.KubeConfig = &kubeconfig
 	cacheDir := filepath.Join(dir, "cache")
 	flags.CacheDir = &cacheDir
-	return NewFactory(flags)
+	return cmdutil.NewFactory(flags)
 }
 
 func newCompletionCmd() *cobra.Command {
@@ -157,9 +159,9 @@ func TestResourceTypeOrNameCompletion(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			fn := ResourceTypeOrNameCompletion(f)
+			fn := cmdutil.ResourceTypeOrNameCompletion(f)
 			if tc.single {
-				fn = SingleObjectCompletion(f)
+				fn = cmdutil.SingleObjectCompletion(f)
 			}
 			got, directive := fn(c, tc.args, tc.toComplete)
 			if diff := cmp.Diff(tc.want, got); diff != "" {
@@ -178,27 +180,27 @@ func TestResourceTypeAndNameCompletion(t *testing.T) {
 	defer srv.Close()
 	f := newCompletionFactory(t, srv)
 
-	got, _ := ResourceTypeCompletion(f)(newCompletionCmd(), nil, "p")
+	got, _ := cmdutil.ResourceTypeCompletion(f)(newCompletionCmd(), nil, "p")
 	if diff := cmp.Diff([]string{"pods"}, got); diff != "" {
 		t.Errorf("ResourceTypeCompletion (-want +got):\n%s", diff)
 	}
-	got, _ = ResourceTypeCompletion(f)(newCompletionCmd(), []string{"pods"}, "p")
+	got, _ = cmdutil.ResourceTypeCompletion(f)(newCompletionCmd(), []string{"pods"}, "p")
 	if len(got) != 0 {
 		t.Errorf("ResourceTypeCompletion after the argument: want nothing, got %q", got)
 	}
-	got, _ = ResourceNameCompletion(f, "cm")(newCompletionCmd(), nil, "s")
+	got, _ = cmdutil.ResourceNameCompletion(f, "cm")(newCompletionCmd(), nil, "s")
 	if diff := cmp.Diff([]string{"settings"}, got); diff != "" {
 		t.Errorf("ResourceNameCompletion (-want +got):\n%s", diff)
 	}
-	got, directive := ObjectRefCompletion(f)(newCompletionCmd(), nil, "config")
+	got, directive := cmdutil.ObjectRefCompletion(f)(newCompletionCmd(), nil, "config")
 	if diff := cmp.Diff([]string{"configmaps/"}, got); diff != "" || directive != cobra.ShellCompDirectiveNoFileComp|cobra.ShellCompDirectiveNoSpace {
 		t.Errorf("ObjectRefCompletion of a type (-want +got):\n%s (directive %d)", diff, directive)
 	}
-	got, _ = ObjectRefCompletion(f)(newCompletionCmd(), nil, "cm/")
+	got, _ = cmdutil.ObjectRefCompletion(f)(newCompletionCmd(), nil, "cm/")
 	if diff := cmp.Diff([]string{"cm/kube-root-ca.crt", "cm/settings"}, got); diff != "" {
 		t.Errorf("ObjectRefCompletion of a name (-want +got):\n%s", diff)
 	}
-	got, _ = ObjectRefCompletion(f)(newCompletionCmd(), []string{"cm/settings"}, "")
+	got, _ = cmdutil.ObjectRefCompletion(f)(newCompletionCmd(), []string{"cm/settings"}, "")
 	if len(got) != 0 {
 		t.Errorf("ObjectRefCompletion after the object: want nothing, got %q", got)
 	}
@@ -211,7 +213,7 @@ func TestCompletionThroughTheRootCommand(t *testing.T) {
 	srv := httptest.NewServer(api)
 	defer srv.Close()
 	f := newCompletionFactory(t, srv)
-	kubeconfig := *f.configFlags.KubeConfig
+	kubeconfig := *f.RESTClientGetter.(*genericclioptions.ConfigFlags).KubeConfig
 
 	tests := []struct {
 		name string
@@ -239,7 +241,7 @@ func TestCompletionThroughTheRootCommand(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			var out bytes.Buffer
 			root := NewCmdRV(genericiooptions.IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &bytes.Buffer{}})
-			RegisterGlobalFlagCompletion(root, f)
+			cmdutil.RegisterGlobalFlagCompletion(root, f)
 			root.SetArgs(append([]string{"__complete", "--kubeconfig", kubeconfig, "--cache-dir", t.TempDir()}, tc.args...))
 			if err := root.Execute(); err != nil {
 				t.Fatalf("__complete: %v", err)
@@ -279,7 +281,7 @@ func BenchmarkObjectNameCompletion(b *testing.B) {
 	srv := httptest.NewServer(&fakeAPIServer{objs: map[string][]string{"team-a/pods": names}})
 	defer srv.Close()
 	f := newCompletionFactory(b, srv)
-	fn := ResourceTypeOrNameCompletion(f)
+	fn := cmdutil.ResourceTypeOrNameCompletion(f)
 	c := newCompletionCmd()
 	b.ReportAllocs()
 	for b.Loop() {

@@ -12,6 +12,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
+
+	"github.com/kubectl-rv/kubectl-rv/pkg/cmd/cmdutil"
 )
 
 // docExample is one "$ kubectl rv ..." session shown in a document.
@@ -103,7 +105,7 @@ func TestDocsExamples(t *testing.T) {
 			}
 			root := NewCmdRV(streams)
 			root.SetArgs(args)
-			HandleError(&both, root.ExecuteContext(context.Background()))
+			cmdutil.HandleError(&both, root.ExecuteContext(context.Background()))
 			if diff := cmp.Diff(ex.want, both.String()); diff != "" {
 				t.Errorf("%s: $ %s\nthe document shows (-) what the command prints (+):\n%s", ex.where, ex.command, diff)
 			}

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kubectl-rv/kubectl-rv/internal/cmdtest"
+	"github.com/kubectl-rv/kubectl-rv/pkg/cmd/cmdutil"
 	"github.com/kubectl-rv/kubectl-rv/pkg/exitcode"
 	"github.com/kubectl-rv/kubectl-rv/pkg/text"
 )
@@ -56,7 +58,7 @@ func TestUnreachableClusterOneLine(t *testing.T) {
 		})
 	}
 	t.Run("-v 6 shows client-go's logs", func(t *testing.T) {
-		defer setKlogLevel(0)
+		defer cmdutil.SetKlogLevel(0)
 		noise := captureStderr(t, func() {
 			_, _, _ = run(t, "watch", "deployments", "--server", "https://127.0.0.1:1", "--cache-dir", t.TempDir(), "-v", "6")
 		})
@@ -97,25 +99,9 @@ func TestMissingKubeconfig(t *testing.T) {
 // command was asked for, so its summary line is not "error: ...".
 func TestFindingHasNoErrorPrefix(t *testing.T) {
 	var buf bytes.Buffer
-	code := HandleError(&buf, exitcode.Findingf("%s seen (--fail-on-fight)", text.Plural(1, "fight")))
+	code := cmdutil.HandleError(&buf, exitcode.Findingf("%s seen (--fail-on-fight)", text.Plural(1, "fight")))
 	if code != exitcode.CodeFinding || buf.String() != "1 fight seen (--fail-on-fight)\n" {
 		t.Errorf("exit %d, stderr %q: want exit 1 and \"1 fight seen (--fail-on-fight)\"", code, buf.String())
-	}
-}
-
-// fileWriter returns a function that writes content to the file name in
-// dir (making its directories) and returns its path.
-func fileWriter(t *testing.T, dir string) func(name, content string) string {
-	return func(name, content string) string {
-		t.Helper()
-		p := filepath.Join(dir, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return p
 	}
 }
 
@@ -123,8 +109,8 @@ func fileWriter(t *testing.T, dir string) func(name, content string) string {
 // that named the file, what is wrong with it and how to fix it, exit 2.
 func TestInputMessages(t *testing.T) {
 	dir := t.TempDir()
-	write := fileWriter(t, dir)
-	desired := write("desired.yaml", strings.ReplaceAll(benchDeploy, "NAME", "web"))
+	write := cmdtest.FileWriter(t, dir)
+	desired := write("desired.yaml", "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web, namespace: default}\nspec: {replicas: 2}\n")
 	scenario := write("scenarios/counter.yaml", "apiVersion: rv.kubectl-rv.dev/v1alpha1\nkind: Scenario\nname: counter\n")
 	av5 := write("av5.yaml", "apiVersion: 5\nkind: ConfigMap\nmetadata: {name: x}\n")
 	missing := filepath.Join(dir, "nonexist.yaml")
@@ -172,7 +158,7 @@ func TestMessagesEscapeTerminalControls(t *testing.T) {
 		})
 	}
 	var buf bytes.Buffer
-	HandleError(&buf, exitcode.Usagef("x.yaml:1: %s\n- second line", "kind \x1b]0;title\a"))
+	cmdutil.HandleError(&buf, exitcode.Usagef("x.yaml:1: %s\n- second line", "kind \x1b]0;title\a"))
 	if want := "error: x.yaml:1: kind ^[]0;title^G\n- second line\n"; buf.String() != want {
 		t.Errorf("HandleError wrote %q, want %q", buf.String(), want)
 	}
@@ -180,7 +166,7 @@ func TestMessagesEscapeTerminalControls(t *testing.T) {
 
 func TestServerWarningsEscaped(t *testing.T) {
 	var buf bytes.Buffer
-	h := newWarningHandler(&buf)
+	h := cmdutil.NewWarningHandler(&buf)
 	h.HandleWarningHeader(299, "", "webhook says \x1b]0;pwned\a")
 	h.HandleWarningHeader(299, "", "webhook says \x1b]0;pwned\a")
 	if want := "Warning: webhook says ^[]0;pwned^G\n"; buf.String() != want {

@@ -8,6 +8,9 @@ import (
 	"testing"
 
 	"k8s.io/cli-runtime/pkg/genericiooptions"
+
+	"github.com/kubectl-rv/kubectl-rv/pkg/cmd/cmdutil"
+	"github.com/kubectl-rv/kubectl-rv/pkg/cmd/version"
 )
 
 // run executes kubectl rv ARGS in process and returns stdout, stderr and
@@ -17,7 +20,7 @@ func run(t *testing.T, args ...string) (string, string, int) {
 	streams, _, out, errOut := genericiooptions.NewTestIOStreams()
 	root := NewCmdRV(streams)
 	root.SetArgs(args)
-	code := HandleError(errOut, root.ExecuteContext(context.Background()))
+	code := cmdutil.HandleError(errOut, root.ExecuteContext(context.Background()))
 	return out.String(), errOut.String(), code
 }
 
@@ -65,7 +68,7 @@ func TestVersionClientJSON(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
-	var rep VersionReport
+	var rep version.VersionReport
 	if err := json.Unmarshal([]byte(out), &rep); err != nil {
 		t.Fatal(err)
 	}
@@ -86,7 +89,7 @@ func TestUnreachableServerExits3(t *testing.T) {
 
 func TestHandleErrorInterrupted(t *testing.T) {
 	var buf bytes.Buffer
-	if code := HandleError(&buf, context.Canceled); code != 130 {
+	if code := cmdutil.HandleError(&buf, context.Canceled); code != 130 {
 		t.Errorf("interrupted exit %d, want 130", code)
 	}
 }

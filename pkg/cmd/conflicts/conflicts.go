@@ -1,0 +1,615 @@
+package conflicts
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"os"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+	"k8s.io/client-go/discovery"
+
+	"github.com/kubectl-rv/kubectl-rv/pkg/apitypes"
+	"github.com/kubectl-rv/kubectl-rv/pkg/audit"
+	"github.com/kubectl-rv/kubectl-rv/pkg/cmd/cmdutil"
+	"github.com/kubectl-rv/kubectl-rv/pkg/conflicts"
+	"github.com/kubectl-rv/kubectl-rv/pkg/exitcode"
+	"github.com/kubectl-rv/kubectl-rv/pkg/output"
+	"github.com/kubectl-rv/kubectl-rv/pkg/output/conflictsprint"
+	"github.com/kubectl-rv/kubectl-rv/pkg/text"
+)
+
+const conflictsLong = `Find which writes collide in a cluster, who loses to whom, and why.
+
+conflicts reads the API server's audit log (JSON lines of audit.k8s.io/v1
+Event, the file of kube-apiserver --audit-log-path; the Metadata level is
+enough) and, for every write attempt (create, update, patch, delete) and
+every 409 Conflict, says:
+
+  objects    the hottest objects: attempts, 409s, successes, writers and
+             the writer with the most 409s
+  writers    per writer: attempts, 409s, conflict rate, retry chains (409,
+             re-read, write again), give-ups (a 409 with no further attempt
+             within --retry-window) and the writers it lost to (the
+             successful writes between its read and its rejection)
+  timeline   with --object: every write attempt on one object in order,
+             its retry chain, its resourceVersions when known, the winners
+  causes     each 409 classified, with a one-line fix
+
+A writer is who the API server says wrote: user + field manager + pod
+(the service account token's pod). The field manager is the request's
+?fieldManager=, or else the one the API server records in managedFields
+for it: the user agent up to its first "/" (kube-controller-manager,
+kubectl scale and most client-go programs send none). A row shows the
+user agent its attempts sent; when its writes came with several user
+agents, or overlapped on one object, it says "shared": several clients
+may share that user, field manager and pod.
+
+A retry is a writer's next attempt on the object after a 409 that shows
+it re-read: a get of the object in between, a new precondition
+(objectRef.resourceVersion), or an apply that now forces; it must come
+within --retry-window and sooner than half the writer's own pace on the
+object, so a periodic writer's next write is not a retry. A 409 not
+retried so is a give-up.
+
+Dry runs (dryRun=All) persist nothing and are left out, counted; an
+event read twice (same auditID and stage: a log beside its rotated or
+gzip copy, overlapping exports) counts once. --object, -n, --since and
+--until restrict every figure, view and report.
+
+--writer, --verb, --subresource and --status choose the attempts every
+figure counts and the timeline shows, without hiding what they lost to:
+every attempt in scope is still analysed, so a shown 409 keeps its
+winners and cause. A retry chain counts when its first retry is shown, a
+give-up when the 409 that ended the chain is. Each flag repeats (any
+value of it), the flags combine (all of them), and a leading - excludes.
+
+The causes:
+%s
+conflicts reads only what it needs of each event: verb, request URI, user,
+user agent, object reference, response status and timestamps, and of a
+RequestResponse-level event only responseObject.metadata.resourceVersion
+(then winners are exact). Request and response bodies, which may hold
+Secrets, are skipped while parsing and never kept or printed.
+
+--audit-log takes a file, a directory of rotated files (oldest first), a
+.gz file, or - for stdin; repeat it for the logs of several API servers.
+Only events of stage ResponseComplete or Panic count. A last line cut short
+is skipped with a warning; --strict makes every skipped line an error.
+It also reads what the cloud CLIs print, recognised by their first keys:
+aws logs filter-log-events and get-query-results (EKS, events unchanged),
+gcloud logging read --format=json (GKE's Cloud Logging: no field manager,
+pod, dry run or request time) and az monitor log-analytics query over
+AKSAudit or AKSAuditAdmin (AKS: no impersonated user).
+
+--source cloudwatch:LOG_GROUP reads EKS's audit events straight from
+CloudWatch Logs (the group /aws/eks/CLUSTER/cluster), page by page, the
+filter pushed down: only the audit streams' completed writes, between
+--since and --until, are sent (reads are not, so retries are judged by
+preconditions). Credentials and region come from the AWS SDK's default
+chain (AWS_PROFILE, AWS_REGION, the shared files, SSO, the instance's
+role), never from a flag. --source elasticsearch:URL/INDEX reads events
+indexed into Elasticsearch one document each, the same filter pushed
+down, through a point in time page by page (credentials from
+ELASTICSEARCH_API_KEY, or ELASTICSEARCH_USERNAME and
+ELASTICSEARCH_PASSWORD); --source opensearch:URL/INDEX does the same with
+OpenSearch 3.3 or later (OPENSEARCH_USERNAME and OPENSEARCH_PASSWORD).
+--source clickhouse:DSN/TABLE reads a ClickHouse table whose String
+column event holds each event's JSON, the filter pushed down as SQL
+parameters and the rows streamed; DSN is clickhouse-go's
+(clickhouse://HOST:9000/DATABASE, or the HTTP interface's
+http(s)://HOST:PORT/DATABASE), credentials from CLICKHOUSE_USER and
+CLICKHOUSE_PASSWORD. --source runs in rv-full, installed beside
+kubectl-rv.
+
+--scenario FILE.yaml also writes a kubectl rv simulate scenario that
+reproduces the contention on the --object (or the hottest object): one
+actor per writer, with its write method, rate and retry policy. Run it
+with kubectl rv simulate run FILE.yaml.
+
+--live reads the API server's /metrics instead of a log, at the start and
+at the end of --for, and shows the 409s per second by group, resource,
+subresource and verb (the counter apiserver_request_total{code="409"});
+on a terminal it also reads it every 2s and prints a line per read. It
+needs get on the non-resource URL /metrics; one read sees one API server
+replica.
+
+Only --live contacts a cluster. Exit status: 0, or 1 with --fail-on-rate R
+when a writer's conflict rate exceeds R; 2 on bad usage or a bad log
+(file:line names the line); 3 when --live cannot read /metrics. See
+docs/conflicts.md.`
+
+const conflictsExample = `  # The hottest objects in an API server's audit log
+  kubectl rv conflicts --audit-log /var/log/kubernetes/audit.log
+
+  # Who loses to whom, over a directory of rotated, gzipped logs
+  kubectl rv conflicts --audit-log /var/log/kubernetes/ --view writers
+
+  # Every write attempt on one ConfigMap, with retry chains and winners
+  kubectl rv conflicts --audit-log audit.log --object configmaps/leader -n kube-system
+
+  # Why the 409s happened, from stdin, between two times
+  zcat audit.log.gz | kubectl rv conflicts --audit-log - --view causes --since 2026-11-24T10:00:00Z --until 2026-11-24T11:00:00Z
+
+  # The fields server-side appliers fight over, with their owners (FIELDS)
+  kubectl rv conflicts --audit-log audit.log --view causes -o wide
+
+  # The writers of one namespace over the last 5 minutes
+  kubectl rv conflicts --audit-log /var/log/kubernetes/ --view writers -n team-a --since 5m
+
+  # What kube-controller-manager's status writes lost, and to whom
+  kubectl rv conflicts --audit-log audit.log --view writers --writer kube-controller-manager --subresource status
+
+  # Every 409 on one object, whoever made it
+  kubectl rv conflicts --audit-log audit.log --object deploy/web -n team-a --status 409
+
+  # CI: fail when a writer has more than 5% of its writes rejected
+  kubectl rv conflicts --audit-log e2e-audit.log --fail-on-rate 0.05 -o json
+
+  # A simulate scenario that reproduces the hottest object's writers
+  kubectl rv conflicts --audit-log audit.log --scenario hot.yaml && kubectl rv simulate run hot.yaml
+
+  # GKE: the last hour of the API server's requests, from Cloud Logging
+  gcloud logging read 'protoPayload.serviceName="k8s.io"' --freshness 1h --format json | kubectl rv conflicts --audit-log - --view writers
+
+  # AKS: the last hour of writes and gets, from Log Analytics
+  az monitor log-analytics query -w WORKSPACE_ID --analytics-query 'AKSAudit | where TimeGenerated > ago(1h) and Verb in ("create", "update", "patch", "delete", "get")' -o json | kubectl rv conflicts --audit-log -
+
+  # EKS: the last hour's writes, straight from CloudWatch Logs
+  AWS_PROFILE=prod kubectl rv conflicts --source cloudwatch:/aws/eks/prod/cluster --since 1h --view writers
+
+  # Events indexed into OpenSearch, or stored in a ClickHouse table, over the last day
+  OPENSEARCH_USERNAME=reader OPENSEARCH_PASSWORD=... kubectl rv conflicts --source opensearch:https://logs.example:9200/k8s-audit-* --since 24h
+  CLICKHOUSE_USER=reader CLICKHOUSE_PASSWORD=... kubectl rv conflicts --source clickhouse:clickhouse://ch.example:9000/logs/k8s_audit --since 24h
+
+  # 409s per second across the cluster, over 30 seconds, from /metrics
+  kubectl rv conflicts --live --for 30s`
+
+// ConflictsOptions are the options of kubectl rv conflicts.
+type ConflictsOptions struct {
+	Output      *cmdutil.OutputFlags
+	AuditLogs   []string
+	Sources     []string
+	View        string
+	Object      string
+	FailOnRate  float64
+	RetryWindow time.Duration
+	Since       string
+	Until       string
+	Strict      bool
+	Top         int
+	Report      string
+	Live        bool
+	For         time.Duration
+	Scenario    string
+	Listen      string
+	Resources   []string
+	Filter      conflicts.FilterFlags
+	ListenCert  string
+	ListenKey   string
+	Record      string
+
+	namespace string
+	cfg       conflicts.Config
+	// now is the clock --since and --until durations count back from.
+	now func() time.Time
+	// changed tells which flags were given on the command line (runE's
+	// seeFlags), to refuse the audit-log flags with --live.
+	changed func(name string) bool
+	// factory, server and scrape are --live's: the API server's URL and a
+	// GET of its /metrics, built in Run (tests set scrape).
+	factory *cmdutil.Factory
+	server  string
+	scrape  func(context.Context) ([]byte, error)
+	genericiooptions.IOStreams
+}
+
+// NewCmdConflicts returns kubectl rv conflicts.
+func NewCmdConflicts(f *cmdutil.Factory, streams genericiooptions.IOStreams) *cobra.Command {
+	def := conflicts.NewConfig()
+	o := &ConflictsOptions{Output: cmdutil.NewOutputFlags(output.Table, output.Wide, output.JSON, output.YAML), FailOnRate: -1, RetryWindow: def.RetryWindow, IOStreams: streams}
+	var causes strings.Builder
+	for _, c := range conflicts.Causes {
+		fmt.Fprintf(&causes, "  %-20s %s\n", c.Cause, c.Fix)
+	}
+	cmd := &cobra.Command{
+		Use:     "conflicts (--audit-log PATH [--view objects|writers|timeline|causes] [--scenario FILE.yaml] | --live [--for DURATION])",
+		Short:   "Find which writes collide in a cluster, who loses to whom, and why, from audit logs or /metrics",
+		Long:    fmt.Sprintf(conflictsLong, causes.String()),
+		Example: conflictsExample,
+		Args:    cobra.NoArgs,
+		RunE:    cmdutil.RunE(f, o),
+	}
+	fs := cmd.Flags()
+	o.Output.AddFlags(fs)
+	fs.StringArrayVar(&o.AuditLogs, "audit-log", nil, "Audit log to read: a file, a directory of rotated files, a .gz file or - (stdin). Repeatable.")
+	fs.StringArrayVar(&o.Sources, "source", nil, "Audit events to read from a log service, the filter pushed down: cloudwatch:LOG_GROUP (EKS's /aws/eks/CLUSTER/cluster; credentials from the AWS SDK's default chain), elasticsearch:URL/INDEX (credentials from ELASTICSEARCH_API_KEY or ELASTICSEARCH_USERNAME/PASSWORD), opensearch:URL/INDEX (OPENSEARCH_USERNAME/PASSWORD) or clickhouse:DSN/TABLE (DSN as clickhouse-go's, clickhouse://HOST:9000/DATABASE; a String column event; CLICKHOUSE_USER/PASSWORD). Repeatable.")
+	fs.StringVar(&o.View, "view", "", "What to show: "+strings.Join(conflictsprint.Views, ", ")+" (default objects, or timeline with --object).")
+	fs.StringVar(&o.Object, "object", "", "TYPE/NAME of the only object to analyse, shown as a timeline, with TYPE as kubectl reads it (cm/leader, configmaps/leader, leases.coordination.k8s.io/x); -n narrows it to a namespace.")
+	fs.Float64Var(&o.FailOnRate, "fail-on-rate", o.FailOnRate, "Exit 1 when any writer's conflict rate (409s per attempt, 0 to 1) exceeds this; negative is off.")
+	fs.DurationVar(&o.RetryWindow, "retry-window", o.RetryWindow, "How soon after a 409 a writer's next attempt on the object, if it re-read, counts as a retry; otherwise the 409 was a give-up.")
+	fs.StringVar(&o.Since, "since", "", "Only requests received at or after this time: RFC 3339 (2026-11-24T10:00:00Z) or a duration back from now (5m, 2h).")
+	fs.StringVar(&o.Until, "until", "", "Only requests received before this time: RFC 3339 or a duration back from now.")
+	fs.BoolVar(&o.Strict, "strict", false, "Make every skipped line (a blank line, a last line cut short) an error.")
+	fs.IntVar(&o.Top, "top", 0, "Show only this many objects and writers; 0 is all.")
+	fs.StringVar(&o.Report, "report", "", "Also write a picture of the --object (or the hottest object): writers as lanes over time, 409s, successes and give-ups marked. FILE.svg or FILE.html.")
+	fs.BoolVar(&o.Live, "live", false, "Instead of an audit log, read the API server's /metrics at the start and the end of --for and show the 409s per second by group, resource, subresource and verb.")
+	fs.DurationVar(&o.For, "for", 10*time.Second, "With --live, the time between the two reads of /metrics; with --listen, how long to receive (default: until Ctrl-C).")
+	fs.StringArrayVar(&o.Resources, "resource", nil, "Only objects of these types: a type as kubectl names it (cm, deployments.apps) or a pattern over RESOURCE.GROUP (*.apps, *.* for all; core types end in a dot: configmaps.); a leading - excludes (-leases.coordination.k8s.io). Repeatable.")
+	fs.StringArrayVar(&o.Filter.Writers, "writer", nil, "Only the attempts of these writers: a user, field manager, pod, writer as the report names it (user/manager@pod) or user agent; * matches any characters, a leading - excludes. Winners and causes still come from every writer. Repeatable.")
+	fs.StringArrayVar(&o.Filter.Verbs, "verb", nil, "Only the attempts with these verbs ("+strings.Join(audit.WriteVerbs, ", ")+"); a leading - excludes. Repeatable.")
+	fs.StringArrayVar(&o.Filter.Subresources, "subresource", nil, "Only the attempts on these subresources (status, scale, *); a leading - excludes (-* keeps the writes to objects themselves). Repeatable.")
+	fs.StringArrayVar(&o.Filter.Statuses, "status", nil, "Only the attempts answered with these HTTP statuses: a code (409) or a class (2xx); a leading - excludes. Repeatable.")
+	fs.StringVar(&o.Listen, "listen", "", "Instead of an audit log, receive the API server's audit webhook (--audit-webhook-config-file naming http(s)://ADDR) on ADDR (HOST:PORT) until --for or Ctrl-C, then report. Plain HTTP only on loopback.")
+	fs.StringVar(&o.ListenCert, "listen-cert", "", "With --listen: serve TLS with this certificate (PEM).")
+	fs.StringVar(&o.ListenKey, "listen-key", "", "With --listen: the certificate's private key (PEM).")
+	fs.StringVar(&o.Record, "record", "", "With --listen: also write the events received to this file as an audit log (JSON lines) that --audit-log reads back.")
+	fs.StringVar(&o.Scenario, "scenario", "", "Also write a kubectl rv simulate scenario (FILE.yaml) that reproduces the contention on the --object (or the hottest object): its writers, their rates and write methods.")
+	_ = cmd.RegisterFlagCompletionFunc("writer", writerCompletion)
+	_ = cmd.RegisterFlagCompletionFunc("verb", cobra.FixedCompletions(audit.WriteVerbs, cobra.ShellCompDirectiveNoFileComp))
+	_ = cmd.RegisterFlagCompletionFunc("subresource", cobra.FixedCompletions([]string{"status", "scale", "-*"}, cobra.ShellCompDirectiveNoFileComp))
+	_ = cmd.RegisterFlagCompletionFunc("status", cobra.FixedCompletions([]string{"409", "2xx", "4xx", "-409"}, cobra.ShellCompDirectiveNoFileComp))
+	_ = cmd.RegisterFlagCompletionFunc("view", cobra.FixedCompletions(conflictsprint.Views, cobra.ShellCompDirectiveNoFileComp))
+	_ = cmd.RegisterFlagCompletionFunc("source", cobra.FixedCompletions([]string{audit.CloudWatchScheme + "/aws/eks/", audit.ElasticsearchScheme + "https://", audit.OpenSearchScheme + "https://", audit.ClickHouseScheme + "clickhouse://"}, cobra.ShellCompDirectiveNoFileComp|cobra.ShellCompDirectiveNoSpace))
+	return cmd
+}
+
+// Complete reads the namespace (-n) for --object; only --live contacts
+// the cluster, and only in Run.
+// seeFlags records which flags were set: --for and -n mean something
+// only when given.
+func (o *ConflictsOptions) seeFlags(changed func(string) bool) { o.changed = changed }
+
+// set reports whether flag name was given.
+func (o *ConflictsOptions) set(name string) bool { return o.changed != nil && o.changed(name) }
+
+func (o *ConflictsOptions) Complete(f *cmdutil.Factory, _ []string) error {
+	if o.Live {
+		o.factory = f
+		return nil
+	}
+	if o.Object == "" && !o.set("namespace") {
+		return nil
+	}
+	ns, explicit, err := f.Namespace()
+	if err != nil {
+		return err
+	}
+	if explicit {
+		o.namespace = ns
+	}
+	return nil
+}
+
+// metricsGetter builds the GET of /metrics from kubectl's global flags
+// (--kubeconfig, --context, --server, --token, ...), as kubectl get --raw
+// /metrics does.
+func (o *ConflictsOptions) metricsGetter() error {
+	if o.scrape != nil {
+		return nil
+	}
+	cfg, err := o.factory.RESTConfig(0, 0)
+	if err != nil {
+		return err
+	}
+	dc, err := discovery.NewDiscoveryClientForConfig(cfg)
+	if err != nil {
+		return err
+	}
+	rc := dc.RESTClient()
+	o.server = cfg.Host
+	o.scrape = func(ctx context.Context) ([]byte, error) {
+		b, err := rc.Get().AbsPath("/metrics").SetHeader("Accept", "text/plain;version=0.0.4, application/json;q=0.5").DoRaw(ctx)
+		if apierrors.IsForbidden(err) {
+			// client-go leaves a refusal it cannot decode as "unknown";
+			// the body, a Status or text, names the user.
+			return nil, forbiddenBody(err, b)
+		}
+		return b, err
+	}
+	return nil
+}
+
+// forbiddenBody returns err with the message the API server's 403 body
+// carries (a Status in JSON, or text), when client-go gave none.
+func forbiddenBody(err error, body []byte) error {
+	var st metav1.Status
+	msg := strings.TrimSpace(string(body))
+	if json.Unmarshal(body, &st) == nil && st.Message != "" {
+		msg = st.Message
+	}
+	if msg == "" {
+		return err
+	}
+	return &apierrors.StatusError{ErrStatus: metav1.Status{
+		Status: metav1.StatusFailure, Code: http.StatusForbidden, Reason: metav1.StatusReasonForbidden, Message: msg,
+	}}
+}
+
+// auditFlags are the flags that only an audit log analysis reads.
+var auditFlags = []string{"audit-log", "source", "view", "object", "resource", "writer", "verb", "subresource", "status", "fail-on-rate", "retry-window", "since", "until", "strict", "top", "report", "scenario", "listen", "listen-cert", "listen-key", "record"}
+
+// Validate checks the flags without I/O and builds the engine's config.
+func (o *ConflictsOptions) Validate() error {
+	if err := o.Output.Validate(); err != nil {
+		return err
+	}
+	if o.Live {
+		return o.validateLive()
+	}
+	if err := cmdutil.ValidateReport(o.Report); err != nil {
+		return err
+	}
+	if err := o.validateListen(); err != nil {
+		return err
+	}
+	if err := o.validateSources(); err != nil {
+		return err
+	}
+	cfg := conflicts.NewConfig()
+	switch {
+	case len(o.AuditLogs) == 0 && len(o.Sources) == 0 && o.Listen == "":
+		return exitcode.Usagef("give --audit-log PATH (the API server's --audit-log-path file, a directory of them, or - for stdin), --source SERVICE:WHAT (cloudwatch:, elasticsearch:, opensearch:, clickhouse:) or --listen ADDR (its audit webhook)")
+	case o.View != "" && !slices.Contains(conflictsprint.Views, o.View):
+		return exitcode.Usagef("--view %q is not a view: use one of %s", o.View, strings.Join(conflictsprint.Views, ", "))
+	case o.View == conflictsprint.ViewTimeline && o.Object == "":
+		return exitcode.Usagef("--view timeline needs --object TYPE/NAME")
+	case o.FailOnRate > 1:
+		return exitcode.Usagef("--fail-on-rate is a fraction of attempts between 0 and 1, got %g", o.FailOnRate)
+	case o.RetryWindow <= 0:
+		return exitcode.Usagef("--retry-window must be positive, got %s", o.RetryWindow)
+	case o.Top < 0:
+		return exitcode.Usagef("--top must be 0 or positive, got %d", o.Top)
+	case cmdutil.CountOf(o.AuditLogs, "-") > 1:
+		return exitcode.Usagef("--audit-log - (stdin) can be given only once")
+	case o.Scenario != "" && !strings.HasSuffix(o.Scenario, ".yaml") && !strings.HasSuffix(o.Scenario, ".yml"):
+		return exitcode.Usagef("--scenario %q: give a file name ending in .yaml", o.Scenario)
+	case o.Scenario != "" && cmdutil.CountOf(o.AuditLogs, "-") > 0:
+		return exitcode.Usagef("--scenario reads the log a second time for the write methods: give --audit-log a file, not - (stdin)")
+	}
+	var err error
+	now := time.Now
+	if o.now != nil {
+		now = o.now
+	}
+	if cfg.Since, err = parseTimeFlag("--since", o.Since, now); err != nil {
+		return err
+	}
+	if cfg.Until, err = parseTimeFlag("--until", o.Until, now); err != nil {
+		return err
+	}
+	if !cfg.Since.IsZero() && !cfg.Until.IsZero() && !cfg.Until.After(cfg.Since) {
+		return exitcode.Usagef("--until %s is not after --since %s", o.Until, o.Since)
+	}
+	if o.Object != "" {
+		typ, name, ok := strings.Cut(o.Object, "/")
+		if !ok || typ == "" || name == "" || strings.Contains(name, "/") {
+			return exitcode.Usagef("--object %q: give TYPE/NAME, e.g. configmaps/leader (and -n NAMESPACE)", o.Object)
+		}
+		cfg.Object = &conflicts.ObjectKey{Resource: strings.ToLower(typ), Namespace: o.namespace, Name: name}
+	}
+	cfg.Namespace = o.namespace
+	if cfg.Filter, err = conflicts.ParseFilter(o.Filter); err != nil {
+		return exitcode.Usagef("%w", err)
+	}
+	if cfg.Filter != nil && o.Scenario != "" {
+		return exitcode.Usagef("--scenario replays every writer of the object: give it without --writer, --verb, --subresource and --status")
+	}
+	if cfg.Resources, err = apitypes.ParseResourceFilter(o.Resources); err != nil {
+		return exitcode.Usagef("--resource %w", err)
+	}
+	cfg.RetryWindow, cfg.Strict, cfg.Top, cfg.HottestTimeline = o.RetryWindow, o.Strict, o.Top, o.Report != "" || o.Scenario != ""
+	if o.Listen != "" && cfg.MemoryLimit > 0 {
+		// The receiver's queue is memory beside the analysis's, not in it.
+		cfg.MemoryLimit += audit.ListenMemory
+	}
+	o.cfg = cfg
+	return nil
+}
+
+// validateListen checks --listen's flags beside the audit log's.
+func (o *ConflictsOptions) validateListen() error {
+	switch {
+	case o.Listen == "" && o.set("for"):
+		return exitcode.Usagef("--for is the time --live reads /metrics over, or --listen receives for: give it with one of them, or drop it")
+	case o.Listen == "" && (o.ListenCert != "" || o.ListenKey != "" || o.Record != ""):
+		return exitcode.Usagef("--listen-cert, --listen-key and --record go with --listen ADDR")
+	case o.Listen != "" && len(o.AuditLogs) > 0:
+		return exitcode.Usagef("give --audit-log or --listen, not both")
+	case o.Listen != "" && o.Scenario != "":
+		return exitcode.Usagef("--scenario reads the log a second time: --record the events with --listen, then give the record to --audit-log --scenario")
+	case o.Listen != "" && o.set("for") && o.For <= 0:
+		return exitcode.Usagef("--for must be positive, got %s", o.For)
+	}
+	return nil
+}
+
+// validateLive refuses the audit-log flags with --live: the two read
+// different sources and answer different questions.
+func (o *ConflictsOptions) validateLive() error {
+	for _, name := range auditFlags {
+		if o.set(name) {
+			return exitcode.Usagef("--live and --%s cannot be used together: --live reads the API server's /metrics, --%s is for an audit log", name, name)
+		}
+	}
+	if o.For <= 0 {
+		return exitcode.Usagef("--for must be positive, got %s", o.For)
+	}
+	return nil
+}
+
+// parseTimeFlag reads --since or --until as kubectl logs --since does: an
+// RFC 3339 time, or a positive duration back from now.
+func parseTimeFlag(flag, v string, now func() time.Time) (time.Time, error) {
+	if v == "" {
+		return time.Time{}, nil
+	}
+	if d, err := time.ParseDuration(v); err == nil {
+		if d <= 0 {
+			return time.Time{}, exitcode.Usagef("%s %q: a duration must be positive, e.g. 5m", flag, v)
+		}
+		return now().Add(-d), nil
+	}
+	t, err := time.Parse(time.RFC3339Nano, v)
+	if err != nil {
+		return time.Time{}, exitcode.Usagef("%s %q: give an RFC 3339 time such as 2026-11-24T10:00:00Z or a duration such as 5m", flag, v)
+	}
+	return t, nil
+}
+
+// Run reads the logs, prints the view and maps the rates to an exit code;
+// with --live it reads /metrics instead.
+func (o *ConflictsOptions) Run(ctx context.Context) error {
+	if o.Live {
+		return o.runLive(ctx)
+	}
+	// The report is printed within the memory limit of the analysis.
+	defer conflicts.LimitMemory(o.cfg.MemoryLimit)()
+	sources, done, err := o.sources(ctx)
+	if err != nil {
+		return err
+	}
+	actx := ctx
+	if o.Listen != "" {
+		// Ctrl-C ends the receiving, not the analysis of what came.
+		actx = context.WithoutCancel(ctx)
+	}
+	res, err := conflicts.Run(actx, sources, conflicts.Job{Config: o.cfg, Scenario: o.Scenario, Origin: o.AuditLogs,
+		ObjectName: o.Object, FailOnRate: o.FailOnRate})
+	if derr := done(); err == nil {
+		err = derr
+	}
+	switch {
+	case errors.Is(err, audit.ErrBadInput):
+		return exitcode.Usage(err)
+	case errors.Is(err, conflicts.ErrNoContention):
+		what := "the logs"
+		if o.Object != "" {
+			what = o.Object
+		}
+		return exitcode.Usagef("--scenario: %s: %w", what, err)
+	case err != nil:
+		return err
+	}
+	for _, n := range res.Notes {
+		output.Warnf(o.ErrOut, "%s", n)
+	}
+	if err := o.print(res.Report); err != nil {
+		return err
+	}
+	if err := o.writeReport(res.Report); err != nil {
+		return err
+	}
+	if res.Scenario != nil {
+		if err := os.WriteFile(o.Scenario, res.Scenario, 0o644); err != nil {
+			return exitcode.Usage(fmt.Errorf("--scenario: %w", err))
+		}
+	}
+	if len(res.OverRate) > 0 {
+		return exitcode.Findingf("%d writer(s) over --fail-on-rate %g: %s", len(res.OverRate), o.FailOnRate, text.Escape(strings.Join(res.OverRate, ", ")))
+	}
+	return nil
+}
+
+func (o *ConflictsOptions) print(rep *conflicts.Report) error {
+	p, err := o.Output.ToPrinter(o.Out)
+	if err != nil {
+		return err
+	}
+	if p.Structured() {
+		scope := conflictsprint.Scope{AuditLogs: append(slices.Clip(o.AuditLogs), o.Sources...), Since: o.Since, Until: o.Until, RetryWindow: o.RetryWindow.String(), Object: o.Object}
+		return p.PrintObject(conflictsprint.NewDocument(rep, scope))
+	}
+	view := o.View
+	if view == "" && o.Object != "" {
+		view = conflictsprint.ViewTimeline
+	}
+	return conflictsprint.Print(p, rep, view)
+}
+
+func (o *ConflictsOptions) writeReport(rep *conflicts.Report) error {
+	return cmdutil.WriteReport(o.Report, func() []byte { return conflictsprint.SVG(rep) }, func() []byte { return conflictsprint.HTML(rep) })
+}
+
+// liveEvery is how often --live reads /metrics in between when the output
+// is a terminal, for the per-interval view.
+const liveEvery = 2 * time.Second
+
+// runLive reads /metrics twice, --for apart, and prints the 409s counted
+// in between; on a terminal it also reads every liveEvery and prints a
+// line per read.
+func (o *ConflictsOptions) runLive(ctx context.Context) error {
+	if err := o.metricsGetter(); err != nil {
+		return err
+	}
+	get := func(ctx context.Context) ([]byte, error) {
+		b, err := o.scrape(ctx)
+		if exitcode.IsForbidden(err) {
+			return nil, exitcode.Refused(err, "--live", "GET /metrics", `get on the non-resource URL /metrics, e.g. a ClusterRole with rules [{nonResourceURLs: ["/metrics"], verbs: [get]}] and a ClusterRoleBinding to it`)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("--live: GET /metrics: %w", err)
+		}
+		return b, nil
+	}
+	started := func(time.Time) {
+		fmt.Fprintf(o.ErrOut, "read %s/metrics; reading it again in %s\n", text.Escape(o.server), o.For)
+	}
+	cfg := conflicts.LiveConfig{For: o.For, Started: started}
+	if o.Output.Format() == output.Table && output.IsTerminal(o.Out) {
+		var start time.Time
+		cfg.Started = func(at time.Time) { start = at; started(at) }
+		cfg.Every = liveEvery
+		cfg.Tick = func(r *conflicts.LiveReport) { _ = conflictsprint.PrintTick(o.Out, r, start) }
+	}
+	rep, err := conflicts.Live(ctx, get, cfg)
+	if errors.Is(err, conflicts.ErrBadMetrics) {
+		return exitcode.Cluster(fmt.Errorf("--live: %s/metrics: %w", text.Escape(o.server), err))
+	}
+	if err != nil {
+		return err
+	}
+	p, err := o.Output.ToPrinter(o.Out)
+	if err != nil {
+		return err
+	}
+	if p.Structured() {
+		return p.PrintObject(conflictsprint.NewLiveDocument(rep, conflictsprint.LiveScope{Server: o.server, For: o.For.String()}))
+	}
+	return conflictsprint.PrintLive(p, rep, o.server)
+}
+
+// writerCompletion completes --writer with the users and field managers
+// of the first writes of the --audit-log files given before it (not
+// stdin, which completion cannot read).
+func writerCompletion(c *cobra.Command, _ []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
+	logs, _ := c.Flags().GetStringArray("audit-log")
+	var sources []audit.Source
+	for _, l := range logs {
+		if l == "-" {
+			continue
+		}
+		if s, err := audit.Open(l, nil); err == nil {
+			sources = append(sources, s...)
+		}
+	}
+	var out []cobra.Completion
+	for _, name := range conflicts.WriterNames(c.Context(), sources, writerCompletionEvents) {
+		if strings.HasPrefix(name, toComplete) {
+			out = append(out, name)
+		}
+	}
+	return out, cobra.ShellCompDirectiveNoFileComp
+}
+
+// writerCompletionEvents is how many writes writerCompletion reads: a few
+// MB of a log, a fraction of a second.
+const writerCompletionEvents = 20000

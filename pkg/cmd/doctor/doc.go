@@ -1,0 +1,3 @@
+// Package doctor is kubectl rv doctor: its flags, options and wiring to
+// the engine pkg/doctor.
+package doctor

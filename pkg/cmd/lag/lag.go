@@ -1,0 +1,376 @@
+package lag
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+
+	"github.com/kubectl-rv/kubectl-rv/pkg/cmd/cmdutil"
+	"github.com/kubectl-rv/kubectl-rv/pkg/exitcode"
+	"github.com/kubectl-rv/kubectl-rv/pkg/lag"
+	"github.com/kubectl-rv/kubectl-rv/pkg/output"
+	"github.com/kubectl-rv/kubectl-rv/pkg/output/lagprint"
+	"github.com/kubectl-rv/kubectl-rv/pkg/text"
+)
+
+const lagLong = `Show which objects' controllers have not caught up with the latest spec.
+
+For every object in scope, lag compares metadata.generation with
+status.observedGeneration and with the observedGeneration of each status
+condition. STATE is current, lagging, never-observed (a generation but no
+observedGeneration anywhere: kstatus-based tools call such objects Current) or
+no-generation. AGE is how long the newest spec has been waiting (from the
+managedFields time of the newest write that touched .spec, else the creation
+time); OBSERVER is the manager that writes the status.
+
+Without TYPE, the scope is every served type whose objects can report an
+observedGeneration: the built-in workloads, Pods, PodDisruptionBudgets, ...
+and every custom resource type, found through discovery. Cluster-scoped types
+are included with --all-namespaces. Lists are paginated (--chunk-size) and
+read as a stream, several types at a time, so memory does not grow with the
+size of the cluster; --cache reads from the API server's watch cache.
+
+A type you may not list is skipped with a warning; the results are then
+partial.
+
+Exit status: 0 when nothing lags, 1 when an object lags (beyond --max-lag,
+for longer than --min-age), 2 on bad usage, 3 when the cluster cannot be
+reached or refuses every list. With --wait, lag watches (it does not poll)
+until nothing lags or --timeout expires, then lists what still lags.`
+
+const lagExample = `  # Everything lagging in the current namespace
+  kubectl rv lag
+
+  # Across the cluster, including cluster-scoped types
+  kubectl rv lag -A
+
+  # Only Deployments and StatefulSets labelled app=web, with current ones too
+  kubectl rv lag deployments,statefulsets -l app=web --all
+
+  # CI gate: wait until every controller has caught up, at most two minutes
+  kubectl rv lag -A --wait --timeout 2m
+
+  # Only lag of more than one generation that has lasted five minutes
+  kubectl rv lag -A --max-lag 1 --min-age 5m
+
+  # A live view while controllers catch up
+  kubectl rv lag deployments --watch
+
+  # Machine-readable, from the API server's cache
+  kubectl rv lag -A --cache -o json`
+
+// The client rate limit of a scan: a few hundred pages must not wait on
+// kubectl's default of 5 requests per second.
+const (
+	lagQPS   = 50
+	lagBurst = 100
+)
+
+// LagOptions are the options of kubectl rv lag.
+type LagOptions struct {
+	Selection   *cmdutil.SelectionFlags
+	Output      *cmdutil.OutputFlags
+	All         bool
+	MaxLag      int64
+	MinAge      time.Duration
+	Wait        bool
+	Watch       bool
+	Timeout     time.Duration
+	FromCache   bool
+	Concurrency int
+
+	timeoutSet bool
+	namespace  string
+	client     lag.Client
+	// resolve returns the types to scan (discovery, or the TYPE arguments).
+	resolve func() ([]lag.Target, []string, error)
+	now     func() time.Time
+	genericiooptions.IOStreams
+}
+
+// NewCmdLag returns kubectl rv lag.
+func NewCmdLag(f *cmdutil.Factory, streams genericiooptions.IOStreams) *cobra.Command {
+	o := &LagOptions{
+		Selection:   cmdutil.NewSelectionFlags(false),
+		Output:      cmdutil.NewOutputFlags(output.Table, output.Wide, output.JSON, output.YAML),
+		Timeout:     5 * time.Minute,
+		Concurrency: lag.DefaultConcurrency,
+		IOStreams:   streams,
+	}
+	cmd := &cobra.Command{
+		Use:               "lag [TYPE[,TYPE...]]",
+		Short:             "Show objects whose controllers have not caught up with the latest spec",
+		Long:              lagLong,
+		Example:           lagExample,
+		ValidArgsFunction: cmdutil.LagTypeCompletion(f),
+		RunE:              cmdutil.RunE(f, o),
+	}
+	fs := cmd.Flags()
+	o.Selection.AddFlags(fs)
+	o.Output.AddFlags(fs)
+	fs.BoolVar(&o.All, "all", false, "Include current and no-generation objects in the table.")
+	fs.Int64Var(&o.MaxLag, "max-lag", 0, "Count an object as lagging only when generation minus observedGeneration is greater than this.")
+	fs.DurationVar(&o.MinAge, "min-age", 0, "Count an object as lagging only when its newest spec has waited at least this long (e.g. 30s, 5m).")
+	fs.BoolVar(&o.Wait, "wait", false, "Watch until nothing lags, then exit 0; exit 1 listing what still lags when --timeout expires.")
+	fs.BoolVarP(&o.Watch, "watch", "w", false, "Keep a live view, updated as controllers catch up, until interrupted or --timeout.")
+	fs.DurationVar(&o.Timeout, "timeout", o.Timeout, "How long --wait waits (0: no limit); with --watch, how long to watch.")
+	fs.BoolVar(&o.FromCache, "cache", false, "Read from the API server's watch cache (resourceVersion=0): lighter on etcd, may be a moment stale.")
+	fs.IntVar(&o.Concurrency, "concurrency", o.Concurrency, "How many types to list at once.")
+	return cmd
+}
+
+func (o *LagOptions) seeFlags(changed func(string) bool) { o.timeoutSet = changed("timeout") }
+
+// Complete resolves the namespace, the client and the types.
+func (o *LagOptions) Complete(f *cmdutil.Factory, args []string) error {
+	o.Selection.Args = args
+	o.now = time.Now
+	ns, _, err := f.Namespace()
+	if err != nil {
+		return err
+	}
+	if !o.Selection.AllNamespaces {
+		o.namespace = ns
+	}
+	cfg, err := f.RESTConfig(lagQPS, lagBurst)
+	if err != nil {
+		return err
+	}
+	if o.client, err = lag.NewClient(cfg); err != nil {
+		return err
+	}
+	o.resolve = func() ([]lag.Target, []string, error) {
+		if len(args) == 0 {
+			d, err := f.Discovery()
+			if err != nil {
+				return nil, nil, err
+			}
+			return lag.Discover(d, o.Selection.AllNamespaces)
+		}
+		m, err := f.Mapper()
+		if err != nil {
+			return nil, nil, err
+		}
+		ts, err := lagResolveTypes(m, lagTypeArgs(args))
+		return ts, nil, err
+	}
+	return nil
+}
+
+// typeArgs splits TYPE[,TYPE...] arguments.
+func lagTypeArgs(args []string) []string {
+	var out []string
+	for _, a := range args {
+		for _, t := range strings.Split(a, ",") {
+			out = append(out, strings.TrimSpace(t))
+		}
+	}
+	return out
+}
+
+func lagResolveTypes(m meta.RESTMapper, names []string) ([]lag.Target, error) {
+	var out []lag.Target
+	seen := map[schema.GroupVersionResource]bool{}
+	for _, n := range names {
+		mapping, err := cmdutil.ResolveType(m, n)
+		if err != nil {
+			return nil, err
+		}
+		if !seen[mapping.Resource] {
+			seen[mapping.Resource] = true
+			out = append(out, lag.NewTarget(mapping.Resource, mapping.GroupVersionKind.Kind, mapping.Scope.Name() == meta.RESTScopeNameNamespace))
+		}
+	}
+	lag.SortTargets(out)
+	return out, nil
+}
+
+// Validate checks the flags without I/O.
+func (o *LagOptions) Validate() error {
+	if err := o.Output.Validate(); err != nil {
+		return err
+	}
+	for _, a := range lagTypeArgs(o.Selection.Args) {
+		switch {
+		case a == "":
+			return exitcode.Usagef("empty resource type in %q: give TYPE[,TYPE...]", strings.Join(o.Selection.Args, " "))
+		case strings.Contains(a, "/"):
+			return exitcode.Usagef("%q: lag takes resource types, not TYPE/NAME; select objects with -l or --field-selector metadata.name=NAME", a)
+		}
+	}
+	if err := cmdutil.CheckChunkSize(o.Selection.ChunkSize); err != nil {
+		return err
+	}
+	switch {
+	case o.MaxLag < 0:
+		return exitcode.Usagef("--max-lag must be 0 or positive, got %d", o.MaxLag)
+	case o.MinAge < 0:
+		return exitcode.Usagef("--min-age must be 0 or positive, got %s", o.MinAge)
+	case o.Timeout < 0:
+		return exitcode.Usagef("--timeout must be 0 (no limit) or positive, got %s", o.Timeout)
+	case o.Concurrency < 1:
+		return exitcode.Usagef("--concurrency must be at least 1, got %d", o.Concurrency)
+	case o.Wait && o.Watch:
+		return exitcode.Usagef("--wait and --watch cannot be combined: --wait gates, --watch shows")
+	case o.timeoutSet && !o.Wait && !o.Watch:
+		return exitcode.Usagef("--timeout needs --wait or --watch (for the request timeout use --request-timeout)")
+	}
+	return nil
+}
+
+func (o *LagOptions) config() lag.Config {
+	cfg := lag.NewConfig()
+	cfg.Namespace = o.namespace
+	cfg.LabelSelector = o.Selection.LabelSelector
+	cfg.FieldSelector = o.Selection.FieldSelector
+	cfg.ChunkSize = o.Selection.ChunkSize
+	cfg.Concurrency = o.Concurrency
+	cfg.FromCache = o.FromCache
+	cfg.MaxLag = o.MaxLag
+	cfg.MinAge = o.MinAge
+	cfg.All = o.All
+	cfg.Now = o.now
+	cfg.Warnf = func(format string, args ...any) { output.Warnf(o.ErrOut, format, args...) }
+	if output.IsTerminal(o.ErrOut) {
+		line := output.NewStatusLine(o.ErrOut)
+		cfg.Progress = func(p lag.ScanProgress) {
+			if p.Done {
+				line.Clear()
+				return
+			}
+			line.Set(fmt.Sprintf("scanning: %d/%d types, %d objects", p.TypesDone, p.Types, p.Objects))
+		}
+	}
+	return cfg
+}
+
+func (o *LagOptions) scope(targets []lag.Target) lagprint.Scope {
+	s := lagprint.Scope{
+		Namespace: o.namespace, AllNamespaces: o.Selection.AllNamespaces,
+		LabelSelector: o.Selection.LabelSelector, FieldSelector: o.Selection.FieldSelector,
+		FromCache: o.FromCache, MaxLag: o.MaxLag, MinAge: o.MinAge.String(), Types: []string{},
+	}
+	for _, t := range targets {
+		s.Types = append(s.Types, t.Name())
+	}
+	return s
+}
+
+// Run scans, then waits or watches when asked, and prints the report.
+func (o *LagOptions) Run(ctx context.Context) error {
+	p, err := o.Output.ToPrinter(o.Out)
+	if err != nil {
+		return err
+	}
+	targets, warnings, err := o.resolve()
+	for _, w := range warnings {
+		output.Warnf(o.ErrOut, "%s", w)
+	}
+	if err != nil {
+		if errors.Is(err, lag.ErrNoTypes) {
+			fmt.Fprintln(o.ErrOut, "nothing to check: "+text.Escape(err.Error()))
+			return nil
+		}
+		return err
+	}
+	scope := o.scope(targets)
+	popts := lagprint.Options{ShowNamespace: o.Selection.AllNamespaces}
+	cfg := o.config()
+	switch {
+	case o.Wait:
+		cfg.Mode, cfg.Timeout, cfg.Scanned = lag.UntilCaughtUp, o.Timeout, o.sayWaiting
+	case o.Watch:
+		cfg.Mode = lag.Watching
+		if o.timeoutSet {
+			cfg.Timeout = o.Timeout
+		}
+		cfg.Scanned, cfg.OnChange = o.watchView(p, scope, popts)
+	}
+	rep, err := lag.Run(ctx, cfg, o.client, targets)
+	switch {
+	case errors.Is(err, lag.ErrAllRefused):
+		return exitcode.Cluster(err)
+	case errors.Is(err, lag.ErrStillLagging):
+		if perr := o.print(p, rep, scope, popts); perr != nil {
+			return perr
+		}
+		n := rep.Findings()
+		verb := "lag"
+		if n == 1 {
+			verb = "lags"
+		}
+		return exitcode.Findingf("timed out after %s: %s still %s", output.Duration(o.Timeout), text.Plural(n, "object"), verb)
+	case err != nil:
+		return err
+	}
+	if !o.Watch {
+		if err := o.print(p, rep, scope, popts); err != nil {
+			return err
+		}
+	}
+	if rep.Findings() > 0 {
+		return exitcode.SilentFinding()
+	}
+	return nil
+}
+
+func (o *LagOptions) print(p *output.Printer, rep *lag.Report, scope lagprint.Scope, popts lagprint.Options) error {
+	if p.Structured() {
+		return p.PrintObject(lagprint.NewDocument(rep, scope))
+	}
+	if len(rep.Items) == 0 {
+		tot := rep.Totals()
+		fmt.Fprintf(o.ErrOut, "nothing lags: %s of %s checked\n", text.Plural(tot.Objects, "object"), text.Plural(len(rep.Types), "type"))
+	}
+	return lagprint.PrintTable(p, rep, popts)
+}
+
+// sayWaiting says, before --wait watches, how many objects it waits for.
+func (o *LagOptions) sayWaiting(rep *lag.Report) error {
+	if n := rep.Findings(); n > 0 {
+		limit := "no time limit"
+		if o.Timeout > 0 {
+			limit = "timeout " + output.Duration(o.Timeout)
+		}
+		fmt.Fprintf(o.ErrOut, "waiting for %s to catch up (%s)\n", text.Plural(n, "object"), limit)
+	}
+	return nil
+}
+
+// watchView is --watch's view: the report after the scan and, on every
+// change, redrawn in place on a terminal (and printed whole again with -o
+// json or yaml), otherwise a row per changed item.
+func (o *LagOptions) watchView(p *output.Printer, scope lagprint.Scope, popts lagprint.Options) (func(*lag.Report) error, func(*lag.Report, []lag.Item) error) {
+	view := output.NewLiveView(o.Out, !p.Structured() && output.IsTerminal(o.Out))
+	live := view.Live()
+	redraw := func(rep *lag.Report) error {
+		if p.Format == output.YAML {
+			fmt.Fprintln(o.Out, "---")
+		}
+		return view.Redraw(func() error {
+			if live {
+				fmt.Fprintf(o.Out, "kubectl rv lag: %s\n\n", rep.Now.Format(time.TimeOnly))
+			}
+			return o.print(p, rep, scope, popts)
+		})
+	}
+	onChange := func(rep *lag.Report, changed []lag.Item) error {
+		if live || p.Structured() {
+			return redraw(rep)
+		}
+		for _, it := range changed {
+			if err := lagprint.PrintChange(p, rep, it, popts); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	return redraw, onChange
+}
