@@ -104,7 +104,60 @@ func PrintableASCII(s string) bool {
 	return true
 }
 
-// EscapeMarkup makes a string from a file or a server safe in XML and
-// HTML (the report pictures and pages): control characters, which XML 1.0
-// does not allow, as Escape writes them, then markup.
-func EscapeMarkup(s string) string { return html.EscapeString(Escape(s)) }
+// EscapeMarkup makes a string from a file or a server safe as text or an
+// attribute value in XML, SVG and HTML (the report pictures and pages):
+// it drops what XML 1.0 does not allow in a document, so that the picture
+// still parses (the C0 controls but tab, newline and CR; U+FFFE and
+// U+FFFF; bytes that are not UTF-8, among them encoded surrogates), then
+// escapes markup (< > & ' ") with html.EscapeString, whose entities XML
+// reads too. For example "a\x1b<b>\uffff" becomes "a&lt;b&gt;".
+func EscapeMarkup(s string) string { return html.EscapeString(dropNonXML(s)) }
+
+// dropNonXML is s without the runes XML 1.0 does not allow.
+func dropNonXML(s string) string {
+	i := indexNonXML(s)
+	if i < 0 {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s))
+	for i >= 0 {
+		b.WriteString(s[:i])
+		_, size := utf8.DecodeRuneInString(s[i:])
+		s = s[i+size:]
+		i = indexNonXML(s)
+	}
+	b.WriteString(s)
+	return b.String()
+}
+
+// indexNonXML is the index of the first rune of s that XML does not
+// allow, or -1.
+func indexNonXML(s string) int {
+	for i := 0; i < len(s); {
+		if c := s[i]; c >= 0x20 && c < utf8.RuneSelf {
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if !xmlChar(r, size) {
+			return i
+		}
+		i += size
+	}
+	return -1
+}
+
+// xmlChar says whether the rune r, decoded from size bytes, is in XML
+// 1.0's Char production: tab, newline, CR, U+0020 to U+D7FF, U+E000 to
+// U+FFFD and U+10000 to U+10FFFF. A surrogate or anything past U+10FFFF
+// does not decode (utf8.RuneError of size 1), so the check is short.
+func xmlChar(r rune, size int) bool {
+	switch {
+	case r == utf8.RuneError:
+		return size > 1 // U+FFFD itself, not a byte that failed to decode
+	case r < 0x20:
+		return r == '\t' || r == '\n' || r == '\r'
+	}
+	return r != 0xfffe && r != 0xffff
+}

@@ -1,10 +1,14 @@
 package text
 
 import (
+	"encoding/xml"
+	"errors"
+	"io"
 	"strings"
 	"testing"
 	"unicode/utf8"
 
+	"golang.org/x/net/html"
 	cliprinters "k8s.io/cli-runtime/pkg/printers"
 )
 
@@ -93,14 +97,120 @@ func FuzzEscape(f *testing.F) {
 }
 
 func TestEscapeMarkup(t *testing.T) {
-	tests := []struct{ in, want string }{
-		{"plain", "plain"},
-		{`<script>"a" & 'b'</script>`, "&lt;script&gt;&#34;a&#34; &amp; &#39;b&#39;&lt;/script&gt;"},
-		{"bell\x07<", "bell^G&lt;"},
+	tests := []struct{ name, in, want string }{
+		{"plain text is kept", "plain", "plain"},
+		{"markup is escaped", `<script>"a" & 'b'</script>`, "&lt;script&gt;&#34;a&#34; &amp; &#39;b&#39;&lt;/script&gt;"},
+		{"C0 controls are dropped", "bell\x07<\x1b[31m\x00", "bell&lt;[31m"},
+		{"tab, newline and CR are kept", "a\tb\nc\rd", "a\tb\nc\rd"},
+		{"U+FFFF is dropped", "writer\uffff", "writer"},
+		{"U+FFFE is dropped", "\ufffewriter", "writer"},
+		{"a byte that is not UTF-8 is dropped", "caf\xe9<", "caf&lt;"},
+		{"an encoded surrogate is dropped", "a\xed\xa0\x80b", "ab"},
+		{"U+FFFD is kept", "\ufffd", "\ufffd"},
+		{"DEL, C1 and bidi controls are kept: XML allows them", "\x7f\u009b\u202e", "\x7f\u009b\u202e"},
+		{"the last characters of the planes are kept", "\ufffd\U0001F600\U0010FFFD", "\ufffd\U0001F600\U0010FFFD"},
 	}
 	for _, tt := range tests {
-		if got := EscapeMarkup(tt.in); got != tt.want {
-			t.Errorf("EscapeMarkup(%q) = %q, want %q", tt.in, got, tt.want)
+		t.Run(tt.name, func(t *testing.T) {
+			if got := EscapeMarkup(tt.in); got != tt.want {
+				t.Errorf("EscapeMarkup(%q) = %q, want %q", tt.in, got, tt.want)
+			}
+			assertXMLReads(t, tt.in)
+			assertHTMLReads(t, tt.in)
+		})
+	}
+}
+
+// FuzzEscapeMarkup holds EscapeMarkup to the real parsers: XML
+// (encoding/xml) and HTML (golang.org/x/net/html) read it, in an
+// attribute and as text, back as the string without what XML forbids,
+// and it never opens a tag.
+func FuzzEscapeMarkup(f *testing.F) {
+	for _, s := range []string{"", "<b>", "a\uffff\x07b", "\xed\xa0\x80", "</p><script>", "&amp;", "\r\n\r", `"'`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		assertXMLReads(t, s)
+		assertHTMLReads(t, s)
+	})
+}
+
+// readBack is what a parser gives back for s escaped: s without what XML
+// forbids, each CR or CR LF read as a newline.
+func readBack(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		bad := r == utf8.RuneError && size == 1 || r < 0x20 && r != '\t' && r != '\n' && r != '\r' || r == 0xfffe || r == 0xffff
+		if !bad {
+			b.WriteString(s[i : i+size])
 		}
+		i += size
+	}
+	return strings.ReplaceAll(strings.ReplaceAll(b.String(), "\r\n", "\n"), "\r", "\n")
+}
+
+func assertXMLReads(t *testing.T, s string) {
+	t.Helper()
+	e := EscapeMarkup(s)
+	doc := `<t a="` + e + `">` + e + `</t>`
+	dec := xml.NewDecoder(strings.NewReader(doc))
+	var attr, chars string
+	for {
+		tok, err := dec.Token()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			t.Fatalf("EscapeMarkup(%q) = %q: XML does not read it: %v", s, e, err)
+		}
+		switch tok := tok.(type) {
+		case xml.StartElement:
+			if tok.Name.Local != "t" || len(tok.Attr) != 1 {
+				t.Fatalf("EscapeMarkup(%q) = %q opens an element: %v", s, e, tok)
+			}
+			attr = tok.Attr[0].Value
+		case xml.CharData:
+			chars += string(tok)
+		}
+	}
+	if want := readBack(s); attr != want || chars != want {
+		t.Fatalf("EscapeMarkup(%q) = %q: XML reads the attribute %q and the text %q, want %q", s, e, attr, chars, want)
+	}
+}
+
+func assertHTMLReads(t *testing.T, s string) {
+	t.Helper()
+	e := EscapeMarkup(s)
+	z := html.NewTokenizer(strings.NewReader(`<p title="` + e + `">` + e + `</p>`))
+	var attr, chars string
+	tags := 0
+	for {
+		tt := z.Next()
+		if tt == html.ErrorToken {
+			if !errors.Is(z.Err(), io.EOF) {
+				t.Fatalf("EscapeMarkup(%q) = %q: %v", s, e, z.Err())
+			}
+			break
+		}
+		tok := z.Token()
+		switch tt {
+		case html.StartTagToken:
+			if tags++; tok.Data != "p" || len(tok.Attr) != 1 {
+				t.Fatalf("EscapeMarkup(%q) = %q opens a tag: %v", s, e, tok)
+			}
+			attr = tok.Attr[0].Val
+		case html.TextToken:
+			chars += tok.Data
+		case html.EndTagToken:
+			if tags++; tok.Data != "p" {
+				t.Fatalf("EscapeMarkup(%q) = %q closes a tag: %v", s, e, tok)
+			}
+		default:
+			t.Fatalf("EscapeMarkup(%q) = %q makes a %v", s, e, tt)
+		}
+	}
+	if want := readBack(s); tags != 2 || attr != want || chars != want {
+		t.Fatalf("EscapeMarkup(%q) = %q: HTML reads %d tags, the attribute %q and the text %q, want 2, %q", s, e, tags, attr, chars, want)
 	}
 }
