@@ -6,15 +6,18 @@
 // apiVersion rv.kubectl-rv.dev/v1alpha1 and one kind per report, documented
 // in docs/output.md, so that CI scripts can depend on it.
 //
-// Every table cell is passed through cli-runtime's EscapeTerminal before it
-// is written, because manager names, messages and object names come from the
-// server and may carry terminal control sequences. Color is used only on a
-// terminal or when asked (--color=always), and never when NO_COLOR is set.
+// Every table cell is passed through text.Escape (kubectl's escaping of
+// ESC and CR, extended to every C0 and C1 control and the bidirectional
+// controls) before it is written, because manager names, messages and
+// object names come from the server and may carry terminal control
+// sequences. Color is used only on a terminal or when asked
+// (--color=always), and never when NO_COLOR is set.
 //
 // The report pictures (simulate's, conflicts' and leases' --report) are
 // drawn on one swimlane renderer (Swimlanes: lanes, labels, a time axis at
 // round ticks; the printers add their own marks) and framed by one page
-// (HTMLOpen, HTMLClose); their text is escaped with text.EscapeMarkup.
+// (HTMLOpen, HTMLClose); all their text from outside is escaped with
+// text.EscapeMarkup, which drops what XML forbids and escapes markup.
 //
 // Package output owns how results look; it does not decide what they are,
 // and binds no flags: pkg/cmd turns -o, --color and --no-headers into

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/kubectl-rv/kubectl-rv/internal/golden"
 )
@@ -35,9 +36,26 @@ func TestRenderTable(t *testing.T) {
 }
 
 func TestTableEscapesServerStrings(t *testing.T) {
-	out := (&Printer{Format: Table}).RenderTable(sampleTable())
-	if bytes.ContainsAny(out, "\x1b\x07") {
-		t.Fatalf("terminal control sequences reached the output: %q", out)
+	tests := []struct{ name, manager, raw, shown string }{
+		{"ESC and BEL (OSC)", "mgr\x1b]0;pwned\x07", "\x1b\x07", "mgr^[]0;pwned^G"},
+		{"C1 CSI", "mgr\u009b31mred", "\u009b", `mgr\u009b31mred`},
+		{"C1 OSC", "mgr\u009d0;pwned\u009c", "\u009d\u009c", `mgr\u009d0;pwned\u009c`},
+		{"right-to-left override", "mgr\u202eredro", "\u202e", `mgr\u202eredro`},
+		{"isolate and mark", "\u2067mgr\u2069\u200f", "\u2067\u2069\u200f", `\u2067mgr\u2069\u200f`},
+		{"a lone 8-bit CSI byte", "mgr\x9b1m", "", `mgr\x9b1m`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tbl := &TableData{Columns: Columns("name", "manager")}
+			tbl.AddRow(Cells("web", tt.manager)...)
+			out := (&Printer{Format: Table}).RenderTable(tbl)
+			if bytes.ContainsAny(out, tt.raw) || !utf8.Valid(out) {
+				t.Errorf("terminal controls reached the output: %q", out)
+			}
+			if !bytes.Contains(out, []byte(tt.shown)) {
+				t.Errorf("the table does not show %q: %q", tt.shown, out)
+			}
+		})
 	}
 }
 
