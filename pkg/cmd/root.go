@@ -32,7 +32,9 @@ that asks for it.
 
 Exit codes (the same for every command): 0 nothing to report, 1 a finding the
 command checks for, 2 bad usage or input, 3 the cluster could not be reached or
-refused the request.`
+refused the request.
+
+Docs: docs/COMMAND.md, at https://github.com/kubectl-rv/kubectl-rv/tree/main/docs`
 
 const rootExample = `  # See the classic optimistic-concurrency race, offline, step by step
   kubectl rv simulate

@@ -23,34 +23,31 @@ import (
 const churnLong = `Rank objects, managers and types by writes per minute, and find silent hot
 loops and fights.
 
-churn watches object metadata only (PartialObjectMetadata: name,
-resourceVersion, generation, managedFields), of every listable and watchable
-type, or of the types given, and counts every write. Each write is
-attributed to a manager from managedFields and classified: spec (the
-generation moved), status (through /status, or by a manager owning only
-.status) or metadata (nothing else can have changed); writes to types
-without a generation that are neither are "other".
+churn watches object metadata only (name, resourceVersion, generation,
+managedFields) of every listable and watchable type, or of the types given,
+and counts every write, attributed to a manager from managedFields and
+classified: spec (the generation moved), status (through /status, or by a
+manager owning only .status), metadata, or other (a type without generation).
 
 It flags:
-  self-loops  one manager rewriting one object, with no other writer in
-              between, more than --loop-rate times a minute without a
-              generation change (a status or metadata write that re-triggers
-              its own watch); the managers of a fight are no self-loop;
+  self-loops  one manager rewriting one object more than --loop-rate times
+              a minute, no other writer in between and no generation change
+              (a status or metadata write that re-triggers its own watch);
   fights      a field changing hands between managers --fight-threshold
               times within a minute, as kubectl rv watch detects them.
 
 --explain N fetches the full object on the next writes of the N busiest
 objects and names the fields that change.
 
-Without -A, namespaced types are watched in the current namespace (-n) and
-cluster-scoped types are left out unless named. A type you may not list or
-watch gets a warning and is left out: the results are then partial. After a
-410 Gone the type is relisted, the gap is reported and the watch resumes.
+Without -A, -n's namespace is watched (cluster-scoped types only if named).
+A type you may not list or watch is left out with a warning: the results are
+then partial. After a 410 Gone the type is relisted and the gap reported.
 
-On a terminal, a live view of the busiest objects, loops and fights is
-redrawn every 2 seconds. The report is printed on Ctrl-C or after --for. Exit status: 0, or 1 when
---fail-on matches, 2 on bad usage, 3 when the cluster cannot be reached or
-refuses every type. See docs/churn.md.`
+A live view is redrawn every 2 s on a terminal; the report is printed on
+Ctrl-C or after --for. Exit status: 0, or 1 when --fail-on matches, 2 on bad
+usage, 3 when the cluster cannot be reached or refuses every type.
+
+Docs: docs/churn.md`
 
 const churnExample = `  # Every type in every namespace, for five minutes
   kubectl rv churn -A --for 5m

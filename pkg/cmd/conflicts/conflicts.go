@@ -27,105 +27,38 @@ import (
 	"github.com/kubectl-rv/kubectl-rv/pkg/text"
 )
 
+// conflictsLong is conflicts' --help. NewCmdConflicts formats it with the
+// causes and their fixes, which --view causes prints and docs/conflicts.md
+// lists: "%.0s" leaves them out of the help.
 const conflictsLong = `Find which writes collide in a cluster, who loses to whom, and why.
 
-conflicts reads the API server's audit log (JSON lines of audit.k8s.io/v1
-Event, the file of kube-apiserver --audit-log-path; the Metadata level is
-enough) and, for every write attempt (create, update, patch, delete) and
-every 409 Conflict, says:
+conflicts reads the API server's audit log (--audit-log: JSON lines of
+audit.k8s.io/v1 Event, Metadata level is enough; a file, a directory of
+rotated files, a .gz file, - for stdin, or the EKS, GKE and AKS exports of
+the cloud CLIs), its audit webhook (--listen), or a log service (--source
+cloudwatch:, elasticsearch:, opensearch:, clickhouse:), and shows (--view):
 
-  objects    the hottest objects: attempts, 409s, successes, writers and
-             the writer with the most 409s
-  writers    per writer: attempts, 409s, conflict rate, retry chains (409,
-             re-read, write again), give-ups (a 409 with no further attempt
-             within --retry-window) and the writers it lost to (the
-             successful writes between its read and its rejection)
+  objects    the hottest objects: attempts, 409s, successes, writers
+  writers    per writer (user/field manager@pod): attempts, 409s, conflict
+             rate, retry chains, give-ups and the writers it lost to
   timeline   with --object: every write attempt on one object in order,
-             its retry chain, its resourceVersions when known, the winners
-  causes     each 409 classified, with a one-line fix
+             its retry chain, resourceVersions and the writes it lost to
+  causes     why each 409 happened, with a one-line fix
 
-A writer is who the API server says wrote: user + field manager + pod
-(the service account token's pod). The field manager is the request's
-?fieldManager=, or else the one the API server records in managedFields
-for it: the user agent up to its first "/" (kube-controller-manager,
-kubectl scale and most client-go programs send none). A row shows the
-user agent its attempts sent; when its writes came with several user
-agents, or overlapped on one object, it says "shared": several clients
-may share that user, field manager and pod.
+A retry is a writer's next attempt after a 409 that shows it re-read,
+within --retry-window; a 409 not retried is a give-up. --object, -n,
+--resource, --since and --until restrict every figure; --writer, --verb,
+--subresource and --status choose the attempts shown, still judged against
+everything in scope. Request and response bodies are never kept or printed.
 
-A retry is a writer's next attempt on the object after a 409 that shows
-it re-read: a get of the object in between, a new precondition
-(objectRef.resourceVersion), or an apply that now forces; it must come
-within --retry-window and sooner than half the writer's own pace on the
-object, so a periodic writer's next write is not a retry. A 409 not
-retried so is a give-up.
+--scenario FILE.yaml writes a simulate scenario reproducing the contention.
+--live reads /metrics instead of a log: 409s per second by resource and verb.
 
-Dry runs (dryRun=All) persist nothing and are left out, counted; an
-event read twice (same auditID and stage: a log beside its rotated or
-gzip copy, overlapping exports) counts once. --object, -n, --since and
---until restrict every figure, view and report.
+Exit status: 0; 1 with --fail-on-rate R when a writer's conflict rate
+exceeds R; 2 on bad usage or a bad log (naming file:line); 3 when --live
+cannot read /metrics or a --source service refuses.
 
---writer, --verb, --subresource and --status choose the attempts every
-figure counts and the timeline shows, without hiding what they lost to:
-every attempt in scope is still analysed, so a shown 409 keeps its
-winners and cause. A retry chain counts when its first retry is shown, a
-give-up when the 409 that ended the chain is. Each flag repeats (any
-value of it), the flags combine (all of them), and a leading - excludes.
-
-The causes:
-%s
-conflicts reads only what it needs of each event: verb, request URI, user,
-user agent, object reference, response status and timestamps, and of a
-RequestResponse-level event only responseObject.metadata.resourceVersion
-(then winners are exact). Request and response bodies, which may hold
-Secrets, are skipped while parsing and never kept or printed.
-
---audit-log takes a file, a directory of rotated files (oldest first), a
-.gz file, or - for stdin; repeat it for the logs of several API servers.
-Only events of stage ResponseComplete or Panic count. A last line cut short
-is skipped with a warning; --strict makes every skipped line an error.
-It also reads what the cloud CLIs print, recognised by their first keys:
-aws logs filter-log-events and get-query-results (EKS, events unchanged),
-gcloud logging read --format=json (GKE's Cloud Logging: no field manager,
-pod, dry run or request time) and az monitor log-analytics query over
-AKSAudit or AKSAuditAdmin (AKS: no impersonated user).
-
---source cloudwatch:LOG_GROUP reads EKS's audit events straight from
-CloudWatch Logs (the group /aws/eks/CLUSTER/cluster), page by page, the
-filter pushed down: only the audit streams' completed writes, between
---since and --until, are sent (reads are not, so retries are judged by
-preconditions). Credentials and region come from the AWS SDK's default
-chain (AWS_PROFILE, AWS_REGION, the shared files, SSO, the instance's
-role), never from a flag. --source elasticsearch:URL/INDEX reads events
-indexed into Elasticsearch one document each, the same filter pushed
-down, through a point in time page by page (credentials from
-ELASTICSEARCH_API_KEY, or ELASTICSEARCH_USERNAME and
-ELASTICSEARCH_PASSWORD); --source opensearch:URL/INDEX does the same with
-OpenSearch 3.3 or later (OPENSEARCH_USERNAME and OPENSEARCH_PASSWORD).
---source clickhouse:DSN/TABLE reads a ClickHouse table whose String
-column event holds each event's JSON, the filter pushed down as SQL
-parameters and the rows streamed; DSN is clickhouse-go's
-(clickhouse://HOST:9000/DATABASE, or the HTTP interface's
-http(s)://HOST:PORT/DATABASE), credentials from CLICKHOUSE_USER and
-CLICKHOUSE_PASSWORD. --source runs in rv-full, installed beside
-kubectl-rv.
-
---scenario FILE.yaml also writes a kubectl rv simulate scenario that
-reproduces the contention on the --object (or the hottest object): one
-actor per writer, with its write method, rate and retry policy. Run it
-with kubectl rv simulate run FILE.yaml.
-
---live reads the API server's /metrics instead of a log, at the start and
-at the end of --for, and shows the 409s per second by group, resource,
-subresource and verb (the counter apiserver_request_total{code="409"});
-on a terminal it also reads it every 2s and prints a line per read. It
-needs get on the non-resource URL /metrics; one read sees one API server
-replica.
-
-Only --live contacts a cluster. Exit status: 0, or 1 with --fail-on-rate R
-when a writer's conflict rate exceeds R; 2 on bad usage or a bad log
-(file:line names the line); 3 when --live cannot read /metrics. See
-docs/conflicts.md.`
+Docs: docs/conflicts.md%.0s`
 
 const conflictsExample = `  # The hottest objects in an API server's audit log
   kubectl rv conflicts --audit-log /var/log/kubernetes/audit.log
@@ -169,6 +102,9 @@ const conflictsExample = `  # The hottest objects in an API server's audit log
   # Events indexed into OpenSearch, or stored in a ClickHouse table, over the last day
   OPENSEARCH_USERNAME=reader OPENSEARCH_PASSWORD=... kubectl rv conflicts --source opensearch:https://logs.example:9200/k8s-audit-* --since 24h
   CLICKHOUSE_USER=reader CLICKHOUSE_PASSWORD=... kubectl rv conflicts --source clickhouse:clickhouse://ch.example:9000/logs/k8s_audit --since 24h
+
+  # Be the API server's audit webhook for ten minutes, keeping what it sent
+  kubectl rv conflicts --listen 127.0.0.1:8443 --for 10m --record received.log
 
   # 409s per second across the cluster, over 30 seconds, from /metrics
   kubectl rv conflicts --live --for 30s`

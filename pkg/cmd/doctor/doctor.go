@@ -24,6 +24,9 @@ import (
 	"github.com/kubectl-rv/kubectl-rv/pkg/text"
 )
 
+// doctorLong is doctor's --help. NewCmdDoctor formats it with the checks
+// and their contracts, which --check names and docs/doctor.md lists:
+// "%.0s" leaves them out of the help.
 const doctorLong = `Check that API endpoints keep the resourceVersion contract clients rely on.
 
 For each resource type (by default every listable and watchable one the
@@ -31,34 +34,28 @@ cluster serves, built-in, custom and aggregated, at its preferred version),
 doctor lists and watches it in the ways client-go, controller-runtime and
 kubectl do, and says for each check whether the endpoint passed, failed,
 warned or was skipped, what it saw, and which clients break when it fails.
-Lists and watches carry object metadata only (PartialObjectMetadata).
+--check runs only the checks it names.
 
-Checks:
-%s
 Verdicts follow one rule: fail only where a real client (client-go's
 reflector and informers, kubectl get -w) would lose, duplicate or misorder
 data, or hang; warn where the behaviour is legal but costly or surprising,
 or where the server or its storage did not answer ("unreachable"); skip
 where the cluster cannot show it. Every warning and skip says why.
 
-With several API servers (a highly available control plane), doctor also
-holds them to each other (cross-server-rvs): name them with --api-servers,
-or let doctor find them among the kubernetes Service's endpoints, when
-those are reachable from where it runs.
+With several API servers, doctor also holds them to each other
+(cross-server-rvs): name them with --api-servers, or let doctor find them
+among the kubernetes Service's endpoints that answer from here.
 
-Only reads are sent. --write-probe NAMESPACE is the one exception: it
-creates, updates twice and deletes one ConfigMap named kubectl-rv-doctor-*
-in NAMESPACE, to see that resourceVersions increase across writes. A dry
-run of that create comes first: a missing namespace is exit 2, a refused
-create exit 3, before any check runs.
+Only reads are sent, unless --write-probe NAMESPACE: it creates, updates
+twice and deletes one ConfigMap named kubectl-rv-doctor-* there.
 
-Without -n, namespaced types are listed across all namespaces; with -n, in
-that namespace (for a user whose rights end there). A type you may not list
-gets a warning and no verdicts; the results are then partial.
+Without -n, namespaced types are listed across all namespaces. A type you
+may not list gets a warning and no verdicts: the results are then partial.
 
 Exit status: 0 when no check failed, 1 when one did, 2 on bad usage, 3 when
-the cluster cannot be reached, or refuses or does not answer for every
-type. See docs/doctor.md.`
+the cluster cannot be reached, or refuses or does not answer for every type.
+
+Docs: docs/doctor.md%.0s`
 
 const doctorExample = `  # Every resource type of the cluster
   kubectl rv doctor

@@ -43,7 +43,9 @@ partial.
 Exit status: 0 when nothing lags, 1 when an object lags (beyond --max-lag,
 for longer than --min-age), 2 on bad usage, 3 when the cluster cannot be
 reached or refuses every list. With --wait, lag watches (it does not poll)
-until nothing lags or --timeout expires, then lists what still lags.`
+until nothing lags or --timeout expires, then lists what still lags.
+
+Docs: docs/lag.md`
 
 const lagExample = `  # Everything lagging in the current namespace
   kubectl rv lag

@@ -27,35 +27,29 @@ const leasesLong = `Leader election seen from outside: who leads, how healthy it
 are, every takeover, and former leaders that keep acting after they lost.
 
 Without --watch, --for or --audit-log, one look: every Lease (and legacy
-annotation lock, control-plane.alpha.kubernetes.io/leader on Endpoints and
-ConfigMaps) with its holder, how long it has held it, its last renewal's age
-against leaseDurationSeconds (the slack), its transitions, and the
-LeaseCandidates that compete for it when the cluster serves that API
-(coordinated leader election, 1.33+; a cluster without it is fine).
+annotation lock on Endpoints and ConfigMaps) with its holder, how long it
+has held it, its last renewal's age against leaseDurationSeconds (the
+slack), its transitions, and the LeaseCandidates that compete for it when
+the cluster serves that API (coordinated leader election, 1.33+).
 
 --watch (until Ctrl-C) or --for DURATION watches the Leases and records each
-renewal: the interval's median and p99 (over the last 256), the smallest
-slack seen, late renewals (slack under a third of the duration), expiries
-and takeovers (a new holderIdentity; "after expiry" when the previous
-holder's renewTime plus the duration had passed). Times are the holders'
-own (renewTime, acquireTime); an expiry nobody takes over is noticed by this
-machine's clock. After a 410 Gone the Leases are relisted, the gap is
-reported and the watch resumes.
+renewal: the interval's median and p99, the smallest slack seen, late
+renewals (slack under a third of the duration), expiries and takeovers (a
+new holderIdentity; "after expiry" when the previous holder's renewTime
+plus the duration had passed). After a 410 Gone the Leases are relisted,
+the gap is reported and the watch resumes.
 
 --audit-log tells the same story from the past, from the Lease writes in an
-API server's audit log: a successful write by another writer than the last
-is a takeover, a 409 a candidate trying, the holder's successive writes its
-renewals. At Metadata level there are no bodies, so a holder is named as
-kubectl rv conflicts names a writer (user/field manager@pod) and the lease
-duration is --lease-duration. It also lists writes to other objects by a
-former holder after it lost the lock (after its last renewal plus the
-duration, or after another took over): the window in which two replicas
-acted as leader (writes to Leases and Events are not counted).
+API server's audit log (holders named as kubectl rv conflicts names writers,
+the duration given by --lease-duration), and lists the writes of a former
+holder to other objects after it lost the lock: the window in which two
+replicas acted as leader.
 
 Without -A, the current namespace (-n) is looked at; with --audit-log, every
 namespace unless -n is given. Exit status: 0, or 1 when --fail-on matches, 2
-on bad usage or a bad audit log, 3 when the cluster cannot be reached. See
-docs/leases.md.`
+on bad usage or a bad audit log, 3 when the cluster cannot be reached.
+
+Docs: docs/leases.md`
 
 const leasesExample = `  # Who leads, in every namespace, now
   kubectl rv leases -A

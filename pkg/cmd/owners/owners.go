@@ -80,31 +80,25 @@ Without arguments, a piped standard input is read as with -f -.
 Views (--view):
   tree      the owned fields as a tree; a subtree whose fields all have the same owners is one line
   blame     the object's YAML, each line followed by a comment naming its owners (still valid YAML)
-  table     one row per owner of each owned field: FIELD, MANAGER, OPERATION, SUBRESOURCE,
-            APIVERSION, AGE, SHARED (MULTI on every row of a field with several owners)
+  table     one row per owner of each owned field (MULTI on every row of a shared field)
   summary   one row per managedFields entry: MANAGER, OPERATION, APIVERSION, SUBRESOURCE, LAST WRITE, FIELDS
-  size      the weight of managedFields, per kind and for the heaviest objects (--top): bytes and
-            share of the object, entries, objects near the cap of 10 Update entries, Apply
-            managers with generated names (one per pod or run); streamed, for TYPE -A at scale
--o json|yaml prints the whole structure (kind OwnersReport, see docs/owners.md).
---time relative|full|none shows ages (default), RFC 3339 times in UTC (stable from run
-to run) or no time; a time ahead of this machine's clock shows as "in 5m (clock skew)".
+  size      the weight of managedFields, per kind and for the heaviest objects (--top); for TYPE -A
+--time relative|full|none shows ages (default), RFC 3339 times in UTC or no time.
 
 Hazards, shown in every view: a field co-owned by an Apply and an Update manager
 (ApplyUpdateShared), fields owned by both kubectl-client-side-apply and a server-side
 apply manager (ClientSideApplyMigration), an ancient-changes entry (AncientChanges), a
-manager name that hides the writer (GenericManager), entries owning fields the
-object no longer has (StaleFields), and two entries of one manager and operation, of
-which the API server keeps only the last, as owners does (DuplicateEntry).
+manager name that hides the writer (GenericManager), entries owning fields the object no
+longer has (StaleFields), two entries of one manager and operation (DuplicateEntry).
 --fail-on hazard exits 1 when any is shown.
 
-Drift: --expect-manager NAME lists the fields owned by any other manager (one row per
-owner, naming the scale or status subresource it wrote through) and exits 1 when there
-is one; --drift expects each object's main applier (the Apply manager owning the most
-leaves) instead and says which. Fields written through the status subresource (a
-controller's .status) are left out unless --include-status. Narrow it with --field .spec.
+Drift: --expect-manager NAME lists the fields owned by any other manager and exits 1 when
+there is one; --drift expects each object's main applier instead. Fields written through
+the status subresource are left out unless --include-status. Narrow it with --field .spec.
 
-Secret values are never printed unless --show-secrets is given.`
+Secret values are never printed unless --show-secrets is given.
+
+Docs: docs/owners.md`
 
 const ownersExample = `  # Who owns what in a Deployment, as a tree
   kubectl rv owners deployment/web

@@ -67,65 +67,35 @@ type PredictOptions struct {
 }
 
 // predictLong is predict's --help.
-const predictLong = `Predict, before anything is written, what every write method would do to an object:
-update (PUT) with the manifest's resourceVersion and without one, JSON patch, JSON merge
-patch (plain and with the resourceVersion as an optimistic lock), strategic merge patch, and
-server-side apply with and without force; and, asked for with --method kubectl, what
-kubectl's own verbs send: client-apply (kubectl apply), server-side-apply (kubectl apply
---server-side), replace (kubectl replace -f), edit (kubectl edit saving the manifest's
-changes) and, with a given patch, patch (kubectl patch --type), each with kubectl's field
-manager for it unless --field-manager is given.
+const predictLong = `Predict, before anything is written, what each write method would do to an
+object: update (PUT) with and without a resourceVersion, JSON patch, JSON
+merge patch (plain and with the resourceVersion as a lock), strategic merge
+patch, server-side apply with and without force; with --method kubectl,
+kubectl's verbs: client-apply, server-side-apply, replace, edit and patch.
 
-Each method gets a verdict: ok; conflict (409, stale resourceVersion); apply-conflict (the
-fields and their current owners); invalid (422/415, for example a failed JSON patch test or a
-strategic merge patch on a custom resource); clobber (succeeds, but overwrites or removes
-fields owned by other managers: the silent lost update); not-found; server-error; unknown
-(offline only: the engine does not have the server's rules for the object, so the write could
-be refused or stored otherwise, and says which). With -o wide, json or yaml it also
-shows the changed fields, each manager's ownership changes and whether metadata.generation
-would be bumped.
+Each method gets a verdict: ok; conflict (409: a stale resourceVersion);
+apply-conflict (the fields and their current owners); invalid (400/415/422);
+clobber (succeeds, but overwrites or removes fields other managers own: the
+silent lost update); not-found; server-error; unknown (offline: the API
+server's rules for the object did not run, and why). -o wide, json and yaml
+add the changed fields, ownership changes and the generation bump.
 
-By default each method is sent to the cluster as a server-side dry run (dryRun=All): nothing
-is persisted, but admission webhooks still see the requests. With --offline --live FILE the
-prediction runs in process from the live object and its managedFields (kubectl get -o yaml
---show-managed-fields), with the built-in schema or the one given with --schema, and the
-API server's own defaulting, validation and registry strategy of the built-in kinds it links
-(core, apps, batch, autoscaling, networking, policy, coordination, rbac, storage, scheduling,
-discovery and node kinds; a note per object says which ran). Custom resources are pruned,
-defaulted and validated (schema, CEL rules) as on the server given their CRDs (--schema
-crd.yaml; every CRD of the files, Lists and directories given). Where the rules do not run (a custom resource without its CRD, other built-in
-kinds, kinds newer than this build, aggregated APIs) a write whose verdict depends on them is
-unknown, with the reason. Admission webhooks and cluster state such as quota are not seen
-offline.
+By default each method is sent as a server-side dry run (dryRun=All):
+nothing is persisted, but admission webhooks see the requests. --offline
+--live FILE predicts in process from the live objects with their
+managedFields (kubectl get -o yaml --show-managed-fields), running the API
+server's own defaulting and validation of the built-in kinds, and of custom
+resources given their CRDs (--schema). Webhooks and quota are not seen then.
 
---method client-apply computes the request kubectl apply sends, with kubectl's own code: the
-three-way patch of the kubectl.kubernetes.io/last-applied-configuration annotation, the live
-object and the manifest (a strategic merge patch; a JSON merge patch for custom resources),
-sent by kubectl-client-side-apply (or --field-manager) without resourceVersion, or a create
-when the object does not exist. It says which fields the patch deletes because they left the
-manifest, which other managers' fields it overwrites or removes, and what the annotation
-becomes. An object without the annotation is patched as kubectl does: it warns, deletes
-nothing and adds the annotation.
+The manifest's resourceVersion (or --base-rv) is what the writer last read;
+without one, the writer read the live object just now. Secret values are
+shown as hashes unless --show-secrets is given.
 
-A server-side apply (apply, apply-force, server-side-apply) of an object last applied client
-side also says what the move to server-side apply does: the fields that conflict with
-kubectl-client-side-apply (the API server forces them only for the field manager kubectl, and
-only where the annotation holds the live value), the fields kubectl's managedFields upgrade
-(csaupgrade) then moves to the applier, those its second apply deletes, and what avoids the
-conflicts (--force-conflicts, kubectl's own manager, or the upgrade first).
+Exit status: 1 when a selected method would get a 409 (--fail-on chooses
+other findings, or none); 2 on bad usage or a TYPE/NAME that does not exist
+(unless --type apply creates it); 3 when the cluster cannot be reached.
 
-The resourceVersion in the manifest (or --base-rv) says what the writer last read; without
-one the writer is assumed to have read the live object just now.
-
-It exits 1 when a selected method would be refused with a 409 (conflict or apply-conflict):
-that is the finding predict is for. --fail-on clobber counts silent clobbers instead, --fail-on
-unknown counts the methods the offline engine could not judge, --fail-on any counts
-conflicts, clobbers, invalid requests, server errors and unknown verdicts, and --fail-on none
-never exits 1. A TYPE/NAME that does not exist exits 2 (a patch has nothing to patch), unless
---type apply creates it.
-
-Secret values (data, stringData and the last-applied annotation) are shown as hashes in the
-requests and in the messages of every format unless --show-secrets is given.`
+Docs: docs/predict.md`
 
 // NewCmdPredict returns kubectl rv predict.
 func NewCmdPredict(f *cmdutil.Factory, streams genericiooptions.IOStreams) *cobra.Command {

@@ -41,7 +41,9 @@ write path (resourceVersion = mod_revision, 409 Conflict, no-op writes, generati
 the status subresource, the four patch types, managedFields and server-side apply).
 Scenarios describe objects and actors; the same seed gives byte-identical output.
 
-With no subcommand, runs the two-clients scenario and prints what happened step by step.`,
+With no subcommand, runs the two-clients scenario and prints what happened step by step.
+
+Docs: docs/simulate.md`,
 		Example: `  # Watch two clients race: 409 Conflict, re-read, success
   kubectl rv simulate
 
@@ -103,8 +105,10 @@ An invariant holds only when at least one write to its object succeeded.
 with successes and conflicts marked, the invariants and the lost updates, and the latency
 distribution of each actor.
 
-FILE - reads the scenario from standard input. Scenario files are documented in
-docs/simulate.md; the built-in scenarios (kubectl rv simulate list) are examples to start from.`,
+FILE - reads the scenario from standard input. The built-in scenarios (kubectl rv simulate
+list) are examples to start from.
+
+Docs: docs/simulate.md (the scenario files' format)`,
 		Example: `  # A built-in scenario with another seed
   kubectl rv simulate run --builtin lost-update --seed 7
 

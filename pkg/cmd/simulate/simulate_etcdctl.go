@@ -68,7 +68,9 @@ Commands:
 
 Output is etcdctl's: its default simple format, or -w json with the same shape
 (header with cluster_id/member_id/revision/raft_term, base64 keys and values).
-With --etcd-endpoints the same commands run on a real etcd instead.`,
+With --etcd-endpoints the same commands run on a real etcd instead.
+
+Docs: docs/simulate-etcdctl.md`,
 		Example: `  # How etcd numbers revisions: put, overwrite, delete, read the past, recreate
   printf 'put k1 a\nput k2 b\nput k1 c\ndel k1\nget k1 --rev=2\nput k1 d\nget k1\n' | kubectl rv simulate etcdctl -w json
 

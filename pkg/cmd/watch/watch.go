@@ -27,33 +27,30 @@ const watchLong = `Stream every change of the selected objects with who made it 
 One row per event: TIME, EVENT (ADDED, MODIFIED, DELETED, GAP, FIGHT, and
 BOOKMARK with --show-bookmarks), OBJECT, RV (the new resourceVersion), REVS
 (cluster revisions since the object's previous RV), GEN (metadata.generation,
-with * when this write bumped it), MANAGER (the field manager whose
-managedFields entry moved; "?" and the reason when it cannot be known) and
-FIELDS (the changed fields with old and new values, e.g. .spec.replicas 3->5).
+* when this write bumped it), MANAGER (the field manager whose entry moved;
+"?" and why when unknown) and FIELDS (the changed fields: .spec.replicas 3->5).
 
 The watch starts with a list and watches from the list's resourceVersion
 (--since RV starts from RV instead, without a list). It resumes after a
-dropped connection or an API server restart from the last resourceVersion it
-saw, without duplicates. When the API server has compacted the history it
-needs (410 Gone), it relists and prints a GAP row naming the lost range,
-followed by the changes still visible by comparing the relist with the last
-known state (marked "seen after gap").
+dropped connection or an API server restart without duplicates; when the
+history it needs was compacted (410 Gone), it relists and prints a GAP row
+naming the lost range, then the changes the relist shows ("seen after gap").
 
-A FIGHT row says that a field changed hands between managers at least
---fight-threshold times within --fight-window; --fail-on fight makes the
-command exit 1 at the end if there was one. Objects written faster than
---hot-rate writes per second are marked hot.
+A FIGHT row says a field changed hands between managers --fight-threshold
+times or more within --fight-window (--fail-on fight then exits 1 at the
+end); objects written faster than --hot-rate writes per second are marked hot.
 
 It ends on Ctrl-C, after --for or after --max-events, with a summary: writes
 per object (spec, status and metadata churn apart), per manager, the hottest
 fields, gaps and fights. -o json prints one JSON object per line instead
-(kind WatchEvent, then a WatchSummary); the schema is in docs/watch.md.
+(kind WatchEvent, then a WatchSummary).
 
 --replay FILE re-renders a recording; with --list (the recorded objects and
 their resourceVersions) or --object TYPE/NAME (the object at --at RV, or
-the fields that changed --from RV --to RV) it travels in it instead.
+the fields that changed --from RV --to RV) it travels in it instead. Secret
+values are shown as hashes unless --show-secrets is given.
 
-Secret values are shown as hashes unless --show-secrets is given.`
+Docs: docs/watch.md`
 
 const watchExample = `  # Who changes the Deployment web, and what
   kubectl rv watch deployment/web
