@@ -7,8 +7,6 @@ import (
 
 	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
-
-	"github.com/kubectl-rv/kubectl-rv/pkg/serverrules"
 )
 
 // maxHelpLines is how many lines a command's --help may print before
@@ -30,7 +28,7 @@ func commandPaths(c *cobra.Command, path []string) [][]string {
 func helpOf(t *testing.T, args []string) string {
 	t.Helper()
 	var out bytes.Buffer
-	root := NewCmdRV(genericiooptions.IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &out}, serverrules.Rules{})
+	root := NewCmdRV(genericiooptions.IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &out})
 	root.SetArgs(append(append([]string{}, args...), "--help"))
 	if err := root.Execute(); err != nil {
 		t.Fatalf("kubectl rv %s --help: %v", strings.Join(args, " "), err)
@@ -41,7 +39,7 @@ func helpOf(t *testing.T, args []string) string {
 // TestHelpFitsAScreen runs --help of every command under kubectl rv and
 // fails when one prints more than maxHelpLines lines before "Usage:".
 func TestHelpFitsAScreen(t *testing.T) {
-	paths := commandPaths(NewCmdRV(genericiooptions.IOStreams{}, serverrules.Rules{}), nil)
+	paths := commandPaths(NewCmdRV(genericiooptions.IOStreams{}), nil)
 	if len(paths) < 10 {
 		t.Fatalf("found %d commands: the tree was not walked", len(paths))
 	}
@@ -136,10 +134,10 @@ func shellWords(s string) (words []string, tail string) {
 // those the command accepts. (What they print is the docs' business:
 // TestDocsExamples.)
 func TestHelpExamplesParse(t *testing.T) {
-	paths := commandPaths(NewCmdRV(genericiooptions.IOStreams{}, serverrules.Rules{}), nil)
+	paths := commandPaths(NewCmdRV(genericiooptions.IOStreams{}), nil)
 	n := 0
 	for _, path := range paths {
-		root := NewCmdRV(genericiooptions.IOStreams{}, serverrules.Rules{})
+		root := NewCmdRV(genericiooptions.IOStreams{})
 		c, _, err := root.Find(path)
 		if err != nil {
 			t.Fatal(err)
@@ -147,7 +145,7 @@ func TestHelpExamplesParse(t *testing.T) {
 		for _, words := range exampleInvocations(c.Example) {
 			n++
 			line := "kubectl rv " + strings.Join(words, " ")
-			fresh := NewCmdRV(genericiooptions.IOStreams{}, serverrules.Rules{})
+			fresh := NewCmdRV(genericiooptions.IOStreams{})
 			ec, args, err := fresh.Find(words)
 			if err != nil {
 				t.Errorf("%s --help: %s: %v", c.CommandPath(), line, err)

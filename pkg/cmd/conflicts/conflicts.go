@@ -27,9 +27,7 @@ import (
 	"github.com/kubectl-rv/kubectl-rv/pkg/text"
 )
 
-// conflictsLong is conflicts' --help. NewCmdConflicts formats it with the
-// causes and their fixes, which --view causes prints and docs/conflicts.md
-// lists: "%.0s" leaves them out of the help.
+// conflictsLong is conflicts' --help.
 const conflictsLong = `Find which writes collide in a cluster, who loses to whom, and why.
 
 conflicts reads the API server's audit log (--audit-log: JSON lines of
@@ -58,7 +56,7 @@ Exit status: 0; 1 with --fail-on-rate R when a writer's conflict rate
 exceeds R; 2 on bad usage or a bad log (naming file:line); 3 when --live
 cannot read /metrics or a --source service refuses.
 
-Docs: docs/conflicts.md%.0s`
+Docs: docs/conflicts.md`
 
 const conflictsExample = `  # The hottest objects in an API server's audit log
   kubectl rv conflicts --audit-log /var/log/kubernetes/audit.log
@@ -152,14 +150,10 @@ type ConflictsOptions struct {
 func NewCmdConflicts(f *cmdutil.Factory, streams genericiooptions.IOStreams) *cobra.Command {
 	def := conflicts.NewConfig()
 	o := &ConflictsOptions{Output: cmdutil.NewOutputFlags(output.Table, output.Wide, output.JSON, output.YAML), FailOnRate: -1, RetryWindow: def.RetryWindow, IOStreams: streams}
-	var causes strings.Builder
-	for _, c := range conflicts.Causes {
-		fmt.Fprintf(&causes, "  %-20s %s\n", c.Cause, c.Fix)
-	}
 	cmd := &cobra.Command{
 		Use:     "conflicts (--audit-log PATH [--view objects|writers|timeline|causes] [--scenario FILE.yaml] | --live [--for DURATION])",
 		Short:   "Find which writes collide in a cluster, who loses to whom, and why, from audit logs or /metrics",
-		Long:    fmt.Sprintf(conflictsLong, causes.String()),
+		Long:    conflictsLong,
 		Example: conflictsExample,
 		Args:    cobra.NoArgs,
 		RunE:    cmdutil.RunE(f, o),

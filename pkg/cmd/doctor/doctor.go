@@ -24,9 +24,7 @@ import (
 	"github.com/kubectl-rv/kubectl-rv/pkg/text"
 )
 
-// doctorLong is doctor's --help. NewCmdDoctor formats it with the checks
-// and their contracts, which --check names and docs/doctor.md lists:
-// "%.0s" leaves them out of the help.
+// doctorLong is doctor's --help.
 const doctorLong = `Check that API endpoints keep the resourceVersion contract clients rely on.
 
 For each resource type (by default every listable and watchable one the
@@ -55,7 +53,7 @@ may not list gets a warning and no verdicts: the results are then partial.
 Exit status: 0 when no check failed, 1 when one did, 2 on bad usage, 3 when
 the cluster cannot be reached, or refuses or does not answer for every type.
 
-Docs: docs/doctor.md%.0s`
+Docs: docs/doctor.md`
 
 const doctorExample = `  # Every resource type of the cluster
   kubectl rv doctor
@@ -109,15 +107,13 @@ func NewCmdDoctor(f *cmdutil.Factory, streams genericiooptions.IOStreams) *cobra
 		IOStreams: streams,
 	}
 	var ids []string
-	var explain strings.Builder
 	for _, c := range doctor.Checks {
 		ids = append(ids, c.ID)
-		fmt.Fprintf(&explain, "  %s\n      %s\n", c.ID, c.Contract)
 	}
 	cmd := &cobra.Command{
 		Use:               "doctor [TYPE[,TYPE...]]",
 		Short:             "Check that API endpoints keep the resourceVersion contract clients rely on",
-		Long:              fmt.Sprintf(doctorLong, explain.String()),
+		Long:              doctorLong,
 		Example:           doctorExample,
 		ValidArgsFunction: cmdutil.ResourceTypeCompletion(f),
 		RunE:              cmdutil.RunE(f, o),
