@@ -16,6 +16,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/resourceversion"
 
 	"github.com/kubectl-rv/kubectl-rv/pkg/follow"
+	"github.com/kubectl-rv/kubectl-rv/pkg/input"
 )
 
 // APIVersion is the group/version of the watch reports and of recordings.
@@ -71,18 +72,14 @@ func (e *RecordingError) Error() string { return fmt.Sprintf("line %d: %v", e.Li
 
 func (e *RecordingError) Unwrap() error { return e.Err }
 
-// maxLine bounds one recorded line (a large object, a long list item).
-const maxLine = 64 << 20
-
 // RecordingReader reads a recording line by line, so that a long recording
-// need not fit in memory.
+// need not fit in memory. One line (one event: a large object, a long list
+// item) may hold input.MaxDocument bytes; a longer one is a
+// *RecordingError wrapping a *input.TooLargeError.
 type RecordingReader struct {
-	sc     *bufio.Scanner
+	lines  *input.Lines
 	line   int
 	header RecordingHeader
-	// unterminated is set once the scanner returned a last line without
-	// its newline: every line the recorder writes ends with one.
-	unterminated bool
 }
 
 // ErrCutShort says that the last line of a recording is cut short: the
@@ -90,18 +87,14 @@ type RecordingReader struct {
 // before it are whole, and can be replayed.
 var ErrCutShort = errors.New("the last line is cut short (the recorder was stopped while writing it)")
 
-// NewRecordingReader reads and checks the header line of r.
+// NewRecordingReader reads and checks the header line of r. Give it an
+// *input.File for a file or standard input, so that Ctrl-C stops a read
+// that waits (a FIFO).
 func NewRecordingReader(r io.Reader) (*RecordingReader, error) {
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 0, 64<<10), maxLine)
-	rr := &RecordingReader{sc: sc}
-	sc.Split(func(data []byte, atEOF bool) (int, []byte, error) {
-		advance, token, err := bufio.ScanLines(data, atEOF)
-		if atEOF && token != nil && advance == len(data) && !bytes.HasSuffix(data, []byte("\n")) {
-			rr.unterminated = true
-		}
-		return advance, token, err
-	})
+	lines := input.NewLines("", r, input.MaxDocument)
+	lines.Unit = "line"
+	lines.Fix = "a recording holds one event per line: check that this is a recording that kubectl rv watch --record wrote"
+	rr := &RecordingReader{lines: lines}
 	line, ok, err := rr.next()
 	if err != nil {
 		return nil, err
@@ -135,7 +128,7 @@ func (rr *RecordingReader) Next() (follow.Event, error) {
 	}
 	ev, err := decodeRecordedEvent(line)
 	if err != nil {
-		if rr.unterminated {
+		if rr.lines.Unterminated() {
 			err = fmt.Errorf("%w: %w", ErrCutShort, err)
 		}
 		return follow.Event{}, &RecordingError{Line: rr.line, Err: err}
@@ -145,16 +138,19 @@ func (rr *RecordingReader) Next() (follow.Event, error) {
 
 // next returns the next non-blank line.
 func (rr *RecordingReader) next() ([]byte, bool, error) {
-	for rr.sc.Scan() {
-		rr.line++
-		if b := bytes.TrimSpace(rr.sc.Bytes()); len(b) > 0 {
+	for {
+		line, at, err := rr.lines.Next()
+		if errors.Is(err, io.EOF) {
+			return nil, false, nil
+		}
+		if err != nil {
+			return nil, false, &RecordingError{Line: rr.lines.Line() + 1, Err: err}
+		}
+		rr.line = at
+		if b := bytes.TrimSpace(line); len(b) > 0 {
 			return b, true, nil
 		}
 	}
-	if err := rr.sc.Err(); err != nil {
-		return nil, false, &RecordingError{Line: rr.line + 1, Err: err}
-	}
-	return nil, false, nil
 }
 
 // ReadRecording reads a whole recording. Errors name the line. When only

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/kubectl-rv/kubectl-rv/pkg/follow"
+	"github.com/kubectl-rv/kubectl-rv/pkg/input"
 )
 
 // TestReplayRecording: a file (read twice) and a pipe (read whole) replay
@@ -49,10 +50,19 @@ func TestReplayRecording(t *testing.T) {
 		return f
 	}
 	pipe := func(content string) io.Reader { return io.MultiReader(bytes.NewReader([]byte(content))) }
+	// What watch --replay opens: a file read under a context.
+	inputFile := func(content string) io.Reader {
+		f, err := input.Open(t.Context(), file(content).(*os.File).Name(), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { f.Close() })
+		return f
+	}
 	for _, src := range []struct {
 		name string
 		open func(string) io.Reader
-	}{{"file", file}, {"pipe", pipe}} {
+	}{{"file", file}, {"pipe", pipe}, {"input.File", inputFile}} {
 		for _, tc := range []struct {
 			name, content string
 			rows, cutLine int

@@ -35,7 +35,7 @@ func (s Selection) Offline() bool { return len(s.Filenames) > 0 }
 // come back as the client returned them, for exitcode.Classify.
 func (s Selection) Load(ctx context.Context, getter resource.RESTClientGetter, namespace string, stdin io.Reader) ([]Object, error) {
 	if s.Offline() {
-		objs, err := ReadFiles(s.Filenames, s.Recursive, stdin)
+		objs, err := Read(ctx, s.Filenames, s.Recursive, stdin)
 		return objs, exitcode.Usage(WithFlag("-f", err))
 	}
 	var out []Object

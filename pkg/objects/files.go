@@ -1,8 +1,8 @@
 package objects
 
 import (
-	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -15,6 +15,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/kubectl-rv/kubectl-rv/pkg/input"
 	"github.com/kubectl-rv/kubectl-rv/pkg/text"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/yaml"
@@ -88,27 +89,37 @@ var ErrNoObjects = errors.New("no objects found")
 
 var manifestExt = map[string]bool{".yaml": true, ".yml": true, ".json": true}
 
-// ReadFiles reads every object in paths. A path may be a file, a directory
+// Read reads every object in paths. A path may be a file, a directory
 // (its .yaml, .yml and .json files, recursively if recursive is set) or "-"
 // for stdin. Objects come back in the order they appear.
+//
+// A document over input.MaxDocument is a *input.TooLargeError naming the
+// file and line; once ctx is done (Ctrl-C) reading stops, also in a read
+// waiting on a FIFO or a terminal, with an error wrapping ctx.Err().
 //
 // Errors begin with the path (or <stdin>), never with a flag: the caller
 // names the flag the path came from (-f, --live, --base), in front of a
 // *PathError at least.
+func Read(ctx context.Context, paths []string, recursive bool, stdin io.Reader) ([]Object, error) {
+	return read(ctx, paths, recursive, stdin, input.MaxDocument)
+}
+
+// ReadFiles is Read without a context: its reads are bounded but cannot
+// be stopped. Callers that hold a context use Read.
 func ReadFiles(paths []string, recursive bool, stdin io.Reader) ([]Object, error) {
+	return Read(context.Background(), paths, recursive, stdin)
+}
+
+func read(ctx context.Context, paths []string, recursive bool, stdin io.Reader, max int) ([]Object, error) {
 	var out []Object
 	emptyStdin := false
 	for _, p := range paths {
 		if p == "-" {
-			data, err := io.ReadAll(stdin)
-			if err != nil {
-				return nil, fmt.Errorf("<stdin>: %w", err)
-			}
-			emptyStdin = len(bytes.TrimSpace(data)) == 0
-			objs, err := Decode("-", data)
+			objs, content, err := decodeStream("-", input.NewReader(ctx, "-", stdin), max)
 			if err != nil {
 				return nil, err
 			}
+			emptyStdin = !content
 			out = append(out, objs...)
 			continue
 		}
@@ -117,11 +128,7 @@ func ReadFiles(paths []string, recursive bool, stdin io.Reader) ([]Object, error
 			return nil, err
 		}
 		for _, f := range files {
-			data, err := os.ReadFile(f)
-			if err != nil {
-				return nil, &PathError{Path: f, Err: err}
-			}
-			objs, err := Decode(f, data)
+			objs, err := readFile(ctx, f, max)
 			if err != nil {
 				return nil, err
 			}
@@ -141,7 +148,20 @@ func ReadFiles(paths []string, recursive bool, stdin io.Reader) ([]Object, error
 	return out, nil
 }
 
-// PathError is a path given to ReadFiles that cannot be read: the caller
+func readFile(ctx context.Context, path string, max int) ([]Object, error) {
+	f, err := input.Open(ctx, path, nil)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, err
+		}
+		return nil, &PathError{Path: path, Err: err}
+	}
+	defer f.Close()
+	objs, _, err := decodeStream(path, f, max)
+	return objs, err
+}
+
+// PathError is a path given to Read that cannot be read: the caller
 // puts the flag that named it in front ("-f deploy.yaml: no such file or
 // directory").
 type PathError struct {
@@ -198,28 +218,50 @@ type document struct {
 	line int
 }
 
-// splitDocuments splits a YAML stream on "---" lines, keeping line numbers.
-func splitDocuments(data []byte) []document {
-	var docs []document
-	var cur bytes.Buffer
-	start := 1
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	sc.Buffer(make([]byte, 0, 64*1024), len(data)+1)
-	line := 0
-	for sc.Scan() {
-		line++
-		t := sc.Text()
-		if strings.HasPrefix(t, "---") && strings.TrimSpace(strings.SplitN(t[3:], "#", 2)[0]) == "" {
-			docs = append(docs, document{data: bytes.Clone(cur.Bytes()), line: start})
-			cur.Reset()
-			start = line + 1
-			continue
+// splitStream splits the YAML stream r on "---" lines, keeping line
+// numbers, and calls fn with each document (its data valid during the
+// call only). A document over max bytes is a *input.TooLargeError. It
+// reports whether r held anything but white space.
+func splitStream(name string, r io.Reader, max int, fn func(document) error) (content bool, err error) {
+	lines := input.NewLines(name, r, max)
+	lines.Separator = isSeparator
+	for n := 0; ; n++ {
+		data, line, err := lines.Next()
+		if errors.Is(err, io.EOF) {
+			return content, nil
 		}
-		cur.WriteString(t)
-		cur.WriteByte('\n')
+		if err != nil {
+			return content, readError(name, err)
+		}
+		// A second document means a "---" line.
+		content = content || n > 0 || len(bytes.TrimSpace(data)) > 0
+		if err := fn(document{data: data, line: line}); err != nil {
+			return content, err
+		}
 	}
-	docs = append(docs, document{data: cur.Bytes(), line: start})
-	return docs
+}
+
+// isSeparator reports whether line is a "---" line: "---", then only
+// white space or a comment.
+func isSeparator(line []byte) bool {
+	rest, ok := bytes.CutPrefix(line, []byte("---"))
+	if !ok {
+		return false
+	}
+	rest, _, _ = bytes.Cut(rest, []byte("#"))
+	return len(bytes.TrimSpace(rest)) == 0
+}
+
+// readError returns the errors that name the file already (a document
+// over the cap, a read ctx stopped) as they are, others as a *PathError.
+func readError(name string, err error) error {
+	if errors.Is(err, input.ErrTooLarge) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return err
+	}
+	if name == "-" {
+		return fmt.Errorf("<stdin>: %w", err)
+	}
+	return &PathError{Path: name, Err: err}
 }
 
 var yamlLine = regexp.MustCompile(`line (\d+)`)
@@ -227,31 +269,44 @@ var yamlLine = regexp.MustCompile(`line (\d+)`)
 // Decode decodes every object in data, a YAML stream or JSON, read from the
 // file name (used in errors and Sources).
 func Decode(name string, data []byte) ([]Object, error) {
+	objs, _, err := decodeStream(name, bytes.NewReader(data), input.MaxDocument)
+	return objs, err
+}
+
+// decodeStream decodes every object r holds, as Decode does, reading one
+// document of at most max bytes at a time. It reports whether r held
+// anything but white space.
+func decodeStream(name string, r io.Reader, max int) ([]Object, bool, error) {
 	display := name
 	if display == "-" {
 		display = "<stdin>"
 	}
 	var out []Object
-	for _, doc := range splitDocuments(data) {
-		if isBlank(doc.data) {
-			continue
-		}
-		// Leading comment lines count towards the document's first line.
-		first := doc.line + leadingBlankLines(doc.data)
-		js, err := yaml.YAMLToJSON(doc.data)
-		if err != nil {
-			return nil, yamlError(display, doc.line, first, err)
-		}
-		if string(bytes.TrimSpace(js)) == "null" {
-			continue
-		}
-		objs, err := decodeJSONStream(js, Source{File: name, Line: first, Item: -1})
-		if err != nil {
-			return nil, err
-		}
+	content, err := splitStream(name, r, max, func(doc document) error {
+		objs, err := decodeDocument(name, display, doc)
 		out = append(out, objs...)
+		return err
+	})
+	if err != nil {
+		return nil, content, err
 	}
-	return out, nil
+	return out, content, nil
+}
+
+func decodeDocument(name, display string, doc document) ([]Object, error) {
+	if isBlank(doc.data) {
+		return nil, nil
+	}
+	// Leading comment lines count towards the document's first line.
+	first := doc.line + leadingBlankLines(doc.data)
+	js, err := yaml.YAMLToJSON(doc.data)
+	if err != nil {
+		return nil, yamlError(display, doc.line, first, err)
+	}
+	if string(bytes.TrimSpace(js)) == "null" {
+		return nil, nil
+	}
+	return decodeJSONStream(js, Source{File: name, Line: first, Item: -1})
 }
 
 // yamlError rewrites a YAML parser error, whose line numbers count from the

@@ -127,6 +127,10 @@ func TestReadFilesErrors(t *testing.T) {
 	if want := "<stdin>: no objects found"; !errors.Is(err, ErrNoObjects) || err.Error() != want {
 		t.Errorf("a comment only: error = %v, want ErrNoObjects, %q", err, want)
 	}
+	_, err = ReadFiles([]string{"-"}, false, strings.NewReader("---\n"))
+	if want := "<stdin>: no objects found"; !errors.Is(err, ErrNoObjects) || err.Error() != want {
+		t.Errorf("a separator only: error = %v, want ErrNoObjects, %q", err, want)
+	}
 	_, err = ReadFiles([]string{"-"}, false, strings.NewReader(" \n"))
 	if want := "<stdin>: no objects found: standard input was empty"; !errors.Is(err, ErrNoObjects) || !strings.HasPrefix(err.Error(), want) {
 		t.Errorf("empty stdin: error = %v, want ErrNoObjects, %q", err, want)

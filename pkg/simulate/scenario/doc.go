@@ -1,7 +1,9 @@
 // Package scenario is the YAML scenario format of kubectl rv simulate: its
 // types, a strict parser (unknown fields, duplicate keys, wrong types and
 // impossible settings are errors naming the line), defaults, the path rules
-// of changes and invariants, and the built-in scenarios.
+// of changes and invariants, the built-in scenarios, and LoadFile, which
+// reads a scenario file through pkg/input (at most 64 MiB, stopped by the
+// context).
 //
 // Paths are fieldpath.Path values read by managedfields.ParsePath (the
 // grammar of owners --field); this package only adds that a path starts
