@@ -104,12 +104,6 @@ func Read(ctx context.Context, paths []string, recursive bool, stdin io.Reader) 
 	return read(ctx, paths, recursive, stdin, input.MaxDocument)
 }
 
-// ReadFiles is Read without a context: its reads are bounded but cannot
-// be stopped. Callers that hold a context use Read.
-func ReadFiles(paths []string, recursive bool, stdin io.Reader) ([]Object, error) {
-	return Read(context.Background(), paths, recursive, stdin)
-}
-
 func read(ctx context.Context, paths []string, recursive bool, stdin io.Reader, max int) ([]Object, error) {
 	var out []Object
 	emptyStdin := false

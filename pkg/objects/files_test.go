@@ -1,6 +1,7 @@
 package objects
 
 import (
+	"context"
 	"errors"
 	"strings"
 	"testing"
@@ -65,7 +66,7 @@ func TestReadFiles(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			objs, err := ReadFiles(tt.paths, tt.recursive, strings.NewReader(tt.stdin))
+			objs, err := Read(context.Background(), tt.paths, tt.recursive, strings.NewReader(tt.stdin))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -119,19 +120,19 @@ func TestDecodeErrors(t *testing.T) {
 }
 
 func TestReadFilesErrors(t *testing.T) {
-	_, err := ReadFiles([]string{"testdata/missing.yaml"}, false, nil)
+	_, err := Read(context.Background(), []string{"testdata/missing.yaml"}, false, nil)
 	if want := "--live testdata/missing.yaml: no such file or directory"; err == nil || WithFlag("--live", err).Error() != want {
 		t.Errorf("missing file: error = %v, want %q with the flag", err, want)
 	}
-	_, err = ReadFiles([]string{"-"}, false, strings.NewReader("# only a comment\n"))
+	_, err = Read(context.Background(), []string{"-"}, false, strings.NewReader("# only a comment\n"))
 	if want := "<stdin>: no objects found"; !errors.Is(err, ErrNoObjects) || err.Error() != want {
 		t.Errorf("a comment only: error = %v, want ErrNoObjects, %q", err, want)
 	}
-	_, err = ReadFiles([]string{"-"}, false, strings.NewReader("---\n"))
+	_, err = Read(context.Background(), []string{"-"}, false, strings.NewReader("---\n"))
 	if want := "<stdin>: no objects found"; !errors.Is(err, ErrNoObjects) || err.Error() != want {
 		t.Errorf("a separator only: error = %v, want ErrNoObjects, %q", err, want)
 	}
-	_, err = ReadFiles([]string{"-"}, false, strings.NewReader(" \n"))
+	_, err = Read(context.Background(), []string{"-"}, false, strings.NewReader(" \n"))
 	if want := "<stdin>: no objects found: standard input was empty"; !errors.Is(err, ErrNoObjects) || !strings.HasPrefix(err.Error(), want) {
 		t.Errorf("empty stdin: error = %v, want ErrNoObjects, %q", err, want)
 	}

@@ -1,6 +1,7 @@
 package owners
 
 import (
+	"context"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -22,7 +23,7 @@ func read(tb testing.TB, files ...string) []objects.Object {
 	for _, f := range files {
 		paths = append(paths, filepath.Join(inputs, f))
 	}
-	objs, err := objects.ReadFiles(paths, false, nil)
+	objs, err := objects.Read(context.Background(), paths, false, nil)
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
-	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -19,6 +17,7 @@ import (
 	"github.com/kubectl-rv/kubectl-rv/pkg/cmd/cmdutil"
 	"github.com/kubectl-rv/kubectl-rv/pkg/exitcode"
 	"github.com/kubectl-rv/kubectl-rv/pkg/findings"
+	"github.com/kubectl-rv/kubectl-rv/pkg/input"
 	"github.com/kubectl-rv/kubectl-rv/pkg/managedfields"
 	"github.com/kubectl-rv/kubectl-rv/pkg/objects"
 	"github.com/kubectl-rv/kubectl-rv/pkg/output"
@@ -261,7 +260,7 @@ func (o *PredictOptions) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	targets, err := o.targets()
+	targets, err := o.targets(ctx)
 	if err != nil {
 		return err
 	}
@@ -304,10 +303,10 @@ func (o *PredictOptions) missingNamed(results []predict.Result) error {
 }
 
 // targets reads the desired objects or the patch.
-func (o *PredictOptions) targets() ([]predict.Target, error) {
+func (o *PredictOptions) targets(ctx context.Context) ([]predict.Target, error) {
 	var base *unstructured.Unstructured
 	if o.BaseFile != "" {
-		objs, err := objects.ReadFiles([]string{o.BaseFile}, false, o.In)
+		objs, err := objects.Read(ctx, []string{o.BaseFile}, false, o.In)
 		if err != nil {
 			return nil, exitcode.Usage(fmt.Errorf("--base %w", err))
 		}
@@ -323,7 +322,7 @@ func (o *PredictOptions) targets() ([]predict.Target, error) {
 		}
 	}
 	if len(o.Filenames) > 0 {
-		objs, err := objects.ReadFiles(o.Filenames, o.Recursive, o.In)
+		objs, err := objects.Read(ctx, o.Filenames, o.Recursive, o.In)
 		if err != nil {
 			return nil, exitcode.Usage(objects.WithFlag("-f", err))
 		}
@@ -351,12 +350,7 @@ func (o *PredictOptions) targets() ([]predict.Target, error) {
 	data := []byte(o.Patch)
 	if o.PatchFile != "" {
 		var err error
-		if o.PatchFile == "-" {
-			data, err = io.ReadAll(o.In)
-		} else {
-			data, err = os.ReadFile(o.PatchFile)
-		}
-		if err != nil {
+		if data, err = input.ReadFile(ctx, o.PatchFile, o.In); err != nil {
 			return nil, exitcode.Usage(fmt.Errorf("--patch-file: %w", err))
 		}
 		if err := predict.ValidatePatch(o.patchType, data); err != nil {
@@ -489,12 +483,12 @@ func kindFor(mapper meta.RESTMapper, typ string) (schema.GroupVersionKind, error
 }
 
 func (o *PredictOptions) runOffline(ctx context.Context, cfg predict.Config, targets []predict.Target) ([]predict.Result, error) {
-	tc, rules, err := o.readSchema()
+	tc, rules, err := o.readSchema(ctx)
 	if err != nil {
 		return nil, err
 	}
 	cfg.TypeConverter = tc
-	lives, sources, err := o.readLive()
+	lives, sources, err := o.readLive(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -538,8 +532,8 @@ func gvkString(gvk schema.GroupVersionKind) string {
 
 // readLive reads the --live objects; each must have valid managedFields.
 // It returns where each was read, for messages.
-func (o *PredictOptions) readLive() ([]*unstructured.Unstructured, map[*unstructured.Unstructured]string, error) {
-	lives, err := objects.ReadFiles([]string{o.LiveFile}, false, o.In)
+func (o *PredictOptions) readLive(ctx context.Context) ([]*unstructured.Unstructured, map[*unstructured.Unstructured]string, error) {
+	lives, err := objects.Read(ctx, []string{o.LiveFile}, false, o.In)
 	if err != nil {
 		return nil, nil, exitcode.Usage(fmt.Errorf("--live %w", err))
 	}

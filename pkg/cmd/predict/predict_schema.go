@@ -1,14 +1,15 @@
 package predict
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 
 	"sigs.k8s.io/yaml"
 
 	"github.com/kubectl-rv/kubectl-rv/pkg/exitcode"
+	"github.com/kubectl-rv/kubectl-rv/pkg/input"
 	"github.com/kubectl-rv/kubectl-rv/pkg/managedfields"
 	"github.com/kubectl-rv/kubectl-rv/pkg/objects"
 	"github.com/kubectl-rv/kubectl-rv/pkg/text"
@@ -21,11 +22,11 @@ import (
 // of the CustomResourceDefinitions they hold, where the rules take them
 // (schemaRules). Every CRD of every file counts; a kind two of them define
 // is an error.
-func (o *PredictOptions) readSchema() (managedfields.TypeConverter, writepath.Rules, error) {
+func (o *PredictOptions) readSchema(ctx context.Context) (managedfields.TypeConverter, writepath.Rules, error) {
 	if len(o.SchemaFiles) == 0 {
 		return managedfields.DefaultTypeConverter(), o.Rules, nil
 	}
-	docs, sources, err := o.schemaDocuments()
+	docs, sources, err := o.schemaDocuments(ctx)
 	if err != nil {
 		return nil, nil, exitcode.Usage(fmt.Errorf("--schema %w", err))
 	}
@@ -59,11 +60,14 @@ func (o *PredictOptions) readSchema() (managedfields.TypeConverter, writepath.Ru
 // Lists), each of which must be a CustomResourceDefinition, or a file that
 // is an OpenAPI v3 document (components.schemas), which is no object and
 // is read again as such only when reading objects fails.
-func (o *PredictOptions) schemaDocuments() (docs [][]byte, sources []string, err error) {
+func (o *PredictOptions) schemaDocuments(ctx context.Context) (docs [][]byte, sources []string, err error) {
 	for _, p := range o.SchemaFiles {
-		objs, err := objects.ReadFiles([]string{p}, false, o.In)
+		objs, err := objects.Read(ctx, []string{p}, false, o.In)
 		if err != nil {
-			if data, ok := openAPIDocument(p); ok {
+			if errors.Is(err, input.ErrTooLarge) || ctx.Err() != nil {
+				return nil, nil, err
+			}
+			if data, ok := openAPIDocument(ctx, p); ok {
 				docs, sources = append(docs, data), append(sources, text.Escape(p))
 				continue
 			}
@@ -85,13 +89,13 @@ func (o *PredictOptions) schemaDocuments() (docs [][]byte, sources []string, err
 
 // openAPIDocument returns the content of path when it is a file holding an
 // OpenAPI v3 document (components.schemas), which is not a Kubernetes
-// object; false otherwise (the caller reports why objects.ReadFiles
+// object; false otherwise (the caller reports why objects.Read
 // failed).
-func openAPIDocument(path string) ([]byte, bool) {
+func openAPIDocument(ctx context.Context, path string) ([]byte, bool) {
 	if path == "-" {
 		return nil, false
 	}
-	data, err := os.ReadFile(path)
+	data, err := input.ReadFile(ctx, path, nil)
 	if err != nil {
 		return nil, false
 	}

@@ -72,7 +72,7 @@ func TestReadSchemaEveryCRD(t *testing.T) {
 	o, _, _ := newPredictOptions(schemaCRD("Gauge"))
 	o.Rules = crd.Rules{}
 	o.SchemaFiles = []string{stream, list, filepath.Join(dir, "bases"), openapi, "-"}
-	tc, rules, err := o.readSchema()
+	tc, rules, err := o.readSchema(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -121,7 +121,7 @@ func TestReadSchemaErrors(t *testing.T) {
 			o, _, _ := newPredictOptions("")
 			o.Rules = crd.Rules{}
 			o.SchemaFiles = tt.paths
-			_, _, err := o.readSchema()
+			_, _, err := o.readSchema(t.Context())
 			if err == nil || exitcode.Classify(err) != exitcode.CodeUsage || !strings.Contains(err.Error(), tt.msg) {
 				t.Errorf("readSchema() = %v (exit %d), want a usage error with %q", err, exitcode.Classify(err), tt.msg)
 			}
@@ -145,7 +145,7 @@ func FuzzReadSchema(f *testing.F) {
 		o, _, _ := newPredictOptions("")
 		o.Rules = crd.Rules{}
 		o.SchemaFiles = []string{p}
-		tc, _, err := o.readSchema()
+		tc, _, err := o.readSchema(t.Context())
 		switch {
 		case err != nil && exitcode.Classify(err) != exitcode.CodeUsage:
 			t.Fatalf("readSchema() = %v: exit %d, want 2", err, exitcode.Classify(err))
@@ -173,7 +173,7 @@ func BenchmarkReadSchema(b *testing.B) {
 				o, _, _ := newPredictOptions("")
 				o.Rules = crd.Rules{}
 				o.SchemaFiles = []string{p}
-				if _, _, err := o.readSchema(); err != nil {
+				if _, _, err := o.readSchema(b.Context()); err != nil {
 					b.Fatal(err)
 				}
 			}

@@ -4,9 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
-	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -165,7 +162,7 @@ func (o *SimulateRunOptions) Validate() error {
 	return cmdutil.ValidateReport(o.Report)
 }
 
-func (o *SimulateRunOptions) load() (*scenario.Scenario, error) {
+func (o *SimulateRunOptions) load(ctx context.Context) (*scenario.Scenario, error) {
 	if o.Builtin != "" {
 		sc, err := scenario.LoadBuiltin(o.Builtin)
 		if err != nil {
@@ -173,25 +170,9 @@ func (o *SimulateRunOptions) load() (*scenario.Scenario, error) {
 		}
 		return sc, nil
 	}
-	var data []byte
-	var err error
-	if o.File == "-" {
-		data, err = io.ReadAll(o.In)
-	} else {
-		data, err = os.ReadFile(o.File)
-	}
-	if err != nil {
-		return nil, exitcode.Usage(fmt.Errorf("reading the scenario: %w", err))
-	}
-	sc, err := scenario.Parse(data, o.source())
+	sc, err := scenario.LoadFile(ctx, o.File, o.In)
 	if err != nil {
 		return nil, exitcode.Usage(err)
-	}
-	if sc.Name == "" {
-		sc.Name = strings.TrimSuffix(filepath.Base(o.File), filepath.Ext(o.File))
-		if o.File == "-" {
-			sc.Name = "stdin"
-		}
 	}
 	return sc, nil
 }
@@ -249,7 +230,7 @@ func (o *SimulateRunOptions) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	sc, err := o.load()
+	sc, err := o.load(ctx)
 	if err != nil {
 		return err
 	}

@@ -257,7 +257,7 @@ func (o *WatchOptions) printer(allNamespaces bool) (*watchprint.Printer, error) 
 // Run watches (or replays) and prints.
 func (o *WatchOptions) Run(ctx context.Context) error {
 	if o.Replay != "" {
-		return o.runReplay()
+		return o.runReplay(ctx)
 	}
 	targets, err := o.resolveTargets()
 	if err != nil {

@@ -1,10 +1,10 @@
 package watch
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -13,6 +13,7 @@ import (
 
 	"github.com/kubectl-rv/kubectl-rv/pkg/cmd/cmdutil"
 	"github.com/kubectl-rv/kubectl-rv/pkg/exitcode"
+	"github.com/kubectl-rv/kubectl-rv/pkg/input"
 	"github.com/kubectl-rv/kubectl-rv/pkg/inspect"
 	"github.com/kubectl-rv/kubectl-rv/pkg/output"
 	"github.com/kubectl-rv/kubectl-rv/pkg/output/watchprint"
@@ -92,8 +93,8 @@ func (o *WatchOptions) validateReplay() error {
 	return nil
 }
 
-func (o *WatchOptions) runReplay() error {
-	f, err := os.Open(o.Replay)
+func (o *WatchOptions) runReplay(ctx context.Context) error {
+	f, err := input.Open(ctx, o.Replay, nil)
 	if err != nil {
 		return exitcode.Usagef("--replay: %w", err)
 	}
