@@ -9,6 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/resourceversion"
 
 	"github.com/kubectl-rv/kubectl-rv/pkg/apitypes"
+	"github.com/kubectl-rv/kubectl-rv/pkg/audit"
 )
 
 // agg accumulates one writer's figures.
@@ -54,7 +55,7 @@ func (a *agg) sawReader(reader *readerKey) {
 // may go on), or for every writer when the object's timeline is kept.
 type writerState struct {
 	lastCompleted time.Time
-	writer        *WriterKey
+	writer        *audit.Writer
 	reader        *readerKey
 	// wid is writer's number (record.wid).
 	wid uint32
@@ -624,7 +625,7 @@ const inFlight = time.Second
 // winnerSet is the successful writes a 409 lost to: the writers of the
 // folded ones, then the kept ones.
 type winnerSet struct {
-	past   []*WriterKey
+	past   []*audit.Writer
 	recent []*record
 }
 
@@ -697,7 +698,7 @@ func (o *objState) byTime(r *record, cand []*record) (ws winnerSet, cut bool) {
 		// Every folded success is older than r: the last one is the last
 		// success before r.
 		if len(o.history) > 0 {
-			return winnerSet{past: []*WriterKey{o.stream.writerKeys[o.history[len(o.history)-1].writer]}}, false
+			return winnerSet{past: []*audit.Writer{o.stream.writerKeys[o.history[len(o.history)-1].writer]}}, false
 		}
 		return winnerSet{}, false
 	}

@@ -1,11 +1,8 @@
 package conflicts
 
 import (
-	"net/url"
 	"strings"
 	"time"
-	"unicode"
-	"unicode/utf8"
 
 	"github.com/kubectl-rv/kubectl-rv/pkg/audit"
 )
@@ -34,7 +31,7 @@ type record struct {
 	// obj, writer and reader point into the collector's tables: records
 	// of one object or writer share them.
 	obj     *ObjectKey
-	writer  *WriterKey
+	writer  *audit.Writer
 	reader  *readerKey
 	precond string
 	result  string
@@ -87,7 +84,7 @@ type Collector struct {
 	actors audit.KeyMap[actor]
 	// writers and readers number the writers and readers; the stream keeps
 	// its own copy of writers.keys (it may run on another goroutine).
-	writers numbering[WriterKey]
+	writers numbering[audit.Writer]
 	readers numbering[readerKey]
 	stream  *stream
 	// dedup leaves out the events seen before (same auditID and stage).
@@ -196,8 +193,8 @@ func (c *Collector) actor(e *audit.Event, write bool, fm string) actor {
 		a.rid, _ = c.reader(readerKey{user: e.Username, pod: e.PodName, userAgent: e.UserAgent})
 	}
 	if write {
-		var k *WriterKey
-		a.wid, k = c.writer(WriterKey{User: e.Username, FieldManager: fm, Pod: e.PodName})
+		var k *audit.Writer
+		a.wid, k = c.writer(audit.Writer{User: e.Username, FieldManager: fm, Pod: e.PodName})
 		a.wrote, a.shown = true, c.cfg.Filter.keepsWriter(*k, e.UserAgent)
 	}
 	c.actors.Put(ak, a)
@@ -212,9 +209,9 @@ func (c *Collector) reader(k readerKey) (uint32, *readerKey) {
 }
 
 // writer numbers the writers as reader does the readers.
-func (c *Collector) writer(k WriterKey) (uint32, *WriterKey) {
-	return c.writers.number(k, func(k WriterKey) WriterKey {
-		return WriterKey{User: c.str(k.User), FieldManager: c.str(k.FieldManager), Pod: c.str(k.Pod)}
+func (c *Collector) writer(k audit.Writer) (uint32, *audit.Writer) {
+	return c.writers.number(k, func(k audit.Writer) audit.Writer {
+		return audit.Writer{User: c.str(k.User), FieldManager: c.str(k.FieldManager), Pod: c.str(k.Pod)}
 	})
 }
 
@@ -266,11 +263,11 @@ func (c *Collector) record(e *audit.Event) (item, bool) {
 	}
 	fm := ""
 	if write {
-		if dryRun(e.RequestURI) {
+		if audit.DryRun(e) {
 			c.dryRuns++
 			return item{}, false
 		}
-		fm = writerManager(e)
+		fm = audit.FieldManager(e)
 	}
 	a := c.actor(e, write, fm)
 	if !write {
@@ -294,7 +291,7 @@ func (c *Collector) record(e *audit.Event) (item, bool) {
 	if e.Code == 409 && (applyFailed(e.Message) || alreadyExists(verb, e.Message)) {
 		r.message = c.str(e.Message)
 	}
-	r.force = verb == "patch" && queryParam(e.RequestURI, "force") == "true"
+	r.force = verb == "patch" && audit.QueryParam(e.RequestURI, "force") == "true"
 	return recordItem(r), true
 }
 
@@ -306,91 +303,4 @@ func (c *Collector) Report() *Report {
 		rep.Input.Duplicates = c.dedup.Duplicates
 	}
 	return rep
-}
-
-// WriterOf is the writer of the write e as conflicts identifies it: its
-// user, its field manager (writerManager) and its pod. kubectl rv leases
-// names lock holders with it, so that both commands name a writer alike.
-func WriterOf(e *audit.Event) WriterKey {
-	return WriterKey{User: e.Username, FieldManager: writerManager(e), Pod: e.PodName}
-}
-
-// DryRun says whether the write e was a dry run, which persists nothing.
-func DryRun(e *audit.Event) bool { return dryRun(e.RequestURI) }
-
-// dryRun says whether a write was a dry run: the API server accepts only
-// dryRun=All, and audits it like a write that persists nothing.
-func dryRun(uri string) bool {
-	return queryParam(uri, "dryRun") != ""
-}
-
-// writerManager is the field manager of the write e as the API server
-// records it: ?fieldManager=, or else its user agent's prefix.
-func writerManager(e *audit.Event) string {
-	if fm := fieldManager(e.RequestURI); fm != "" {
-		return fm
-	}
-	return managerFromUserAgent(e.UserAgent)
-}
-
-// managerFromUserAgent is the field manager the API server records for a
-// write without ?fieldManager= (k8s.io/apiserver's prefixFromUserAgent):
-// the user agent up to its first "/", without unprintable characters, at
-// most 128 bytes. The usual user agent (printable ASCII, short) is
-// returned as a substring, without allocating.
-func managerFromUserAgent(ua string) string {
-	m, _, _ := strings.Cut(ua, "/")
-	plain := len(m) <= fieldManagerMaxLength
-	for i := 0; plain && i < len(m); i++ {
-		plain = m[i] >= 0x20 && m[i] < 0x7f
-	}
-	if plain {
-		return m
-	}
-	var b strings.Builder
-	for _, r := range m {
-		if !unicode.IsPrint(r) {
-			continue
-		}
-		if b.Len()+utf8.RuneLen(r) > fieldManagerMaxLength {
-			break
-		}
-		b.WriteRune(r)
-	}
-	return b.String()
-}
-
-// fieldManagerMaxLength is metav1 validation's FieldManagerMaxLength.
-const fieldManagerMaxLength = 128
-
-// fieldManager reads ?fieldManager= from a request URI.
-func fieldManager(uri string) string {
-	return queryParam(uri, "fieldManager")
-}
-
-// queryParam reads the parameter key from a request URI's query, as
-// url.ParseQuery(query).Get(key) does, or "" when the query does not
-// parse. Queries without escapes are read without allocating, and a URI
-// without key in its query is not parsed at all.
-func queryParam(uri, key string) string {
-	i := strings.IndexByte(uri, '?')
-	if i < 0 || !strings.Contains(uri[i:], key) {
-		return ""
-	}
-	query := uri[i+1:]
-	if strings.ContainsAny(query, "%+;") {
-		q, err := url.ParseQuery(query)
-		if err != nil {
-			return ""
-		}
-		return q.Get(key)
-	}
-	for query != "" {
-		var kv string
-		kv, query, _ = strings.Cut(query, "&")
-		if k, v, _ := strings.Cut(kv, "="); k == key {
-			return v
-		}
-	}
-	return ""
 }

@@ -66,7 +66,7 @@ func TestContentionRetryAndWinner(t *testing.T) {
 		ev(8, "a/ma", "update", "configmaps/c", 200),
 	)
 	a := writer(rep, "a/ma")
-	want := WriterStats{Writer: WriterKey{User: "a", FieldManager: "ma"}, UserAgent: "a-agent",
+	want := WriterStats{Writer: audit.Writer{User: "a", FieldManager: "ma"}, UserAgent: "a-agent",
 		Tally:        Tally{Attempts: 2, Conflicts: 1, Successes: 1, RetryChains: 1},
 		ConflictRate: 0.5, Objects: 1, LostTo: []Count{{"b/mb", 1}}, Causes: []CauseCount{{Contention, 1}},
 		// Each request takes 0.5 ms (ev): the 409 at 5 ms, the retry at 8 ms.

@@ -179,7 +179,7 @@ func equalAny(pattern string, values []string) bool {
 
 // keepsWriter says whether the writer k, sending userAgent, passes the
 // writer patterns.
-func (f *Filter) keepsWriter(k WriterKey, userAgent string) bool {
+func (f *Filter) keepsWriter(k audit.Writer, userAgent string) bool {
 	if f == nil {
 		return true
 	}
@@ -208,10 +208,10 @@ func WriterNames(ctx context.Context, sources []audit.Source, max int) []string 
 	n := 0
 	for _, src := range sources {
 		_, _ = audit.Decode(ctx, src, audit.Options{}, func(e *audit.Event) error {
-			if writeVerb(e.Verb) == "" || dryRun(e.RequestURI) {
+			if writeVerb(e.Verb) == "" || audit.DryRun(e) {
 				return nil
 			}
-			k := WriterOf(e)
+			k := audit.WriterOf(e)
 			seen[strings.Clone(k.User)] = true
 			if k.FieldManager != "" {
 				seen[strings.Clone(k.FieldManager)] = true

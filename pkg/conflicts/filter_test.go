@@ -41,7 +41,7 @@ func TestParseFilter(t *testing.T) {
 }
 
 func TestFilterKeeps(t *testing.T) {
-	w := WriterKey{User: "system:serviceaccount:kube-system:hpa", FieldManager: "kube-controller-manager", Pod: "kcm-0"}
+	w := audit.Writer{User: "system:serviceaccount:kube-system:hpa", FieldManager: "kube-controller-manager", Pod: "kcm-0"}
 	ua := "kube-controller-manager/v1.36.3 (linux/amd64) kubernetes/abc/system:serviceaccount:kube-system:hpa"
 	for _, tc := range []struct {
 		flags            FilterFlags
@@ -199,7 +199,7 @@ func sumTally(a, b Tally) Tally {
 		RetryChains: a.RetryChains + b.RetryChains, GiveUps: a.GiveUps + b.GiveUps}
 }
 
-func writerRow(rep *Report, k WriterKey) WriterStats {
+func writerRow(rep *Report, k audit.Writer) WriterStats {
 	i := slices.IndexFunc(rep.Writers, func(w WriterStats) bool { return w.Writer == k })
 	if i < 0 {
 		return WriterStats{}

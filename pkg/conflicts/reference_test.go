@@ -23,7 +23,7 @@ type refRecord struct {
 	// obj, writer and reader point into the collector's tables: records
 	// of one object or writer share them.
 	obj       *ObjectKey
-	writer    *WriterKey
+	writer    *audit.Writer
 	reader    *refReaderKey
 	verb      string
 	sub       string
@@ -61,7 +61,7 @@ type refCollector struct {
 	reads   []refReadRec
 	strs    map[string]string
 	objs    map[ObjectKey]*ObjectKey
-	writers map[WriterKey]*WriterKey
+	writers map[audit.Writer]*audit.Writer
 	readers map[refReaderKey]*refReaderKey
 	seen    map[string]bool
 	dups    int
@@ -71,7 +71,7 @@ type refCollector struct {
 // refNewCollector returns an empty collector.
 func refNewCollector(cfg Config) *refCollector {
 	return &refCollector{cfg: cfg, strs: map[string]string{}, objs: map[ObjectKey]*ObjectKey{},
-		writers: map[WriterKey]*WriterKey{}, readers: map[refReaderKey]*refReaderKey{}, seen: map[string]bool{}}
+		writers: map[audit.Writer]*audit.Writer{}, readers: map[refReaderKey]*refReaderKey{}, seen: map[string]bool{}}
 }
 
 func (c *refCollector) str(s string) string {
@@ -143,7 +143,7 @@ func (c *refCollector) Add(e *audit.Event) {
 	r := refRecord{
 		obj: objp, reader: reader, verb: c.str(e.Verb), sub: c.str(ref.Subresource), code: e.Code,
 		result: e.ResponseRV, received: e.RequestReceived, completed: e.StageTimestamp,
-		writer:  refIntern(c.writers, WriterKey{User: user, FieldManager: c.str(fm), Pod: pod}),
+		writer:  refIntern(c.writers, audit.Writer{User: user, FieldManager: c.str(fm), Pod: pod}),
 		precond: ref.ResourceVersion, details: c.str(e.DetailsKind),
 		force:   e.Verb == "patch" && slices.Contains(q["force"], "true"),
 		auditID: strings.Clone(e.AuditID), host: c.str(e.Host),
@@ -210,7 +210,7 @@ type refObjectWalk struct {
 	reads     []*refReadRec
 	lastRead  map[refReaderKey]time.Time
 	successes []*refRecord
-	writers   map[WriterKey]*refWriterState
+	writers   map[audit.Writer]*refWriterState
 	timeline  []Attempt
 	keep      bool
 }
@@ -242,7 +242,7 @@ func (c *refCollector) Report() *Report {
 	t := refNewTotals()
 	rep := &Report{}
 	for _, k := range order {
-		w := &refObjectWalk{cfg: c.cfg, recs: byObj[k], reads: reads[k], lastRead: map[refReaderKey]time.Time{}, writers: map[WriterKey]*refWriterState{}}
+		w := &refObjectWalk{cfg: c.cfg, recs: byObj[k], reads: reads[k], lastRead: map[refReaderKey]time.Time{}, writers: map[audit.Writer]*refWriterState{}}
 		w.keep = c.cfg.Object != nil && refMatchObject(*c.cfg.Object, k)
 		w.run(t)
 		if w.keep {
@@ -253,7 +253,7 @@ func (c *refCollector) Report() *Report {
 	t.fill(rep, c.cfg)
 	if c.cfg.Object == nil && c.cfg.HottestTimeline && len(rep.Objects) > 0 {
 		k := rep.Objects[0].Object
-		w := &refObjectWalk{cfg: c.cfg, recs: byObj[k], reads: reads[k], lastRead: map[refReaderKey]time.Time{}, writers: map[WriterKey]*refWriterState{}, keep: true}
+		w := &refObjectWalk{cfg: c.cfg, recs: byObj[k], reads: reads[k], lastRead: map[refReaderKey]time.Time{}, writers: map[audit.Writer]*refWriterState{}, keep: true}
 		w.run(refNewTotals())
 		rep.Timeline, rep.TimelineObject = w.timeline, &k
 	}
@@ -371,7 +371,7 @@ func (w *refObjectWalk) attempt(r *refRecord, t *refTotals) {
 	}
 }
 
-func (w *refObjectWalk) giveUp(k WriterKey, st *refWriterState, t *refTotals) {
+func (w *refObjectWalk) giveUp(k audit.Writer, st *refWriterState, t *refTotals) {
 	st.conflict = false
 	t.add(st.last, func(g *refAgg) { g.GiveUps++ })
 	if w.keep {
@@ -463,16 +463,16 @@ func refClassify(r *refRecord, winners []*refRecord) Cause {
 // refTotals accumulates the report's figures across objects.
 type refTotals struct {
 	sum     Tally
-	writers map[WriterKey]*refAgg
+	writers map[audit.Writer]*refAgg
 	objects map[ObjectKey]*refAgg
-	causes  map[Cause]map[WriterKey]int
+	causes  map[Cause]map[audit.Writer]int
 	first   refRecord
 	last    refRecord
 	seen    bool
 }
 
 func refNewTotals() *refTotals {
-	return &refTotals{writers: map[WriterKey]*refAgg{}, objects: map[ObjectKey]*refAgg{}, causes: map[Cause]map[WriterKey]int{}}
+	return &refTotals{writers: map[audit.Writer]*refAgg{}, objects: map[ObjectKey]*refAgg{}, causes: map[Cause]map[audit.Writer]int{}}
 }
 
 // add applies f to the attempt's writer, object and the summary.
@@ -517,7 +517,7 @@ func (t *refTotals) conflict(r *refRecord, c Cause, lostTo []string) {
 	}
 	o.peers[r.writer.String()]++
 	if t.causes[c] == nil {
-		t.causes[c] = map[WriterKey]int{}
+		t.causes[c] = map[audit.Writer]int{}
 	}
 	t.causes[c][*r.writer]++
 }
@@ -587,7 +587,7 @@ func (t *refTotals) fill(rep *Report, cfg Config) {
 
 // refCauseFields merges every writer's apply-conflict fields per manager:
 // apply conflicts are the only 409s that name fields.
-func refCauseFields(writers map[WriterKey]*refAgg) []FieldOwner {
+func refCauseFields(writers map[audit.Writer]*refAgg) []FieldOwner {
 	merged := map[string]map[string]bool{}
 	for _, a := range writers {
 		for m, fs := range a.fields {

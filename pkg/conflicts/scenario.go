@@ -30,7 +30,7 @@ type PatchHint struct {
 }
 
 // PatchHints reads the sources again for the patches of obj inside cfg's
-// window, by writer (WriterKey.String()). It decodes every event once
+// window, by writer (audit.Writer.String()). It decodes every event once
 // more, one source at a time. Errors are the decoder's or ctx's.
 func PatchHints(ctx context.Context, sources []audit.Source, obj ObjectKey, cfg Config) (map[string]PatchHint, error) {
 	hints := map[string]PatchHint{}
@@ -41,13 +41,13 @@ func PatchHints(ctx context.Context, sources []audit.Source, obj ObjectKey, cfg 
 			if e.Verb != "patch" || r.Name != obj.Name || r.Resource != obj.Resource || r.APIGroup != obj.Group || r.Namespace != obj.Namespace {
 				return nil
 			}
-			if !seen.First(e) || dryRun(e.RequestURI) {
+			if !seen.First(e) || audit.DryRun(e) {
 				return nil
 			}
 			if !cfg.Since.IsZero() && e.RequestReceived.Before(cfg.Since) || !cfg.Until.IsZero() && !e.RequestReceived.Before(cfg.Until) {
 				return nil
 			}
-			w := WriterKey{User: e.Username, FieldManager: writerManager(e), Pod: e.PodName}.String()
+			w := audit.WriterOf(e).String()
 			h := hints[w]
 			switch force(e.RequestURI) {
 			case "true":

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"slices"
 	"time"
+
+	"github.com/kubectl-rv/kubectl-rv/pkg/audit"
 )
 
 // The stream analyses records in completion order with bounded memory.
@@ -59,7 +61,7 @@ type stream struct {
 	scratch writerState
 	// writerKeys are the writers by number (record.wid), as the records
 	// bring them: the collector numbers them in the order it makes records.
-	writerKeys []*WriterKey
+	writerKeys []*audit.Writer
 	// touched is what touch adds up (see there).
 	touched int
 }

@@ -4,6 +4,8 @@ import (
 	"cmp"
 	"slices"
 	"time"
+
+	"github.com/kubectl-rv/kubectl-rv/pkg/audit"
 )
 
 // totals accumulates the report's figures across objects; the objects'
@@ -16,22 +18,22 @@ type totals struct {
 	// number without an attempt yet): a slice, not a map of their keys,
 	// since every attempt adds to one.
 	writers []*agg
-	causes  map[Cause]map[*WriterKey]int
+	causes  map[Cause]map[*audit.Writer]int
 	// causeFields are the fields of each cause's 409s, per owning manager
 	// (apply conflicts name them).
 	causeFields map[Cause]map[string][]string
 	// writerNames caches the writers' String.
-	writerNames map[*WriterKey]string
+	writerNames map[*audit.Writer]string
 	first, last time.Time
 	seen        bool
 }
 
 func newTotals() *totals {
-	return &totals{causes: map[Cause]map[*WriterKey]int{},
-		causeFields: map[Cause]map[string][]string{}, writerNames: map[*WriterKey]string{}}
+	return &totals{causes: map[Cause]map[*audit.Writer]int{},
+		causeFields: map[Cause]map[string][]string{}, writerNames: map[*audit.Writer]string{}}
 }
 
-func (t *totals) writerName(w *WriterKey) string {
+func (t *totals) writerName(w *audit.Writer) string {
 	name, ok := t.writerNames[w]
 	if !ok {
 		name = w.String()
@@ -128,12 +130,12 @@ func (t *totals) conflict(o *objState, r *record, out outcome) {
 		t.causeFields[c] = addFieldOwners(t.causeFields[c], out.owners)
 	}
 	if t.causes[c] == nil {
-		t.causes[c] = map[*WriterKey]int{}
+		t.causes[c] = map[*audit.Writer]int{}
 	}
 	t.causes[c][r.writer]++
 }
 
-func (t *totals) fill(rep *Report, cfg Config, objects []*objState, keys []*WriterKey) {
+func (t *totals) fill(rep *Report, cfg Config, objects []*objState, keys []*audit.Writer) {
 	// Sized at once: a log's tens of thousands of objects would otherwise
 	// be copied as the slice grows, at the end, when one core works.
 	rep.Objects = make([]ObjectStats, 0, len(objects))

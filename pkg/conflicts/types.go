@@ -83,30 +83,6 @@ func (k ObjectKey) String() string {
 	return s + k.Name
 }
 
-// WriterKey identifies a writer as the API server sees it: its user, its
-// field manager, and the pod its token is bound to. The field manager is
-// the request's ?fieldManager=, or else the one the API server derives
-// from the user agent (its part before the first "/", as managedFields
-// record it): kube-controller-manager's controllers, kubectl scale and
-// most client-go programs send none.
-type WriterKey struct {
-	User         string `json:"user"`
-	FieldManager string `json:"fieldManager,omitempty"`
-	Pod          string `json:"pod,omitempty"`
-}
-
-// String is user[/fieldManager][@pod].
-func (w WriterKey) String() string {
-	s := w.User
-	if w.FieldManager != "" {
-		s += "/" + w.FieldManager
-	}
-	if w.Pod != "" {
-		s += "@" + w.Pod
-	}
-	return s
-}
-
 // Count is a number of something named.
 type Count struct {
 	Name  string `json:"name"`
@@ -141,7 +117,7 @@ func (t Tally) Rate() float64 {
 
 // WriterStats is what one writer did.
 type WriterStats struct {
-	Writer WriterKey `json:"writer"`
+	Writer audit.Writer `json:"writer"`
 	// UserAgent is the user agent of every attempt of the writer, when
 	// they all sent the same one; Shared lists them otherwise.
 	UserAgent string `json:"userAgent,omitempty"`

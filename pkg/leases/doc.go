@@ -19,7 +19,7 @@
 //   - History: the Lease writes of an audit log (pkg/audit), fed to
 //     HistoryBuilder: a successful write by another writer than the last is
 //     a takeover, a 409 a candidate trying; writers are named as kubectl rv
-//     conflicts names them (conflicts.WriterOf). It also finds former
+//     conflicts names them (audit.WriterOf). It also finds former
 //     holders writing other objects after they lost the lock (Acting): two
 //     replicas acting as leader.
 //

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/kubectl-rv/kubectl-rv/pkg/audit"
-	"github.com/kubectl-rv/kubectl-rv/pkg/conflicts"
 )
 
 // History reads the Lease writes of audit logs and returns the same
@@ -16,7 +15,7 @@ import (
 // another writer than the last is a takeover; 409s are candidates trying;
 // a holder's successive successful writes are its renewals. An audit log
 // at Metadata level has no bodies, so the holder is the writer, named as
-// kubectl rv conflicts names it (conflicts.WriterOf: user, field manager,
+// kubectl rv conflicts names it (audit.WriterOf: user, field manager,
 // pod), and the lease duration is cfg's.
 //
 // It also finds the writes a former holder made to other objects after it
@@ -77,7 +76,7 @@ func (b *HistoryBuilder) str(s string) string {
 
 // Add takes one event.
 func (b *HistoryBuilder) Add(e *audit.Event) {
-	if !slices.Contains(audit.WriteVerbs, e.Verb) || conflicts.DryRun(e) || e.ObjectRef.Resource == "" {
+	if !slices.Contains(audit.WriteVerbs, e.Verb) || audit.DryRun(e) || e.ObjectRef.Resource == "" {
 		return
 	}
 	b.events++
@@ -98,7 +97,7 @@ func (b *HistoryBuilder) Add(e *audit.Event) {
 	if e.Code/100 != 2 || ref.Resource == "events" {
 		return
 	}
-	w := conflicts.WriterOf(e).String()
+	w := audit.WriterOf(e).String()
 	hs := b.byWriter[w]
 	if len(hs) == 0 {
 		return
@@ -112,7 +111,7 @@ func (b *HistoryBuilder) Add(e *audit.Event) {
 // leaseWrite takes a write to a Lease.
 func (b *HistoryBuilder) leaseWrite(e *audit.Event, t time.Time) {
 	ref := LockRef{Kind: KindLease, Namespace: e.ObjectRef.Namespace, Name: e.ObjectRef.Name}
-	w := b.str(conflicts.WriterOf(e).String())
+	w := b.str(audit.WriterOf(e).String())
 	h := b.locks[ref]
 	if h == nil {
 		ref.Namespace, ref.Name = b.str(ref.Namespace), b.str(ref.Name)

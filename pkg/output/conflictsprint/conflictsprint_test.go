@@ -20,8 +20,8 @@ import (
 var t0 = time.Date(2026, 11, 24, 10, 0, 0, 0, time.UTC)
 
 func report() *conflicts.Report {
-	a := conflicts.WriterKey{User: "system:serviceaccount:kube-system:ctrl", FieldManager: "ctrl", Pod: "ctrl-7d9f"}
-	b := conflicts.WriterKey{User: "rv-admin", FieldManager: "evil\x1b[31m"}
+	a := audit.Writer{User: "system:serviceaccount:kube-system:ctrl", FieldManager: "ctrl", Pod: "ctrl-7d9f"}
+	b := audit.Writer{User: "rv-admin", FieldManager: "evil\x1b[31m"}
 	return &conflicts.Report{
 		Summary: conflicts.Summary{Tally: conflicts.Tally{Attempts: 5, Conflicts: 2, Successes: 3, RetryChains: 1, GiveUps: 1}, Writers: 2, Objects: 1, DryRuns: 3},
 		Input:   audit.Stats{Lines: 12, Events: 12, Duplicates: 4},
@@ -150,10 +150,10 @@ func TestDocumentJSONIsMarshalIndent(t *testing.T) {
 	}, full.Objects...)
 	odd.Timeline = nil
 	odd.Writers = append([]conflicts.WriterStats{
-		{Writer: conflicts.WriterKey{User: "u\"<", Pod: "p"}, ConflictRate: 1e-7, LostTo: []conflicts.Count{{Name: "a&", Count: 1}, {Name: "", Count: 0}}},
-		{Writer: conflicts.WriterKey{FieldManager: "m"}, UserAgent: "ua", ConflictRate: 1, Causes: []conflicts.CauseCount{{Cause: conflicts.Unknown, Count: 2}},
+		{Writer: audit.Writer{User: "u\"<", Pod: "p"}, ConflictRate: 1e-7, LostTo: []conflicts.Count{{Name: "a&", Count: 1}, {Name: "", Count: 0}}},
+		{Writer: audit.Writer{FieldManager: "m"}, UserAgent: "ua", ConflictRate: 1, Causes: []conflicts.CauseCount{{Cause: conflicts.Unknown, Count: 2}},
 			ConflictSeconds: 0.0005, RetrySeconds: 1e-9},
-		{Writer: conflicts.WriterKey{FieldManager: "r"}, RetrySeconds: 12.5},
+		{Writer: audit.Writer{FieldManager: "r"}, RetrySeconds: 12.5},
 		{ConflictRate: 0.1 + 0.2, LostTo: []conflicts.Count{}},
 	}, full.Writers...)
 	empty := NewDocument(&conflicts.Report{}, Scope{})
