@@ -85,17 +85,16 @@ func (t Target) Name() string {
 var dsnSchemes = map[string]bool{"clickhouse": true, "tcp": true, "http": true, "https": true}
 
 // ParseTarget reads DSN/TABLE (what follows clickhouse:): a clickhouse-go
-// DSN whose path is [/DATABASE]/TABLE. A DSN with a user or password
-// (user:password@, username=, password=) is refused; no error prints
-// them.
+// DSN whose path is [/DATABASE]/TABLE. A DSN with a credential
+// (user:password@, a credential parameter in any case, an http_proxy
+// with a user) is refused; no error prints it.
 func ParseTarget(s string) (Target, error) {
 	shown := audit.RedactUserinfo(s)
 	u, err := url.Parse(s)
 	if err != nil || !dsnSchemes[u.Scheme] || u.Host == "" {
 		return Target{}, fmt.Errorf("%q: give clickhouse:clickhouse://HOST:9000/DATABASE/TABLE, or the HTTP interface's http(s)://HOST:PORT/DATABASE/TABLE", shown)
 	}
-	q := u.Query()
-	if u.User != nil || q.Has("username") || q.Has("password") {
+	if u.User != nil || hasCredential(u.Query()) {
 		u.User, u.RawQuery = nil, "..."
 		return Target{}, fmt.Errorf("%q: credentials do not go in the DSN: %s", u.String(), Credentials)
 	}
@@ -115,6 +114,32 @@ func ParseTarget(s string) (Target, error) {
 		return Target{}, fmt.Errorf("%q: %s", shown, audit.RedactUserinfo(err.Error()))
 	}
 	return t, nil
+}
+
+// credentialParams are the DSN parameters that carry a credential, in
+// lower case: clickhouse-go's (username, password) and the HTTP
+// interface's (user, password; clickhouse-go passes a parameter it does
+// not know to the server as a setting, and reads its own only in lower
+// case, so Password= would reach the server).
+var credentialParams = map[string]bool{"user": true, "username": true, "password": true}
+
+// hasCredential says whether q, a DSN's parameters, carries a
+// credential: a credential parameter in any case, or an http_proxy with
+// a user.
+func hasCredential(q url.Values) bool {
+	for k, vs := range q {
+		if credentialParams[strings.ToLower(k)] {
+			return true
+		}
+		if strings.EqualFold(k, "http_proxy") {
+			for _, v := range vs {
+				if p, err := url.Parse(v); err != nil || p.User != nil {
+					return true
+				}
+			}
+		}
+	}
+	return false
 }
 
 // Connect is a connection to t's server with the environment's

@@ -146,25 +146,36 @@ func TestSourceUnreachable(t *testing.T) {
 
 func TestParseTarget(t *testing.T) {
 	for in, want := range map[string]string{
-		"clickhouse://ch.example:9000/audit/k8s_events":          "clickhouse://ch.example:9000/audit k8s_events",
-		"clickhouse://ch.example:9000/k8s_events":                "clickhouse://ch.example:9000 k8s_events",
-		"https://ch.example:8443/audit/k8s_events?secure=true":   "https://ch.example:8443/audit?secure=true k8s_events",
-		"http://localhost:8123/audit/k8s_events?dial_timeout=5s": "http://localhost:8123/audit?dial_timeout=5s k8s_events",
-		"clickhouse://ch.example:9000/audit/":                    "",
-		"clickhouse://ch.example:9000/a/b/c":                     "",
-		"clickhouse://ch.example:9000":                           "",
-		"clickhouse://u:p@ch.example:9000/audit/t":               "",
-		"clickhouse://ch.example:9000/audit/t?password=p":        "",
-		"clickhouse://ch.example:9000/audit/t?username=u":        "",
-		"https://ch.example:8443/audit/t":                        "",
-		"ftp://ch.example/audit/t":                               "",
+		"clickhouse://ch.example:9000/audit/k8s_events":                   "clickhouse://ch.example:9000/audit k8s_events",
+		"clickhouse://ch.example:9000/k8s_events":                         "clickhouse://ch.example:9000 k8s_events",
+		"https://ch.example:8443/audit/k8s_events?secure=true":            "https://ch.example:8443/audit?secure=true k8s_events",
+		"http://localhost:8123/audit/k8s_events?dial_timeout=5s":          "http://localhost:8123/audit?dial_timeout=5s k8s_events",
+		"clickhouse://ch.example:9000/audit/":                             "",
+		"clickhouse://ch.example:9000/a/b/c":                              "",
+		"clickhouse://ch.example:9000":                                    "",
+		"clickhouse://u:p@ch.example:9000/audit/t":                        "",
+		"clickhouse://ch.example:9000/audit/t?password=p":                 "",
+		"clickhouse://ch.example:9000/audit/t?Password=p":                 "",
+		"clickhouse://ch.example:9000/audit/t?PASSWORD=p":                 "",
+		"clickhouse://ch.example:9000/audit/t?pass%77ord=p":               "",
+		"clickhouse://ch.example:9000/audit/t?username=u":                 "",
+		"clickhouse://ch.example:9000/audit/t?UserName=u":                 "",
+		"http://ch.example:8123/audit/t?user=u":                           "",
+		"http://ch.example:8123/audit/t?User=u&secure=false":              "",
+		"http://ch.example:8123/audit/t?http_proxy=http://u:p@proxy:3128": "",
+		"http://ch.example:8123/audit/t?http_proxy=http://proxy:3128":     "http://ch.example:8123/audit?http_proxy=http://proxy:3128 t",
+		"https://ch.example:8443/audit/t":                                 "",
+		"ftp://ch.example/audit/t":                                        "",
 	} {
 		tg, err := ParseTarget(in)
 		if got := tg.DSN + " " + tg.Table; (err == nil) != (want != "") || err == nil && got != want {
 			t.Errorf("ParseTarget(%q) = %q, %v; want %q", in, got, err, want)
 		}
-		if err != nil && (strings.Contains(err.Error(), ":p@") || strings.Contains(err.Error(), "password=p")) {
+		if err != nil && (strings.Contains(err.Error(), ":p@") || strings.Contains(strings.ToLower(err.Error()), "password=p")) {
 			t.Errorf("ParseTarget(%q) printed the password: %v", in, err)
+		}
+		if err != nil && strings.Contains(in, "=u") && !strings.Contains(err.Error(), Credentials) {
+			t.Errorf("ParseTarget(%q) = %v: want where credentials go", in, err)
 		}
 	}
 }
@@ -173,6 +184,7 @@ func FuzzParseTarget(f *testing.F) {
 	f.Add("clickhouse://ch.example:9000/audit/k8s_events")
 	f.Add("http://u:secret@h:8123/db/t")
 	f.Add("https://h:8443/db/t?secure=true&password=secret")
+	f.Add("https://h:8443/db/t?secure=true&Password=secret")
 	f.Add("tcp://[::1]:9000/a/b?x=y#z")
 	f.Fuzz(func(t *testing.T, in string) {
 		tg, err := ParseTarget(in)
@@ -182,7 +194,7 @@ func FuzzParseTarget(f *testing.F) {
 			}
 			return
 		}
-		if tg.Table == "" || strings.Contains(tg.Table, "/") || strings.Contains(tg.DSN, "@") || strings.Contains(tg.DSN, "password=") {
+		if tg.Table == "" || strings.Contains(tg.Table, "/") || strings.Contains(tg.DSN, "@") || strings.Contains(strings.ToLower(tg.DSN), "password=") {
 			t.Fatalf("ParseTarget(%q) = %+v: a table with a slash or none, or a credential kept", in, tg)
 		}
 	})
