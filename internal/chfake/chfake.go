@@ -23,6 +23,7 @@
 package chfake
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"net/http"
@@ -57,6 +58,11 @@ type Server struct {
 	// Cut, when not nil, says which blocks (counted from 1) are sent
 	// only in part, the stream ending there.
 	Cut func(block int) bool
+	// Stall, when not nil, says before which block (counted from 1) the
+	// stream stops sending and waits for the client to go (at most a
+	// minute); Stalled, when not nil, is closed then.
+	Stall   func(block int) bool
+	Stalled chan struct{}
 
 	// mu guards the fields below.
 	mu           sync.Mutex
@@ -164,7 +170,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.hello(w, version)
 		return
 	}
-	s.read(w, sql, params, version)
+	s.read(r.Context(), w, sql, params, version)
 }
 
 func (s *Server) database() string {
@@ -200,7 +206,7 @@ var (
 // cond is one condition of the WHERE clause.
 type cond func(fields map[string]string) bool
 
-func (s *Server) read(w http.ResponseWriter, sql string, params map[string]string, version int) {
+func (s *Server) read(ctx context.Context, w http.ResponseWriter, sql string, params map[string]string, version int) {
 	for _, m := range placeholder.FindAllStringSubmatch(sql, -1) {
 		if _, ok := params[m[1]]; !ok {
 			s.exception(w, http.StatusBadRequest, codeUnknownQueryParameter, "Substitution `%s` is not set", m[1])
@@ -230,7 +236,7 @@ func (s *Server) read(w http.ResponseWriter, sql string, params map[string]strin
 		conds = append(conds, f)
 	}
 	s.queries = append(s.queries, Query{SQL: sql, Params: params})
-	s.stream(w, conds, version)
+	s.stream(ctx, w, conds, version)
 }
 
 // condition reads one condition over column.
@@ -265,7 +271,7 @@ func (s *Server) condition(c, column string, params map[string]string) (cond, in
 }
 
 // stream writes the rows that hold every condition, block by block.
-func (s *Server) stream(w http.ResponseWriter, conds []cond, version int) {
+func (s *Server) stream(ctx context.Context, w http.ResponseWriter, conds []cond, version int) {
 	w.Header().Set("Content-Type", "application/octet-stream")
 	w.Header().Set("X-ClickHouse-Format", "Native")
 	per := s.BlockRows
@@ -274,6 +280,16 @@ func (s *Server) stream(w http.ResponseWriter, conds []cond, version int) {
 	}
 	col := new(proto.ColStr)
 	flush := func() bool {
+		if s.Stall != nil && s.Stall(s.blocks+1) {
+			if s.Stalled != nil {
+				close(s.Stalled)
+			}
+			select {
+			case <-ctx.Done():
+			case <-time.After(time.Minute):
+			}
+			return false
+		}
 		var buf proto.Buffer
 		_ = proto.Block{Columns: 1, Rows: col.Rows()}.EncodeBlock(&buf, version, []proto.InputColumn{{Name: "event", Data: col}})
 		s.blocks++

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"time"
 )
 
 // Source is one audit log stream: a file (plain or .gz) or stdin.
@@ -102,6 +103,51 @@ const (
 	// (pkg/audit/clickhouse).
 	ClickHouseScheme = "clickhouse:"
 )
+
+// SourceConfig is how a --source is read: the window pushed down to the
+// log service, and the bounds on each of its answers. Zero fields take
+// the defaults below (WithDefaults).
+type SourceConfig struct {
+	// Since and Until bound the events' receive times; zero is no bound.
+	Since, Until time.Time
+	// Timeout is the longest the service may go without sending a byte:
+	// to connect, to start its answer, and between two reads of its body
+	// (--source-timeout). Default DefaultSourceTimeout.
+	Timeout time.Duration
+	// PageTimeout is the longest one answer (a page) may take in all,
+	// however steadily its bytes come. Default PageTimeoutFactor times
+	// Timeout.
+	PageTimeout time.Duration
+	// MaxResponseBytes is the most one answer (a page) may hold, after
+	// decompression. Default DefaultMaxResponseBytes.
+	MaxResponseBytes int64
+	// PageSize is how many events a page asks for, at most 10,000 (the
+	// services' maximum); zero is the reader's own (5,000 for
+	// Elasticsearch and OpenSearch, CloudWatch Logs' 10,000). ClickHouse
+	// streams and ignores it.
+	PageSize int
+}
+
+// The defaults of SourceConfig.
+const (
+	DefaultSourceTimeout    = 30 * time.Second
+	PageTimeoutFactor       = 4
+	DefaultMaxResponseBytes = 64 << 20
+)
+
+// WithDefaults is c with its zero fields set to their defaults.
+func (c SourceConfig) WithDefaults() SourceConfig {
+	if c.Timeout <= 0 {
+		c.Timeout = DefaultSourceTimeout
+	}
+	if c.PageTimeout <= 0 {
+		c.PageTimeout = PageTimeoutFactor * c.Timeout
+	}
+	if c.MaxResponseBytes <= 0 {
+		c.MaxResponseBytes = DefaultMaxResponseBytes
+	}
+	return c
+}
 
 // ParseCloudSource reads a --source value, SCHEME:TARGET, into its
 // scheme (with the colon) and target: cloudwatch:LOG_GROUP,

@@ -14,6 +14,14 @@
 // streamed as the server sends its blocks; memory holds a block and a
 // page of lines, never the result.
 //
+// The server may go no longer than audit.SourceConfig.Timeout without
+// sending a byte (pkg/audit/bounded: on the native protocol's connection,
+// on the HTTP interface's transport); the DSN's read_timeout and
+// dial_timeout, when given, are clickhouse-go's (read_timeout bounds the
+// whole stream after its first block, so it is a day unless given).
+// Cancelling the context cancels the query. The size of a block is not
+// bounded: clickhouse-go reads a block whole.
+//
 // The DSN is clickhouse-go's: clickhouse://HOST:9000[/DATABASE] (the
 // native protocol), http://HOST:8123[/DATABASE] or
 // https://HOST:8443[/DATABASE]?secure=true (the HTTP interface), with its
@@ -34,6 +42,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
+	"net/http"
 	"net/url"
 	"os"
 	"strings"
@@ -43,6 +53,7 @@ import (
 	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
 
 	"github.com/kubectl-rv/kubectl-rv/pkg/audit"
+	"github.com/kubectl-rv/kubectl-rv/pkg/audit/bounded"
 	"github.com/kubectl-rv/kubectl-rv/pkg/exitcode"
 )
 
@@ -55,18 +66,24 @@ const PageRows = 5000
 // Credentials says where the credentials go.
 const Credentials = "set CLICKHOUSE_USER and CLICKHOUSE_PASSWORD"
 
-// Open is the table's Source between since and until (zero is no bound),
-// target being DSN/TABLE, with the environment's credentials.
+// Open is OpenWith between since and until (zero is no bound), with the
+// default bounds.
 func Open(ctx context.Context, target string, since, until time.Time) (audit.Source, error) {
+	return OpenWith(ctx, target, audit.SourceConfig{Since: since, Until: until})
+}
+
+// OpenWith is the table's Source as cfg says, target being DSN/TABLE,
+// with the environment's credentials.
+func OpenWith(ctx context.Context, target string, cfg audit.SourceConfig) (audit.Source, error) {
 	t, err := ParseTarget(target)
 	if err != nil {
 		return audit.Source{}, err
 	}
-	conn, err := Connect(t)
+	conn, err := Connect(t, cfg)
 	if err != nil {
 		return audit.Source{}, err
 	}
-	return Source(ctx, conn, t, since, until, nil), nil
+	return Source(ctx, conn, t, cfg.Since, cfg.Until, nil), nil
 }
 
 // Target is a parsed clickhouse:DSN/TABLE.
@@ -85,17 +102,16 @@ func (t Target) Name() string {
 var dsnSchemes = map[string]bool{"clickhouse": true, "tcp": true, "http": true, "https": true}
 
 // ParseTarget reads DSN/TABLE (what follows clickhouse:): a clickhouse-go
-// DSN whose path is [/DATABASE]/TABLE. A DSN with a user or password
-// (user:password@, username=, password=) is refused; no error prints
-// them.
+// DSN whose path is [/DATABASE]/TABLE. A DSN with a credential
+// (user:password@, a credential parameter in any case, an http_proxy
+// with a user) is refused; no error prints it.
 func ParseTarget(s string) (Target, error) {
 	shown := audit.RedactUserinfo(s)
 	u, err := url.Parse(s)
 	if err != nil || !dsnSchemes[u.Scheme] || u.Host == "" {
 		return Target{}, fmt.Errorf("%q: give clickhouse:clickhouse://HOST:9000/DATABASE/TABLE, or the HTTP interface's http(s)://HOST:PORT/DATABASE/TABLE", shown)
 	}
-	q := u.Query()
-	if u.User != nil || q.Has("username") || q.Has("password") {
+	if u.User != nil || hasCredential(u.Query()) {
 		u.User, u.RawQuery = nil, "..."
 		return Target{}, fmt.Errorf("%q: credentials do not go in the DSN: %s", u.String(), Credentials)
 	}
@@ -117,10 +133,42 @@ func ParseTarget(s string) (Target, error) {
 	return t, nil
 }
 
+// credentialParams are the DSN parameters that carry a credential, in
+// lower case: clickhouse-go's (username, password) and the HTTP
+// interface's (user, password; clickhouse-go passes a parameter it does
+// not know to the server as a setting, and reads its own only in lower
+// case, so Password= would reach the server).
+var credentialParams = map[string]bool{"user": true, "username": true, "password": true}
+
+// hasCredential says whether q, a DSN's parameters, carries a
+// credential: a credential parameter in any case, or an http_proxy with
+// a user.
+func hasCredential(q url.Values) bool {
+	for k, vs := range q {
+		if credentialParams[strings.ToLower(k)] {
+			return true
+		}
+		if strings.EqualFold(k, "http_proxy") {
+			for _, v := range vs {
+				if p, err := url.Parse(v); err != nil || p.User != nil {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// StreamReadTimeout is clickhouse-go's read_timeout when the DSN does not
+// give one: the library sets it once for the whole stream after the
+// first block, not per read (the idle bound is bounded.Conn's), so it is
+// long enough for a big table.
+const StreamReadTimeout = 24 * time.Hour
+
 // Connect is a connection to t's server with the environment's
-// credentials (none: clickhouse-go's user default). No request is sent
-// before the query.
-func Connect(t Target) (driver.Conn, error) {
+// credentials (none: clickhouse-go's user default), held to cfg's idle
+// bound. No request is sent before the query.
+func Connect(t Target, cfg audit.SourceConfig) (driver.Conn, error) {
 	opts, err := clickhousego.ParseDSN(t.DSN)
 	if err != nil {
 		return nil, fmt.Errorf("%q: %w", t.Name(), err)
@@ -141,11 +189,45 @@ func Connect(t Target) (driver.Conn, error) {
 		}
 		opts.TLS = &tls.Config{RootCAs: pool, ServerName: opts.TLS.ServerName, InsecureSkipVerify: opts.TLS.InsecureSkipVerify} //nolint:gosec // skip_verify is the user's
 	}
+	bound(opts, t, cfg)
 	conn, err := clickhousego.Open(opts)
 	if err != nil {
 		return nil, fmt.Errorf("%q: %w", t.Name(), err)
 	}
 	return conn, nil
+}
+
+// bound holds opts's connections to cfg's idle bound: the native
+// protocol's through bounded.Conn (TLS over it when opts has TLS), the
+// HTTP interface's through bounded.Transport. The DSN's own read_timeout
+// and dial_timeout stay; without them, the native protocol's TCP connect
+// takes at most cfg's timeout and read_timeout is StreamReadTimeout. Call
+// it after opts.TLS is final.
+func bound(opts *clickhousego.Options, t Target, cfg audit.SourceConfig) {
+	cfg = cfg.WithDefaults()
+	q := url.Values{}
+	if u, err := url.Parse(t.DSN); err == nil {
+		q = u.Query()
+	}
+	if !q.Has("read_timeout") {
+		opts.ReadTimeout = StreamReadTimeout
+	}
+	if opts.Protocol == clickhousego.HTTP {
+		// Its transport dials and does TLS itself.
+		opts.TransportFunc = func(base *http.Transport) (http.RoundTripper, error) {
+			return bounded.Wrap(base, bounded.StreamLimits(cfg)), nil
+		}
+		return
+	}
+	// The handshake's deadline is DialTimeout, the library's 30 s unless
+	// given: the idle bound cuts a silent server off first.
+	dialTimeout, tlsConfig := cfg.Timeout, opts.TLS
+	if q.Has("dial_timeout") {
+		dialTimeout = opts.DialTimeout
+	}
+	opts.DialContext = func(ctx context.Context, addr string) (net.Conn, error) {
+		return bounded.Dial(ctx, addr, dialTimeout, cfg.Timeout, tlsConfig)
+	}
 }
 
 // Query is the SQL of the read and its parameters, over the window (zero

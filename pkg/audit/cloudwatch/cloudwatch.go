@@ -10,6 +10,11 @@
 // analysis asks for more (Source): memory holds one page (at most 10,000
 // events), whatever the group's size.
 //
+// Every answer is bounded (pkg/audit/bounded, audit.SourceConfig, on the
+// SDK's HTTP client): its size, the time the service may go without
+// sending a byte, and its total time; a request a bound cut off is not
+// retried, and cancelling the context aborts the request in flight.
+//
 // Credentials come only from the AWS SDK's default chain (environment,
 // shared config and credentials files with AWS_PROFILE, SSO, web identity,
 // the instance's role), never from a flag, and are never printed.
@@ -24,14 +29,17 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/http"
 	"strings"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
 	"github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/service/cloudwatchlogs"
 
 	"github.com/kubectl-rv/kubectl-rv/pkg/audit"
+	"github.com/kubectl-rv/kubectl-rv/pkg/audit/bounded"
 	"github.com/kubectl-rv/kubectl-rv/pkg/exitcode"
 )
 
@@ -53,12 +61,17 @@ func FilterPattern() string {
 // Config is what is read of a log group.
 type Config struct {
 	LogGroup string
-	// Since and Until bound the events' times; zero is no bound. Until is
-	// widened by UntilSlack, since an event's log time is when it
-	// completed, after it was received: the analysis keeps the exact
-	// window.
-	Since, Until time.Time
+	// SourceConfig's Since and Until bound the events' times; zero is no
+	// bound. Until is widened by UntilSlack, since an event's log time is
+	// when it completed, after it was received: the analysis keeps the
+	// exact window. Its PageSize, when set, is each request's Limit (at
+	// most MaxPageSize).
+	audit.SourceConfig
 }
+
+// MaxPageSize is the most events FilterLogEvents answers a request with
+// (its Limit's maximum, and its default).
+const MaxPageSize = 10_000
 
 // UntilSlack is how much later than Until events are asked for.
 const UntilSlack = time.Minute
@@ -74,8 +87,11 @@ var _ API = (*cloudwatchlogs.Client)(nil)
 var ErrNoRegion = errors.New("no AWS region: set AWS_REGION, or a region in the profile that AWS_PROFILE names")
 
 // NewClient is a CloudWatch Logs client configured by the SDK's default
-// chain (AWS_REGION, AWS_PROFILE, the shared files, AWS_ENDPOINT_URL...).
-func NewClient(ctx context.Context) (*cloudwatchlogs.Client, error) {
+// chain (AWS_REGION, AWS_PROFILE, the shared files, AWS_CA_BUNDLE,
+// AWS_ENDPOINT_URL...), whose requests hold every answer to sc's bounds.
+// The chain's own requests while it loads (a web identity's or SSO's
+// credentials) go through the SDK's client, which AWS_CA_BUNDLE needs.
+func NewClient(ctx context.Context, sc audit.SourceConfig) (*cloudwatchlogs.Client, error) {
 	cfg, err := config.LoadDefaultConfig(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("AWS configuration: %w", err)
@@ -83,17 +99,46 @@ func NewClient(ctx context.Context) (*cloudwatchlogs.Client, error) {
 	if cfg.Region == "" {
 		return nil, ErrNoRegion
 	}
+	sdk, ok := cfg.HTTPClient.(*awshttp.BuildableClient)
+	if !ok {
+		sdk = awshttp.NewBuildableClient()
+	}
+	cfg.HTTPClient = httpClient(sc, sdk.GetTransport())
 	return cloudwatchlogs.NewFromConfig(cfg), nil
 }
 
-// Open is the log group's Source, between since and until (zero is no
-// bound), with a client of the SDK's default chain (NewClient).
+// HTTPClient is the HTTP client of the SDK's requests, every answer held
+// to cfg's bounds. The service answers at most 1 MB a page, so an answer
+// over the cap is not CloudWatch Logs'.
+func HTTPClient(cfg audit.SourceConfig) *http.Client {
+	return httpClient(cfg, awshttp.NewBuildableClient().GetTransport())
+}
+
+// httpClient is base (the SDK's transport, with its TLS settings and
+// AWS_CA_BUNDLE) held to cfg's bounds. It follows no redirect, as the
+// SDK's own client follows none that could change the method or resend
+// a signed request elsewhere.
+func httpClient(cfg audit.SourceConfig, base *http.Transport) *http.Client {
+	return &http.Client{
+		Transport:     bounded.Wrap(base, bounded.PageLimits(cfg, "check that AWS_ENDPOINT_URL names CloudWatch Logs, which answers at most 1 MB a page")),
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+	}
+}
+
+// Open is OpenWith between since and until (zero is no bound), with the
+// default bounds.
 func Open(ctx context.Context, group string, since, until time.Time) (audit.Source, error) {
-	api, err := NewClient(ctx)
+	return OpenWith(ctx, group, audit.SourceConfig{Since: since, Until: until})
+}
+
+// OpenWith is the log group's Source as cfg says, with a client of the
+// SDK's default chain (NewClient).
+func OpenWith(ctx context.Context, group string, cfg audit.SourceConfig) (audit.Source, error) {
+	api, err := NewClient(ctx, cfg)
 	if err != nil {
 		return audit.Source{}, err
 	}
-	return Source(ctx, api, Config{LogGroup: group, Since: since, Until: until}, nil), nil
+	return Source(ctx, api, Config{LogGroup: group, SourceConfig: cfg}, nil), nil
 }
 
 // Stats count what was read.
@@ -124,6 +169,9 @@ func Source(ctx context.Context, api API, cfg Config, stats *Stats) audit.Source
 	if !cfg.Until.IsZero() {
 		in.EndTime = aws.Int64(cfg.Until.Add(UntilSlack).UnixMilli())
 	}
+	if cfg.PageSize > 0 {
+		in.Limit = aws.Int32(int32(min(cfg.PageSize, MaxPageSize)))
+	}
 	name := audit.CloudWatchScheme + cfg.LogGroup
 	pages := cloudwatchlogs.NewFilterLogEventsPaginator(api, in)
 	return audit.NewPagedSource(name, func(buf *bytes.Buffer) error {
@@ -135,7 +183,7 @@ func Source(ctx context.Context, api API, cfg Config, stats *Stats) audit.Source
 			if ctx.Err() != nil {
 				return ctx.Err()
 			}
-			return exitcode.Cluster(&audit.ServiceError{Err: fmt.Errorf("FilterLogEvents: %w", err)})
+			return exitcode.Cluster(&audit.ServiceError{Err: fmt.Errorf("FilterLogEvents: %w", bounded.Cause(err))})
 		}
 		stats.Pages++
 		for _, e := range out.Events {

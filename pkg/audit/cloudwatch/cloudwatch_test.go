@@ -2,9 +2,15 @@ package cloudwatch
 
 import (
 	"context"
+	"encoding/pem"
+	"errors"
 	"fmt"
+	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"regexp"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -14,9 +20,16 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/kubectl-rv/kubectl-rv/internal/cwlogsfake"
+	"github.com/kubectl-rv/kubectl-rv/internal/hostile"
 	"github.com/kubectl-rv/kubectl-rv/pkg/audit"
+	"github.com/kubectl-rv/kubectl-rv/pkg/audit/bounded"
 	"github.com/kubectl-rv/kubectl-rv/pkg/exitcode"
 )
+
+// patient is the timeout of the tests that are not about the bounds: the
+// local server builds a page of a big log slowly under -race on a busy
+// machine (TestSourceBounds tests the bounds).
+const patient = 10 * time.Minute
 
 // group is a log group of n audit events that exists only as a formula:
 // event i is received at base + i ms; one in ten is a write (update,
@@ -76,11 +89,12 @@ func server(g group, pageEvents, scanLimit int) *cwlogsfake.Server {
 	}
 }
 
-func client(url string) *cloudwatchlogs.Client {
+func client(url string, cfg audit.SourceConfig) *cloudwatchlogs.Client {
 	return cloudwatchlogs.New(cloudwatchlogs.Options{
 		Region:       "eu-west-1",
 		BaseEndpoint: aws.String(url),
 		Credentials:  credentials.NewStaticCredentialsProvider("AKIDEXAMPLE", "secret", ""),
+		HTTPClient:   HTTPClient(cfg),
 	})
 }
 
@@ -106,7 +120,7 @@ func TestSourcePagesThroughAMillionEvents(t *testing.T) {
 	ts := httptest.NewServer(srv)
 	defer ts.Close()
 	var st Stats
-	src := Source(context.Background(), client(ts.URL), Config{LogGroup: "/aws/eks/demo/cluster"}, &st)
+	src := Source(context.Background(), client(ts.URL, audit.SourceConfig{Timeout: patient}), Config{LogGroup: "/aws/eks/demo/cluster"}, &st)
 	writes, conflicts := 0, 0
 	dst, err := audit.Decode(context.Background(), src, audit.Options{Workers: 2}, func(e *audit.Event) error {
 		if e.Verb == "get" || e.Verb == "list" || e.Verb == "watch" {
@@ -149,7 +163,7 @@ func TestSourceWindow(t *testing.T) {
 	defer ts.Close()
 	since, until := g.base.Add(30*time.Second), g.base.Add(50*time.Second)
 	var st Stats
-	src := Source(context.Background(), client(ts.URL), Config{LogGroup: "/aws/eks/demo/cluster", Since: since, Until: until}, &st)
+	src := Source(context.Background(), client(ts.URL, audit.SourceConfig{Timeout: patient}), Config{LogGroup: "/aws/eks/demo/cluster", SourceConfig: audit.SourceConfig{Since: since, Until: until}}, &st)
 	if _, err := audit.Decode(context.Background(), src, audit.Options{}, func(*audit.Event) error { return nil }); err != nil {
 		t.Fatal(err)
 	}
@@ -167,9 +181,99 @@ func TestSourceWindow(t *testing.T) {
 func TestSourceServiceError(t *testing.T) {
 	ts := httptest.NewServer(server(group{n: 10}, 10, 10))
 	defer ts.Close()
-	src := Source(context.Background(), client(ts.URL), Config{LogGroup: "/aws/eks/absent/cluster"}, nil)
+	src := Source(context.Background(), client(ts.URL, audit.SourceConfig{Timeout: patient}), Config{LogGroup: "/aws/eks/absent/cluster"}, nil)
 	_, err := audit.Decode(context.Background(), src, audit.Options{}, func(*audit.Event) error { return nil })
 	if err == nil || exitcode.Classify(err) != exitcode.CodeCluster || !regexp.MustCompile(`cloudwatch:/aws/eks/absent/cluster: .*FilterLogEvents.*ResourceNotFoundException`).MatchString(err.Error()) {
 		t.Errorf("error %v (exit %d), want the service's, exit 3", err, exitcode.Classify(err))
+	}
+}
+
+// TestSourceBounds: the service's answers are held to the bounds
+// (pkg/audit/bounded) through the SDK's HTTP client, and the SDK's
+// retryer does not send a request a bound cut off again: an endless or
+// 2 GB FilterLogEvents answer, one that trickles or never comes, one
+// not JSON, and a read cancelled mid-answer (hostile.Check).
+func TestSourceBounds(t *testing.T) {
+	const group = "/aws/eks/demo/cluster"
+	hostile.Check(t, hostile.Reader{
+		Serve: func(page http.Handler) http.Handler { return page },
+		Read: func(ctx context.Context, url string, cfg audit.SourceConfig) error {
+			src := Source(ctx, client(url, cfg), Config{LogGroup: group, SourceConfig: cfg}, nil)
+			_, err := audit.Decode(ctx, src, audit.Options{}, func(*audit.Event) error { return nil })
+			return err
+		},
+		Prefix:  `{"events":[`,
+		Item:    `{"logStreamName":"kube-apiserver-audit-0","timestamp":1,"message":"{}","eventId":"1"},`,
+		Name:    func(string) string { return "cloudwatch:" + group + ": FilterLogEvents: " },
+		Garbage: "FilterLogEvents: operation error CloudWatch Logs: FilterLogEvents, https response error StatusCode: 200, RequestID: , deserialization failed",
+	})
+}
+
+// TestSourcePageSize: a page size is each request's Limit, at most the
+// service's 10,000.
+func TestSourcePageSize(t *testing.T) {
+	g := group{n: 10_000, base: time.Date(2026, 11, 27, 10, 0, 0, 0, time.UTC)}
+	for size, want := range map[int]int32{0: 0, 100: 100, 50_000: MaxPageSize} {
+		srv := server(g, 10_000, 10_000)
+		ts := httptest.NewServer(srv)
+		cfg := audit.SourceConfig{PageSize: size, Timeout: patient}
+		src := Source(context.Background(), client(ts.URL, cfg), Config{LogGroup: "/aws/eks/demo/cluster", SourceConfig: cfg}, nil)
+		_, err := audit.Decode(context.Background(), src, audit.Options{}, func(*audit.Event) error { return nil })
+		ts.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := aws.ToInt32(srv.Requests()[0].Limit); got != want {
+			t.Errorf("page size %d: Limit %d, want %d", size, got, want)
+		}
+	}
+}
+
+// awsEnv points the SDK's default chain at url with static credentials,
+// trusting the PEM file ca (AWS_CA_BUNDLE), and nothing else.
+func awsEnv(t *testing.T, url, ca string) {
+	dir := t.TempDir()
+	for k, v := range map[string]string{
+		"AWS_ENDPOINT_URL": url, "AWS_REGION": "eu-west-1", "AWS_ACCESS_KEY_ID": "AKIDEXAMPLE", "AWS_SECRET_ACCESS_KEY": "secret",
+		"AWS_CONFIG_FILE": filepath.Join(dir, "none"), "AWS_SHARED_CREDENTIALS_FILE": filepath.Join(dir, "none"),
+		"AWS_EC2_METADATA_DISABLED": "true", "AWS_PROFILE": "", "AWS_CA_BUNDLE": ca,
+	} {
+		t.Setenv(k, v)
+	}
+}
+
+// TestOpenWith: the client of the SDK's default chain (OpenWith) reads
+// over TLS trusting AWS_CA_BUNDLE, and holds the service to the bounds.
+func TestOpenWith(t *testing.T) {
+	g := group{n: 1000, base: time.Date(2026, 11, 27, 10, 0, 0, 0, time.UTC)}
+	var silent atomic.Bool
+	srv := server(g, 100, 1000)
+	ts := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if silent.Load() {
+			hostile.Silent(w, r)
+			return
+		}
+		srv.ServeHTTP(w, r)
+	}))
+	defer ts.Close()
+	ca := filepath.Join(t.TempDir(), "ca.pem")
+	if err := os.WriteFile(ca, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: ts.Certificate().Raw}), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	awsEnv(t, ts.URL, ca)
+	read := func() error {
+		src, err := OpenWith(context.Background(), "/aws/eks/demo/cluster", audit.SourceConfig{Timeout: 300 * time.Millisecond})
+		if err != nil {
+			return err
+		}
+		_, err = audit.Decode(context.Background(), src, audit.Options{}, func(*audit.Event) error { return nil })
+		return err
+	}
+	if err := read(); err != nil || srv.Sent() != g.kept(0, g.n) {
+		t.Fatalf("%v, %d events sent: want the group's %d writes over TLS", err, srv.Sent(), g.kept(0, g.n))
+	}
+	silent.Store(true)
+	if err := read(); !errors.Is(err, bounded.ErrIdle) {
+		t.Errorf("%v, want the idle bound's error", err)
 	}
 }

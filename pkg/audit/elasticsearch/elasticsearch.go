@@ -14,6 +14,10 @@
 // twice; memory holds one page. The paging is pkg/audit/pitsearch's,
 // which OpenSearch's reader shares.
 //
+// Every answer is bounded (pkg/audit/bounded, audit.SourceConfig): its
+// size, the time the cluster may go without sending a byte, and its
+// total time; cancelling the context aborts the request in flight.
+//
 // Credentials come only from the environment (ELASTICSEARCH_API_KEY, or
 // ELASTICSEARCH_USERNAME and ELASTICSEARCH_PASSWORD; a CA bundle in
 // ELASTICSEARCH_CA_CERT), never from a flag or the URL, and are never
@@ -37,6 +41,7 @@ import (
 	"github.com/elastic/go-elasticsearch/v8/esapi"
 
 	"github.com/kubectl-rv/kubectl-rv/pkg/audit"
+	"github.com/kubectl-rv/kubectl-rv/pkg/audit/bounded"
 	"github.com/kubectl-rv/kubectl-rv/pkg/audit/pitsearch"
 )
 
@@ -46,18 +51,24 @@ const PageSize = pitsearch.PageSize
 // KeepAlive is how long the point in time is kept between two pages.
 const KeepAlive = pitsearch.KeepAliveValue
 
-// Open is the index's Source between since and until (zero is no bound),
-// target being URL/INDEX, with a client of the environment's credentials.
+// Open is OpenWith between since and until (zero is no bound), with the
+// default bounds.
 func Open(ctx context.Context, target string, since, until time.Time) (audit.Source, error) {
+	return OpenWith(ctx, target, audit.SourceConfig{Since: since, Until: until})
+}
+
+// OpenWith is the index's Source as cfg says, target being URL/INDEX,
+// with a client of the environment's credentials.
+func OpenWith(ctx context.Context, target string, cfg audit.SourceConfig) (audit.Source, error) {
 	t, err := ParseTarget(target)
 	if err != nil {
 		return audit.Source{}, err
 	}
-	es, err := NewClient(t)
+	es, err := NewClient(t, cfg)
 	if err != nil {
 		return audit.Source{}, err
 	}
-	return Source(ctx, es, t, since, until, nil), nil
+	return Source(ctx, es, t, cfg, nil), nil
 }
 
 // Target is a parsed elasticsearch:URL/INDEX.
@@ -72,29 +83,34 @@ func ParseTarget(s string) (Target, error) {
 func Query(since, until time.Time) map[string]any { return pitsearch.Query(since, until) }
 
 // NewClient is a client of t's cluster with the environment's
-// credentials: the transport alone, on which the three requests used are
+// credentials, every answer held to cfg's bounds: the transport alone, on which the three requests used are
 // made (esapi's request types), not the elasticsearch package's client,
 // whose typed API would link some 900 packages more, nor esapi.API, which
 // links every endpoint (25 MB).
-func NewClient(t Target) (esapi.Transport, error) {
+func NewClient(t Target, cfg audit.SourceConfig) (esapi.Transport, error) {
 	u, err := url.Parse(t.URL)
 	if err != nil {
 		return nil, err
 	}
-	cfg := elastictransport.Config{
-		URLs:     []*url.URL{u},
-		APIKey:   os.Getenv("ELASTICSEARCH_API_KEY"),
-		Username: os.Getenv("ELASTICSEARCH_USERNAME"),
-		Password: os.Getenv("ELASTICSEARCH_PASSWORD"),
-	}
-	if ca := os.Getenv("ELASTICSEARCH_CA_CERT"); ca != "" {
-		b, err := os.ReadFile(ca)
-		if err != nil {
+	var ca []byte
+	if path := os.Getenv("ELASTICSEARCH_CA_CERT"); path != "" {
+		if ca, err = os.ReadFile(path); err != nil {
 			return nil, fmt.Errorf("ELASTICSEARCH_CA_CERT: %w", err)
 		}
-		cfg.CACert = b
 	}
-	tp, err := elastictransport.New(cfg)
+	hc, err := bounded.NewTransport(bounded.PageLimits(cfg, pitsearch.Fix(cfg)), ca)
+	if err != nil {
+		return nil, fmt.Errorf("ELASTICSEARCH_CA_CERT %s: %w", os.Getenv("ELASTICSEARCH_CA_CERT"), err)
+	}
+	tp, err := elastictransport.New(elastictransport.Config{
+		URLs:      []*url.URL{u},
+		APIKey:    os.Getenv("ELASTICSEARCH_API_KEY"),
+		Username:  os.Getenv("ELASTICSEARCH_USERNAME"),
+		Password:  os.Getenv("ELASTICSEARCH_PASSWORD"),
+		Transport: hc,
+		// A request a bound cut off would meet it again.
+		RetryOnError: bounded.Retryable,
+	})
 	if err != nil {
 		return nil, err
 	}
@@ -104,12 +120,12 @@ func NewClient(t Target) (esapi.Transport, error) {
 // Stats count what was read.
 type Stats = pitsearch.Stats
 
-// Source is the index's completed writes in the window as an audit
+// Source is the index's completed writes in cfg's window as an audit
 // source, named elasticsearch:URL/INDEX; stats, when not nil, counts
 // pages and events. The point in time is closed at the end. An error of
 // the cluster ends the source, marked as the service's (exit 3).
-func Source(ctx context.Context, es esapi.Transport, t Target, since, until time.Time, stats *Stats) audit.Source {
-	return pitsearch.Source(ctx, audit.ElasticsearchScheme+t.URL+"/"+t.Index, service{es: es, t: t}, since, until, stats)
+func Source(ctx context.Context, es esapi.Transport, t Target, cfg audit.SourceConfig, stats *Stats) audit.Source {
+	return pitsearch.Source(ctx, audit.ElasticsearchScheme+t.URL+"/"+t.Index, service{es: es, t: t}, cfg, stats)
 }
 
 // service is Elasticsearch's point-in-time API: POST /INDEX/_pit,
@@ -150,7 +166,7 @@ func (s service) Close(ctx context.Context, id string) {
 // decode reads an answer into v, or returns the cluster's refusal.
 func decode(res *esapi.Response, err error, what string, v any) error {
 	if err != nil {
-		return pitsearch.ServiceError(what, err)
+		return pitsearch.ServiceError(what, bounded.Cause(err))
 	}
 	defer func() { _ = res.Body.Close() }()
 	if res.IsError() {
@@ -160,8 +176,8 @@ func decode(res *esapi.Response, err error, what string, v any) error {
 		_ = json.NewDecoder(io.LimitReader(res.Body, 1<<16)).Decode(&e)
 		return pitsearch.ServiceError(what, fmt.Errorf("%s: %s: %s", res.Status(), e.Error.Type, e.Error.Reason))
 	}
-	if err := json.NewDecoder(res.Body).Decode(v); err != nil {
-		return pitsearch.ServiceError(what, fmt.Errorf("the answer is not JSON: %w", err))
+	if err := pitsearch.DecodeAnswer(res.Body, v); err != nil {
+		return pitsearch.ServiceError(what, err)
 	}
 	return nil
 }

@@ -12,9 +12,16 @@ import (
 	"time"
 
 	"github.com/kubectl-rv/kubectl-rv/internal/auditgen"
+	"github.com/kubectl-rv/kubectl-rv/internal/hostile"
 	"github.com/kubectl-rv/kubectl-rv/internal/pitquery"
+	"github.com/kubectl-rv/kubectl-rv/pkg/audit"
 	"github.com/kubectl-rv/kubectl-rv/pkg/exitcode"
 )
+
+// patient is the timeout of the tests that are not about the bounds: the
+// local server builds a page of a big log slowly under -race on a busy
+// machine (TestSourceBounds tests the bounds).
+const patient = 10 * time.Minute
 
 // index is an index of audit event documents (auditgen's formula).
 type index = auditgen.Log
@@ -94,17 +101,68 @@ func (s *server) search(w http.ResponseWriter, r *http.Request) {
 
 func read(t *testing.T, url, index string, since, until time.Time) (events int, conflicts int, st Stats, err error) {
 	t.Helper()
+	src := source(t, context.Background(), url, index, audit.SourceConfig{Since: since, Until: until, Timeout: patient}, &st)
+	events, conflicts, err = auditgen.Count(t, src)
+	return events, conflicts, st, err
+}
+
+func source(t *testing.T, ctx context.Context, url, index string, cfg audit.SourceConfig, st *Stats) audit.Source {
+	t.Helper()
 	tg, err := ParseTarget(url + "/" + index)
 	if err != nil {
 		t.Fatal(err)
 	}
-	es, err := NewClient(tg)
+	es, err := NewClient(tg, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	src := Source(context.Background(), es, tg, since, until, &st)
-	events, conflicts, err = auditgen.Count(t, src)
-	return events, conflicts, st, err
+	return Source(ctx, es, tg, cfg, st)
+}
+
+// TestSourceBounds: the cluster's answers are held to the bounds
+// (pkg/audit/bounded) through elastic-transport-go: an endless or 2 GB
+// search answer, one that trickles or never comes, one not JSON, and a
+// read cancelled mid-answer (hostile.Check).
+func TestSourceBounds(t *testing.T) {
+	srv := &server{x: index{N: 10}, name: "k8s-audit"}
+	hostile.Check(t, hostile.Reader{
+		Serve: func(page http.Handler) http.Handler {
+			return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if r.URL.Path == "/_search" {
+					w.Header().Set("X-Elastic-Product", "Elasticsearch")
+					page.ServeHTTP(w, r)
+					return
+				}
+				srv.ServeHTTP(w, r)
+			})
+		},
+		Read: func(ctx context.Context, url string, cfg audit.SourceConfig) error {
+			_, err := audit.Decode(ctx, source(t, ctx, url, "k8s-audit", cfg, nil), audit.Options{}, func(*audit.Event) error { return nil })
+			return err
+		},
+		Prefix:  `{"pit_id":"pit-1","hits":{"hits":[`,
+		Item:    `{"_source":{"kind":"Event","apiVersion":"audit.k8s.io/v1","verb":"update"},"sort":[1]},`,
+		Name:    func(url string) string { return "elasticsearch:" + url + "/k8s-audit: search: " },
+		Garbage: "search: the answer is not JSON",
+	})
+}
+
+// TestSourcePageSize: the search asks for the configured page size, and
+// a page shorter than it is the last.
+func TestSourcePageSize(t *testing.T) {
+	x := index{N: 10_000, Base: time.Date(2026, 11, 27, 10, 0, 0, 0, time.UTC)}
+	srv := &server{x: x, name: "k8s-audit"}
+	ts := httptest.NewServer(srv)
+	defer ts.Close()
+	var st Stats
+	src := source(t, context.Background(), ts.URL, "k8s-audit", audit.SourceConfig{PageSize: 100, Timeout: patient}, &st)
+	events, _, err := auditgen.Count(t, src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := x.Writes(); events != want || st.Pages != want/100+1 {
+		t.Errorf("%d events in %d pages, want %d in %d", events, st.Pages, want, want/100+1)
+	}
 }
 
 // TestSourcePagesThroughAMillionDocuments: an index of a million events

@@ -12,6 +12,10 @@
 // _shard_doc, which OpenSearch has from 3.3 on: an older cluster refuses
 // the sort, and the error says so. Memory holds one page.
 //
+// Every answer is bounded (pkg/audit/bounded, audit.SourceConfig): its
+// size, the time the cluster may go without sending a byte, and its
+// total time; cancelling the context aborts the request in flight.
+//
 // Credentials come only from the environment (OPENSEARCH_USERNAME and
 // OPENSEARCH_PASSWORD; a CA bundle in OPENSEARCH_CA_CERT), never from a
 // flag or the URL, and are never printed.
@@ -37,24 +41,31 @@ import (
 	"github.com/opensearch-project/opensearch-go/v4/opensearchtransport"
 
 	"github.com/kubectl-rv/kubectl-rv/pkg/audit"
+	"github.com/kubectl-rv/kubectl-rv/pkg/audit/bounded"
 	"github.com/kubectl-rv/kubectl-rv/pkg/audit/pitsearch"
 )
 
 // Credentials says where the credentials go.
 const Credentials = "set OPENSEARCH_USERNAME and OPENSEARCH_PASSWORD"
 
-// Open is the index's Source between since and until (zero is no bound),
-// target being URL/INDEX, with a client of the environment's credentials.
+// Open is OpenWith between since and until (zero is no bound), with the
+// default bounds.
 func Open(ctx context.Context, target string, since, until time.Time) (audit.Source, error) {
+	return OpenWith(ctx, target, audit.SourceConfig{Since: since, Until: until})
+}
+
+// OpenWith is the index's Source as cfg says, target being URL/INDEX,
+// with a client of the environment's credentials.
+func OpenWith(ctx context.Context, target string, cfg audit.SourceConfig) (audit.Source, error) {
 	t, err := ParseTarget(target)
 	if err != nil {
 		return audit.Source{}, err
 	}
-	c, err := NewClient(t)
+	c, err := NewClient(t, cfg)
 	if err != nil {
 		return audit.Source{}, err
 	}
-	return Source(ctx, c, t, since, until, nil), nil
+	return Source(ctx, c, t, cfg, nil), nil
 }
 
 // Target is a parsed opensearch:URL/INDEX.
@@ -66,31 +77,34 @@ func ParseTarget(s string) (Target, error) {
 }
 
 // NewClient is a client of t's cluster with the environment's
-// credentials. It talks to the URL given, as a load balancer in front of
+// credentials, every answer held to cfg's bounds. It talks to the URL given, as a load balancer in front of
 // a cluster expects: opensearch-go's transport is built without its
 // background polling of the nodes' statistics (GET /_nodes/_local/stats
 // every few seconds, which a reader's role may not be allowed and a
 // one-off read has no use for), and without node discovery (off unless
 // asked).
-func NewClient(t Target) (*opensearchgo.Client, error) {
+func NewClient(t Target, cfg audit.SourceConfig) (*opensearchgo.Client, error) {
 	u, err := url.Parse(t.URL)
 	if err != nil {
 		return nil, err
 	}
-	cfg := opensearchtransport.Config{
+	var ca []byte
+	if path := os.Getenv("OPENSEARCH_CA_CERT"); path != "" {
+		if ca, err = os.ReadFile(path); err != nil {
+			return nil, fmt.Errorf("OPENSEARCH_CA_CERT: %w", err)
+		}
+	}
+	hc, err := bounded.NewTransport(bounded.PageLimits(cfg, pitsearch.Fix(cfg)), ca)
+	if err != nil {
+		return nil, fmt.Errorf("OPENSEARCH_CA_CERT %s: %w", os.Getenv("OPENSEARCH_CA_CERT"), err)
+	}
+	tp, err := opensearchtransport.New(opensearchtransport.Config{
 		URLs:              []*url.URL{u},
 		Username:          os.Getenv("OPENSEARCH_USERNAME"),
 		Password:          os.Getenv("OPENSEARCH_PASSWORD"),
 		NodeStatsInterval: -1,
-	}
-	if ca := os.Getenv("OPENSEARCH_CA_CERT"); ca != "" {
-		b, err := os.ReadFile(ca)
-		if err != nil {
-			return nil, fmt.Errorf("OPENSEARCH_CA_CERT: %w", err)
-		}
-		cfg.CACert = b
-	}
-	tp, err := opensearchtransport.New(cfg)
+		Transport:         hc,
+	})
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", t.URL, err)
 	}
@@ -100,12 +114,12 @@ func NewClient(t Target) (*opensearchgo.Client, error) {
 // Stats count what was read.
 type Stats = pitsearch.Stats
 
-// Source is the index's completed writes in the window as an audit
+// Source is the index's completed writes in cfg's window as an audit
 // source, named opensearch:URL/INDEX; stats, when not nil, counts pages
 // and events. The point in time is closed at the end. An error of the
 // cluster ends the source, marked as the service's (exit 3).
-func Source(ctx context.Context, c *opensearchgo.Client, t Target, since, until time.Time, stats *Stats) audit.Source {
-	return pitsearch.Source(ctx, audit.OpenSearchScheme+t.URL+"/"+t.Index, service{c: c, t: t}, since, until, stats)
+func Source(ctx context.Context, c *opensearchgo.Client, t Target, cfg audit.SourceConfig, stats *Stats) audit.Source {
+	return pitsearch.Source(ctx, audit.OpenSearchScheme+t.URL+"/"+t.Index, service{c: c, t: t}, cfg, stats)
 }
 
 // service is OpenSearch's point-in-time API through opensearch-go's
@@ -151,11 +165,11 @@ func (s service) do(ctx context.Context, method string, req opensearchgo.Request
 		if err == nil {
 			err = fmt.Errorf("no answer")
 		}
-		return pitsearch.ServiceError(what, err)
+		return pitsearch.ServiceError(what, bounded.Cause(err))
 	}
 	defer func() { _ = res.Body.Close() }()
 	if err != nil {
-		return pitsearch.ServiceError(what, err)
+		return pitsearch.ServiceError(what, bounded.Cause(err))
 	}
 	if res.IsError() {
 		return pitsearch.ServiceError(what, refusal(res))
@@ -163,8 +177,8 @@ func (s service) do(ctx context.Context, method string, req opensearchgo.Request
 	if v == nil {
 		return nil
 	}
-	if err := json.NewDecoder(res.Body).Decode(v); err != nil {
-		return pitsearch.ServiceError(what, fmt.Errorf("the answer is not JSON: %w", err))
+	if err := pitsearch.DecodeAnswer(res.Body, v); err != nil {
+		return pitsearch.ServiceError(what, err)
 	}
 	return nil
 }

@@ -9,10 +9,17 @@ import (
 	"time"
 
 	"github.com/kubectl-rv/kubectl-rv/internal/auditgen"
+	"github.com/kubectl-rv/kubectl-rv/internal/hostile"
 	"github.com/kubectl-rv/kubectl-rv/internal/osfake"
+	"github.com/kubectl-rv/kubectl-rv/pkg/audit"
 	"github.com/kubectl-rv/kubectl-rv/pkg/audit/pitsearch"
 	"github.com/kubectl-rv/kubectl-rv/pkg/exitcode"
 )
+
+// patient is the timeout of the tests that are not about the bounds: the
+// local server builds a page of a big log slowly under -race on a busy
+// machine (TestSourceBounds tests the bounds).
+const patient = 10 * time.Minute
 
 var base = time.Date(2026, 11, 27, 10, 0, 0, 0, time.UTC)
 
@@ -27,17 +34,50 @@ func server(l auditgen.Log) *osfake.Server {
 
 func read(t *testing.T, url, index string, since, until time.Time) (events, conflicts int, st Stats, err error) {
 	t.Helper()
+	src := source(t, context.Background(), url, index, audit.SourceConfig{Since: since, Until: until, Timeout: patient}, &st)
+	events, conflicts, err = auditgen.Count(t, src)
+	return events, conflicts, st, err
+}
+
+func source(t *testing.T, ctx context.Context, url, index string, cfg audit.SourceConfig, st *Stats) audit.Source {
+	t.Helper()
 	tg, err := ParseTarget(url + "/" + index)
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := NewClient(tg)
+	c, err := NewClient(tg, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	src := Source(context.Background(), c, tg, since, until, &st)
-	events, conflicts, err = auditgen.Count(t, src)
-	return events, conflicts, st, err
+	return Source(ctx, c, tg, cfg, st)
+}
+
+// TestSourceBounds: the cluster's answers are held to the bounds
+// (pkg/audit/bounded) through opensearch-go, whose Do reads a whole
+// answer into memory: an endless or 2 GB search answer, one that
+// trickles or never comes, one not JSON, and a read cancelled
+// mid-answer (hostile.Check).
+func TestSourceBounds(t *testing.T) {
+	srv := server(auditgen.Log{N: 10, Base: base})
+	hostile.Check(t, hostile.Reader{
+		Serve: func(page http.Handler) http.Handler {
+			return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if r.URL.Path == "/_search" {
+					page.ServeHTTP(w, r)
+					return
+				}
+				srv.ServeHTTP(w, r)
+			})
+		},
+		Read: func(ctx context.Context, url string, cfg audit.SourceConfig) error {
+			_, err := audit.Decode(ctx, source(t, ctx, url, "k8s-audit", cfg, nil), audit.Options{}, func(*audit.Event) error { return nil })
+			return err
+		},
+		Prefix:  `{"pit_id":"p","hits":{"hits":[`,
+		Item:    `{"_source":{"kind":"Event","apiVersion":"audit.k8s.io/v1","verb":"update"},"sort":[1]},`,
+		Name:    func(url string) string { return "opensearch:" + url + "/k8s-audit: search: " },
+		Garbage: "search: the answer is not JSON",
+	})
 }
 
 // TestSourcePagesThroughAMillionDocuments: an index of a million events

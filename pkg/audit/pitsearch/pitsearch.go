@@ -27,11 +27,17 @@ import (
 	"time"
 
 	"github.com/kubectl-rv/kubectl-rv/pkg/audit"
+	"github.com/kubectl-rv/kubectl-rv/pkg/audit/bounded"
 	"github.com/kubectl-rv/kubectl-rv/pkg/exitcode"
 )
 
-// PageSize is how many events a page holds.
+// PageSize is how many events a page holds unless
+// audit.SourceConfig.PageSize says otherwise.
 const PageSize = 5000
+
+// MaxPageSize is the most events a page may ask for: the services'
+// index.max_result_window default.
+const MaxPageSize = 10_000
 
 // KeepAlive is how long the point in time is kept between two pages.
 const KeepAlive = 2 * time.Minute
@@ -80,6 +86,22 @@ func ParseTarget(s, scheme, credentials string) (Target, error) {
 	return Target{URL: u.String(), Index: index}, nil
 }
 
+// DecodeAnswer reads one JSON answer from r into v. A read cut off (a
+// bound of pkg/audit/bounded, the context) fails with that error
+// (bounded.Cause); an answer that does not parse says it is not JSON.
+func DecodeAnswer(r io.Reader, v any) error {
+	err := json.NewDecoder(r).Decode(v)
+	if err == nil {
+		return nil
+	}
+	var syntax *json.SyntaxError
+	var typ *json.UnmarshalTypeError
+	if errors.As(err, &syntax) || errors.As(err, &typ) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
+		return fmt.Errorf("the answer is not JSON: %w", err)
+	}
+	return bounded.Cause(err)
+}
+
 // ServiceError is err marked as the log service's (exit 3).
 func ServiceError(what string, err error) error {
 	return exitcode.Cluster(&audit.ServiceError{Err: fmt.Errorf("%s: %w", what, err)})
@@ -123,14 +145,14 @@ type Stats struct {
 	Pages, Events int
 }
 
-// Source is the index's completed writes in the window as an audit
-// source named name; stats, when not nil, counts pages and events. An
-// error of the service ends the source.
-func Source(ctx context.Context, name string, svc Service, since, until time.Time, stats *Stats) audit.Source {
+// Source is the index's completed writes in cfg's window, cfg.PageSize
+// a page, as an audit source named name; stats, when not nil, counts
+// pages and events. An error of the service ends the source.
+func Source(ctx context.Context, name string, svc Service, cfg audit.SourceConfig, stats *Stats) audit.Source {
 	if stats == nil {
 		stats = &Stats{}
 	}
-	s := &search{svc: svc, query: Query(since, until), stats: stats}
+	s := &search{svc: svc, query: Query(cfg.Since, cfg.Until), size: pageSize(cfg), stats: stats}
 	return audit.NewPagedSource(name, func(buf *bytes.Buffer) error { return s.page(ctx, buf) })
 }
 
@@ -139,6 +161,7 @@ func Source(ctx context.Context, name string, svc Service, since, until time.Tim
 type search struct {
 	svc   Service
 	query map[string]any
+	size  int
 	stats *Stats
 	pit   string
 	after []any
@@ -155,11 +178,25 @@ type hitsPage struct {
 	} `json:"hits"`
 }
 
-// Body is the search of the point in time pit after the sort values
-// after (nil: the first page).
-func Body(query map[string]any, pit string, after []any) []byte {
+// pageSize is cfg's page size (at most MaxPageSize), or PageSize.
+func pageSize(cfg audit.SourceConfig) int {
+	if cfg.PageSize > 0 {
+		return min(cfg.PageSize, MaxPageSize)
+	}
+	return PageSize
+}
+
+// Fix is what the bounds' errors (pkg/audit/bounded) say to do about an
+// answer too big or too slow: ask for smaller pages.
+func Fix(cfg audit.SourceConfig) string {
+	return fmt.Sprintf("ask for fewer events a page with --source-page-size (now %d)", pageSize(cfg))
+}
+
+// Body is the search of size events of the point in time pit after the
+// sort values after (nil: the first page).
+func Body(query map[string]any, size int, pit string, after []any) []byte {
 	body := map[string]any{
-		"size": PageSize, "query": query, "pit": map[string]any{"id": pit, "keep_alive": KeepAliveValue},
+		"size": size, "query": query, "pit": map[string]any{"id": pit, "keep_alive": KeepAliveValue},
 		"sort": []any{map[string]any{"_shard_doc": "asc"}}, "track_total_hits": false,
 		"_source": map[string]any{"excludes": []string{"requestObject"}},
 	}
@@ -186,7 +223,7 @@ func (s *search) page(ctx context.Context, buf *bytes.Buffer) error {
 		}
 		s.pit = id
 	}
-	answer, err := s.svc.Search(ctx, Body(s.query, s.pit, s.after))
+	answer, err := s.svc.Search(ctx, Body(s.query, s.size, s.pit, s.after))
 	if err != nil {
 		return err
 	}
@@ -212,7 +249,7 @@ func (s *search) page(ctx context.Context, buf *bytes.Buffer) error {
 		buf.WriteByte('\n')
 	}
 	switch n := len(hits); {
-	case n < PageSize:
+	case n < s.size:
 		s.done = true
 		s.svc.Close(ctx, s.pit)
 	case len(hits[n-1].Sort) == 0:
