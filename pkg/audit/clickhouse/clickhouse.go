@@ -66,15 +66,9 @@ const PageRows = 5000
 // Credentials says where the credentials go.
 const Credentials = "set CLICKHOUSE_USER and CLICKHOUSE_PASSWORD"
 
-// Open is OpenWith between since and until (zero is no bound), with the
-// default bounds.
-func Open(ctx context.Context, target string, since, until time.Time) (audit.Source, error) {
-	return OpenWith(ctx, target, audit.SourceConfig{Since: since, Until: until})
-}
-
-// OpenWith is the table's Source as cfg says, target being DSN/TABLE,
+// Open is the table's Source as cfg says, target being DSN/TABLE,
 // with the environment's credentials.
-func OpenWith(ctx context.Context, target string, cfg audit.SourceConfig) (audit.Source, error) {
+func Open(ctx context.Context, target string, cfg audit.SourceConfig) (audit.Source, error) {
 	t, err := ParseTarget(target)
 	if err != nil {
 		return audit.Source{}, err

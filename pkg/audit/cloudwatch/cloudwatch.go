@@ -125,15 +125,9 @@ func httpClient(cfg audit.SourceConfig, base *http.Transport) *http.Client {
 	}
 }
 
-// Open is OpenWith between since and until (zero is no bound), with the
-// default bounds.
-func Open(ctx context.Context, group string, since, until time.Time) (audit.Source, error) {
-	return OpenWith(ctx, group, audit.SourceConfig{Since: since, Until: until})
-}
-
-// OpenWith is the log group's Source as cfg says, with a client of the
+// Open is the log group's Source as cfg says, with a client of the
 // SDK's default chain (NewClient).
-func OpenWith(ctx context.Context, group string, cfg audit.SourceConfig) (audit.Source, error) {
+func Open(ctx context.Context, group string, cfg audit.SourceConfig) (audit.Source, error) {
 	api, err := NewClient(ctx, cfg)
 	if err != nil {
 		return audit.Source{}, err

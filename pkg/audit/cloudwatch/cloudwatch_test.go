@@ -242,7 +242,7 @@ func awsEnv(t *testing.T, url, ca string) {
 	}
 }
 
-// TestOpenWith: the client of the SDK's default chain (OpenWith) reads
+// TestOpenWith: the client of the SDK's default chain (Open) reads
 // over TLS trusting AWS_CA_BUNDLE, and holds the service to the bounds.
 func TestOpenWith(t *testing.T) {
 	g := group{n: 1000, base: time.Date(2026, 11, 27, 10, 0, 0, 0, time.UTC)}
@@ -262,7 +262,7 @@ func TestOpenWith(t *testing.T) {
 	}
 	awsEnv(t, ts.URL, ca)
 	read := func() error {
-		src, err := OpenWith(context.Background(), "/aws/eks/demo/cluster", audit.SourceConfig{Timeout: 300 * time.Millisecond})
+		src, err := Open(context.Background(), "/aws/eks/demo/cluster", audit.SourceConfig{Timeout: 300 * time.Millisecond})
 		if err != nil {
 			return err
 		}

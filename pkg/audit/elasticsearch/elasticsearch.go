@@ -51,15 +51,9 @@ const PageSize = pitsearch.PageSize
 // KeepAlive is how long the point in time is kept between two pages.
 const KeepAlive = pitsearch.KeepAliveValue
 
-// Open is OpenWith between since and until (zero is no bound), with the
-// default bounds.
-func Open(ctx context.Context, target string, since, until time.Time) (audit.Source, error) {
-	return OpenWith(ctx, target, audit.SourceConfig{Since: since, Until: until})
-}
-
-// OpenWith is the index's Source as cfg says, target being URL/INDEX,
+// Open is the index's Source as cfg says, target being URL/INDEX,
 // with a client of the environment's credentials.
-func OpenWith(ctx context.Context, target string, cfg audit.SourceConfig) (audit.Source, error) {
+func Open(ctx context.Context, target string, cfg audit.SourceConfig) (audit.Source, error) {
 	t, err := ParseTarget(target)
 	if err != nil {
 		return audit.Source{}, err

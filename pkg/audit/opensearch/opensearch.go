@@ -34,7 +34,6 @@ import (
 	"net/url"
 	"os"
 	"strings"
-	"time"
 
 	opensearchgo "github.com/opensearch-project/opensearch-go/v4"
 	"github.com/opensearch-project/opensearch-go/v4/opensearchapi"
@@ -48,15 +47,9 @@ import (
 // Credentials says where the credentials go.
 const Credentials = "set OPENSEARCH_USERNAME and OPENSEARCH_PASSWORD"
 
-// Open is OpenWith between since and until (zero is no bound), with the
-// default bounds.
-func Open(ctx context.Context, target string, since, until time.Time) (audit.Source, error) {
-	return OpenWith(ctx, target, audit.SourceConfig{Since: since, Until: until})
-}
-
-// OpenWith is the index's Source as cfg says, target being URL/INDEX,
+// Open is the index's Source as cfg says, target being URL/INDEX,
 // with a client of the environment's credentials.
-func OpenWith(ctx context.Context, target string, cfg audit.SourceConfig) (audit.Source, error) {
+func Open(ctx context.Context, target string, cfg audit.SourceConfig) (audit.Source, error) {
 	t, err := ParseTarget(target)
 	if err != nil {
 		return audit.Source{}, err

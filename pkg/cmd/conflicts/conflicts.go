@@ -109,27 +109,30 @@ const conflictsExample = `  # The hottest objects in an API server's audit log
 
 // ConflictsOptions are the options of kubectl rv conflicts.
 type ConflictsOptions struct {
-	Output      *cmdutil.OutputFlags
-	AuditLogs   []string
-	Sources     []string
-	View        string
-	Object      string
-	FailOnRate  float64
-	RetryWindow time.Duration
-	Since       string
-	Until       string
-	Strict      bool
-	Top         int
-	Report      string
-	Live        bool
-	For         time.Duration
-	Scenario    string
-	Listen      string
-	Resources   []string
-	Filter      conflicts.FilterFlags
-	ListenCert  string
-	ListenKey   string
-	Record      string
+	Output    *cmdutil.OutputFlags
+	AuditLogs []string
+	Sources   []string
+	// SourceTimeout and SourcePageSize bound the --source readers.
+	SourceTimeout  time.Duration
+	SourcePageSize int
+	View           string
+	Object         string
+	FailOnRate     float64
+	RetryWindow    time.Duration
+	Since          string
+	Until          string
+	Strict         bool
+	Top            int
+	Report         string
+	Live           bool
+	For            time.Duration
+	Scenario       string
+	Listen         string
+	Resources      []string
+	Filter         conflicts.FilterFlags
+	ListenCert     string
+	ListenKey      string
+	Record         string
 
 	namespace string
 	cfg       conflicts.Config
@@ -188,6 +191,8 @@ func NewCmdConflicts(f *cmdutil.Factory, streams genericiooptions.IOStreams) *co
 	_ = cmd.RegisterFlagCompletionFunc("subresource", cobra.FixedCompletions([]string{"status", "scale", "-*"}, cobra.ShellCompDirectiveNoFileComp))
 	_ = cmd.RegisterFlagCompletionFunc("status", cobra.FixedCompletions([]string{"409", "2xx", "4xx", "-409"}, cobra.ShellCompDirectiveNoFileComp))
 	_ = cmd.RegisterFlagCompletionFunc("view", cobra.FixedCompletions(conflictsprint.Views, cobra.ShellCompDirectiveNoFileComp))
+	fs.DurationVar(&o.SourceTimeout, "source-timeout", audit.DefaultSourceTimeout, "With --source: the longest a log service may go without sending a byte (to start answering, or between two reads of an answer) before the read fails; one page may take at most 4 times this in all. Raise it for a service slow to answer.")
+	fs.IntVar(&o.SourcePageSize, "source-page-size", 0, "With --source: events asked for per page (0: the service's default, 5000 or 10000; at most 10000). Lower it when an answer is over the 64 MiB cap.")
 	_ = cmd.RegisterFlagCompletionFunc("source", cobra.FixedCompletions([]string{audit.CloudWatchScheme + "/aws/eks/", audit.ElasticsearchScheme + "https://", audit.OpenSearchScheme + "https://", audit.ClickHouseScheme + "clickhouse://"}, cobra.ShellCompDirectiveNoFileComp|cobra.ShellCompDirectiveNoSpace))
 	return cmd
 }
@@ -265,7 +270,7 @@ func forbiddenBody(err error, body []byte) error {
 }
 
 // auditFlags are the flags that only an audit log analysis reads.
-var auditFlags = []string{"audit-log", "source", "view", "object", "resource", "writer", "verb", "subresource", "status", "fail-on-rate", "retry-window", "since", "until", "strict", "top", "report", "scenario", "listen", "listen-cert", "listen-key", "record"}
+var auditFlags = []string{"audit-log", "source", "source-timeout", "source-page-size", "view", "object", "resource", "writer", "verb", "subresource", "status", "fail-on-rate", "retry-window", "since", "until", "strict", "top", "report", "scenario", "listen", "listen-cert", "listen-key", "record"}
 
 // Validate checks the flags without I/O and builds the engine's config.
 func (o *ConflictsOptions) Validate() error {

@@ -2,7 +2,6 @@ package conflicts
 
 import (
 	"context"
-	"time"
 
 	"github.com/kubectl-rv/kubectl-rv/pkg/audit"
 	"github.com/kubectl-rv/kubectl-rv/pkg/audit/clickhouse"
@@ -15,7 +14,7 @@ import (
 // LogSourceOpener opens what a --source names after its scheme as an
 // audit source, between since and until (pkg/audit/cloudwatch.Open,
 // pkg/audit/elasticsearch.Open).
-type LogSourceOpener func(ctx context.Context, target string, since, until time.Time) (audit.Source, error)
+type LogSourceOpener func(ctx context.Context, target string, cfg audit.SourceConfig) (audit.Source, error)
 
 // logSources read --source by scheme.
 var logSources = map[string]LogSourceOpener{
@@ -31,6 +30,10 @@ func (o *ConflictsOptions) validateSources() error {
 		return nil
 	}
 	switch {
+	case o.SourceTimeout <= 0:
+		return exitcode.Usagef("--source-timeout must be positive, got %s", o.SourceTimeout)
+	case o.SourcePageSize < 0 || o.SourcePageSize > 10000:
+		return exitcode.Usagef("--source-page-size must be 0 (the service's default) to 10000, got %d", o.SourcePageSize)
 	case o.Listen != "":
 		return exitcode.Usagef("give --source or --listen, not both")
 	case o.Scenario != "":
@@ -50,7 +53,7 @@ func (o *ConflictsOptions) cloudSources(ctx context.Context) ([]audit.Source, er
 	var out []audit.Source
 	for _, s := range o.Sources {
 		scheme, target, _ := audit.ParseCloudSource(s)
-		src, err := logSources[scheme](ctx, target, o.cfg.Since, o.cfg.Until)
+		src, err := logSources[scheme](ctx, target, audit.SourceConfig{Since: o.cfg.Since, Until: o.cfg.Until, Timeout: o.SourceTimeout, PageSize: o.SourcePageSize})
 		if err != nil {
 			return nil, exitcode.Usagef("--source: %w", err)
 		}

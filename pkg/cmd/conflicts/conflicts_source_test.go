@@ -234,6 +234,8 @@ func TestConflictsValidateSource(t *testing.T) {
 			o.AuditLogs, o.Listen, o.Sources = nil, "127.0.0.1:0", []string{"cloudwatch:g"}
 		}, "--source or --listen"},
 		{"with scenario", func(o *ConflictsOptions) { o.Scenario, o.Sources = "x.yaml", []string{"cloudwatch:g"} }, "--scenario reads the log a second time"},
+		{"zero --source-timeout", func(o *ConflictsOptions) { o.Sources, o.SourceTimeout = []string{"cloudwatch:g"}, 0 }, "--source-timeout must be positive"},
+		{"--source-page-size too large", func(o *ConflictsOptions) { o.Sources, o.SourcePageSize = []string{"cloudwatch:g"}, 10001 }, "--source-page-size must be 0"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			o, _, _ := newConflictsOptions("audit.log")

@@ -16,6 +16,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
+	"github.com/kubectl-rv/kubectl-rv/pkg/audit"
 	"github.com/kubectl-rv/kubectl-rv/pkg/cmd/cmdutil"
 	"github.com/kubectl-rv/kubectl-rv/pkg/exitcode"
 	"github.com/kubectl-rv/kubectl-rv/pkg/output"
@@ -24,7 +25,7 @@ import (
 func newConflictsOptions(logs ...string) (*ConflictsOptions, *bytes.Buffer, *bytes.Buffer) {
 	var out, errOut bytes.Buffer
 	return &ConflictsOptions{
-		Output: cmdutil.NewOutputFlags(output.Table, output.JSON, output.YAML), AuditLogs: logs, FailOnRate: -1, RetryWindow: 5 * time.Second,
+		Output: cmdutil.NewOutputFlags(output.Table, output.JSON, output.YAML), AuditLogs: logs, FailOnRate: -1, RetryWindow: 5 * time.Second, SourceTimeout: audit.DefaultSourceTimeout,
 		IOStreams: genericiooptions.IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut},
 	}, &out, &errOut
 }
