@@ -13,19 +13,19 @@ type runner interface {
 	Run(ctx context.Context) error
 }
 
-// flagsSeer is a runner whose meaning depends on whether a flag was set,
+// FlagsSeer is a runner whose meaning depends on whether a flag was set,
 // not only on its value (lag's --timeout, owners' --expect-manager):
-// runE tells it before Complete.
-type flagsSeer interface {
-	seeFlags(changed func(name string) bool)
+// RunE tells it before Complete.
+type FlagsSeer interface {
+	SeeFlags(changed func(name string) bool)
 }
 
 // runE runs o as kubectl runs a command: complete from the flags and
 // arguments, validate without I/O, then run.
 func RunE(f *Factory, o runner) func(*cobra.Command, []string) error {
 	return func(c *cobra.Command, args []string) error {
-		if s, ok := o.(flagsSeer); ok {
-			s.seeFlags(c.Flags().Changed)
+		if s, ok := o.(FlagsSeer); ok {
+			s.SeeFlags(c.Flags().Changed)
 		}
 		if err := o.Complete(f, args); err != nil {
 			return err

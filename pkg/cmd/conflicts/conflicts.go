@@ -139,7 +139,7 @@ type ConflictsOptions struct {
 	// now is the clock --since and --until durations count back from.
 	now func() time.Time
 	// changed tells which flags were given on the command line (runE's
-	// seeFlags), to refuse the audit-log flags with --live.
+	// SeeFlags), to refuse the audit-log flags with --live.
 	changed func(name string) bool
 	// factory, server and scrape are --live's: the API server's URL and a
 	// GET of its /metrics, built in Run (tests set scrape).
@@ -199,9 +199,9 @@ func NewCmdConflicts(f *cmdutil.Factory, streams genericiooptions.IOStreams) *co
 
 // Complete reads the namespace (-n) for --object; only --live contacts
 // the cluster, and only in Run.
-// seeFlags records which flags were set: --for and -n mean something
+// SeeFlags records which flags were set: --for and -n mean something
 // only when given.
-func (o *ConflictsOptions) seeFlags(changed func(string) bool) { o.changed = changed }
+func (o *ConflictsOptions) SeeFlags(changed func(string) bool) { o.changed = changed }
 
 // set reports whether flag name was given.
 func (o *ConflictsOptions) set(name string) bool { return o.changed != nil && o.changed(name) }

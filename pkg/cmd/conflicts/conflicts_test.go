@@ -209,7 +209,17 @@ func TestConflictsSinceDuration(t *testing.T) {
 	}
 }
 
-// flagsGiven is seeFlags' answer when exactly names were given.
+// flagsGiven is SeeFlags' answer when exactly names were given.
 func flagsGiven(names ...string) func(string) bool {
 	return func(name string) bool { return slices.Contains(names, name) }
+}
+
+// TestConflictsSeesFlagsThroughRunE: RunE tells the options which flags
+// were given (cmdutil.FlagsSeer), so --live refuses the audit-log flags
+// from the command line, not only when a test sets them.
+func TestConflictsSeesFlagsThroughRunE(t *testing.T) {
+	_, errOut, code := run(t, "conflicts", "--live", "--audit-log", "audit.log")
+	if code != 2 || !strings.Contains(errOut, "--live and --audit-log cannot be used together") {
+		t.Errorf("exit %d, stderr %q: want 2 refusing --audit-log with --live", code, errOut)
+	}
 }

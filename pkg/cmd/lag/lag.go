@@ -128,7 +128,7 @@ func NewCmdLag(f *cmdutil.Factory, streams genericiooptions.IOStreams) *cobra.Co
 	return cmd
 }
 
-func (o *LagOptions) seeFlags(changed func(string) bool) { o.timeoutSet = changed("timeout") }
+func (o *LagOptions) SeeFlags(changed func(string) bool) { o.timeoutSet = changed("timeout") }
 
 // Complete resolves the namespace, the client and the types.
 func (o *LagOptions) Complete(f *cmdutil.Factory, args []string) error {

@@ -172,7 +172,7 @@ func timeFormatNames() []string {
 	return names
 }
 
-func (o *OwnersOptions) seeFlags(changed func(string) bool) {
+func (o *OwnersOptions) SeeFlags(changed func(string) bool) {
 	o.expectManagerSet = changed("expect-manager")
 }
 
