@@ -2,6 +2,7 @@ package ownersprint
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"path/filepath"
@@ -33,7 +34,7 @@ func load(t testing.TB, filter managedfields.Filter, files ...string) []owners.O
 	for _, f := range files {
 		paths = append(paths, filepath.Join(inputs, f))
 	}
-	objs, err := objects.ReadFiles(paths, false, nil)
+	objs, err := objects.Read(context.Background(), paths, false, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -403,7 +404,7 @@ func TestObjectWithoutNameHasNoDoubleSpace(t *testing.T) {
 // writers left out (the default).
 func TestDriftGolden(t *testing.T) {
 	paths := []string{filepath.Join(inputs, "deployment.yaml")}
-	objs, err := objects.ReadFiles(paths, false, nil)
+	objs, err := objects.Read(context.Background(), paths, false, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
