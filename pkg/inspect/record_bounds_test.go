@@ -5,14 +5,12 @@ package inspect
 import (
 	"context"
 	"errors"
-	"os"
-	"path/filepath"
 	"runtime"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
+	"github.com/kubectl-rv/kubectl-rv/internal/fifotest"
 	"github.com/kubectl-rv/kubectl-rv/pkg/input"
 )
 
@@ -42,20 +40,9 @@ func TestReplayDevZeroStopsAtTheCap(t *testing.T) {
 }
 
 func TestReplayFIFOStopsOnCancel(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "rec.jsonl")
-	if err := syscall.Mkfifo(path, 0o600); err != nil {
-		t.Fatal(err)
-	}
 	// A recorder that wrote the header and nothing since.
-	w, err := os.OpenFile(path, os.O_RDWR, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer w.Close()
 	header := `{"apiVersion":"rv.kubectl-rv.dev/v1alpha1","kind":"WatchRecording","format":1,"started":"2026-11-21T15:00:00Z"}` + "\n"
-	if _, err := w.WriteString(header); err != nil {
-		t.Fatal(err)
-	}
+	path := fifotest.Stalled(t, "rec.jsonl", header)
 	ctx, cancel := context.WithCancel(t.Context())
 	f, err := input.Open(ctx, path, nil)
 	if err != nil {

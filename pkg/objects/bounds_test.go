@@ -9,12 +9,12 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/kubectl-rv/kubectl-rv/internal/fifotest"
 	"github.com/kubectl-rv/kubectl-rv/pkg/input"
 )
 
@@ -85,19 +85,8 @@ func TestReadCapsEachDocument(t *testing.T) {
 }
 
 func TestReadFIFOStopsOnCancel(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "fifo")
-	if err := syscall.Mkfifo(path, 0o600); err != nil {
-		t.Fatal(err)
-	}
 	// A writer that opens the FIFO, writes half an object and never ends.
-	w, err := os.OpenFile(path, os.O_RDWR, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer w.Close()
-	if _, err := w.WriteString("apiVersion: v1\nkind: ConfigMap\n"); err != nil {
-		t.Fatal(err)
-	}
+	path := fifotest.Stalled(t, "fifo", "apiVersion: v1\nkind: ConfigMap\n")
 	ctx, cancel := context.WithCancel(t.Context())
 	done := make(chan error, 1)
 	go func() {

@@ -9,10 +9,10 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
+	"github.com/kubectl-rv/kubectl-rv/internal/fifotest"
 	"github.com/kubectl-rv/kubectl-rv/pkg/input"
 )
 
@@ -68,18 +68,7 @@ func TestLoadFileDevZeroStopsAtTheCap(t *testing.T) {
 }
 
 func TestLoadFileFIFOStopsOnCancel(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "scenario.yaml")
-	if err := syscall.Mkfifo(path, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	w, err := os.OpenFile(path, os.O_RDWR, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer w.Close()
-	if _, err := w.WriteString("apiVersion: rv.kubectl-rv.dev/v1alpha1\n"); err != nil {
-		t.Fatal(err)
-	}
+	path := fifotest.Stalled(t, "scenario.yaml", "apiVersion: rv.kubectl-rv.dev/v1alpha1\n")
 	ctx, cancel := context.WithCancel(t.Context())
 	time.AfterFunc(100*time.Millisecond, cancel)
 	done := make(chan error, 1)
