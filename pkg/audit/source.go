@@ -20,6 +20,22 @@ type Source struct {
 	// spooled for the stream a spool copies (Spool.Source).
 	path            string
 	copied, spooled bool
+	// live is set for a receiver's stream (Listener.Source): it bounds
+	// the spool's copy and hears when the copy stops.
+	live *liveStream
+}
+
+// liveStream is what a receiver tells the Spool of its stream, and hears
+// from it.
+type liveStream struct {
+	// maxSpool bounds the copy, in bytes.
+	maxSpool int64
+	// stopped is called once when the copy stops (its cap reached, or
+	// the disk full), with the reason.
+	stopped func(reason string)
+	// lost is called by Rest with the events the stream's first reading
+	// read and the copy does not hold.
+	lost func(events int64)
 }
 
 // Open expands one --audit-log value into sources: "-" is stdin, a
