@@ -40,5 +40,17 @@
 // events with what they lack left empty, and errors name the export's
 // line of the entry.
 //
+// The API server's audit webhook is received by Listen (conflicts
+// --listen): a TLS server (its own certificate, or the operator's) that
+// serves only senders with its bearer token or a client certificate, and
+// writes the API server's webhook kubeconfig for it. Each item of a
+// batch is read as the decoder will read its line; one it would refuse is
+// skipped and counted, never the capture. Memory is bounded by what it
+// holds (the bodies being read, the lines queued), each request by a
+// header and body deadline, each address's connections by a cap. Its
+// stream is a Source like a file's; the analysis's copy of it (Spool) is
+// bounded, and once the copy stops the receiver drops the events too late
+// for the analysis to take without it.
+//
 // Package audit does not analyse events (pkg/conflicts does) or print.
 package audit

@@ -4,49 +4,55 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"io"
-	"strings"
 	"unsafe"
 )
 
-// eventList is the part of an audit.k8s.io/v1 EventList the receiver
-// reads: the items are passed on as they came.
-type eventList struct {
-	Kind       string            `json:"kind"`
-	APIVersion string            `json:"apiVersion"`
-	Items      []json.RawMessage `json:"items"`
+// listItem is one item of an EventList, as eachItem hands it on.
+type listItem struct {
+	// raw is the item as compact JSON (one line): a slice of the body, or
+	// of its own memory when it had to be compacted.
+	raw []byte
+	// scanned says that the scanner read the item where it stands in the
+	// body, as scanEvent reads a line: ev, kind and apiVersion are then
+	// what it read, and typeMeta which of kind (1) and apiVersion (2) the
+	// item names itself.
+	scanned          bool
+	typeMeta         uint32
+	kind, apiVersion string
+	ev               Event
 }
 
-// splitBatch reads an EventList body into its items (each compact JSON:
-// one line), as splitBatchJSON does. Most bodies are read by
-// scanEventList, the narrow scanner of log lines (scanner) applied to the
-// list, whose items are then slices of body, not copies; a body it is
-// not sure of goes to encoding/json (splitBatchJSON), so that what is
-// accepted, and the errors, are encoding/json's. FuzzSplitBatch holds the
-// two equal.
-func splitBatch(body []byte, items [][]byte) ([][]byte, error) {
-	if items, ok := scanEventList(body, items[:0]); ok {
-		return items, nil
+// eachItem hands each item of an audit.k8s.io/v1 EventList body to fn, in
+// order. Most bodies are read by scanEventList, the narrow scanner of log
+// lines (scanner) applied to the list, which reads each item as it would
+// the event of a line; a body it is not sure of goes to encoding/json
+// (eachItemJSON), after reset has been called to forget the items handed
+// on so far, so that what is accepted, and the errors, are
+// encoding/json's. FuzzSplitBatch holds the two equal.
+func eachItem(body []byte, memo *valueMemo, fn func(*listItem), reset func()) error {
+	if scanEventList(body, memo, fn) {
+		return nil
 	}
-	return splitBatchJSON(body)
+	reset()
+	return eachItemJSON(body, fn)
 }
 
 // listKeys are the EventList's keys scanEventList reads.
 var listKeys = []string{"kind", "apiVersion", "items"}
 
-// scanEventList splits an audit.k8s.io/v1 EventList into its items,
-// appended to items. ok is false for a body that is not one, or that
-// encoding/json must judge: a key given twice or matched only when case
-// is folded or escapes are read, a kind or apiVersion that is not a plain
-// string, items that are not an array, anything after the list but white
-// space, nesting deeper than maxScanDepth. Items are validated, not
-// decoded: the line decoder does that.
-func scanEventList(body []byte, items [][]byte) (_ [][]byte, ok bool) {
+// scanEventList hands each item of an audit.k8s.io/v1 EventList to fn,
+// and says whether the body is one. It is false for a body that is not,
+// or that encoding/json must judge: a key given twice or matched only
+// when case is folded or escapes are read, a kind or apiVersion that is
+// not a plain string, items that are not an array, anything after the
+// list but white space, nesting deeper than maxScanDepth. Items are read
+// as events where the scanner can (listItem.scanned), else validated.
+func scanEventList(body []byte, memo *valueMemo, fn func(*listItem)) (ok bool) {
 	if len(body) == 0 {
-		return items, false
+		return false
 	}
 	// body is only read here, and items are slices of body itself.
-	s := scanner{s: unsafe.String(unsafe.SliceData(body), len(body))}
+	s := scanner{s: unsafe.String(unsafe.SliceData(body), len(body)), memo: memo}
 	var kind, apiVersion string
 	var seen uint32
 	s.ws()
@@ -60,14 +66,14 @@ func scanEventList(body []byte, items [][]byte) (_ [][]byte, ok bool) {
 		case i == 1:
 			apiVersion, ok = s.plainString()
 		case i == 2:
-			items, ok = s.items(body, items)
+			ok = s.items(body, fn)
 		default:
 			ok = s.skip()
 		}
 		return ok
 	})
 	s.ws()
-	return items, ok && s.i == len(s.s) && kind == "EventList" && apiVersion == "audit.k8s.io/v1"
+	return ok && s.i == len(s.s) && kind == "EventList" && apiVersion == "audit.k8s.io/v1"
 }
 
 // plainString reads a string without escapes, as it is.
@@ -81,43 +87,58 @@ func (s *scanner) plainString() (string, bool) {
 	return s.s[start : s.i-1], true
 }
 
-// items reads an array, appending each value to items as a slice of
-// body (compacted when it spans lines).
-func (s *scanner) items(body []byte, items [][]byte) ([][]byte, bool) {
+// items reads an array, handing each value to fn: an object read as an
+// event (a scanner of its own, as scanEvent starts one for a line) where
+// the scanner can, any value validated and skipped otherwise.
+func (s *scanner) items(body []byte, fn func(*listItem)) bool {
 	s.ws()
 	if !s.byte('[') {
-		return items, false
+		return false
 	}
 	if s.depth++; s.depth > maxScanDepth {
-		return items, false
+		return false
 	}
 	s.ws()
 	if s.byte(']') {
 		s.depth--
-		return items, true
+		return true
 	}
+	var it listItem
 	for {
 		s.ws()
 		start := s.i
-		if !s.skip() {
-			return items, false
+		it.scanned = false
+		if s.i < len(s.s) && s.s[s.i] == '{' {
+			is := scanner{s: s.s, i: s.i, memo: s.memo}
+			var top topFields
+			if is.object(func(key string) bool { return top.field(&is, key) }) {
+				top.finish(&it.ev)
+				it.scanned, it.typeMeta, it.kind, it.apiVersion = true, top.seen&3, top.kind, top.apiVersion
+				s.i = is.i
+			}
 		}
-		items = append(items, compactItem(body[start:s.i]))
+		if !it.scanned && !s.skip() {
+			return false
+		}
+		it.raw = compactItem(body[start:s.i])
+		fn(&it)
 		s.ws()
 		if s.byte(']') {
 			s.depth--
-			return items, true
+			return true
 		}
 		if !s.byte(',') {
-			return items, false
+			return false
 		}
 	}
 }
 
-// compactItem is a valid JSON value as one line: compacted if it holds a line
-// end (white space between tokens: a string cannot hold one).
+// compactItem is a valid JSON value as one line: compacted if it holds a
+// line end (white space between tokens: a string cannot hold one). An
+// item longer than MaxLineBytes is left as it is, for its length to
+// refuse it, rather than copied.
 func compactItem(it []byte) []byte {
-	if bytes.IndexByte(it, '\n') < 0 && bytes.IndexByte(it, '\r') < 0 {
+	if len(it) > MaxLineBytes || bytes.IndexByte(it, '\n') < 0 && bytes.IndexByte(it, '\r') < 0 {
 		return it
 	}
 	var b bytes.Buffer
@@ -126,45 +147,143 @@ func compactItem(it []byte) []byte {
 	return b.Bytes()
 }
 
-// splitBatchJSON decodes an EventList body with encoding/json into its
-// items, each one line of compact JSON.
-func splitBatchJSON(body []byte) ([][]byte, error) {
-	var list eventList
-	if err := json.NewDecoder(bytes.NewReader(body)).Decode(&list); err != nil {
-		return nil, fmt.Errorf("not an audit EventList: %v", err)
-	}
-	if list.Kind != "EventList" || list.APIVersion != "audit.k8s.io/v1" {
-		return nil, fmt.Errorf("kind %q, apiVersion %q: want an audit.k8s.io/v1 EventList (--audit-webhook-version=audit.k8s.io/v1)", list.Kind, list.APIVersion)
-	}
-	items := make([][]byte, len(list.Items))
-	for i, it := range list.Items {
-		items[i] = compactItem(it)
-	}
-	return items, nil
+// listString is an EventList's kind or apiVersion, decoded as
+// encoding/json decodes a string field (null leaves it as it is, another
+// type is an error), except a string too long to be the one wanted,
+// which is not copied.
+type listString struct {
+	s    string
+	long bool
 }
 
-// readBody reads r to its end into buf's memory (grown as needed; size,
-// the Content-Length when known, is made room for at once).
-func readBody(r io.Reader, buf []byte, size int64) ([]byte, error) {
-	buf = buf[:0]
-	if size > 0 && size < MaxBatchBytes && int64(cap(buf)) <= size {
-		// One byte more, for the read that finds the end.
-		buf = make([]byte, 0, size+1)
+func (v *listString) UnmarshalJSON(b []byte) error {
+	if len(b) > 128 && b[0] == '"' {
+		v.s, v.long = "", true
+		return nil
 	}
+	if b[0] != 'n' {
+		v.long = false
+	}
+	return json.Unmarshal(b, &v.s)
+}
+
+// listItems is an EventList's items as encoding/json hands them to
+// UnmarshalJSON: a slice of the body, not a copy (null is none, as for a
+// slice field; another type is an error).
+type listItems []byte
+
+func (v *listItems) UnmarshalJSON(b []byte) error {
+	switch b[0] {
+	case 'n':
+		*v = nil
+	case '[':
+		*v = b
+	default:
+		return fmt.Errorf("items: %s is not an array", jsonKind(b[0]))
+	}
+	return nil
+}
+
+// jsonKind names the kind of the JSON value that starts with c.
+func jsonKind(c byte) string {
+	switch c {
+	case '"':
+		return "a string"
+	case '{':
+		return "an object"
+	case 't', 'f':
+		return "a boolean"
+	}
+	return "a number"
+}
+
+// listHead is an EventList as eachItemJSON reads it: encoding/json finds
+// the keys (case folded, the last of a key given twice), the items are
+// left where they are.
+type listHead struct {
+	Kind       listString `json:"kind"`
+	APIVersion listString `json:"apiVersion"`
+	Items      listItems  `json:"items"`
+}
+
+// eachItemJSON reads an EventList body with encoding/json and hands each
+// of its items to fn, each one line of compact JSON. It accepts what
+// decoding into struct{Kind, APIVersion string; Items []json.RawMessage}
+// accepts, with the same items, without copying them or decoding a long
+// kind.
+func eachItemJSON(body []byte, fn func(*listItem)) error {
+	var list listHead
+	if err := json.Unmarshal(body, &list); err != nil {
+		return fmt.Errorf("not an audit EventList: %v", err)
+	}
+	if kind, apiVersion := list.Kind.s, list.APIVersion.s; list.Kind.long || list.APIVersion.long || kind != "EventList" || apiVersion != "audit.k8s.io/v1" {
+		return fmt.Errorf("kind %.40q, apiVersion %.40q: want an audit.k8s.io/v1 EventList (--audit-webhook-version=audit.k8s.io/v1)", kind, apiVersion)
+	}
+	var it listItem
+	eachElement(list.Items, func(v []byte) {
+		it.raw = compactItem(v)
+		fn(&it)
+	})
+	return nil
+}
+
+// eachElement hands fn each value of arr, a JSON array that encoding/json
+// has validated, as a slice of it: the values are found by their depth
+// and strings alone, however deep they nest.
+func eachElement(arr []byte, fn func([]byte)) {
+	if len(arr) == 0 {
+		return
+	}
+	i := 1
 	for {
-		if len(buf) == cap(buf) {
-			buf = append(buf, 0)[:len(buf)]
+		for i < len(arr) && isSpace(arr[i]) {
+			i++
 		}
-		n, err := r.Read(buf[len(buf):cap(buf)])
-		buf = buf[:len(buf)+n]
-		if err == io.EOF {
-			return buf, nil
+		if i >= len(arr) || arr[i] == ']' {
+			return
 		}
-		if err != nil {
-			return buf, fmt.Errorf("not an audit EventList: %v", err)
+		start, depth := i, 0
+	value:
+		for ; i < len(arr); i++ {
+			switch arr[i] {
+			case '"':
+				i = stringEnd(arr, i)
+			case '[', '{':
+				depth++
+			case ']', '}':
+				if depth == 0 {
+					break value
+				}
+				depth--
+			case ',':
+				if depth == 0 {
+					break value
+				}
+			}
 		}
+		fn(bytes.TrimRight(arr[start:i], " \t\r\n"))
+		if i >= len(arr) || arr[i] == ']' {
+			return
+		}
+		i++
 	}
 }
+
+// stringEnd is the index of the quote that ends the valid JSON string
+// starting at arr[i].
+func stringEnd(arr []byte, i int) int {
+	for i++; i < len(arr); i++ {
+		switch arr[i] {
+		case '\\':
+			i++
+		case '"':
+			return i
+		}
+	}
+	return i
+}
+
+func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\r' || c == '\n' }
 
 // eventTypeMeta starts a log line's event: a list's items carry no kind
 // or apiVersion (the API server leaves them to the list), a log's events
@@ -178,15 +297,36 @@ func appendLine(dst, item []byte) []byte {
 	case bytes.HasPrefix(item, []byte(`{"kind":`)):
 		dst = append(dst, item...)
 	case len(item) > 0 && item[0] == '{':
-		rest := item[1:]
 		dst = append(dst, eventTypeMeta...)
-		if r := strings.TrimLeft(unsafe.String(unsafe.SliceData(rest), len(rest)), " \t"); r == "" || r[0] != '}' {
+		if needsComma(item) {
 			dst = append(dst, ',')
 		}
-		dst = append(dst, rest...)
+		dst = append(dst, item[1:]...)
 	default:
 		// Not an object: the decoder says so.
 		dst = append(dst, item...)
 	}
 	return append(dst, '\n')
+}
+
+// needsComma says whether an object item has a member to put after
+// kind and apiVersion.
+func needsComma(item []byte) bool {
+	i := 1
+	for i < len(item) && (item[i] == ' ' || item[i] == '\t') {
+		i++
+	}
+	return i < len(item) && item[i] != '}'
+}
+
+// lineLen is the length of appendLine's line for item, its line end
+// included.
+func lineLen(item []byte) int {
+	switch {
+	case bytes.HasPrefix(item, []byte(`{"kind":`)) || len(item) == 0 || item[0] != '{':
+		return len(item) + 1
+	case needsComma(item):
+		return len(eventTypeMeta) + len(item) + 1
+	}
+	return len(eventTypeMeta) + len(item)
 }
