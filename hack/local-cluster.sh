@@ -37,6 +37,9 @@
 #                                 (its Lease kube-system/kube-controller-manager)
 #   RV_AUDIT_WEBHOOK=URL          the API servers also send their audit events to URL
 #                                 (the webhook backend, batches flushed every second)
+#   RV_AUDIT_WEBHOOK_KUBECONFIG=FILE  the same, to the receiver FILE names with its
+#                                 credentials (kubectl rv conflicts --webhook-kubeconfig
+#                                 writes one), instead of a kubeconfig naming URL
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -186,9 +189,14 @@ exec "$bin/kube-apiserver" --etcd-servers http://127.0.0.1:$storage_port \\
 SCRIPT
 }
 
-# audit_webhook_flags: with RV_AUDIT_WEBHOOK=URL, the webhook backend's
-# flags and its kubeconfig (naming URL), written once.
+# audit_webhook_flags: with RV_AUDIT_WEBHOOK_KUBECONFIG=FILE, the webhook
+# backend's flags reading FILE; with RV_AUDIT_WEBHOOK=URL, its flags and
+# its kubeconfig (naming URL), written once.
 audit_webhook_flags() {
+  if [ -n "${RV_AUDIT_WEBHOOK_KUBECONFIG:-}" ]; then
+    printf '%s' "--audit-webhook-config-file $RV_AUDIT_WEBHOOK_KUBECONFIG --audit-webhook-batch-max-wait 1s --audit-webhook-initial-backoff 1s"
+    return 0
+  fi
   [ -n "${RV_AUDIT_WEBHOOK:-}" ] || return 0
   if [ ! -f "$state/audit-webhook.kubeconfig" ]; then
     cat > "$state/audit-webhook.kubeconfig" <<KUBECONFIG

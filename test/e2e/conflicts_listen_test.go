@@ -29,11 +29,12 @@ import (
 func TestConflictsListenReceivesTheWebhook(t *testing.T) {
 	t.Parallel() // see TestMain: its own plane
 	addr := freeLoopbackAddr(t)
-	rec := filepath.Join(t.TempDir(), "received.log")
-	bg := cluster.StartRV(t, "conflicts", "--listen", addr, "--record", rec, "--view", "writers", "-o", "json")
-	waitListening(t, addr)
+	dir := t.TempDir()
+	rec, kubeconfig := filepath.Join(dir, "received.log"), filepath.Join(dir, "webhook.kubeconfig")
+	bg := cluster.StartRV(t, "conflicts", "--listen", addr, "--webhook-kubeconfig", kubeconfig, "--record", rec, "--view", "writers", "-o", "json")
+	waitFile(t, kubeconfig)
 
-	p, err := cluster.StartPlane(framework.PlaneOptions{AuditWebhook: "http://" + addr})
+	p, err := cluster.StartPlane(framework.PlaneOptions{AuditWebhookKubeconfig: kubeconfig})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -77,7 +78,7 @@ func TestConflictsListenReceivesTheWebhook(t *testing.T) {
 	// The webhook flushes its batches every second.
 	time.Sleep(5 * time.Second)
 	r := bg.Stop(t)
-	if r.Code != 0 || !strings.Contains(r.Stderr, "receiving audit events at http://"+addr) || !strings.Contains(r.Stderr, "received ") {
+	if r.Code != 0 || !strings.Contains(r.Stderr, "receiving audit events at https://"+addr) || !strings.Contains(r.Stderr, "received ") {
 		t.Fatalf("conflicts --listen: %s", r)
 	}
 	var live conflictsReport

@@ -32,6 +32,11 @@ type PlaneOptions struct {
 	// AuditWebhook, when set, is the URL the API servers also send their
 	// audit events to (the webhook backend, flushed every second).
 	AuditWebhook string
+	// AuditWebhookKubeconfig, when set, is the kubeconfig the webhook
+	// backend reads instead (--audit-webhook-config-file): the receiver's
+	// URL with its credentials, as kubectl rv conflicts
+	// --webhook-kubeconfig writes it.
+	AuditWebhookKubeconfig string
 }
 
 var planeCounter atomic.Int64
@@ -64,6 +69,9 @@ func (c *Cluster) StartPlane(opts PlaneOptions) (*Cluster, error) {
 	}
 	if opts.AuditWebhook != "" {
 		env = append(env, "RV_AUDIT_WEBHOOK="+opts.AuditWebhook)
+	}
+	if opts.AuditWebhookKubeconfig != "" {
+		env = append(env, "RV_AUDIT_WEBHOOK_KUBECONFIG="+opts.AuditWebhookKubeconfig)
 	}
 	if opts.CompactionInterval > 0 {
 		env = append(env, "RV_COMPACTION_INTERVAL="+opts.CompactionInterval.String())
