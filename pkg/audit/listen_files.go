@@ -11,8 +11,10 @@ import (
 	"os"
 	"strings"
 
-	"k8s.io/client-go/tools/clientcmd"
+	"k8s.io/apimachinery/pkg/runtime"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
+	"k8s.io/client-go/tools/clientcmd/api/latest"
+	"sigs.k8s.io/yaml"
 )
 
 // credentials are what a receiver asks of its senders, read from the
@@ -111,7 +113,12 @@ func WriteWebhookKubeconfig(path string, k WebhookKubeconfig) error {
 	cfg.AuthInfos["kube-apiserver"] = &clientcmdapi.AuthInfo{Token: k.Token}
 	cfg.Contexts["kubectl-rv"] = &clientcmdapi.Context{Cluster: "kubectl-rv", AuthInfo: "kube-apiserver"}
 	cfg.CurrentContext = "kubectl-rv"
-	data, err := clientcmd.Write(*cfg)
+	// clientcmd.Write's encoding, without clientcmd's flags (pflag),
+	// which no engine package links.
+	data, err := runtime.Encode(latest.Codec, cfg)
+	if err == nil {
+		data, err = yaml.JSONToYAML(data)
+	}
 	if err != nil {
 		return fmt.Errorf("--webhook-kubeconfig: %w", err)
 	}
