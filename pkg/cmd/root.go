@@ -71,6 +71,13 @@ func NewCmdRV(streams genericiooptions.IOStreams) *cobra.Command {
 func Main() int {
 	streams := genericiooptions.IOStreams{In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	go func() {
+		// A second interrupt ends the process at once (exit 130 in a
+		// shell): conflicts --listen analyses what it received after the
+		// first.
+		<-ctx.Done()
+		stop()
+	}()
 	err := NewCmdRV(streams).ExecuteContext(ctx)
 	stop()
 	return cmdutil.HandleError(streams.ErrOut, err)

@@ -44,6 +44,11 @@ func Analyze(ctx context.Context, sources []audit.Source, cfg Config) (*Report, 
 			return rep, err
 		}
 		if sources, err = again(); err != nil {
+			if errors.Is(err, audit.ErrSpoolFull) {
+				// A receiver's copy stopped short (the receiver says so):
+				// the report stands without the timeline.
+				return rep, nil
+			}
 			return nil, err
 		}
 		k := rep.Objects[0].Object

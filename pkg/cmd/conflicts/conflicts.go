@@ -101,8 +101,9 @@ const conflictsExample = `  # The hottest objects in an API server's audit log
   OPENSEARCH_USERNAME=reader OPENSEARCH_PASSWORD=... kubectl rv conflicts --source opensearch:https://logs.example:9200/k8s-audit-* --since 24h
   CLICKHOUSE_USER=reader CLICKHOUSE_PASSWORD=... kubectl rv conflicts --source clickhouse:clickhouse://ch.example:9000/logs/k8s_audit --since 24h
 
-  # Be the API server's audit webhook for ten minutes, keeping what it sent
-  kubectl rv conflicts --listen 127.0.0.1:8443 --for 10m --record received.log
+  # Be the API server's audit webhook for ten minutes, keeping what it sent;
+  # then give the API server --audit-webhook-config-file webhook.kubeconfig
+  kubectl rv conflicts --listen 127.0.0.1:8443 --webhook-kubeconfig webhook.kubeconfig --for 10m --record received.log
 
   # 409s per second across the cluster, over 30 seconds, from /metrics
   kubectl rv conflicts --live --for 30s`
@@ -132,10 +133,19 @@ type ConflictsOptions struct {
 	Filter         conflicts.FilterFlags
 	ListenCert     string
 	ListenKey      string
-	Record         string
+	// WebhookKubeconfig, ListenTokenFile and ListenClientCA are how
+	// --listen's senders authenticate (see audit.ListenConfig).
+	WebhookKubeconfig string
+	ListenTokenFile   string
+	ListenClientCA    string
+	SpoolMax          string
+	Record            string
+	RecordAppend      bool
 
 	namespace string
 	cfg       conflicts.Config
+	// spoolMax is --spool-max in bytes (0: the default).
+	spoolMax int64
 	// now is the clock --since and --until durations count back from.
 	now func() time.Time
 	// changed tells which flags were given on the command line (runE's
@@ -167,7 +177,9 @@ func NewCmdConflicts(f *cmdutil.Factory, streams genericiooptions.IOStreams) *co
 	fs.StringArrayVar(&o.Sources, "source", nil, "Audit events to read from a log service, the filter pushed down: cloudwatch:LOG_GROUP (EKS's /aws/eks/CLUSTER/cluster; credentials from the AWS SDK's default chain), elasticsearch:URL/INDEX (credentials from ELASTICSEARCH_API_KEY or ELASTICSEARCH_USERNAME/PASSWORD), opensearch:URL/INDEX (OPENSEARCH_USERNAME/PASSWORD) or clickhouse:DSN/TABLE (DSN as clickhouse-go's, clickhouse://HOST:9000/DATABASE; a String column event; CLICKHOUSE_USER/PASSWORD). Repeatable.")
 	fs.StringVar(&o.View, "view", "", "What to show: "+strings.Join(conflictsprint.Views, ", ")+" (default objects, or timeline with --object).")
 	fs.StringVar(&o.Object, "object", "", "TYPE/NAME of the only object to analyse, shown as a timeline, with TYPE as kubectl reads it (cm/leader, configmaps/leader, leases.coordination.k8s.io/x); -n narrows it to a namespace.")
-	fs.Float64Var(&o.FailOnRate, "fail-on-rate", o.FailOnRate, "Exit 1 when any writer's conflict rate (409s per attempt, 0 to 1) exceeds this; negative is off.")
+	fs.Float64Var(&o.FailOnRate, "fail-on-rate", o.FailOnRate, "Exit 1 when any writer's conflict rate (409s per attempt, 0 to 1) exceeds this.")
+	// Off unless given (Run's -1); a value given is between 0 and 1.
+	fs.Lookup("fail-on-rate").DefValue = "off"
 	fs.DurationVar(&o.RetryWindow, "retry-window", o.RetryWindow, "How soon after a 409 a writer's next attempt on the object, if it re-read, counts as a retry; otherwise the 409 was a give-up.")
 	fs.StringVar(&o.Since, "since", "", "Only requests received at or after this time: RFC 3339 (2026-11-24T10:00:00Z) or a duration back from now (5m, 2h).")
 	fs.StringVar(&o.Until, "until", "", "Only requests received before this time: RFC 3339 or a duration back from now.")
@@ -181,10 +193,15 @@ func NewCmdConflicts(f *cmdutil.Factory, streams genericiooptions.IOStreams) *co
 	fs.StringArrayVar(&o.Filter.Verbs, "verb", nil, "Only the attempts with these verbs ("+strings.Join(audit.WriteVerbs, ", ")+"); a leading - excludes. Repeatable.")
 	fs.StringArrayVar(&o.Filter.Subresources, "subresource", nil, "Only the attempts on these subresources (status, scale, *); a leading - excludes (-* keeps the writes to objects themselves). Repeatable.")
 	fs.StringArrayVar(&o.Filter.Statuses, "status", nil, "Only the attempts answered with these HTTP statuses: a code (409) or a class (2xx); a leading - excludes. Repeatable.")
-	fs.StringVar(&o.Listen, "listen", "", "Instead of an audit log, receive the API server's audit webhook (--audit-webhook-config-file naming http(s)://ADDR) on ADDR (HOST:PORT) until --for or Ctrl-C, then report. Plain HTTP only on loopback.")
-	fs.StringVar(&o.ListenCert, "listen-cert", "", "With --listen: serve TLS with this certificate (PEM).")
+	fs.StringVar(&o.Listen, "listen", "", "Instead of an audit log, receive the API server's audit webhook on ADDR (HOST:PORT), over TLS, until --for or Ctrl-C, then report. Senders must authenticate: give --webhook-kubeconfig, --listen-token-file or --listen-client-ca.")
+	fs.StringVar(&o.WebhookKubeconfig, "webhook-kubeconfig", "", "With --listen: write FILE (new, mode 0600) for the API server's --audit-webhook-config-file, holding the URL, a new random token and the CA.")
+	fs.StringVar(&o.ListenTokenFile, "listen-token-file", "", "With --listen: senders must send the bearer token in FILE (at least 16 characters).")
+	fs.StringVar(&o.ListenClientCA, "listen-client-ca", "", "With --listen: senders must present a client certificate signed by a CA in FILE (PEM).")
+	fs.StringVar(&o.ListenCert, "listen-cert", "", "With --listen: serve TLS with this certificate (PEM) instead of one made for ADDR.")
 	fs.StringVar(&o.ListenKey, "listen-key", "", "With --listen: the certificate's private key (PEM).")
-	fs.StringVar(&o.Record, "record", "", "With --listen: also write the events received to this file as an audit log (JSON lines) that --audit-log reads back.")
+	fs.StringVar(&o.SpoolMax, "spool-max", "", "With --listen: the most disk the copy of the events for a second reading takes (default 1Gi); past it, events older than 2s behind the newest are dropped and counted.")
+	fs.StringVar(&o.Record, "record", "", "With --listen: also write the events received to FILE (new, mode 0600) as an audit log that --audit-log reads back. It holds what the audit policy logs: request bodies and Secret data at the Request level.")
+	fs.BoolVar(&o.RecordAppend, "record-append", false, "With --record: append to an existing file (mode 0600) instead of refusing it.")
 	fs.StringVar(&o.Scenario, "scenario", "", "Also write a kubectl rv simulate scenario (FILE.yaml) that reproduces the contention on the --object (or the hottest object): its writers, their rates and write methods.")
 	_ = cmd.RegisterFlagCompletionFunc("writer", writerCompletion)
 	_ = cmd.RegisterFlagCompletionFunc("verb", cobra.FixedCompletions(audit.WriteVerbs, cobra.ShellCompDirectiveNoFileComp))
@@ -270,7 +287,7 @@ func forbiddenBody(err error, body []byte) error {
 }
 
 // auditFlags are the flags that only an audit log analysis reads.
-var auditFlags = []string{"audit-log", "source", "source-timeout", "source-page-size", "view", "object", "resource", "writer", "verb", "subresource", "status", "fail-on-rate", "retry-window", "since", "until", "strict", "top", "report", "scenario", "listen", "listen-cert", "listen-key", "record"}
+var auditFlags = []string{"audit-log", "source", "source-timeout", "source-page-size", "view", "object", "resource", "writer", "verb", "subresource", "status", "fail-on-rate", "retry-window", "since", "until", "strict", "top", "report", "scenario", "listen", "listen-cert", "listen-key", "webhook-kubeconfig", "listen-token-file", "listen-client-ca", "spool-max", "record", "record-append"}
 
 // Validate checks the flags without I/O and builds the engine's config.
 func (o *ConflictsOptions) Validate() error {
@@ -297,7 +314,7 @@ func (o *ConflictsOptions) Validate() error {
 		return exitcode.Usagef("--view %q is not a view: use one of %s", o.View, strings.Join(conflictsprint.Views, ", "))
 	case o.View == conflictsprint.ViewTimeline && o.Object == "":
 		return exitcode.Usagef("--view timeline needs --object TYPE/NAME")
-	case o.FailOnRate > 1:
+	case o.FailOnRate > 1 || o.set("fail-on-rate") && o.FailOnRate < 0:
 		return exitcode.Usagef("--fail-on-rate is a fraction of attempts between 0 and 1, got %g", o.FailOnRate)
 	case o.RetryWindow <= 0:
 		return exitcode.Usagef("--retry-window must be positive, got %s", o.RetryWindow)
@@ -347,23 +364,6 @@ func (o *ConflictsOptions) Validate() error {
 		cfg.MemoryLimit += audit.ListenMemory
 	}
 	o.cfg = cfg
-	return nil
-}
-
-// validateListen checks --listen's flags beside the audit log's.
-func (o *ConflictsOptions) validateListen() error {
-	switch {
-	case o.Listen == "" && o.set("for"):
-		return exitcode.Usagef("--for is the time --live reads /metrics over, or --listen receives for: give it with one of them, or drop it")
-	case o.Listen == "" && (o.ListenCert != "" || o.ListenKey != "" || o.Record != ""):
-		return exitcode.Usagef("--listen-cert, --listen-key and --record go with --listen ADDR")
-	case o.Listen != "" && len(o.AuditLogs) > 0:
-		return exitcode.Usagef("give --audit-log or --listen, not both")
-	case o.Listen != "" && o.Scenario != "":
-		return exitcode.Usagef("--scenario reads the log a second time: --record the events with --listen, then give the record to --audit-log --scenario")
-	case o.Listen != "" && o.set("for") && o.For <= 0:
-		return exitcode.Usagef("--for must be positive, got %s", o.For)
-	}
 	return nil
 }
 

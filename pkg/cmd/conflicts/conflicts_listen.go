@@ -3,19 +3,28 @@ package conflicts
 import (
 	"context"
 	"fmt"
-	"os"
+	"sort"
+	"strings"
 	"time"
+
+	"k8s.io/apimachinery/pkg/api/resource"
 
 	"github.com/kubectl-rv/kubectl-rv/pkg/audit"
 	"github.com/kubectl-rv/kubectl-rv/pkg/exitcode"
 	"github.com/kubectl-rv/kubectl-rv/pkg/output"
 )
 
+// listenFlags are the flags that go with --listen only.
+var listenFlags = []string{"listen-cert", "listen-key", "webhook-kubeconfig", "listen-token-file", "listen-client-ca", "spool-max", "record", "record-append"}
+
+// onListen is called with the receiver once it listens; tests watch it.
+var onListen = func(*audit.Listener) {}
+
 // sources are the logs to analyse: --audit-log's files, or --listen's
 // webhook receiver, which ends at --for or Ctrl-C (Run's analysis then
 // reports what was received: it is not cancelled with the command).
-// done, called after the analysis, reports what the receiver took in and
-// dropped, and closes --record.
+// done, called after the analysis, reports what the receiver took in,
+// dropped and refused, and closes --record.
 func (o *ConflictsOptions) sources(ctx context.Context) ([]audit.Source, func() error, error) {
 	if o.Listen == "" {
 		var sources []audit.Source
@@ -36,28 +45,22 @@ func (o *ConflictsOptions) sources(ctx context.Context) ([]audit.Source, func() 
 		}
 		return sources, func() error { return nil }, nil
 	}
-	cfg := audit.ListenConfig{Addr: o.Listen, CertFile: o.ListenCert, KeyFile: o.ListenKey}
-	var rec *os.File
-	if o.Record != "" {
-		f, err := os.Create(o.Record)
-		if err != nil {
-			return nil, nil, exitcode.Usage(fmt.Errorf("--record: %w", err))
-		}
-		rec, cfg.Record = f, f
-	}
-	l, err := audit.Listen(cfg)
+	l, err := audit.Listen(audit.ListenConfig{Addr: o.Listen, CertFile: o.ListenCert, KeyFile: o.ListenKey,
+		TokenFile: o.ListenTokenFile, ClientCAFile: o.ListenClientCA, WebhookKubeconfig: o.WebhookKubeconfig,
+		MaxSpool: o.spoolMax, RecordPath: o.Record, RecordAppend: o.RecordAppend})
 	if err != nil {
-		if rec != nil {
-			_ = rec.Close()
-			_ = os.Remove(o.Record)
-		}
 		return nil, nil, exitcode.Usage(err)
 	}
+	onListen(l)
 	until := "Ctrl-C"
 	if o.set("for") {
 		until = "--for " + o.For.String() + " or Ctrl-C"
 	}
-	fmt.Fprintf(o.ErrOut, "receiving audit events at %s until %s (the API server's --audit-webhook-config-file names this URL)\n", l.URL(), until)
+	how := "the API server's --audit-webhook-config-file names this URL"
+	if o.WebhookKubeconfig != "" {
+		how = "give the API server --audit-webhook-config-file " + o.WebhookKubeconfig
+	}
+	fmt.Fprintf(o.ErrOut, "receiving audit events at %s until %s (%s)\n", l.URL(), until, how)
 	go func() {
 		stop := ctx.Done()
 		if o.set("for") {
@@ -77,21 +80,88 @@ func (o *ConflictsOptions) sources(ctx context.Context) ([]audit.Source, func() 
 	done := func() error {
 		shutdown, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 		defer cancel()
-		_ = l.End(shutdown)
-		st := l.Stats()
-		fmt.Fprintf(o.ErrOut, "received %d audit events in %d batches (at most %d of the queue's %d batches waited at once)\n", st.Events, st.Batches, st.PeakQueued, st.QueueBatches)
-		if st.DroppedBatches > 0 {
-			output.Warnf(o.ErrOut, "dropped %d events in %d batches: the queue (%d batches or %d MiB) was full (the analysis fell behind); the API server was not held up", st.DroppedEvents, st.DroppedBatches, st.QueueBatches, st.QueueBytes>>20)
+		if err := l.End(shutdown); err != nil {
+			// A record that could not be written stopped; the capture
+			// went on, and its report stands.
+			output.Warnf(o.ErrOut, "%v", err)
 		}
-		if st.Rejected > 0 {
-			output.Warnf(o.ErrOut, "refused %d requests that were not an audit.k8s.io/v1 EventList POST", st.Rejected)
-		}
-		if rec != nil {
-			if err := rec.Close(); err != nil {
-				return exitcode.Usage(fmt.Errorf("--record: %w", err))
-			}
-		}
+		o.printListenStats(l.Stats())
 		return nil
 	}
 	return []audit.Source{l.Source()}, done, nil
+}
+
+// printListenStats says on stderr what the receiver took in and what it
+// dropped or refused, and why.
+func (o *ConflictsOptions) printListenStats(st audit.ListenStats) {
+	fmt.Fprintf(o.ErrOut, "received %d audit events in %d batches (at most %d of the queue's %d batches waited at once; at most %d of %d MiB held)\n",
+		st.Events, st.Batches, st.PeakQueued, st.QueueBatches, st.PeakMemory>>20, st.QueueBytes>>20)
+	if st.DroppedBatches > 0 || st.DroppedEvents > 0 {
+		output.Warnf(o.ErrOut, "dropped %d events (%d batches found the queue of %d batches full, the rest did not fit in %d MiB): the analysis fell behind; the API server was not held up", st.DroppedEvents, st.DroppedBatches, st.QueueBatches, st.QueueBytes>>20)
+	}
+	if st.RejectedEvents > 0 {
+		output.Warnf(o.ErrOut, "skipped %d events that are not audit events as a log line holds one (each cost itself only)", st.RejectedEvents)
+	}
+	if st.Rejected > 0 {
+		reasons := make([]string, 0, len(st.RejectedBy))
+		for r := range st.RejectedBy {
+			reasons = append(reasons, r)
+		}
+		sort.Slice(reasons, func(i, j int) bool {
+			a, b := st.RejectedBy[reasons[i]], st.RejectedBy[reasons[j]]
+			return a > b || a == b && reasons[i] < reasons[j]
+		})
+		var by []string
+		for _, r := range reasons {
+			by = append(by, fmt.Sprintf("%d %s", st.RejectedBy[r], r))
+		}
+		output.Warnf(o.ErrOut, "refused %d requests or connections, none counted: %s", st.Rejected, strings.Join(by, ", "))
+	}
+	if st.Rejected > 0 || st.RejectedEvents > 0 {
+		for _, r := range st.Rejects {
+			// Both are escaped by the receiver.
+			fmt.Fprintf(o.ErrOut, "  refused from %s: %s\n", r.Remote, r.Reason)
+		}
+		if n := st.Rejected + st.RejectedEvents; n > int64(len(st.Rejects)) {
+			fmt.Fprintf(o.ErrOut, "  (the first %d of %d shown)\n", len(st.Rejects), n)
+		}
+	}
+	if st.OtherStages > 0 {
+		fmt.Fprintf(o.ErrOut, "%d events of other stages than ResponseComplete and Panic were not kept\n", st.OtherStages)
+	}
+	if st.SpoolStopped != "" {
+		output.Warnf(o.ErrOut, "the copy of the events for a second reading stopped (%s): %d events older than the window (%s) dropped, %d read once and lost to a second reading; raise --spool-max, or give TMPDIR room", st.SpoolStopped, st.Late, st.LateWindow, st.SpoolLost)
+	}
+}
+
+// validateListen checks --listen's flags beside the audit log's.
+func (o *ConflictsOptions) validateListen() error {
+	if o.Listen == "" {
+		for _, name := range listenFlags {
+			if o.set(name) {
+				return exitcode.Usagef("--%s goes with --listen ADDR", name)
+			}
+		}
+	}
+	switch {
+	case o.Listen == "" && o.set("for"):
+		return exitcode.Usagef("--for is the time --live reads /metrics over, or --listen receives for: give it with one of them, or drop it")
+	case o.Listen != "" && len(o.AuditLogs) > 0:
+		return exitcode.Usagef("give --audit-log or --listen, not both")
+	case o.Listen != "" && o.Scenario != "":
+		return exitcode.Usagef("--scenario reads the log a second time: --record the events with --listen, then give the record to --audit-log --scenario")
+	case o.Listen != "" && o.set("for") && o.For <= 0:
+		return exitcode.Usagef("--for must be positive, got %s", o.For)
+	case o.RecordAppend && o.Record == "":
+		return exitcode.Usagef("--record-append appends to --record FILE: give --record too")
+	}
+	o.spoolMax = 0
+	if o.SpoolMax != "" {
+		q, err := resource.ParseQuantity(o.SpoolMax)
+		if err != nil || q.Sign() <= 0 {
+			return exitcode.Usagef("--spool-max %q: give a positive size, such as 512Mi or 4Gi", o.SpoolMax)
+		}
+		o.spoolMax = q.Value()
+	}
+	return nil
 }
