@@ -24,12 +24,16 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
 	"sync"
 	"syscall"
 	"time"
+
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
 )
 
 func main() {
@@ -40,18 +44,19 @@ func main() {
 	dur := flag.Duration("for", 20*time.Second, "how long to send")
 	inflight := flag.Int("inflight", 64, "requests waiting for their answers at most")
 	cpus := flag.String("cpus", "", "run the listener on these CPUs only (taskset -c CPUS), e.g. 0 for one core; the sender is pinned by whoever starts it")
+	plain := flag.Bool("plain", false, "send plain HTTP without credentials, to a kubectl-rv from before the listener authenticated its senders (943241e and older)")
 	flag.Parse()
 	if *logPath == "" {
 		fmt.Fprintln(os.Stderr, "listenload: -log is required")
 		os.Exit(2)
 	}
-	if err := run(*rv, *logPath, *rate, *size, *inflight, *dur, *cpus); err != nil {
+	if err := run(*rv, *logPath, *rate, *size, *inflight, *dur, *cpus, *plain); err != nil {
 		fmt.Fprintln(os.Stderr, "listenload:", err)
 		os.Exit(1)
 	}
 }
 
-func run(rv, logPath string, rate, size, inflight int, dur time.Duration, cpus string) error {
+func run(rv, logPath string, rate, size, inflight int, dur time.Duration, cpus string, plain bool) error {
 	addr, err := freeAddr()
 	if err != nil {
 		return err
@@ -67,6 +72,15 @@ func run(rv, logPath string, rate, size, inflight int, dur time.Duration, cpus s
 	// taskset execs the listener: the process (and its PID) is the
 	// listener's.
 	args := []string{rv, "conflicts", "--listen", addr, "-o", "json"}
+	dir, err := os.MkdirTemp("", "listenload")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	kubeconfig := filepath.Join(dir, "webhook.kubeconfig")
+	if !plain {
+		args = append(args, "--webhook-kubeconfig", kubeconfig)
+	}
 	if cpus != "" {
 		args = append([]string{"taskset", "-c", cpus}, args...)
 	}
@@ -78,10 +92,16 @@ func run(rv, logPath string, rate, size, inflight int, dur time.Duration, cpus s
 	peak := make(chan usage)
 	stopSampling := make(chan struct{})
 	go sampleRSS(cmd.Process.Pid, stopSampling, peak)
-	if err := waitListening(addr); err != nil {
+	url, client := "http://"+addr+"/", &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{MaxIdleConnsPerHost: inflight}}
+	if plain {
+		err = waitListening(addr)
+	} else {
+		url, client, err = webhookClient(kubeconfig, inflight)
+	}
+	if err != nil {
 		return err
 	}
-	sent, late, elapsed, err := send("http://"+addr+"/", batches, rate/size, inflight, dur)
+	sent, late, elapsed, err := send(url, client, batches, rate/size, inflight, dur)
 	if err != nil {
 		_ = cmd.Process.Signal(os.Interrupt)
 		werr := cmd.Wait()
@@ -112,6 +132,28 @@ func freeAddr() (string, error) {
 	}
 	defer l.Close()
 	return l.Addr().String(), nil
+}
+
+// webhookClient waits for the kubeconfig the listener writes once it
+// listens, and returns its URL and a client that sends as the API
+// server's webhook backend does: client-go's, over TLS, with the token.
+func webhookClient(kubeconfig string, inflight int) (string, *http.Client, error) {
+	for range 200 {
+		data, err := os.ReadFile(kubeconfig)
+		if err != nil || len(data) == 0 {
+			time.Sleep(50 * time.Millisecond)
+			continue
+		}
+		cfg, err := clientcmd.RESTConfigFromKubeConfig(data)
+		if err != nil {
+			return "", nil, err
+		}
+		cfg.Timeout = 10 * time.Second
+		cfg.QPS, cfg.Burst = -1, inflight
+		client, err := rest.HTTPClientFor(cfg)
+		return cfg.Host + "/", client, err
+	}
+	return "", nil, fmt.Errorf("no %s after 10s", kubeconfig)
 }
 
 func waitListening(addr string) error {
@@ -290,9 +332,8 @@ func (b *batches) next() ([]byte, int, error) {
 // many connections. A batch whose turn passed while inflight requests
 // were waiting for their answers is sent once one is answered, and
 // counted late.
-func send(url string, b *batches, perSecond, inflight int, dur time.Duration) (sent, late int, elapsed time.Duration, err error) {
+func send(url string, client *http.Client, b *batches, perSecond, inflight int, dur time.Duration) (sent, late int, elapsed time.Duration, err error) {
 	interval := time.Second / time.Duration(perSecond)
-	client := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{MaxIdleConnsPerHost: inflight}}
 	slots := make(chan struct{}, inflight)
 	var mu sync.Mutex
 	var firstErr error
