@@ -231,7 +231,9 @@ func staleWriter(t *testing.T, p *framework.Cluster, agent string) conflictsTall
 		case err == nil:
 			own.Successes++
 		case apierrors.IsConflict(err):
+			// It never reads again to retry: each 409 is a give-up.
 			own.Conflicts++
+			own.GiveUps++
 		default:
 			t.Fatal(err)
 		}
