@@ -37,6 +37,11 @@ type block struct {
 	errLine int
 	errMsg  string
 	done    chan struct{}
+	// read says the events are given with the lines (batchBlocks): they
+	// are hashed, not read again. batch, when set, gives the batch's
+	// memory back (release).
+	read  bool
+	batch func()
 }
 
 // getBlock returns an empty block of size bytes (none for 0): one from
@@ -62,6 +67,46 @@ func (b *block) release() {
 	if b.mapped != nil {
 		unmap(b.mapped)
 		b.mapped, b.data = nil, ""
+	}
+	if b.batch != nil {
+		b.batch()
+		b.batch, b.data, b.events = nil, "", nil
+	}
+}
+
+// batchBlocks makes a block of each batch of bs, until its end, and sends
+// it to ordered and to jobs as readBlocks does. A block whose events come
+// with it is read: the workers only hash them (block.hash). reuse is
+// Options.Reuse.
+func batchBlocks(ctx context.Context, bs batchStream, reuse bool, ordered, jobs chan<- *block) {
+	defer close(ordered)
+	defer close(jobs)
+	for ctx.Err() == nil {
+		eb, ok := bs.next()
+		if !ok {
+			return
+		}
+		b := &block{data: unsafe.String(unsafe.SliceData(eb.lines), len(eb.lines)), events: eb.events, read: eb.events != nil,
+			batch: func() { eb.release(reuse) }, done: make(chan struct{})}
+		if !sendBlock(ctx, b, ordered, jobs) {
+			return
+		}
+	}
+}
+
+// hash counts a read block's lines and events, and sets the hashes Decode
+// sets (see decode).
+func (b *block) hash(opts Options) {
+	b.stats.Lines, b.stats.Events = len(b.events), len(b.events)
+	for i := range b.events {
+		e := &b.events[i]
+		e.idHash = 0
+		if e.AuditID != "" {
+			e.idHash = idHash(e)
+		}
+		if opts.KeyHashes {
+			e.objHash, e.clientHash = objectHash(e), clientHash(e)
+		}
 	}
 }
 

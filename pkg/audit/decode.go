@@ -75,6 +75,16 @@ func (s *Stats) Add(o Stats) {
 // it keeps (strings.Clone). Errors about the content wrap ErrBadInput and
 // name src:line.
 func Decode(ctx context.Context, src Source, opts Options, fn func(*Event) error) (Stats, error) {
+	if src.batches != nil {
+		bs, err := src.batches()
+		if err != nil {
+			return Stats{}, err
+		}
+		d := &decoder{name: src.Name, opts: opts, src: src, batched: true}
+		return d.stats, d.run(ctx, func(ctx context.Context, _ int, ordered, jobs chan<- *block, _ <-chan *block) {
+			batchBlocks(ctx, bs, opts.Reuse, ordered, jobs)
+		}, fn)
+	}
 	rc, err := src.open()
 	if err != nil {
 		return Stats{}, err
@@ -149,8 +159,9 @@ type decoder struct {
 	stats Stats
 	// gzip is set when the source is gzip: its read errors are the content's.
 	gzip bool
-	// mapped is set when the source is a mapped file (mapBlocks).
-	mapped bool
+	// mapped is set when the source is a mapped file (mapBlocks), batched
+	// when it is read a batch at a time (batchBlocks).
+	mapped, batched bool
 	// export reads a cloud log service's export into lines, when the
 	// source is one; errors name the export's lines.
 	export *exportReader
@@ -169,16 +180,25 @@ func (d *decoder) run(ctx context.Context, produce producer, fn func(*Event) err
 	ordered, jobs := make(chan *block, workers), make(chan *block, workers)
 	// held is the block being handed on.
 	var held *block
-	if d.mapped {
-		// On an early return, the blocks not handed on are unmapped once
-		// the workers are done (this runs after wg.Wait); the producer
-		// (mapBlocks) ends at once when ctx does.
+	if d.mapped || d.batched {
+		// On an early return, the blocks not handed on are released once
+		// the workers are done (this runs after wg.Wait): unmapped, or
+		// their batches given back to the receiver. mapBlocks ends at
+		// once when ctx does; batchBlocks at its next batch, which may
+		// be long in coming, and is not waited for.
 		defer func() {
 			if held != nil {
 				held.release()
 			}
-			for b := range ordered {
-				b.release()
+			release := func() {
+				for b := range ordered {
+					b.release()
+				}
+			}
+			if d.batched {
+				go release()
+			} else {
+				release()
 			}
 		}()
 	}
@@ -202,9 +222,12 @@ func (d *decoder) run(ctx context.Context, produce producer, fn func(*Event) err
 					if !ok {
 						return
 					}
-					if b.mapped != nil {
+					switch {
+					case b.mapped != nil:
 						b.decodeMapped(d.opts, memo)
-					} else {
+					case b.read:
+						b.hash(d.opts)
+					default:
 						b.decode(d.opts, memo)
 					}
 					close(b.done)
@@ -230,9 +253,11 @@ func (d *decoder) run(ctx context.Context, produce producer, fn func(*Event) err
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		select {
-		case free <- b:
-		default:
+		if !d.batched {
+			select {
+			case free <- b:
+			default:
+			}
 		}
 	}
 	return ctx.Err()

@@ -41,6 +41,18 @@ type Event struct {
 	objHash, clientHash KeyHash
 }
 
+// eventStrings is how many strings an Event holds (Event.strings).
+const eventStrings = 19
+
+// strings are the event's strings, for a caller that moves them to other
+// memory. TestEventStringsAreAll holds it to the fields.
+func (e *Event) strings() [eventStrings]*string {
+	r := &e.ObjectRef
+	return [eventStrings]*string{&e.AuditID, &e.Stage, &e.Verb, &e.RequestURI, &e.Username, &e.PodName, &e.UserAgent,
+		&r.Resource, &r.Namespace, &r.Name, &r.APIGroup, &r.APIVersion, &r.Subresource, &r.ResourceVersion,
+		&e.Reason, &e.Message, &e.DetailsKind, &e.ResponseRV, &e.Host}
+}
+
 // ObjectHash is the KeyHash of the event's object: its API group,
 // resource, namespace and name.
 func (e *Event) ObjectHash() KeyHash {

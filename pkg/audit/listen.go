@@ -172,8 +172,12 @@ type Listener struct {
 	ln    net.Listener
 	url   string
 	queue chan *batch
-	out   *io.PipeReader
-	in    *io.PipeWriter
+	// out hands the queued batches, recorded, to the source (stream);
+	// gone is closed when nothing reads it any more.
+	out      chan *batch
+	gone     chan struct{}
+	goneOnce sync.Once
+	stream   *liveBatches
 	// tokenSum is the SHA-256 of the token (nil for none); clientCAs says
 	// the TLS handshake requires a client certificate.
 	tokenSum  *[sha256.Size]byte
@@ -241,11 +245,11 @@ func Listen(cfg ListenConfig) (*Listener, error) {
 }
 
 func newListener(cfg ListenConfig, creds credentials) *Listener {
-	pr, pw := io.Pipe()
-	l := &Listener{cfg: cfg, queue: make(chan *batch, cfg.QueueBatches), out: pr, in: pw, rec: cfg.Record,
+	l := &Listener{cfg: cfg, queue: make(chan *batch, cfg.QueueBatches), out: make(chan *batch), gone: make(chan struct{}), rec: cfg.Record,
 		tokenSum: creds.tokenSum, clientCAs: creds.clientCAs,
 		bodies: make(chan []byte, freeBodies), batches: make(chan *batch, freeBatches),
 		drained: make(chan struct{}), served: make(chan error, 1)}
+	l.stream = &liveBatches{l: l}
 	l.mem.max = cfg.MemoryBytes
 	l.late.window = cfg.LateWindow.Nanoseconds()
 	n := min(runtime.GOMAXPROCS(0), maxScanners)
@@ -269,16 +273,20 @@ func (l *Listener) URL() string { return l.url }
 
 // Source is the received events as a log: JSON lines, until Close. The
 // analysis's copy of it (Spool) is bounded by ListenConfig.MaxSpool.
+//
+// Decode reads it batch by batch, each with its events as the receiver
+// read them (liveBatches): the events are not read a second time.
 func (l *Listener) Source() Source {
-	src := NewSource(l.url, l.out)
-	src.live = &liveStream{maxSpool: l.cfg.MaxSpool, stopped: l.spoolStopped, lost: func(n int64) { l.stats.spoolLost.Add(n) }}
-	return src
+	return Source{Name: l.url, open: func() (io.ReadCloser, error) { return io.NopCloser(l.stream), nil },
+		batches: func() (batchStream, error) { return l.stream, nil },
+		live:    &liveStream{maxSpool: l.cfg.MaxSpool, stopped: l.spoolStopped, lost: func(n int64) { l.stats.spoolLost.Add(n) }}}
 }
 
-// drain writes the queued batches to the source's pipe (and the record)
-// until the queue is closed.
+// drain hands the queued batches, once recorded, to the source until the
+// queue is closed, or nothing reads the source any more.
 func (l *Listener) drain() {
 	defer close(l.drained)
+	defer close(l.out)
 	for b := range l.queue {
 		if l.rec != nil && l.recErr == nil {
 			if _, err := l.rec.Write(b.lines); err != nil {
@@ -286,15 +294,15 @@ func (l *Listener) drain() {
 				l.recErr = fmt.Errorf("%s: %w (the events received after were not recorded)", l.recordName(), err)
 			}
 		}
-		_, err := l.in.Write(b.lines)
-		l.putBatch(b)
-		if err != nil {
+		select {
+		case l.out <- b:
+		case <-l.gone:
 			// The reader is gone (the analysis failed): drop the rest.
+			l.putBatch(b)
 			l.discard()
 			return
 		}
 	}
-	_ = l.in.Close()
 }
 
 func (l *Listener) discard() {
@@ -340,7 +348,7 @@ func (l *Listener) Close(ctx context.Context) error {
 // closing the file Listen opened).
 func (l *Listener) End(ctx context.Context) error {
 	err := l.Close(ctx)
-	_ = l.out.Close()
+	l.goneOnce.Do(func() { close(l.gone) })
 	<-l.drained
 	if l.recFile != nil {
 		if cerr := l.recFile.Close(); cerr != nil && l.recErr == nil {

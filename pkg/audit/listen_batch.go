@@ -5,16 +5,20 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"strings"
 	"sync/atomic"
 	"time"
 	"unsafe"
 )
 
 // batch is one POST's events, as the log lines passed on: meta[i] is
-// where line i ends in lines, and when its event completed.
+// where line i ends in lines, and when its event completed; events[i] is
+// its event, as Decode reads the line, its strings in lines (or in memory
+// of their own), so that the analysis does not read the line again.
 type batch struct {
 	lines  []byte
 	meta   []lineMeta
+	events []Event
 	newest int64
 	// held is the memory of lines and meta, counted in the receiver's
 	// budget while the batch is queued or kept.
@@ -31,8 +35,12 @@ type lineMeta struct {
 	ts int64
 }
 
-// lineMetaBytes is the memory of one lineMeta.
-const lineMetaBytes = int64(unsafe.Sizeof(lineMeta{}))
+// lineMetaBytes and eventBytes are the memory of one lineMeta and one
+// Event.
+const (
+	lineMetaBytes = int64(unsafe.Sizeof(lineMeta{}))
+	eventBytes    = int64(unsafe.Sizeof(Event{}))
+)
 
 // Memory kept for the next batches: at most freeBodies bodies of up to
 // maxFreeBody bytes, freeBatches batches whose lines took up to
@@ -142,7 +150,8 @@ func (l *Listener) getBatch() *batch {
 
 // putBatch keeps b's memory for another batch, or gives it back.
 func (l *Listener) putBatch(b *batch) {
-	b.lines, b.meta, b.rejects = b.lines[:0], b.meta[:0], nil
+	clear(b.events)
+	b.lines, b.meta, b.events, b.rejects = b.lines[:0], b.meta[:0], b.events[:0], nil
 	b.newest, b.rejected, b.other, b.dropped = math.MinInt64, 0, 0, 0
 	if cap(b.lines) <= maxFreeBody {
 		select {
@@ -183,10 +192,10 @@ func (l *Listener) readBatch(b *batch, body []byte) error {
 	defer func() { l.scanners <- memo }()
 	index := 0
 	return eachItem(body, memo, func(it *listItem) {
-		l.addItem(b, it, memo, index)
+		l.addItem(b, it, memo, index, body)
 		index++
 	}, func() {
-		b.lines, b.meta, b.rejects = b.lines[:0], b.meta[:0], nil
+		b.lines, b.meta, b.events, b.rejects = b.lines[:0], b.meta[:0], b.events[:0], nil
 		b.newest, b.rejected, b.other, b.dropped = math.MinInt64, 0, 0, 0
 		index = 0
 	})
@@ -194,7 +203,7 @@ func (l *Listener) readBatch(b *batch, body []byte) error {
 
 // addItem appends item index's line to b, if the decoder will read it as
 // an event to pass on.
-func (l *Listener) addItem(b *batch, it *listItem, memo *valueMemo, index int) {
+func (l *Listener) addItem(b *batch, it *listItem, memo *valueMemo, index int, body []byte) {
 	n := lineLen(it.raw)
 	if len(it.raw) > MaxLineBytes || n-1 > MaxLineBytes {
 		b.reject(index, fmt.Sprintf("longer than %d bytes", MaxLineBytes))
@@ -209,7 +218,9 @@ func (l *Listener) addItem(b *batch, it *listItem, memo *valueMemo, index int) {
 	}
 	var ok bool
 	if b.lines, ok = growFor(l, b.lines, n, 1, &b.held); ok {
-		b.meta, ok = growFor(l, b.meta, 1, lineMetaBytes, &b.held)
+		if b.meta, ok = growFor(l, b.meta, 1, lineMetaBytes, &b.held); ok {
+			b.events, ok = growFor(l, b.events, 1, eventBytes, &b.held)
+		}
 	}
 	if !ok {
 		b.dropped++
@@ -217,17 +228,52 @@ func (l *Listener) addItem(b *batch, it *listItem, memo *valueMemo, index int) {
 	}
 	start := len(b.lines)
 	b.lines = appendLine(b.lines, it.raw)
-	ev := &it.ev
-	if !read {
+	line := b.lines[start : len(b.lines)-1]
+	b.events = append(b.events, it.ev)
+	ev := &b.events[len(b.events)-1]
+	if read {
+		// Its strings move from the body, which the next request
+		// reuses, to the line.
+		from, to := it.raw, line
+		if len(line) != len(it.raw) {
+			// kind and apiVersion put first: the item's bytes after its
+			// '{' end the line.
+			from, to = it.raw[1:], line[len(line)-(len(it.raw)-1):]
+		}
+		ev.moveStrings(from, to, body)
+	} else {
 		var msg string
-		if ev, msg = itemLineEvent(b.lines[start:len(b.lines)-1], memo, &it.ev); !b.keep(index, msg, ev) {
-			b.lines = b.lines[:start]
+		if _, msg = itemLineEvent(line, memo, ev); !b.keep(index, msg, ev) {
+			b.lines, b.events = b.lines[:start], b.events[:len(b.events)-1]
 			return
 		}
 	}
 	ts := nanos(ev.StageTimestamp)
 	b.meta = append(b.meta, lineMeta{end: len(b.lines), ts: ts})
 	b.newest = max(b.newest, ts)
+}
+
+// moveStrings points ev's strings that lie in from at the same bytes of
+// to, a copy of from, and copies those that lie elsewhere in body (none
+// should): an event read where its item stood in the body, once the item
+// is copied into its line.
+func (ev *Event) moveStrings(from, to, body []byte) {
+	for _, s := range ev.strings() {
+		if off, ok := offsetIn(*s, from); ok {
+			*s = unsafe.String(&to[off], len(*s))
+		} else if _, ok := offsetIn(*s, body); ok {
+			*s = strings.Clone(*s)
+		}
+	}
+}
+
+// offsetIn is where s starts in b, if its bytes are b's.
+func offsetIn(s string, b []byte) (int, bool) {
+	if len(s) == 0 || len(b) == 0 {
+		return 0, false
+	}
+	off := uintptr(unsafe.Pointer(unsafe.StringData(s))) - uintptr(unsafe.Pointer(unsafe.SliceData(b)))
+	return int(off), off < uintptr(len(b)) && uintptr(len(s)) <= uintptr(len(b))-off
 }
 
 // keep says whether an item's event is passed on: not when the decoder
@@ -318,8 +364,8 @@ func (w *lateWindow) unsafeFilter(b *batch) (newest, late int64) {
 	}
 	newest = w.newest
 	out, start := 0, 0
-	kept := b.meta[:0]
-	for _, m := range b.meta {
+	kept, events := b.meta[:0], b.events[:0]
+	for i, m := range b.meta {
 		line := b.lines[start:m.end]
 		start = m.end
 		if newest != math.MinInt64 && m.ts < newest-w.window {
@@ -327,10 +373,15 @@ func (w *lateWindow) unsafeFilter(b *batch) (newest, late int64) {
 			continue
 		}
 		newest = max(newest, m.ts)
-		out += copy(b.lines[out:], line)
-		kept = append(kept, lineMeta{end: out, ts: m.ts})
+		moved := b.lines[out : out+len(line)]
+		ev := b.events[i]
+		ev.moveStrings(line, moved, nil)
+		copy(moved, line)
+		out += len(line)
+		kept, events = append(kept, lineMeta{end: out, ts: m.ts}), append(events, ev)
 	}
-	b.lines, b.meta = b.lines[:out], kept
+	clear(b.events[len(events):])
+	b.lines, b.meta, b.events = b.lines[:out], kept, events
 	return newest, late
 }
 

@@ -377,3 +377,77 @@ func realisticList() []byte {
 	}
 	return []byte(`{"kind":"EventList","apiVersion":"audit.k8s.io/v1","metadata":{},"items":[` + strings.Join(items, ",") + `]}`)
 }
+
+// TestListenerSourceEventsAreTheRecordsEvents: Decode reads a receiver's
+// source a batch at a time, with the events the receiver read (not its
+// lines again), directly and through the analysis's spool; the events are
+// those Decode reads from the record of the same lines, and the spool's
+// copy holds those lines.
+func TestListenerSourceEventsAreTheRecordsEvents(t *testing.T) {
+	for _, spooled := range []bool{false, true} {
+		var rec bytes.Buffer
+		l := startListener(t, ListenConfig{Record: &rec})
+		src := l.Source()
+		var sp *Spool
+		if spooled {
+			var err error
+			if sp, err = NewSpool(src, t.TempDir()); err != nil {
+				t.Fatal(err)
+			}
+			defer sp.Close()
+			src = sp.Source()
+		}
+		type result struct {
+			events []Event
+			st     Stats
+			err    error
+		}
+		got := make(chan result, 1)
+		go func() {
+			var r result
+			r.st, r.err = Decode(context.Background(), src, Options{Reuse: true, KeyHashes: true, Workers: 2}, func(e *Event) error {
+				r.events = append(r.events, cloneEvent(*e))
+				return nil
+			})
+			got <- r
+		}()
+		kindFirst := make([]string, 3)
+		for i := range kindFirst {
+			kindFirst[i] = eventLine(100 + i)
+		}
+		for _, body := range [][]byte{eventList(0, 50, false), eventList(50, 20, true), listOf(kindFirst...), eventList(70, 400, false)} {
+			if code := send(t, l.URL(), body); code != 200 {
+				t.Fatalf("POST: %d", code)
+			}
+		}
+		if err := l.Close(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		r := <-got
+		if r.err != nil || r.st.Events != 473 || r.st.Lines != 473 {
+			t.Fatalf("spooled %v: Decode: %v, %+v; want 473 events", spooled, r.err, r.st)
+		}
+		var want []Event
+		if _, err := Decode(context.Background(), NewSource("record", bytes.NewReader(rec.Bytes())), Options{KeyHashes: true}, func(e *Event) error {
+			want = append(want, cloneEvent(*e))
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(want, r.events, cmp.AllowUnexported(Event{}, KeyHash{})); diff != "" {
+			t.Errorf("spooled %v: events (-the record's +the source's):\n%s", spooled, diff)
+		}
+		if !spooled {
+			continue
+		}
+		copied, err := sp.Rest()
+		if err != nil {
+			t.Fatal(err)
+		}
+		rc, _ := copied.open()
+		b, _ := io.ReadAll(rc)
+		if !bytes.Equal(b, rec.Bytes()) {
+			t.Errorf("the spool's copy (%d bytes) is not the record (%d bytes)", len(b), rec.Len())
+		}
+	}
+}

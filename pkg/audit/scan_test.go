@@ -264,9 +264,7 @@ func TestDecodeReuseMatches(t *testing.T) {
 
 // cloneEvent copies e's strings out of the block they point into.
 func cloneEvent(e Event) Event {
-	for _, p := range []*string{&e.AuditID, &e.Stage, &e.Verb, &e.RequestURI, &e.Username, &e.PodName, &e.UserAgent,
-		&e.Reason, &e.Message, &e.DetailsKind, &e.ResponseRV, &e.ObjectRef.Resource, &e.ObjectRef.Namespace, &e.ObjectRef.Name,
-		&e.ObjectRef.APIGroup, &e.ObjectRef.APIVersion, &e.ObjectRef.Subresource, &e.ObjectRef.ResourceVersion} {
+	for _, p := range e.strings() {
 		*p = strings.Clone(*p)
 	}
 	return e

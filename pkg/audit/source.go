@@ -23,6 +23,10 @@ type Source struct {
 	// live is set for a receiver's stream (Listener.Source): it bounds
 	// the spool's copy and hears when the copy stops.
 	live *liveStream
+	// batches, when set, opens the stream a batch at a time, its events
+	// already read (a receiver's, and its spool's first reading): Decode
+	// reads it instead of open's bytes.
+	batches func() (batchStream, error)
 }
 
 // liveStream is what a receiver tells the Spool of its stream, and hears

@@ -30,10 +30,12 @@ import (
 // can: the copy followed by the rest of the live stream, read once, with
 // the events read once and not kept counted as lost (liveStream.lost).
 type Spool struct {
-	src  Source
-	mu   sync.Mutex
-	in   io.ReadCloser
-	file *os.File
+	src Source
+	mu  sync.Mutex
+	in  io.Reader
+	// batches is in, when the stream is read a batch at a time.
+	batches batchStream
+	file    *os.File
 	// w writes the copy: the file (a test puts a full disk there).
 	w io.Writer
 	// size is what the copy holds, lineEnd how much of it ends in whole
@@ -80,7 +82,7 @@ func NewSpool(src Source, dir string) (*Spool, error) {
 
 // Source reads the stream once, copying what it reads.
 func (sp *Spool) Source() Source {
-	return Source{Name: sp.src.Name, spooled: true, open: func() (io.ReadCloser, error) {
+	src := Source{Name: sp.src.Name, spooled: true, open: func() (io.ReadCloser, error) {
 		sp.mu.Lock()
 		defer sp.mu.Unlock()
 		if sp.in != nil {
@@ -93,8 +95,27 @@ func (sp *Spool) Source() Source {
 		sp.in = in
 		return io.NopCloser(spoolReader{sp}), nil
 	}}
+	if sp.src.batches != nil {
+		src.batches = func() (batchStream, error) {
+			sp.mu.Lock()
+			defer sp.mu.Unlock()
+			if sp.in != nil {
+				return nil, errors.New("audit: a spool's stream is read once")
+			}
+			bs, err := sp.src.batches()
+			if err != nil {
+				return nil, err
+			}
+			// Rest reads what is left of it as bytes.
+			sp.in, sp.batches = bs, bs
+			return spoolReader{sp}, nil
+		}
+	}
+	return src
 }
 
+// spoolReader reads the stream, as bytes or batches, copying what it
+// reads.
 type spoolReader struct{ sp *Spool }
 
 func (r spoolReader) Read(p []byte) (int, error) {
@@ -105,16 +126,38 @@ func (r spoolReader) Read(p []byte) (int, error) {
 		return 0, io.EOF
 	}
 	n, err := sp.in.Read(p)
-	kept := sp.keep(p[:n])
-	if sp.stopped != "" {
-		// Read once, not kept: lost to a second reading.
-		sp.lostLines += int64(bytes.Count(p[kept:n], newline))
-	}
-	if n > 0 {
-		sp.midLine = p[n-1] != '\n'
-	}
+	sp.took(p[:n])
 	sp.eof = errors.Is(err, io.EOF)
 	return n, err
+}
+
+func (r spoolReader) next() (eventBatch, bool) {
+	sp := r.sp
+	sp.mu.Lock()
+	defer sp.mu.Unlock()
+	if sp.done {
+		return eventBatch{}, false
+	}
+	b, ok := sp.batches.next()
+	if !ok {
+		sp.eof = true
+		return b, false
+	}
+	sp.took(b.lines)
+	return b, true
+}
+
+// took copies what was read, as much as the copy may hold. sp.mu is
+// held.
+func (sp *Spool) took(p []byte) {
+	kept := sp.keep(p)
+	if sp.stopped != "" {
+		// Read once, not kept: lost to a second reading.
+		sp.lostLines += int64(bytes.Count(p[kept:], newline))
+	}
+	if len(p) > 0 {
+		sp.midLine = p[len(p)-1] != '\n'
+	}
 }
 
 // keep appends as much of b to the copy as it may hold and returns how
