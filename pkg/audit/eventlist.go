@@ -109,7 +109,7 @@ func (s *scanner) items(body []byte, fn func(*listItem)) bool {
 		start := s.i
 		it.scanned = false
 		if s.i < len(s.s) && s.s[s.i] == '{' {
-			is := scanner{s: s.s, i: s.i, memo: s.memo}
+			is := scanner{s: s.s, i: s.i, memo: s.memo, inList: true}
 			var top topFields
 			if is.object(func(key string) bool { return top.field(&is, key) }) {
 				top.finish(&it.ev)

@@ -51,6 +51,9 @@ type scanner struct {
 	keyPlain bool
 	// memo, when set, holds the user objects read before.
 	memo *valueMemo
+	// inList says the event is an item of a list, followed by the next
+	// item: the memo is not asked for the values it skips (see memoSkip).
+	inList bool
 }
 
 // userFields is a wireUser as read so far.
@@ -165,9 +168,13 @@ func (t *topFields) field(s *scanner, key string) bool {
 var userKeys = []string{"username", "extra"}
 
 // memoSkip skips a value as skip does, or as one the memo holds: an
-// event's other fields (its annotations, say) repeat too.
+// event's other fields (its annotations, say) repeat too. Not in a list's
+// item: the bytes after a value, which its bucket is found by, run into
+// the next item there (its own auditID), so that a value at an item's end
+// (its annotations) would never be found, and would be kept again and
+// again, each time in the place of one the memo needs.
 func (s *scanner) memoSkip() bool {
-	if s.memo == nil || s.i >= len(s.s) || s.s[s.i] != '{' {
+	if s.memo == nil || s.inList || s.i >= len(s.s) || s.s[s.i] != '{' {
 		return s.skip()
 	}
 	rest := s.s[s.i:]
