@@ -103,7 +103,7 @@ type ListenLimits struct {
 	IdleTimeout time.Duration
 	// ConnsPerAddress bounds the connections one remote address holds at
 	// once: one more is closed when it is accepted, and counted
-	// (RejectConnections). 0 is 64.
+	// (RejectConnections). 0 is 128.
 	ConnsPerAddress int
 }
 
@@ -116,7 +116,7 @@ const (
 	DefaultBodyTimeout     = 10 * time.Second
 	DefaultMinBodyRate     = 64 << 10
 	DefaultIdleTimeout     = 90 * time.Second
-	DefaultConnsPerAddress = 64
+	DefaultConnsPerAddress = 128
 )
 
 // ListenMemory is the memory a receiver holds at most with the default
