@@ -34,6 +34,8 @@ func TestConflictsListenFlags(t *testing.T) {
 		{[]string{"--listen", "127.0.0.1:0", "--webhook-kubeconfig", kc, "--spool-max", "-1Gi"}, `--spool-max "-1Gi": give a positive size`},
 		{[]string{"--listen", "127.0.0.1:0", "--webhook-kubeconfig", kc, "--spool-max", "lots"}, `--spool-max "lots"`},
 		{[]string{"--audit-log", "x.log", "--fail-on-rate", "-1"}, "--fail-on-rate is a fraction of attempts between 0 and 1, got -1"},
+		// No host: the certificate the listener makes must name one.
+		{[]string{"--listen", ":8443", "--webhook-kubeconfig", kc}, "--listen :8443: a certificate of its own is made for an IP address or localhost only: give one of those, or --listen-cert and --listen-key"},
 	} {
 		out, errOut, code := run(t, append([]string{"conflicts"}, tc.args...)...)
 		if code != 2 || out != "" || !strings.Contains(errOut, tc.want) {
