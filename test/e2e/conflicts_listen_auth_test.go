@@ -14,6 +14,7 @@ import (
 	"encoding/json"
 	"encoding/pem"
 	"fmt"
+	"io"
 	"math/big"
 	"net"
 	"net/http"
@@ -39,8 +40,10 @@ import (
 // the report counts its writer as the writer logged itself. Requests
 // another process can forge are refused and counted by reason (no token,
 // a wrong token, text/plain), pass nothing on, and a batch with the token
-// and one malformed item costs that item only. The --record file is 0600
-// and reads back to the same writers.
+// and one malformed item costs that item only. 50 slow senders with the
+// token (a byte a second) hold connections open while the API server
+// sends, and its batches still arrive; the slow bodies are cut and
+// counted. The --record file is 0600 and reads back to the same writers.
 func TestConflictsListenAuthenticatesTheAPIServer(t *testing.T) {
 	t.Parallel() // see TestMain: its own plane
 	addr := freeLoopbackAddr(t)
@@ -73,6 +76,7 @@ func TestConflictsListenAuthenticatesTheAPIServer(t *testing.T) {
 		}
 	}()
 	const agent = "e2e-listen-auth-writer/1.0"
+	slow := slowSenders(addr, kc.AuthInfos[kc.Contexts[kc.CurrentContext].AuthInfo].Token, 50)
 	own := staleWriter(t, p, agent)
 
 	roots := x509.NewCertPool()
@@ -108,11 +112,18 @@ func TestConflictsListenAuthenticatesTheAPIServer(t *testing.T) {
 		}
 	}
 
-	// The webhook flushes its batches every second.
+	// The webhook flushes its batches every second; the slow bodies are
+	// cut within 10 s and a second (the body timeout, plus 64 KiB/s).
 	time.Sleep(5 * time.Second)
+	if cut := <-slow; cut != 50 {
+		t.Errorf("%d of 50 slow senders were cut by the listener, want all", cut)
+	}
 	r := bg.Stop(t)
 	if r.Code != 0 || !strings.Contains(r.Stderr, "receiving audit events at https://"+addr) {
 		t.Fatalf("conflicts --listen: %s", r)
+	}
+	if !strings.Contains(r.Stderr, "50 body cut short or too slow") {
+		t.Errorf("standard error does not count the 50 slow bodies:\n%s", r.Stderr)
 	}
 	// The refusals by reason (pkg/audit's Reject constants), and the
 	// malformed item with its sender.
@@ -253,6 +264,57 @@ func forgedItem(id, userAgent string) string {
 
 func forgedList(items ...string) []byte {
 	return []byte(`{"kind":"EventList","apiVersion":"audit.k8s.io/v1","metadata":{},"items":[` + strings.Join(items, ",") + `]}`)
+}
+
+// slowSenders opens n connections to the listener at addr, each sending
+// a request with the token whose 1,000-byte body comes a byte a second,
+// for at most 30 s; the channel yields how many the listener cut first.
+func slowSenders(addr, token string, n int) <-chan int {
+	cut := make(chan bool, n)
+	for range n {
+		go func() {
+			conn, err := tls.DialWithDialer(&net.Dialer{Timeout: 5 * time.Second}, "tcp", addr, &tls.Config{InsecureSkipVerify: true})
+			if err != nil {
+				cut <- false
+				return
+			}
+			defer func() { _ = conn.Close() }()
+			_ = conn.SetDeadline(time.Now().Add(35 * time.Second))
+			if _, err := fmt.Fprintf(conn, "POST / HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer %s\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n", token); err != nil {
+				cut <- false
+				return
+			}
+			closed := make(chan struct{})
+			go func() {
+				_, _ = io.Copy(io.Discard, conn)
+				close(closed)
+			}()
+			for range 30 {
+				select {
+				case <-closed:
+					cut <- true
+					return
+				case <-time.After(time.Second):
+				}
+				if _, err := conn.Write([]byte("[")); err != nil {
+					cut <- true
+					return
+				}
+			}
+			cut <- false
+		}()
+	}
+	total := make(chan int, 1)
+	go func() {
+		k := 0
+		for range n {
+			if <-cut {
+				k++
+			}
+		}
+		total <- k
+	}()
+	return total
 }
 
 // waitFile waits until path exists.
