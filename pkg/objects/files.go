@@ -218,7 +218,7 @@ type document struct {
 // reports whether r held anything but white space.
 func splitStream(name string, r io.Reader, max int, fn func(document) error) (content bool, err error) {
 	lines := input.NewLines(name, r, max)
-	lines.Separator = isSeparator
+	lines.Separator = input.YAMLSeparator
 	for n := 0; ; n++ {
 		data, line, err := lines.Next()
 		if errors.Is(err, io.EOF) {
@@ -233,17 +233,6 @@ func splitStream(name string, r io.Reader, max int, fn func(document) error) (co
 			return content, err
 		}
 	}
-}
-
-// isSeparator reports whether line is a "---" line: "---", then only
-// white space or a comment.
-func isSeparator(line []byte) bool {
-	rest, ok := bytes.CutPrefix(line, []byte("---"))
-	if !ok {
-		return false
-	}
-	rest, _, _ = bytes.Cut(rest, []byte("#"))
-	return len(bytes.TrimSpace(rest)) == 0
 }
 
 // readError returns the errors that name the file already (a document
@@ -292,7 +281,7 @@ func decodeDocument(name, display string, doc document) ([]Object, error) {
 		return nil, nil
 	}
 	// Leading comment lines count towards the document's first line.
-	first := doc.line + leadingBlankLines(doc.data)
+	first := doc.line + input.LeadingComments(doc.data)
 	js, err := yaml.YAMLToJSON(doc.data)
 	if err != nil {
 		return nil, yamlError(display, doc.line, first, err)
@@ -452,16 +441,4 @@ func isBlank(data []byte) bool {
 		}
 	}
 	return true
-}
-
-func leadingBlankLines(data []byte) int {
-	n := 0
-	for _, l := range bytes.Split(data, []byte("\n")) {
-		t := bytes.TrimSpace(l)
-		if len(t) != 0 && t[0] != '#' {
-			return n
-		}
-		n++
-	}
-	return n
 }
