@@ -90,7 +90,7 @@ func Parse(name string, data []byte) (*File, error) {
 // data and no further.
 func parseDocument(name string, data []byte, line int) ([]*Object, error) {
 	var root yaml.Node
-	if err := yaml.Unmarshal(data, &root); err != nil {
+	if err := yaml.Unmarshal(firstDocument(data), &root); err != nil {
 		return nil, syntaxError(name, line, line+input.LeadingComments(data), err)
 	}
 	if root.Kind != yaml.DocumentNode || len(root.Content) == 0 || isNull(root.Content[0]) {
@@ -106,6 +106,42 @@ func parseDocument(name string, data []byte, line int) ([]*Object, error) {
 		return nil, fmt.Errorf("%s:%d: invalid YAML: %w", input.Display(name), d.first, err)
 	}
 	return d.objects, nil
+}
+
+// firstDocument cuts data before its second YAML document, which yaml/v2
+// never reads, but which yaml/v3 scans a token into (and may fail on)
+// while it looks for comments after the first. A document marker ("---"
+// or "..." at the start of a line, then a blank or the line's end) ends
+// any scalar, so it ends the document wherever it is.
+func firstDocument(data []byte) []byte {
+	content := false
+	for off := 0; off < len(data); {
+		end := bytes.IndexByte(data[off:], '\n')
+		if end < 0 {
+			end = len(data) - off
+		}
+		line := data[off : off+end]
+		switch {
+		case content && isMarker(line, "..."):
+			return data[:off]
+		case isMarker(line, "---"):
+			if content {
+				return data[:off]
+			}
+			content = true
+		default:
+			t := bytes.TrimSpace(line)
+			content = content || len(t) > 0 && t[0] != '#' && t[0] != '%'
+		}
+		off += end + 1
+	}
+	return data
+}
+
+// isMarker reports whether line begins with the document marker m.
+func isMarker(line []byte, m string) bool {
+	rest, ok := bytes.CutPrefix(line, []byte(m))
+	return ok && (len(rest) == 0 || rest[0] == ' ' || rest[0] == '\t' || rest[0] == '\r')
 }
 
 var yamlLine = regexp.MustCompile(`line (\d+)`)

@@ -306,3 +306,19 @@ metadata: {name: plain}
 		})
 	}
 }
+
+// A "---" line with content after it is no separator: sigs.k8s.io/yaml
+// reads the first YAML document of what is left and never the rest, so
+// Parse does not fail on the rest either.
+func TestFirstDocumentOnly(t *testing.T) {
+	for _, input := range []string{
+		"kind: A\napiVersion: v1\n--- 0:\n",
+		"kind: A\napiVersion: v1\n...\n: : bad\n",
+		"--- {kind: A, apiVersion: v1}\n--- x: :\n",
+	} {
+		f, err := Parse("f.yaml", []byte(input))
+		if err != nil || len(f.Objects) != 1 {
+			t.Errorf("Parse(%q) = %v, %v; want one object", input, f, err)
+		}
+	}
+}
