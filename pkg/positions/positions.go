@@ -89,16 +89,22 @@ func Parse(name string, data []byte) (*File, error) {
 // of the file. Like sigs.k8s.io/yaml, it reads the first YAML document of
 // data and no further.
 func parseDocument(name string, data []byte, line int) ([]*Object, error) {
+	lead := input.LeadingComments(data)
+	if lead > bytes.Count(data, []byte("\n")) {
+		// Only blank and comment lines: pkg/objects skips the document
+		// unparsed, whatever bytes its comments hold.
+		return nil, nil
+	}
 	var root yaml.Node
 	if err := yaml.Unmarshal(firstDocument(data), &root); err != nil {
-		return nil, syntaxError(name, line, line+input.LeadingComments(data), err)
+		return nil, syntaxError(name, line, line+lead, err)
 	}
 	if root.Kind != yaml.DocumentNode || len(root.Content) == 0 || isNull(root.Content[0]) {
 		return nil, nil
 	}
 	d := &document{
 		lines:    newLineMap(data, line),
-		first:    line + input.LeadingComments(data),
+		first:    line + lead,
 		template: helmSource(data),
 		budget:   len(data) + 1,
 	}

@@ -322,3 +322,12 @@ func TestFirstDocumentOnly(t *testing.T) {
 		}
 	}
 }
+
+// A document of comments only is skipped unparsed, as pkg/objects skips
+// it, whatever bytes the comments hold.
+func TestCommentOnlyDocument(t *testing.T) {
+	f, err := Parse("f.yaml", []byte("# \x00\n---\nkind: A\napiVersion: v1\n"))
+	if err != nil || len(f.Objects) != 1 || f.Objects[0].Start.Line != 3 {
+		t.Errorf("Parse = %v, %v; want one object on line 3", f, err)
+	}
+}
