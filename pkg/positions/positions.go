@@ -97,7 +97,7 @@ func parseDocument(name string, data []byte, line int) ([]*Object, error) {
 	}
 	var root yaml.Node
 	if err := yaml.Unmarshal(firstDocument(data), &root); err != nil {
-		return nil, syntaxError(name, line, line+lead, err)
+		return nil, syntaxError(name, newLineMap(data, line), line+lead, err)
 	}
 	if root.Kind != yaml.DocumentNode || len(root.Content) == 0 || isNull(root.Content[0]) {
 		return nil, nil
@@ -155,12 +155,12 @@ var yamlLine = regexp.MustCompile(`line (\d+)`)
 // syntaxError rewrites a YAML parser error, whose line counts from the
 // start of the document, into "file:line: invalid YAML: reason", the line
 // counted from the start of the file, as pkg/objects reports it.
-func syntaxError(name string, docLine, first int, err error) error {
+func syntaxError(name string, lines lineMap, first int, err error) error {
 	msg := strings.TrimPrefix(err.Error(), "yaml: ")
 	line := first
 	if m := yamlLine.FindStringSubmatchIndex(msg); m != nil {
 		n, _ := strconv.Atoi(msg[m[2]:m[3]])
-		line = docLine + n - 1
+		line = lines.pos(&yaml.Node{Line: n, Column: 1}).Line
 		msg = msg[:m[0]] + msg[m[1]:]
 	}
 	msg = strings.TrimLeft(msg, ": ")

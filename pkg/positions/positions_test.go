@@ -99,6 +99,8 @@ func TestLocate(t *testing.T) {
 		{"duplicate key: the last one wins", "kind: A\napiVersion: v1\nkind: B\n", 0, ".kind", "3:1"},
 		{"merge key before a key: merged value replaces it", "kind: A\napiVersion: v1\nx: 1\n<<: {x: 2}\n", 0, ".x", "4:6"},
 		{"YAML 1.1 key", "kind: A\napiVersion: v1\ndata:\n  yes: 1\n", 0, ".data.true", "4:3"},
+		{"key that is a document marker alone", "kind: A\napiVersion: v1\ndata:\n  ---: 1\n  ...: 2\n", 0, `.data["---"]`, "4:3"},
+		{"key that is a document end alone", "kind: A\napiVersion: v1\ndata:\n  ---: 1\n  ...: 2\n", 0, `.data["..."]`, "5:3"},
 		{"number key", "kind: A\napiVersion: v1\ndata:\n  0x10: 1\n", 0, ".data.16", "4:3"},
 		{"key that is a number in the path", "kind: A\napiVersion: v1\nspec:\n  ports:\n  - {port: 443}\n  - {port: 80.0}\n", 0, ".spec.ports[port=80]", "6:5"},
 		{"lone carriage return breaks no line", "kind: A\napiVersion: v1\ndata: {a: \"x\"}\r  \nb: 1\n", 0, ".b", "4:1"},

@@ -3,6 +3,7 @@ package positions
 import (
 	"math"
 	"strconv"
+	"strings"
 
 	yamlv2 "go.yaml.in/yaml/v2"
 	"go.yaml.in/yaml/v3"
@@ -20,8 +21,11 @@ const quoted = yaml.TaggedStyle | yaml.DoubleQuotedStyle | yaml.SingleQuotedStyl
 func scalarValue(n *yaml.Node) any {
 	var v any
 	if n.Style&quoted == 0 {
-		if err := yamlv2.Unmarshal([]byte(n.Value), &v); err == nil && isScalar(v) {
-			return v
+		// The value of a one-line mapping, so that text that would mean
+		// something else alone ("---" is a document marker) stays a scalar.
+		var m map[string]any
+		if err := yamlv2.Unmarshal([]byte("k: "+n.Value), &m); err == nil && isScalar(m["k"]) {
+			return m["k"]
 		}
 		return n.Value
 	}
@@ -45,7 +49,7 @@ func keyString(k *yaml.Node) (string, bool) {
 	if k.Kind != yaml.ScalarNode {
 		return "", false
 	}
-	if k.Style&quoted == 0 && k.Value != "" && !maybeNonString(k.Value[0]) {
+	if k.Style&quoted == 0 && k.Value != "" && !maybeNonString(k.Value) {
 		return k.Value, true
 	}
 	switch v := scalarValue(k).(type) {
@@ -63,15 +67,22 @@ func keyString(k *yaml.Node) (string, bool) {
 	return "", false
 }
 
-// maybeNonString reports whether a plain scalar starting with c may
-// resolve to something other than a string (a number, a bool, null):
-// the common keys (apiVersion, name) take the short way.
-func maybeNonString(c byte) bool {
-	switch c {
-	case '-', '+', '.', '~', 'y', 'Y', 'n', 'N', 't', 'T', 'f', 'F', 'o', 'O':
-		return true
-	}
-	return c >= '0' && c <= '9'
+// maybeNonString reports whether the plain scalar s may resolve to
+// something other than a string under YAML 1.1 (a number, a bool, null,
+// a timestamp), so that the common keys (apiVersion, name) need no
+// parse: those start with a digit, a sign, a dot or ~, or are one of
+// the words below.
+func maybeNonString(s string) bool {
+	return strings.ContainsRune("0123456789+-.~", rune(s[0])) || yaml11Words[s]
+}
+
+// yaml11Words are the words yaml/v2 resolves to a bool or null.
+var yaml11Words = map[string]bool{
+	"y": true, "Y": true, "yes": true, "Yes": true, "YES": true,
+	"n": true, "N": true, "no": true, "No": true, "NO": true,
+	"true": true, "True": true, "TRUE": true, "false": true, "False": true, "FALSE": true,
+	"on": true, "On": true, "ON": true, "off": true, "Off": true, "OFF": true,
+	"null": true, "Null": true, "NULL": true,
 }
 
 // floatKey formats a float key as sigs.k8s.io/yaml does.
