@@ -56,6 +56,10 @@ type store struct {
 	// removed (every request then answers 404); 0 keeps it served.
 	servedLists int
 	lists       int
+	// cacheBehindStreams is how many streaming lists answer "Too large
+	// resource version" (a watch cache behind storage, as kine's under
+	// load) before one is served.
+	cacheBehindStreams int
 }
 
 func newStore(n int) *store {
@@ -131,6 +135,10 @@ func (s *store) Watch(ctx context.Context, o metav1.ListOptions) (watch.Interfac
 		s.compacted = asked + 1
 	}
 	switch {
+	case o.SendInitialEvents != nil && *o.SendInitialEvents && s.cacheBehindStreams > 0:
+		s.cacheBehindStreams--
+		st := apierrors.NewTimeoutError(fmt.Sprintf("Too large resource version: %d, current: %d", s.rv, s.rv-1), 1).ErrStatus
+		ch <- watch.Event{Type: watch.Error, Object: &st}
 	case o.SendInitialEvents != nil && *o.SendInitialEvents:
 		for i := range s.items {
 			ch <- watch.Event{Type: watch.Added, Object: &s.items[i]}
@@ -352,3 +360,20 @@ func TestFirstAnswersKeepsRetriesOf429(t *testing.T) {
 type roundTrip func(*http.Request) (*http.Response, error)
 
 func (f roundTrip) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
+
+// TestStreamingListWhileTheCacheIsBehind: a streaming list answered "Too
+// large resource version" (the watch cache behind storage, as kine's under
+// load) is opened again; two such answers, then a served one, pass; a
+// cache that stays behind is a warning, not a failure of the check.
+func TestStreamingListWhileTheCacheIsBehind(t *testing.T) {
+	for _, tc := range []struct {
+		behind int
+		want   Status
+	}{{0, Pass}, {streamTries - 1, Pass}, {streamTries, Warn}} {
+		s := newStore(7)
+		s.cacheBehindStreams = tc.behind
+		if got := statuses(t, s)[InitialEventsEnd]; got != tc.want {
+			t.Errorf("%d answers of too large resource version: %s, want %s", tc.behind, got, tc.want)
+		}
+	}
+}
