@@ -241,3 +241,28 @@ func TestHottestTimeline(t *testing.T) {
 		t.Errorf("timeline of %v: %+v", rep.TimelineObject, rep.Timeline)
 	}
 }
+
+// TestReportKeepsEveryRowMost409sFirst: the report lists every object and
+// writer, however many, those with 409s first even when quiet ones have
+// more attempts; the printers choose how many to show (--top).
+func TestReportKeepsEveryRowMost409sFirst(t *testing.T) {
+	var evs []audit.Event
+	for i := range 30 {
+		for j := range 5 {
+			evs = append(evs, ev(100*i+j, fmt.Sprintf("q/quiet-%02d", i), "update", fmt.Sprintf("configmaps/quiet-%02d", i), 200))
+		}
+	}
+	evs = append(evs, ev(5000, "h/hot", "update", "configmaps/hot", 200), ev(5001, "h/hot", "update", "configmaps/hot", 409))
+	rep := report(NewConfig(), evs...)
+	if len(rep.Objects) != 31 || len(rep.Writers) != 31 || rep.Summary.Objects != 31 || rep.Summary.Writers != 31 {
+		t.Fatalf("%d objects and %d writers, summary %d and %d: want all 31 of each", len(rep.Objects), len(rep.Writers), rep.Summary.Objects, rep.Summary.Writers)
+	}
+	if o, w := rep.Objects[0], rep.Writers[0]; o.Object.Name != "hot" || o.Conflicts != 1 || w.Writer.String() != "h/hot" {
+		t.Errorf("first object %s, first writer %s: want the one with the 409", o.Object, w.Writer)
+	}
+	for i := 1; i < len(rep.Objects); i++ {
+		if a, b := rep.Objects[i-1], rep.Objects[i]; a.Conflicts < b.Conflicts || a.Conflicts == b.Conflicts && a.Attempts < b.Attempts {
+			t.Errorf("object %d (%s: %d 409s, %d attempts) before %s (%d, %d)", i-1, a.Object, a.Conflicts, a.Attempts, b.Object, b.Conflicts, b.Attempts)
+		}
+	}
+}

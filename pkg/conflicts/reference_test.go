@@ -566,9 +566,6 @@ func (t *refTotals) fill(rep *Report, cfg Config) {
 	slices.SortFunc(rep.Objects, func(a, b ObjectStats) int {
 		return cmp.Or(cmp.Compare(b.Conflicts, a.Conflicts), cmp.Compare(b.Attempts, a.Attempts), cmp.Compare(a.Object.String(), b.Object.String()))
 	})
-	if cfg.Top > 0 {
-		rep.Writers, rep.Objects = rep.Writers[:min(cfg.Top, len(rep.Writers))], rep.Objects[:min(cfg.Top, len(rep.Objects))]
-	}
 	rep.Causes = []CauseStats{}
 	for _, info := range Causes {
 		if ws := t.causes[info.Cause]; len(ws) > 0 {

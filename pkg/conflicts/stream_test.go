@@ -174,12 +174,12 @@ func TestStreamMatchesReference(t *testing.T) {
 	writeLog(t, servers, append(genLog(3, 3000, t0), genLog(4, 3000, t0)...))
 
 	cfgs := map[string]func(*Config){
-		"default":         func(*Config) {},
-		"short window":    func(c *Config) { c.RetryWindow = 200 * time.Millisecond },
-		"timeline":        func(c *Config) { c.Object = &ObjectKey{Resource: "configmap", Name: "c-1"} },
-		"timeline rr":     func(c *Config) { c.Object = &ObjectKey{Resource: "configmaps", Namespace: "ns", Name: "rr-0"} },
-		"hottest":         func(c *Config) { c.HottestTimeline = true },
-		"since until top": func(c *Config) { c.Since, c.Until, c.Top = t0.Add(time.Minute), t0.Add(4*time.Minute), 3 },
+		"default":      func(*Config) {},
+		"short window": func(c *Config) { c.RetryWindow = 200 * time.Millisecond },
+		"timeline":     func(c *Config) { c.Object = &ObjectKey{Resource: "configmap", Name: "c-1"} },
+		"timeline rr":  func(c *Config) { c.Object = &ObjectKey{Resource: "configmaps", Namespace: "ns", Name: "rr-0"} },
+		"hottest":      func(c *Config) { c.HottestTimeline = true },
+		"since until":  func(c *Config) { c.Since, c.Until = t0.Add(time.Minute), t0.Add(4*time.Minute) },
 	}
 	// A log on stdin is read as a stream, copied as it is read, and read
 	// again from the copy when needed.

@@ -185,9 +185,6 @@ func (t *totals) fill(rep *Report, cfg Config, objects []*objState, keys []*audi
 		return cmp.Compare(a.Writer.String(), b.Writer.String())
 	})
 	sortObjects(rep.Objects)
-	if cfg.Top > 0 {
-		rep.Writers, rep.Objects = rep.Writers[:min(cfg.Top, len(rep.Writers))], rep.Objects[:min(cfg.Top, len(rep.Objects))]
-	}
 	rep.Causes = []CauseStats{}
 	for _, info := range Causes {
 		if ws := t.causes[info.Cause]; len(ws) > 0 {

@@ -274,8 +274,6 @@ type Config struct {
 	Strict bool
 	// Parallel is how many sources are decoded at once.
 	Parallel int
-	// Top limits the objects and writers listed; 0 is all.
-	Top int
 	// MemoryLimit is the soft limit on the Go runtime's memory that
 	// Analyze sets while it runs (runtime/debug.SetMemoryLimit), in bytes:
 	// the garbage collector then runs when the heap nears it, neither

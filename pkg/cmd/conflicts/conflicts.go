@@ -358,7 +358,7 @@ func (o *ConflictsOptions) Validate() error {
 	if cfg.Resources, err = apitypes.ParseResourceFilter(o.Resources); err != nil {
 		return exitcode.Usagef("--resource %w", err)
 	}
-	cfg.RetryWindow, cfg.Strict, cfg.Top, cfg.HottestTimeline = o.RetryWindow, o.Strict, o.Top, o.Report != "" || o.Scenario != ""
+	cfg.RetryWindow, cfg.Strict, cfg.HottestTimeline = o.RetryWindow, o.Strict, o.Report != "" || o.Scenario != ""
 	if o.Listen != "" && cfg.MemoryLimit > 0 {
 		// The receiver's queue is memory beside the analysis's, not in it.
 		cfg.MemoryLimit += audit.ListenMemory
@@ -459,15 +459,16 @@ func (o *ConflictsOptions) print(rep *conflicts.Report) error {
 	if err != nil {
 		return err
 	}
+	top := o.Top
 	if p.Structured() {
 		scope := conflictsprint.Scope{AuditLogs: append(slices.Clip(o.AuditLogs), o.Sources...), Since: o.Since, Until: o.Until, RetryWindow: o.RetryWindow.String(), Object: o.Object}
-		return p.PrintObject(conflictsprint.NewDocument(rep, scope))
+		return p.PrintObject(conflictsprint.NewDocument(rep, scope, top))
 	}
 	view := o.View
 	if view == "" && o.Object != "" {
 		view = conflictsprint.ViewTimeline
 	}
-	return conflictsprint.Print(p, rep, view)
+	return conflictsprint.Print(p, rep, view, top)
 }
 
 func (o *ConflictsOptions) writeReport(rep *conflicts.Report) error {

@@ -48,27 +48,57 @@ type Document struct {
 	Timeline        []conflicts.Attempt     `json:"timeline,omitempty"`
 }
 
-// NewDocument wraps a report for printing.
-func NewDocument(rep *conflicts.Report, scope Scope) Document {
+// DefaultTop is how many objects and writers a table shows when the user
+// chose no number: a screenful, the most 409s first.
+const DefaultTop = 20
+
+// NewDocument wraps a report for printing, with at most top objects and
+// writers (0: all).
+func NewDocument(rep *conflicts.Report, scope Scope, top int) Document {
+	rep = limit(rep, top)
 	return Document{TypeMeta: output.NewTypeMeta(Kind), Scope: scope, Summary: rep.Summary, Input: rep.Input,
 		Objects: rep.Objects, Writers: rep.Writers, Causes: rep.Causes, Timeline: rep.Timeline}
 }
 
-// Print writes the view's table, then a one-line summary.
-func Print(p *output.Printer, rep *conflicts.Report, view string) error {
+// limit returns rep with its first top objects and writers (0: all), the
+// most 409s first as the report sorts them; rep itself is left whole.
+// It is the one place --top cuts: the report keeps every row, for
+// --fail-on-rate and --scenario.
+func limit(rep *conflicts.Report, top int) *conflicts.Report {
+	if top <= 0 || len(rep.Objects) <= top && len(rep.Writers) <= top {
+		return rep
+	}
+	cut := *rep
+	cut.Objects, cut.Writers = rep.Objects[:min(top, len(rep.Objects))], rep.Writers[:min(top, len(rep.Writers))]
+	return &cut
+}
+
+// Print writes the view's table, then a one-line summary. The objects and
+// writers views show at most top rows (0: all), then a line saying how
+// many there are and how to see them all; the timeline and causes are
+// never cut.
+func Print(p *output.Printer, rep *conflicts.Report, view string, top int) error {
 	var t *output.TableData
+	rows, noun := 0, ""
 	switch view {
 	case ViewWriters:
-		t = Writers(rep)
+		t, rows, noun = Writers(limit(rep, top)), len(rep.Writers), "writers"
 	case ViewTimeline:
 		t = Timeline(rep)
 	case ViewCauses:
 		t = Causes(rep)
 	default:
-		t = Objects(rep)
+		t, rows, noun = Objects(limit(rep, top)), len(rep.Objects), "objects"
 	}
 	if len(t.Rows) > 0 {
 		if err := p.PrintTable(t); err != nil {
+			return err
+		}
+	}
+	if len(t.Rows) < rows {
+		// On stdout with the summary line: both are the report's, not
+		// warnings.
+		if _, err := fmt.Fprintf(p.Out, "%d of %d %s shown (the most 409s first); --top 0 shows all\n", len(t.Rows), rows, noun); err != nil {
 			return err
 		}
 	}

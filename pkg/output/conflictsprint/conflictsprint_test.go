@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"strings"
 	"testing"
 	"time"
 
@@ -48,7 +49,7 @@ func TestPrint(t *testing.T) {
 		t.Run(view, func(t *testing.T) {
 			var buf bytes.Buffer
 			p := &output.Printer{Out: &buf, Format: output.Table}
-			if err := Print(p, report(), view); err != nil {
+			if err := Print(p, report(), view, DefaultTop); err != nil {
 				t.Fatal(err)
 			}
 			golden.Assert(t, view+".txt", buf.Bytes())
@@ -59,7 +60,7 @@ func TestPrint(t *testing.T) {
 func TestDocument(t *testing.T) {
 	var buf bytes.Buffer
 	p := &output.Printer{Out: &buf, Format: output.JSON}
-	if err := p.PrintObject(NewDocument(report(), Scope{AuditLogs: []string{"audit.log"}, RetryWindow: "5s"})); err != nil {
+	if err := p.PrintObject(NewDocument(report(), Scope{AuditLogs: []string{"audit.log"}, RetryWindow: "5s"}, 0)); err != nil {
 		t.Fatal(err)
 	}
 	golden.Assert(t, "report.json", buf.Bytes())
@@ -141,7 +142,7 @@ func TestPrintTick(t *testing.T) {
 // TestDocumentJSONIsMarshalIndent holds AppendIndentedJSON to
 // json.MarshalIndent, on documents with and without the optional parts.
 func TestDocumentJSONIsMarshalIndent(t *testing.T) {
-	full := NewDocument(report(), Scope{AuditLogs: []string{"a.log", "b.log"}, Since: "1h", RetryWindow: "5s", Object: "cm/x"})
+	full := NewDocument(report(), Scope{AuditLogs: []string{"a.log", "b.log"}, Since: "1h", RetryWindow: "5s", Object: "cm/x"}, 0)
 	odd := full
 	odd.Objects = append([]conflicts.ObjectStats{
 		{Object: conflicts.ObjectKey{Group: "coordination.k8s.io", Resource: "leases", Namespace: "kube-system", Name: "<lease>&\u2028\"x\"\\"}},
@@ -156,7 +157,7 @@ func TestDocumentJSONIsMarshalIndent(t *testing.T) {
 		{Writer: audit.Writer{FieldManager: "r"}, RetrySeconds: 12.5},
 		{ConflictRate: 0.1 + 0.2, LostTo: []conflicts.Count{}},
 	}, full.Writers...)
-	empty := NewDocument(&conflicts.Report{}, Scope{})
+	empty := NewDocument(&conflicts.Report{}, Scope{}, 0)
 	noObjects := full
 	noObjects.Objects = []conflicts.ObjectStats{}
 	noObjects.Writers = []conflicts.WriterStats{}
@@ -187,8 +188,8 @@ func TestPrintedJSONIsMarshalIndent(t *testing.T) {
 		rep.Objects = append(rep.Objects, conflicts.ObjectStats{Object: conflicts.ObjectKey{Resource: "configmaps", Namespace: "ns", Name: fmt.Sprintf("cm-%d", i)},
 			Tally: conflicts.Tally{Attempts: i, Conflicts: i % 7}, Writers: 2, WorstWriter: "w\"<", WorstConflicts: i % 7})
 	}
-	long := NewDocument(rep, Scope{AuditLogs: []string{"a.log"}, RetryWindow: "5s"})
-	short := NewDocument(report(), Scope{AuditLogs: []string{"a.log"}, RetryWindow: "5s"})
+	long := NewDocument(rep, Scope{AuditLogs: []string{"a.log"}, RetryWindow: "5s"}, 0)
+	short := NewDocument(report(), Scope{AuditLogs: []string{"a.log"}, RetryWindow: "5s"}, 0)
 	for name, d := range map[string]Document{"long": long, "short": short} {
 		want, err := json.MarshalIndent(d, "", "  ")
 		if err != nil {
@@ -237,12 +238,86 @@ func TestWideNamesTheFieldsOfApplyConflicts(t *testing.T) {
 	for _, view := range []string{ViewCauses, ViewTimeline} {
 		for _, format := range []output.Format{output.Wide, output.Table} {
 			var buf bytes.Buffer
-			if err := Print(&output.Printer{Out: &buf, Format: format}, rep, view); err != nil {
+			if err := Print(&output.Printer{Out: &buf, Format: format}, rep, view, 0); err != nil {
 				t.Fatal(err)
 			}
 			if got := bytes.Contains(buf.Bytes(), []byte(want)); got != (format == output.Wide) {
 				t.Errorf("%s view, -o %s: names the fields %v, want %v:\n%s", view, format, got, format == output.Wide, buf.String())
 			}
+		}
+	}
+}
+
+// crowded is report() with 24 more objects and writers, none with a 409,
+// after the report's own (the report sorts them so), and 24 more
+// attempts in the timeline.
+func crowded() *conflicts.Report {
+	rep := report()
+	for i := range 24 {
+		rep.Objects = append(rep.Objects, conflicts.ObjectStats{Object: conflicts.ObjectKey{Resource: "configmaps", Namespace: "ns", Name: fmt.Sprintf("quiet-%02d", i)},
+			Tally: conflicts.Tally{Attempts: 1, Successes: 1}, Writers: 1})
+		rep.Writers = append(rep.Writers, conflicts.WriterStats{Writer: audit.Writer{User: "u", FieldManager: fmt.Sprintf("quiet-%02d", i)},
+			Tally: conflicts.Tally{Attempts: 1, Successes: 1}})
+		rep.Timeline = append(rep.Timeline, conflicts.Attempt{Received: t0.Add(time.Second), Writer: "u/quiet", Verb: "update", Code: 200, Chain: 2, Step: 1})
+	}
+	return rep
+}
+
+// TestPrintTop: the objects and writers tables show top rows and then a
+// line saying how many there are and how to see them all, before the
+// summary; with every row shown there is no such line; the timeline and
+// causes are never cut; the report itself keeps every row.
+func TestPrintTop(t *testing.T) {
+	rep := crowded()
+	print := func(view string, top int) string {
+		t.Helper()
+		var buf bytes.Buffer
+		if err := Print(&output.Printer{Out: &buf, Format: output.Table}, rep, view, top); err != nil {
+			t.Fatal(err)
+		}
+		return buf.String()
+	}
+	golden.Assert(t, "objects-top.txt", []byte(print(ViewObjects, 3)))
+	for _, tc := range []struct {
+		view      string
+		top, rows int
+		footer    string
+	}{
+		{ViewObjects, DefaultTop, 20, "20 of 25 objects shown (the most 409s first); --top 0 shows all\n\n"},
+		{ViewWriters, DefaultTop, 20, "20 of 26 writers shown (the most 409s first); --top 0 shows all\n\n"},
+		{ViewObjects, 0, 25, ""},
+		{ViewWriters, 26, 26, ""},
+		{ViewTimeline, 2, 27, ""},
+		{ViewCauses, 0, 1, ""},
+	} {
+		out := print(tc.view, tc.top)
+		table, _, _ := strings.Cut(out, "\n\n")
+		rows := strings.Count(table, "\n") // the header and the rows, less the last newline
+		if tc.footer != "" {
+			rows--
+		}
+		if rows != tc.rows {
+			t.Errorf("%s --top %d: %d rows, want %d:\n%s", tc.view, tc.top, rows, tc.rows, out)
+		}
+		if got := strings.Contains(out, "shown"); got != (tc.footer != "") || tc.footer != "" && !strings.Contains(out, "\n"+tc.footer) {
+			t.Errorf("%s --top %d: want the line %q before the summary:\n%s", tc.view, tc.top, tc.footer, out)
+		}
+	}
+	if len(rep.Objects) != 25 || len(rep.Writers) != 26 {
+		t.Errorf("printing cut the report: %d objects, %d writers", len(rep.Objects), len(rep.Writers))
+	}
+}
+
+// TestDocumentTop: the document keeps every object and writer unless
+// given a top; the summary counts them all either way.
+func TestDocumentTop(t *testing.T) {
+	rep := crowded()
+	rep.Summary.Objects, rep.Summary.Writers = 25, 26
+	for _, tc := range []struct{ top, objects, writers int }{{0, 25, 26}, {3, 3, 3}, {25, 25, 25}, {100, 25, 26}} {
+		d := NewDocument(rep, Scope{}, tc.top)
+		if len(d.Objects) != tc.objects || len(d.Writers) != tc.writers || d.Summary.Objects != 25 || d.Summary.Writers != 26 || len(d.Timeline) != 27 {
+			t.Errorf("top %d: %d objects, %d writers, %d attempts, summary %d/%d; want %d, %d, 27, 25/26",
+				tc.top, len(d.Objects), len(d.Writers), len(d.Timeline), d.Summary.Objects, d.Summary.Writers, tc.objects, tc.writers)
 		}
 	}
 }
