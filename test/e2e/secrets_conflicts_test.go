@@ -56,7 +56,7 @@ func TestConflictsNeverPrintsSecrets(t *testing.T) {
 	dir := t.TempDir()
 	for _, view := range []string{"objects", "writers", "timeline", "causes"} {
 		for _, o := range []string{"table", "json", "yaml"} {
-			args := []string{"conflicts", "--audit-log", log, "--view", view, "-o", o}
+			args := []string{"conflicts", "--audit-log", log, "--view", view, "-o", o, "--top", "0"}
 			if view == "timeline" {
 				args = append(args, "--object", "secrets/conflicted", "-n", ns)
 			}

@@ -184,7 +184,7 @@ func NewCmdConflicts(f *cmdutil.Factory, streams genericiooptions.IOStreams) *co
 	fs.StringVar(&o.Since, "since", "", "Only requests received at or after this time: RFC 3339 (2026-11-24T10:00:00Z) or a duration back from now (5m, 2h).")
 	fs.StringVar(&o.Until, "until", "", "Only requests received before this time: RFC 3339 or a duration back from now.")
 	fs.BoolVar(&o.Strict, "strict", false, "Make every skipped line (a blank line, a last line cut short) an error.")
-	fs.IntVar(&o.Top, "top", 0, "Show only this many objects and writers; 0 is all.")
+	fs.IntVar(&o.Top, "top", 0, "Show only this many objects and writers, the most 409s first; 0 is all. Not given, a table stops at 20 rows and says how many more there are; -o json|yaml keeps every row.")
 	fs.StringVar(&o.Report, "report", "", "Also write a picture of the --object (or the hottest object): writers as lanes over time, 409s, successes and give-ups marked. FILE.svg or FILE.html.")
 	fs.BoolVar(&o.Live, "live", false, "Instead of an audit log, read the API server's /metrics at the start and the end of --for and show the 409s per second by group, resource, subresource and verb.")
 	fs.DurationVar(&o.For, "for", 10*time.Second, "With --live, the time between the two reads of /metrics; with --listen, how long to receive (default: until Ctrl-C).")
@@ -459,7 +459,12 @@ func (o *ConflictsOptions) print(rep *conflicts.Report) error {
 	if err != nil {
 		return err
 	}
+	// A table stops at a screenful unless --top says otherwise; -o json
+	// and yaml, read by programs, keep every row.
 	top := o.Top
+	if !o.set("top") && !p.Structured() {
+		top = conflictsprint.DefaultTop
+	}
 	if p.Structured() {
 		scope := conflictsprint.Scope{AuditLogs: append(slices.Clip(o.AuditLogs), o.Sources...), Since: o.Since, Until: o.Until, RetryWindow: o.RetryWindow.String(), Object: o.Object}
 		return p.PrintObject(conflictsprint.NewDocument(rep, scope, top))

@@ -1,7 +1,9 @@
 package conflicts
 
 import (
+	"encoding/json"
 	"fmt"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -34,6 +36,81 @@ func floodLog(t *testing.T) string {
 		}
 	}
 	return cmdtest.FileWriter(t, t.TempDir())("audit.log", b.String())
+}
+
+// rowStart is how the first cell of a row of floodLog's tables starts.
+var rowStart = regexp.MustCompile(`^(configmaps|u)/`)
+
+// tableRows returns the first cells of the table's rows (before the blank
+// line that ends it) and the lines after them up to the blank line.
+func tableRows(out string) (rows, after []string) {
+	table, _, _ := strings.Cut(out, "\n\n")
+	for _, l := range strings.Split(table, "\n")[1:] {
+		if f := strings.Fields(l); len(f) > 0 && rowStart.MatchString(f[0]) {
+			rows = append(rows, f[0])
+			continue
+		}
+		after = append(after, l)
+	}
+	return rows, after
+}
+
+// TestConflictsTopDefault: the objects and writers tables stop at 20
+// rows, those with 409s first, and say how many there are and how to see
+// them all; --top 0 shows all; -o json keeps every row unless --top is
+// given.
+func TestConflictsTopDefault(t *testing.T) {
+	log := floodLog(t)
+	for _, tc := range []struct {
+		view, noun, hot string
+	}{{"objects", "objects", "configmaps/ns/hot-"}, {"writers", "writers", "u/hot-"}} {
+		t.Run(tc.view, func(t *testing.T) {
+			out, errOut, code := run(t, "conflicts", "--audit-log", log, "--view", tc.view)
+			if code != 0 {
+				t.Fatalf("exit %d: %s", code, errOut)
+			}
+			rows, after := tableRows(out)
+			if len(rows) != 20 {
+				t.Fatalf("%d rows, want 20:\n%s", len(rows), out)
+			}
+			for i, r := range rows[:3] {
+				if !strings.HasPrefix(r, tc.hot) {
+					t.Errorf("row %d is %s, want the 3 with 409s first:\n%s", i, r, out)
+				}
+			}
+			want := fmt.Sprintf("20 of 33 %s shown (the most 409s first); --top 0 shows all", tc.noun)
+			if len(after) != 1 || after[0] != want {
+				t.Errorf("after the rows %q, want %q", after, want)
+			}
+			if !strings.Contains(out, "\n\n192 write attempts, 6 conflicts") || strings.Contains(errOut, "shown") {
+				t.Errorf("the summary line is not after the footer on stdout:\n%s\nstderr %q", out, errOut)
+			}
+			out, _, _ = run(t, "conflicts", "--audit-log", log, "--view", tc.view, "--top", "0")
+			if rows, after := tableRows(out); len(rows) != 33 || len(after) != 0 {
+				t.Errorf("--top 0: %d rows and %q after them, want 33 and no footer:\n%s", len(rows), after, out)
+			}
+			out, _, _ = run(t, "conflicts", "--audit-log", log, "--view", tc.view, "--top", "5")
+			if rows, after := tableRows(out); len(rows) != 5 || len(after) != 1 || !strings.HasPrefix(after[0], "5 of 33 "+tc.noun+" shown") {
+				t.Errorf("--top 5: %d rows and %q after them, want 5 and the footer", len(rows), after)
+			}
+		})
+	}
+	var doc struct {
+		Objects []json.RawMessage `json:"objects"`
+		Writers []json.RawMessage `json:"writers"`
+	}
+	for _, tc := range []struct {
+		args []string
+		want int
+	}{{nil, 33}, {[]string{"--top", "0"}, 33}, {[]string{"--top", "7"}, 7}} {
+		out, errOut, code := run(t, append([]string{"conflicts", "--audit-log", log, "-o", "json"}, tc.args...)...)
+		if code != 0 || json.Unmarshal([]byte(out), &doc) != nil {
+			t.Fatalf("-o json %v: exit %d, stderr %q", tc.args, code, errOut)
+		}
+		if len(doc.Objects) != tc.want || len(doc.Writers) != tc.want {
+			t.Errorf("-o json %v: %d objects and %d writers, want %d each", tc.args, len(doc.Objects), len(doc.Writers), tc.want)
+		}
+	}
 }
 
 // TestConflictsTopKeepsFailOnRate: --top chooses the rows shown, not the
