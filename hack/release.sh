@@ -10,7 +10,11 @@
 #   - writes the sha256 sums to kubectl-rv_VERSION_checksums.txt,
 #   - renders the krew manifest krew/rv.yaml into dist/rv.yaml with each
 #     archive's URI (under $RELEASE_BASE_URL, default the GitHub release of
-#     VERSION) and sha256, and checks it against krew's rules.
+#     VERSION) and sha256, and checks it against krew's rules,
+#   - checks the release as a whole (hack/pack verify, krew.CheckRelease):
+#     each archive's sha256 in the manifest and the checksums, and in each
+#     archive the files the manifest installs, the executable carrying
+#     VERSION, LICENSE and README.md.
 #
 # PLATFORMS="linux/amd64 darwin/arm64" builds only those; the manifest then
 # lists only those (a release for krew-index needs all five).
@@ -98,6 +102,7 @@ done
 (cd "$DIST" && sha256sum -c --quiet "kubectl-rv_${VERSION}_checksums.txt")
 
 "$WORK/pack" manifest -template krew/rv.yaml -version "$VERSION" -base-url "$BASE_URL" -o "$DIST/rv.yaml" "${archives[@]}"
+"$WORK/pack" verify -dir "$DIST" -version "$VERSION" -license LICENSE -platforms "$PLATFORMS"
 
 echo "release: $VERSION in $DIST:" >&2
 ls -1 "$DIST" >&2

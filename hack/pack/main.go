@@ -23,7 +23,7 @@ import (
 
 func main() {
 	if len(os.Args) < 2 {
-		fmt.Fprintln(os.Stderr, "usage: pack archive|manifest [flags] ...")
+		fmt.Fprintln(os.Stderr, "usage: pack archive|manifest|verify [flags] ...")
 		os.Exit(2)
 	}
 	var err error
@@ -32,8 +32,10 @@ func main() {
 		err = archiveCmd(os.Args[2:])
 	case "manifest":
 		err = manifestCmd(os.Args[2:])
+	case "verify":
+		err = verifyCmd(os.Args[2:])
 	default:
-		err = fmt.Errorf("unknown verb %q: want archive or manifest", os.Args[1])
+		err = fmt.Errorf("unknown verb %q: want archive, manifest or verify", os.Args[1])
 	}
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "pack: %v\n", err)
@@ -193,4 +195,29 @@ func manifestCmd(args []string) error {
 			strings.Join(built, ", "), strings.Join(krew.Platforms, ", "))
 	}
 	return os.WriteFile(*out, rendered, 0o644)
+}
+
+// verifyCmd checks a release directory with krew.CheckRelease: the
+// manifest, the checksums and every archive, for the platforms built.
+func verifyCmd(args []string) error {
+	fs := flag.NewFlagSet("verify", flag.ContinueOnError)
+	dir := fs.String("dir", "dist", "release directory (hack/release.sh's DIST)")
+	version := fs.String("version", "", "release version (v0.1.0)")
+	license := fs.String("license", "LICENSE", "the repository's LICENSE, which every archive must ship")
+	platforms := fs.String("platforms", strings.Join(krew.Platforms, " "), "os/arch pairs built, space-separated: the manifest must list exactly these")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("verify: unexpected arguments %q: the release is -dir", fs.Args())
+	}
+	lic, err := os.ReadFile(*license)
+	if err != nil {
+		return fmt.Errorf("-license: %w", err)
+	}
+	r := krew.Release{Dir: *dir, Version: *version, Platforms: strings.Fields(*platforms), License: lic}
+	if _, err := krew.CheckRelease(r); err != nil {
+		return fmt.Errorf("the release in %s fails its check:\n%w", *dir, err)
+	}
+	return nil
 }

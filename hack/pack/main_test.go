@@ -201,3 +201,63 @@ func renderManifest(t *testing.T, out, baseURL string, archives []string) *krew.
 	}
 	return m
 }
+
+// TestVerifyChecksWhatReleaseBuilt is hack/release.sh's last step on a
+// release of two platforms packed by pack archive and pack manifest: it
+// passes for those two, and fails when all five are wanted (make
+// release-check) or an archive changed after the manifest.
+func TestVerifyChecksWhatReleaseBuilt(t *testing.T) {
+	dir := t.TempDir()
+	_, entries := writeInputs(t)
+	in := filepath.Dir(entries[0].path)
+	for name, data := range map[string]string{"kubectl-rv": "built as v0.1.0", "kubectl-rv.exe": "built as v0.1.0", "kubectl_complete-rv": "helper", "kubectl_complete-rv.cmd": "helper", "README.md": "# kubectl rv"} {
+		if err := os.WriteFile(filepath.Join(in, name), []byte(data), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var archives []string
+	var sums strings.Builder
+	for _, a := range []struct{ name, exe, complete string }{
+		{"kubectl-rv_v0.1.0_linux_amd64.tar.gz", "kubectl-rv", "kubectl_complete-rv"},
+		{"kubectl-rv_v0.1.0_windows_amd64.zip", "kubectl-rv.exe", "kubectl_complete-rv.cmd"},
+	} {
+		out := filepath.Join(dir, a.name)
+		args := []string{"-o", out, "-mtime", "1"}
+		for _, f := range []string{a.exe, a.complete, "LICENSE", "README.md"} {
+			args = append(args, f+"="+filepath.Join(in, f))
+		}
+		if err := archiveCmd(args); err != nil {
+			t.Fatal(err)
+		}
+		data, err := os.ReadFile(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sum := sha256.Sum256(data)
+		sums.WriteString(hex.EncodeToString(sum[:]) + "  " + a.name + "\n")
+		archives = append(archives, out)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "kubectl-rv_v0.1.0_checksums.txt"), []byte(sums.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	renderManifest(t, filepath.Join(dir, "rv.yaml"), "https://example.com/dl", archives)
+
+	verify := func(platforms string) error {
+		return verifyCmd([]string{"-dir", dir, "-version", "v0.1.0", "-license", filepath.Join(in, "LICENSE"), "-platforms", platforms})
+	}
+	if err := verify("linux/amd64 windows/amd64"); err != nil {
+		t.Fatalf("verify of the two platforms built: %v", err)
+	}
+	if err := verify(strings.Join(krew.Platforms, " ")); err == nil || !strings.Contains(err.Error(), "no archive for linux/arm64") {
+		t.Errorf("verify wanting all five platforms of a release of two: want linux/arm64 named, got %v", err)
+	}
+	if err := archiveCmd([]string{"-o", archives[0], "-mtime", "2", "kubectl-rv=" + filepath.Join(in, "kubectl-rv"), "LICENSE=" + filepath.Join(in, "LICENSE")}); err != nil {
+		t.Fatal(err)
+	}
+	err := verify("linux/amd64 windows/amd64")
+	for _, want := range []string{"linux_amd64.tar.gz: sha256 of the file", "installs kubectl_complete-rv, which the archive lacks", "linux_amd64.tar.gz: no README.md"} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("verify after the linux archive was repacked without README.md: want %q, got %v", want, err)
+		}
+	}
+}
