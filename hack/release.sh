@@ -17,7 +17,8 @@
 #     VERSION, LICENSE and README.md.
 #
 # PLATFORMS="linux/amd64 darwin/arm64" builds only those; the manifest then
-# lists only those (a release for krew-index needs all five).
+# lists only those (a release for krew-index needs all five). The release
+# e2e test builds two that way; make release-check builds all five.
 #
 # Usage: hack/release.sh v0.1.0   (or: make release VERSION=v0.1.0)
 set -euo pipefail

@@ -3,17 +3,10 @@
 package e2e
 
 import (
-	"archive/tar"
-	"archive/zip"
-	"bufio"
 	"bytes"
-	"compress/gzip"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path"
@@ -28,81 +21,32 @@ import (
 	"github.com/kubectl-rv/kubectl-rv/krew"
 )
 
-// archiveFile is one entry of a release archive.
-type archiveFile struct {
-	mode os.FileMode
-	data []byte
-}
-
-func readArchive(t *testing.T, name string) map[string]archiveFile {
-	t.Helper()
-	files := map[string]archiveFile{}
-	if strings.HasSuffix(name, ".zip") {
-		zr, err := zip.OpenReader(name)
-		if err != nil {
-			t.Fatalf("%s: %v", name, err)
-		}
-		defer zr.Close()
-		for _, f := range zr.File {
-			rc, err := f.Open()
-			if err != nil {
-				t.Fatalf("%s: %s: %v", name, f.Name, err)
-			}
-			data, err := io.ReadAll(rc)
-			rc.Close()
-			if err != nil {
-				t.Fatalf("%s: %s: %v", name, f.Name, err)
-			}
-			files[f.Name] = archiveFile{f.Mode(), data}
-		}
-		return files
-	}
-	fh, err := os.Open(name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer fh.Close()
-	gz, err := gzip.NewReader(fh)
-	if err != nil {
-		t.Fatalf("%s: %v", name, err)
-	}
-	tr := tar.NewReader(gz)
-	for {
-		hdr, err := tr.Next()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			t.Fatalf("%s: %v", name, err)
-		}
-		data, err := io.ReadAll(tr)
-		if err != nil {
-			t.Fatalf("%s: %s: %v", name, hdr.Name, err)
-		}
-		files[hdr.Name] = archiveFile{hdr.FileInfo().Mode(), data}
-	}
-	return files
-}
-
-func sha256File(t *testing.T, name string) string {
-	t.Helper()
-	data, err := os.ReadFile(name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sum := sha256.Sum256(data)
-	return hex.EncodeToString(sum[:])
-}
-
 // releaseVersion is the version the e2e run's release is built as.
 const releaseVersion = "v0.0.0-e2e.1"
 
+// releasePlatforms are the platforms the e2e run's release builds: this
+// machine's, which the test installs and runs, and one foreign platform to
+// catch code that builds only here. The foreign one is windows/amd64 (or
+// linux/amd64 on windows): the only platform outside the unix build tag
+// (pkg/audit's listen_files_other.go, and mmap_other.go, which darwin
+// builds too), and the only one packed as a .zip of kubectl-rv.exe and
+// kubectl_complete-rv.cmd, which the manifest's rules treat apart. All
+// five are built and checked by make release-check; the other three
+// differ from these two by GOARCH or by darwin, which keeps unix's files.
+func releasePlatforms() []string {
+	foreign := "windows/amd64"
+	if runtime.GOOS == "windows" {
+		foreign = "linux/amd64"
+	}
+	return []string{runtime.GOOS + "/" + runtime.GOARCH, foreign}
+}
+
 // releaseBuild is the run's release build. hack/release.sh cross-compiles
-// two executables for five platforms, about two minutes of both cores: it
-// starts in the background as the run starts (TestMain), at the lowest CPU
-// priority, so that it takes the cycles the other tests leave idle while
-// they wait on their control planes; the release test, a parallel one,
-// waits for it at the end of the run.
+// kubectl-rv for releasePlatforms: it starts in the background as the run
+// starts (TestMain), at the lowest CPU priority, so that it takes the
+// cycles the other tests leave idle while they wait on their control
+// planes; the release test, a parallel one, waits for it at the end of
+// the run.
 type releaseBuild struct {
 	once sync.Once
 	done chan struct{}
@@ -153,7 +97,7 @@ func (b *releaseBuild) build(ctx context.Context) error {
 	b.dir, b.dist = dir, filepath.Join(dir, "dist")
 	cmd := exec.CommandContext(ctx, "nice", "-n", "19", filepath.Join(cluster.Root, "hack", "release.sh"), releaseVersion)
 	cmd.Dir = cluster.Root
-	cmd.Env = append(os.Environ(), "DIST="+b.dist)
+	cmd.Env = append(os.Environ(), "DIST="+b.dist, "PLATFORMS="+strings.Join(releasePlatforms(), " "))
 	// The script's go builds are its children: cancel kills them all.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
@@ -178,10 +122,11 @@ func stopRelease() {
 }
 
 // TestReleaseInstallsLikeKrewAndRunsThroughKubectl checks the release
-// hack/release.sh built (releaseBuild), checks the rendered krew manifest, the checksums and
-// every archive, then installs the archive of this machine's platform the
-// way krew does (the manifest's files and bin, the caveats' completion
-// helper) into an empty PATH and runs kubectl rv through kubectl.
+// hack/release.sh built (releaseBuild): the rendered krew manifest, the
+// checksums and every archive (krew.CheckRelease), then installs the
+// archive of this machine's platform the way krew does (the manifest's
+// files and bin, the caveats' completion helper) into an empty PATH and
+// runs kubectl rv through kubectl.
 func TestReleaseInstallsLikeKrewAndRunsThroughKubectl(t *testing.T) {
 	t.Parallel()
 	b := startRelease()
@@ -195,35 +140,6 @@ func TestReleaseInstallsLikeKrewAndRunsThroughKubectl(t *testing.T) {
 	tmp := t.TempDir()
 	dist := b.dist
 
-	// The manifest passes every krew rule and names this release.
-	data, err := os.ReadFile(filepath.Join(dist, "rv.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := krew.Parse(data)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := krew.Validate(m, filepath.Join(dist, "rv.yaml")); err != nil {
-		t.Fatalf("dist/rv.yaml breaks krew's rules:\n%v", err)
-	}
-	if m.Spec.Version != releaseVersion {
-		t.Errorf("spec.version = %q, want %q", m.Spec.Version, releaseVersion)
-	}
-
-	// The checksums file lists every archive with the manifest's sha256.
-	sums := map[string]string{}
-	sf, err := os.Open(filepath.Join(dist, "kubectl-rv_"+releaseVersion+"_checksums.txt"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	sc := bufio.NewScanner(sf)
-	for sc.Scan() {
-		if sum, name, ok := strings.Cut(sc.Text(), "  "); ok {
-			sums[name] = sum
-		}
-	}
-	sf.Close()
 	license, err := os.ReadFile(filepath.Join(cluster.Root, "LICENSE"))
 	if err != nil {
 		t.Fatal(err)
@@ -231,35 +147,15 @@ func TestReleaseInstallsLikeKrewAndRunsThroughKubectl(t *testing.T) {
 	if !bytes.Contains(license, []byte("Apache License")) || !bytes.Contains(license, []byte("Version 2.0, January 2004")) {
 		t.Fatal("LICENSE is not the Apache License 2.0")
 	}
-
+	// The manifest passes every krew rule, names this release and lists
+	// exactly the platforms built; the checksums and every archive agree
+	// with it (hack/release.sh ran the same check; this one reports here).
+	m, err := krew.CheckRelease(krew.Release{Dir: dist, Version: releaseVersion, Platforms: releasePlatforms(), License: license})
+	if err != nil {
+		t.Fatalf("the release in %s:\n%v", dist, err)
+	}
 	var host *krew.Platform
 	for i, p := range m.Spec.Platforms {
-		name := path.Base(p.URI)
-		file := filepath.Join(dist, name)
-		if got := sha256File(t, file); got != p.SHA256 || sums[name] != p.SHA256 {
-			t.Errorf("%s: sha256 of the file %s, in the manifest %s, in the checksums %q", name, got, p.SHA256, sums[name])
-		}
-		files := readArchive(t, file)
-		for _, f := range p.Files {
-			if _, ok := files[f.From]; !ok {
-				t.Errorf("%s: the manifest installs %s, which the archive lacks", name, f.From)
-			}
-		}
-		bin, ok := files[p.Bin]
-		switch {
-		case !ok:
-			t.Errorf("%s: no %s", name, p.Bin)
-		case p.Selector.MatchLabels["os"] != "windows" && bin.mode&0o111 == 0:
-			t.Errorf("%s: %s is not executable (%v)", name, p.Bin, bin.mode)
-		case !bytes.Contains(bin.data, []byte(releaseVersion)):
-			t.Errorf("%s: %s does not carry its version %s", name, p.Bin, releaseVersion)
-		}
-		if lic := files["LICENSE"]; !bytes.Equal(lic.data, license) {
-			t.Errorf("%s: LICENSE missing or different from the repository's", name)
-		}
-		if _, ok := files["README.md"]; !ok {
-			t.Errorf("%s: no README.md", name)
-		}
 		if p.Selector.MatchLabels["os"] == runtime.GOOS && p.Selector.MatchLabels["arch"] == runtime.GOARCH {
 			host = &m.Spec.Platforms[i]
 		}
@@ -278,13 +174,16 @@ func TestReleaseInstallsLikeKrewAndRunsThroughKubectl(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	files := readArchive(t, filepath.Join(dist, path.Base(host.URI)))
+	files, err := krew.ReadArchive(filepath.Join(dist, path.Base(host.URI)))
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, f := range host.Files {
 		dst := filepath.Join(store, f.To, path.Base(f.From))
 		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
 			t.Fatal(err)
 		}
-		if err := os.WriteFile(dst, files[f.From].data, files[f.From].mode.Perm()); err != nil {
+		if err := os.WriteFile(dst, files[f.From].Data, files[f.From].Mode.Perm()); err != nil {
 			t.Fatal(err)
 		}
 	}
