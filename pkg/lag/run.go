@@ -18,7 +18,9 @@ const (
 	// passes first, Run returns the report with ErrStillLagging.
 	UntilCaughtUp
 	// Watching then watches until its ctx ends or Config.Timeout passes,
-	// reporting every change to Config.OnChange.
+	// reporting every change to Config.OnChange. Either is the watch's
+	// normal end: Run returns the report without an error. A ctx that ends
+	// during the scan still ends Run with ctx.Err().
 	Watching
 )
 
@@ -30,7 +32,8 @@ var ErrStillLagging = errors.New("objects still lag")
 // the scan's warnings to cfg.Warnf, hands the report to cfg.Scanned, then
 // waits or watches as cfg.Mode says (Follow), the report updated in place.
 // The report is returned with any error it has: Scan's ErrAllRefused,
-// ErrStillLagging; a ctx that ends is the error ctx.Err().
+// ErrStillLagging; a ctx that ends is the error ctx.Err(), except while
+// Watching watches, where it is the normal end.
 func Run(ctx context.Context, cfg Config, client Client, targets []Target) (*Report, error) {
 	rep, err := Scan(ctx, cfg, client, targets)
 	if rep != nil && cfg.Warnf != nil {
@@ -93,7 +96,8 @@ func watchChanges(ctx context.Context, cfg Config, client Client, targets []Targ
 	defer cancel()
 	err := Follow(wctx, cfg, client, targets, rep, false, onChange)
 	if ctx.Err() != nil {
-		return ctx.Err()
+		// Ctrl-C ends a watch the way its timeout does.
+		return nil
 	}
 	if err != nil && !errors.Is(err, context.DeadlineExceeded) {
 		return err

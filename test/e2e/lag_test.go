@@ -459,3 +459,81 @@ func TestLagBadInputExits2(t *testing.T) {
 		}
 	}
 }
+
+// lagGadgets creates a CRD whose objects carry status.observedGeneration
+// (no status subresource, so the test writes it with the object) and two of
+// its objects in ns: "steady" (generation 1, observed 1) and "behind"
+// (generation 2, observed 1), labelled which=NAME. It returns the type's
+// name for kubectl rv lag.
+func lagGadgets(t *testing.T, ns string) string {
+	t.Helper()
+	gvr := lagCRD(t, "Gadget", map[string]any{"type": "object", "properties": map[string]any{
+		"observedGeneration": map[string]any{"type": "integer"},
+	}}, false)
+	ctx := context.Background()
+	ri := cluster.Dynamic(t, "gadget-operator").Resource(gvr).Namespace(ns)
+	for _, name := range []string{"steady", "behind"} {
+		u := &unstructured.Unstructured{Object: map[string]any{
+			"apiVersion": gvr.GroupVersion().String(), "kind": "Gadget",
+			"metadata": map[string]any{"name": name, "labels": map[string]any{"which": name}},
+			"spec":     map[string]any{"size": int64(1)},
+			"status":   map[string]any{"observedGeneration": int64(1)},
+		}}
+		if _, err := ri.Create(ctx, u, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	u, err := ri.Get(ctx, "behind", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	u.Object["spec"] = map[string]any{"size": int64(2)}
+	if u, err = ri.Update(ctx, u, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if u.GetGeneration() != 2 {
+		t.Fatalf("behind: generation %d after a new spec, want 2", u.GetGeneration())
+	}
+	return gvr.GroupResource().String()
+}
+
+// TestLagWatchEndsOnCtrlCByWhatItFound: lag --watch runs until stopped, so
+// Ctrl-C is its normal end (docs/exit-codes.md): exit 1 when an object
+// lags then, 0 when none does; never 130.
+func TestLagWatchEndsOnCtrlCByWhatItFound(t *testing.T) {
+	ns := cluster.Namespace(t)
+	gadgets := lagGadgets(t, ns)
+	for _, tc := range []struct {
+		which    string
+		wantCode int
+		stderr   string
+	}{
+		{which: "behind", wantCode: 1, stderr: "watch ended: 1 object lags"},
+		{which: "steady", wantCode: 0, stderr: "nothing lags"},
+	} {
+		t.Run(tc.which, func(t *testing.T) {
+			bg := cluster.StartRV(t, "lag", gadgets, "-n", ns, "-l", "which="+tc.which, "--watch")
+			bg.WaitFor(t, time.Minute, "the report after the scan", func(l string) bool { return strings.HasPrefix(l, "total: ") })
+			r := bg.Stop(t)
+			if r.Code != tc.wantCode || strings.Contains(r.Stderr, "interrupted") || !strings.Contains(r.Stderr, tc.stderr) {
+				t.Errorf("Ctrl-C on lag --watch with %s: want exit %d saying %q, not interrupted; got %s", tc.which, tc.wantCode, tc.stderr, r)
+			}
+		})
+	}
+}
+
+// TestLagNoHeadersPrintsOnlyRows: with --no-headers standard output holds
+// one line per object, for scripts; the summary and the notes go to
+// standard error.
+func TestLagNoHeadersPrintsOnlyRows(t *testing.T) {
+	ns := cluster.Namespace(t)
+	gadgets := lagGadgets(t, ns)
+	r := cluster.RV(t, "lag", gadgets, "-n", ns, "-l", "which=behind", "--no-headers")
+	lines := strings.Split(strings.TrimSuffix(r.Stdout, "\n"), "\n")
+	if r.Code != 1 || len(lines) != 1 || !strings.HasPrefix(lines[0], "gadget.") || !strings.Contains(lines[0], "/behind ") {
+		t.Fatalf("lag --no-headers of one lagging object: want exit 1 and its row alone on stdout, got %s", r)
+	}
+	if !strings.Contains(r.Stderr, "total: 1 type, 1 object, 0 current, 1 lagging") {
+		t.Errorf("the summary should be on stderr: %s", r)
+	}
+}

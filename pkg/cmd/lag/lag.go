@@ -121,7 +121,7 @@ func NewCmdLag(f *cmdutil.Factory, streams genericiooptions.IOStreams) *cobra.Co
 	fs.Int64Var(&o.MaxLag, "max-lag", 0, "Count an object as lagging only when generation minus observedGeneration is greater than this.")
 	fs.DurationVar(&o.MinAge, "min-age", 0, "Count an object as lagging only when its newest spec has waited at least this long (e.g. 30s, 5m).")
 	fs.BoolVar(&o.Wait, "wait", false, "Watch until nothing lags, then exit 0; exit 1 listing what still lags when --timeout expires.")
-	fs.BoolVarP(&o.Watch, "watch", "w", false, "Keep a live view, updated as controllers catch up, until interrupted or --timeout.")
+	fs.BoolVarP(&o.Watch, "watch", "w", false, "Keep a live view, updated as controllers catch up, until Ctrl-C or --timeout; then exit 1 if objects lag.")
 	fs.DurationVar(&o.Timeout, "timeout", o.Timeout, "How long --wait waits (0: no limit); with --watch, how long to watch.")
 	fs.BoolVar(&o.FromCache, "cache", false, "Read from the API server's watch cache (resourceVersion=0): lighter on etcd, may be a moment stale.")
 	fs.IntVar(&o.Concurrency, "concurrency", o.Concurrency, "How many types to list at once.")
@@ -284,6 +284,9 @@ func (o *LagOptions) Run(ctx context.Context) error {
 	}
 	scope := o.scope(targets)
 	popts := lagprint.Options{ShowNamespace: o.Selection.AllNamespaces}
+	if o.Output.NoHeaders {
+		popts.Notes = o.ErrOut
+	}
 	cfg := o.config()
 	switch {
 	case o.Wait:
@@ -303,24 +306,33 @@ func (o *LagOptions) Run(ctx context.Context) error {
 		if perr := o.print(p, rep, scope, popts); perr != nil {
 			return perr
 		}
-		n := rep.Findings()
-		verb := "lag"
-		if n == 1 {
-			verb = "lags"
-		}
-		return exitcode.Findingf("timed out after %s: %s still %s", output.Duration(o.Timeout), text.Plural(n, "object"), verb)
+		return exitcode.Findingf("timed out after %s: %s still %s", output.Duration(o.Timeout), text.Plural(rep.Findings(), "object"), lagVerb(rep))
 	case err != nil:
 		return err
 	}
-	if !o.Watch {
-		if err := o.print(p, rep, scope, popts); err != nil {
-			return err
+	if o.Watch {
+		// Ctrl-C, like --timeout, is the end of the watch: it exits by
+		// what lags then.
+		if n := rep.Findings(); n > 0 {
+			return exitcode.Findingf("watch ended: %s %s", text.Plural(n, "object"), lagVerb(rep))
 		}
+		return nil
+	}
+	if err := o.print(p, rep, scope, popts); err != nil {
+		return err
 	}
 	if rep.Findings() > 0 {
 		return exitcode.SilentFinding()
 	}
 	return nil
+}
+
+// lagVerb agrees with the number of the report's findings.
+func lagVerb(rep *lag.Report) string {
+	if rep.Findings() == 1 {
+		return "lags"
+	}
+	return "lag"
 }
 
 func (o *LagOptions) print(p *output.Printer, rep *lag.Report, scope lagprint.Scope, popts lagprint.Options) error {
@@ -352,6 +364,10 @@ func (o *LagOptions) sayWaiting(rep *lag.Report) error {
 func (o *LagOptions) watchView(p *output.Printer, scope lagprint.Scope, popts lagprint.Options) (func(*lag.Report) error, func(*lag.Report, []lag.Item) error) {
 	view := output.NewLiveView(o.Out, !p.Structured() && output.IsTerminal(o.Out))
 	live := view.Live()
+	if live {
+		// A frame redrawn in place holds its summary and notes.
+		popts.Notes = nil
+	}
 	redraw := func(rep *lag.Report) error {
 		if p.Format == output.YAML {
 			fmt.Fprintln(o.Out, "---")

@@ -72,6 +72,10 @@ type Options struct {
 	ShowNamespace bool
 	// MaxNotes caps the explanation lines under the table; 0 means 20.
 	MaxNotes int
+	// Notes receives the summary lines and the explanations; nil means
+	// the table's own output. With --no-headers the command points it at
+	// standard error, so that standard output holds the rows only.
+	Notes io.Writer
 }
 
 // Table builds the table of the report's items.
@@ -173,23 +177,28 @@ func Age(now, t time.Time) string {
 	return duration.HumanDuration(max(now.Sub(t), 0))
 }
 
-// PrintTable writes the table, the per-type summary lines and the
-// explanations. It writes nothing to out when there is nothing to show
-// and the summary is not wanted; the caller says "nothing lags" on the
-// error stream.
+// PrintTable writes the table, then the per-type summary lines and the
+// explanations to opts.Notes (after a blank line when that is the table's
+// own output). The caller says "nothing lags" on the error stream.
 func PrintTable(p *output.Printer, rep *lag.Report, opts Options) error {
+	notes := opts.Notes
+	if notes == nil {
+		notes = p.Out
+	}
 	if len(rep.Items) > 0 {
 		if err := p.PrintTable(Table(rep, opts)); err != nil {
 			return err
 		}
-		if _, err := fmt.Fprintln(p.Out); err != nil {
-			return err
+		if notes == p.Out {
+			if _, err := fmt.Fprintln(p.Out); err != nil {
+				return err
+			}
 		}
 	}
-	if err := PrintSummary(p.Out, rep); err != nil {
+	if err := PrintSummary(notes, rep); err != nil {
 		return err
 	}
-	return PrintNotes(p.Out, rep, opts.MaxNotes)
+	return PrintNotes(notes, rep, opts.MaxNotes)
 }
 
 // PrintSummary writes one line per type that has objects, then the totals.

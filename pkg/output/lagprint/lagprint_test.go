@@ -2,6 +2,7 @@ package lagprint
 
 import (
 	"bytes"
+	"strings"
 	"testing"
 	"time"
 
@@ -100,6 +101,32 @@ func TestEmptyReportPrintsOnlyTheSummary(t *testing.T) {
 	want := "deployments.apps: 2 objects, 2 current, 0 lagging (0 findings over the thresholds)\ntotal: 1 type, 2 objects, 2 current, 0 lagging (0 findings over the thresholds)\n"
 	if diff := cmp.Diff(want, buf.String()); diff != "" {
 		t.Errorf("(-want +got)\n%s", diff)
+	}
+}
+
+// TestNoHeadersLeavesOnlyRowsOnOut: with --no-headers the command sends
+// the summary and the notes to Options.Notes (standard error), so that
+// standard output holds one line per object and nothing else.
+func TestNoHeadersLeavesOnlyRowsOnOut(t *testing.T) {
+	var out, notes bytes.Buffer
+	p := &output.Printer{Format: output.Table, NoHeaders: true, Out: &out}
+	rep := sampleReport()
+	if err := PrintTable(p, rep, Options{Notes: &notes}); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")
+	if len(lines) != len(rep.Items) {
+		t.Fatalf("standard output: want %d rows and nothing else, got %d lines:\n%s", len(rep.Items), len(lines), out.String())
+	}
+	for i, l := range lines {
+		if kind, _, _ := strings.Cut(ObjectName(rep.Items[i]), "/"); !strings.HasPrefix(l, kind+"/") {
+			t.Errorf("line %d is not a row: %q", i+1, l)
+		}
+	}
+	for _, want := range []string{"total: 4 types", "\nnotes:\n", "kubectl rollout status will wait"} {
+		if !strings.Contains(notes.String(), want) {
+			t.Errorf("the notes writer lacks %q:\n%s", want, notes.String())
+		}
 	}
 }
 
