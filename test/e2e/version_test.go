@@ -78,3 +78,13 @@ func TestNoRightsContextHasNoRights(t *testing.T) {
 		t.Fatalf("rv-nobody should not be allowed to list pods: %s", r)
 	}
 }
+
+// TestVersionBadKubeconfigPrintsNothingOnStdout: exit 2 (bad input) leaves
+// standard output empty, as docs/exit-codes.md says; only the error, on
+// standard error, names the file.
+func TestVersionBadKubeconfigPrintsNothingOnStdout(t *testing.T) {
+	r := cluster.RV(t, "version", "--kubeconfig", "/nonexistent/kubeconfig")
+	if r.Code != 2 || r.Stdout != "" || !strings.Contains(r.Stderr, "/nonexistent/kubeconfig") {
+		t.Fatalf("version --kubeconfig /nonexistent/kubeconfig: want exit 2, empty stdout, the file named on stderr; got %s", r)
+	}
+}

@@ -95,6 +95,12 @@ func (o *VersionOptions) Run(ctx context.Context) error {
 				serverErr = exitcode.Cluster(serverErr)
 			}
 			serverErr = fmt.Errorf("getting the server version: %w", serverErr)
+			// Bad input (a kubeconfig that does not exist) prints nothing
+			// on standard output, as every exit 2 does; an unreachable
+			// cluster still shows the client's version, as kubectl does.
+			if exitcode.Classify(serverErr) == exitcode.CodeUsage {
+				return serverErr
+			}
 		}
 	}
 	if p.Structured() {
