@@ -108,6 +108,30 @@ func TestCaveatsExplainCompletion(t *testing.T) {
 	}
 }
 
+// TestCaveatsGiveTheCompletionHelpsCommands: the caveats and kubectl rv
+// completion --help tell krew users the same commands, word for word.
+func TestCaveatsGiveTheCompletionHelpsCommands(t *testing.T) {
+	m := renderTemplate(t, "v0.1.0")
+	var help bytes.Buffer
+	root := cmd.NewCmdRV(genericiooptions.IOStreams{In: strings.NewReader(""), Out: &help, ErrOut: &help})
+	root.SetArgs([]string{"completion", "--help"})
+	if err := root.Execute(); err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, l := range strings.Split(m.Spec.Caveats, "\n") {
+		if l = strings.TrimSpace(l); strings.HasSuffix(l, `/bin/kubectl_complete-rv"`) {
+			n++
+			if !strings.Contains(help.String(), l+"\n") {
+				t.Errorf("kubectl rv completion --help lacks the caveats' command\n  %s\n%s", l, help.String())
+			}
+		}
+	}
+	if n != 2 {
+		t.Errorf("want the caveats' two commands that write the helper, found %d:\n%s", n, m.Spec.Caveats)
+	}
+}
+
 func TestValidateRejectsEveryBrokenRule(t *testing.T) {
 	tests := []struct {
 		name   string

@@ -290,3 +290,70 @@ func BenchmarkObjectNameCompletion(b *testing.B) {
 		}
 	}
 }
+
+// TestCompletionCommandPrintsThePluginSteps: kubectl rv completion SHELL
+// registers no completion of an "rv" command (there is none); it prints the
+// plugin's steps as comments, so that sourcing them, as cobra tools teach,
+// changes nothing. Its --help says what to run after a krew install.
+func TestCompletionCommandPrintsThePluginSteps(t *testing.T) {
+	run := func(args ...string) (string, string, int) {
+		var out, errOut bytes.Buffer
+		root := NewCmdRV(genericiooptions.IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut})
+		root.SetArgs(args)
+		code := cmdutil.HandleError(&errOut, root.Execute())
+		return out.String(), errOut.String(), code
+	}
+	krewHelper := []string{
+		`printf '#!/bin/sh\nexec kubectl-rv __complete "$@"\n' > "${KREW_ROOT:-$HOME/.krew}/bin/kubectl_complete-rv"`,
+		`chmod +x "${KREW_ROOT:-$HOME/.krew}/bin/kubectl_complete-rv"`,
+	}
+	tests := []struct {
+		shell string
+		want  []string
+	}{
+		{"bash", append([]string{"source <(kubectl completion bash)"}, krewHelper...)},
+		{"zsh", append([]string{"source <(kubectl completion zsh)"}, krewHelper...)},
+		{"fish", []string{"kubectl completion fish | source", `printf '#!/bin/sh\nexec kubectl-rv __complete "$@"\n' > ~/.krew/bin/kubectl_complete-rv`}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.shell, func(t *testing.T) {
+			out, errOut, code := run("completion", tc.shell)
+			if code != 0 || errOut != "" {
+				t.Fatalf("completion %s: exit %d, stderr %q", tc.shell, code, errOut)
+			}
+			for _, l := range strings.Split(strings.TrimSuffix(out, "\n"), "\n") {
+				if !strings.HasPrefix(l, "#") {
+					t.Fatalf("completion %s: line %q is not a comment:\n%s", tc.shell, l, out)
+				}
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(out, "#      "+w+"\n") {
+					t.Errorf("completion %s lacks the command line %q:\n%s", tc.shell, w, out)
+				}
+			}
+			for _, stock := range []string{"__start_rv", "complete -", "rv completion " + tc.shell + " >"} {
+				if strings.Contains(out, stock) {
+					t.Errorf("completion %s prints cobra's script for an rv command (%q):\n%s", tc.shell, stock, out)
+				}
+			}
+		})
+	}
+
+	help, _, code := run("completion", "--help")
+	if code != 0 {
+		t.Fatalf("completion --help: exit %d", code)
+	}
+	for _, w := range append([]string{"After a krew install", "kubectl (1.26 or", "source <(kubectl completion bash)"}, krewHelper...) {
+		if !strings.Contains(help, w) {
+			t.Errorf("completion --help lacks %q:\n%s", w, help)
+		}
+	}
+	if strings.Contains(help, "source <(rv ") || strings.Contains(help, "\n  rv ") {
+		t.Errorf("completion --help speaks of an rv command:\n%s", help)
+	}
+
+	out, errOut, code := run("completion", "powershell")
+	if code != 2 || out != "" || !strings.Contains(errOut, `unsupported shell "powershell": give bash, zsh, fish`) {
+		t.Errorf("completion powershell: want exit 2 naming the shells and no output, got %d %q %q", code, out, errOut)
+	}
+}

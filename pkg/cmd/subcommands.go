@@ -6,6 +6,7 @@ import (
 
 	"github.com/kubectl-rv/kubectl-rv/pkg/cmd/churn"
 	"github.com/kubectl-rv/kubectl-rv/pkg/cmd/cmdutil"
+	"github.com/kubectl-rv/kubectl-rv/pkg/cmd/completion"
 	"github.com/kubectl-rv/kubectl-rv/pkg/cmd/conflicts"
 	"github.com/kubectl-rv/kubectl-rv/pkg/cmd/doctor"
 	"github.com/kubectl-rv/kubectl-rv/pkg/cmd/lag"
@@ -33,5 +34,6 @@ func subcommands(f *cmdutil.Factory, streams genericiooptions.IOStreams) []*cobr
 		churn.NewCmdChurn(f, streams),
 		conflicts.NewCmdConflicts(f, streams),
 		leases.NewCmdLeases(f, streams),
+		completion.NewCmdCompletion(f, streams),
 	}
 }

@@ -3,6 +3,9 @@
 package e2e
 
 import (
+	"fmt"
+	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -131,5 +134,87 @@ func TestCompletionHelperRunsOnItsOwn(t *testing.T) {
 	r := cluster.Run(t, nil, helper, "vers")
 	if r.Code != 0 || !strings.HasPrefix(r.Stdout, "version\t") {
 		t.Fatalf("kubectl_complete-rv vers: %s", r)
+	}
+}
+
+// TestCompletionStepsWorkAfterAKrewInstall follows what kubectl rv
+// completion prints, as a krew user would: kubectl-rv linked into krew's
+// bin folder and nothing else of it on PATH, then the helper written by the
+// printed commands, run as written. Before them kubectl completes nothing
+// after "kubectl rv"; after them it completes through kubectl-rv. fish's
+// commands are also valid sh, so they run here too.
+func TestCompletionStepsWorkAfterAKrewInstall(t *testing.T) {
+	for _, sh := range []string{"bash", "zsh", "fish"} {
+		t.Run(sh, func(t *testing.T) {
+			tmp := t.TempDir()
+			home := filepath.Join(tmp, "home")
+			binDir := filepath.Join(home, ".krew", "bin")
+			if err := os.MkdirAll(binDir, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Symlink(cluster.RVBin, filepath.Join(binDir, "kubectl-rv")); err != nil {
+				t.Fatal(err)
+			}
+			env := []string{"HOME=" + home, "PATH=" + binDir + string(os.PathListSeparator) + cluster.BinDir + string(os.PathListSeparator) + "/usr/bin:/bin"}
+			for _, e := range cluster.Env() {
+				if !strings.HasPrefix(e, "PATH=") && !strings.HasPrefix(e, "HOME=") && !strings.HasPrefix(e, "KREW_ROOT=") {
+					env = append(env, e)
+				}
+			}
+			// run returns the standard output (kubectl's completion writes
+			// its debug lines to standard error).
+			run := func(name string, args ...string) (string, error) {
+				c := exec.Command(name, args...)
+				c.Env = env
+				var stderr strings.Builder
+				c.Stderr = &stderr
+				out, err := c.Output()
+				if err != nil {
+					err = fmt.Errorf("%w: %s", err, stderr.String())
+				}
+				return string(out), err
+			}
+			kubectl := filepath.Join(cluster.BinDir, "kubectl")
+
+			steps, err := run(kubectl, "rv", "completion", sh)
+			if err != nil {
+				t.Fatalf("kubectl rv completion %s: %v\n%s", sh, err, steps)
+			}
+			var helperCmds []string
+			inStep2 := false
+			for _, l := range strings.Split(strings.TrimSuffix(steps, "\n"), "\n") {
+				if !strings.HasPrefix(l, "#") {
+					t.Fatalf("kubectl rv completion %s: %q is not a comment: sourcing the output would run it\n%s", sh, l, steps)
+				}
+				switch l = strings.TrimPrefix(l, "#"); {
+				case strings.HasPrefix(l, " 2. "):
+					inStep2 = true
+				case inStep2 && strings.HasPrefix(l, "      "):
+					helperCmds = append(helperCmds, strings.TrimSpace(l))
+				case inStep2 && strings.TrimSpace(l) == "":
+					inStep2 = false
+				}
+			}
+			if len(helperCmds) != 2 {
+				t.Fatalf("kubectl rv completion %s: want the helper's two commands under step 2, got %q\n%s", sh, helperCmds, steps)
+			}
+
+			if out, _ := run(kubectl, "__complete", "rv", "vers"); strings.Contains(out, "version") {
+				t.Fatalf("kubectl completed kubectl rv before the helper was installed:\n%s", out)
+			}
+			// bash runs bash's; zsh and fish are not installed here, and
+			// their commands are also sh.
+			shell := "sh"
+			if sh == "bash" {
+				shell = "bash"
+			}
+			if out, err := run(shell, "-c", strings.Join(helperCmds, "\n")); err != nil {
+				t.Fatalf("the printed commands failed: %v\n%s\n%s", err, strings.Join(helperCmds, "\n"), out)
+			}
+			out, err := run(kubectl, "__complete", "rv", "vers")
+			if err != nil || !strings.HasPrefix(out, "version\t") {
+				t.Fatalf("kubectl __complete rv vers after the printed steps: %v\n%s", err, out)
+			}
+		})
 	}
 }
