@@ -214,28 +214,7 @@ func (d *decoder) run(ctx context.Context, produce producer, fn func(*Event) err
 	}
 	go produce(ctx, max(blockBytes, MaxLineBytes+2), ordered, jobs, free)
 	for range workers {
-		wg.Go(func() {
-			memo := newValueMemo()
-			for {
-				select {
-				case b, ok := <-jobs:
-					if !ok {
-						return
-					}
-					switch {
-					case b.mapped != nil:
-						b.decodeMapped(d.opts, memo)
-					case b.read:
-						b.hash(d.opts)
-					default:
-						b.decode(d.opts, memo)
-					}
-					close(b.done)
-				case <-ctx.Done():
-					return
-				}
-			}
-		})
+		wg.Go(func() { d.work(ctx, jobs) })
 	}
 	for b := range ordered {
 		held = b
@@ -261,6 +240,31 @@ func (d *decoder) run(ctx context.Context, produce producer, fn func(*Event) err
 		}
 	}
 	return ctx.Err()
+}
+
+// work reads the blocks of jobs, each with the same memo, until jobs is
+// closed or ctx ends.
+func (d *decoder) work(ctx context.Context, jobs <-chan *block) {
+	memo := newValueMemo()
+	for {
+		select {
+		case b, ok := <-jobs:
+			if !ok {
+				return
+			}
+			switch {
+			case b.mapped != nil:
+				b.decodeMapped(d.opts, memo)
+			case b.read:
+				b.hash(d.opts)
+			default:
+				b.decode(d.opts, memo)
+			}
+			close(b.done)
+		case <-ctx.Done():
+			return
+		}
+	}
 }
 
 // handOn calls fn with b's events and reports b's error, if any. The
