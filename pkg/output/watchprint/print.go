@@ -278,10 +278,13 @@ func dash(s string) string {
 
 // widths are the columns' widths. A table keeps them, so that every row
 // stays under the header as a stream goes on: a longer cell is cut to its
-// column with output.Ellipsis, except a resourceVersion, which must be read
-// whole and widens its column instead. -o wide cuts nothing: a longer cell
-// widens its column for the rows after it.
+// column with output.Ellipsis, except a number (RV, REVS, GEN), which must
+// be read whole and widens its column instead. -o wide cuts nothing: a
+// longer cell widens its column for the rows after it.
 var widths = map[string]int{"TIME": 8, "EVENT": 8, "NAMESPACE": 12, "OBJECT": 26, "RV": 10, "REVS": 5, "GEN": 3, "MANAGER": 32}
+
+// whole are the columns never cut.
+var whole = map[string]bool{"RV": true, "REVS": true, "GEN": true}
 
 func (w *Printer) writeRow(b *strings.Builder, cells []output.Cell) {
 	cols := w.columns()
@@ -298,7 +301,7 @@ func (w *Printer) writeRow(b *strings.Builder, cells []output.Cell) {
 			break
 		}
 		n := output.DisplayWidth(text)
-		if n > w.widths[i] && w.p.Format != output.Wide && cols[i] != "RV" {
+		if n > w.widths[i] && w.p.Format != output.Wide && !whole[cols[i]] {
 			text = output.Truncate(text, w.widths[i])
 			n = output.DisplayWidth(text)
 		}

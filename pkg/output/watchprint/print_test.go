@@ -97,3 +97,21 @@ func TestPrinter(t *testing.T) {
 		})
 	}
 }
+
+// TestPrinterKeepsNumbersWhole: RV, REVS and GEN are read whole, so a
+// value longer than its column widens the column in the table too, where
+// OBJECT and MANAGER are cut.
+func TestPrinterKeepsNumbersWhole(t *testing.T) {
+	e := sampleEvents()[1]
+	e.ResourceVersion, e.Revisions, e.Generation = "123456789012", u64(1320456), i64(98765)
+	var buf bytes.Buffer
+	w := New(&output.Printer{Format: output.Table, Out: &buf}, Options{})
+	if err := w.Event(e); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"123456789012", "+1320456", "98765*"} {
+		if !bytes.Contains(buf.Bytes(), []byte(want)) {
+			t.Errorf("want %q whole in the row:\n%s", want, buf.String())
+		}
+	}
+}
