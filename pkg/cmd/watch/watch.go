@@ -154,6 +154,8 @@ func NewCmdWatch(f *cmdutil.Factory, streams genericiooptions.IOStreams) *cobra.
 	fs.DurationVar(&o.For, "for", 0, "Stop after this long and print the summary (0: until Ctrl-C).")
 	fs.IntVar(&o.MaxEvents, "max-events", 0, "Stop after this many ADDED, MODIFIED, DELETED, GAP and FIGHT rows, not counting the initial list (0: no limit).")
 	o.Output.AddFlags(fs)
+	// A stream is a table or JSON lines: yaml shows only --replay's views.
+	fs.Lookup("output").Usage = "Output format. One of: (table, wide, json); yaml only with --replay and --list or --object."
 	return cmd
 }
 

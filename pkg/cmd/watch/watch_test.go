@@ -124,3 +124,21 @@ func run(t *testing.T, args ...string) (string, string, int) {
 	}
 	return cmdtest.Run(t, []cmdtest.NewCmd{NewCmdWatch, simulate}, args...)
 }
+
+// TestWatchOutputHelpSaysWhereYAMLGoes: -o yaml is refused by a live
+// watch and a replayed stream, so the flag's help says where it applies.
+func TestWatchOutputHelpSaysWhereYAMLGoes(t *testing.T) {
+	out, _, code := run(t, "watch", "--help")
+	if code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	var line string
+	for _, l := range strings.Split(out, "\n") {
+		if strings.Contains(l, "--output") {
+			line = l
+		}
+	}
+	if !strings.Contains(line, "yaml only with --replay and --list or --object") {
+		t.Errorf("-o's help does not say where yaml applies: %q", line)
+	}
+}
