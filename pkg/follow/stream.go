@@ -7,12 +7,15 @@ import (
 	"math/rand/v2"
 	"net/url"
 	"slices"
+	"strconv"
+	"strings"
 	"sync"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/watch"
 
 	"github.com/kubectl-rv/kubectl-rv/pkg/redact"
@@ -31,6 +34,11 @@ type Config struct {
 	ShowSecrets bool
 	// ChunkSize is the page size of lists; 0 lists in one page.
 	ChunkSize int64
+	// RequireNames ends Stream with a *NotFoundError when the initial list
+	// of a target with Names lacks one of them, before any of that
+	// target's events is sent. Without it, a named object that does not
+	// exist yet is waited for. It does nothing with Since (no list).
+	RequireNames bool
 	// MinBackoff and MaxBackoff bound the wait before a retry; each wait
 	// doubles up to MaxBackoff, with up to 50% jitter, and falls back to
 	// MinBackoff once a watch delivers events again.
@@ -51,6 +59,35 @@ func NewConfig() Config {
 // forbidden is left out with a warning while another target can be watched.
 var ErrInitialContact = errors.New("starting the watch")
 
+// NotFoundError says that objects a target names were not in its initial
+// list (Config.RequireNames): `configmaps "web" not found in namespace shop`.
+type NotFoundError struct {
+	Resource schema.GroupResource
+	// Namespace is the target's; "" for all namespaces or a
+	// cluster-scoped resource.
+	Namespace string
+	// Names are the missing names, in the target's order.
+	Names []string
+	// Selected is set when a label or field selector took part in the list:
+	// the object may exist and not match.
+	Selected bool
+}
+
+func (e *NotFoundError) Error() string {
+	names := make([]string, len(e.Names))
+	for i, n := range e.Names {
+		names[i] = strconv.Quote(n)
+	}
+	msg := fmt.Sprintf("%s %s not found", e.Resource, strings.Join(names, ", "))
+	if e.Namespace != "" {
+		msg += " in namespace " + e.Namespace
+	}
+	if e.Selected {
+		msg += " matching the selectors"
+	}
+	return msg
+}
+
 // Stream lists each of cfg.Targets through src (unless Since is set), then
 // watches it from the list's resourceVersion with bookmarks, sending every
 // event to out, until ctx is done. It never gives up after the first
@@ -70,11 +107,19 @@ func Stream(ctx context.Context, src Source, cfg Config, warnf func(format strin
 		first     error
 		forbidden int
 	)
+	named := newNamedBarrier(cfg)
 	for _, tgt := range cfg.Targets {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			s := &streamer{src: src, cfg: cfg, warnf: warnf, tgt: tgt}
+			if s.requireNames() {
+				var arrive func()
+				arrive, s.ready = named.join()
+				// Runs after a failure has cancelled ctx, so that the
+				// other targets see it.
+				defer arrive()
+			}
 			s.list = s.listPages(src, out)
 			s.emit = func(ctx context.Context, ev Event) { send(ctx, out, ev) }
 			err := s.run(ctx)
@@ -139,6 +184,37 @@ type streamer struct {
 	emit func(ctx context.Context, ev Event)
 	// wait is the current backoff, 0 after a healthy watch.
 	wait time.Duration
+	// ready, with RequireNames, is called once the target's initial list
+	// has found every name: it waits for the other named targets' lists
+	// and says whether to send the items (false: the stream is ending).
+	ready func(ctx context.Context) bool
+}
+
+// namedBarrier holds the initial lists of the named targets of a Stream
+// with RequireNames until every one is complete: a missing object ends
+// the stream before any target's object is sent.
+type namedBarrier struct{ wg sync.WaitGroup }
+
+func newNamedBarrier(cfg Config) *namedBarrier {
+	b := &namedBarrier{}
+	for _, t := range cfg.Targets {
+		if (&streamer{cfg: cfg, tgt: t}).requireNames() {
+			b.wg.Add(1)
+		}
+	}
+	return b
+}
+
+// join returns a target's two calls: arrive, once its initial list is
+// complete or has failed (later calls do nothing), and ready (see
+// streamer.ready).
+func (b *namedBarrier) join() (arrive func(), ready func(context.Context) bool) {
+	arrive = sync.OnceFunc(b.wg.Done)
+	return arrive, func(ctx context.Context) bool {
+		arrive()
+		b.wg.Wait()
+		return ctx.Err() == nil
+	}
 }
 
 // options are the selectors of the target's lists and watches; a target of
@@ -162,6 +238,9 @@ func (s *streamer) run(ctx context.Context) error {
 		if err != nil {
 			if ctx.Err() != nil {
 				return nil
+			}
+			if nf := (*NotFoundError)(nil); errors.As(err, &nf) {
+				return err
 			}
 			return fmt.Errorf("%w: listing %s: %w", ErrInitialContact, s.tgt, err)
 		}
@@ -301,20 +380,61 @@ func (s *streamer) listPages(src Source, out chan<- Event) func(context.Context,
 			if rv == "" {
 				rv = l.GetResourceVersion()
 			}
-			if reason == SyncInitial {
+			if reason == SyncInitial && !s.requireNames() {
 				s.sendItems(ctx, out, now, reason, l.Items)
 			} else {
-				held = append(held, l.Items...)
+				held = appendWanted(held, s.tgt, l.Items)
 			}
 			if l.GetContinue() == "" {
 				break
 			}
 			opts.Continue = l.GetContinue()
 		}
+		if reason == SyncInitial && s.requireNames() {
+			if err := s.checkNames(held); err != nil {
+				return "", err
+			}
+			if s.ready != nil && !s.ready(ctx) {
+				return "", ctx.Err()
+			}
+		}
 		s.sendItems(ctx, out, now, reason, held)
 		send(ctx, out, Event{Type: Synced, Time: now, Resource: s.tgt.ResourceKey(), Reason: reason, ResourceVersion: rv, GapFrom: gapFrom, GapError: gapErr})
 		return rv, nil
 	}
+}
+
+// requireNames says whether the initial list must find each of the
+// target's names (Config.RequireNames); its items are then held until the
+// list is complete.
+func (s *streamer) requireNames() bool {
+	return s.cfg.RequireNames && s.cfg.Since == "" && len(s.tgt.Names) > 0
+}
+
+// checkNames returns a *NotFoundError naming the target's names that
+// items lacks, or nil.
+func (s *streamer) checkNames(items []unstructured.Unstructured) error {
+	var missing []string
+	for _, n := range s.tgt.Names {
+		if !slices.ContainsFunc(items, func(u unstructured.Unstructured) bool { return u.GetName() == n }) {
+			missing = append(missing, n)
+		}
+	}
+	if len(missing) == 0 {
+		return nil
+	}
+	return &NotFoundError{Resource: s.tgt.Resource.GroupResource(), Namespace: s.tgt.Namespace, Names: missing,
+		Selected: s.cfg.LabelSelector != "" || s.cfg.FieldSelector != ""}
+}
+
+// appendWanted appends the items that are among the target's names.
+func appendWanted(held []unstructured.Unstructured, t Target, items []unstructured.Unstructured) []unstructured.Unstructured {
+	for _, u := range items {
+		if wanted(t, &u) {
+			held = append(held, u)
+		}
+	}
+	return held
 }
 
 // sendItems sends the wanted items as LIST events.

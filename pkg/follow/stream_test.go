@@ -2,6 +2,7 @@ package follow
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"testing"
@@ -240,4 +241,85 @@ func TestStreamSendsInitialListPageByPage(t *testing.T) {
 	if diff := cmp.Diff([]int{2, 4, 7, 7}, src.sentAtPage); diff != "" {
 		t.Errorf("events sent when each later page was asked for (-want +got):\n%s", diff)
 	}
+}
+
+// TestStreamRequireNames: with RequireNames, a target whose initial list
+// (three pages here) lacks a named object ends the stream with a
+// NotFoundError before any of its events is sent; when every name is
+// there, the named items and SYNCED are sent as usual.
+func TestStreamRequireNames(t *testing.T) {
+	tests := []struct {
+		name  string
+		names []string
+		want  []string
+		err   string
+	}{
+		{"one missing", []string{"web-1", "web-9"}, nil, `deployments.apps "web-9" not found in namespace shop`},
+		{"all there, across pages", []string{"web-1", "web-4"}, []string{"LIST initial web-1", "LIST initial web-4", "SYNCED initial"}, ""},
+		{"one missing in another target", []string{"web-1"}, nil, `deployments.apps "web-9" not found in namespace later`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out := make(chan Event, 100)
+			cfg := NewConfig()
+			cfg.Targets = []Target{{Resource: deployGVR, Namespace: "shop", Names: tt.names}}
+			var src Source = &pagedSource{out: out}
+			if tt.name == "one missing in another target" {
+				// The other target's list answers after the first
+				// target's has found its name.
+				cfg.Targets = append(cfg.Targets, Target{Resource: deployGVR, Namespace: "later", Names: []string{"web-9"}})
+				src = slowSource{Source: src, slow: "later", after: 200 * time.Millisecond}
+			}
+			cfg.RequireNames, cfg.ChunkSize = true, 2
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			done := make(chan error, 1)
+			go func() { done <- Stream(ctx, src, cfg, t.Logf, out) }()
+			var got []string
+			for len(got) < len(tt.want) {
+				ev := <-out
+				s := string(ev.Type) + " " + string(ev.Reason)
+				if ev.Object != nil {
+					s += " " + ev.Object.GetName()
+				}
+				got = append(got, s)
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("events (-want +got):\n%s", diff)
+			}
+			if tt.err == "" {
+				cancel()
+				if err := <-done; err != nil {
+					t.Errorf("stream: %v", err)
+				}
+				return
+			}
+			var err error
+			select {
+			case err = <-done:
+			case <-time.After(10 * time.Second):
+				t.Fatalf("the stream goes on, want a NotFoundError %q", tt.err)
+			}
+			if nf := (*NotFoundError)(nil); !errors.As(err, &nf) || err.Error() != tt.err {
+				t.Errorf("stream = %v, want a NotFoundError %q", err, tt.err)
+			}
+			if len(out) > 0 {
+				t.Errorf("%d events sent before the error", len(out))
+			}
+		})
+	}
+}
+
+// slowSource answers the lists of the namespace slow after a pause.
+type slowSource struct {
+	Source
+	slow  string
+	after time.Duration
+}
+
+func (s slowSource) List(ctx context.Context, t Target, opts metav1.ListOptions) (*unstructured.UnstructuredList, error) {
+	if t.Namespace == s.slow {
+		time.Sleep(s.after)
+	}
+	return s.Source.List(ctx, t, opts)
 }

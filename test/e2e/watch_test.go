@@ -813,3 +813,35 @@ func TestWatchCRDAndClusterScopedTypes(t *testing.T) {
 		t.Errorf("churn of the spec, status and label writes: got %v, want [spec status metadata]", got)
 	}
 }
+
+// TestWatchMissingNamedObjectExits2: a named object that does not exist
+// is bad input (docs/exit-codes.md): exit 2, nothing on stdout, the error
+// naming it and the fix, also when another named object exists (its row
+// is not printed). --wait-for-create waits for it instead.
+func TestWatchMissingNamedObjectExits2(t *testing.T) {
+	ns := cluster.Namespace(t)
+	cluster.MustKubectl(t, "create", "configmap", "here", "-n", ns)
+	fix := ": check the name, or give --wait-for-create to wait for it"
+	for _, tt := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"TYPE/NAME", []string{"watch", "cm/nothere"}, `configmaps "nothere" not found in namespace ` + ns + fix},
+		{"TYPE NAME NAME, one there", []string{"watch", "configmaps", "here", "nothere"}, `configmaps "nothere" not found in namespace ` + ns + fix},
+		{"two types", []string{"watch", "cm/here", "deploy/nothere"}, `deployments.apps "nothere" not found in namespace ` + ns + fix},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			// --for bounds the wait of a watch that does not exit.
+			r := cluster.RV(t, append(tt.args, "-n", ns, "--for", "10s")...)
+			if r.Code != 2 || !strings.Contains(r.Stderr, tt.want) || strings.Contains(r.Stdout, "configmap/here") {
+				t.Errorf("want exit 2, no row and %q on stderr, got %s", tt.want, r)
+			}
+		})
+	}
+	b := cluster.StartRV(t, "watch", "cm/later", "-n", ns, "--wait-for-create", "--for", "2m")
+	time.Sleep(time.Second)
+	cluster.MustKubectl(t, "create", "configmap", "later", "-n", ns)
+	b.WaitFor(t, time.Minute, "the created ConfigMap's row", func(l string) bool { return strings.Contains(l, "configmap/later") })
+	b.Stop(t)
+}

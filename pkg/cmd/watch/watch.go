@@ -2,6 +2,7 @@ package watch
 
 import (
 	"context"
+	"errors"
 	"os"
 	"time"
 
@@ -82,6 +83,7 @@ type WatchOptions struct {
 	ChunkSize     int64
 
 	Since          string
+	WaitForCreate  bool
 	Diff           bool
 	Record         string
 	Replay         string
@@ -139,6 +141,7 @@ func NewCmdWatch(f *cmdutil.Factory, streams genericiooptions.IOStreams) *cobra.
 	fs.BoolVarP(&o.AllNamespaces, "all-namespaces", "A", false, "Watch objects across all namespaces (-n is ignored).")
 	fs.Int64Var(&o.ChunkSize, "chunk-size", o.ChunkSize, "List in pages of this size; 0 disables paging.")
 	fs.StringVar(&o.Since, "since", "", "Start watching after this resourceVersion instead of listing first.")
+	fs.BoolVar(&o.WaitForCreate, "wait-for-create", false, "Wait for a named object that does not exist yet, instead of exiting 2.")
 	fs.BoolVar(&o.Diff, "diff", false, "Print every changed field, with old and new values, under each row.")
 	fs.StringVar(&o.Record, "record", "", "Also write the stream to this file as JSON lines (full objects, Secrets redacted), for --replay.")
 	fs.StringVar(&o.Replay, "replay", "", "Render a recording made with --record instead of watching a cluster.")
@@ -242,6 +245,7 @@ func (o *WatchOptions) config(targets []follow.Target) inspect.Config {
 	s := &cfg.Stream
 	s.Targets, s.LabelSelector, s.FieldSelector, s.Since = targets, o.LabelSelector, o.FieldSelector, o.Since
 	s.ShowSecrets, s.ChunkSize = o.ShowSecrets, o.ChunkSize
+	s.RequireNames = !o.WaitForCreate
 	// Recordings and JSON keep UTC; the table shows local time.
 	s.Now = func() time.Time { return o.now().UTC() }
 	cfg.AllNamespaces = o.AllNamespaces
@@ -288,6 +292,9 @@ func (o *WatchOptions) Run(ctx context.Context) error {
 		defer cancel()
 	}
 	res, err := inspect.Run(ctx, follow.NewDynamicSource(client), cfg, pr)
+	if nf := (*follow.NotFoundError)(nil); errors.As(err, &nf) {
+		return exitcode.Usagef("%w: check the name, or give --wait-for-create to wait for it", err)
+	}
 	if err != nil {
 		return err
 	}

@@ -73,7 +73,7 @@ func (o *WatchOptions) validateReplay() error {
 	if len(o.Args) > 0 {
 		return exitcode.Usagef("--replay renders a recording: give no TYPE arguments")
 	}
-	for flag, set := range map[string]bool{"--since": o.Since != "", "--record": o.Record != "", "-l": o.LabelSelector != "", "--field-selector": o.FieldSelector != "", "-A": o.AllNamespaces, "--for": o.For != 0} {
+	for flag, set := range map[string]bool{"--since": o.Since != "", "--record": o.Record != "", "-l": o.LabelSelector != "", "--field-selector": o.FieldSelector != "", "-A": o.AllNamespaces, "--for": o.For != 0, "--wait-for-create": o.WaitForCreate} {
 		if set {
 			return exitcode.Usagef("%s cannot be used with --replay", flag)
 		}
