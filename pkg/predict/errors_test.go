@@ -2,11 +2,13 @@ package predict
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"strings"
 	"testing"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
@@ -75,6 +77,37 @@ func TestPredictJSONPatchReasons(t *testing.T) {
 			}
 			if got := res.Methods[0]; got.Verdict != Invalid || got.Reason != tt.want && !strings.HasPrefix(got.Reason, tt.want) {
 				t.Errorf("json-patch = %s %q, want invalid %q", got.Verdict, got.Reason, tt.want)
+			}
+		})
+	}
+}
+
+// TestPredictRefusalReasonCausesOnce: the server's message of a 422
+// already holds its field errors, which Details.Causes repeat; a cause the
+// message lacks (an admission webhook's own) is added to it.
+func TestPredictRefusalReasonCausesOnce(t *testing.T) {
+	gk := schema.GroupKind{Group: "predict.example.com", Kind: "Knob"}
+	minimum := apierrors.NewInvalid(gk, "web", field.ErrorList{field.Invalid(field.NewPath("spec", "size"), 0, "spec.size in body should be greater than or equal to 1")})
+	webhook := apierrors.NewForbidden(schema.GroupResource{Group: "apps", Resource: "deployments"}, "web", errors.New("denied by policy"))
+	webhook.ErrStatus.Code, webhook.ErrStatus.Reason = http.StatusUnprocessableEntity, metav1.StatusReasonInvalid
+	webhook.ErrStatus.Details.Causes = []metav1.StatusCause{{Type: metav1.CauseTypeFieldValueInvalid, Field: "spec.replicas", Message: "replicas must be odd"}}
+	tests := []struct {
+		name string
+		err  error
+		want string
+	}{
+		{"field error in the message", minimum, `Knob.predict.example.com "web" is invalid: spec.size: Invalid value: 0: spec.size in body should be greater than or equal to 1`},
+		{"cause not in the message", webhook, `deployments.apps "web" is forbidden: denied by policy: replicas must be odd`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ex := refusingExecutor{live: liveWeb(t), err: func(string) error { return tt.err }}
+			res, err := Predict(context.Background(), Config{Methods: []Method{Update}}, Input{Desired: desiredWeb(t, "11", "nginx:2")}, ex)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := res.Methods[0]; got.Verdict != Invalid || got.Reason != tt.want {
+				t.Errorf("update = %s %q, want invalid %q", got.Verdict, got.Reason, tt.want)
 			}
 		})
 	}

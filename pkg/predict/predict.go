@@ -447,10 +447,7 @@ func classify(mr MethodResult, rq request, live *unstructured.Unstructured, err 
 	s := st.Status()
 	mr.Verdict = v
 	mr.Code = int(s.Code)
-	mr.Reason = s.Message
-	if s.Details != nil && len(s.Details.Causes) > 0 && s.Details.Causes[0].Type != metav1.CauseTypeFieldManagerConflict {
-		mr.Reason += ": " + s.Details.Causes[0].Message
-	}
+	mr.Reason = refusalReason(s)
 	switch v {
 	case ApplyConflict:
 		mr.Conflicts, _ = managedfields.Conflicts(err)
@@ -465,6 +462,21 @@ func classify(mr MethodResult, rq request, live *unstructured.Unstructured, err 
 		mr.Reason = serverErrorReason(rq.method, s.Message)
 	}
 	return mr, nil
+}
+
+// refusalReason is the server's message of a refusal, with its first
+// cause when the message lacks it. A message built from field errors
+// already holds them (apierrors.NewInvalid: `spec.size: Invalid value: 0:
+// ...`), and the causes repeat them; an admission webhook's cause may say
+// more than its message. Apply conflicts are listed apart (Conflicts).
+func refusalReason(s metav1.Status) string {
+	if s.Details == nil || len(s.Details.Causes) == 0 || s.Details.Causes[0].Type == metav1.CauseTypeFieldManagerConflict {
+		return s.Message
+	}
+	if c := s.Details.Causes[0].Message; !strings.Contains(s.Message, c) {
+		return s.Message + ": " + c
+	}
+	return s.Message
 }
 
 // refusalVerdict is the verdict of a write the server refused with err;

@@ -73,3 +73,51 @@ var dialCRD = crdManifest("predict.example.com", "Dial", `schema:
           size: {type: integer, default: 3}
           color: {type: string, default: blue}
 `)
+
+// TestPredictInvalidReasonOnce: the server's 422 names a field error in
+// its message and again in its causes; predict shows it once, whole in
+// -o json and -o wide.
+func TestPredictInvalidReasonOnce(t *testing.T) {
+	ns := cluster.Namespace(t)
+	_, _ = installCRD(t, crdManifest("predict.example.com", "Knob", `schema:
+  openAPIV3Schema:
+    type: object
+    properties:
+      spec:
+        type: object
+        properties:
+          size: {type: integer, minimum: 1}
+`))
+	obj := "apiVersion: predict.example.com/v1\nkind: Knob\nmetadata: {name: k, namespace: " + ns + "}\nspec: {size: 2}\n"
+	cluster.KubectlStdin(t, obj, "apply", "--server-side", "--field-manager", "owner", "-f", "-")
+	f := predictWriteFile(t, t.TempDir(), "zero.yaml", strings.Replace(obj, "size: 2", "size: 0", 1))
+	const msg = "spec.size: Invalid value: 0: spec.size in body should be greater than or equal to 1"
+	rep, _ := predictReport(t, "-f", f, "--field-manager", "ci")
+	invalid := 0
+	for _, m := range rep.Objects[0].Methods {
+		if m.Verdict != predict.Invalid {
+			continue
+		}
+		invalid++
+		if strings.Count(m.Reason, "greater than or equal to 1") != 1 || !strings.Contains(m.Reason, msg) {
+			t.Errorf("-o json: %s: want %q once, got %q", m.Method, msg, m.Reason)
+		}
+	}
+	if invalid == 0 {
+		t.Fatalf("no method is invalid: %+v", rep.Objects[0].Methods)
+	}
+	wide := cluster.RV(t, "predict", "-f", f, "--field-manager", "ci", "-o", "wide")
+	rows := 0
+	for _, l := range strings.Split(wide.Stdout, "\n") {
+		if !strings.Contains(l, " invalid ") {
+			continue
+		}
+		rows++
+		if strings.Count(l, "greater than or equal to 1") != 1 || !strings.Contains(l, msg) {
+			t.Errorf("-o wide: want %q once in the row, got %q", msg, l)
+		}
+	}
+	if rows != invalid {
+		t.Errorf("-o wide: %d invalid rows, -o json %d:\n%s", rows, invalid, wide)
+	}
+}

@@ -72,7 +72,7 @@ func Print(p *output.Printer, errOut io.Writer, r Report) error {
 			return err
 		}
 	}
-	t := Table(r, len(r.Objects) > 1)
+	t := Table(r, len(r.Objects) > 1, p.Format == output.Wide)
 	if err := p.PrintTable(t); err != nil {
 		return err
 	}
@@ -126,8 +126,10 @@ var verdictStyle = map[predict.Verdict]output.Style{
 	predict.Unknown:       output.Yellow,
 }
 
-// Table builds the method table. withObject adds the OBJECT column.
-func Table(r Report, withObject bool) *output.TableData {
+// Table builds the method table. withObject adds the OBJECT column;
+// whole shows the server's reasons whole (-o wide), where the table cuts
+// them to their first line and 160 bytes.
+func Table(r Report, withObject, whole bool) *output.TableData {
 	cols := []output.Column{}
 	if withObject {
 		cols = append(cols, output.Column{Name: "object"})
@@ -158,7 +160,7 @@ func Table(r Report, withObject bool) *output.TableData {
 				output.Cell{Text: string(m.Verdict), Style: verdictStyle[m.Verdict]},
 				output.Cell{Text: code},
 				output.Cell{Text: gen},
-				output.Cell{Text: Detail(o, m)},
+				output.Cell{Text: detailOf(o, m, whole)},
 				output.Cell{Text: changed(m)},
 				output.Cell{Text: ownership(m)},
 			)
@@ -168,9 +170,11 @@ func Table(r Report, withObject bool) *output.TableData {
 	return t
 }
 
-// Detail explains one method's verdict in a line.
-func Detail(o predict.Result, m predict.MethodResult) string {
-	d := detail(o, m)
+// Detail explains one method's verdict in a line, as the table does.
+func Detail(o predict.Result, m predict.MethodResult) string { return detailOf(o, m, false) }
+
+func detailOf(o predict.Result, m predict.MethodResult, whole bool) string {
+	d := detail(o, m, whole)
 	if ca := m.ClientApply; ca != nil {
 		d = join(clientApply(ca, m.Verdict), d)
 	}
@@ -223,13 +227,13 @@ func clientApply(ca *predict.ClientApplyResult, v predict.Verdict) string {
 	return strings.Join(parts, "; ")
 }
 
-func detail(o predict.Result, m predict.MethodResult) string {
+func detail(o predict.Result, m predict.MethodResult, whole bool) string {
 	switch m.Verdict {
 	case predict.Conflict:
 		if o.Stale {
 			return fmt.Sprintf("stale resourceVersion %s (live %s)", o.BaseResourceVersion, o.LiveResourceVersion)
 		}
-		return first(m.Reason)
+		return reason(m.Reason, whole)
 	case predict.ApplyConflict:
 		parts := make([]string, len(m.Conflicts))
 		for i, c := range m.Conflicts {
@@ -247,7 +251,7 @@ func detail(o predict.Result, m predict.MethodResult) string {
 		}
 		return fmt.Sprintf("%d field(s) change", len(m.Changed))
 	}
-	return first(m.Reason)
+	return reason(m.Reason, whole)
 }
 
 // clobbered says which fields the write takes from each other manager
@@ -281,7 +285,12 @@ func clobbered(m predict.MethodResult) string {
 	return strings.Join(parts, "; ")
 }
 
-func first(s string) string {
+// reason is a server's reason in a table cell: whole, its lines joined,
+// or its first line cut to 160 bytes.
+func reason(s string, whole bool) string {
+	if whole {
+		return strings.Join(strings.Split(s, "\n"), "; ")
+	}
 	s, _, _ = strings.Cut(s, "\n")
 	if len(s) > 160 {
 		s = s[:157] + "..."

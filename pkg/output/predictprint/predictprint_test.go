@@ -137,3 +137,22 @@ func TestDetailSaysRemoved(t *testing.T) {
 		})
 	}
 }
+
+// TestWideShowsReasonWhole: the table cuts a long reason of the server;
+// -o wide and -o json show it whole.
+func TestWideShowsReasonWhole(t *testing.T) {
+	long := `Knob.predict.example.com "web" is invalid: spec.size: Invalid value: 0: spec.size in body should be greater than or equal to 1, ` +
+		`spec.mode: Unsupported value: "x": supported values: "a", "b"`
+	r := sample()
+	r[0].Methods = []predict.MethodResult{{Method: predict.Update, Verdict: predict.Invalid, Code: 422, Reason: long}}
+	for _, f := range []output.Format{output.Table, output.Wide, output.JSON} {
+		var out, errOut bytes.Buffer
+		if err := Print(&output.Printer{Format: f, Out: &out}, &errOut, NewReport("server", r)); err != nil {
+			t.Fatal(err)
+		}
+		whole := bytes.Contains(out.Bytes(), []byte(`supported values: \"a\", \"b\"`)) || bytes.Contains(out.Bytes(), []byte(`supported values: "a", "b"`))
+		if whole != (f != output.Table) {
+			t.Errorf("-o %s: reason whole %v, want %v:\n%s", f, whole, f != output.Table, out.String())
+		}
+	}
+}
