@@ -567,3 +567,24 @@ func TestLeasesNowAnnotationLocks(t *testing.T) {
 	}
 	t.Logf("stderr: %s", r.Stderr)
 }
+
+// TestTypeWarningOnlyWhereATypeCanBeNamed: the API server warns on every
+// list of v1 Endpoints. leases lists them for their annotation locks and
+// takes no types, so it prints neither the server's warning nor the
+// advice to name a type; churn over every type gives that advice once,
+// and churn of a named type, which is not Endpoints, none.
+func TestTypeWarningOnlyWhereATypeCanBeNamed(t *testing.T) {
+	ns := cluster.Namespace(t)
+	const summary = "for types you did not name"
+	if r := cluster.RV(t, "leases", "-n", ns); r.Code != 0 || strings.Contains(r.Stderr, summary) || strings.Contains(r.Stderr, "Endpoints is deprecated") {
+		t.Errorf("leases: want exit 0 and no warning about Endpoints, got %s", r)
+	}
+	all := cluster.RV(t, "churn", "-n", ns, "--for", "3s", "-o", "json")
+	if n := strings.Count(all.Stderr, summary); all.Code != 0 || n != 1 {
+		t.Errorf("churn over every type: want exit 0 and the summary once, got it %d times: %s", n, all)
+	}
+	named := cluster.RV(t, "churn", "configmaps", "-n", ns, "--for", "3s", "-o", "json")
+	if named.Code != 0 || strings.Contains(named.Stderr, summary) {
+		t.Errorf("churn configmaps: want exit 0 and no summary, got %s", named)
+	}
+}

@@ -243,5 +243,11 @@ func UserAgent() string {
 
 // WarnOnlyFor holds back the server's warnings about types other than
 // named for the clients RESTConfig builds, to be summed up once the
-// command is done (SetUpRoot); nil holds back none.
-func (f *Factory) WarnOnlyFor(named []schema.GroupResource) { f.warnings.onlyFor(named) }
+// command is done (SetUpRoot), with the advice to name a type: for
+// commands that take TYPE arguments.
+func (f *Factory) WarnOnlyFor(named []schema.GroupResource) { f.warnings.onlyFor(named, false) }
+
+// DropWarningsOutside drops the server's warnings about types other than
+// named, for a command that takes no TYPE arguments and lists other types
+// for its own reasons: the user could do nothing about them.
+func (f *Factory) DropWarningsOutside(named []schema.GroupResource) { f.warnings.onlyFor(named, true) }

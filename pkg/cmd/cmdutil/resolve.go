@@ -267,7 +267,7 @@ func ResolveAPITypes(f *Factory, args []string, clusterScoped bool) (apitypes.Di
 		}
 		// The user named no type: the server's deprecation warnings for
 		// the types listed anyway are summarised, not printed each.
-		f.warnings.onlyFor(nil)
+		f.warnings.onlyFor(nil, false)
 		return apitypes.Listable(d, clusterScoped)
 	}
 	m, err := f.Mapper()

@@ -21,9 +21,11 @@ import (
 // serves (churn and doctor without TYPE) lists Endpoints and other
 // deprecated types on every run, and the server answers each with a
 // deprecation warning the user did nothing to cause. Those are held and
-// summarised once, after the command (flush); warnings about named types,
-// and every warning of commands that do not ask for this, pass as the
-// server sent them.
+// summarised once, after the command (flush), with the advice to name a
+// type. A command that takes no types (leases, which lists Endpoints for
+// their annotation locks) cannot follow that advice: its held warnings
+// are dropped. Warnings about named types, and every warning of commands
+// that do not ask for this, pass as the server sent them.
 //
 // It sits in the transport, below client-go's warning handler, because
 // only there a warning is seen with the request that caused it.
@@ -34,13 +36,19 @@ type warningFilter struct {
 	named map[schema.GroupResource]bool
 	// held are the distinct warnings held back, by text, with their type.
 	held map[string]schema.GroupResource
+	// drop forgets the held warnings instead of summarising them.
+	drop bool
+	// summarised are the texts flush has counted: each once per run.
+	summarised map[string]bool
 }
 
 // onlyFor makes the warnings about types outside named be held (an empty
-// named holds every type's).
-func (w *warningFilter) onlyFor(named []schema.GroupResource) {
+// named holds every type's) and summarised after the command, or dropped
+// with drop, for a command that takes no types.
+func (w *warningFilter) onlyFor(named []schema.GroupResource, drop bool) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	w.drop = drop
 	w.named = map[schema.GroupResource]bool{}
 	for _, gr := range named {
 		w.named[gr] = true
@@ -75,12 +83,15 @@ func (w *warningFilter) hold(gr schema.GroupResource, headers []string) bool {
 	if w.named == nil || w.named[gr] {
 		return false
 	}
+	if w.drop {
+		return true
+	}
 	warnings, _ := utilnet.ParseWarningHeaders(headers)
 	if w.held == nil {
 		w.held = map[string]schema.GroupResource{}
 	}
 	for _, h := range warnings {
-		if _, seen := w.held[h.Text]; !seen {
+		if _, seen := w.held[h.Text]; !seen && !w.summarised[h.Text] {
 			w.held[h.Text] = gr
 		}
 	}
@@ -89,16 +100,21 @@ func (w *warningFilter) hold(gr schema.GroupResource, headers []string) bool {
 
 // flush writes one line for the warnings held back, if any, and forgets
 // them: "Warning: 2 deprecation warnings for types you did not name
-// (componentstatuses, endpoints): name a type to see its warnings".
+// (componentstatuses, endpoints): name a type to see its warnings". A
+// warning it has counted is not counted again.
 func (w *warningFilter) flush(out io.Writer) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if len(w.held) == 0 {
 		return
 	}
+	if w.summarised == nil {
+		w.summarised = map[string]bool{}
+	}
 	var types []string
 	deprecations := true
 	for txt, gr := range w.held {
+		w.summarised[txt] = true
 		if !slices.Contains(types, gr.String()) {
 			types = append(types, gr.String())
 		}

@@ -18,7 +18,9 @@ import (
 // TestWarningsOfUnnamedTypesAreSummarised lists three types from a server
 // that warns about two of them, as kube-apiserver warns about v1 Endpoints
 // on every list: warnings pass as the server sent them unless the command
-// covers types the user did not name, whose warnings become one line.
+// covers types the user did not name, whose warnings become one line, once
+// however often the command flushes; a command that takes no types
+// (drop) cannot advise naming one and prints none of them.
 func TestWarningsOfUnnamedTypesAreSummarised(t *testing.T) {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
@@ -40,13 +42,16 @@ func TestWarningsOfUnnamedTypesAreSummarised(t *testing.T) {
 		name  string
 		named []schema.GroupResource // nil: the command did not ask
 		ask   bool
+		drop  bool
 		want  string
 	}{
-		{"a command that does not ask passes every warning", nil, false, endpointsWarning + componentStatusesWarning},
-		{"no type named: one line", nil, true,
+		{"a command that does not ask passes every warning", nil, false, false, endpointsWarning + componentStatusesWarning},
+		{"no type named: one line", nil, true, false,
 			"Warning: 2 deprecation warnings for types you did not name (componentstatuses, endpoints): name a type to see its warnings\n"},
-		{"endpoints named: its warning as sent, the other summarised", []schema.GroupResource{endpoints.GroupResource()}, true,
+		{"endpoints named: its warning as sent, the other summarised", []schema.GroupResource{endpoints.GroupResource()}, true, false,
 			endpointsWarning + "Warning: 1 deprecation warning for types you did not name (componentstatuses): name a type to see its warnings\n"},
+		{"a command without types: its own type's warning, the others dropped", []schema.GroupResource{endpoints.GroupResource()}, true, true,
+			endpointsWarning},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			server := srv.URL
@@ -54,7 +59,7 @@ func TestWarningsOfUnnamedTypesAreSummarised(t *testing.T) {
 			flags.APIServer = &server
 			f := NewFactory(flags)
 			if tc.ask {
-				f.warnings.onlyFor(tc.named)
+				f.warnings.onlyFor(tc.named, tc.drop)
 			}
 			var errOut bytes.Buffer
 			cfg, err := f.RESTConfig(0, 0)
@@ -67,13 +72,15 @@ func TestWarningsOfUnnamedTypesAreSummarised(t *testing.T) {
 				t.Fatal(err)
 			}
 			for range 2 {
-				for _, r := range []dynamic.ResourceInterface{client.Resource(endpoints), client.Resource(componentStatuses).Namespace("default"), client.Resource(deployments)} {
-					if _, err := r.List(context.Background(), metav1.ListOptions{}); err != nil {
-						t.Fatal(err)
+				for range 2 {
+					for _, r := range []dynamic.ResourceInterface{client.Resource(endpoints), client.Resource(componentStatuses).Namespace("default"), client.Resource(deployments)} {
+						if _, err := r.List(context.Background(), metav1.ListOptions{}); err != nil {
+							t.Fatal(err)
+						}
 					}
 				}
+				f.warnings.flush(&errOut)
 			}
-			f.warnings.flush(&errOut)
 			if diff := cmp.Diff(tc.want, errOut.String()); diff != "" {
 				t.Errorf("stderr (-want +got):\n%s", diff)
 			}

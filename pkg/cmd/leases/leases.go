@@ -152,9 +152,9 @@ func (o *LeasesOptions) Complete(f *cmdutil.Factory, args []string) error {
 		return nil
 	}
 	// Endpoints are listed only for their annotation locks: the server's
-	// deprecation warning about them is no news to the user, so it is
-	// summed up once at the end instead.
-	f.WarnOnlyFor([]schema.GroupResource{leases.LeaseResource.GroupResource(), leases.ConfigMapResource.GroupResource(),
+	// deprecation warning about them is no news to the user, who names no
+	// types here and could not act on it, so it is dropped.
+	f.DropWarningsOutside([]schema.GroupResource{leases.LeaseResource.GroupResource(), leases.ConfigMapResource.GroupResource(),
 		{Group: "coordination.k8s.io", Resource: "leasecandidates"}})
 	cfg, err := f.RESTConfig(0, 0)
 	if err != nil {
