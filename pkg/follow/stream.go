@@ -35,9 +35,10 @@ type Config struct {
 	// ChunkSize is the page size of lists; 0 lists in one page.
 	ChunkSize int64
 	// RequireNames ends Stream with a *NotFoundError when the initial list
-	// of a target with Names lacks one of them, before any of that
-	// target's events is sent. Without it, a named object that does not
-	// exist yet is waited for. It does nothing with Since (no list).
+	// of a target with Names lacks one of them. The named targets' initial
+	// lists wait for each other, so that no object of any is sent before.
+	// Without it, a named object that does not exist yet is waited for. It
+	// does nothing with Since (no list).
 	RequireNames bool
 	// MinBackoff and MaxBackoff bound the wait before a retry; each wait
 	// doubles up to MaxBackoff, with up to 50% jitter, and falls back to
