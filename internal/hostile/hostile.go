@@ -10,10 +10,12 @@ package hostile
 
 import (
 	"io"
+	"net"
 	"net/http"
 	"strconv"
 	"sync"
 	"sync/atomic"
+	"testing"
 	"time"
 )
 
@@ -118,4 +120,34 @@ func Garbage(w http.ResponseWriter, r *http.Request) {
 	_, _ = io.Copy(io.Discard, r.Body)
 	w.Header().Set("Content-Type", "application/json")
 	_, _ = io.WriteString(w, "<html><body><h1>502 Bad Gateway</h1></body></html>\n")
+}
+
+// MuteTCP listens on loopback until the test ends, and with each
+// connection calls first (when set), then reads and drops what the
+// client sends, answering nothing more, until the client goes. It
+// returns the address: a server below HTTP (ClickHouse's native
+// protocol, a bare connection) that stops talking.
+func MuteTCP(t testing.TB, first func(net.Conn)) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = ln.Close() })
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer func() { _ = c.Close() }()
+				if first != nil {
+					first(c)
+				}
+				_, _ = io.Copy(io.Discard, c)
+			}()
+		}
+	}()
+	return ln.Addr().String()
 }

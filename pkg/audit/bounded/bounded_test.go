@@ -231,30 +231,15 @@ func TestSize(t *testing.T) {
 // ErrIdle; one cut off by the user's earlier deadline fails as the
 // connection's do; bytes that come in time are read.
 func TestConnIdle(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = ln.Close() }()
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
+	addr := hostile.MuteTCP(t, func(c net.Conn) {
+		for i := 0; i < 3; i++ {
+			time.Sleep(20 * time.Millisecond)
+			if _, err := c.Write([]byte{'x'}); err != nil {
 				return
 			}
-			go func() {
-				defer func() { _ = c.Close() }()
-				for i := 0; i < 3; i++ {
-					time.Sleep(20 * time.Millisecond)
-					if _, err := c.Write([]byte{'x'}); err != nil {
-						return
-					}
-				}
-				_, _ = io.Copy(io.Discard, c) // then silent until the client goes
-			}()
 		}
-	}()
-	c, err := Dial(context.Background(), ln.Addr().String(), time.Second, 200*time.Millisecond, nil)
+	})
+	c, err := Dial(context.Background(), addr, time.Second, 200*time.Millisecond, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

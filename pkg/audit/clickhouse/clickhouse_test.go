@@ -3,8 +3,6 @@ package clickhouse
 import (
 	"context"
 	"errors"
-	"io"
-	"net"
 	"net/http/httptest"
 	"strconv"
 	"strings"
@@ -15,6 +13,7 @@ import (
 
 	"github.com/kubectl-rv/kubectl-rv/internal/auditgen"
 	"github.com/kubectl-rv/kubectl-rv/internal/chfake"
+	"github.com/kubectl-rv/kubectl-rv/internal/hostile"
 	"github.com/kubectl-rv/kubectl-rv/pkg/audit"
 	"github.com/kubectl-rv/kubectl-rv/pkg/audit/bounded"
 	"github.com/kubectl-rv/kubectl-rv/pkg/exitcode"
@@ -277,26 +276,10 @@ func TestSourceCancel(t *testing.T) {
 // the connection and says nothing (not even its hello) is cut off after
 // the timeout.
 func TestSourceNativeIdle(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = ln.Close() }()
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			go func() {
-				_, _ = io.Copy(io.Discard, c)
-				_ = c.Close()
-			}()
-		}
-	}()
-	target := "clickhouse://" + ln.Addr().String() + "/audit/k8s_events"
+	addr := hostile.MuteTCP(t, nil)
+	target := "clickhouse://" + addr + "/audit/k8s_events"
 	start := time.Now()
-	err = readWith(t, context.Background(), target, audit.SourceConfig{Timeout: 300 * time.Millisecond})
+	err := readWith(t, context.Background(), target, audit.SourceConfig{Timeout: 300 * time.Millisecond})
 	if err == nil || exitcode.Classify(err) != exitcode.CodeCluster || !strings.Contains(err.Error(), "the service sent nothing for 300ms") {
 		t.Errorf("error %v (exit %d), want the idle bound's, exit 3", err, exitcode.Classify(err))
 	}
