@@ -286,8 +286,9 @@ func forbiddenBody(err error, body []byte) error {
 	}}
 }
 
-// auditFlags are the flags that only an audit log analysis reads.
-var auditFlags = []string{"audit-log", "source", "source-timeout", "source-page-size", "view", "object", "resource", "writer", "verb", "subresource", "status", "fail-on-rate", "retry-window", "since", "until", "strict", "top", "report", "scenario", "listen", "listen-cert", "listen-key", "webhook-kubeconfig", "listen-token-file", "listen-client-ca", "spool-max", "record", "record-append"}
+// auditFlags are the flags that only an audit log analysis reads:
+// --listen's own among them.
+var auditFlags = slices.Concat(listenFlags, []string{"audit-log", "source", "source-timeout", "source-page-size", "view", "object", "resource", "writer", "verb", "subresource", "status", "fail-on-rate", "retry-window", "since", "until", "strict", "top", "report", "scenario", "listen"})
 
 // Validate checks the flags without I/O and builds the engine's config.
 func (o *ConflictsOptions) Validate() error {
