@@ -3,8 +3,6 @@ package conflicts
 import (
 	"context"
 	"fmt"
-	"sort"
-	"strings"
 	"time"
 
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -12,6 +10,7 @@ import (
 	"github.com/kubectl-rv/kubectl-rv/pkg/audit"
 	"github.com/kubectl-rv/kubectl-rv/pkg/exitcode"
 	"github.com/kubectl-rv/kubectl-rv/pkg/output"
+	"github.com/kubectl-rv/kubectl-rv/pkg/output/conflictsprint"
 )
 
 // listenFlags are the flags that go with --listen only.
@@ -85,53 +84,10 @@ func (o *ConflictsOptions) sources(ctx context.Context) ([]audit.Source, func() 
 			// went on, and its report stands.
 			output.Warnf(o.ErrOut, "%v", err)
 		}
-		o.printListenStats(l.Stats())
+		conflictsprint.ListenStats(o.ErrOut, l.Stats())
 		return nil
 	}
 	return []audit.Source{l.Source()}, done, nil
-}
-
-// printListenStats says on stderr what the receiver took in and what it
-// dropped or refused, and why.
-func (o *ConflictsOptions) printListenStats(st audit.ListenStats) {
-	fmt.Fprintf(o.ErrOut, "received %d audit events in %d batches (at most %d of the queue's %d batches waited at once; at most %d of %d MiB held)\n",
-		st.Events, st.Batches, st.PeakQueued, st.QueueBatches, st.PeakMemory>>20, st.QueueBytes>>20)
-	if st.DroppedBatches > 0 || st.DroppedEvents > 0 {
-		output.Warnf(o.ErrOut, "dropped %d events (%d batches found the queue of %d batches full, the rest did not fit in %d MiB): the analysis fell behind; the API server was not held up", st.DroppedEvents, st.DroppedBatches, st.QueueBatches, st.QueueBytes>>20)
-	}
-	if st.RejectedEvents > 0 {
-		output.Warnf(o.ErrOut, "skipped %d events that are not audit events as a log line holds one (each cost itself only)", st.RejectedEvents)
-	}
-	if st.Rejected > 0 {
-		reasons := make([]string, 0, len(st.RejectedBy))
-		for r := range st.RejectedBy {
-			reasons = append(reasons, r)
-		}
-		sort.Slice(reasons, func(i, j int) bool {
-			a, b := st.RejectedBy[reasons[i]], st.RejectedBy[reasons[j]]
-			return a > b || a == b && reasons[i] < reasons[j]
-		})
-		var by []string
-		for _, r := range reasons {
-			by = append(by, fmt.Sprintf("%d %s", st.RejectedBy[r], r))
-		}
-		output.Warnf(o.ErrOut, "refused %d requests or connections, none counted: %s", st.Rejected, strings.Join(by, ", "))
-	}
-	if st.Rejected > 0 || st.RejectedEvents > 0 {
-		for _, r := range st.Rejects {
-			// Both are escaped by the receiver.
-			fmt.Fprintf(o.ErrOut, "  refused from %s: %s\n", r.Remote, r.Reason)
-		}
-		if n := st.Rejected + st.RejectedEvents; n > int64(len(st.Rejects)) {
-			fmt.Fprintf(o.ErrOut, "  (the first %d of %d shown)\n", len(st.Rejects), n)
-		}
-	}
-	if st.OtherStages > 0 {
-		fmt.Fprintf(o.ErrOut, "%d events of other stages than ResponseComplete and Panic were not kept\n", st.OtherStages)
-	}
-	if st.SpoolStopped != "" {
-		output.Warnf(o.ErrOut, "the copy of the events for a second reading stopped (%s): %d events older than the window (%s) dropped, %d read once and lost to a second reading; raise --spool-max, or give TMPDIR room", st.SpoolStopped, st.Late, st.LateWindow, st.SpoolLost)
-	}
 }
 
 // validateListen checks --listen's flags beside the audit log's.
