@@ -1,6 +1,7 @@
 package churn
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"time"
@@ -152,17 +153,15 @@ func (o *ChurnOptions) Validate() error {
 	if err := cmdutil.CheckTypeList(o.args, "churn watches"); err != nil {
 		return err
 	}
-	switch {
-	case o.For < 0:
-		return exitcode.Usagef("--for must be 0 (until Ctrl-C) or positive, got %s", o.For)
-	case o.LoopRate <= 0:
-		return exitcode.Usagef("--loop-rate must be positive (writes a minute), got %g", o.LoopRate)
-	case o.FightThreshold < 1:
-		return exitcode.Usagef("--fight-threshold must be at least 1, got %d", o.FightThreshold)
-	case o.Top < 1:
-		return exitcode.Usagef("--top must be at least 1, got %d", o.Top)
-	case o.Explain < 0:
-		return exitcode.Usagef("--explain must be 0 (off) or positive, got %d", o.Explain)
+	var loopRate error
+	if o.LoopRate <= 0 {
+		loopRate = exitcode.Usagef("--loop-rate must be positive (writes a minute), got %g", o.LoopRate)
+	}
+	if err := cmp.Or(cmdutil.ZeroOrPositive("--for", o.For, "until Ctrl-C"), loopRate,
+		cmdutil.AtLeast("--fight-threshold", o.FightThreshold, 1),
+		cmdutil.AtLeast("--top", o.Top, 1),
+		cmdutil.ZeroOrPositive("--explain", o.Explain, "off")); err != nil {
+		return err
 	}
 	if err := cmdutil.CheckChunkSize(o.ChunkSize); err != nil {
 		return err

@@ -125,11 +125,44 @@ func (f *SelectionFlags) Validate() error {
 	return nil
 }
 
-// checkChunkSize is the one rule of --chunk-size, for every command that
+// CheckChunkSize is the one rule of --chunk-size, for every command that
 // lists in pages.
 func CheckChunkSize(n int64) error {
-	if n < 0 {
-		return exitcode.Usagef("--chunk-size must be 0 or positive, got %d", n)
+	return ZeroOrPositive("--chunk-size", n, "")
+}
+
+// number is what a numeric flag holds.
+type number interface {
+	~int | ~int64 | ~float64
+}
+
+// Positive, ZeroOrPositive and AtLeast are the bounds of numeric flags,
+// in the words every command uses: exit 2 naming the flag and the value
+// given, nil within the bound. zero says what 0 means ("off", "no
+// limit"), "" for nothing to say. A command checks several at once with
+// cmp.Or, which returns the first error.
+func Positive[T number](flag string, v T) error {
+	if v <= 0 {
+		return exitcode.Usagef("%s must be positive, got %v", flag, v)
+	}
+	return nil
+}
+
+// ZeroOrPositive: see Positive.
+func ZeroOrPositive[T number](flag string, v T, zero string) error {
+	if v >= 0 {
+		return nil
+	}
+	if zero != "" {
+		return exitcode.Usagef("%s must be 0 (%s) or positive, got %v", flag, zero, v)
+	}
+	return exitcode.Usagef("%s must be 0 or positive, got %v", flag, v)
+}
+
+// AtLeast: see Positive.
+func AtLeast[T number](flag string, v, least T) error {
+	if v < least {
+		return exitcode.Usagef("%s must be at least %v, got %v", flag, least, v)
 	}
 	return nil
 }

@@ -1,6 +1,7 @@
 package lag
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -210,15 +211,13 @@ func (o *LagOptions) Validate() error {
 	if err := cmdutil.CheckChunkSize(o.Selection.ChunkSize); err != nil {
 		return err
 	}
+	if err := cmp.Or(cmdutil.ZeroOrPositive("--max-lag", o.MaxLag, ""),
+		cmdutil.ZeroOrPositive("--min-age", o.MinAge, ""),
+		cmdutil.ZeroOrPositive("--timeout", o.Timeout, "no limit"),
+		cmdutil.AtLeast("--concurrency", o.Concurrency, 1)); err != nil {
+		return err
+	}
 	switch {
-	case o.MaxLag < 0:
-		return exitcode.Usagef("--max-lag must be 0 or positive, got %d", o.MaxLag)
-	case o.MinAge < 0:
-		return exitcode.Usagef("--min-age must be 0 or positive, got %s", o.MinAge)
-	case o.Timeout < 0:
-		return exitcode.Usagef("--timeout must be 0 (no limit) or positive, got %s", o.Timeout)
-	case o.Concurrency < 1:
-		return exitcode.Usagef("--concurrency must be at least 1, got %d", o.Concurrency)
 	case o.Wait && o.Watch:
 		return exitcode.Usagef("--wait and --watch cannot be combined: --wait gates, --watch shows")
 	case o.timeoutSet && !o.Wait && !o.Watch:

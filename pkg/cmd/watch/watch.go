@@ -1,6 +1,7 @@
 package watch
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"os"
@@ -213,17 +214,12 @@ func (o *WatchOptions) Validate() error {
 	if _, err := fields.ParseSelector(o.FieldSelector); err != nil {
 		return exitcode.Usagef("--field-selector %q: %w", o.FieldSelector, err)
 	}
-	switch {
-	case o.FightThreshold < 1:
-		return exitcode.Usagef("--fight-threshold must be at least 1, got %d", o.FightThreshold)
-	case o.FightWindow <= 0:
-		return exitcode.Usagef("--fight-window must be positive, got %s", o.FightWindow)
-	case o.HotRate < 0:
-		return exitcode.Usagef("--hot-rate must be 0 (off) or positive, got %g", o.HotRate)
-	case o.For < 0:
-		return exitcode.Usagef("--for must be 0 (no limit) or positive, got %s", o.For)
-	case o.MaxEvents < 0:
-		return exitcode.Usagef("--max-events must be 0 (no limit) or positive, got %d", o.MaxEvents)
+	if err := cmp.Or(cmdutil.AtLeast("--fight-threshold", o.FightThreshold, 1),
+		cmdutil.Positive("--fight-window", o.FightWindow),
+		cmdutil.ZeroOrPositive("--hot-rate", o.HotRate, "off"),
+		cmdutil.ZeroOrPositive("--for", o.For, "no limit"),
+		cmdutil.ZeroOrPositive("--max-events", o.MaxEvents, "no limit")); err != nil {
+		return err
 	}
 	if err := cmdutil.CheckChunkSize(o.ChunkSize); err != nil {
 		return err
