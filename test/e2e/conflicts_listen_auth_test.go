@@ -76,8 +76,8 @@ func TestConflictsListenAuthenticatesTheAPIServer(t *testing.T) {
 		}
 	}()
 	const agent = "e2e-listen-auth-writer/1.0"
-	slow := slowSenders(addr, kc.AuthInfos[kc.Contexts[kc.CurrentContext].AuthInfo].Token, 50)
-	own := staleWriter(t, p, agent)
+	slow := slowSenders(addr, token, 50)
+	own, _ := staleWriter(t, p, agent)
 
 	roots := x509.NewCertPool()
 	if !roots.AppendCertsFromPEM(ca) {
@@ -187,7 +187,7 @@ func TestConflictsListenRequiresTheAPIServersCertificate(t *testing.T) {
 		}
 	}()
 	const agent = "e2e-listen-mtls-writer/1.0"
-	own := staleWriter(t, p, agent)
+	own, _ := staleWriter(t, p, agent)
 
 	roots := x509.NewCertPool()
 	roots.AddCert(ours.cert)
@@ -223,8 +223,9 @@ func TestConflictsListenRequiresTheAPIServersCertificate(t *testing.T) {
 
 // staleWriter creates a ConfigMap in p, then updates it four times with
 // the resourceVersion it read first, and returns the outcomes it counted
-// itself: the first update wins, the other three are 409s.
-func staleWriter(t *testing.T, p *framework.Cluster, agent string) conflictsTally {
+// itself (the first update wins, the other three are 409s, each a
+// give-up) and the namespace it wrote in.
+func staleWriter(t *testing.T, p *framework.Cluster, agent string) (conflictsTally, string) {
 	t.Helper()
 	cs := p.Clientset(t, agent)
 	ctx := context.Background()
@@ -252,7 +253,7 @@ func staleWriter(t *testing.T, p *framework.Cluster, agent string) conflictsTall
 	if own.Conflicts != 3 {
 		t.Fatalf("the writer logged %d 409s, want 3 (the first stale update wins)", own.Conflicts)
 	}
-	return own
+	return own, ns
 }
 
 // forgedItem is an EventList item for an update's 409, completed now, by

@@ -3,7 +3,6 @@
 package e2e
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -13,10 +12,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kubectl-rv/kubectl-rv/test/e2e/framework"
 )
@@ -47,34 +42,7 @@ func TestConflictsListenReceivesTheWebhook(t *testing.T) {
 	// The writer: one good update, then updates with the stale
 	// resourceVersion it read first; it counts its own outcomes.
 	const agent = "e2e-listen-writer/1.0"
-	cs := p.Clientset(t, agent)
-	ctx := context.Background()
-	ns := p.Namespace(t)
-	cm, err := cs.CoreV1().ConfigMaps(ns).Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "hot"}, Data: map[string]string{"n": "0"}}, metav1.CreateOptions{FieldManager: "listen-writer"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var own conflictsTally
-	own.Attempts++ // the create
-	own.Successes++
-	stale := cm.DeepCopy()
-	for i := range 4 {
-		c := stale.DeepCopy()
-		c.Data["n"] = fmt.Sprint(i + 1)
-		own.Attempts++
-		_, err := cs.CoreV1().ConfigMaps(ns).Update(ctx, c, metav1.UpdateOptions{FieldManager: "listen-writer"})
-		switch {
-		case err == nil:
-			own.Successes++
-		case apierrors.IsConflict(err):
-			own.Conflicts++
-		default:
-			t.Fatal(err)
-		}
-	}
-	if own.Conflicts != 3 {
-		t.Fatalf("the writer logged %d 409s, want 3 (the first stale update wins)", own.Conflicts)
-	}
+	own, ns := staleWriter(t, p, agent)
 	// The webhook flushes its batches every second.
 	time.Sleep(5 * time.Second)
 	r := bg.Stop(t)
