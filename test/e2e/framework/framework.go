@@ -64,11 +64,18 @@ func Start() (*Cluster, error) {
 	c := &Cluster{Root: root, tmp: tmp, Dir: filepath.Join(tmp, "cluster")}
 	rvDir := filepath.Join(tmp, "bin")
 	c.RVBin = filepath.Join(rvDir, "kubectl-rv")
+	// The build uses the CPU while the control plane starts up, which
+	// mostly waits: the two run at the same time.
 	build := exec.Command("go", "build", "-o", c.RVBin, "./cmd/kubectl-rv")
 	build.Dir = root
-	if out, err := build.CombinedOutput(); err != nil {
-		return nil, fmt.Errorf("building kubectl-rv: %v\n%s", err, out)
-	}
+	built := make(chan error, 1)
+	go func() {
+		if out, err := build.CombinedOutput(); err != nil {
+			built <- fmt.Errorf("building kubectl-rv: %v\n%s", err, out)
+			return
+		}
+		built <- nil
+	}()
 	// Completion through kubectl runs kubectl_complete-rv from PATH.
 	if src := filepath.Join(root, "hack", "kubectl_complete-rv"); fileExists(src) {
 		if err := copyExecutable(src, filepath.Join(rvDir, "kubectl_complete-rv")); err != nil {
@@ -85,6 +92,10 @@ func Start() (*Cluster, error) {
 	out, err := up.Output()
 	if err != nil {
 		return nil, fmt.Errorf("hack/local-cluster.sh up: %v\n%s", err, stderr.String())
+	}
+	if err := <-built; err != nil {
+		_ = c.Stop()
+		return nil, err
 	}
 	vars := parseExports(out)
 	c.Kubeconfig, c.EtcdEndpoint, c.APIServer, c.BinDir = vars["KUBECONFIG"], vars["RV_ETCD_ENDPOINT"], vars["RV_APISERVER"], vars["RV_CONTROL_PLANE_BIN"]
