@@ -70,7 +70,15 @@ pid_alive() { [ -f "$state/$1.pid" ] && kill -0 "$(cat "$state/$1.pid")" 2>/dev/
 
 start_proc() { # name: runs $state/$name.sh in the background, logs to $state/$name.log
   local name=$1
-  setsid bash "$state/$name.sh" >>"$state/$name.log" 2>&1 < /dev/null &
+  (
+    # The daemon keeps none of its caller's descriptors: a lock the caller
+    # holds (flock make cluster-up) would otherwise stay held until the
+    # daemon exits.
+    for fd in $(ls /proc/$BASHPID/fd); do
+      ((fd > 2)) && eval "exec $fd>&-"
+    done 2>/dev/null
+    exec setsid bash "$state/$name.sh" >>"$state/$name.log" 2>&1 </dev/null
+  ) &
   echo $! > "$state/$name.pid"
 }
 
