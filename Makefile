@@ -32,20 +32,19 @@ install: build ## install kubectl-rv and kubectl_complete-rv into PREFIX (defaul
 test: ## unit tests with -race beside the e2e suite against a real control plane (hack/test.sh)
 	hack/test.sh
 
-# Tests that push tens of thousands of events through a decoder or an engine
-# to hold two paths equal or a memory bound. Under -race they take 68 s of
-# wall time on an idle 2-core machine (16 s without), and took 105-293 s each
-# on a loaded one: the race detector's cost on every memory access, not a
-# race to find. They run once, without -race; every other test runs with it
-# (the mapped reader's race was caught by a small test).
-# The log services' million-event paging tests (a local protocol server
-# sends the events the pushed-down filter keeps) are of the same kind: 60-140
-# s each under -race on a loaded machine, under 10 s without.
-HEAVY_TESTS := ^(TestAnalyzeMemoryBounded|TestDecodeMappedMatchesRead|TestDecodeReuseMatches|TestTrackerRetainsLessThanJSON|TestSourcePagesThroughAMillionEvents|TestSourcePagesThroughAMillionDocuments|TestSourceStreamsAMillionRows)$$
+# Tests that push tens of thousands of events through a decoder, an engine
+# or the simulator, to hold two paths equal, a memory bound or golden bytes,
+# and the log services' million-event paging tests. Under -race they cost
+# several times their plain run (figures in docs/bench/test-time.md): the race
+# detector's cost on every memory access, not a race to find, since the
+# concurrent parts they pass through (the mapped reader, the stream's pipe,
+# the paging clients) are raced by smaller tests, and the simulator runs on
+# one goroutine. They run once, without -race; every other test runs with it.
+HEAVY_TESTS := ^(TestAnalyzeMemoryBounded|TestDecodeMappedMatchesRead|TestDecodeReuseMatches|TestTrackerRetainsLessThanJSON|TestSourcePagesThroughAMillionEvents|TestSourcePagesThroughAMillionDocuments|TestSourceStreamsAMillionRows|TestStreamMatchesReference|TestBuiltinGolden|TestSameSeedSameBytes|TestSVGShowsWhatWentWrong|TestSVGIsWellFormed)$$
 
 test-unit: ## unit tests with -race (the heavy data tests once, without it)
 	$(GO) test -race -trimpath -count=1 -skip '$(HEAVY_TESTS)' ./...
-	$(GO) test -trimpath -count=1 -run '$(HEAVY_TESTS)' ./pkg/audit/... ./pkg/conflicts ./pkg/inspect
+	$(GO) test -trimpath -count=1 -run '$(HEAVY_TESTS)' ./pkg/audit/... ./pkg/conflicts ./pkg/inspect ./pkg/output/simprint
 
 test-quick: ## unit tests without -race, cached: the edit loop (make test-unit before you push)
 	$(GO) test ./...
