@@ -21,6 +21,9 @@ type Config struct {
 	MaxLag int64
 	// MinAge is how long a spec may wait before its lag counts.
 	MinAge time.Duration
+	// For is what an object must reach to be done: its generation
+	// observed (the default), or also rolled out.
+	For Goal
 	// All includes current and no-generation objects in the report.
 	All bool
 	// Now is the clock; ages are measured against it.

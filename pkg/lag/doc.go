@@ -12,6 +12,13 @@
 //	                is behind metadata.generation
 //	current         everything that reports an observedGeneration has seen the generation
 //
+// With Config.For RolledOut (--for rollout), an object whose generation has
+// been observed is current only once rolled out, as kubectl rollout status
+// decides (Deployments, StatefulSets, DaemonSets) or as the conditions
+// kstatus reads say (other kinds); until then it is rolling-out, paused (a
+// paused Deployment) or stalled (its progress deadline passed), and a
+// wait ends at once, with ErrStalled, on a stalled one.
+//
 // A worked example: a Deployment at generation 7 whose status says
 // observedGeneration 6 and whose Available condition says observedGeneration
 // 5 is lagging with LAG 2 (the largest gap); kubectl wait

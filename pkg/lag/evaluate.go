@@ -24,7 +24,7 @@ func newTypeScan(t Target, cfg Config, now time.Time) *typeScan {
 }
 
 func (ts *typeScan) add(o Object) {
-	c := Classify(o)
+	c := classify(ts.cfg, ts.t, o)
 	ts.sum.Objects++
 	ts.sum.count(c.State, 1)
 	if o.ObservedGeneration != nil || len(o.Conditions) > 0 {
@@ -53,7 +53,8 @@ func (ts *typeScan) finish() {
 
 // isFinding applies the thresholds: a lagging object counts when its lag is
 // above MaxLag; a never-observed one when its type is known to report an
-// observedGeneration; either only once its spec is MinAge old.
+// observedGeneration; one not rolled out (Config.For RolledOut) always;
+// each only once its spec is MinAge old.
 func isFinding(it Item, cfg Config, now time.Time) bool {
 	if now.Sub(it.SpecChangedAt) < cfg.MinAge {
 		return false
@@ -63,6 +64,8 @@ func isFinding(it Item, cfg Config, now time.Time) bool {
 		return it.Lag > cfg.MaxLag
 	case NeverObserved:
 		return it.expected
+	case RollingOut, Paused, Stalled:
+		return true
 	}
 	return false
 }
@@ -80,6 +83,7 @@ func newItem(t Target, o Object, c Classification, now time.Time) Item {
 		Lag:                c.Lag,
 		State:              c.State,
 		LaggingConditions:  c.LaggingConditions,
+		Rollout:            c.Rollout,
 		SpecChangedAt:      o.Created,
 		SpecSource:         "creationTimestamp",
 	}
@@ -105,9 +109,6 @@ func newItem(t Target, o Object, c Classification, now time.Time) Item {
 	return it
 }
 
-// rolloutKinds are the kinds kubectl rollout status knows.
-var rolloutKinds = map[string]bool{"apps/Deployment": true, "apps/StatefulSet": true, "apps/DaemonSet": true}
-
 // explain says what the state means for the tools people gate on.
 func explain(it Item, t Target) []string {
 	var out []string
@@ -132,6 +133,12 @@ func explain(it Item, t Target) []string {
 		for _, c := range it.LaggingConditions {
 			out = append(out, fmt.Sprintf("kubectl wait --for=condition=%s will block until the condition's observedGeneration reaches %d", c.Type, gen))
 		}
+	case RollingOut:
+		out = append(out, "not rolled out: "+it.Rollout)
+	case Paused:
+		out = append(out, "paused: "+it.Rollout+"; kubectl rollout status and lag --wait wait until it is resumed (kubectl rollout resume)")
+	case Stalled:
+		out = append(out, "stalled: "+it.Rollout)
 	case NeverObserved:
 		out = append(out, "kstatus-based tools (Flux, kpt) will report this object as Current because it has no observedGeneration")
 		if !it.expected {

@@ -29,6 +29,9 @@ type Object struct {
 	Conditions []Condition
 
 	managedFields json.RawMessage
+	// raw is the object's JSON, kept only where the rollout check needs it
+	// (Config.For is RolledOut).
+	raw []byte
 }
 
 // Condition is a status condition that carries its own observedGeneration.
@@ -72,7 +75,9 @@ func DecodeObject(data []byte) (Object, error) {
 	if err := json.Unmarshal(data, &raw); err != nil {
 		return Object{}, fmt.Errorf("decoding object: %w", err)
 	}
-	return raw.object(), nil
+	o := raw.object()
+	o.raw = data
+	return o, nil
 }
 
 func (raw *rawObject) object() Object {
@@ -140,6 +145,13 @@ const (
 	Lagging       State = "lagging"
 	NeverObserved State = "never-observed"
 	NoGeneration  State = "no-generation"
+	// With Config.For RolledOut, an object whose generation has been
+	// observed is current only once rolled out; until then it is
+	// rolling-out, paused (a Deployment with spec.paused) or stalled (its
+	// progress deadline passed, or a Stalled condition): see Goal.
+	RollingOut State = "rolling-out"
+	Paused     State = "paused"
+	Stalled    State = "stalled"
 )
 
 // Classification is what the comparison of generations says of an object.
@@ -150,6 +162,10 @@ type Classification struct {
 	Lag int64
 	// LaggingConditions are the conditions whose observedGeneration is behind.
 	LaggingConditions []Condition
+	// Rollout is what the rollout check says of an object that is not
+	// rolled out (kubectl rollout status's words, or the condition that
+	// holds it), with Config.For RolledOut.
+	Rollout string
 }
 
 // Classify compares the object's generation with its observedGenerations.

@@ -45,6 +45,11 @@ type Counts struct {
 	Lagging       int `json:"lagging"`
 	NeverObserved int `json:"neverObserved"`
 	NoGeneration  int `json:"noGeneration"`
+	// RollingOut, Paused and Stalled count objects not rolled out (only
+	// with Config.For RolledOut).
+	RollingOut int `json:"rollingOut"`
+	Paused     int `json:"paused"`
+	Stalled    int `json:"stalled"`
 	// Findings is how many objects count as lagging under the thresholds.
 	Findings int `json:"findings"`
 }
@@ -60,6 +65,12 @@ func (c *Counts) count(st State, d int) {
 		c.NeverObserved += d
 	case NoGeneration:
 		c.NoGeneration += d
+	case RollingOut:
+		c.RollingOut += d
+	case Paused:
+		c.Paused += d
+	case Stalled:
+		c.Stalled += d
 	}
 }
 
@@ -91,6 +102,9 @@ type Item struct {
 	// LaggingConditions are the conditions whose own observedGeneration is
 	// behind the generation.
 	LaggingConditions []Condition `json:"laggingConditions,omitempty"`
+	// Rollout says why an object is not rolled out (--for rollout): what
+	// kubectl rollout status says, or the condition that holds it.
+	Rollout string `json:"rollout,omitempty"`
 	// SpecChangedAt is when the newest spec was written; SpecSource says
 	// where that time comes from ("managedFields" or "creationTimestamp").
 	SpecChangedAt time.Time `json:"specChangedAt"`
@@ -126,6 +140,9 @@ func (r *Report) Totals() Counts {
 		s.Lagging += t.Lagging
 		s.NeverObserved += t.NeverObserved
 		s.NoGeneration += t.NoGeneration
+		s.RollingOut += t.RollingOut
+		s.Paused += t.Paused
+		s.Stalled += t.Stalled
 		s.Findings += t.Findings
 	}
 	return s

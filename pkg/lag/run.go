@@ -15,7 +15,8 @@ const (
 	// Once scans and returns the report.
 	Once Mode = iota
 	// UntilCaughtUp then watches until nothing lags; when Config.Timeout
-	// passes first, Run returns the report with ErrStillLagging.
+	// passes first, Run returns the report with ErrStillLagging, and as
+	// soon as an object that counts is stalled, with ErrStalled.
 	UntilCaughtUp
 	// Watching then watches until its ctx ends or Config.Timeout passes,
 	// reporting every change to Config.OnChange. Either is the watch's
@@ -27,6 +28,26 @@ const (
 // ErrStillLagging is Run's error, with the report, when UntilCaughtUp's
 // Timeout passed while objects still lagged.
 var ErrStillLagging = errors.New("objects still lag")
+
+// ErrStalled is Run's error, with the report, when UntilCaughtUp finds an
+// object that counts and is stalled: waiting longer cannot help, so it
+// ends at once. The error names the object and the condition.
+var ErrStalled = errors.New("rollout stalled")
+
+// stalled returns ErrStalled naming the first stalled finding in rep, or
+// nil.
+func stalled(rep *Report) error {
+	for _, it := range rep.Items {
+		if it.Finding && it.State == Stalled {
+			name := it.Name
+			if it.Namespace != "" {
+				name = it.Namespace + "/" + name
+			}
+			return fmt.Errorf("%w: %s %s: %s", ErrStalled, it.Resource, name, it.Rollout)
+		}
+	}
+	return nil
+}
 
 // Run is the lag command's one entry: it scans the targets (Scan), says
 // the scan's warnings to cfg.Warnf, hands the report to cfg.Scanned, then
@@ -69,10 +90,15 @@ func withTimeout(ctx context.Context, d time.Duration) (context.Context, context
 }
 
 func waitCaughtUp(ctx context.Context, cfg Config, client Client, targets []Target, rep *Report) error {
+	if err := stalled(rep); err != nil {
+		return err
+	}
 	wctx, cancel := withTimeout(ctx, cfg.Timeout)
 	defer cancel()
 	err := Follow(wctx, cfg, client, targets, rep, true, nil)
 	switch {
+	case errors.Is(err, ErrStalled):
+		return err
 	case err != nil && ctx.Err() != nil:
 		return ctx.Err()
 	case err != nil:

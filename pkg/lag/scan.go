@@ -121,7 +121,7 @@ func scanType(ctx context.Context, cfg Config, client Client, t Target, fn func(
 		if err != nil {
 			return listRV, err
 		}
-		meta, err := decodeList(body, fn)
+		meta, err := decodeList(body, cfg.For == RolledOut, fn)
 		body.Close()
 		if err != nil {
 			return listRV, err
@@ -139,8 +139,9 @@ func scanType(ctx context.Context, cfg Config, client Client, t Target, fn func(
 }
 
 // decodeList reads a list response as a stream: one item at a time, so a
-// page never sits in memory whole.
-func decodeList(r io.Reader, fn func(Object)) (metav1.ListMeta, error) {
+// page never sits in memory whole. With keepRaw each object carries its
+// JSON, for the rollout check.
+func decodeList(r io.Reader, keepRaw bool, fn func(Object)) (metav1.ListMeta, error) {
 	var lm metav1.ListMeta
 	dec := json.NewDecoder(r)
 	if err := expectDelim(dec, '{'); err != nil {
@@ -165,11 +166,11 @@ func decodeList(r io.Reader, fn func(Object)) (metav1.ListMeta, error) {
 				return lm, fmt.Errorf("decoding the list: items is not an array")
 			}
 			for dec.More() {
-				var raw rawObject
-				if err := dec.Decode(&raw); err != nil {
+				o, err := decodeItem(dec, keepRaw)
+				if err != nil {
 					return lm, fmt.Errorf("decoding the list: %w", err)
 				}
-				fn(raw.object())
+				fn(o)
 			}
 			if _, err := dec.Token(); err != nil {
 				return lm, fmt.Errorf("decoding the list: %w", err)
@@ -186,6 +187,22 @@ func decodeList(r io.Reader, fn func(Object)) (metav1.ListMeta, error) {
 		}
 	}
 	return lm, nil
+}
+
+// decodeItem decodes the next list item, with its JSON when keepRaw.
+func decodeItem(dec *json.Decoder, keepRaw bool) (Object, error) {
+	if !keepRaw {
+		var raw rawObject
+		if err := dec.Decode(&raw); err != nil {
+			return Object{}, err
+		}
+		return raw.object(), nil
+	}
+	var data json.RawMessage
+	if err := dec.Decode(&data); err != nil {
+		return Object{}, err
+	}
+	return DecodeObject(data)
 }
 
 func expectDelim(dec *json.Decoder, want json.Delim) error {

@@ -310,7 +310,7 @@ func TestDecodeListStreams(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var got []string
-			lm, err := decodeList(strings.NewReader(tt.body), func(o Object) { got = append(got, o.Name) })
+			lm, err := decodeList(strings.NewReader(tt.body), false, func(o Object) { got = append(got, o.Name) })
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -320,7 +320,7 @@ func TestDecodeListStreams(t *testing.T) {
 		})
 	}
 	for _, bad := range []string{``, `[]`, `{"items":{}}`, `{"items":[1]}`, `{"items":[`} {
-		if _, err := decodeList(strings.NewReader(bad), func(Object) {}); err == nil {
+		if _, err := decodeList(strings.NewReader(bad), false, func(Object) {}); err == nil {
 			t.Errorf("%q: want an error", bad)
 		}
 	}
@@ -331,7 +331,7 @@ func FuzzDecodeList(f *testing.F) {
 	f.Add([]byte(`{"items":null}`))
 	f.Add([]byte(`{"items":[{"metadata":{}}],"metadata":{"resourceVersion":"1"}}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		_, _ = decodeList(bytes.NewReader(data), func(o Object) { _ = Classify(o) })
+		_, _ = decodeList(bytes.NewReader(data), false, func(o Object) { _ = Classify(o) })
 	})
 }
 
@@ -465,7 +465,7 @@ func BenchmarkDecodeList(b *testing.B) {
 	b.Run("stream", func(b *testing.B) {
 		b.SetBytes(int64(len(page)))
 		for b.Loop() {
-			if _, err := decodeList(bytes.NewReader(page), func(Object) {}); err != nil {
+			if _, err := decodeList(bytes.NewReader(page), false, func(Object) {}); err != nil {
 				b.Fatal(err)
 			}
 		}

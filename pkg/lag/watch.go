@@ -16,8 +16,9 @@ import (
 // resourceVersion of its list: no polling, one watch per type. After each
 // change it calls onChange (when set) with the updated report; an error from
 // onChange (a failed print) ends Follow with that error. It returns nil as
-// soon as nothing counts as a finding when untilClear is set, else when ctx
-// ends (returning ctx's error). The watches are the one watch core's
+// soon as nothing counts as a finding when untilClear is set (and with
+// ErrStalled as soon as a finding is stalled), else when ctx ends
+// (returning ctx's error). The watches are the one watch core's
 // (follow.Follow): a dropped watch resumes from the last resourceVersion
 // seen, after a backoff with jitter, and one that expires (410) relists
 // its type and resumes; both are reported to cfg.Warnf. A type whose watch
@@ -62,6 +63,11 @@ func Follow(ctx context.Context, cfg Config, client Client, targets []Target, re
 		}
 		if untilClear && f.findings() == 0 {
 			return nil
+		}
+		if untilClear {
+			if err := stalled(rep); err != nil {
+				return err
+			}
 		}
 	}
 }
@@ -159,7 +165,7 @@ func (f *follower) apply(u update) {
 	if u.event.Type == follow.Deleted {
 		return
 	}
-	c := Classify(o)
+	c := classify(f.cfg, t, o)
 	s.count(c.State, 1)
 	s.Objects++
 	if o.ObservedGeneration != nil || len(o.Conditions) > 0 {

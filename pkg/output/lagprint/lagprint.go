@@ -28,6 +28,8 @@ type Scope struct {
 	FromCache     bool     `json:"fromCache"`
 	MaxLag        int64    `json:"maxLag"`
 	MinAge        string   `json:"minAge"`
+	// For is what counts as done: generation or rollout.
+	For string `json:"for"`
 }
 
 // Summary totals a report.
@@ -161,10 +163,10 @@ func stateStyle(it lag.Item) output.Style {
 	switch {
 	case it.Finding:
 		return output.Red
-	case it.State == lag.Lagging || it.State == lag.NeverObserved:
-		return output.Yellow
 	case it.State == lag.Current:
 		return output.Green
+	case it.State != lag.NoGeneration:
+		return output.Yellow
 	}
 	return output.None
 }
@@ -223,6 +225,14 @@ func counts(t lag.Counts, partial string) string {
 	}
 	if t.NoGeneration > 0 {
 		parts = append(parts, fmt.Sprintf("%d no-generation", t.NoGeneration))
+	}
+	for _, c := range []struct {
+		n     int
+		state lag.State
+	}{{t.RollingOut, lag.RollingOut}, {t.Paused, lag.Paused}, {t.Stalled, lag.Stalled}} {
+		if c.n > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", c.n, c.state))
+		}
 	}
 	s := strings.Join(parts, ", ")
 	s += fmt.Sprintf(" (%s over the thresholds)", text.Plural(t.Findings, "finding"))

@@ -59,27 +59,60 @@ func sampleReport() *lag.Report {
 	}
 }
 
+// rolloutReport is a --for rollout report: a paused, a stalled and a
+// rolling-out object.
+func rolloutReport() *lag.Report {
+	item := func(kind, resource, name string, st lag.State, rollout, note string) lag.Item {
+		return lag.Item{
+			APIVersion: "apps/v1", Kind: kind, Resource: resource, Namespace: "shop", Name: name,
+			Generation: i64(2), ObservedGeneration: i64(2), State: st, Finding: true, Rollout: rollout,
+			SpecChangedAt: now.Add(-30 * time.Second), SpecSource: "managedFields", SpecManager: "kubectl", AgeSeconds: 30,
+			Observer: "kube-controller-manager", Explanations: []string{note},
+		}
+	}
+	return &lag.Report{
+		Now: now,
+		Types: []lag.TypeSummary{
+			{Group: "apps", Version: "v1", Resource: "deployments", Kind: "Deployment", Namespaced: true, Counts: lag.Counts{Objects: 3, Current: 1, Paused: 1, Stalled: 1, Findings: 2}, ReportsObservedGeneration: true},
+			{Group: "apps", Version: "v1", Resource: "statefulsets", Kind: "StatefulSet", Namespaced: true, Counts: lag.Counts{Objects: 1, RollingOut: 1, Findings: 1}, ReportsObservedGeneration: true},
+		},
+		Items: []lag.Item{
+			item("Deployment", "deployments.apps", "api", lag.Paused, `spec.paused is true: Waiting for deployment "api" rollout to finish: 0 out of 1 new replicas have been updated...`,
+				`paused: spec.paused is true: Waiting for deployment "api" rollout to finish: 0 out of 1 new replicas have been updated...; kubectl rollout status and lag --wait wait until it is resumed (kubectl rollout resume)`),
+			item("Deployment", "deployments.apps", "web", lag.Stalled, `condition Progressing is False (ProgressDeadlineExceeded): ReplicaSet "web-1" has timed out progressing.`,
+				`stalled: condition Progressing is False (ProgressDeadlineExceeded): ReplicaSet "web-1" has timed out progressing.`),
+			item("StatefulSet", "statefulsets.apps", "db", lag.RollingOut, "Waiting for 1 pods to be ready...", "not rolled out: Waiting for 1 pods to be ready..."),
+		},
+	}
+}
+
 func TestGolden(t *testing.T) {
 	tests := []struct {
-		name   string
-		format output.Format
-		opts   Options
+		name    string
+		format  output.Format
+		opts    Options
+		rollout bool
 	}{
-		{"table.txt", output.Table, Options{}},
-		{"table-all-namespaces.txt", output.Table, Options{ShowNamespace: true}},
-		{"wide.txt", output.Wide, Options{ShowNamespace: true}},
-		{"notes-capped.txt", output.Table, Options{MaxNotes: 2}},
-		{"report.json", output.JSON, Options{}},
-		{"report.yaml", output.YAML, Options{}},
+		{"table.txt", output.Table, Options{}, false},
+		{"table-all-namespaces.txt", output.Table, Options{ShowNamespace: true}, false},
+		{"wide.txt", output.Wide, Options{ShowNamespace: true}, false},
+		{"notes-capped.txt", output.Table, Options{MaxNotes: 2}, false},
+		{"report.json", output.JSON, Options{}, false},
+		{"report.yaml", output.YAML, Options{}, false},
+		{"table-rollout.txt", output.Table, Options{}, true},
+		{"report-rollout.json", output.JSON, Options{}, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var buf bytes.Buffer
 			p := &output.Printer{Format: tt.format, Out: &buf}
-			rep := sampleReport()
+			rep, scope := sampleReport(), Scope{Namespace: "shop", Types: []string{"deployments.apps", "widgets.example.com"}, MinAge: "0s", For: "generation"}
+			if tt.rollout {
+				rep, scope = rolloutReport(), Scope{Namespace: "shop", Types: []string{"deployments.apps", "statefulsets.apps"}, MinAge: "0s", For: "rollout"}
+			}
 			var err error
 			if p.Structured() {
-				err = p.PrintObject(NewDocument(rep, Scope{Namespace: "shop", Types: []string{"deployments.apps", "widgets.example.com"}, MinAge: "0s"}))
+				err = p.PrintObject(NewDocument(rep, scope))
 			} else {
 				err = PrintTable(p, rep, tt.opts)
 			}
