@@ -21,7 +21,7 @@ import (
 type lagDoc struct {
 	APIVersion string
 	Kind       string
-	Summary    struct{ Objects, Lagging, NeverObserved, Findings int }
+	Summary    struct{ Objects, Lagging, NeverObserved, RollingOut, Paused, Stalled, Findings int }
 	Types      []struct {
 		Resource, Group string
 		Objects         int
@@ -38,6 +38,7 @@ type lagDoc struct {
 			Type               string
 			ObservedGeneration int64
 		}
+		Rollout      string
 		AgeSeconds   int64
 		SpecSource   string
 		Observer     string

@@ -27,24 +27,26 @@ For every object in scope, lag compares metadata.generation with
 status.observedGeneration and with the observedGeneration of each status
 condition. STATE is current, lagging, never-observed (a generation but no
 observedGeneration anywhere: kstatus-based tools call such objects Current) or
-no-generation. AGE is how long the newest spec has been waiting (from the
-managedFields time of the newest write that touched .spec, else the creation
-time); OBSERVER is the manager that writes the status.
+no-generation. AGE is how long the newest spec has been waiting; OBSERVER is
+the manager that writes the status.
+
+--for rollout also requires each object to be rolled out, as kubectl rollout
+status decides for Deployments, StatefulSets and DaemonSets, and as the Ready,
+Reconciling, Stalled and Progressing conditions say for other kinds: STATE
+rolling-out, paused (spec.paused: --wait waits) or stalled (its progress
+deadline passed: --wait fails at once, naming the condition). The default,
+--for generation, checks observedGeneration only.
 
 Without TYPE, the scope is every served type whose objects can report an
-observedGeneration: the built-in workloads, Pods, PodDisruptionBudgets, ...
-and every custom resource type, found through discovery. Cluster-scoped types
-are included with --all-namespaces. Lists are paginated (--chunk-size) and
-read as a stream, several types at a time, so memory does not grow with the
-size of the cluster; --cache reads from the API server's watch cache.
-
-A type you may not list is skipped with a warning; the results are then
-partial.
+observedGeneration (the built-in workloads, Pods, ... and every custom
+resource type), from discovery; cluster-scoped types with --all-namespaces.
+A type you may not list is skipped with a warning (partial results).
 
 Exit status: 0 when nothing lags, 1 when an object lags (beyond --max-lag,
-for longer than --min-age), 2 on bad usage, 3 when the cluster cannot be
-reached or refuses every list. With --wait, lag watches (it does not poll)
-until nothing lags or --timeout expires, then lists what still lags.
+for longer than --min-age) or is not rolled out, 2 on bad usage, 3 when the
+cluster cannot be reached or refuses every list. With --wait, lag watches
+(it does not poll) until nothing lags or --timeout expires, then lists what
+still lags.
 
 Docs: docs/lag.md`
 
@@ -59,6 +61,9 @@ const lagExample = `  # Everything lagging in the current namespace
 
   # CI gate: wait until every controller has caught up, at most two minutes
   kubectl rv lag -A --wait --timeout 2m
+
+  # CI gate: wait until every workload in the namespace is rolled out
+  kubectl rv lag -n shop --wait --for rollout --timeout 5m
 
   # Only lag of more than one generation that has lasted five minutes
   kubectl rv lag -A --max-lag 1 --min-age 5m
@@ -85,11 +90,13 @@ type LagOptions struct {
 	MinAge      time.Duration
 	Wait        bool
 	Watch       bool
+	For         string
 	Timeout     time.Duration
 	FromCache   bool
 	Concurrency int
 
 	timeoutSet bool
+	goal       lag.Goal
 	namespace  string
 	client     lag.Client
 	// resolve returns the types to scan (discovery, or the TYPE arguments).
@@ -104,6 +111,7 @@ func NewCmdLag(f *cmdutil.Factory, streams genericiooptions.IOStreams) *cobra.Co
 		Selection:   cmdutil.NewSelectionFlags(false),
 		Output:      cmdutil.NewOutputFlags(output.Table, output.Wide, output.JSON, output.YAML),
 		Timeout:     5 * time.Minute,
+		For:         forGeneration,
 		Concurrency: lag.DefaultConcurrency,
 		IOStreams:   streams,
 	}
@@ -123,6 +131,8 @@ func NewCmdLag(f *cmdutil.Factory, streams genericiooptions.IOStreams) *cobra.Co
 	fs.DurationVar(&o.MinAge, "min-age", 0, "Count an object as lagging only when its newest spec has waited at least this long (e.g. 30s, 5m).")
 	fs.BoolVar(&o.Wait, "wait", false, "Watch until nothing lags, then exit 0; exit 1 listing what still lags when --timeout expires.")
 	fs.BoolVarP(&o.Watch, "watch", "w", false, "Keep a live view, updated as controllers catch up, until Ctrl-C or --timeout; then exit 1 if objects lag.")
+	fs.StringVar(&o.For, "for", o.For, "What counts as done: generation (every observedGeneration has caught up) or rollout (also rolled out, as kubectl rollout status decides).")
+	cmdutil.SetFlagValues(fs, "for", forGeneration, forRollout)
 	fs.DurationVar(&o.Timeout, "timeout", o.Timeout, "How long --wait waits (0: no limit); with --watch, how long to watch.")
 	fs.BoolVar(&o.FromCache, "cache", false, "Read from the API server's watch cache (resourceVersion=0): lighter on etcd, may be a moment stale.")
 	fs.IntVar(&o.Concurrency, "concurrency", o.Concurrency, "How many types to list at once.")
@@ -130,6 +140,12 @@ func NewCmdLag(f *cmdutil.Factory, streams genericiooptions.IOStreams) *cobra.Co
 }
 
 func (o *LagOptions) SeeFlags(changed func(string) bool) { o.timeoutSet = changed("timeout") }
+
+// The values of --for.
+const (
+	forGeneration = "generation"
+	forRollout    = "rollout"
+)
 
 // Complete resolves the namespace, the client and the types.
 func (o *LagOptions) Complete(f *cmdutil.Factory, args []string) error {
@@ -217,6 +233,14 @@ func (o *LagOptions) Validate() error {
 		cmdutil.AtLeast("--concurrency", o.Concurrency, 1)); err != nil {
 		return err
 	}
+	switch o.For {
+	case forGeneration:
+		o.goal = lag.ObservedGeneration
+	case forRollout:
+		o.goal = lag.RolledOut
+	default:
+		return exitcode.Usagef("--for %q is not supported: use one of %s, %s", o.For, forGeneration, forRollout)
+	}
 	switch {
 	case o.Wait && o.Watch:
 		return exitcode.Usagef("--wait and --watch cannot be combined: --wait gates, --watch shows")
@@ -237,6 +261,7 @@ func (o *LagOptions) config() lag.Config {
 	cfg.MaxLag = o.MaxLag
 	cfg.MinAge = o.MinAge
 	cfg.All = o.All
+	cfg.For = o.goal
 	cfg.Now = o.now
 	cfg.Warnf = func(format string, args ...any) { output.Warnf(o.ErrOut, format, args...) }
 	if output.IsTerminal(o.ErrOut) {
@@ -256,7 +281,7 @@ func (o *LagOptions) scope(targets []lag.Target) lagprint.Scope {
 	s := lagprint.Scope{
 		Namespace: o.namespace, AllNamespaces: o.Selection.AllNamespaces,
 		LabelSelector: o.Selection.LabelSelector, FieldSelector: o.Selection.FieldSelector,
-		FromCache: o.FromCache, MaxLag: o.MaxLag, MinAge: o.MinAge.String(), Types: []string{},
+		FromCache: o.FromCache, MaxLag: o.MaxLag, MinAge: o.MinAge.String(), For: o.For, Types: []string{},
 	}
 	for _, t := range targets {
 		s.Types = append(s.Types, t.Name())
@@ -301,11 +326,16 @@ func (o *LagOptions) Run(ctx context.Context) error {
 	switch {
 	case errors.Is(err, lag.ErrAllRefused):
 		return exitcode.Cluster(err)
+	case errors.Is(err, lag.ErrStalled):
+		if perr := o.print(p, rep, scope, popts); perr != nil {
+			return perr
+		}
+		return exitcode.Findingf("%s", text.Escape(err.Error()))
 	case errors.Is(err, lag.ErrStillLagging):
 		if perr := o.print(p, rep, scope, popts); perr != nil {
 			return perr
 		}
-		return exitcode.Findingf("timed out after %s: %s still %s", output.Duration(o.Timeout), text.Plural(rep.Findings(), "object"), lagVerb(rep))
+		return exitcode.Findingf("timed out after %s: %s", output.Duration(o.Timeout), o.stillNotDone(rep))
 	case err != nil:
 		return err
 	}
@@ -326,6 +356,30 @@ func (o *LagOptions) Run(ctx context.Context) error {
 	return nil
 }
 
+// stillNotDone says how many objects are not done: "2 objects still lag",
+// or with --for rollout "2 objects not rolled out (1 lagging, 1 paused)".
+func (o *LagOptions) stillNotDone(rep *lag.Report) string {
+	n := rep.Findings()
+	if o.goal != lag.RolledOut {
+		return text.Plural(n, "object") + " still " + lagVerb(rep)
+	}
+	var states []lag.State
+	byState := map[lag.State]int{}
+	for _, it := range rep.Items {
+		if it.Finding {
+			if byState[it.State] == 0 {
+				states = append(states, it.State)
+			}
+			byState[it.State]++
+		}
+	}
+	parts := make([]string, len(states))
+	for i, st := range states {
+		parts[i] = fmt.Sprintf("%d %s", byState[st], st)
+	}
+	return fmt.Sprintf("%s not rolled out (%s)", text.Plural(n, "object"), strings.Join(parts, ", "))
+}
+
 // lagVerb agrees with the number of the report's findings.
 func lagVerb(rep *lag.Report) string {
 	if rep.Findings() == 1 {
@@ -340,7 +394,11 @@ func (o *LagOptions) print(p *output.Printer, rep *lag.Report, scope lagprint.Sc
 	}
 	if len(rep.Items) == 0 {
 		tot := rep.Totals()
-		fmt.Fprintf(o.ErrOut, "nothing lags: %s of %s checked\n", text.Plural(tot.Objects, "object"), text.Plural(len(rep.Types), "type"))
+		what := "nothing lags"
+		if o.goal == lag.RolledOut {
+			what = "nothing lags, everything is rolled out"
+		}
+		fmt.Fprintf(o.ErrOut, "%s: %s of %s checked\n", what, text.Plural(tot.Objects, "object"), text.Plural(len(rep.Types), "type"))
 	}
 	return lagprint.PrintTable(p, rep, popts)
 }
@@ -352,7 +410,11 @@ func (o *LagOptions) sayWaiting(rep *lag.Report) error {
 		if o.Timeout > 0 {
 			limit = "timeout " + output.Duration(o.Timeout)
 		}
-		fmt.Fprintf(o.ErrOut, "waiting for %s to catch up (%s)\n", text.Plural(n, "object"), limit)
+		what := "catch up"
+		if o.goal == lag.RolledOut {
+			what = "catch up and roll out"
+		}
+		fmt.Fprintf(o.ErrOut, "waiting for %s to %s (%s)\n", text.Plural(n, "object"), what, limit)
 	}
 	return nil
 }

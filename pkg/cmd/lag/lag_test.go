@@ -12,7 +12,7 @@ import (
 
 func TestLagValidate(t *testing.T) {
 	valid := func() *LagOptions {
-		return &LagOptions{Selection: cmdutil.NewSelectionFlags(false), Output: cmdutil.NewOutputFlags(output.Table, output.Wide, output.JSON, output.YAML), Timeout: 5 * time.Minute, Concurrency: 4}
+		return &LagOptions{Selection: cmdutil.NewSelectionFlags(false), Output: cmdutil.NewOutputFlags(output.Table, output.Wide, output.JSON, output.YAML), Timeout: 5 * time.Minute, Concurrency: 4, For: forGeneration}
 	}
 	tests := []struct {
 		name   string
@@ -22,6 +22,8 @@ func TestLagValidate(t *testing.T) {
 		{"defaults", func(*LagOptions) {}, ""},
 		{"types", func(o *LagOptions) { o.Selection.Args = []string{"deploy,sts", "widgets.example.com"} }, ""},
 		{"wait with timeout", func(o *LagOptions) { o.Wait, o.timeoutSet = true, true }, ""},
+		{"for rollout", func(o *LagOptions) { o.Wait, o.For = true, forRollout }, ""},
+		{"for something else", func(o *LagOptions) { o.For = "ready" }, `--for "ready" is not supported: use one of generation, rollout`},
 		{"empty type", func(o *LagOptions) { o.Selection.Args = []string{"deploy,"} }, "empty resource type"},
 		{"type/name", func(o *LagOptions) { o.Selection.Args = []string{"deploy/web"} }, "not TYPE/NAME"},
 		{"negative max-lag", func(o *LagOptions) { o.MaxLag = -1 }, "--max-lag must be 0 or positive, got -1"},
