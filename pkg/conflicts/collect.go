@@ -253,7 +253,7 @@ func (c *Collector) record(e *audit.Event) (item, bool) {
 	if !write && (e.Verb != "get" || e.Code/100 != 2) || unnamed || e.ObjectRef.Resource == "" {
 		return item{}, false
 	}
-	if !c.cfg.Since.IsZero() && e.RequestReceived.Before(c.cfg.Since) || !c.cfg.Until.IsZero() && !e.RequestReceived.Before(c.cfg.Until) {
+	if !(audit.Window{Since: c.cfg.Since, Until: c.cfg.Until}).Holds(e.RequestReceived) {
 		return item{}, false
 	}
 	ref := &e.ObjectRef

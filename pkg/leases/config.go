@@ -23,6 +23,9 @@ type Config struct {
 	// Audit, when set, are the audit logs Run reads a history from
 	// (History) instead of asking the cluster.
 	Audit []audit.Source
+	// Window keeps only the audit events of requests received in it
+	// (--since, --until); the zero Window keeps every one.
+	Window audit.Window
 	// Watch makes Run watch the Leases until its ctx is done (Watch)
 	// instead of looking at them once (Now).
 	Watch bool

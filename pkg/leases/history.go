@@ -76,7 +76,7 @@ func (b *HistoryBuilder) str(s string) string {
 
 // Add takes one event.
 func (b *HistoryBuilder) Add(e *audit.Event) {
-	if !slices.Contains(audit.WriteVerbs, e.Verb) || audit.DryRun(e) || e.ObjectRef.Resource == "" {
+	if !slices.Contains(audit.WriteVerbs, e.Verb) || audit.DryRun(e) || e.ObjectRef.Resource == "" || !b.cfg.Window.Holds(e.RequestReceived) {
 		return
 	}
 	b.events++

@@ -120,19 +120,19 @@ type ConflictsOptions struct {
 	Object         string
 	FailOnRate     float64
 	RetryWindow    time.Duration
-	Since          string
-	Until          string
-	Strict         bool
-	Top            int
-	Report         string
-	Live           bool
-	For            time.Duration
-	Scenario       string
-	Listen         string
-	Resources      []string
-	Filter         conflicts.FilterFlags
-	ListenCert     string
-	ListenKey      string
+	// TimeScopeFlags are --since and --until (o.Since, o.Until).
+	cmdutil.TimeScopeFlags
+	Strict     bool
+	Top        int
+	Report     string
+	Live       bool
+	For        time.Duration
+	Scenario   string
+	Listen     string
+	Resources  []string
+	Filter     conflicts.FilterFlags
+	ListenCert string
+	ListenKey  string
 	// WebhookKubeconfig, ListenTokenFile and ListenClientCA are how
 	// --listen's senders authenticate (see audit.ListenConfig).
 	WebhookKubeconfig string
@@ -181,8 +181,7 @@ func NewCmdConflicts(f *cmdutil.Factory, streams genericiooptions.IOStreams) *co
 	// Off unless given (Run's -1); a value given is between 0 and 1.
 	fs.Lookup("fail-on-rate").DefValue = "off"
 	fs.DurationVar(&o.RetryWindow, "retry-window", o.RetryWindow, "How soon after a 409 a writer's next attempt on the object, if it re-read, counts as a retry; otherwise the 409 was a give-up.")
-	fs.StringVar(&o.Since, "since", "", "Only requests received at or after this time: RFC 3339 (2026-11-24T10:00:00Z) or a duration back from now (5m, 2h).")
-	fs.StringVar(&o.Until, "until", "", "Only requests received before this time: RFC 3339 or a duration back from now.")
+	o.TimeScopeFlags.AddFlags(fs)
 	fs.BoolVar(&o.Strict, "strict", false, "Make every skipped line (a blank line, a last line cut short) an error.")
 	fs.IntVar(&o.Top, "top", 0, "Show only this many objects and writers, the most 409s first; 0 is all. Not given, a table stops at 20 rows and says how many more there are; -o json|yaml keeps every row.")
 	fs.StringVar(&o.Report, "report", "", "Also write a picture of the --object (or the hottest object): writers as lanes over time, 409s, successes and give-ups marked. FILE.svg or FILE.html.")
@@ -328,20 +327,15 @@ func (o *ConflictsOptions) Validate() error {
 	case o.Scenario != "" && cmdutil.CountOf(o.AuditLogs, "-") > 0:
 		return exitcode.Usagef("--scenario reads the log a second time for the write methods: give --audit-log a file, not - (stdin)")
 	}
-	var err error
 	now := time.Now
 	if o.now != nil {
 		now = o.now
 	}
-	if cfg.Since, err = parseTimeFlag("--since", o.Since, now); err != nil {
+	w, err := o.ToWindow(now)
+	if err != nil {
 		return err
 	}
-	if cfg.Until, err = parseTimeFlag("--until", o.Until, now); err != nil {
-		return err
-	}
-	if !cfg.Since.IsZero() && !cfg.Until.IsZero() && !cfg.Until.After(cfg.Since) {
-		return exitcode.Usagef("--until %s is not after --since %s", o.Until, o.Since)
-	}
+	cfg.Since, cfg.Until = w.Since, w.Until
 	if o.Object != "" {
 		typ, name, ok := strings.Cut(o.Object, "/")
 		if !ok || typ == "" || name == "" || strings.Contains(name, "/") {
@@ -380,25 +374,6 @@ func (o *ConflictsOptions) validateLive() error {
 		return exitcode.Usagef("--for must be positive, got %s", o.For)
 	}
 	return nil
-}
-
-// parseTimeFlag reads --since or --until as kubectl logs --since does: an
-// RFC 3339 time, or a positive duration back from now.
-func parseTimeFlag(flag, v string, now func() time.Time) (time.Time, error) {
-	if v == "" {
-		return time.Time{}, nil
-	}
-	if d, err := time.ParseDuration(v); err == nil {
-		if d <= 0 {
-			return time.Time{}, exitcode.Usagef("%s %q: a duration must be positive, e.g. 5m", flag, v)
-		}
-		return now().Add(-d), nil
-	}
-	t, err := time.Parse(time.RFC3339Nano, v)
-	if err != nil {
-		return time.Time{}, exitcode.Usagef("%s %q: give an RFC 3339 time such as 2026-11-24T10:00:00Z or a duration such as 5m", flag, v)
-	}
-	return t, nil
 }
 
 // Run reads the logs, prints the view and maps the rates to an exit code;

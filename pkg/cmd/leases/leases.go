@@ -63,6 +63,9 @@ const leasesExample = `  # Who leads, in every namespace, now
   # The history of every Lease in an audit log, and leaders that kept acting
   kubectl rv leases --audit-log /var/log/kubernetes/audit.log --lease-duration 15s
 
+  # Five minutes of that history, as conflicts --since and --until scope a log
+  kubectl rv leases --audit-log audit.log --since 2026-11-24T10:00:00Z --until 2026-11-24T10:05:00Z
+
   # The same history as a picture: lanes per holder, takeovers, expiries, acting windows
   kubectl rv leases --audit-log audit.log --report leases.html
 
@@ -77,14 +80,19 @@ type LeasesOptions struct {
 	For           time.Duration
 	AuditLogs     []string
 	LeaseDuration time.Duration
-	View          string
-	FailOn        string
-	failOn        findings.Policy
-	Report        string
+	// TimeScopeFlags are --since and --until (with --audit-log).
+	cmdutil.TimeScopeFlags
+	View   string
+	FailOn string
+	failOn findings.Policy
+	Report string
 
 	names     []string
 	namespace string
-	clients   leases.Clients
+	window    audit.Window
+	// now is the clock --since and --until durations count back from.
+	now     func() time.Time
+	clients leases.Clients
 	// findCandidates returns the LeaseCandidate resource the cluster
 	// serves (nil for none).
 	findCandidates func() (*schema.GroupVersionResource, error)
@@ -115,6 +123,7 @@ func NewCmdLeases(f *cmdutil.Factory, streams genericiooptions.IOStreams) *cobra
 	fs.DurationVar(&o.For, "for", 0, "Watch the Leases for this long, then report (implies --watch).")
 	fs.StringArrayVar(&o.AuditLogs, "audit-log", nil, "Read the Lease writes of this audit log instead of the cluster: a file, a directory of rotated files, a .gz file or - (stdin). Repeatable.")
 	fs.DurationVar(&o.LeaseDuration, "lease-duration", o.LeaseDuration, "With --audit-log: the Leases' duration (a Metadata-level log has no bodies). client-go's default is 15s.")
+	o.TimeScopeFlags.AddFlags(fs)
 	fs.StringVar(&o.View, "view", o.View, "What the table output shows: table (the locks, takeovers, expiries, acting windows) or timeline (who held each lock when, and the notable moments).")
 	cmdutil.AddFailOnFlag(fs, &o.FailOn, leases.Findings, "")
 	fs.StringVar(&o.Report, "report", "", "Also write a picture of who held each lock when (watch or history): lanes per holder, takeovers, expiries, acting-while-not-leader windows. FILE.svg or FILE.html.")
@@ -202,13 +211,22 @@ func (o *LeasesOptions) Validate() error {
 		return exitcode.Usagef("--report draws a history: add --for DURATION, --watch or --audit-log PATH")
 	case cmdutil.CountOf(o.AuditLogs, "-") > 1:
 		return exitcode.Usagef("--audit-log - (stdin) can be given only once")
+	case (o.Since != "" || o.Until != "") && !o.history():
+		return exitcode.Usagef("--since and --until scope an audit log: add --audit-log PATH")
+	}
+	now := time.Now
+	if o.now != nil {
+		now = o.now
+	}
+	if o.window, err = o.ToWindow(now); err != nil {
+		return err
 	}
 	return cmdutil.ValidateReport(o.Report)
 }
 
 func (o *LeasesOptions) config() leases.Config {
 	cfg := leases.NewConfig()
-	cfg.Namespace, cfg.Names, cfg.LeaseDuration = o.namespace, o.names, o.LeaseDuration
+	cfg.Namespace, cfg.Names, cfg.LeaseDuration, cfg.Window = o.namespace, o.names, o.LeaseDuration, o.window
 	cfg.Stream.Now = func() time.Time { return time.Now().UTC() }
 	cfg.Warnf = cmdutil.SyncWarnf(o.ErrOut)
 	return cfg
@@ -241,7 +259,7 @@ func (o *LeasesOptions) Run(ctx context.Context) error {
 	if len(rep.Locks) == 0 && !p.Structured() {
 		fmt.Fprintln(o.ErrOut, o.nothing())
 	}
-	scope := leasesprint.Scope{Namespace: o.namespace, Names: o.names, AuditLogs: o.AuditLogs}
+	scope := leasesprint.Scope{Namespace: o.namespace, Names: o.names, AuditLogs: o.AuditLogs, Since: o.Since, Until: o.Until}
 	if p.Structured() {
 		err = p.PrintObject(leasesprint.NewDocument(rep, scope))
 	} else {

@@ -1,6 +1,7 @@
 package leases
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -41,6 +42,13 @@ func TestLeasesValidate(t *testing.T) {
 		{"bad output", func(o *LeasesOptions) { o.Output.Output = "wide" }, "--output"},
 		{"report not svg or html", func(o *LeasesOptions) { o.For, o.Report = time.Minute, "x.png" }, `--report "x.png": give a file name ending in .svg or .html`},
 		{"report of a look", func(o *LeasesOptions) { o.Report = "x.svg" }, "--report draws a history"},
+		{"a history scoped", func(o *LeasesOptions) {
+			o.AuditLogs, o.Since, o.Until = []string{"a.log"}, "2026-11-24T09:00:00Z", "2026-11-24T10:00:00Z"
+		}, ""},
+		{"since on a look", func(o *LeasesOptions) { o.Since = "5m" }, "--since and --until scope an audit log: add --audit-log PATH"},
+		{"until on a watch", func(o *LeasesOptions) { o.For, o.Until = time.Minute, "5m" }, "--since and --until scope an audit log"},
+		{"bad since", func(o *LeasesOptions) { o.AuditLogs, o.Since = []string{"a.log"}, "yesterday" }, `--since "yesterday": give an RFC 3339 time`},
+		{"until before since", func(o *LeasesOptions) { o.AuditLogs, o.Since, o.Until = []string{"a.log"}, "1h", "2h" }, "--until 2h is not after --since 1h"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -106,6 +114,27 @@ func TestLeasesHistoryCommand(t *testing.T) {
 	_, errOut, code = run(t, "leases", "--audit-log", bad)
 	if code != exitcode.CodeUsage || !strings.Contains(errOut, "bad.log:1") {
 		t.Errorf("bad log: exit %d, err:\n%s", code, errOut)
+	}
+	// --since and --until keep the requests received in [since, until):
+	// cand-b's write at 10:00:20 alone, then cand-a's two alone.
+	for _, tc := range []struct {
+		scope      []string
+		wantEvents int
+		holder     string
+	}{
+		{[]string{"--since", "2026-11-27T10:00:20Z"}, 1, "cand-b"},
+		{[]string{"--until", "2026-11-27T10:00:20Z"}, 2, "cand-a"},
+		{[]string{"--since", "2026-11-27T10:00:01Z", "--until", "2026-11-27T10:00:03Z"}, 1, "cand-a"},
+	} {
+		out, errOut, code := run(t, append([]string{"leases", "--audit-log", good, "-o", "json", "--fail-on", "takeover"}, tc.scope...)...)
+		var doc struct {
+			Events int
+			Locks  []struct{ Holder string }
+		}
+		err := json.Unmarshal([]byte(out), &doc)
+		if code != 0 || err != nil || doc.Events != tc.wantEvents || len(doc.Locks) != 1 || doc.Locks[0].Holder != "admin/"+tc.holder {
+			t.Errorf("%v: exit %d, want 0 with %d event(s) held by %s; out:\n%s\nerr:\n%s", tc.scope, code, tc.wantEvents, tc.holder, out, errOut)
+		}
 	}
 }
 

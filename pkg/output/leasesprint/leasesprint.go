@@ -39,6 +39,9 @@ type Scope struct {
 	Names     []string `json:"names,omitempty"`
 	// AuditLogs are the logs a history was read from.
 	AuditLogs []string `json:"auditLogs,omitempty"`
+	// Since and Until are the history's --since and --until, as given.
+	Since string `json:"since,omitempty"`
+	Until string `json:"until,omitempty"`
 }
 
 // Document is the structured report (-o json|yaml).
