@@ -3,6 +3,7 @@ package leasesprint
 import (
 	"bytes"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -46,8 +47,17 @@ func nowReport() *leases.Report {
 // former leader writing a ConfigMap.
 func historyReport() *leases.Report {
 	h := leases.NewHistory(leases.NewConfig())
+	for _, e := range historyEvents() {
+		h.Add(e)
+	}
+	return h.Report()
+}
+
+// historyEvents are historyReport's audit events.
+func historyEvents() []*audit.Event {
+	var evs []*audit.Event
 	w := func(agent, verb, res, group, name string, code int, s float64) {
-		h.Add(&audit.Event{AuditID: fmt.Sprint(agent, s), Stage: audit.StageResponseComplete, Verb: verb, RequestURI: "/x", Username: "admin",
+		evs = append(evs, &audit.Event{AuditID: fmt.Sprint(agent, s), Stage: audit.StageResponseComplete, Verb: verb, RequestURI: "/x", Username: "admin",
 			UserAgent: agent + "/v0", ObjectRef: audit.ObjectRef{Resource: res, APIGroup: group, Namespace: "kube-system", Name: name},
 			Code: code, RequestReceived: *at(s), StageTimestamp: *at(s)})
 	}
@@ -59,7 +69,7 @@ func historyReport() *leases.Report {
 	w("cand-b", "update", "leases", "coordination.k8s.io", "sched", 200, 22.5)
 	w("cand-a", "update", "configmaps", "", "state", 200, 25)
 	w("cand-a", "update", "configmaps", "", "state", 200, 26)
-	return h.Report()
+	return evs
 }
 
 func TestPrint(t *testing.T) {
@@ -98,4 +108,43 @@ func TestDocument(t *testing.T) {
 func TestReport(t *testing.T) {
 	golden.Assert(t, "history.svg", SVG(historyReport()))
 	golden.Assert(t, "history.html", HTML(historyReport()))
+}
+
+// TestReportZoomsToTheLocks: the picture's time axis spans the locks'
+// own activity, not the whole log. historyReport's Lease is written from
+// 0s to 22.5s (cand-b still holds it, so it is held until 22.5s + 15s)
+// and cand-a acts until 26s; writes to other objects 16 minutes before
+// and 20 minutes after make the log 36 minutes long. The axis runs from
+// 0s to 37.5s, less and plus a twentieth of that (1.875s).
+func TestReportZoomsToTheLocks(t *testing.T) {
+	h := leases.NewHistory(leases.NewConfig())
+	other := func(s float64) {
+		h.Add(&audit.Event{AuditID: fmt.Sprint("other", s), Stage: audit.StageResponseComplete, Verb: "update", RequestURI: "/x", Username: "ci",
+			UserAgent: "deployer/v1", ObjectRef: audit.ObjectRef{Resource: "configmaps", Namespace: "apps", Name: "cfg"},
+			Code: 200, RequestReceived: *at(s), StageTimestamp: *at(s)})
+	}
+	other(-16 * 60)
+	for _, e := range historyEvents() {
+		h.Add(e)
+	}
+	other(20 * 60)
+	rep := h.Report()
+	if !rep.Start.Equal(*at(-16 * 60)) || !rep.End.Equal(*at(20 * 60)) {
+		t.Fatalf("the history runs %s to %s, want the whole log", rep.Start, rep.End)
+	}
+	from, to := axisOf(rep)
+	if want := *at(-1.875); !from.Equal(want) {
+		t.Errorf("axis from %s, want %s", stamp(from), stamp(want))
+	}
+	if want := *at(37.5 + 1.875); !to.Equal(want) {
+		t.Errorf("axis to %s, want %s", stamp(to), stamp(want))
+	}
+	svg := string(SVG(rep))
+	if want := "09:59:58.125 to 10:00:39.375"; !strings.Contains(svg, want) || !strings.Contains(svg, "zoomed in on the locks (the history runs 09:44:00.000 to 10:20:00.000)") {
+		t.Errorf("the picture's subtitle does not say %q and that it is zoomed:\n%s", want, svg)
+	}
+	// The whole history is drawn when it is the locks' activity.
+	if from, to := axisOf(historyReport()); !from.Equal(t0) || !to.Equal(*at(26)) {
+		t.Errorf("historyReport's axis %s to %s, want its start and end", stamp(from), stamp(to))
+	}
 }

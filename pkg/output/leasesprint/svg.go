@@ -30,18 +30,88 @@ func SVG(rep *leases.Report) []byte {
 	for i, l := range keys {
 		labels[i] = l.lock.String() + " " + l.holder
 	}
-	lanes := &output.Swimlanes{Top: 90, LabelWidth: 330, Labels: labels, Hidden: hidden, Noun: "lanes", Span: rep.End.Sub(rep.Start), Ticks: 8, TickPrefix: "+"}
+	from, to := axisOf(rep)
+	lanes := &output.Swimlanes{Top: 90, LabelWidth: 330, Labels: labels, Hidden: hidden, Noun: "lanes", Span: to.Sub(from), Ticks: 8, TickPrefix: "+"}
 	var b bytes.Buffer
-	output.SVGOpen(&b, lanes.Bottom()+70, "Leases: who held each lock when", fmt.Sprintf("%s to %s · %s · %s · %s", stamp(rep.Start), stamp(rep.End),
-		text.Plural(len(rep.Takeovers), "takeover"), text.Plurals(len(rep.Expiries), "expiry", "expiries"), text.Plural(len(rep.Acting), "acting-while-not-leader window")))
+	sub := fmt.Sprintf("%s to %s · %s · %s · %s", stamp(from), stamp(to),
+		text.Plural(len(rep.Takeovers), "takeover"), text.Plurals(len(rep.Expiries), "expiry", "expiries"), text.Plural(len(rep.Acting), "acting-while-not-leader window"))
+	if from.After(rep.Start) || to.Before(rep.End) {
+		sub += fmt.Sprintf(" · zoomed in on the locks (the history runs %s to %s)", stamp(rep.Start), stamp(rep.End))
+	}
+	output.SVGOpen(&b, lanes.Bottom()+70, "Leases: who held each lock when", sub)
 	legend(&b, 20, 72)
 	lanes.Draw(&b)
-	x := func(t time.Time) float64 { return lanes.X(t.Sub(rep.Start)) }
+	x := func(t time.Time) float64 { return lanes.X(t.Sub(from)) }
 	drawSpans(&b, rep, idx, x, lanes.Top)
 	drawFindings(&b, rep, idx, x, lanes)
 	lanes.DrawHidden(&b)
 	output.SVGClose(&b)
 	return b.Bytes()
+}
+
+// axisMinMargin is the least time the axis shows before the locks' first
+// moment and after their last.
+const axisMinMargin = time.Second
+
+// axisOf is the time the picture spans: the locks' own activity (their
+// holding spans, takeovers, expiries and acting windows) with a margin of
+// a twentieth of it, at least axisMinMargin, on each side, within the
+// report's start and end. A span still open counts until its last
+// renewal plus the lease duration: after that the lock has expired, and
+// the report says so. An audit log's other writes, before and after,
+// are not drawn: 15 s of a Lease in a 20-minute log fill the picture.
+// With nothing to draw, it is the report's start and end.
+func axisOf(rep *leases.Report) (time.Time, time.Time) {
+	var first, last time.Time
+	see := func(t time.Time) {
+		if t.IsZero() {
+			return
+		}
+		if first.IsZero() || t.Before(first) {
+			first = t
+		}
+		if t.After(last) {
+			last = t
+		}
+	}
+	for _, l := range rep.Locks {
+		for _, s := range l.Spans {
+			see(s.From)
+			see(s.LastRenew)
+			if s.To != nil {
+				see(*s.To)
+			} else if held := s.LastRenew.Add(l.LeaseDuration.D()); held.Before(rep.End) {
+				see(held)
+			} else {
+				see(rep.End)
+			}
+		}
+	}
+	for _, t := range rep.Takeovers {
+		see(t.Time)
+	}
+	for _, e := range rep.Expiries {
+		see(e.At)
+	}
+	for _, a := range rep.Acting {
+		see(a.First)
+		see(a.Last)
+	}
+	if first.IsZero() {
+		return rep.Start, rep.End
+	}
+	margin := max(last.Sub(first)/20, axisMinMargin)
+	from, to := first.Add(-margin), last.Add(margin)
+	if from.Before(rep.Start) {
+		from = rep.Start
+	}
+	if to.After(rep.End) {
+		to = rep.End
+	}
+	if !to.After(from) {
+		to = from.Add(axisMinMargin)
+	}
+	return from, to
 }
 
 // spanLanes are the lanes, in the order of the locks and of each lock's
@@ -74,7 +144,7 @@ func drawSpans(b *bytes.Buffer, rep *leases.Report, idx map[lane]int, x func(tim
 				continue
 			}
 			y := float64(top+i*output.LaneHeight) + 5
-			to := rep.End
+			to := rep.End // clipped to the axis by x
 			if s.To != nil {
 				to = *s.To
 			}
