@@ -15,16 +15,13 @@ import (
 // agg accumulates one writer's figures.
 type agg struct {
 	Tally
-	// userAgents are the distinct user agents of the writer's attempts;
-	// lastReader is the reader of its last attempt, whose user agent is
-	// among them.
-	userAgents []string
+	// sharing is the evidence that several clients share the writer: its
+	// attempts' user agents and overlapping attempts. lastReader is the
+	// reader of its last attempt, whose user agent sharing has seen.
+	sharing    audit.Sharing
 	lastReader *readerKey
-	// overlapping counts attempts received before the writer's previous
-	// attempt on the object completed.
-	overlapping int
-	lostTo      map[string]int
-	causes      map[Cause]int
+	lostTo     map[string]int
+	causes     map[Cause]int
 	// fieldsLost are the fields of its apply conflicts, per owner.
 	fieldsLost map[string][]string
 	// objects counts the objects written.
@@ -44,9 +41,7 @@ func (a *agg) sawReader(reader *readerKey) {
 		return
 	}
 	a.lastReader = reader
-	if !slices.Contains(a.userAgents, reader.userAgent) {
-		a.userAgents = append(a.userAgents, reader.userAgent)
-	}
+	a.sharing.SawUserAgent(reader.userAgent)
 }
 
 // writerState follows one writer on one object: its last attempt (not the
@@ -475,7 +470,7 @@ func (o *objState) attempt(r *record, t *totals) {
 	} else {
 		o.shownBy(r.wid)
 		t.add(o, r.wid, r.reader, r.received, true, fAttempts).spent(r, retry)
-		if seen && int64(prev) > r.received.UnixNano() {
+		if seen && audit.Overlaps(time.Unix(0, int64(prev)), r.received) {
 			t.overlap(r.wid)
 		}
 	}

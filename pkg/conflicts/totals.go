@@ -115,7 +115,7 @@ func (w *agg) spent(r *record, retry bool) {
 // overlap counts an attempt of writer wid received before its previous
 // attempt on the object completed.
 func (t *totals) overlap(wid uint32) {
-	t.writers[wid].overlapping++
+	t.writers[wid].sharing.SawOverlap()
 }
 
 func (t *totals) conflict(o *objState, r *record, out outcome) {
@@ -175,7 +175,7 @@ func (t *totals) fill(rep *Report, cfg Config, objects []*objState, keys []*audi
 		ws := WriterStats{Writer: *keys[id], Tally: a.Tally, ConflictRate: a.Rate(), Objects: a.objects,
 			LostTo: counts(a.lostTo), Causes: causeCounts(a.causes), FieldsLost: fieldOwners(a.fieldsLost),
 			ConflictSeconds: a.conflictTime.Seconds(), RetrySeconds: a.retryTime.Seconds()}
-		ws.UserAgent, ws.Shared = a.sharing()
+		ws.UserAgent, ws.Shared = a.sharing.Result()
 		rep.Writers = append(rep.Writers, ws)
 	}
 	slices.SortFunc(rep.Writers, func(a, b WriterStats) int {
@@ -250,25 +250,6 @@ func causeCounts(m map[Cause]int) []CauseCount {
 		}
 	}
 	return out
-}
-
-// sharing is the writer's user agent when its attempts sent one, and
-// what says that its row may hold several clients.
-func (a *agg) sharing() (string, *Shared) {
-	var sh *Shared
-	ua := ""
-	if len(a.userAgents) == 1 {
-		ua = a.userAgents[0]
-	} else if len(a.userAgents) > 1 {
-		sh = &Shared{UserAgents: slices.Sorted(slices.Values(a.userAgents))}
-	}
-	if a.overlapping > 0 {
-		if sh == nil {
-			sh = &Shared{}
-		}
-		sh.Overlapping = a.overlapping
-	}
-	return ua, sh
 }
 
 // addFieldOwners adds the fields of owners to m (made when nil), each

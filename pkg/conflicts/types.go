@@ -143,16 +143,9 @@ type WriterStats struct {
 	FieldsLost []FieldOwner `json:"fieldsLost,omitempty"`
 }
 
-// Shared says why a writer's row may hold several clients.
-type Shared struct {
-	// UserAgents are the different user agents the writer's attempts sent
-	// (sorted), when there is more than one.
-	UserAgents []string `json:"userAgents,omitempty"`
-	// Overlapping counts the attempts received before the writer's
-	// previous attempt on the same object had completed: one client's
-	// retries and reconciles of one object follow one another.
-	Overlapping int `json:"overlapping,omitempty"`
-}
+// Shared says why a writer's row may hold several clients: the one
+// notion of a shared writer, audit.Shared, which leases uses too.
+type Shared = audit.Shared
 
 // FieldOwner is a manager that owns fields a server-side apply
 // conflicted on, and those fields (as the API server prints paths).

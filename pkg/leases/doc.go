@@ -21,7 +21,9 @@
 //     a takeover, a 409 a candidate trying; writers are named as kubectl rv
 //     conflicts names them (audit.WriterOf). It also finds former
 //     holders writing other objects after they lost the lock (Acting): two
-//     replicas acting as leader.
+//     replicas acting as leader. A holder whose identity several clients
+//     may share (audit.Shared, the notion conflicts marks rows by) proves
+//     nothing: its windows are SharedWriters, not Acting.
 //
 // Both histories share one bookkeeping (book.go), so a takeover, a late
 // renewal and an expiry mean the same in both.

@@ -37,7 +37,11 @@ func History(ctx context.Context, sources []audit.Source, cfg Config) (*Report, 
 			return nil, err
 		}
 	}
-	return h.Report(), nil
+	rep := h.Report()
+	for _, w := range rep.Warnings {
+		cfg.warnf("%s", w)
+	}
+	return rep, nil
 }
 
 // HistoryBuilder is History's core: it takes audit events one at a time,
@@ -52,6 +56,11 @@ type HistoryBuilder struct {
 	locks map[LockRef]*holding
 	// byWriter are the locks each writer held at some time.
 	byWriter map[string][]*holding
+	// sharing is each writer's evidence of being shared by several
+	// clients (audit.Sharing); lastDone is when the last write of a
+	// Lease writer or a holder to an object completed, for overlaps.
+	sharing  map[string]*audit.Sharing
+	lastDone map[writerObject]time.Time
 	// strs interns the strings kept: the decoder reuses its memory
 	// (audit.Options.Reuse), so nothing of an event is kept uncopied.
 	strs        map[string]string
@@ -61,7 +70,8 @@ type HistoryBuilder struct {
 
 // NewHistory returns an empty HistoryBuilder.
 func NewHistory(cfg Config) *HistoryBuilder {
-	return &HistoryBuilder{book: book{cfg: cfg}, locks: map[LockRef]*holding{}, byWriter: map[string][]*holding{}, strs: map[string]string{}}
+	return &HistoryBuilder{book: book{cfg: cfg}, locks: map[LockRef]*holding{}, byWriter: map[string][]*holding{}, strs: map[string]string{},
+		sharing: map[string]*audit.Sharing{}, lastDone: map[writerObject]time.Time{}}
 }
 
 // str returns a copy of s that outlives the event s is from.
@@ -88,30 +98,55 @@ func (b *HistoryBuilder) Add(e *audit.Event) {
 		b.last = t
 	}
 	ref := &e.ObjectRef
-	if ref.Resource == "leases" && ref.APIGroup == "coordination.k8s.io" {
-		if ref.Name != "" && ref.Subresource == "" && b.cfg.wanted(ref.Namespace, ref.Name) {
-			b.leaseWrite(e, t)
-		}
+	lease := ref.Resource == "leases" && ref.APIGroup == "coordination.k8s.io"
+	if lease && (ref.Name == "" || ref.Subresource != "" || !b.cfg.wanted(ref.Namespace, ref.Name)) {
+		return
+	}
+	w := b.str(audit.WriterOf(e).String())
+	b.evidence(w, e, lease)
+	if lease {
+		b.leaseWrite(e, w, t)
 		return
 	}
 	if e.Code/100 != 2 || ref.Resource == "events" {
 		return
 	}
-	w := audit.WriterOf(e).String()
-	hs := b.byWriter[w]
-	if len(hs) == 0 {
-		return
-	}
-	w = b.str(w)
-	for _, h := range hs {
+	for _, h := range b.byWriter[w] {
 		b.otherWrite(h, w, e, t)
 	}
 }
 
+// writerObject is a writer and an object it wrote (objectName).
+type writerObject struct{ writer, object string }
+
+// evidence notes what e shows of whether its writer w is shared
+// (audit.Sharing): its user agent, and, for the writers of the Leases
+// and the holders, whether it overlapped w's previous write to the same
+// object. Other writers' objects are not kept: they can prove nothing
+// about a lock.
+func (b *HistoryBuilder) evidence(w string, e *audit.Event, lease bool) {
+	s := b.sharing[w]
+	if s == nil {
+		s = &audit.Sharing{}
+		b.sharing[w] = s
+	}
+	s.SawUserAgent(e.UserAgent)
+	if !lease && len(b.byWriter[w]) == 0 {
+		return
+	}
+	k := writerObject{w, b.str(objectName(e))}
+	prev, ok := b.lastDone[k]
+	if ok && audit.Overlaps(prev, e.RequestReceived) {
+		s.SawOverlap()
+	}
+	if e.StageTimestamp.After(prev) {
+		b.lastDone[k] = e.StageTimestamp
+	}
+}
+
 // leaseWrite takes a write to a Lease.
-func (b *HistoryBuilder) leaseWrite(e *audit.Event, t time.Time) {
+func (b *HistoryBuilder) leaseWrite(e *audit.Event, w string, t time.Time) {
 	ref := LockRef{Kind: KindLease, Namespace: e.ObjectRef.Namespace, Name: e.ObjectRef.Name}
-	w := b.str(audit.WriterOf(e).String())
 	h := b.locks[ref]
 	if h == nil {
 		ref.Namespace, ref.Name = b.str(ref.Namespace), b.str(ref.Name)
@@ -154,7 +189,7 @@ func (b *HistoryBuilder) heldBy(h *holding, w string) {
 }
 
 // otherWrite takes a successful write by w, a present or former holder of
-// h, to an object that is not a Lease.
+// h, to an object that is not a Lease. w is interned.
 func (b *HistoryBuilder) otherWrite(h *holding, w string, e *audit.Event, t time.Time) {
 	var win **Acting
 	var lastRenew, lostAt time.Time
@@ -227,5 +262,39 @@ func (b *HistoryBuilder) Report() *Report {
 		rep.Locks = append(rep.Locks, b.lock(h, b.last, true))
 	}
 	b.fill(rep)
+	b.leaveOutShared(rep)
 	return rep
+}
+
+// leaveOutShared moves the acting windows of writers that several clients
+// may share (audit.Sharing) from Acting, and their moments from the
+// timeline, to SharedWriters, with a warning for each that says why.
+func (b *HistoryBuilder) leaveOutShared(rep *Report) {
+	type window struct {
+		lock   LockRef
+		writer string
+	}
+	left := map[window]bool{}
+	kept := rep.Acting[:0]
+	for _, a := range rep.Acting {
+		var sh *audit.Shared
+		if s := b.sharing[a.Writer]; s != nil {
+			_, sh = s.Result()
+		}
+		if sh == nil {
+			kept = append(kept, a)
+			continue
+		}
+		rep.SharedWriters = append(rep.SharedWriters, SharedWriter{Acting: a, Shared: *sh})
+		left[window{a.Lock, a.Writer}] = true
+		rep.Warnings = append(rep.Warnings, fmt.Sprintf("%s, a holder of %s, wrote %d time(s) to other objects after it lost the lock: not counted as acting while not leader, since several clients share that identity (%s) and a shared identity cannot prove which client acted",
+			a.Writer, a.Lock, a.Writes, sh.Reason()))
+	}
+	rep.Acting = kept
+	if len(left) == 0 {
+		return
+	}
+	rep.Timeline = slices.DeleteFunc(rep.Timeline, func(m Moment) bool {
+		return m.What == MomentActing && left[window{m.Lock, m.Holder}]
+	})
 }

@@ -145,3 +145,79 @@ func TestHistoryFromLog(t *testing.T) {
 		t.Errorf("acting: %+v", rep.Acting)
 	}
 }
+
+// TestHistorySharedWriter: a Lease created with kubectl create is held by
+// admin/kubectl-create, which never renews it; every kubectl create run by
+// admin has that identity. Its creates in other namespaces after the
+// lease expired are acting while not leader only if nothing shows that
+// several clients share the identity: here a second user agent (another
+// kubectl, on another machine) or two writes to one object that
+// overlapped. Then they are left out of Acting and the timeline, kept in
+// SharedWriters with the evidence, and warned about; split-brain counts 0.
+func TestHistorySharedWriter(t *testing.T) {
+	lock := LockRef{Kind: KindLease, Namespace: "team", Name: "my-lock"}
+	create := func(ua, resource, group, ns, name string, received, done float64) *audit.Event {
+		return &audit.Event{AuditID: fmt.Sprintf("%s-%s-%g", ns, name, received), Stage: audit.StageResponseComplete, Verb: "create",
+			RequestURI: "/x?fieldManager=kubectl-create", Username: "admin", UserAgent: ua,
+			ObjectRef: audit.ObjectRef{Resource: resource, APIGroup: group, Namespace: ns, Name: name},
+			Code:      201, RequestReceived: at(received), StageTimestamp: at(done)}
+	}
+	const here, there = "kubectl/v1.32.4 (linux/amd64) kubernetes/4cb5f07", "kubectl/v1.36.3 (darwin/arm64) kubernetes/a1b2c3d"
+	theLease := create(here, "leases", "coordination.k8s.io", "team", "my-lock", 0, 0)
+	for _, tc := range []struct {
+		name   string
+		events []*audit.Event
+		shared *audit.Shared
+	}{{
+		name:   "one client: acting while not leader",
+		events: []*audit.Event{theLease, create(here, "configmaps", "", "ns-1", "a", 20, 20), create(here, "secrets", "", "ns-2", "b", 30, 30)},
+	}, {
+		name:   "a second kubectl's user agent",
+		events: []*audit.Event{theLease, create(here, "configmaps", "", "ns-1", "a", 20, 20), create(there, "secrets", "", "ns-2", "b", 30, 30)},
+		shared: &audit.Shared{UserAgents: []string{here, there}},
+	}, {
+		name: "two writes to one object overlap",
+		events: []*audit.Event{theLease, create(here, "configmaps", "", "ns-1", "a", 20, 20.2),
+			create(here, "configmaps", "", "ns-1", "a", 20.1, 20.3), create(here, "secrets", "", "ns-2", "b", 30, 30)},
+		shared: &audit.Shared{Overlapping: 1},
+	}} {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := NewConfig()
+			cfg.Namespace = "team"
+			h := NewHistory(cfg)
+			for _, e := range tc.events {
+				h.Add(e)
+			}
+			rep := h.Report()
+			acting := len(rep.Acting)
+			if tc.shared == nil {
+				if acting != 1 || rep.Acting[0].Writer != "admin/kubectl-create" || rep.Acting[0].Writes != 2 || len(rep.SharedWriters) != 0 || rep.Findings()["split-brain"] != 1 {
+					t.Errorf("acting %+v, shared %+v: want admin/kubectl-create's 2 writes as acting while not leader", rep.Acting, rep.SharedWriters)
+				}
+				return
+			}
+			if acting != 0 || rep.Findings()["split-brain"] != 0 {
+				t.Errorf("acting %+v: want none, the writer is shared", rep.Acting)
+			}
+			if len(rep.SharedWriters) != 1 {
+				t.Fatalf("shared writers %+v, want admin/kubectl-create's window", rep.SharedWriters)
+			}
+			sw := rep.SharedWriters[0]
+			if sw.Lock != lock || sw.Writer != "admin/kubectl-create" || sw.Writes < 2 || sw.Reason != "expired" {
+				t.Errorf("shared writer %+v", sw)
+			}
+			if diff := cmp.Diff(*tc.shared, sw.Shared); diff != "" {
+				t.Errorf("evidence (-want +got):\n%s", diff)
+			}
+			for _, m := range rep.Timeline {
+				if m.What == MomentActing {
+					t.Errorf("timeline has %+v", m)
+				}
+			}
+			warned := rep.Warnings
+			if len(warned) != 1 || !strings.Contains(warned[0], "admin/kubectl-create, a holder of team/my-lock") || !strings.Contains(warned[0], "a shared identity cannot prove which client acted") {
+				t.Errorf("warnings %q", warned)
+			}
+		})
+	}
+}

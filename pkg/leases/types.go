@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"time"
 
+	"github.com/kubectl-rv/kubectl-rv/pkg/audit"
 	"github.com/kubectl-rv/kubectl-rv/pkg/findings"
 	"github.com/kubectl-rv/kubectl-rv/pkg/follow"
 )
@@ -199,6 +200,17 @@ type Acting struct {
 	Objects []string `json:"objects"`
 }
 
+// SharedWriter is a former holder that wrote other objects after it lost
+// a lock, as Acting, but whose identity (user, field manager and pod)
+// several clients may share (audit.Shared: several user agents, or
+// overlapping writes to one object). Any of those clients may have made
+// the writes, so they cannot prove that a former leader acted: they are
+// neither in Report.Acting nor a split-brain finding.
+type SharedWriter struct {
+	Acting `json:",inline"`
+	Shared audit.Shared `json:"shared"`
+}
+
 // Moment is a notable thing in a lock's timeline.
 type Moment struct {
 	Time   time.Time  `json:"time"`
@@ -235,6 +247,9 @@ type Report struct {
 	Takeovers    []Takeover `json:"takeovers"`
 	Expiries     []Expiry   `json:"expiries"`
 	Acting       []Acting   `json:"acting"`
+	// SharedWriters are the acting windows left out of Acting because
+	// the writer's identity is shared (history only).
+	SharedWriters []SharedWriter `json:"sharedWriters,omitempty"`
 	// Timeline are the moments in time order (at most Config.MaxMoments:
 	// the first ones; MomentsDropped counts the rest).
 	Timeline       []Moment     `json:"timeline"`

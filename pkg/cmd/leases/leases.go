@@ -43,7 +43,9 @@ the gap is reported and the watch resumes.
 API server's audit log (holders named as kubectl rv conflicts names writers,
 the duration given by --lease-duration), and lists the writes of a former
 holder to other objects after it lost the lock: the window in which two
-replicas acted as leader.
+replicas acted as leader. Only the holder's own identity counts; one that
+several clients share (as conflicts marks them) proves nothing and is
+listed apart.
 
 Without -A, the current namespace (-n) is looked at; with --audit-log, every
 namespace unless -n is given. Exit status: 0, or 1 when --fail-on matches, 2

@@ -74,13 +74,14 @@ func Print(p *output.Printer, rep *leases.Report, view View) error {
 		}
 	}
 	none := ""
-	if rep.Mode != leases.ModeNow && len(rep.Takeovers)+len(rep.Expiries)+len(rep.Acting)+rep.LateRenewals() == 0 {
+	if rep.Mode != leases.ModeNow && len(rep.Takeovers)+len(rep.Expiries)+len(rep.Acting)+len(rep.SharedWriters)+rep.LateRenewals() == 0 {
 		none = "No takeover, expiry, late renewal or write by a former leader found."
 	}
 	return sections(p, []section{
 		{"Takeovers", Takeovers(rep)},
 		{"Expiries (a holder that did not renew within the lease duration)", Expiries(rep)},
 		{"Acting while not leader (writes by a former holder after it lost the lock)", Acting(rep)},
+		{SharedTitle, SharedWriters(rep)},
 		{"Gaps (history lost after 410 Gone; the watch relisted and resumed)", Gaps(rep)},
 	}, none)
 }
@@ -249,6 +250,21 @@ func Acting(rep *leases.Report) *output.TableData {
 	for _, a := range rep.Acting {
 		t.AddRow(cell(a.Lock.String()), cell(a.Writer), cell(stamp(a.LostAt)), cell(a.Reason),
 			output.Cell{Text: stamp(a.First) + " (+" + secs(a.First.Sub(a.LostAt)) + ")", Style: output.Red}, cell(stamp(a.Last)),
+			cell(strconv.Itoa(a.Writes)), cell(strings.Join(a.Objects, ", ")))
+	}
+	return t
+}
+
+// SharedTitle heads SharedWriters' table: why its writes are not acting
+// while not leader.
+const SharedTitle = "Not counted as acting while not leader (several clients share the writer's identity: it cannot prove which client acted)"
+
+// SharedWriters is a row per acting window left out because several
+// clients may share its writer's identity, with what shows it.
+func SharedWriters(rep *leases.Report) *output.TableData {
+	t := &output.TableData{Columns: output.Columns("lease", "writer", "shared", "lost at", "first write", "last write", "writes", "objects")}
+	for _, a := range rep.SharedWriters {
+		t.AddRow(cell(a.Lock.String()), cell(a.Writer), cell(a.Shared.Reason()), cell(stamp(a.LostAt)), cell(stamp(a.First)), cell(stamp(a.Last)),
 			cell(strconv.Itoa(a.Writes)), cell(strings.Join(a.Objects, ", ")))
 	}
 	return t

@@ -72,6 +72,20 @@ func historyEvents() []*audit.Event {
 	return evs
 }
 
+// sharedReport is historyReport with cand-a's last ConfigMap write sent
+// by another user agent of the same field manager: two clients share the
+// identity admin/cand-a, so its writes after it lost the lock are not
+// acting while not leader.
+func sharedReport() *leases.Report {
+	h := leases.NewHistory(leases.NewConfig())
+	evs := historyEvents()
+	evs[len(evs)-1].UserAgent = "cand-a/v1"
+	for _, e := range evs {
+		h.Add(e)
+	}
+	return h.Report()
+}
+
 func TestPrint(t *testing.T) {
 	for _, tc := range []struct {
 		name string
@@ -82,6 +96,7 @@ func TestPrint(t *testing.T) {
 		{"history.txt", historyReport(), ViewTable},
 		{"history-timeline.txt", historyReport(), ViewTimeline},
 		{"live-empty.txt", &leases.Report{Mode: leases.ModeLive, Start: t0, End: *at(30)}, ViewTable},
+		{"history-shared.txt", sharedReport(), ViewTable},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var buf bytes.Buffer

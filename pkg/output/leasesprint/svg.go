@@ -205,7 +205,7 @@ func HTML(rep *leases.Report) []byte {
 	for _, t := range []struct {
 		title string
 		table *output.TableData
-	}{{"Takeovers", Takeovers(rep)}, {"Acting while not leader", Acting(rep)}, {"Expiries", Expiries(rep)}} {
+	}{{"Takeovers", Takeovers(rep)}, {"Acting while not leader", Acting(rep)}, {SharedTitle, SharedWriters(rep)}, {"Expiries", Expiries(rep)}} {
 		if len(t.table.Rows) == 0 {
 			continue
 		}
