@@ -1,0 +1,242 @@
+package cireport
+
+import (
+	"bytes"
+	"encoding/json"
+	"encoding/xml"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/kubectl-rv/kubectl-rv/internal/golden"
+	"github.com/kubectl-rv/kubectl-rv/internal/sarifcheck"
+)
+
+var web = Object{Type: "Deployment", Namespace: "shop", Name: "web"}
+
+// sample has every kind of location: a field in a file, an object's
+// first line, a template position with and without a rendered file, a
+// line of standard input, none; a passing case; and text that needs
+// escaping in every format.
+func sample() Report {
+	return Report{
+		Tool:    Tool{Name: "kubectl-rv", Version: "v0.1.0", InformationURI: "https://github.com/kubectl-rv/kubectl-rv"},
+		Command: "predict",
+		Rules: []Rule{
+			{ID: "predict/apply-conflict", Name: "apply conflict", Help: "A server-side apply without force would be refused with a 409: another manager owns the field.", Fix: "give each field one owner, or apply with force=true if this manager should take the fields"},
+			{ID: "predict/clobber", Name: "clobber", Help: "The write succeeds, but overwrites or removes fields other managers own.", Fix: "apply with server-side apply, or drop the fields other managers own from the manifest"},
+		},
+		Groups: []Group{
+			{Name: web.String(), Cases: []Case{
+				{Name: "apply", Findings: []Finding{
+					{Rule: "predict/apply-conflict", Level: Error, Object: web, Message: `conflicts on .spec.replicas, owned by "kubectl" (Update, subresource scale)`,
+						Location: Location{File: "deploy/web.yaml", Line: 7, Column: 3}},
+				}},
+				{Name: "update-no-rv", Findings: []Finding{
+					{Rule: "predict/clobber", Level: Warning, Object: web, Message: `takes .spec.replicas from "kubectl"`,
+						Location: Location{File: "deploy/web.yaml", Line: 7, Column: 3}},
+					{Rule: "predict/clobber", Level: Warning, Object: web, Message: "removes .metadata.labels[\"a,b:c\"] from \"evil%0A::error::x\nline two\x1b[31m ##[error]\"",
+						Location: Location{File: "deploy/web.yaml", Line: 4}},
+				}},
+				{Name: "merge-patch"},
+			}},
+			{Name: "ConfigMap/shop/<cfg&\"x\">", Cases: []Case{
+				{Name: "apply", Findings: []Finding{
+					{Rule: "predict/apply-conflict", Level: Error, Object: Object{Type: "ConfigMap", Namespace: "shop", Name: `<cfg&"x">`}, Message: "conflicts on .data.k, owned by \"helm\"",
+						Location: Location{File: "out.yaml", Line: 12, Column: 3, Template: "chart/templates/cm.yaml", TemplateTool: "helm"}},
+				}},
+				{Name: "apply-force", Findings: []Finding{
+					{Rule: "predict/apply-conflict", Level: Note, Object: Object{Type: "ConfigMap", Namespace: "shop", Name: `<cfg&"x">`}, Message: "from standard input, rendered",
+						Location: Location{Line: 3, Template: "base/cm.yaml", TemplateTool: "kustomize"}},
+				}},
+			}},
+			{Name: "Namespace/shop", Cases: []Case{
+				{Name: "apply", Findings: []Finding{
+					{Rule: "predict/clobber", Level: Error, Object: Object{Type: "Namespace", Name: "shop"}, Message: "from standard input", Location: Location{Line: 2, Column: 1}},
+					{Rule: "predict/unlisted", Level: Error, Object: Object{Type: "Namespace", Name: "shop"}, Message: "about the cluster"},
+				}},
+			}},
+		},
+	}
+}
+
+func render(t *testing.T, f Format, r Report) []byte {
+	t.Helper()
+	var b bytes.Buffer
+	if err := Write(&b, f, r); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
+}
+
+func TestGolden(t *testing.T) {
+	for _, f := range Formats {
+		t.Run(string(f), func(t *testing.T) {
+			ext := map[Format]string{GitHub: "txt", JUnit: "xml", SARIF: "sarif"}[f]
+			golden.Assert(t, "sample."+ext, render(t, f, sample()))
+			golden.Assert(t, "empty."+ext, render(t, f, Report{Tool: Tool{Name: "kubectl-rv"}, Command: "predict"}))
+		})
+	}
+}
+
+// TestSARIFSchema validates the SARIF output against the published SARIF
+// 2.1.0 schema, for the sample and for a report with no findings.
+func TestSARIFSchema(t *testing.T) {
+	for name, r := range map[string]Report{"sample": sample(), "empty": {Tool: Tool{Name: "kubectl-rv"}, Command: "predict"}} {
+		if err := sarifcheck.Validate(render(t, SARIF, r)); err != nil {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+}
+
+// TestSARIFLocations reads the SARIF back: the file finding has its file
+// and region, the template finding the template without a region and the
+// rendered line as a related location, the standard-input finding only
+// its logical location; every result has the object's TYPE/NS/NAME.
+func TestSARIFLocations(t *testing.T) {
+	var log struct {
+		Runs []struct {
+			Results []struct {
+				RuleID    string `json:"ruleId"`
+				RuleIndex *int   `json:"ruleIndex"`
+				Locations []struct {
+					PhysicalLocation *struct {
+						ArtifactLocation struct{ URI string } `json:"artifactLocation"`
+						Region           *struct{ StartLine, StartColumn int }
+					} `json:"physicalLocation"`
+					LogicalLocations []struct{ FullyQualifiedName string } `json:"logicalLocations"`
+				}
+				RelatedLocations []json.RawMessage `json:"relatedLocations"`
+			}
+		}
+	}
+	if err := json.Unmarshal(render(t, SARIF, sample()), &log); err != nil {
+		t.Fatal(err)
+	}
+	type got struct {
+		URI               string
+		Line, Col, Rel    int
+		Logical           string
+		RuleIndexRecorded bool
+	}
+	var gots []got
+	for _, res := range log.Runs[0].Results {
+		l := res.Locations[0]
+		g := got{Logical: l.LogicalLocations[0].FullyQualifiedName, Rel: len(res.RelatedLocations), RuleIndexRecorded: res.RuleIndex != nil}
+		if p := l.PhysicalLocation; p != nil {
+			g.URI = p.ArtifactLocation.URI
+			if p.Region != nil {
+				g.Line, g.Col = p.Region.StartLine, p.Region.StartColumn
+			}
+		}
+		gots = append(gots, g)
+	}
+	want := []got{
+		{"deploy/web.yaml", 7, 3, 0, "Deployment/shop/web", true},
+		{"deploy/web.yaml", 7, 3, 0, "Deployment/shop/web", true},
+		{"deploy/web.yaml", 4, 0, 0, "Deployment/shop/web", true},
+		{"chart/templates/cm.yaml", 0, 0, 1, `ConfigMap/shop/<cfg&"x">`, true},
+		{"base/cm.yaml", 0, 0, 0, `ConfigMap/shop/<cfg&"x">`, true},
+		{"", 0, 0, 0, "Namespace/shop", true},
+		{"", 0, 0, 0, "Namespace/shop", false},
+	}
+	if diff := cmp.Diff(want, gots); diff != "" {
+		t.Errorf("results (-want +got):\n%s", diff)
+	}
+}
+
+// JUnitReport is the JUnit XML as a report parser reads it.
+type JUnitReport struct {
+	Tests    int `xml:"tests,attr"`
+	Failures int `xml:"failures,attr"`
+	Suites   []struct {
+		Name     string `xml:"name,attr"`
+		Tests    int    `xml:"tests,attr"`
+		Failures int    `xml:"failures,attr"`
+		Cases    []struct {
+			Name      string `xml:"name,attr"`
+			ClassName string `xml:"classname,attr"`
+			File      string `xml:"file,attr"`
+			Failure   *struct {
+				Message string `xml:"message,attr"`
+				Type    string `xml:"type,attr"`
+				Text    string `xml:",chardata"`
+			} `xml:"failure"`
+			SystemOut string `xml:"system-out"`
+		} `xml:"testcase"`
+	} `xml:"testsuite"`
+}
+
+// TestJUnitReadsBack parses the JUnit XML: the counts, the failing cases
+// and their failures, the warnings of a passing case in its output, the
+// hostile text of a message kept (markup) or made visible (ESC).
+func TestJUnitReadsBack(t *testing.T) {
+	var rep JUnitReport
+	if err := xml.Unmarshal(render(t, JUnit, sample()), &rep); err != nil {
+		t.Fatal(err)
+	}
+	if rep.Tests != 6 || rep.Failures != 3 || len(rep.Suites) != 3 {
+		t.Fatalf("tests=%d failures=%d suites=%d, want 6, 3, 3", rep.Tests, rep.Failures, len(rep.Suites))
+	}
+	web := rep.Suites[0]
+	if web.Name != "Deployment/shop/web" || web.Tests != 3 || web.Failures != 1 {
+		t.Errorf("suite %+v", web)
+	}
+	apply := web.Cases[0]
+	if apply.Failure == nil || apply.Failure.Type != "predict/apply-conflict" || apply.File != "deploy/web.yaml" ||
+		!strings.HasPrefix(apply.Failure.Text, "deploy/web.yaml:7:3: error: conflicts on .spec.replicas") {
+		t.Errorf("apply case %+v", apply)
+	}
+	clobber := web.Cases[1]
+	if clobber.Failure != nil || !strings.Contains(clobber.SystemOut, "warning: takes .spec.replicas") || !strings.Contains(clobber.SystemOut, "line two^[[31m") {
+		t.Errorf("update-no-rv case %+v", clobber)
+	}
+	cm := rep.Suites[1]
+	if cm.Name != `ConfigMap/shop/<cfg&"x">` || cm.Cases[0].File != "chart/templates/cm.yaml" ||
+		!strings.HasPrefix(cm.Cases[0].Failure.Text, "chart/templates/cm.yaml (helm template; rendered out.yaml:12:3): error:") {
+		t.Errorf("template suite %+v", cm)
+	}
+}
+
+// TestGitHubCommands parses the workflow commands as the runner does:
+// each group closed, each annotation with its properties, the hostile
+// text of a message unable to start a command of its own.
+func TestGitHubCommands(t *testing.T) {
+	cmds, plain := parseWorkflow(t, string(render(t, GitHub, sample())))
+	var got []string
+	for _, c := range cmds {
+		got = append(got, c.name+" "+c.props["file"]+" "+c.props["line"]+" "+c.props["col"])
+	}
+	want := []string{
+		"group   ",
+		"error deploy/web.yaml 7 3",
+		"warning deploy/web.yaml 7 3",
+		"warning deploy/web.yaml 4 ",
+		"endgroup   ",
+		"group   ",
+		"error chart/templates/cm.yaml  ",
+		"notice base/cm.yaml  ",
+		"endgroup   ",
+		"group   ",
+		"error   ",
+		"error   ",
+		"endgroup   ",
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("commands (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{"ok: Deployment/shop/web merge-patch"}, plain); diff != "" {
+		t.Errorf("plain lines (-want +got):\n%s", diff)
+	}
+	hostile := cmds[3]
+	if !strings.Contains(hostile.data, "evil%0A::error::x\nline two^[[31m #\u200b#[error]") || hostile.props["title"] != "clobber: Deployment/shop/web update-no-rv" {
+		t.Errorf("hostile message read back as %+v", hostile)
+	}
+	if tmpl := cmds[6]; !strings.Contains(tmpl.data, "[chart/templates/cm.yaml (helm template; rendered out.yaml:12:3)]") {
+		t.Errorf("template message %q", tmpl.data)
+	}
+	if stdin := cmds[10]; !strings.Contains(stdin.data, "[<stdin>:2:1]") {
+		t.Errorf("standard input message %q", stdin.data)
+	}
+}

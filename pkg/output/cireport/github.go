@@ -1,0 +1,110 @@
+package cireport
+
+import (
+	"bufio"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/kubectl-rv/kubectl-rv/pkg/text"
+)
+
+// WriteGitHub writes r as GitHub Actions workflow commands: a log group
+// per Group ("::group::" ... "::endgroup::"), in it a line per passing
+// case and an annotation per finding ("::error file=F,line=L,col=C,
+// title=T::message", "::warning", "::notice"), which the runner shows on
+// the pull request's diff at that line. A finding at a template position
+// annotates the template as a whole (its line is one of rendered output);
+// one without a file (standard input) annotates the run.
+//
+// Every string is escaped as GitHub's toolkit escapes it (% CR LF in the
+// message, and : , in properties too) after the terminal escaping
+// (text.Escape, line by line in a message, whole in a property), so that no text from a file or a server
+// can end the line and start a command of its own.
+func WriteGitHub(w io.Writer, r Report) error {
+	bw := bufio.NewWriter(w)
+	for _, g := range r.Groups {
+		bw.WriteString("::group::" + ghData(r.Command+": "+g.Name) + "\n")
+		for _, c := range g.Cases {
+			if len(c.Findings) == 0 {
+				bw.WriteString("ok: " + ghData(g.Name+" "+c.Name) + "\n")
+				continue
+			}
+			for _, f := range c.Findings {
+				ghFinding(bw, r, c, f)
+			}
+		}
+		bw.WriteString("::endgroup::\n")
+	}
+	return bw.Flush()
+}
+
+// ghFinding writes one annotation.
+func ghFinding(bw *bufio.Writer, r Report, c Case, f Finding) {
+	rule, _ := r.rule(f.Rule)
+	name := rule.Name
+	if name == "" {
+		name = f.Rule
+	}
+	var props []string
+	l := f.Location
+	msg := f.Message
+	switch {
+	case l.Template != "":
+		props = append(props, "file="+ghProperty(l.Template))
+		msg += " [" + where(l) + "]"
+	case l.File != "" && l.Known():
+		props = append(props, "file="+ghProperty(l.File), "line="+strconv.Itoa(l.Line))
+		if l.Column > 0 {
+			props = append(props, "col="+strconv.Itoa(l.Column))
+		}
+	case l.Known():
+		msg += " [" + where(l) + "]"
+	}
+	props = append(props, "title="+ghProperty(name+": "+f.Object.String()+" "+c.Name))
+	if rule.Fix != "" {
+		msg += "\nFix: " + rule.Fix
+	}
+	bw.WriteString("::" + ghCommand(f.Level) + " " + strings.Join(props, ",") + "::" + ghData(msg) + "\n")
+}
+
+// ghCommand is the workflow command of a level.
+func ghCommand(l Level) string {
+	switch l {
+	case Error:
+		return "error"
+	case Warning:
+		return "warning"
+	}
+	return "notice"
+}
+
+// ghText escapes s for a terminal line by line, keeping its line breaks
+// (which the workflow escaping then encodes), and breaks up "##[".
+func ghText(s string) string {
+	lines := strings.Split(s, "\n")
+	for i, l := range lines {
+		lines[i] = text.Escape(strings.TrimSuffix(l, "\r"))
+	}
+	return breakOldCommands(strings.Join(lines, "\n"))
+}
+
+// breakOldCommands breaks up "##[", the prefix of the runner's older
+// command syntax, which it reads anywhere in a line, with a zero-width
+// space.
+func breakOldCommands(s string) string { return strings.ReplaceAll(s, "##[", "#\u200b#[") }
+
+// ghLine escapes s for a terminal as one line: a property (a file, a
+// title) has no line breaks.
+func ghLine(s string) string { return breakOldCommands(text.Escape(s)) }
+
+var (
+	ghDataEscaper     = strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A")
+	ghPropertyEscaper = strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A", ":", "%3A", ",", "%2C")
+)
+
+// ghData is s as a command's message.
+func ghData(s string) string { return ghDataEscaper.Replace(ghText(s)) }
+
+// ghProperty is s as a command's property value.
+func ghProperty(s string) string { return ghPropertyEscaper.Replace(ghLine(s)) }

@@ -1,0 +1,165 @@
+package cireport
+
+import (
+	"fmt"
+	"io"
+)
+
+// Format is one of the CI formats.
+type Format string
+
+// The CI formats, as -o names them.
+const (
+	GitHub Format = "github"
+	JUnit  Format = "junit"
+	SARIF  Format = "sarif"
+)
+
+// Formats lists the CI formats in the order help shows them.
+var Formats = []Format{GitHub, JUnit, SARIF}
+
+// Level is how a finding weighs.
+type Level string
+
+// The levels, as SARIF names them. A finding the command's gate fails on
+// (its --fail-on) is an Error; one it reports without failing, a Warning.
+const (
+	Error   Level = "error"
+	Warning Level = "warning"
+	Note    Level = "note"
+)
+
+// Tool names the program that made the report.
+type Tool struct {
+	Name, Version, InformationURI string
+}
+
+// Rule is one kind of finding.
+type Rule struct {
+	// ID is stable and unique in a report: "predict/apply-conflict".
+	ID string
+	// Name is the kind in a few words: "apply conflict".
+	Name string
+	// Help says what the finding means.
+	Help string
+	// Fix is the one-line fix.
+	Fix string
+}
+
+// Object is the logical location of a finding: the Kubernetes object it
+// is about.
+type Object struct {
+	Type, Namespace, Name string
+}
+
+// String is TYPE/NS/NAME, or TYPE/NAME for a cluster-scoped object.
+func (o Object) String() string {
+	if o.Namespace == "" {
+		return o.Type + "/" + o.Name
+	}
+	return o.Type + "/" + o.Namespace + "/" + o.Name
+}
+
+// Location is where in a file a finding points.
+type Location struct {
+	// File is the path of the file that was read, relative to the working
+	// directory where it is inside it, with forward slashes; "" when the
+	// objects came from standard input.
+	File string
+	// Line and Column count from 1; 0 is not known (a column is unknown
+	// when only the object's first line is).
+	Line, Column int
+	// Template is the file the object was rendered from (helm template's
+	// "# Source:", kustomize's origin annotation), or "": when set, Line
+	// and Column are in the rendered output, and the file a pull request
+	// changes is Template.
+	Template string
+	// TemplateTool is "helm" or "kustomize" when Template is set.
+	TemplateTool string
+}
+
+// Known reports whether l names a line.
+func (l Location) Known() bool { return l.Line > 0 }
+
+// Finding is one finding.
+type Finding struct {
+	// Rule is the ID of a Rule of the report.
+	Rule    string
+	Level   Level
+	Message string
+	Object  Object
+	// Location is the finding's place in a file; the zero Location when
+	// the finding is about the cluster only.
+	Location Location
+}
+
+// Case is one testcase: a unit that passes or fails.
+type Case struct {
+	Name     string
+	Findings []Finding
+}
+
+// Group is the cases of one object (predict, lag), one type (doctor) or
+// one finding kind (churn, conflicts, leases): a GitHub log group and a
+// JUnit testsuite.
+type Group struct {
+	Name  string
+	Cases []Case
+}
+
+// Report is what a command found, for a CI system.
+type Report struct {
+	Tool Tool
+	// Command is the command that made it: "predict".
+	Command string
+	Rules   []Rule
+	Groups  []Group
+}
+
+// Write renders r in format f to w.
+func Write(w io.Writer, f Format, r Report) error {
+	switch f {
+	case GitHub:
+		return WriteGitHub(w, r)
+	case JUnit:
+		return WriteJUnit(w, r)
+	case SARIF:
+		return WriteSARIF(w, r)
+	}
+	return fmt.Errorf("unknown CI format %q", f)
+}
+
+// rule returns the rule of id and its index, or -1.
+func (r Report) rule(id string) (Rule, int) {
+	for i, ru := range r.Rules {
+		if ru.ID == id {
+			return ru, i
+		}
+	}
+	return Rule{ID: id}, -1
+}
+
+// where is a location in words, for text that is not a file annotation:
+// "web.yaml:7:3", "<stdin>:7", "chart/templates/web.yaml (helm template;
+// rendered <stdin>:7:3)". It is "" when l names no line and no template.
+func where(l Location) string {
+	file := l.File
+	if file == "" {
+		file = "<stdin>"
+	}
+	at := ""
+	if l.Known() {
+		at = fmt.Sprintf("%s:%d", file, l.Line)
+		if l.Column > 0 {
+			at += fmt.Sprintf(":%d", l.Column)
+		}
+	}
+	if l.Template == "" {
+		return at
+	}
+	s := fmt.Sprintf("%s (%s template", l.Template, l.TemplateTool)
+	if at != "" {
+		s += "; rendered " + at
+	}
+	return s + ")"
+}
