@@ -57,7 +57,7 @@ func TestReadCapsEachDocument(t *testing.T) {
 	twoAtCap := write("two.yaml", configMap("one", max)+"---\n"+configMap("two", max))
 	secondOver := write("second-over.yaml", "# a comment\n"+small+"---\n"+configMap("big", max+1)+"---\n"+small)
 
-	objs, err := read(t.Context(), []string{atCap, twoAtCap}, false, nil, max)
+	objs, err := read(t.Context(), []string{atCap, twoAtCap}, false, nil, max, nil)
 	if err != nil {
 		t.Fatalf("documents of exactly the cap: %v", err)
 	}
@@ -69,7 +69,7 @@ func TestReadCapsEachDocument(t *testing.T) {
 		t.Errorf("objects (-want +got):\n%s", diff)
 	}
 
-	_, err = read(t.Context(), []string{atCap, secondOver}, false, nil, max)
+	_, err = read(t.Context(), []string{atCap, secondOver}, false, nil, max, nil)
 	var tl *input.TooLargeError
 	if !errors.As(err, &tl) {
 		t.Fatalf("want a *input.TooLargeError, got %v", err)
@@ -78,7 +78,7 @@ func TestReadCapsEachDocument(t *testing.T) {
 		t.Errorf("error (-want +got):\n%s", diff)
 	}
 
-	_, err = read(t.Context(), []string{"-"}, false, strings.NewReader(small+"---\n"+configMap("big", 2*max)), max)
+	_, err = read(t.Context(), []string{"-"}, false, strings.NewReader(small+"---\n"+configMap("big", 2*max)), max, nil)
 	if want := "<stdin>:6: document 2 is larger than 1024 bytes"; err == nil || !strings.HasPrefix(err.Error(), want) {
 		t.Errorf("stdin: error = %v, want prefix %q", err, want)
 	}

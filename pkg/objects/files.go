@@ -101,18 +101,40 @@ var manifestExt = map[string]bool{".yaml": true, ".yml": true, ".json": true}
 // names the flag the path came from (-f, --live, --base), in front of a
 // *PathError at least.
 func Read(ctx context.Context, paths []string, recursive bool, stdin io.Reader) ([]Object, error) {
-	return read(ctx, paths, recursive, stdin, input.MaxDocument)
+	return read(ctx, paths, recursive, stdin, input.MaxDocument, nil)
 }
 
-func read(ctx context.Context, paths []string, recursive bool, stdin io.Reader, max int) ([]Object, error) {
+// File is a file Read read (or standard input, "-"), with its bytes.
+type File struct {
+	// Name is the path as Source.File names it.
+	Name string
+	Data []byte
+}
+
+// ReadFiles reads as Read does, and returns the bytes of every file it
+// read besides, in the order read, for what needs the text and not only
+// the objects: pkg/positions places the objects (by their Source) and
+// their fields on its lines.
+func ReadFiles(ctx context.Context, paths []string, recursive bool, stdin io.Reader) ([]Object, []File, error) {
+	var files []File
+	objs, err := read(ctx, paths, recursive, stdin, input.MaxDocument, &files)
+	if err != nil {
+		return nil, nil, err
+	}
+	return objs, files, nil
+}
+
+func read(ctx context.Context, paths []string, recursive bool, stdin io.Reader, max int, keep *[]File) ([]Object, error) {
 	var out []Object
 	emptyStdin := false
 	for _, p := range paths {
 		if p == "-" {
-			objs, content, err := decodeStream("-", input.NewReader(ctx, "-", stdin), max)
+			r, done := keepBytes(input.NewReader(ctx, "-", stdin), "-", keep)
+			objs, content, err := decodeStream("-", r, max)
 			if err != nil {
 				return nil, err
 			}
+			done()
 			emptyStdin = !content
 			out = append(out, objs...)
 			continue
@@ -122,7 +144,7 @@ func read(ctx context.Context, paths []string, recursive bool, stdin io.Reader, 
 			return nil, err
 		}
 		for _, f := range files {
-			objs, err := readFile(ctx, f, max)
+			objs, err := readFile(ctx, f, max, keep)
 			if err != nil {
 				return nil, err
 			}
@@ -142,7 +164,7 @@ func read(ctx context.Context, paths []string, recursive bool, stdin io.Reader, 
 	return out, nil
 }
 
-func readFile(ctx context.Context, path string, max int) ([]Object, error) {
+func readFile(ctx context.Context, path string, max int, keep *[]File) ([]Object, error) {
 	f, err := input.Open(ctx, path, nil)
 	if err != nil {
 		if ctx.Err() != nil {
@@ -151,8 +173,23 @@ func readFile(ctx context.Context, path string, max int) ([]Object, error) {
 		return nil, &PathError{Path: path, Err: err}
 	}
 	defer f.Close()
-	objs, _, err := decodeStream(path, f, max)
+	r, done := keepBytes(f, path, keep)
+	objs, _, err := decodeStream(path, r, max)
+	if err == nil {
+		done()
+	}
 	return objs, err
+}
+
+// keepBytes returns r, and when keep is set a reader that also copies
+// what is read from r, and a done func that adds the copy to keep as the
+// File name.
+func keepBytes(r io.Reader, name string, keep *[]File) (io.Reader, func()) {
+	if keep == nil {
+		return r, func() {}
+	}
+	var b bytes.Buffer
+	return io.TeeReader(r, &b), func() { *keep = append(*keep, File{Name: name, Data: b.Bytes()}) }
 }
 
 // PathError is a path given to Read that cannot be read: the caller

@@ -3,6 +3,7 @@ package objects
 import (
 	"context"
 	"errors"
+	"os"
 	"strings"
 	"testing"
 
@@ -172,5 +173,32 @@ func TestDescribeEscapes(t *testing.T) {
 	}
 	if got, want := objs[0].Describe(), "A^[]0;title^G (no metadata.name) (x.yaml:1)"; got != want {
 		t.Errorf("Describe() = %q, want %q", got, want)
+	}
+}
+
+// TestReadFilesKeepsBytes: ReadFiles returns the objects Read returns and
+// the bytes of each file read, named as the objects' Sources name it,
+// standard input among them.
+func TestReadFilesKeepsBytes(t *testing.T) {
+	const stdin = "# from a pipe\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: piped}\n"
+	paths := []string{"testdata/multi.yaml", "-"}
+	objs, files, err := ReadFiles(t.Context(), paths, false, strings.NewReader(stdin))
+	if err != nil {
+		t.Fatal(err)
+	}
+	plain, err := Read(t.Context(), paths, false, strings.NewReader(stdin))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(summarize(plain), summarize(objs)); diff != "" {
+		t.Errorf("objects (-Read +ReadFiles):\n%s", diff)
+	}
+	multi, err := os.ReadFile("testdata/multi.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []File{{Name: "testdata/multi.yaml", Data: multi}, {Name: "-", Data: []byte(stdin)}}
+	if diff := cmp.Diff(want, files); diff != "" {
+		t.Errorf("files (-want +got):\n%s", diff)
 	}
 }
