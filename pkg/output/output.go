@@ -34,7 +34,19 @@ const (
 	Wide  Format = "wide"
 	JSON  Format = "json"
 	YAML  Format = "yaml"
+
+	// The CI formats (pkg/output/cireport): GitHub Actions workflow
+	// commands, JUnit XML and SARIF 2.1.0.
+	GitHub Format = "github"
+	JUnit  Format = "junit"
+	SARIF  Format = "sarif"
 )
+
+// CIFormats are the CI formats, in the order help lists them.
+var CIFormats = []Format{GitHub, JUnit, SARIF}
+
+// CI reports whether f is a CI format.
+func (f Format) CI() bool { return f == GitHub || f == JUnit || f == SARIF }
 
 // ColorMode is a --color value.
 type ColorMode string

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -21,6 +22,7 @@ import (
 	"github.com/kubectl-rv/kubectl-rv/pkg/managedfields"
 	"github.com/kubectl-rv/kubectl-rv/pkg/objects"
 	"github.com/kubectl-rv/kubectl-rv/pkg/output"
+	"github.com/kubectl-rv/kubectl-rv/pkg/output/cireport"
 	"github.com/kubectl-rv/kubectl-rv/pkg/output/predictprint"
 	"github.com/kubectl-rv/kubectl-rv/pkg/predict"
 	"github.com/kubectl-rv/kubectl-rv/pkg/serverrules/crd"
@@ -60,6 +62,11 @@ type PredictOptions struct {
 	failOn     findings.Policy
 	validation string
 
+	// locator and sources place the findings of -o github|junit|sarif
+	// on the lines of the -f files; sources maps ObjectRef.Source back.
+	locator *cmdutil.Locator
+	sources map[string]objects.Source
+
 	dynamic func() (dynamic.Interface, error)
 	mapper  func() (meta.RESTMapper, error)
 	genericiooptions.IOStreams
@@ -98,7 +105,7 @@ Docs: docs/predict.md`
 
 // NewCmdPredict returns kubectl rv predict.
 func NewCmdPredict(f *cmdutil.Factory, streams genericiooptions.IOStreams) *cobra.Command {
-	o := &PredictOptions{Output: cmdutil.NewOutputFlags(output.Table, output.Wide, output.JSON, output.YAML), IOStreams: streams}
+	o := &PredictOptions{Output: cmdutil.NewOutputFlags(output.Table, output.Wide, output.JSON, output.YAML, output.GitHub, output.JUnit, output.SARIF), IOStreams: streams}
 	cmd := &cobra.Command{
 		Use:   "predict (-f FILENAME | TYPE/NAME (--patch JSON | --patch-file FILE) --type json|merge|strategic|apply)",
 		Short: "Predict what each write method would do: 409s, apply conflicts, silent clobbers, ownership changes",
@@ -118,6 +125,9 @@ func NewCmdPredict(f *cmdutil.Factory, streams genericiooptions.IOStreams) *cobr
   # Offline, custom resources of several CRDs: every CRD of a file, a List or a directory
   kubectl get crd -o yaml > crds.yaml
   kubectl rv predict -f config/samples --offline --live live.yaml --schema crds.yaml --field-manager ci
+
+  # In CI: annotations at the manifest's lines (GitHub Actions); -o junit and -o sarif for reports
+  kubectl rv predict -f deploy.yaml --field-manager ci -o github
 
   # A given JSON patch
   kubectl rv predict deployment/web --type json --patch '[{"op":"replace","path":"/spec/replicas","value":3}]'
@@ -279,10 +289,33 @@ func (o *PredictOptions) Run(ctx context.Context) error {
 	if err := o.missingNamed(results); err != nil {
 		return err
 	}
-	if err := predictprint.Print(p, o.ErrOut, predictprint.NewReport(engine, results)); err != nil {
+	rep := predictprint.NewReport(engine, results)
+	if f := o.Output.Format(); f.CI() {
+		err = predictprint.PrintCI(o.Out, o.ErrOut, f, rep, o.ci())
+	} else {
+		err = predictprint.Print(p, o.ErrOut, rep)
+	}
+	if err != nil {
 		return err
 	}
 	return o.failOn.Exit(predict.Findings, predict.Counts(results))
+}
+
+// ci says how the report becomes a CI report: the findings --fail-on
+// fails on are errors, and each is placed on the line of the -f file
+// its object was read from.
+func (o *PredictOptions) ci() predictprint.CI {
+	return predictprint.CI{
+		Tool:  cmdutil.CITool(),
+		Fails: o.failOn.Fails,
+		Locate: func(ref predict.ObjectRef, field string) cireport.Location {
+			src, ok := o.sources[ref.Source]
+			if !ok || o.locator == nil {
+				return cireport.Location{}
+			}
+			return o.locator.Locate(src, field)
+		},
+	}
 }
 
 // missingNamed returns the usage error of an object named on the command
@@ -322,7 +355,7 @@ func (o *PredictOptions) targets(ctx context.Context) ([]predict.Target, error) 
 		}
 	}
 	if len(o.Filenames) > 0 {
-		objs, err := objects.Read(ctx, o.Filenames, o.Recursive, o.In)
+		objs, err := o.readDesired(ctx)
 		if err != nil {
 			return nil, exitcode.Usage(objects.WithFlag("-f", err))
 		}
@@ -366,6 +399,25 @@ func (o *PredictOptions) targets(ctx context.Context) ([]predict.Target, error) 
 	}
 	ref := predict.ObjectRef{Kind: typ, Name: name}
 	return []predict.Target{{Input: predict.Input{Ref: ref, Patch: data, PatchType: o.patchType, Base: base, BaseRV: o.BaseRV}}}, nil
+}
+
+// readDesired reads the -f objects; for a CI format it keeps the files'
+// bytes too, to place findings on their lines.
+func (o *PredictOptions) readDesired(ctx context.Context) ([]objects.Object, error) {
+	if !o.Output.Format().CI() {
+		return objects.Read(ctx, o.Filenames, o.Recursive, o.In)
+	}
+	objs, files, err := objects.ReadFiles(ctx, o.Filenames, o.Recursive, o.In)
+	if err != nil {
+		return nil, err
+	}
+	dir, _ := os.Getwd()
+	o.locator = cmdutil.NewLocator(files, dir)
+	o.sources = make(map[string]objects.Source, len(objs))
+	for _, ob := range objs {
+		o.sources[ob.Source.String()] = ob.Source
+	}
+	return objs, nil
 }
 
 // rvHint says what a resourceVersion looks like, for the messages that

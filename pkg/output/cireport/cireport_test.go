@@ -11,6 +11,7 @@ import (
 
 	"github.com/kubectl-rv/kubectl-rv/internal/golden"
 	"github.com/kubectl-rv/kubectl-rv/internal/sarifcheck"
+	"github.com/kubectl-rv/kubectl-rv/pkg/output"
 )
 
 var web = Object{Type: "Deployment", Namespace: "shop", Name: "web"}
@@ -61,7 +62,7 @@ func sample() Report {
 	}
 }
 
-func render(t *testing.T, f Format, r Report) []byte {
+func render(t *testing.T, f output.Format, r Report) []byte {
 	t.Helper()
 	var b bytes.Buffer
 	if err := Write(&b, f, r); err != nil {
@@ -71,9 +72,9 @@ func render(t *testing.T, f Format, r Report) []byte {
 }
 
 func TestGolden(t *testing.T) {
-	for _, f := range Formats {
+	for _, f := range output.CIFormats {
 		t.Run(string(f), func(t *testing.T) {
-			ext := map[Format]string{GitHub: "txt", JUnit: "xml", SARIF: "sarif"}[f]
+			ext := map[output.Format]string{output.GitHub: "txt", output.JUnit: "xml", output.SARIF: "sarif"}[f]
 			golden.Assert(t, "sample."+ext, render(t, f, sample()))
 			golden.Assert(t, "empty."+ext, render(t, f, Report{Tool: Tool{Name: "kubectl-rv"}, Command: "predict"}))
 		})
@@ -84,7 +85,7 @@ func TestGolden(t *testing.T) {
 // 2.1.0 schema, for the sample and for a report with no findings.
 func TestSARIFSchema(t *testing.T) {
 	for name, r := range map[string]Report{"sample": sample(), "empty": {Tool: Tool{Name: "kubectl-rv"}, Command: "predict"}} {
-		if err := sarifcheck.Validate(render(t, SARIF, r)); err != nil {
+		if err := sarifcheck.Validate(render(t, output.SARIF, r)); err != nil {
 			t.Errorf("%s: %v", name, err)
 		}
 	}
@@ -111,7 +112,7 @@ func TestSARIFLocations(t *testing.T) {
 			}
 		}
 	}
-	if err := json.Unmarshal(render(t, SARIF, sample()), &log); err != nil {
+	if err := json.Unmarshal(render(t, output.SARIF, sample()), &log); err != nil {
 		t.Fatal(err)
 	}
 	type got struct {
@@ -173,7 +174,7 @@ type JUnitReport struct {
 // hostile text of a message kept (markup) or made visible (ESC).
 func TestJUnitReadsBack(t *testing.T) {
 	var rep JUnitReport
-	if err := xml.Unmarshal(render(t, JUnit, sample()), &rep); err != nil {
+	if err := xml.Unmarshal(render(t, output.JUnit, sample()), &rep); err != nil {
 		t.Fatal(err)
 	}
 	if rep.Tests != 6 || rep.Failures != 3 || len(rep.Suites) != 3 {
@@ -203,7 +204,7 @@ func TestJUnitReadsBack(t *testing.T) {
 // each group closed, each annotation with its properties, the hostile
 // text of a message unable to start a command of its own.
 func TestGitHubCommands(t *testing.T) {
-	cmds, plain := parseWorkflow(t, string(render(t, GitHub, sample())))
+	cmds, plain := parseWorkflow(t, string(render(t, output.GitHub, sample())))
 	var got []string
 	for _, c := range cmds {
 		got = append(got, c.name+" "+c.props["file"]+" "+c.props["line"]+" "+c.props["col"])

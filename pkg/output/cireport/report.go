@@ -3,20 +3,9 @@ package cireport
 import (
 	"fmt"
 	"io"
+
+	"github.com/kubectl-rv/kubectl-rv/pkg/output"
 )
-
-// Format is one of the CI formats.
-type Format string
-
-// The CI formats, as -o names them.
-const (
-	GitHub Format = "github"
-	JUnit  Format = "junit"
-	SARIF  Format = "sarif"
-)
-
-// Formats lists the CI formats in the order help shows them.
-var Formats = []Format{GitHub, JUnit, SARIF}
 
 // Level is how a finding weighs.
 type Level string
@@ -116,14 +105,15 @@ type Report struct {
 	Groups  []Group
 }
 
-// Write renders r in format f to w.
-func Write(w io.Writer, f Format, r Report) error {
+// Write renders r in the CI format f (output.GitHub, JUnit or SARIF) to
+// w.
+func Write(w io.Writer, f output.Format, r Report) error {
 	switch f {
-	case GitHub:
+	case output.GitHub:
 		return WriteGitHub(w, r)
-	case JUnit:
+	case output.JUnit:
 		return WriteJUnit(w, r)
-	case SARIF:
+	case output.SARIF:
 		return WriteSARIF(w, r)
 	}
 	return fmt.Errorf("unknown CI format %q", f)

@@ -1,0 +1,87 @@
+package cmdutil
+
+import (
+	"path/filepath"
+	"strings"
+
+	"github.com/kubectl-rv/kubectl-rv/pkg/managedfields"
+	"github.com/kubectl-rv/kubectl-rv/pkg/objects"
+	"github.com/kubectl-rv/kubectl-rv/pkg/output/cireport"
+	"github.com/kubectl-rv/kubectl-rv/pkg/positions"
+	"github.com/kubectl-rv/kubectl-rv/pkg/version"
+)
+
+// Locator places findings about the objects of manifest files (predict
+// -f, owners -f) on the files' lines, for the CI formats: a field at its
+// key's line and column (pkg/positions), the object at its first line.
+type Locator struct {
+	files map[string]*positions.File
+	dir   string
+}
+
+// NewLocator parses the files objects.ReadFiles read; dir is the working
+// directory, against which paths are made relative (as GitHub's runner
+// and code scanning resolve them). A file pkg/positions cannot parse
+// (objects.Read could, so this is not expected) is left out: its
+// findings fall back to their object's first line.
+func NewLocator(files []objects.File, dir string) *Locator {
+	l := &Locator{files: map[string]*positions.File{}, dir: dir}
+	for _, f := range files {
+		if pf, err := positions.Parse(f.Name, f.Data); err == nil {
+			l.files[f.Name] = pf
+		}
+	}
+	return l
+}
+
+// Locate returns where a finding about field (a field path as the API
+// server prints it; "" for the object) of the object read from src
+// points: the field's line and column, or its nearest ancestor's that
+// the file has, and at least the object's first line (src.Line, its
+// column unknown). An object rendered from a template (helm's "# Source:",
+// kustomize's origin annotation) names the template. One from standard
+// input has no file but its lines; one read from no file, no location.
+func (l *Locator) Locate(src objects.Source, field string) cireport.Location {
+	if src.File == "" {
+		return cireport.Location{}
+	}
+	loc := cireport.Location{File: l.rel(src.File), Line: src.Line}
+	var o *positions.Object
+	if f := l.files[src.File]; f != nil {
+		o = f.Object(src.Line, src.Item)
+	}
+	if o == nil {
+		return loc
+	}
+	at := o.Start
+	if p, err := managedfields.ParsePath(field); field != "" && err == nil {
+		at = o.Locate(p).Position
+	}
+	if at.Known() {
+		loc.Line, loc.Column = at.Line, at.Column
+	}
+	if t := o.Template; t != nil {
+		loc.Template, loc.TemplateTool = filepath.ToSlash(t.File), t.Tool
+	}
+	return loc
+}
+
+// rel is name as the CI formats name a file: "" for standard input,
+// relative to the working directory where it is inside it (a relative
+// path is already), with forward slashes.
+func (l *Locator) rel(name string) string {
+	if name == "-" {
+		return ""
+	}
+	if l.dir != "" && filepath.IsAbs(name) {
+		if r, err := filepath.Rel(l.dir, name); err == nil && r != ".." && !strings.HasPrefix(r, ".."+string(filepath.Separator)) {
+			name = r
+		}
+	}
+	return filepath.ToSlash(name)
+}
+
+// CITool names kubectl-rv in a CI report.
+func CITool() cireport.Tool {
+	return cireport.Tool{Name: "kubectl-rv", Version: version.Get().Version, InformationURI: "https://github.com/kubectl-rv/kubectl-rv"}
+}
