@@ -40,7 +40,8 @@ func NewLocator(files []objects.File, dir string) *Locator {
 // the file has, and at least the object's first line (src.Line, its
 // column unknown). An object rendered from a template (helm's "# Source:",
 // kustomize's origin annotation) names the template. One from standard
-// input has no file but its lines; one read from no file, no location.
+// input has no file, and its object's first line in the stream; one read
+// from no file, no location.
 func (l *Locator) Locate(src objects.Source, field string) cireport.Location {
 	if src.File == "" {
 		return cireport.Location{}
@@ -54,7 +55,10 @@ func (l *Locator) Locate(src objects.Source, field string) cireport.Location {
 		return loc
 	}
 	at := o.Start
-	if p, err := managedfields.ParsePath(field); field != "" && err == nil {
+	// A line of standard input means something once the stream is gone
+	// only as the object's first line (docs/positions.md), unless the
+	// object names its template.
+	if p, err := managedfields.ParsePath(field); field != "" && err == nil && (src.File != "-" || o.Template != nil) {
 		at = o.Locate(p).Position
 	}
 	if at.Known() {
@@ -81,7 +85,8 @@ func (l *Locator) rel(name string) string {
 	return filepath.ToSlash(name)
 }
 
-// CITool names kubectl-rv in a CI report.
+// CITool names kubectl-rv in a CI report, its version without the tag's
+// "v" (SARIF asks for a version that starts with a number).
 func CITool() cireport.Tool {
-	return cireport.Tool{Name: "kubectl-rv", Version: version.Get().Version, InformationURI: "https://github.com/kubectl-rv/kubectl-rv"}
+	return cireport.Tool{Name: "kubectl-rv", Version: strings.TrimPrefix(version.Get().Version, "v"), InformationURI: "https://github.com/kubectl-rv/kubectl-rv"}
 }

@@ -104,7 +104,8 @@ func TestPredictCIFormats(t *testing.T) {
 }
 
 // TestPredictCIStdin: objects from standard input have no file to
-// annotate; the line is said in the message. A helm template's "#
+// annotate; the object's first line in the stream is said in the
+// message. A helm template's "#
 // Source:" comment names the template, annotated as a whole.
 func TestPredictCIStdin(t *testing.T) {
 	dir, live := writePredictFixtures(t, 1)
@@ -114,7 +115,7 @@ func TestPredictCIStdin(t *testing.T) {
 	}
 	args := []string{"-f", "-", "--offline", "--live", live, "--field-manager", "ci", "--method", "apply", "-o", "github"}
 	_, gh, _ := runPredict(t, string(manifest), args...)
-	if !regexp.MustCompile(`(?m)^::error title=apply conflict%3A Deployment/default/app-0000 apply::apply conflicts on \.spec\.replicas, owned by "hpa".* \[<stdin>:5:3\]`).MatchString(gh) {
+	if !regexp.MustCompile(`(?m)^::error title=apply conflict%3A Deployment/default/app-0000 apply::apply conflicts on \.spec\.replicas, owned by "hpa".* \[<stdin>:1:1\]`).MatchString(gh) {
 		t.Errorf("stdin: -o github:\n%s", gh)
 	}
 	helm := "---\n# Source: app/templates/deploy.yaml\n" + string(manifest)
