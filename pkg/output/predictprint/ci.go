@@ -8,7 +8,6 @@ import (
 	"github.com/kubectl-rv/kubectl-rv/pkg/output"
 	"github.com/kubectl-rv/kubectl-rv/pkg/output/cireport"
 	"github.com/kubectl-rv/kubectl-rv/pkg/predict"
-	"github.com/kubectl-rv/kubectl-rv/pkg/text"
 )
 
 // CI says how a report becomes a CI report (-o github, junit, sarif).
@@ -114,10 +113,5 @@ func PrintCI(out, errOut io.Writer, f output.Format, r Report, ci CI) error {
 	if err := cireport.Write(out, f, CIReport(r, ci)); err != nil {
 		return err
 	}
-	for _, n := range r.Notes {
-		if _, err := fmt.Fprintf(errOut, "note: %s\n", text.Escape(n)); err != nil {
-			return err
-		}
-	}
-	return nil
+	return printNotes(errOut, r)
 }

@@ -38,11 +38,13 @@ func TestPrintCI(t *testing.T) {
 	for _, f := range output.CIFormats {
 		t.Run(string(f), func(t *testing.T) {
 			var out, errOut bytes.Buffer
-			if err := PrintCI(&out, &errOut, f, NewReport("server", sample()), sampleCI()); err != nil {
+			r := NewReport("server", sample())
+			r.Objects[0].Rules = "the rules that ran"
+			if err := PrintCI(&out, &errOut, f, r, sampleCI()); err != nil {
 				t.Fatal(err)
 			}
 			golden.Assert(t, "one-ci."+string(f), out.Bytes())
-			if !strings.HasPrefix(errOut.String(), "note: server dry runs") {
+			if !strings.HasPrefix(errOut.String(), "note: server dry runs") || !strings.HasSuffix(errOut.String(), "note: Deployment default/web: the rules that ran\n") {
 				t.Errorf("notes on the error stream: %q", errOut.String())
 			}
 			if f == output.SARIF {

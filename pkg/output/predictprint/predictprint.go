@@ -76,6 +76,12 @@ func Print(p *output.Printer, errOut io.Writer, r Report) error {
 	if err := p.PrintTable(t); err != nil {
 		return err
 	}
+	return printNotes(errOut, r)
+}
+
+// printNotes writes the report's notes and each object's rules note to
+// errOut.
+func printNotes(errOut io.Writer, r Report) error {
 	for _, n := range r.Notes {
 		if _, err := fmt.Fprintf(errOut, "note: %s\n", text.Escape(n)); err != nil {
 			return err
