@@ -56,6 +56,7 @@ func sample() Report {
 				{Name: "apply", Findings: []Finding{
 					{Rule: "predict/clobber", Level: Error, Object: Object{Type: "Namespace", Name: "shop"}, Message: "from standard input", Location: Location{Line: 2, Column: 1}},
 					{Rule: "predict/unlisted", Level: Error, Object: Object{Type: "Namespace", Name: "shop"}, Message: "about the cluster"},
+					{Rule: "predict/clobber", Level: Warning, Object: Object{Type: "Namespace", Name: "shop"}, Message: "in a file, line unknown", Location: Location{File: "ns.yaml"}},
 				}},
 			}},
 		},
@@ -141,6 +142,7 @@ func TestSARIFLocations(t *testing.T) {
 		{"base/cm.yaml", 0, 0, 0, `ConfigMap/shop/<cfg&"x">`, true},
 		{"", 0, 0, 0, "Namespace/shop", true},
 		{"", 0, 0, 0, "Namespace/shop", false},
+		{"ns.yaml", 0, 0, 0, "Namespace/shop", true},
 	}
 	if diff := cmp.Diff(want, gots); diff != "" {
 		t.Errorf("results (-want +got):\n%s", diff)
@@ -222,6 +224,7 @@ func TestGitHubCommands(t *testing.T) {
 		"group   ",
 		"error   ",
 		"error   ",
+		"warning ns.yaml  ",
 		"endgroup   ",
 	}
 	if diff := cmp.Diff(want, got); diff != "" {

@@ -53,9 +53,12 @@ func ghFinding(bw *bufio.Writer, r Report, c Case, f Finding) {
 	case l.Template != "":
 		props = append(props, "file="+ghProperty(l.Template))
 		msg += " [" + where(l) + "]"
-	case l.File != "" && l.Known():
-		props = append(props, "file="+ghProperty(l.File), "line="+strconv.Itoa(l.Line))
-		if l.Column > 0 {
+	case l.File != "":
+		props = append(props, "file="+ghProperty(l.File))
+		if l.Known() {
+			props = append(props, "line="+strconv.Itoa(l.Line))
+		}
+		if l.Known() && l.Column > 0 {
 			props = append(props, "col="+strconv.Itoa(l.Column))
 		}
 	case l.Known():

@@ -130,14 +130,15 @@ func (r Report) rule(id string) (Rule, int) {
 }
 
 // where is a location in words, for text that is not a file annotation:
-// "web.yaml:7:3", "<stdin>:7", "chart/templates/web.yaml (helm template;
-// rendered <stdin>:7:3)". It is "" when l names no line and no template.
+// "web.yaml:7:3", "web.yaml" (no line known), "<stdin>:7",
+// "chart/templates/web.yaml (helm template; rendered <stdin>:7:3)". It is
+// "" when l names no file, no line and no template.
 func where(l Location) string {
 	file := l.File
 	if file == "" {
 		file = "<stdin>"
 	}
-	at := ""
+	at := l.File
 	if l.Known() {
 		at = fmt.Sprintf("%s:%d", file, l.Line)
 		if l.Column > 0 {

@@ -131,7 +131,7 @@ func sarifResultOf(r Report, c Case, f Finding) sarifResult {
 			res.RelatedLocations = []sarifLocation{{ID: &id, PhysicalLocation: sarifFile(l.File, l.Line, l.Column),
 				Message: &sarifMessage{"rendered output of " + l.Template}}}
 		}
-	case l.File != "" && l.Known():
+	case l.File != "":
 		loc.PhysicalLocation = sarifFile(l.File, l.Line, l.Column)
 	case l.Known():
 		msg += " [" + where(l) + "]"
