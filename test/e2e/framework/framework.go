@@ -64,6 +64,9 @@ func Start() (*Cluster, error) {
 	c := &Cluster{Root: root, tmp: tmp, Dir: filepath.Join(tmp, "cluster")}
 	rvDir := filepath.Join(tmp, "bin")
 	c.RVBin = filepath.Join(rvDir, "kubectl-rv")
+	if err := os.MkdirAll(rvDir, 0o755); err != nil {
+		return nil, err
+	}
 	// The build uses the CPU while the control plane starts up, which
 	// mostly waits: the two run at the same time.
 	build := exec.Command("go", "build", "-o", c.RVBin, "./cmd/kubectl-rv")
