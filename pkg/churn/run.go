@@ -44,12 +44,16 @@ func Run(ctx context.Context, c Clients, types []apitypes.Type, cfg Config) (*Re
 	warnings := follow.NewWarnings(cfg.Warnf)
 	streamCtx, stop := context.WithCancel(ctx)
 	defer stop()
-	events := make(chan follow.Event, 4096)
+	events := make(chan follow.Event, follow.QueueLen)
 	done := make(chan error, 1)
 	go func() {
 		done <- streamAll(streamCtx, follow.NewMetadataSource(c.Metadata), types, cfg, warnings.Warnf, events)
 	}()
-	err := t.consume(streamCtx, c.Dynamic, events, done)
+	lists := len(types)
+	if cfg.Stream.Since != "" {
+		lists = 0
+	}
+	err := t.consume(streamCtx, c.Dynamic, events, done, follow.NewListMemory(lists))
 	stop()
 	if err != nil {
 		return nil, err
@@ -60,7 +64,7 @@ func Run(ctx context.Context, c Clients, types []apitypes.Type, cfg Config) (*Re
 
 // consume feeds the tracker until the streams end, picks the objects to
 // explain every second and fetches them on their writes.
-func (t *Tracker) consume(ctx context.Context, dyn dynamic.Interface, events <-chan follow.Event, done <-chan error) error {
+func (t *Tracker) consume(ctx context.Context, dyn dynamic.Interface, events <-chan follow.Event, done <-chan error, lists *follow.ListMemory) error {
 	// At most one fetch per explained object is in flight, and at most
 	// 3*Explain objects are explained: no fetch ever waits to deliver.
 	fetched := make(chan fetchResult, 3*t.cfg.Explain+1)
@@ -72,6 +76,7 @@ func (t *Tracker) consume(ctx context.Context, dyn dynamic.Interface, events <-c
 		select {
 		case ev := <-events:
 			t.Observe(ev)
+			lists.Observe(ev)
 			if dyn == nil || ev.Type != follow.Modified {
 				continue
 			}

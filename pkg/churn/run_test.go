@@ -68,7 +68,7 @@ func TestConsumeTakesWhatTheStreamsQueued(t *testing.T) {
 	}
 	done := make(chan error, 1)
 	done <- nil
-	if err := tr.consume(context.Background(), nil, events, done); err != nil {
+	if err := tr.consume(context.Background(), nil, events, done, follow.NewListMemory(0)); err != nil {
 		t.Fatal(err)
 	}
 	if r := tr.Report(t0.Add(10 * time.Second)); r.Writes != 40 {

@@ -28,7 +28,7 @@ type Tracker struct {
 	// typeIndex maps group/version/resource to an index in types.
 	typeIndex map[string]int32
 	objects   map[objKey]*objState
-	// pending holds a list's items until its SYNCED event.
+	// pending holds a relist's items until its SYNCED event.
 	pending map[string][]*unstructured.Unstructured
 	synced  map[string]bool
 	// ids and strs intern entry identities and namespaces.
@@ -125,6 +125,12 @@ func (t *Tracker) Observe(ev follow.Event) {
 	}
 	switch ev.Type {
 	case follow.List:
+		if ev.Reason == follow.SyncInitial {
+			// An initial list is taken in item by item, as its pages
+			// come: none of it is held until its SYNCED.
+			t.remember(t.key(ti, ev.Object), ev.Object)
+			return
+		}
 		t.pending[ev.Resource] = append(t.pending[ev.Resource], ev.Object)
 	case follow.Synced:
 		items := t.pending[ev.Resource]

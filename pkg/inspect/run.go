@@ -80,15 +80,20 @@ func Run(ctx context.Context, src follow.Source, cfg Config, sink Sink) (Result,
 	}
 	ctx, stop := context.WithCancel(ctx)
 	defer stop()
-	events := make(chan follow.Event, 1024)
+	events := make(chan follow.Event, follow.QueueLen)
 	done := make(chan error, 1)
 	go func() { done <- follow.Stream(ctx, src, cfg.Stream, ls.warnf, events) }()
+	lists := follow.NewListMemory(len(cfg.Stream.Targets))
+	if cfg.Stream.Since != "" {
+		lists = follow.NewListMemory(0)
+	}
 	for {
 		select {
 		case ev := <-events:
 			if !r.handle(ev) {
 				stop()
 			}
+			lists.Observe(ev)
 		case err := <-done:
 			if err != nil {
 				return Result{}, err
