@@ -353,9 +353,9 @@ func newTestCA(t *testing.T, dir, name string) *testCA {
 	return &testCA{cert: cert, key: key, file: writePEM(t, filepath.Join(dir, name+"-ca.pem"), "CERTIFICATE", der)}
 }
 
-// issue makes a certificate for 127.0.0.1 that the CA signed, and
-// returns its file and its key's.
-func (ca *testCA) issue(t *testing.T, dir, name string, usage x509.ExtKeyUsage) (certFile, keyFile string) {
+// issue makes a certificate for 127.0.0.1 and the hosts dnsNames that
+// the CA signed, and returns its file and its key's.
+func (ca *testCA) issue(t *testing.T, dir, name string, usage x509.ExtKeyUsage, dnsNames ...string) (certFile, keyFile string) {
 	t.Helper()
 	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
@@ -363,7 +363,7 @@ func (ca *testCA) issue(t *testing.T, dir, name string, usage x509.ExtKeyUsage) 
 	}
 	tmpl := &x509.Certificate{SerialNumber: big.NewInt(time.Now().UnixNano()), Subject: pkix.Name{CommonName: name},
 		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(24 * time.Hour), KeyUsage: x509.KeyUsageDigitalSignature,
-		ExtKeyUsage: []x509.ExtKeyUsage{usage}, IPAddresses: []net.IP{net.ParseIP("127.0.0.1")}}
+		ExtKeyUsage: []x509.ExtKeyUsage{usage}, IPAddresses: []net.IP{net.ParseIP("127.0.0.1")}, DNSNames: dnsNames}
 	der, err := x509.CreateCertificate(rand.Reader, tmpl, ca.cert, &key.PublicKey, ca.key)
 	if err != nil {
 		t.Fatal(err)

@@ -38,7 +38,7 @@ func TestMain(m *testing.M) {
 	cluster = c
 	fmt.Fprintf(os.Stderr, "e2e: running against %s\n", c.Describe())
 	flag.Parse()
-	if selected("TestReleaseInstallsLikeKrewAndRunsThroughKubectl") {
+	if selected("TestReleaseInstallsLikeKrewAndRunsThroughKubectl") || selected("TestCIDocPipelines") {
 		startRelease()
 	}
 	startPlanes()

@@ -1,0 +1,425 @@
+//go:build e2e
+
+package e2e
+
+import (
+	"bytes"
+	"crypto/tls"
+	"crypto/x509"
+	"fmt"
+	"maps"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"sigs.k8s.io/yaml"
+)
+
+// ciSkippedActions are the only `uses:` steps of docs/ci.md's GitHub
+// Actions jobs that TestCIDocPipelines passes over, each with what stands
+// in for it; any other action fails the test, so that no step is left out
+// unnoticed.
+var ciSkippedActions = map[string]string{
+	"actions/checkout": "the workspace holds the repository's deploy/ already",
+}
+
+// ciNamespace is the namespace docs/ci.md's pipelines deploy to.
+const ciNamespace = "shop"
+
+// ciDeploy is the repository's deploy/ folder the pipelines apply: a
+// Deployment, its Service and a ConfigMap, without a namespace (the
+// pipelines pass -n).
+const ciDeploy = `apiVersion: v1
+kind: ConfigMap
+metadata: {name: web-settings}
+data: {greeting: hello}
+---
+apiVersion: v1
+kind: Service
+metadata: {name: web}
+spec:
+  selector: {app: web}
+  ports: [{port: 80, targetPort: 8080}]
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web}
+spec:
+  replicas: 2
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec:
+      containers: [{name: web, image: registry.example/web:1.0}]
+`
+
+// TestCIDocPipelines runs every pipeline of docs/ci.md, as the page
+// writes it, from the release hack/release.sh built (releaseBuild),
+// downloaded by the page's own install commands. A code block of the page
+// is marked by the HTML comment before its fence (ciMarker): the
+// pipelines it belongs to, run in the page's order, or why it is not run.
+// Each pipeline runs in a workspace of its own (the repository's deploy/,
+// an empty HOME, an empty bin folder standing in for /usr/local/bin), with
+// nothing on PATH but that folder, kubectl and the system's tools: the
+// page's install step must bring what its commands need. The pipelines
+// share the cluster, as a real one would be, in the order of the page.
+func TestCIDocPipelines(t *testing.T) {
+	t.Parallel()
+	doc, err := os.ReadFile(filepath.Join(cluster.Root, "docs", "ci.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pipelines, err := ciPipelines(string(doc))
+	if err != nil {
+		t.Fatalf("docs/ci.md: %v", err)
+	}
+	if len(pipelines) == 0 {
+		t.Fatal("docs/ci.md marks no pipeline")
+	}
+	b := startRelease()
+	<-b.done
+	if b.err != nil {
+		t.Fatalf("hack/release.sh %s: %v\n%s", releaseVersion, b.err, b.out)
+	}
+	dl := serveReleases(t, b.dist)
+	cluster.MustKubectl(t, "delete", "namespace", ciNamespace, "--ignore-not-found", "--timeout=2m")
+	cluster.MustKubectl(t, "create", "namespace", ciNamespace)
+	t.Cleanup(func() { cluster.Kubectl(t, "delete", "namespace", ciNamespace, "--wait=false") })
+	for _, p := range pipelines {
+		if !t.Run(p.name, func(t *testing.T) { runCIPipeline(t, dl, p) }) {
+			// The later pipelines build on the cluster this one leaves.
+			return
+		}
+	}
+	archive := fmt.Sprintf("_%s_%s.tar.gz", runtime.GOOS, runtime.GOARCH)
+	if !slices.ContainsFunc(dl.got, func(f string) bool { return strings.HasSuffix(f, archive) }) {
+		t.Errorf("no pipeline downloaded the release archive *%s; downloaded: %q", archive, dl.got)
+	}
+}
+
+// ciBlock is one marked code block of the page.
+type ciBlock struct {
+	line int
+	lang string
+	body string
+	// noCluster runs the block without cluster access.
+	noCluster bool
+}
+
+// ciPipeline is one pipeline: its blocks in the page's order.
+type ciPipeline struct {
+	name   string
+	blocks []ciBlock
+}
+
+// ciMarker is the comment that marks the code block after it:
+// `<!-- ci-test: NAME[,NAME...] [no-cluster] -->` runs the block in the
+// named pipelines (no-cluster: with a kubeconfig whose server does not
+// answer), `<!-- ci-test: not run: REASON -->` says why it is not run.
+var ciMarker = regexp.MustCompile(`^<!-- ci-test: (.*) -->$`)
+
+// ciPipelines reads the pipelines from the page's marked code blocks; a
+// code block without a marker is an error, so that a new one is run or
+// says why not.
+func ciPipelines(doc string) ([]ciPipeline, error) {
+	var (
+		out    []ciPipeline
+		marker string
+		block  *ciBlock
+		names  []string
+	)
+	for i, l := range strings.Split(doc, "\n") {
+		switch {
+		case block != nil && strings.TrimSpace(l) == "```":
+			for _, n := range names {
+				j := slices.IndexFunc(out, func(p ciPipeline) bool { return p.name == n })
+				if j < 0 {
+					out, j = append(out, ciPipeline{name: n}), len(out)
+				}
+				out[j].blocks = append(out[j].blocks, *block)
+			}
+			block, names = nil, nil
+		case block != nil:
+			block.body += l + "\n"
+		case strings.HasPrefix(l, "```"):
+			if marker == "" {
+				return nil, fmt.Errorf("line %d: a code block without a <!-- ci-test: ... --> comment before it: name its pipelines, or say why it is not run", i+1)
+			}
+			block = &ciBlock{line: i + 1, lang: strings.TrimPrefix(l, "```")}
+			if !strings.HasPrefix(marker, "not run: ") {
+				f := strings.Fields(marker)
+				names = strings.Split(f[0], ",")
+				block.noCluster = slices.Contains(f[1:], "no-cluster")
+			}
+			marker = ""
+		case ciMarker.MatchString(l):
+			marker = ciMarker.FindStringSubmatch(l)[1]
+		case strings.TrimSpace(l) != "":
+			marker = ""
+		}
+	}
+	if block != nil {
+		return nil, fmt.Errorf("line %d: the code block is not closed", block.line)
+	}
+	return out, nil
+}
+
+// ciWorkspace is one pipeline's machine.
+type ciWorkspace struct {
+	dir string
+	// sysBin stands in for /usr/local/bin.
+	sysBin string
+	env    []string
+	// offline is env with a kubeconfig whose server does not answer.
+	offline []string
+}
+
+func newCIWorkspace(t *testing.T, dl *releaseServer) *ciWorkspace {
+	w := &ciWorkspace{dir: t.TempDir()}
+	w.sysBin = filepath.Join(w.dir, "usr-local-bin")
+	home, tools := filepath.Join(w.dir, "home"), filepath.Join(w.dir, "tools")
+	for _, d := range []string{w.sysBin, home, tools, filepath.Join(w.dir, "repo", "deploy")} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	files := map[string]string{
+		// curl reads ~/.curlrc: github.com is the test's server.
+		filepath.Join(home, ".curlrc"):                     dl.curlrc,
+		filepath.Join(w.dir, "repo", "deploy", "web.yaml"): ciDeploy,
+		// GitHub's runners run sudo without a password.
+		filepath.Join(tools, "sudo"): "#!/bin/sh\nexec \"$@\"\n",
+		filepath.Join(w.dir, "offline.kubeconfig"): "apiVersion: v1\nkind: Config\nclusters: [{name: none, cluster: {server: 'https://127.0.0.1:1'}}]\n" +
+			"users: [{name: none, user: {token: none}}]\ncontexts: [{name: none, context: {cluster: none, user: none}}]\ncurrent-context: none\n",
+	}
+	for name, data := range files {
+		if err := os.WriteFile(name, []byte(data), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Symlink(filepath.Join(cluster.BinDir, "kubectl"), filepath.Join(tools, "kubectl")); err != nil {
+		t.Fatal(err)
+	}
+	path := strings.Join([]string{w.sysBin, tools, "/usr/bin", "/bin"}, string(os.PathListSeparator))
+	w.env = []string{"PATH=" + path, "HOME=" + home, "LANG=C.UTF-8"}
+	w.offline = append(slices.Clone(w.env), "KUBECONFIG="+filepath.Join(w.dir, "offline.kubeconfig"))
+	for _, e := range cluster.Env() {
+		if strings.HasPrefix(e, "KUBECONFIG=") {
+			w.env = append(w.env, e)
+		}
+	}
+	if got := lookPath(path, "kubectl-rv"); got != "" {
+		t.Fatalf("kubectl-rv is on PATH before the pipeline installs it: %s", got)
+	}
+	return w
+}
+
+// lookPath returns the first file name in the folders of path, or "".
+func lookPath(path, name string) string {
+	for _, d := range filepath.SplitList(path) {
+		if fi, err := os.Stat(filepath.Join(d, name)); err == nil && !fi.IsDir() {
+			return filepath.Join(d, name)
+		}
+	}
+	return ""
+}
+
+func runCIPipeline(t *testing.T, dl *releaseServer, p ciPipeline) {
+	w := newCIWorkspace(t, dl)
+	for _, b := range p.blocks {
+		switch {
+		case b.lang == "sh":
+			env := w.env
+			if b.noCluster {
+				env = w.offline
+			}
+			w.run(t, fmt.Sprintf("docs/ci.md:%d", b.line), b.body, env, "bash", "--noprofile", "--norc", "-eo", "pipefail")
+		case b.lang == "yaml":
+			w.runWorkflow(t, b)
+		default:
+			t.Fatalf("docs/ci.md:%d: a pipeline's block in %q: the test runs sh and GitHub Actions yaml", b.line, b.lang)
+		}
+	}
+	kubectl := filepath.Join(cluster.BinDir, "kubectl")
+	if got := lookPath(envPath(w.env), "kubectl"); got != filepath.Join(w.dir, "tools", "kubectl") {
+		t.Errorf("kubectl on the pipeline's PATH is %s, want %s", got, kubectl)
+	}
+	if got, want := lookPath(envPath(w.env), "kubectl-rv"), filepath.Join(w.sysBin, "kubectl-rv"); got != want {
+		t.Errorf("the pipeline's kubectl-rv is %q, want the one its install step put in %s", got, want)
+	}
+}
+
+func envPath(env []string) string {
+	for _, e := range env {
+		if p, ok := strings.CutPrefix(e, "PATH="); ok {
+			return p
+		}
+	}
+	return ""
+}
+
+// run runs script with the shell, in the workspace's repository, its
+// /usr/local/bin the workspace's, and returns its stderr; it fails the
+// test when the script fails.
+func (w *ciWorkspace) run(t *testing.T, where, script string, env []string, shell ...string) string {
+	t.Helper()
+	script = strings.ReplaceAll(script, "/usr/local/bin", w.sysBin)
+	f := filepath.Join(w.dir, "step.sh")
+	if err := os.WriteFile(f, []byte(script), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(shell[0], append(shell[1:], f)...)
+	cmd.Dir, cmd.Env = filepath.Join(w.dir, "repo"), env
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	start := time.Now()
+	err := cmd.Run()
+	t.Logf("%s (%s):\n%s\nstdout:\n%s\nstderr:\n%s", where, time.Since(start).Round(time.Millisecond), script, stdout.String(), stderr.String())
+	if err != nil {
+		t.Fatalf("%s failed: %v\n%s", where, err, stderr.String())
+	}
+	return stderr.String()
+}
+
+// ciWorkflow is what the test reads of a GitHub Actions workflow.
+type ciWorkflow struct {
+	Jobs map[string]struct {
+		Env   map[string]string `json:"env"`
+		Steps []ciStep          `json:"steps"`
+	} `json:"jobs"`
+}
+
+type ciStep struct {
+	Name  string            `json:"name"`
+	Uses  string            `json:"uses"`
+	Run   string            `json:"run"`
+	If    string            `json:"if"`
+	Env   map[string]string `json:"env"`
+	Shell string            `json:"shell"`
+}
+
+// runWorkflow runs each job's steps in order, as a GitHub runner does:
+// each run: script with the job's and the step's env, in bash -e (bash
+// --noprofile --norc -eo pipefail with shell: bash). The steps that run
+// only if: failure() run last, once the job has passed, so that the
+// evidence they keep is known to be kept: they must not fail, nor write
+// to stderr (their commands' errors are ignored with || true).
+func (w *ciWorkspace) runWorkflow(t *testing.T, b ciBlock) {
+	var wf ciWorkflow
+	if err := yaml.Unmarshal([]byte(b.body), &wf); err != nil {
+		t.Fatalf("docs/ci.md:%d: %v", b.line, err)
+	}
+	if len(wf.Jobs) == 0 {
+		t.Fatalf("docs/ci.md:%d: a GitHub Actions block without jobs", b.line)
+	}
+	jobs := make([]string, 0, len(wf.Jobs))
+	for name := range wf.Jobs {
+		jobs = append(jobs, name)
+	}
+	sort.Strings(jobs)
+	for _, name := range jobs {
+		job := wf.Jobs[name]
+		var onFailure []ciStep
+		for i, s := range job.Steps {
+			where := fmt.Sprintf("docs/ci.md:%d job %s step %d (%s)", b.line, name, i+1, s.Name)
+			switch {
+			case s.Uses != "":
+				action, _, _ := strings.Cut(s.Uses, "@")
+				if _, ok := ciSkippedActions[action]; !ok {
+					t.Fatalf("%s uses %s: the test runs run: steps and passes over only %v", where, s.Uses, slices.Sorted(maps.Keys(ciSkippedActions)))
+				}
+			case s.If == "failure()":
+				onFailure = append(onFailure, s)
+			case s.If != "" && s.If != "success()":
+				t.Fatalf("%s: if: %s is not one the test knows (success(), failure())", where, s.If)
+			default:
+				w.runStep(t, where, job.Env, s)
+			}
+		}
+		for _, s := range onFailure {
+			where := fmt.Sprintf("docs/ci.md:%d job %s, the failure() step %q", b.line, name, s.Name)
+			if stderr := w.runStep(t, where, job.Env, s); stderr != "" {
+				t.Errorf("%s wrote to stderr (its errors are ignored):\n%s", where, stderr)
+			}
+		}
+	}
+}
+
+func (w *ciWorkspace) runStep(t *testing.T, where string, jobEnv map[string]string, s ciStep) string {
+	t.Helper()
+	env := slices.Clone(w.env)
+	for _, m := range []map[string]string{jobEnv, s.Env} {
+		for k, v := range m {
+			env = append(env, k+"="+v)
+		}
+	}
+	shell := []string{"bash", "-e"}
+	switch s.Shell {
+	case "":
+	case "bash":
+		shell = []string{"bash", "--noprofile", "--norc", "-eo", "pipefail"}
+	default:
+		t.Fatalf("%s: shell: %s is not one the test runs (bash)", where, s.Shell)
+	}
+	return w.run(t, where, s.Run, env, shell...)
+}
+
+// releaseServer serves a release's files at GitHub's download URLs.
+type releaseServer struct {
+	// curlrc points curl's github.com at the server and trusts its CA.
+	curlrc string
+	mu     sync.Mutex
+	// got are the files downloaded.
+	got []string
+}
+
+// serveReleases serves the files of dist, built as releaseVersion, as
+// https://github.com/kubectl-rv/kubectl-rv/releases/download/VERSION/FILE
+// for any VERSION (the page's): the files' names, and the names the
+// checksums file lists, say VERSION instead of releaseVersion.
+func serveReleases(t *testing.T, dist string) *releaseServer {
+	dir := t.TempDir()
+	ca := newTestCA(t, dir, "releases")
+	certFile, keyFile := ca.issue(t, dir, "github", x509.ExtKeyUsageServerAuth, "github.com")
+	cert, err := tls.LoadX509KeyPair(certFile, keyFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rs := &releaseServer{}
+	prefix := "/kubectl-rv/kubectl-rv/releases/download/"
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
+		version, file, ok := strings.Cut(strings.TrimPrefix(r.URL.Path, prefix), "/")
+		if !ok || !strings.HasPrefix(r.URL.Path, prefix) || path.Base(file) != file {
+			http.NotFound(rw, r)
+			return
+		}
+		data, err := os.ReadFile(filepath.Join(dist, strings.ReplaceAll(file, version, releaseVersion)))
+		if err != nil {
+			http.NotFound(rw, r)
+			return
+		}
+		if strings.HasSuffix(file, "_checksums.txt") {
+			data = bytes.ReplaceAll(data, []byte(releaseVersion), []byte(version))
+		}
+		rs.mu.Lock()
+		rs.got = append(rs.got, file)
+		rs.mu.Unlock()
+		rw.Write(data)
+	}))
+	srv.TLS = &tls.Config{Certificates: []tls.Certificate{cert}}
+	srv.StartTLS()
+	t.Cleanup(srv.Close)
+	rs.curlrc = fmt.Sprintf("connect-to = github.com:443:%s\ncacert = %s\n", strings.TrimPrefix(srv.URL, "https://"), ca.file)
+	return rs
+}
