@@ -483,7 +483,7 @@ func (o *objState) attempt(r *record, t *totals) {
 			timelineI = len(o.timeline)
 			o.timeline = append(o.timeline, Attempt{AuditID: r.auditID, Replica: r.host, Received: r.received, Completed: r.completed, Writer: t.writerName(r.writer),
 				Verb: r.verb, Subresource: r.sub, Code: r.code, Precondition: r.precond, Result: r.result,
-				Chain: int(st.chain), Step: int(st.step), Reread: reread})
+				Chain: int(st.chain), Step: int(st.step), Reread: reread, Force: r.force})
 		}
 		st.timelineI = int32(timelineI)
 	}

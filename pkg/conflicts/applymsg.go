@@ -18,11 +18,12 @@ import (
 //	- .data.a
 //	conflicts with "m2" using v1:
 //	- .data.b
-var ownerHeadRE = regexp.MustCompile(`conflicts? with ("(?:[^"\\]|\\.)*")(?: with subresource "(?:[^"\\]|\\.)*")?(?: using [^\s:]+(?: at \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ)?)?:`)
+var ownerHeadRE = regexp.MustCompile(`conflicts? with ("(?:[^"\\]|\\.)*")(?: with subresource "(?:[^"\\]|\\.)*")?( using [^\s:]+(?: at \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ)?)?:`)
 
 // ApplyConflictOwners reads every manager an apply conflict's message
-// names, with its fields in the message's order; a manager named twice
-// is one owner. A message it cannot read gives none.
+// names, with its fields in the message's order and whether its entry is
+// an Apply (named without an API version); a manager named twice is one
+// owner. A message it cannot read gives none.
 func ApplyConflictOwners(msg string) []FieldOwner {
 	heads := ownerHeadRE.FindAllStringSubmatchIndex(msg, -1)
 	var out []FieldOwner
@@ -41,6 +42,7 @@ func ApplyConflictOwners(msg string) []FieldOwner {
 			out = append(out, FieldOwner{Manager: name})
 			j = len(out) - 1
 		}
+		out[j].Applied = out[j].Applied || h[4] < 0
 		for _, f := range fields {
 			if !slices.Contains(out[j].Fields, f) {
 				out[j].Fields = append(out[j].Fields, f)

@@ -300,7 +300,7 @@ func (w *refObjectWalk) attempt(r *refRecord, t *refTotals) {
 		w.writers[*r.writer] = st
 	}
 	a := Attempt{AuditID: r.auditID, Replica: r.host, Received: r.received, Completed: r.completed, Writer: r.writer.String(), Verb: r.verb, Subresource: r.sub,
-		Code: r.code, Precondition: r.precond, Result: r.result}
+		Code: r.code, Precondition: r.precond, Result: r.result, Force: r.force}
 	retry := false
 	if st.conflict {
 		gap := r.received.Sub(st.last.completed)

@@ -92,36 +92,50 @@ type ScenarioInput struct {
 	File   string
 }
 
-// writerPlan is what BuildScenario learnt of one writer on the object.
+// writerPlan is what BuildScenario learnt of one writer's writes of one
+// method on the object: a writer that sent several methods has one plan
+// (one actor) for each.
 type writerPlan struct {
-	writer     string
-	manager    string
-	methods    map[writepath.Method]int
+	writer  string
+	manager string
+	method  writepath.Method
+	// suffix tells apart the plans of one writer in actor names.
+	suffix     string
+	first      time.Time
 	attempts   int
 	conflicts  int
 	successes  int
-	chains     int
+	chains     map[int]bool
 	maxSteps   int
 	rereads    bool
 	staleCause int
+	// owners are the managers and fields its apply conflicts named.
+	owners []FieldOwner
+	// change is what each of its writes changes, why says why (for the
+	// actor's comment).
+	change scenario.Change
+	why    string
 }
 
 // BuildScenario writes a kubectl rv simulate scenario that reproduces the
 // contention on the report's timeline object (Config.Object, or the
-// hottest with Config.HottestTimeline): one actor per writer, with the
-// write method it used most, its rate (retry chains per second over the
-// window the log covers), its retry policy (DefaultRetry when it retried
-// within DefaultRetry's five steps), and a work time (between read and
-// write) chosen so that the simulated 409 rate is the one observed.
+// hottest with Config.HottestTimeline): one actor per writer and write
+// method it sent (force as sent), with its rate (retry chains per second
+// over the window the log covers), its retry policy (DefaultRetry when it
+// retried within DefaultRetry's five steps), and a work time (between read
+// and write) chosen so that the simulated 409 rate is the one observed.
 //
 // Model, for a writer whose fraction p of attempts got a 409 while the
 // other writers succeeded λ times a second: in a Poisson model a write
 // fails when another success lands in its read-to-write window w, with
 // probability 1 - exp(-λ w); so w = -ln(1 - p) / λ (p capped at 0.95).
+// An apply's 409 depends on who owns the fields it sets, not on timing:
+// appliers set the fields their conflicts name (assignChanges) and start
+// at their first write's time, then write at their rate's period.
 //
 // The result parses with scenario.Parse; it starts with a comment saying
-// where it came from. Creates and deletes are left out (simulate's actors
-// update and patch).
+// where it came from and what each writer changes. Creates and deletes
+// are left out (simulate's actors update and patch).
 func BuildScenario(in ScenarioInput) ([]byte, *scenario.Scenario, error) {
 	rep := in.Report
 	if rep == nil || rep.TimelineObject == nil || len(rep.Timeline) == 0 {
@@ -147,8 +161,8 @@ func BuildScenario(in ScenarioInput) ([]byte, *scenario.Scenario, error) {
 		sc.Types = []scenario.Type{*custom}
 	}
 	target := scenario.Ref{APIVersion: typ.GVK.GroupVersion().String(), Kind: typ.GVK.Kind, Namespace: obj.Namespace, Name: obj.Name}
-	path, meta := counterPath(typ)
-	sc.Objects = []map[string]any{initialObject(target, meta, path)}
+	changes := assignChanges(plans, typ)
+	sc.Objects = []map[string]any{initialObject(target, changes.seeds)}
 	seconds := max(window.Seconds(), 1)
 	successes := 0
 	for _, p := range plans {
@@ -157,11 +171,11 @@ func BuildScenario(in ScenarioInput) ([]byte, *scenario.Scenario, error) {
 	names := map[string]bool{}
 	var comments []string
 	for _, p := range plans {
-		a, comment := p.actor(target, path, typ, seconds, float64(successes-p.successes)/seconds, names)
+		a, comment := p.actor(target, p.first.Sub(first), seconds, float64(successes-p.successes)/seconds, names)
 		sc.Actors = append(sc.Actors, a)
 		comments = append(comments, comment)
 	}
-	b, err := render(sc, comments, header(in, obj, first, window, plans))
+	b, err := render(sc, comments, header(in, obj, first, window, plans, changes))
 	if err != nil {
 		return nil, nil, err
 	}
@@ -173,18 +187,24 @@ func BuildScenario(in ScenarioInput) ([]byte, *scenario.Scenario, error) {
 	return b, parsed, nil
 }
 
-// planWriters groups the timeline by writer, in order of first attempt,
-// and returns the first and last attempt's times.
+// planWriters groups the timeline by writer and method, in order of first
+// attempt, and returns the first and last attempt's times.
 func planWriters(rep *Report, hints map[string]PatchHint) ([]*writerPlan, time.Time, time.Time) {
 	managers := map[string]string{}
 	for _, w := range rep.Writers {
 		managers[w.Writer.String()] = w.Writer.FieldManager
 	}
-	byWriter := map[string]*writerPlan{}
+	appliers := applierWriters(rep, hints)
+	type key struct {
+		writer string
+		method writepath.Method
+	}
+	byKey := map[key]*writerPlan{}
+	perWriter := map[string]int{}
 	var plans []*writerPlan
 	var first, last time.Time
 	for _, a := range rep.Timeline {
-		m := attemptMethod(a, hints[a.Writer])
+		m := attemptMethod(a, appliers[a.Writer])
 		if m == "" {
 			continue
 		}
@@ -194,19 +214,51 @@ func planWriters(rep *Report, hints map[string]PatchHint) ([]*writerPlan, time.T
 		if a.Received.After(last) {
 			last = a.Received
 		}
-		p := byWriter[a.Writer]
+		p := byKey[key{a.Writer, m}]
 		if p == nil {
-			p = &writerPlan{writer: a.Writer, manager: managers[a.Writer], methods: map[writepath.Method]int{}}
-			byWriter[a.Writer] = p
+			p = &writerPlan{writer: a.Writer, manager: managers[a.Writer], method: m, chains: map[int]bool{}, first: a.Received}
+			if perWriter[a.Writer]++; perWriter[a.Writer] > 1 {
+				p.suffix = scenarioMethod(m)
+			}
+			byKey[key{a.Writer, m}] = p
 			plans = append(plans, p)
 		}
-		p.add(a, m)
+		p.add(a)
 	}
 	return plans, first, last
 }
 
-func (p *writerPlan) add(a Attempt, m writepath.Method) {
-	p.methods[m]++
+// applierWriters are the writers whose patches the log shows to be
+// server-side applies: a force parameter in a request URI (only apply
+// takes one), an apply conflict, a patch that created the object (only
+// apply does), or a manager another apply conflict named as an Apply
+// entry. Other patches without a force parameter look like merge patches
+// in a Metadata-level log.
+func applierWriters(rep *Report, hints map[string]PatchHint) map[string]bool {
+	out := map[string]bool{}
+	for w, h := range hints {
+		if h.Apply+h.ApplyForce > 0 {
+			out[w] = true
+		}
+	}
+	applied := map[string]bool{}
+	for _, a := range rep.Timeline {
+		if a.Verb == "patch" && (a.Force || a.Cause == ApplyConflict || a.Code == 201) {
+			out[a.Writer] = true
+		}
+		for _, o := range a.FieldOwners {
+			applied[o.Manager] = applied[o.Manager] || o.Applied
+		}
+	}
+	for _, w := range rep.Writers {
+		if applied[w.Writer.FieldManager] {
+			out[w.Writer.String()] = true
+		}
+	}
+	return out
+}
+
+func (p *writerPlan) add(a Attempt) {
 	p.attempts++
 	switch {
 	case a.Code == 409:
@@ -217,14 +269,19 @@ func (p *writerPlan) add(a Attempt, m writepath.Method) {
 	case a.Code/100 == 2:
 		p.successes++
 	}
-	p.chains = max(p.chains, a.Chain)
+	if a.Received.Before(p.first) {
+		p.first = a.Received
+	}
+	p.chains[a.Chain] = true
 	p.maxSteps = max(p.maxSteps, a.Step)
 	p.rereads = p.rereads || a.Reread
+	p.owners = append(p.owners, a.FieldOwners...)
 }
 
-// attemptMethod is the write method of one attempt; "" for what simulate
-// does not reproduce (create, delete).
-func attemptMethod(a Attempt, h PatchHint) writepath.Method {
+// attemptMethod is the write method of one attempt, force as its request
+// sent it; "" for what simulate does not reproduce (create, delete).
+// applier says that the writer's patches are applies (applierWriters).
+func attemptMethod(a Attempt, applier bool) writepath.Method {
 	switch {
 	case a.Verb == "update" && a.Subresource == "status":
 		return writepath.UpdateStatus
@@ -234,10 +291,10 @@ func attemptMethod(a Attempt, h PatchHint) writepath.Method {
 		return writepath.Update
 	case a.Verb != "patch":
 		return ""
-	case a.Cause == ApplyConflict || h.Apply > max(h.ApplyForce, h.Other):
-		return writepath.Apply
-	case h.ApplyForce > h.Other:
+	case a.Force:
 		return writepath.ApplyForce
+	case applier || a.Cause == ApplyConflict:
+		return writepath.Apply
 	case a.Code == 409:
 		// A non-apply patch gets a 409 only with a resourceVersion in it.
 		return writepath.MergePatchRV
@@ -245,52 +302,34 @@ func attemptMethod(a Attempt, h PatchHint) writepath.Method {
 	return writepath.MergePatch
 }
 
-// method is the writer's most used method, ties broken by writepath's order.
-func (p *writerPlan) method() writepath.Method {
-	best := writepath.Method("")
-	for _, m := range writepath.Methods {
-		if p.methods[m] > p.methods[best] {
-			best = m
-		}
-	}
-	return best
-}
-
-// actor turns the plan into a scenario actor and its comment; others is
-// the other writers' successes per second.
-func (p *writerPlan) actor(target scenario.Ref, path string, typ writepath.Type, seconds, others float64, names map[string]bool) (scenario.Actor, string) {
-	m := p.method()
-	a := scenario.Actor{Name: uniqueName(p.name(), names), Target: target, Method: scenarioMethod(m)}
+// actor turns the plan into a scenario actor and its comment; offset is
+// its first write's time from the log's first, others the other writers'
+// successes per second.
+func (p *writerPlan) actor(target scenario.Ref, offset time.Duration, seconds, others float64, names map[string]bool) (scenario.Actor, string) {
+	m := p.method
+	a := scenario.Actor{Name: uniqueName(p.name(), names), Target: target, Method: scenarioMethod(m), Change: p.change}
 	if validManager(p.manager) {
 		a.FieldManager = p.manager
 	}
-	a.Change = scenario.Change{Increment: path}
-	switch m {
-	case writepath.UpdateStatus:
-		a.Change = scenario.Change{Increment: statusPath(typ)}
-	case writepath.Apply, writepath.ApplyForce:
-		// An applier owns the field it sets; two values, so that each
-		// apply changes it. Numbers, so the others can still increment it.
-		base := 1000 * (len(names) + 1)
-		a.Change = scenario.Change{Set: path, Values: []any{fmt.Sprint(base), fmt.Sprint(base + 1)}}
+	chains := len(p.chains)
+	rate := roundTo(float64(max(chains, 1))/seconds, 3)
+	if m.IsApply() {
+		// Who applied first decides who owns a field: keep the log's order.
+		a.Start = scenario.Duration(offset.Round(time.Millisecond))
+		think := scenario.Duration(time.Duration(float64(time.Second) / rate).Round(time.Millisecond))
+		a.ThinkTime = &think
+	} else {
+		a.Rate = rate
 	}
-	a.Rate = roundTo(max(float64(max(p.chains, 1)), 1)/seconds, 3)
-	rate := float64(p.conflicts) / float64(p.attempts)
-	if rate > 0 && others > 0 && m != writepath.Apply && m != writepath.ApplyForce {
-		w := -math.Log(1-min(rate, 0.95)) / others
+	failed := float64(p.conflicts) / float64(p.attempts)
+	if failed > 0 && others > 0 && !m.IsApply() {
+		w := -math.Log(1-min(failed, 0.95)) / others
 		a.Work = scenario.Duration(min(time.Duration(w*float64(time.Second)), 10*time.Second).Round(time.Millisecond))
 	}
-	switch {
-	case p.maxSteps <= 1:
-		a.Retry = scenario.Retry{Policy: scenario.RetryNone}
-	case p.maxSteps <= 5:
-		a.Retry = scenario.Retry{Policy: scenario.RetryDefaultRetry}
-	default:
-		a.Retry = scenario.Retry{Policy: scenario.RetryCustom, Backoff: &scenario.Backoff{Steps: p.maxSteps, Duration: scenario.Duration(10 * time.Millisecond), Factor: 1, Jitter: 0.1}}
-	}
-	comment := fmt.Sprintf("writer %s: %s in %s (the longest took %d), %s, %s, method %s",
-		quoteComment(p.writer), text.Plural(p.attempts, "write attempt"), text.Plural(p.chains, "operation"), p.maxSteps,
-		text.Plural(p.conflicts, "409"), text.Plurals(p.successes, "success", "successes"), m)
+	a.Retry = retryOf(p.maxSteps)
+	comment := fmt.Sprintf("writer %s: %s in %s (the longest took %d), %s, %s, method %s\n%s",
+		quoteComment(p.writer), text.Plural(p.attempts, "write attempt"), text.Plural(chains, "operation"), p.maxSteps,
+		text.Plural(p.conflicts, "409"), text.Plurals(p.successes, "success", "successes"), m, p.why)
 	if p.maxSteps > 1 && !p.rereads && (m == writepath.Update || m == writepath.UpdateStatus) {
 		comment += "\nit retried without re-reading (a stale resourceVersion); simulate's writers always read before they write"
 	}
@@ -298,6 +337,18 @@ func (p *writerPlan) actor(target scenario.Ref, path string, typ writepath.Type,
 		comment += fmt.Sprintf("\n%d of its 409s were lost to its own earlier write (stale own cache), which simulate does not reproduce", p.staleCause)
 	}
 	return a, comment
+}
+
+// retryOf is the retry policy of a writer whose longest chain took steps
+// attempts.
+func retryOf(steps int) scenario.Retry {
+	switch {
+	case steps <= 1:
+		return scenario.Retry{Policy: scenario.RetryNone}
+	case steps <= 5:
+		return scenario.Retry{Policy: scenario.RetryDefaultRetry}
+	}
+	return scenario.Retry{Policy: scenario.RetryCustom, Backoff: &scenario.Backoff{Steps: steps, Duration: scenario.Duration(10 * time.Millisecond), Factor: 1, Jitter: 0.1}}
 }
 
 // scenarioMethod spells m as scenario files do.
@@ -309,14 +360,20 @@ func scenarioMethod(m writepath.Method) string {
 }
 
 // name is the actor's name: the field manager, else the pod, else the
-// user's last segment.
+// user's last segment; then, for a writer's second and later methods, the
+// method.
 func (p *writerPlan) name() string {
+	n := "writer"
 	for _, s := range []string{p.manager, podOf(p.writer), p.writer[strings.LastIndexByte(p.writer, ':')+1:]} {
-		if n := dnsLabel(s); n != "" {
-			return n
+		if l := dnsLabel(s); l != "" {
+			n = l
+			break
 		}
 	}
-	return "writer"
+	if p.suffix != "" {
+		n = strings.TrimRight(n[:min(len(n), 50-len(p.suffix)-1)], "-") + "-" + p.suffix
+	}
+	return n
 }
 
 func podOf(writer string) string {

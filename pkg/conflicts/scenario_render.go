@@ -32,14 +32,13 @@ func objectType(obj ObjectKey) (writepath.Type, *scenario.Type) {
 	return t, &scenario.Type{APIVersion: gvk.GroupVersion().String(), Kind: kind, Resource: obj.Resource, ClusterScoped: obj.Namespace == "", StatusSubresource: true}
 }
 
-// counterPath is the field every writer increments: data.count of a
-// ConfigMap, an annotation of anything else. meta is where it starts at
-// "0".
-func counterPath(t writepath.Type) (path string, meta string) {
-	if t.GVK.Group == "" && t.GVK.Kind == "ConfigMap" {
-		return "data.count", "data"
+// counterPath is where the counter of the incrementing writers goes:
+// data.count of a ConfigMap, an annotation of anything else.
+func counterPath(t writepath.Type) string {
+	if isConfigMap(t) {
+		return "data.count"
 	}
-	return "metadata.annotations.count", "annotations"
+	return "metadata.annotations.count"
 }
 
 // statusPath is the field a writer of /status increments.
@@ -50,23 +49,9 @@ func statusPath(t writepath.Type) string {
 	return "status.observedGeneration"
 }
 
-func initialObject(target scenario.Ref, where, path string) map[string]any {
-	md := map[string]any{"name": target.Name}
-	if target.Namespace != "" {
-		md["namespace"] = target.Namespace
-	}
-	o := map[string]any{"apiVersion": target.APIVersion, "kind": target.Kind, "metadata": md}
-	if where == "data" {
-		o["data"] = map[string]any{"count": "0"}
-	} else {
-		md["annotations"] = map[string]any{"count": "0"}
-	}
-	return o
-}
-
 // header is the comment at the top of the file: where it came from and
 // how it models the writers.
-func header(in ScenarioInput, obj ObjectKey, first time.Time, window time.Duration, plans []*writerPlan) string {
+func header(in ScenarioInput, obj ObjectKey, first time.Time, window time.Duration, plans []*writerPlan, ch changes) string {
 	var logs []string
 	for _, o := range in.Origin {
 		logs = append(logs, quoteComment(o))
@@ -76,22 +61,26 @@ func header(in ScenarioInput, obj ObjectKey, first time.Time, window time.Durati
 		file = quoteComment(in.File)
 	}
 	attempts, conflicts := 0, 0
+	writers := map[string]bool{}
 	for _, p := range plans {
+		writers[p.writer] = true
 		attempts += p.attempts
 		conflicts += p.conflicts
 	}
 	return fmt.Sprintf(`Written by kubectl rv conflicts --scenario from the audit log %s:
 the contention on %s from %s for %s: %d writers, %d write attempts, %d 409s.
-Each actor is one writer of the log (named in the comment above it), with the
-write method it used most and its rate (retry chains per second over that
-window). work, the time between an actor's read and its write, is chosen so
-that at these rates the actor's 409 rate is the one observed (a Poisson model:
-work = -ln(1 - rate) / the other writers' successes per second). Every writer
-increments one counter, so the run also counts lost updates. The run lasts
-at least 30s, so that rates, more than counts, compare with the log's.
-Run it with: kubectl rv simulate run %s`,
+Each actor is one writer of the log (named in the comment above it) and one
+write method it sent, force as sent, with its rate (retry chains per second
+over that window). work, the time between an actor's read and its write, is
+chosen so that at these rates the actor's 409 rate is the one observed (a
+Poisson model: work = -ln(1 - rate) / the other writers' successes per
+second). An apply's 409 depends on who owns the fields it sets: appliers start
+when they first wrote in the log and write at their rate's period.
+%s
+The run lasts at least 30s, so that rates, more than counts, compare with the
+log's. Run it with: kubectl rv simulate run %s`,
 		strings.Join(logs, ", "), quoteComment(obj.String()), first.UTC().Format(time.RFC3339Nano), window.Round(time.Millisecond),
-		len(plans), attempts, conflicts, file)
+		len(writers), attempts, conflicts, changeSummary(ch), file)
 }
 
 // render writes sc as YAML with the header on top and a comment above

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/kubectl-rv/kubectl-rv/pkg/audit"
 	"github.com/kubectl-rv/kubectl-rv/pkg/simulate"
 	"github.com/kubectl-rv/kubectl-rv/pkg/simulate/scenario"
@@ -209,4 +211,99 @@ func FuzzBuildScenario(f *testing.F) {
 			t.Fatalf("%v\n%s", err, b)
 		}
 	})
+}
+
+// applyEv is an apply of configmaps/cm by who: force as its URI sends it
+// ("" sends none, as client-go does without Force), and a 409 naming the
+// owners of .data.count in the message.
+func applyEv(ms int, who, force string, code int, owners string) audit.Event {
+	return with(ev(ms, who, "patch", "configmaps/cm", code), func(e *audit.Event) {
+		if force != "" {
+			e.RequestURI += "&force=" + force
+		}
+		if code == 409 {
+			e.Message = "Apply failed with 1 conflict: conflict with " + owners
+		}
+	})
+}
+
+// simulateScenario builds the scenario of rep and runs it.
+func simulateScenario(t *testing.T, rep *Report, hints map[string]PatchHint) ([]byte, *simulate.Result) {
+	t.Helper()
+	b, sc, err := BuildScenario(ScenarioInput{Report: rep, Hints: hints})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := simulate.Run(context.Background(), sc, simulate.Config{Rules: serverrules.Rules{}})
+	if err != nil {
+		t.Fatalf("%v\n%s", err, b)
+	}
+	return b, res
+}
+
+// TestScenarioKeepsMethodsForceAndCounter: an updater increments while
+// team-b applies without force, meets 409s naming the updater, then
+// applies with force. The scenario has team-b's applies with and without
+// force as two actors, the updater setting the field team-b lost to it,
+// no claim that every writer increments, and its run gives team-b
+// APPLY-409s and no invariant a negative loss.
+func TestScenarioKeepsMethodsForceAndCounter(t *testing.T) {
+	var evs []audit.Event
+	for i := 0; i < 6; i++ {
+		ms := i * 1000
+		evs = append(evs,
+			with(ev(ms, "a/team-a", "update", "configmaps/cm", 200), func(e *audit.Event) { e.ObjectRef.ResourceVersion = fmt.Sprint(10 + 2*i) }),
+			applyEv(ms+100, "b/team-b", "", 409, `"team-a" using v1: .data.count`),
+			applyEv(ms+200, "b/team-b", "true", 200, ""))
+	}
+	rep := hottest(evs...)
+	b, res := simulateScenario(t, rep, map[string]PatchHint{"b/team-b": {ApplyForce: 6, Other: 6}})
+	methods := map[string]string{}
+	for _, a := range res.Actors {
+		methods[a.Name] = a.Method
+	}
+	want := map[string]string{"team-a": "update", "team-b": "apply", "team-b-apply-force": "apply-force"}
+	if diff := cmp.Diff(want, methods); diff != "" {
+		t.Errorf("actors and methods (-want +got):\n%s\n%s", diff, b)
+	}
+	if strings.Contains(string(b), "Every writer increments") || !strings.Contains(string(b), "set: data.count") {
+		t.Errorf("team-b applies literal values at data.count, and so must team-a, whom it lost the field to; the file says otherwise:\n%s", b)
+	}
+	for _, a := range res.Actors {
+		if a.Name == "team-b" && a.ApplyConflicts == 0 {
+			t.Errorf("team-b met apply conflicts in the log, none in the run\n%s", b)
+		}
+		if a.Name != "team-b" && a.ApplyConflicts > 0 {
+			t.Errorf("%s met no apply conflict in the log, %d in the run\n%s", a.Name, a.ApplyConflicts, b)
+		}
+	}
+	for _, inv := range res.Invariants {
+		if inv.Lost < 0 {
+			t.Errorf("invariant %s lost %d: a writer set the counter others increment\n%s", inv.Name, inv.Lost, b)
+		}
+	}
+}
+
+// TestScenarioTwoOwners: m1 and m2 apply keys a and b (client-go sends
+// no force parameter; m1's apply created the object), then m3 applies
+// both and meets a 409 naming both as Apply entries. All three are
+// appliers in the scenario, and only m3 meets APPLY-409s in its run.
+func TestScenarioTwoOwners(t *testing.T) {
+	rep := hottest(
+		applyEv(0, "u/m1", "", 201, ""),
+		applyEv(40, "u/m2", "", 200, ""),
+		applyEv(50, "u/m3", "", 409, "\"m1\":\n- .data.a\nconflicts with \"m2\":\n- .data.b"),
+	)
+	b, res := simulateScenario(t, rep, map[string]PatchHint{"u/m1": {Other: 1}, "u/m2": {Other: 1}, "u/m3": {Other: 1}})
+	got := map[string]string{}
+	for _, a := range res.Actors {
+		got[a.Name] = fmt.Sprintf("%s 409:%d apply-409:%d", a.Method, a.Conflicts, a.ApplyConflicts)
+		if a.Name == "m3" && a.ApplyConflicts > 0 {
+			got[a.Name] = "apply 409:0 apply-409:some"
+		}
+	}
+	want := map[string]string{"m1": "apply 409:0 apply-409:0", "m2": "apply 409:0 apply-409:0", "m3": "apply 409:0 apply-409:some"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("(-want +got):\n%s\n%s", diff, b)
+	}
 }

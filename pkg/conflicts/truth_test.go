@@ -149,12 +149,12 @@ func TestApplyConflictOwners(t *testing.T) {
 		name, msg string
 		want      []FieldOwner
 	}{
-		{"one", `Apply failed with 1 conflict: conflict with "m1": .data.a`, []FieldOwner{{"m1", []string{".data.a"}}}},
+		{"one", `Apply failed with 1 conflict: conflict with "m1": .data.a`, []FieldOwner{{Manager: "m1", Fields: []string{".data.a"}, Applied: true}}},
 		{"one, update entry", `Apply failed with 1 conflict: conflict with "hpa" with subresource "scale" using autoscaling/v1 at 2026-11-24T10:00:00Z: .spec.replicas`,
-			[]FieldOwner{{"hpa", []string{".spec.replicas"}}}},
+			[]FieldOwner{{Manager: "hpa", Fields: []string{".spec.replicas"}}}},
 		{"two owners", "Apply failed with 2 conflicts: conflicts with \"m1\":\n- .data.a\nconflicts with \"m2\" using v1:\n- .data.b\n- .data.c",
-			[]FieldOwner{{"m1", []string{".data.a"}}, {"m2", []string{".data.b", ".data.c"}}}},
-		{"quoted name", `Apply failed with 1 conflict: conflict with "a \"b\"": .data.x`, []FieldOwner{{`a "b"`, []string{".data.x"}}}},
+			[]FieldOwner{{Manager: "m1", Fields: []string{".data.a"}, Applied: true}, {Manager: "m2", Fields: []string{".data.b", ".data.c"}}}},
+		{"quoted name", `Apply failed with 1 conflict: conflict with "a \"b\"": .data.x`, []FieldOwner{{Manager: `a "b"`, Fields: []string{".data.x"}, Applied: true}}},
 		{"not an apply conflict", `Operation cannot be fulfilled`, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -152,6 +152,9 @@ type Shared = audit.Shared
 type FieldOwner struct {
 	Manager string   `json:"manager"`
 	Fields  []string `json:"fields"`
+	// Applied says that the message named the manager's entry as an
+	// Apply (no API version after its name): the manager applies.
+	Applied bool `json:"-"`
 }
 
 // ObjectStats is what happened to one object.
@@ -197,7 +200,10 @@ type Attempt struct {
 	Chain int `json:"chain"`
 	Step  int `json:"step"`
 	// Reread is set when the writer read the object since its last attempt.
-	Reread bool     `json:"reread,omitempty"`
+	Reread bool `json:"reread,omitempty"`
+	// Force is set on a patch whose request URI asked for force=true: a
+	// server-side apply that takes the fields it conflicts on.
+	Force  bool     `json:"force,omitempty"`
 	LostTo []string `json:"lostTo,omitempty"`
 	// FieldOwners are, for an apply conflict, every manager the API
 	// server named and its fields.
