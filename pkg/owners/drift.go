@@ -19,6 +19,10 @@ type DriftConfig struct {
 	// kube-controller-manager's on every cluster), which is no drift from
 	// the manager expected to own the object's spec.
 	IncludeStatus bool
+	// IncludeScale counts the fields written through the scale subresource
+	// (.spec.replicas by a HorizontalPodAutoscaler or kubectl scale) as
+	// drift too. Left out by default: every autoscaled object has it.
+	IncludeScale bool
 }
 
 // Drift is one object's drift from its expected manager.
@@ -34,13 +38,18 @@ type Drift struct {
 	ExpectedLeaves int
 	// Leaves is how many owned leaves the whole object has.
 	Leaves int
-	// Fields are the owned fields with an owner other than Expected, in tree
-	// order.
+	// Fields are the owned leaves with an owner other than Expected, in
+	// tree order: a map or struct owned as a whole (kubectl create owns
+	// .data of a ConfigMap so) is its leaves, as everywhere in owners.
 	Fields []DriftField
 	// StatusFields is how many fields only managers writing through the
 	// status subresource own besides Expected: left out of Fields unless
 	// DriftConfig.IncludeStatus is set (then 0).
 	StatusFields int
+	// ScaleFields is the same for the scale subresource (unless
+	// DriftConfig.IncludeScale). A field that writers of both own counts
+	// as a status field.
+	ScaleFields int
 }
 
 // DriftField is a field owned by a manager other than the expected one.
@@ -75,30 +84,40 @@ func drift(o *Object, cfg DriftConfig) *Drift {
 		return true
 	})
 	o.Ownership.Root().Walk(func(n *managedfields.Node) bool {
-		if !n.Owned() {
-			return true
-		}
-		f := DriftField{Node: n}
-		status := false
-		for _, ow := range n.Owners {
-			switch {
-			case ow.Manager == d.Expected:
-				f.Shared = true
-			case ow.Subresource == "status" && !cfg.IncludeStatus:
-				status = true
-			default:
-				f.Others = append(f.Others, ow)
-			}
-		}
-		switch {
-		case len(f.Others) > 0:
-			d.Fields = append(d.Fields, f)
-		case status:
-			d.StatusFields++
+		if len(n.Children) == 0 && n.Owned() {
+			d.addField(n, cfg)
 		}
 		return true
 	})
 	return d
+}
+
+// addField adds leaf n to d's fields when a manager other than the
+// expected one owns it, or counts it as left out when those owners all
+// wrote through a subresource cfg leaves out.
+func (d *Drift) addField(n *managedfields.Node, cfg DriftConfig) {
+	f := DriftField{Node: n}
+	status, scale := false, false
+	for _, ow := range n.Owners {
+		switch {
+		case ow.Manager == d.Expected:
+			f.Shared = true
+		case ow.Subresource == "status" && !cfg.IncludeStatus:
+			status = true
+		case ow.Subresource == "scale" && !cfg.IncludeScale:
+			scale = true
+		default:
+			f.Others = append(f.Others, ow)
+		}
+	}
+	switch {
+	case len(f.Others) > 0:
+		d.Fields = append(d.Fields, f)
+	case status:
+		d.StatusFields++
+	case scale:
+		d.ScaleFields++
+	}
 }
 
 func ownedBy(n *managedfields.Node, manager string) bool {

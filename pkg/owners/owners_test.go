@@ -196,7 +196,7 @@ func summarizeDrift(d *Drift) driftSummary {
 }
 
 func TestAnalyzeDrift(t *testing.T) {
-	r, err := Analyze(read(t, "deployment.yaml"), Config{Drift: &DriftConfig{ExpectedManager: "team-a", IncludeStatus: true}})
+	r, err := Analyze(read(t, "deployment.yaml"), Config{Drift: &DriftConfig{ExpectedManager: "team-a", IncludeStatus: true, IncludeScale: true}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -218,39 +218,50 @@ func TestAnalyzeDrift(t *testing.T) {
 	if _, ok := got.Fields[".metadata.labels.owner"]; ok {
 		t.Errorf("a field only team-a owns is drift")
 	}
+	// A map or list item owned as a whole is its leaves, as everywhere
+	// in owners: kubectl-create owns .metadata.labels and the nginx
+	// container themselves, which are no drifted fields.
+	for _, path := range []string{".metadata.labels", `.spec.template.spec.containers[name="nginx"]`} {
+		if owners, ok := got.Fields[path]; ok {
+			t.Errorf("%s, which has leaves, is listed as a drifted field: %v", path, owners)
+		}
+	}
+	for _, f := range r.Objects[0].Drift.Fields {
+		if len(f.Node.Children) > 0 {
+			t.Errorf("%s has children but is listed as a drifted field", managedfields.PathString(f.Node.Path()))
+		}
+	}
 	if r.DriftFields != len(got.Fields) || r.DriftFields == 0 {
 		t.Errorf("DriftFields = %d, fields %d", r.DriftFields, len(got.Fields))
 	}
 }
 
-// TestAnalyzeDriftLeavesOutStatus: by default the fields only a /status
-// writer owns besides the expected manager are counted apart, not listed
-// as drift (the deployment controller's .status is no drift); a /scale
-// write still is.
-func TestAnalyzeDriftLeavesOutStatus(t *testing.T) {
+// TestAnalyzeDriftLeavesOutStatusAndScale: by default the fields only a
+// /status or /scale writer owns besides the expected manager are counted
+// apart, not listed as drift (the deployment controller's .status and an
+// autoscaler's .spec.replicas are no drift).
+func TestAnalyzeDriftLeavesOutStatusAndScale(t *testing.T) {
 	r, err := Analyze(read(t, "deployment.yaml"), Config{Drift: &DriftConfig{ExpectedManager: "team-a"}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	got := summarizeDrift(r.Objects[0].Drift)
 	for path := range got.Fields {
-		if strings.HasPrefix(path, ".status") {
+		if strings.HasPrefix(path, ".status") || path == ".spec.replicas" {
 			t.Errorf("%s is listed as drift: %v", path, got.Fields[path])
 		}
 	}
-	if diff := cmp.Diff([]string{"kubectl/Update/scale"}, got.Fields[".spec.replicas"]); diff != "" {
-		t.Errorf("drift of .spec.replicas (-want +got):\n%s", diff)
-	}
-	all, err := Analyze(read(t, "deployment.yaml"), Config{Drift: &DriftConfig{ExpectedManager: "team-a", IncludeStatus: true}})
+	all, err := Analyze(read(t, "deployment.yaml"), Config{Drift: &DriftConfig{ExpectedManager: "team-a", IncludeStatus: true, IncludeScale: true}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	left := r.Objects[0].Drift.StatusFields
-	if left == 0 || r.DriftFields+left != all.DriftFields {
-		t.Errorf("%d fields drift and %d are left out as /status; with IncludeStatus %d drift", r.DriftFields, left, all.DriftFields)
+	d := r.Objects[0].Drift
+	if d.StatusFields == 0 || d.ScaleFields != 1 || r.DriftFields+d.StatusFields+d.ScaleFields != all.DriftFields {
+		t.Errorf("%d fields drift, %d are left out as /status and %d as /scale (want 1, .spec.replicas); with both included %d drift",
+			r.DriftFields, d.StatusFields, d.ScaleFields, all.DriftFields)
 	}
-	if all.Objects[0].Drift.StatusFields != 0 {
-		t.Errorf("IncludeStatus still left out %d fields", all.Objects[0].Drift.StatusFields)
+	if all.Objects[0].Drift.StatusFields != 0 || all.Objects[0].Drift.ScaleFields != 0 {
+		t.Errorf("IncludeStatus and IncludeScale still left out %d and %d fields", all.Objects[0].Drift.StatusFields, all.Objects[0].Drift.ScaleFields)
 	}
 }
 

@@ -33,6 +33,7 @@ type driftReport struct {
 				} `json:"owners"`
 			} `json:"fields"`
 			StatusFieldsLeftOut int `json:"statusFieldsLeftOut"`
+			ScaleFieldsLeftOut  int `json:"scaleFieldsLeftOut"`
 		} `json:"drift"`
 	} `json:"items"`
 }
@@ -65,13 +66,21 @@ spec:
 	waitSettled(t, deploymentsGVR, ns, "x")
 }
 
-// othersFields computes, from an object's managedFields, the paths owned
-// by any entry whose manager is not expected, and by which
-// manager/subresource: what the drift check must find.
+// othersFields computes, from an object's managedFields, the leaves of
+// the fields every entry owns that an entry whose manager is not expected
+// owns, and by which manager/subresource: what the drift check must find.
+// A map or list item owned as a whole (".") with fields under it is those
+// fields, not one more.
 func othersFields(t *testing.T, obj map[string]any, expected string) map[string][]string {
 	t.Helper()
 	out := map[string][]string{}
 	mfs, _ := obj["metadata"].(map[string]any)["managedFields"].([]any)
+	all := &fieldpath.Set{}
+	type entrySet struct {
+		owner string
+		set   *fieldpath.Set
+	}
+	var others []entrySet
 	for _, raw := range mfs {
 		js, err := json.Marshal(raw)
 		if err != nil {
@@ -81,16 +90,25 @@ func othersFields(t *testing.T, obj map[string]any, expected string) map[string]
 		if err := json.Unmarshal(js, &e); err != nil {
 			t.Fatal(err)
 		}
-		if e.Manager == expected || e.FieldsV1 == nil {
+		if e.FieldsV1 == nil {
 			continue
 		}
 		set := &fieldpath.Set{}
 		if err := set.FromJSON(bytes.NewReader(e.FieldsV1.Raw)); err != nil {
 			t.Fatal(err)
 		}
-		set.Iterate(func(p fieldpath.Path) {
-			k := managedfields.PathString(p)
-			out[k] = append(out[k], e.Manager+"/"+e.Subresource)
+		all = all.Union(set)
+		if e.Manager != expected {
+			others = append(others, entrySet{e.Manager + "/" + e.Subresource, set})
+		}
+	}
+	leaves := all.Leaves()
+	for _, o := range others {
+		o.set.Iterate(func(p fieldpath.Path) {
+			if leaves.Has(p) {
+				k := managedfields.PathString(p)
+				out[k] = append(out[k], o.owner)
+			}
 		})
 	}
 	for k := range out {
@@ -99,28 +117,32 @@ func othersFields(t *testing.T, obj map[string]any, expected string) map[string]
 	return out
 }
 
+// TestOwnersDriftThroughScaleAndStatus: the drift from ci is every leaf
+// another manager owns, as the object's managedFields say; by default the
+// fields only /status or /scale writers own (the controllers' status,
+// kubectl scale's .spec.replicas, as an autoscaler's would be) are left
+// out and counted on stderr, and --include-status and --include-scale
+// bring them back. A map kubectl create owns as a whole is its leaves.
 func TestOwnersDriftThroughScaleAndStatus(t *testing.T) {
 	ns := cluster.Namespace(t)
 	setUpCIDeployment(t, ns)
 
-	r := cluster.RV(t, "owners", "-n", ns, "deploy/x", "--expect-manager", "ci")
+	r := cluster.RV(t, "owners", "-n", ns, "deploy/x", "--expect-manager", "ci", "--include-scale")
 	if r.Code != 1 {
 		t.Fatalf("drift from ci should exit 1: %s", r)
 	}
-	var replicas string
-	for _, line := range strings.Split(r.Stdout, "\n") {
-		if f := strings.Fields(line); len(f) > 3 && f[0] == ".spec.replicas" {
-			replicas = strings.Join(f[1:4], " ")
-		}
-	}
-	if !strings.HasSuffix(replicas, " Update scale") {
-		t.Errorf(".spec.replicas should be listed as written through scale, got %q:\n%s", replicas, r.Stdout)
+	if replicas := replicasRow(r.Stdout); !strings.HasSuffix(replicas, " Update scale") {
+		t.Errorf("with --include-scale .spec.replicas should be listed as written through scale, got %q:\n%s", replicas, r.Stdout)
 	}
 	if !strings.Contains(r.Stderr, "owned by a manager other than the expected one") {
 		t.Errorf("stderr should sum up the drift: %s", r.Stderr)
 	}
+	r = cluster.RV(t, "owners", "-n", ns, "deploy/x", "--expect-manager", "ci")
+	if replicasRow(r.Stdout) != "" || !strings.Contains(r.Stderr, "1 field written through the scale subresource left out") {
+		t.Errorf("by default .spec.replicas, which only kubectl scale (through /scale) owns besides ci, should be left out and counted on stderr: %s", r)
+	}
 
-	// Every other manager's field, and nothing else, from one snapshot
+	// Every other manager's leaf, and nothing else, from one snapshot
 	// piped in (the controllers may write again between two reads).
 	snapshot := cluster.MustKubectl(t, "-n", ns, "get", "deploy", "x", "-o", "json", "--show-managed-fields")
 	var obj map[string]any
@@ -128,29 +150,37 @@ func TestOwnersDriftThroughScaleAndStatus(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := othersFields(t, obj, "ci")
-	got, _ := pipedDrift(t, snapshot, "--include-status")
+	got, _, _ := pipedDrift(t, snapshot, "--include-status", "--include-scale")
 	if diff := cmp.Diff(want, got); diff != "" {
-		t.Errorf("drift with --include-status differs from the other managers' managedFields (-want +got):\n%s", diff)
+		t.Errorf("drift with --include-status --include-scale differs from the other managers' managedFields (-want +got):\n%s", diff)
 	}
-	// By default the fields only /status writers own are left out, and
-	// counted.
-	wantDefault, statusOnly := map[string][]string{}, 0
+	// By default the fields only /status or /scale writers own are left
+	// out, and counted.
+	wantDefault, statusOnly, scaleOnly := map[string][]string{}, 0, 0
 	for p, owners := range want {
 		var kept []string
+		status := false
 		for _, o := range owners {
-			if !strings.HasSuffix(o, "/status") {
+			switch {
+			case strings.HasSuffix(o, "/status"):
+				status = true
+			case !strings.HasSuffix(o, "/scale"):
 				kept = append(kept, o)
 			}
 		}
-		if len(kept) == 0 {
+		switch {
+		case len(kept) > 0:
+			wantDefault[p] = kept
+		case status:
 			statusOnly++
-			continue
+		default:
+			scaleOnly++
 		}
-		wantDefault[p] = kept
 	}
-	gotDefault, leftOut := pipedDrift(t, snapshot)
-	if diff := cmp.Diff(wantDefault, gotDefault); diff != "" || leftOut != statusOnly || statusOnly == 0 {
-		t.Errorf("default drift (-want +got):\n%s\n%d fields left out as /status-only, want %d (and some)", diff, leftOut, statusOnly)
+	gotDefault, leftStatus, leftScale := pipedDrift(t, snapshot)
+	if diff := cmp.Diff(wantDefault, gotDefault); diff != "" || leftStatus != statusOnly || statusOnly == 0 || leftScale != scaleOnly || scaleOnly != 1 {
+		t.Errorf("default drift (-want +got):\n%s\n%d fields left out as /status-only, want %d (and some); %d as /scale-only, want %d (and 1)",
+			diff, leftStatus, statusOnly, leftScale, scaleOnly)
 	}
 	if s := strings.Join(got[".spec.replicas"], ","); !strings.HasSuffix(s, "/scale") {
 		t.Errorf(".spec.replicas drift owners = %q, want a /scale writer", s)
@@ -161,14 +191,14 @@ func TestOwnersDriftThroughScaleAndStatus(t *testing.T) {
 			viaStatus = viaStatus || (strings.HasPrefix(p, ".status") && strings.HasSuffix(o, "/status"))
 		}
 	}
-	if !viaStatus || len(got[`.status.conditions[type="example.com/Audited"]`]) == 0 {
+	if !viaStatus || len(got[`.status.conditions[type="example.com/Audited"].status`]) == 0 {
 		t.Errorf("the /status writes (the controller's, kubectl patch's condition) should be drift through status: %v", got)
 	}
 
 	// --drift infers ci, the only applier, and says so.
-	r = cluster.RV(t, "owners", "-n", ns, "deploy/x", "--drift", "--field", ".spec")
+	r = cluster.RV(t, "owners", "-n", ns, "deploy/x", "--drift", "--field", ".spec", "--include-scale")
 	if r.Code != 1 || !strings.Contains(r.Stderr, `expecting its main applier "ci"`) || !strings.Contains(r.Stdout, ".spec.replicas") || strings.Contains(r.Stdout, ".status") {
-		t.Errorf("--drift --field .spec should infer ci and list only .spec.replicas: %s", r)
+		t.Errorf("--drift --field .spec --include-scale should infer ci and list only .spec.replicas: %s", r)
 	}
 
 	// Nothing but ci: exit 0.
@@ -177,21 +207,48 @@ func TestOwnersDriftThroughScaleAndStatus(t *testing.T) {
 	if r.Code != 0 || r.Stdout != "" || !strings.Contains(r.Stderr, `no field is owned by a manager other than "ci"`) {
 		t.Errorf("a ConfigMap only ci wrote has no drift: %s", r)
 	}
+
+	// kubectl create owns .data as a whole and .data.a; ci applies .data.b.
+	// The drift is .data.a, not .data.
+	cluster.MustKubectl(t, "-n", ns, "create", "configmap", "d", "--from-literal=a=1")
+	cluster.KubectlStdin(t, "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: d}\ndata: {b: \"2\"}\n", "-n", ns, "apply", "--server-side", "--field-manager=ci", "-f", "-")
+	cm := cluster.MustKubectl(t, "-n", ns, "get", "cm", "d", "-o", "json", "--show-managed-fields")
+	var cmObj map[string]any
+	if err := json.Unmarshal([]byte(cm), &cmObj); err != nil {
+		t.Fatal(err)
+	}
+	gotCM, _, _ := pipedDrift(t, cm)
+	if diff := cmp.Diff(othersFields(t, cmObj, "ci"), gotCM); diff != "" || len(gotCM) != 1 || gotCM[".data.a"] == nil {
+		t.Errorf("drift of a ConfigMap kubectl create made and ci applied to, want .data.a only (-want +got):\n%s\ngot %v", diff, gotCM)
+	}
+}
+
+// replicasRow is the MANAGER OPERATION SUBRESOURCE of .spec.replicas in a
+// drift table, "" when it has no row.
+func replicasRow(table string) string {
+	for _, line := range strings.Split(table, "\n") {
+		if f := strings.Fields(line); len(f) > 3 && f[0] == ".spec.replicas" {
+			return strings.Join(f[1:4], " ")
+		}
+	}
+	return ""
 }
 
 // pipedDrift runs owners --expect-manager ci -o json on a piped snapshot
-// and returns the drift's fields (path -> manager/subresource of each other
-// owner) and how many /status-only fields it left out.
-func pipedDrift(t *testing.T, snapshot string, flags ...string) (map[string][]string, int) {
+// (exit 1 when there is drift, else 0) and returns the drift's fields
+// (path -> manager/subresource of each other owner) and how many
+// /status-only and /scale-only fields it left out.
+func pipedDrift(t *testing.T, snapshot string, flags ...string) (map[string][]string, int, int) {
 	t.Helper()
 	args := append([]string{"rv", "owners", "--expect-manager", "ci", "-o", "json"}, flags...)
 	res := cluster.Run(t, strings.NewReader(snapshot), "kubectl", args...)
-	if res.Code != 1 {
-		t.Fatalf("kubectl %s on the piped snapshot: %s", strings.Join(args, " "), res)
-	}
 	var rep driftReport
 	if err := json.Unmarshal([]byte(res.Stdout), &rep); err != nil || len(rep.Items) != 1 || rep.Items[0].Drift == nil {
-		t.Fatalf("no drift section: %v\n%s", err, res.Stdout)
+		t.Fatalf("kubectl %s on the piped snapshot, no drift section: %v\n%s", strings.Join(args, " "), err, res)
+	}
+	// Exit 1 when there is drift, 0 when there is none.
+	if want := min(len(rep.Items[0].Drift.Fields), 1); res.Code != want {
+		t.Fatalf("kubectl %s on the piped snapshot: exit %d with %d drifted fields, want %d", strings.Join(args, " "), res.Code, len(rep.Items[0].Drift.Fields), want)
 	}
 	got := map[string][]string{}
 	for _, f := range rep.Items[0].Drift.Fields {
@@ -200,7 +257,7 @@ func pipedDrift(t *testing.T, snapshot string, flags ...string) (map[string][]st
 		}
 		sort.Strings(got[f.Path])
 	}
-	return got, rep.Items[0].Drift.StatusFieldsLeftOut
+	return got, rep.Items[0].Drift.StatusFieldsLeftOut, rep.Items[0].Drift.ScaleFieldsLeftOut
 }
 
 func TestOwnersTimeFormatsAreStable(t *testing.T) {

@@ -56,8 +56,10 @@ type OwnersOptions struct {
 	// ExpectManager and Drift turn on the drift check.
 	ExpectManager string
 	Drift         bool
-	// IncludeStatus counts the fields written through /status as drift.
+	// IncludeStatus and IncludeScale count the fields written through
+	// /status and /scale as drift.
 	IncludeStatus bool
+	IncludeScale  bool
 	// Top is how many of the heaviest objects --view size lists.
 	Top int
 
@@ -94,7 +96,8 @@ longer has (StaleFields), two entries of one manager and operation (DuplicateEnt
 
 Drift: --expect-manager NAME lists the fields owned by any other manager and exits 1 when
 there is one; --drift expects each object's main applier instead. Fields written through
-the status subresource are left out unless --include-status. Narrow it with --field .spec.
+the status or scale subresource are left out unless --include-status or --include-scale.
+Narrow it with --field .spec.
 
 Secret values are never printed unless --show-secrets is given.
 
@@ -157,6 +160,7 @@ func NewCmdOwners(f *cmdutil.Factory, streams genericiooptions.IOStreams) *cobra
 	fs.StringVar(&o.ExpectManager, "expect-manager", "", "List the fields owned by any other manager (drift from NAME), and exit 1 when there is one (for CI).")
 	fs.BoolVar(&o.Drift, "drift", false, "Like --expect-manager, expecting each object's main applier: the Apply manager owning the most leaves.")
 	fs.BoolVar(&o.IncludeStatus, "include-status", false, "With --expect-manager or --drift, count the fields written through the status subresource as drift too (left out by default: controllers report status there).")
+	fs.BoolVar(&o.IncludeScale, "include-scale", false, "With --expect-manager or --drift, count the fields written through the scale subresource as drift too (left out by default: a HorizontalPodAutoscaler or kubectl scale sets .spec.replicas there).")
 	fs.IntVar(&o.Top, "top", owners.DefaultSizeTop, "With --view size, how many of the heaviest objects to list.")
 	fs.StringVar(&o.Time, "time", string(ownersprint.TimeRelative), "How to show when each manager last wrote: relative (an age, 5m), full (RFC 3339 in UTC, stable from run to run) or none.")
 	cmdutil.SetFlagValues(fs, "view", ownersViews...)
@@ -241,9 +245,11 @@ func (o *OwnersOptions) Validate() error {
 		return exitcode.Usagef("--expect-manager needs a manager name; to expect each object's main applier, use --drift")
 	}
 	if o.ExpectManager != "" || o.Drift {
-		o.config.Drift = &owners.DriftConfig{ExpectedManager: o.ExpectManager, IncludeStatus: o.IncludeStatus}
+		o.config.Drift = &owners.DriftConfig{ExpectedManager: o.ExpectManager, IncludeStatus: o.IncludeStatus, IncludeScale: o.IncludeScale}
 	} else if o.IncludeStatus {
 		return exitcode.Usagef("--include-status applies to the drift check: add --expect-manager NAME or --drift")
+	} else if o.IncludeScale {
+		return exitcode.Usagef("--include-scale applies to the drift check: add --expect-manager NAME or --drift")
 	}
 	return o.validateSize()
 }
@@ -317,6 +323,10 @@ func (o *OwnersOptions) noteDrift(objs []owners.Object) {
 		if d.StatusFields > 0 {
 			fmt.Fprintln(o.ErrOut, text.Escape(fmt.Sprintf("note: %s: %s written through the status subresource left out (controllers report status there): --include-status counts them",
 				name, text.Plural(d.StatusFields, "field"))))
+		}
+		if d.ScaleFields > 0 {
+			fmt.Fprintln(o.ErrOut, text.Escape(fmt.Sprintf("note: %s: %s written through the scale subresource left out (an autoscaler or kubectl scale sets replicas there): --include-scale counts them",
+				name, text.Plural(d.ScaleFields, "field"))))
 		}
 		if d.Expected != "" && len(d.Fields) == 0 {
 			clean++

@@ -45,6 +45,7 @@ func TestOwnersValidate(t *testing.T) {
 		{"nothing selected", func(o *OwnersOptions) { o.Selection.Filenames = nil }, "say what to look at"},
 		{"empty expected manager", func(o *OwnersOptions) { o.expectManagerSet = true }, "--expect-manager needs a manager name; to expect each object's main applier, use --drift"},
 		{"--include-status without a drift flag", func(o *OwnersOptions) { o.IncludeStatus = true }, "--include-status applies to the drift check: add --expect-manager NAME or --drift"},
+		{"--include-scale without a drift flag", func(o *OwnersOptions) { o.IncludeScale = true }, "--include-scale applies to the drift check: add --expect-manager NAME or --drift"},
 		{"size with a filter", func(o *OwnersOptions) { o.View = ViewSize; o.Shared = true }, "--view size weighs whole objects"},
 		{"negative top", func(o *OwnersOptions) { o.View = ViewSize; o.Top = -1 }, "--top must be 0 or positive"},
 	} {
@@ -215,16 +216,20 @@ func TestOwnersDrift(t *testing.T) {
 		wantNote string
 	}{
 		{"named manager", deployment, func(o *OwnersOptions) { o.ExpectManager = "team-a" }, 1,
-			[]string{".spec.replicas", "kubectl                     Update      scale", "EXPECTED"}, "38 fields owned by a manager other than the expected one",
-			`note: Deployment golden/web: 22 fields written through the status subresource left out (controllers report status there): --include-status counts them`},
+			[]string{".metadata.labels.team", "EXPECTED"}, "29 fields owned by a manager other than the expected one",
+			`note: Deployment golden/web: 18 fields written through the status subresource left out (controllers report status there): --include-status counts them`},
+		{"named manager, /scale left out", deployment, func(o *OwnersOptions) { o.ExpectManager = "team-a" }, 1,
+			nil, "", `note: Deployment golden/web: 1 field written through the scale subresource left out (an autoscaler or kubectl scale sets replicas there): --include-scale counts them`},
 		{"named manager, /status included", deployment, func(o *OwnersOptions) { o.ExpectManager = "team-a"; o.IncludeStatus = true }, 1,
-			[]string{".status.replicas", "kube-controller-manager"}, "60 fields owned by a manager other than the expected one", ""},
+			[]string{".status.replicas", "kube-controller-manager"}, "47 fields owned by a manager other than the expected one", ""},
+		{"named manager, /scale included", deployment, func(o *OwnersOptions) { o.ExpectManager = "team-a"; o.IncludeScale = true }, 1,
+			[]string{".spec.replicas", "kubectl                     Update      scale"}, "30 fields owned by a manager other than the expected one", ""},
 		{"inferred", deployment, func(o *OwnersOptions) { o.Drift = true }, 1,
-			[]string{".spec.replicas"}, "owned by a manager other than the expected one", `note: Deployment golden/web: expecting its main applier "team-a"`},
+			[]string{".metadata.labels.team"}, "owned by a manager other than the expected one", `note: Deployment golden/web: expecting its main applier "team-a"`},
 		{"narrowed to a field nobody else owns", deployment, func(o *OwnersOptions) { o.ExpectManager = "team-a"; o.Field = ".metadata.labels.owner" }, 0,
 			nil, "", `no field is owned by a manager other than "team-a"`},
 		{"json", deployment, func(o *OwnersOptions) { o.ExpectManager = "team-a"; o.Output.Output = "json" }, 1,
-			[]string{`"drift": {`, `"expectedManager": "team-a"`, `"subresource": "scale"`}, "", ""},
+			[]string{`"drift": {`, `"expectedManager": "team-a"`, `"statusFieldsLeftOut": 18`, `"scaleFieldsLeftOut": 1`}, "", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			o, out, errOut := newOwnersOptions(tc.file)

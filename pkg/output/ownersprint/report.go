@@ -87,6 +87,9 @@ type DriftReport struct {
 	// besides the expected manager, left out of Fields (without
 	// --include-status).
 	StatusFieldsLeftOut int `json:"statusFieldsLeftOut,omitempty"`
+	// ScaleFieldsLeftOut is the same for /scale writers (without
+	// --include-scale).
+	ScaleFieldsLeftOut int `json:"scaleFieldsLeftOut,omitempty"`
 }
 
 // DriftFieldReport is a field owned by a manager other than the expected one.
@@ -105,7 +108,7 @@ func newDriftReport(d *owners.Drift) *DriftReport {
 		return nil
 	}
 	r := &DriftReport{ExpectedManager: d.Expected, Inferred: d.Inferred, ExpectedLeaves: d.ExpectedLeaves, Leaves: d.Leaves,
-		StatusFieldsLeftOut: d.StatusFields, Fields: make([]DriftFieldReport, 0, len(d.Fields))}
+		StatusFieldsLeftOut: d.StatusFields, ScaleFieldsLeftOut: d.ScaleFields, Fields: make([]DriftFieldReport, 0, len(d.Fields))}
 	for _, f := range d.Fields {
 		p := f.Node.Path()
 		r.Fields = append(r.Fields, DriftFieldReport{Path: managedfields.PathString(p), Elements: managedfields.PathElements(p), Owners: f.Others, Shared: f.Shared})
