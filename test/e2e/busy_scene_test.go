@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -58,6 +59,21 @@ type sceneWriter struct {
 	// owners are the managers its apply conflicts named, with their fields,
 	// as the API server's error causes say.
 	owners map[string][]string
+	// methods are the write methods it sent, as simulate names them, by
+	// object.
+	methods map[string][]string
+}
+
+// sent records that w wrote object name with method.
+func (w *sceneWriter) sent(name, method string) {
+	sceneMu.Lock()
+	defer sceneMu.Unlock()
+	if w.methods == nil {
+		w.methods = map[string][]string{}
+	}
+	if !slices.Contains(w.methods[name], method) {
+		w.methods[name] = append(w.methods[name], method)
+	}
 }
 
 var (
@@ -218,6 +234,7 @@ func (s *busyScene) ticker(ctx context.Context, stop <-chan struct{}) error {
 		name := []string{"tick", "edit"}[i%2]
 		patch := fmt.Sprintf(`{"data":{"tick":"%d"}}`, i)
 		_, err := cs.CoreV1().ConfigMaps(s.ns).Patch(ctx, name, types.MergePatchType, []byte(patch), metav1.PatchOptions{})
+		w.sent(name, "merge-patch")
 		w.Attempts++
 		if err != nil {
 			return fmt.Errorf("busy-ticker: %w", err)
@@ -243,6 +260,7 @@ func (s *busyScene) rmw(ctx context.Context, name string, withManager bool) erro
 	if withManager {
 		fm = name
 	}
+	w.sent("hot", "update")
 	for round := 0; round < 6; round++ {
 		rmwRound(ctx, cs, s.ns, name, fm, round, &w.writerLog)
 		time.Sleep(600 * time.Millisecond)
@@ -262,6 +280,8 @@ func (s *busyScene) periodic(ctx context.Context) error {
 	cs := cluster.Clientset(s.tb, sceneUA(name))
 	w := s.writerLocked(name)
 	w.lostTo = []string{"busy-ticker"}
+	w.sent("tick", "merge-patch")
+	w.sent("tick", "update")
 	w.Attempts++
 	if _, err := cs.CoreV1().ConfigMaps(s.ns).Patch(ctx, "tick", types.MergePatchType, []byte(`{"data":{"periodic":"start"}}`), metav1.PatchOptions{FieldManager: name}); err != nil {
 		return fmt.Errorf("%s: %w", name, err)
@@ -313,6 +333,7 @@ func (s *busyScene) twoOwners(ctx context.Context) error {
 	}{{"busy-m1", map[string]string{"a": "1"}}, {"busy-m2", map[string]string{"b": "2"}}} {
 		w := s.writerLocked(m.name)
 		w.userAgent = sceneUA("busy-applier")
+		w.sent("two", "apply")
 		w.Attempts++
 		if err := apply(m.name, m.data); err != nil {
 			return fmt.Errorf("%s: %w", m.name, err)
@@ -321,6 +342,7 @@ func (s *busyScene) twoOwners(ctx context.Context) error {
 	}
 	w := s.writerLocked("busy-m3")
 	w.userAgent = sceneUA("busy-applier")
+	w.sent("two", "apply")
 	w.Attempts++
 	err := apply("busy-m3", map[string]string{"a": "3", "b": "3"})
 	conflicts, ok := framework.ApplyConflicts(err)
@@ -365,6 +387,7 @@ func (s *busyScene) kubectlScale() error {
 func (s *busyScene) kubectlEdit() error {
 	w := s.writerLocked("kubectl-replace")
 	w.userAgent = "kubectl/"
+	w.sent("edit", "update")
 	for round := 0; round < 3; round++ {
 		for attempt := 1; ; attempt++ {
 			out, err := kubectlOut("-n", s.ns, "get", "configmap", "edit", "-o", "json")

@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
+
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
@@ -83,5 +85,96 @@ func TestConflictsScenario(t *testing.T) {
 	r = cluster.RV(t, "conflicts", "--audit-log", log, "--object", "configmaps/absent", "-n", ns, "--scenario", none)
 	if _, err := os.Stat(none); r.Code != 2 || !os.IsNotExist(err) || !strings.Contains(r.Stderr, "nothing to reproduce") {
 		t.Errorf("--scenario of an object without writes: want exit 2 and no file (stat: %v): %s", err, r)
+	}
+}
+
+// TestConflictsScenarioBusyScene: for each ConfigMap of the busy scene,
+// conflicts --scenario writes a file whose run by simulate has, for every
+// writer, the write methods it sent and the kinds of 409 it met
+// (UPDATE-409 on a stale resourceVersion, APPLY-409 on fields another
+// manager owns), as the writers' own logs say, and no negative lost
+// updates. A writer whose log has no 409 meets none in the run, but for
+// UPDATE-409s of a writer that sends a resourceVersion: the Poisson model
+// makes those by chance.
+func TestConflictsScenarioBusyScene(t *testing.T) {
+	s := sharedBusyScene(t)
+	for _, obj := range []string{"hot", "tick", "edit", "two"} {
+		t.Run(obj, func(t *testing.T) {
+			file := filepath.Join(t.TempDir(), obj+".yaml")
+			r := cluster.RV(t, "conflicts", "--audit-log", s.log, "-n", s.ns, "--object", "configmaps/"+obj, "--scenario", file)
+			if r.Code != 0 {
+				t.Fatalf("conflicts --scenario: %s", r)
+			}
+			b, _ := os.ReadFile(file)
+			r = cluster.RV(t, "simulate", "run", file, "-o", "json")
+			if r.Code != 0 {
+				t.Fatalf("simulate run: %s\n%s", r, b)
+			}
+			var sim struct {
+				Actors []struct {
+					FieldManager, Method                   string
+					Conflicts, ApplyConflicts, LostUpdates int
+				}
+				Invariants []struct {
+					Name string
+					Lost int
+				}
+			}
+			if err := json.Unmarshal([]byte(r.Stdout), &sim); err != nil {
+				t.Fatalf("simulate run -o json: %v\n%s", err, r.Stdout)
+			}
+			methods, kinds := map[string][]string{}, map[string][]string{}
+			for _, a := range sim.Actors {
+				methods[a.FieldManager] = append(methods[a.FieldManager], a.Method)
+				if a.Conflicts > 0 && !slices.Contains(kinds[a.FieldManager], "UPDATE-409") {
+					kinds[a.FieldManager] = append(kinds[a.FieldManager], "UPDATE-409")
+				}
+				if a.ApplyConflicts > 0 && !slices.Contains(kinds[a.FieldManager], "APPLY-409") {
+					kinds[a.FieldManager] = append(kinds[a.FieldManager], "APPLY-409")
+				}
+				if a.LostUpdates < 0 {
+					t.Errorf("%s lost %d updates", a.FieldManager, a.LostUpdates)
+				}
+			}
+			for _, inv := range sim.Invariants {
+				if inv.Lost < 0 {
+					t.Errorf("invariant %s lost %d: a writer set the counter the others increment\n%s", inv.Name, inv.Lost, b)
+				}
+			}
+			for manager, got := range methods {
+				w, ok := s.writers[manager]
+				if !ok {
+					t.Errorf("actor %s is no writer of the scene\n%s", manager, b)
+					continue
+				}
+				want := w.methods[obj]
+				if diff := cmp.Diff(slices.Sorted(slices.Values(want)), slices.Sorted(slices.Values(got))); diff != "" {
+					t.Errorf("writer %s sent %v to %s; the scenario's actors use (-want +got):\n%s\n%s", manager, want, obj, diff, b)
+				}
+				checkKinds(t, manager, obj, w, kinds[manager], b)
+			}
+		})
+	}
+}
+
+// checkKinds compares the kinds of 409 a writer met in the run with those
+// its log records.
+func checkKinds(t *testing.T, manager, obj string, w *sceneWriter, got []string, file []byte) {
+	t.Helper()
+	var want []string
+	for cause, n := range w.causes {
+		k := "UPDATE-409"
+		if cause == "ssa-field-conflict" {
+			k = "APPLY-409"
+		}
+		if n > 0 && !slices.Contains(want, k) {
+			want = append(want, k)
+		}
+	}
+	if len(want) == 0 && slices.Equal(got, []string{"UPDATE-409"}) && slices.Contains(w.methods[obj], "update") {
+		return // the Poisson model's chance 409s of an updater that met none
+	}
+	if diff := cmp.Diff(slices.Sorted(slices.Values(want)), slices.Sorted(slices.Values(got))); diff != "" {
+		t.Errorf("writer %s: kinds of 409 its log records vs the run's (-want +got):\n%s\n%s", manager, diff, file)
 	}
 }
