@@ -69,7 +69,7 @@ var needsACluster = map[string]bool{
 	"kubectl rv doctor configmaps,deployments.apps -n default":                                true,
 	"kubectl rv leases -n kube-system":                                                        true,
 	"kubectl rv leases -n kube-system --for 25s":                                              true,
-	"kubectl rv owners deploy/web --expect-manager ci --field .spec":                          true,
+	"kubectl rv owners deploy/web --expect-manager ci --field .spec --include-scale":          true,
 	"kubectl rv predict -n demo -f examples/client-apply/settings.yaml --method client-apply": true,
 	"kubectl rv predict -n demo -f examples/client-apply/settings.yaml --method kubectl":      true,
 	"kubectl rv watch deployment/web -n shop":                                                 true,
