@@ -150,6 +150,14 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		return nil, err
 	}
 	w.disarm()
+	if err := w.cutOff(); err != nil {
+		// The headers came after a bound had cut the request off: the
+		// transport can still hand on an answer that raced the cancel,
+		// such as the empty one a server writes once the client left.
+		_ = res.Body.Close()
+		w.stop()
+		return nil, err
+	}
 	res.Body = &body{rc: res.Body, w: w, lim: t.lim, declared: res.ContentLength}
 	return res, nil
 }
@@ -239,6 +247,16 @@ func (w *watch) stop() {
 // caller's context's error when it ended (so that a cancellation reads
 // as one), the bound that cut the request off, or err.
 func (w *watch) cause(err error) error {
+	if cut := w.cutOff(); cut != nil {
+		return cut
+	}
+	return err
+}
+
+// cutOff is the error of the caller's ended context or of the bound
+// that cut the request off, or nil while neither did: what the
+// transport hands on after either is not the service's answer in time.
+func (w *watch) cutOff() error {
 	if e := w.parent.Err(); e != nil {
 		return e
 	}
@@ -246,7 +264,7 @@ func (w *watch) cause(err error) error {
 	if errors.As(context.Cause(w.ctx), &be) {
 		return be
 	}
-	return err
+	return nil
 }
 
 // body is an answer's body held to the limits: each read must return
@@ -285,6 +303,12 @@ func (b *body) Read(p []byte) (int, error) {
 	switch {
 	case err == io.EOF:
 		b.w.stopTimers()
+		if cut := b.w.cutOff(); cut != nil {
+			// The end came after a bound had cut the answer off (a
+			// server ends its body once the client left): the body is
+			// not whole.
+			return n, b.fail(cut)
+		}
 	case err != nil:
 		err = b.fail(b.w.cause(err))
 	}

@@ -101,6 +101,55 @@ func TestTransportIdle(t *testing.T) {
 	}
 }
 
+// lateBase is a transport in front of a server that stalls and answers
+// once the client left: an empty page (headers) or the end of its body
+// (body). net/http's Transport hands on such an answer when it races
+// the request's cancel; lateBase always does, once the context ended.
+type lateBase struct{ body bool }
+
+func (b lateBase) RoundTrip(req *http.Request) (*http.Response, error) {
+	ctx := req.Context()
+	res := &http.Response{StatusCode: http.StatusOK, Header: http.Header{}, Request: req, ContentLength: -1}
+	if b.body {
+		res.Body = io.NopCloser(&lateEOF{ctx: ctx})
+		return res, nil
+	}
+	<-ctx.Done()
+	res.Body, res.ContentLength = http.NoBody, 0
+	return res, nil
+}
+
+// lateEOF is a body that sends nothing, then ends once ctx did.
+type lateEOF struct{ ctx context.Context }
+
+func (r *lateEOF) Read([]byte) (int, error) {
+	<-r.ctx.Done()
+	return 0, io.EOF
+}
+
+// TestTransportIdleLateAnswer: an answer that comes after the idle
+// bound cut the request off, whole headers or the end of a body, is
+// not taken for the service's: the read fails with ErrIdle.
+func TestTransportIdleLateAnswer(t *testing.T) {
+	for name, body := range map[string]bool{"headers": false, "end of body": true} {
+		t.Run(name, func(t *testing.T) {
+			req, err := http.NewRequestWithContext(context.Background(), http.MethodGet, "http://late.invalid/", nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			tr := Wrap(lateBase{body: body}, Limits{Idle: 50 * time.Millisecond, Total: time.Minute})
+			res, err := tr.RoundTrip(req)
+			if err == nil {
+				_, err = io.Copy(io.Discard, res.Body)
+				_ = res.Body.Close()
+			}
+			if !errors.Is(err, ErrIdle) {
+				t.Fatalf("%v, want ErrIdle", err)
+			}
+		})
+	}
+}
+
 // TestTransportSteadyAnswer: an answer whose bytes come more often than
 // the idle time is read whole, however long it takes in all.
 func TestTransportSteadyAnswer(t *testing.T) {
