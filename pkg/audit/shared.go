@@ -19,6 +19,11 @@ type Shared struct {
 	// previous attempt on the same object had completed: one client's
 	// retries and reconciles of one object follow one another.
 	Overlapping int `json:"overlapping,omitempty"`
+	// Kubectl says the writer's attempts came from kubectl outside any
+	// pod: every kubectl session of that user, on any machine, sends the
+	// same user, field manager and no pod, so one more session looks the
+	// same in the log.
+	Kubectl bool `json:"kubectl,omitempty"`
 }
 
 // Reason says in a few words what shows the writer is shared: "2 user
@@ -31,6 +36,9 @@ func (s *Shared) Reason() string {
 	if s.Overlapping > 0 {
 		parts = append(parts, fmt.Sprintf("%d overlapping writes", s.Overlapping))
 	}
+	if s.Kubectl {
+		parts = append(parts, "kubectl outside a pod")
+	}
 	return strings.Join(parts, ", ")
 }
 
@@ -41,6 +49,7 @@ func (s *Shared) Reason() string {
 type Sharing struct {
 	userAgents  []string
 	overlapping int
+	kubectl     bool
 }
 
 // SawUserAgent notes the user agent of one of the writer's attempts.
@@ -49,6 +58,12 @@ func (s *Sharing) SawUserAgent(ua string) {
 		s.userAgents = append(s.userAgents, strings.Clone(ua))
 	}
 }
+
+// SawKubectl notes an attempt kubectl sent from outside a pod: a
+// person's session, which any other session of the same user matches.
+// kubectl rv leases counts it as sharing; conflicts, which compares
+// writers rather than proves who acted, does not.
+func (s *Sharing) SawKubectl() { s.kubectl = true }
 
 // SawOverlap counts an attempt that overlapped the writer's previous
 // attempt on the same object.
@@ -71,11 +86,12 @@ func (s *Sharing) Result() (string, *Shared) {
 	} else if len(s.userAgents) > 1 {
 		sh = &Shared{UserAgents: slices.Sorted(slices.Values(s.userAgents))}
 	}
-	if s.overlapping > 0 {
+	if s.overlapping > 0 || s.kubectl {
 		if sh == nil {
 			sh = &Shared{}
 		}
 		sh.Overlapping = s.overlapping
+		sh.Kubectl = s.kubectl
 	}
 	return ua, sh
 }

@@ -120,7 +120,8 @@ func (b *HistoryBuilder) Add(e *audit.Event) {
 type writerObject struct{ writer, object string }
 
 // evidence notes what e shows of whether its writer w is shared
-// (audit.Sharing): its user agent, and, for the writers of the Leases
+// (audit.Sharing): its user agent, whether it is kubectl outside a pod,
+// and, for the writers of the Leases
 // and the holders, whether it overlapped w's previous write to the same
 // object. Other writers' objects are not kept: they can prove nothing
 // about a lock.
@@ -131,6 +132,9 @@ func (b *HistoryBuilder) evidence(w string, e *audit.Event, lease bool) {
 		b.sharing[w] = s
 	}
 	s.SawUserAgent(e.UserAgent)
+	if e.PodName == "" && strings.HasPrefix(e.UserAgent, "kubectl/") {
+		s.SawKubectl()
+	}
 	if !lease && len(b.byWriter[w]) == 0 {
 		return
 	}

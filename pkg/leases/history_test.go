@@ -162,7 +162,9 @@ func TestHistorySharedWriter(t *testing.T) {
 			ObjectRef: audit.ObjectRef{Resource: resource, APIGroup: group, Namespace: ns, Name: name},
 			Code:      201, RequestReceived: at(received), StageTimestamp: at(done)}
 	}
-	const here, there = "kubectl/v1.32.4 (linux/amd64) kubernetes/4cb5f07", "kubectl/v1.36.3 (darwin/arm64) kubernetes/a1b2c3d"
+	// An operator's client, in two versions, and a person's kubectl.
+	const here, there = "team-operator/v0.3.1", "team-operator/v0.4.0"
+	const kubectl = "kubectl/v1.36.3 (linux/amd64) kubernetes/a1b2c3d"
 	theLease := create(here, "leases", "coordination.k8s.io", "team", "my-lock", 0, 0)
 	for _, tc := range []struct {
 		name   string
@@ -172,7 +174,7 @@ func TestHistorySharedWriter(t *testing.T) {
 		name:   "one client: acting while not leader",
 		events: []*audit.Event{theLease, create(here, "configmaps", "", "ns-1", "a", 20, 20), create(here, "secrets", "", "ns-2", "b", 30, 30)},
 	}, {
-		name:   "a second kubectl's user agent",
+		name:   "a second user agent",
 		events: []*audit.Event{theLease, create(here, "configmaps", "", "ns-1", "a", 20, 20), create(there, "secrets", "", "ns-2", "b", 30, 30)},
 		shared: &audit.Shared{UserAgents: []string{here, there}},
 	}, {
@@ -180,6 +182,13 @@ func TestHistorySharedWriter(t *testing.T) {
 		events: []*audit.Event{theLease, create(here, "configmaps", "", "ns-1", "a", 20, 20.2),
 			create(here, "configmaps", "", "ns-1", "a", 20.1, 20.3), create(here, "secrets", "", "ns-2", "b", 30, 30)},
 		shared: &audit.Shared{Overlapping: 1},
+	}, {
+		// kubectl create made the Lease; later kubectl sessions of the same
+		// user, one kubectl version on one machine, look the same.
+		name: "kubectl outside a pod, one user agent",
+		events: []*audit.Event{create(kubectl, "leases", "coordination.k8s.io", "team", "my-lock", 0, 0),
+			create(kubectl, "configmaps", "", "ns-1", "a", 20, 20), create(kubectl, "secrets", "", "ns-2", "b", 30, 30)},
+		shared: &audit.Shared{Kubectl: true},
 	}} {
 		t.Run(tc.name, func(t *testing.T) {
 			cfg := NewConfig()
