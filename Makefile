@@ -59,9 +59,8 @@ e2e: control-plane ## end-to-end tests against a real control plane (built on fi
 	set -o pipefail; $(GO) test -tags e2e -count=1 -timeout $(E2E_TIMEOUT) -parallel $(E2E_PARALLEL) -v ./test/e2e/ 2>&1 | hack/e2e-summary.sh
 
 control-plane: ## build (or reuse) etcd, kube-apiserver, kube-controller-manager, kubectl and kine
-	@# kine's cold build is mostly gcc on SQLite, one core: it runs beside the
-	@# Go build of the control plane rather than after it.
-	hack/build-kine.sh >/dev/null & kine=$$!; hack/build-control-plane.sh >/dev/null; rc=$$?; wait $$kine && exit $$rc
+	hack/build-control-plane.sh >/dev/null
+	hack/build-kine.sh >/dev/null
 
 cluster-up: ## start a local control plane; prints the export KUBECONFIG line
 	hack/local-cluster.sh up

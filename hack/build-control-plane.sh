@@ -40,10 +40,10 @@ start=$(date +%s)
 cd "$tools"
 export GOFLAGS="${GOFLAGS:-} -mod=mod"
 export CGO_ENABLED=0
-# One go build for all four: the packages they share compile once, and one
-# binary links while the next one's packages compile.
-go build -trimpath -ldflags "$ldflags" -o "$out/" ./etcd k8s.io/kubernetes/cmd/kube-apiserver \
-  k8s.io/kubernetes/cmd/kube-controller-manager k8s.io/kubernetes/cmd/kubectl
+go build -trimpath -ldflags "$ldflags" -o "$out/etcd" ./etcd
+go build -trimpath -ldflags "$ldflags" -o "$out/kube-apiserver" k8s.io/kubernetes/cmd/kube-apiserver
+go build -trimpath -ldflags "$ldflags" -o "$out/kube-controller-manager" k8s.io/kubernetes/cmd/kube-controller-manager
+go build -trimpath -ldflags "$ldflags" -o "$out/kubectl" k8s.io/kubernetes/cmd/kubectl
 echo "$stamp" > "$out/.stamp"
 echo "control plane built in $(( $(date +%s) - start ))s" >&2
 echo "$out"
