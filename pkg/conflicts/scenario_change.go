@@ -9,6 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/kubectl-rv/kubectl-rv/pkg/simulate/scenario"
+	"github.com/kubectl-rv/kubectl-rv/pkg/text"
 	"github.com/kubectl-rv/kubectl-rv/pkg/writepath"
 )
 
@@ -202,32 +203,20 @@ func initialObject(target scenario.Ref, seeds []string) map[string]any {
 // changeSummary says, for the header, what the writers change, wrapped
 // at 79 columns.
 func changeSummary(ch changes) string {
+	return text.Wrap(changeSentences(ch), 79)
+}
+
+// changeSentences says who sets literal values and who increments the
+// counter.
+func changeSentences(ch changes) string {
 	if len(ch.setters) == 0 {
-		return wrapWords(fmt.Sprintf("Every writer increments one counter, %s, so the run also counts lost updates.", ch.counter))
+		return fmt.Sprintf("Every writer increments one counter, %s, so the run also counts lost updates.", ch.counter)
 	}
 	s := fmt.Sprintf("An apply declares the values it owns and cannot increment: appliers, and the "+
 		"writers their conflicts name as owners of a field, set literal values there (%s). ", strings.Join(ch.setters, ", "))
 	if ch.counter == "" {
-		return wrapWords(s + "No writer increments a counter, so the run counts no lost updates.")
+		return s + "No writer increments a counter, so the run counts no lost updates."
 	}
-	return wrapWords(s + fmt.Sprintf("The others (%s) increment one counter, %s, so the run counts their lost updates.",
-		strings.Join(ch.incrementers, ", "), ch.counter))
-}
-
-// wrapWords breaks s into lines of at most 79 columns between words.
-func wrapWords(s string) string {
-	var b strings.Builder
-	n := 0
-	for _, w := range strings.Fields(s) {
-		if n > 0 && n+1+len(w) > 79 {
-			b.WriteByte('\n')
-			n = 0
-		} else if n > 0 {
-			b.WriteByte(' ')
-			n++
-		}
-		b.WriteString(w)
-		n += len(w)
-	}
-	return b.String()
+	return s + fmt.Sprintf("The others (%s) increment one counter, %s, so the run counts their lost updates.",
+		strings.Join(ch.incrementers, ", "), ch.counter)
 }

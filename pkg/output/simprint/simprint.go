@@ -247,7 +247,7 @@ func PrintSteps(p *output.Printer, r *simulate.Result) error {
 func PrintStory(p *output.Printer, r *simulate.Result) error {
 	w := p.Out
 	fmt.Fprintf(w, "%s\n", p.Paint(output.Bold, "Simulating "+text.Escape(r.Scenario)+" in virtual time (an embedded etcd-exact store, the API server's write path):"))
-	fmt.Fprintln(w, wrap(text.Escape(r.Description), 100))
+	fmt.Fprintln(w, text.Wrap(text.Escape(r.Description), 100))
 	fmt.Fprintln(w)
 	if err := PrintSteps(p, r); err != nil {
 		return err
@@ -259,21 +259,4 @@ func PrintStory(p *output.Printer, r *simulate.Result) error {
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "More: kubectl rv simulate list; kubectl rv simulate run --builtin retry-storm --report storm.html")
 	return nil
-}
-
-func wrap(s string, width int) string {
-	var b strings.Builder
-	n := 0
-	for _, word := range strings.Fields(s) {
-		if n > 0 && n+1+len(word) > width {
-			b.WriteByte('\n')
-			n = 0
-		} else if n > 0 {
-			b.WriteByte(' ')
-			n++
-		}
-		b.WriteString(word)
-		n += len(word)
-	}
-	return b.String()
 }
