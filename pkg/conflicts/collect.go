@@ -253,7 +253,7 @@ func (c *Collector) record(e *audit.Event) (item, bool) {
 	if !write && (e.Verb != "get" || e.Code/100 != 2) || unnamed || e.ObjectRef.Resource == "" {
 		return item{}, false
 	}
-	if !(audit.Window{Since: c.cfg.Since, Until: c.cfg.Until}).Holds(e.RequestReceived) {
+	if !c.cfg.Window.Holds(e.RequestReceived) {
 		return item{}, false
 	}
 	ref := &e.ObjectRef

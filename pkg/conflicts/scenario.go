@@ -44,7 +44,7 @@ func PatchHints(ctx context.Context, sources []audit.Source, obj ObjectKey, cfg 
 			if !seen.First(e) || audit.DryRun(e) {
 				return nil
 			}
-			if !(audit.Window{Since: cfg.Since, Until: cfg.Until}).Holds(e.RequestReceived) {
+			if !cfg.Window.Holds(e.RequestReceived) {
 				return nil
 			}
 			w := audit.WriterOf(e).String()

@@ -244,9 +244,9 @@ type Report struct {
 
 // Config tunes Analyze. NewConfig fills in the defaults.
 type Config struct {
-	// Since and Until bound the window by the request's receive time; zero
-	// is open.
-	Since, Until time.Time
+	// Window bounds the requests by their receive time (Since, Until);
+	// zero is open.
+	audit.Window
 	// RetryWindow bounds a retry: a writer's next attempt on the object
 	// after a 409 is a retry only if it comes within the window and shows
 	// that the writer re-read (see Analyze).

@@ -24,10 +24,13 @@ func (f *TimeScopeFlags) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&f.Until, "until", "", "Only requests received before this time: RFC 3339 or a duration back from now.")
 }
 
-// ToWindow parses the flags, durations counting back from now(); a flag
-// not given is no bound. Bad values and an --until not after --since are
-// exit 2.
+// ToWindow parses the flags, durations counting back from now() (nil is
+// time.Now: tests give a fixed clock); a flag not given is no bound. Bad
+// values and an --until not after --since are exit 2.
 func (f *TimeScopeFlags) ToWindow(now func() time.Time) (audit.Window, error) {
+	if now == nil {
+		now = time.Now
+	}
 	var w audit.Window
 	var err error
 	if w.Since, err = parseTimeFlag("--since", f.Since, now); err != nil {

@@ -327,15 +327,10 @@ func (o *ConflictsOptions) Validate() error {
 	case o.Scenario != "" && cmdutil.CountOf(o.AuditLogs, "-") > 0:
 		return exitcode.Usagef("--scenario reads the log a second time for the write methods: give --audit-log a file, not - (stdin)")
 	}
-	now := time.Now
-	if o.now != nil {
-		now = o.now
-	}
-	w, err := o.ToWindow(now)
-	if err != nil {
+	var err error
+	if cfg.Window, err = o.ToWindow(o.now); err != nil {
 		return err
 	}
-	cfg.Since, cfg.Until = w.Since, w.Until
 	if o.Object != "" {
 		typ, name, ok := strings.Cut(o.Object, "/")
 		if !ok || typ == "" || name == "" || strings.Contains(name, "/") {

@@ -216,11 +216,7 @@ func (o *LeasesOptions) Validate() error {
 	case (o.Since != "" || o.Until != "") && !o.history():
 		return exitcode.Usagef("--since and --until scope an audit log: add --audit-log PATH")
 	}
-	now := time.Now
-	if o.now != nil {
-		now = o.now
-	}
-	if o.window, err = o.ToWindow(now); err != nil {
+	if o.window, err = o.ToWindow(o.now); err != nil {
 		return err
 	}
 	return cmdutil.ValidateReport(o.Report)
