@@ -32,7 +32,7 @@ func Watch(ctx context.Context, c Clients, cfg Config) (*Report, error) {
 	sc.Targets = []follow.Target{{Resource: LeaseResource, Namespace: cfg.Namespace, Names: cfg.Names}}
 	streamCtx, stop := context.WithCancel(ctx)
 	defer stop()
-	events := make(chan follow.Event, 4096)
+	events := make(chan follow.Event, follow.QueueLen)
 	done := make(chan error, 1)
 	go func() {
 		done <- follow.Stream(streamCtx, follow.NewDynamicSource(c.Dynamic), sc, warnings.Warnf, events)
