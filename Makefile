@@ -44,7 +44,7 @@ HEAVY_TESTS := ^(TestAnalyzeMemoryBounded|TestDecodeMappedMatchesRead|TestDecode
 
 test-unit: ## unit tests with -race (the heavy data tests once, without it)
 	$(GO) test -race -trimpath -count=1 -skip '$(HEAVY_TESTS)' ./...
-	$(GO) test -trimpath -count=1 -run '$(HEAVY_TESTS)' ./pkg/audit/... ./pkg/conflicts ./pkg/inspect ./pkg/output/simprint
+	CGO_ENABLED=0 $(GO) test -trimpath -count=1 -run '$(HEAVY_TESTS)' ./pkg/audit/... ./pkg/conflicts ./pkg/inspect ./pkg/output/simprint
 
 test-quick: ## unit tests without -race, cached: the edit loop (make test-unit before you push)
 	$(GO) test ./...
@@ -55,8 +55,11 @@ test-quick: ## unit tests without -race, cached: the edit loop (make test-unit b
 # their count (26 with their parallel subtests), so none waits for a slot.
 E2E_PARALLEL ?= 32
 
+# The suite is built with the release build's flags (CGO_ENABLED=0,
+# -trimpath), as are the kubectl-rv it runs and the release test's build for
+# this platform (framework.GoBuild): one set of compiled packages for all.
 e2e: control-plane ## end-to-end tests against a real control plane (built on first use)
-	set -o pipefail; $(GO) test -tags e2e -count=1 -timeout $(E2E_TIMEOUT) -parallel $(E2E_PARALLEL) -v ./test/e2e/ 2>&1 | hack/e2e-summary.sh
+	set -o pipefail; CGO_ENABLED=0 $(GO) test -trimpath -tags e2e -count=1 -timeout $(E2E_TIMEOUT) -parallel $(E2E_PARALLEL) -v ./test/e2e/ 2>&1 | hack/e2e-summary.sh
 
 control-plane: ## build (or reuse) etcd, kube-apiserver, kube-controller-manager, kubectl and kine
 	hack/build-control-plane.sh >/dev/null

@@ -55,8 +55,7 @@ type candidate struct {
 func buildCandidate(t *testing.T) string {
 	t.Helper()
 	bin := filepath.Join(t.TempDir(), "leasecandidate")
-	build := exec.Command("go", "build", "-o", bin, "./test/e2e/testdata/leasecandidate")
-	build.Dir = cluster.Root
+	build := framework.GoBuild(cluster.Root, bin, "./test/e2e/testdata/leasecandidate")
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("building the lease candidate: %v\n%s", err, out)
 	}

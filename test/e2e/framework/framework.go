@@ -69,8 +69,7 @@ func Start() (*Cluster, error) {
 	}
 	// The build uses the CPU while the control plane starts up, which
 	// mostly waits: the two run at the same time.
-	build := exec.Command("go", "build", "-o", c.RVBin, "./cmd/kubectl-rv")
-	build.Dir = root
+	build := GoBuild(root, c.RVBin, "./cmd/kubectl-rv")
 	built := make(chan error, 1)
 	go func() {
 		if out, err := build.CombinedOutput(); err != nil {
@@ -357,4 +356,17 @@ func copyExecutable(src, dst string) error {
 		return err
 	}
 	return os.WriteFile(dst, data, 0o755)
+}
+
+// GoBuild is the go build of pkg into out, run in the module root, with
+// the release build's flags (hack/release.sh: CGO_ENABLED=0, -trimpath).
+// The same flags give the same compiled packages, so the suite's builds,
+// the release test's build for this platform and make's e2e test binary
+// (built with them too) compile each package once between them and
+// share Go's build cache.
+func GoBuild(root, out, pkg string) *exec.Cmd {
+	cmd := exec.Command("go", "build", "-trimpath", "-o", out, pkg)
+	cmd.Dir = root
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+	return cmd
 }
