@@ -244,3 +244,73 @@ func TestGitHubCommands(t *testing.T) {
 		t.Errorf("standard input message %q", stdin.data)
 	}
 }
+
+// TestTypesAndSkippedCases: a finding about a whole type (doctor's) is
+// located at the type alone; a case that is the object itself (lag's), or
+// named as its rule is (doctor's), is not repeated after it; a skipped case is a JUnit <skipped> with its
+// reason, a "skipped:" line on GitHub, and no SARIF result.
+func TestTypesAndSkippedCases(t *testing.T) {
+	cm := Object{Type: "configmaps"}
+	web := Object{Type: "deployments.apps", Namespace: "shop", Name: "web"}
+	r := Report{Tool: Tool{Name: "kubectl-rv"}, Command: "doctor", Rules: []Rule{{ID: "doctor/items-have-rv", Name: "items-have-rv"}}, Groups: []Group{{Name: "configmaps", Cases: []Case{
+		{Name: "paging", Skipped: "1 item: nothing to page"},
+		{Name: "items-have-rv", Findings: []Finding{{Rule: "doctor/items-have-rv", Level: Error, Object: cm, Message: "no resourceVersion"}}},
+		{Name: "shop/web", Findings: []Finding{{Rule: "lag/paused", Level: Warning, Object: web, Message: "paused"}}},
+	}}}}
+	gh := string(render(t, output.GitHub, r))
+	for _, want := range []string{
+		"skipped: configmaps paging: 1 item: nothing to page\n",
+		"::error title=items-have-rv%3A configmaps::no resourceVersion\n",
+		"::warning title=lag/paused%3A deployments.apps/shop/web::paused\n",
+	} {
+		if !strings.Contains(gh, want) {
+			t.Errorf("-o github lacks %q:\n%s", want, gh)
+		}
+	}
+	var rep struct {
+		Suites []struct {
+			Skipped int `xml:"skipped,attr"`
+			Cases   []struct {
+				Skipped *struct {
+					Message string `xml:"message,attr"`
+				} `xml:"skipped"`
+			} `xml:"testcase"`
+		} `xml:"testsuite"`
+	}
+	if err := xml.Unmarshal(render(t, output.JUnit, r), &rep); err != nil {
+		t.Fatal(err)
+	}
+	if s := rep.Suites[0]; s.Skipped != 1 || s.Cases[0].Skipped == nil || s.Cases[0].Skipped.Message != "1 item: nothing to page" || s.Cases[1].Skipped != nil {
+		t.Errorf("junit skipped: %+v", s)
+	}
+	sarif := render(t, output.SARIF, r)
+	if err := sarifcheck.Validate(sarif); err != nil {
+		t.Error(err)
+	}
+	var log struct {
+		Runs []struct {
+			Results []struct {
+				Message   struct{ Text string }
+				Locations []struct {
+					LogicalLocations []struct{ Name, FullyQualifiedName string } `json:"logicalLocations"`
+				}
+			}
+		}
+	}
+	if err := json.Unmarshal(sarif, &log); err != nil {
+		t.Fatal(err)
+	}
+	type got struct{ Msg, Name, FQN string }
+	var gots []got
+	for _, res := range log.Runs[0].Results {
+		l := res.Locations[0].LogicalLocations[0]
+		gots = append(gots, got{res.Message.Text, l.Name, l.FullyQualifiedName})
+	}
+	want := []got{
+		{"configmaps: no resourceVersion", "configmaps", "configmaps"},
+		{"deployments.apps/shop/web: paused", "web", "deployments.apps/shop/web"},
+	}
+	if diff := cmp.Diff(want, gots); diff != "" {
+		t.Errorf("sarif results (-want +got):\n%s", diff)
+	}
+}

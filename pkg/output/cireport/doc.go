@@ -9,11 +9,12 @@
 // help text and a one-line fix) and Groups of Cases (the testcase units:
 // an object and a write method for predict, a type and a check for
 // doctor, an object for lag, a finding kind for churn). A Case holds its
-// Findings, each with a level, a message, the object it is about (its
-// logical location, TYPE/NS/NAME) and, where one is known, a file and a
-// line and column in it; a position of rendered output (helm template, a
-// kustomize build) names the template the object came from, which is the
-// file a pull request changes.
+// Findings, or the reason it was skipped, each finding with a level, a
+// message, the object it is about (its logical location, TYPE/NS/NAME,
+// or TYPE for a finding about a whole type) and, where one is known, a
+// file and a line and column in it; a position of rendered output (helm
+// template, a kustomize build) names the template the object came from,
+// which is the file a pull request changes.
 //
 // The writers only render: they escape what they write for where it goes
 // (the workflow-command rules, XML, JSON), and do not decide levels,

@@ -11,7 +11,8 @@ import (
 
 // WriteGitHub writes r as GitHub Actions workflow commands: a log group
 // per Group ("::group::" ... "::endgroup::"), in it a line per passing
-// case and an annotation per finding ("::error file=F,line=L,col=C,
+// case, a "skipped:" line with its reason per skipped case, and an
+// annotation per finding ("::error file=F,line=L,col=C,
 // title=T::message", "::warning", "::notice"), which the runner shows on
 // the pull request's diff at that line. A finding at a template position
 // annotates the template as a whole (its line is one of rendered output);
@@ -26,7 +27,11 @@ func WriteGitHub(w io.Writer, r Report) error {
 	for _, g := range r.Groups {
 		bw.WriteString("::group::" + ghData(r.Command+": "+g.Name) + "\n")
 		for _, c := range g.Cases {
-			if len(c.Findings) == 0 {
+			switch {
+			case c.Skipped != "":
+				bw.WriteString("skipped: " + ghData(g.Name+" "+c.Name+": "+c.Skipped) + "\n")
+				continue
+			case len(c.Findings) == 0:
 				bw.WriteString("ok: " + ghData(g.Name+" "+c.Name) + "\n")
 				continue
 			}
@@ -64,7 +69,7 @@ func ghFinding(bw *bufio.Writer, r Report, c Case, f Finding) {
 	case l.Known():
 		msg += " [" + where(l) + "]"
 	}
-	props = append(props, "title="+ghProperty(name+": "+f.Object.String()+" "+c.Name))
+	props = append(props, "title="+ghProperty(name+": "+r.about(c, f)))
 	if rule.Fix != "" {
 		msg += "\nFix: " + rule.Fix
 	}

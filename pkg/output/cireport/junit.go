@@ -34,7 +34,11 @@ type (
 		ClassName string        `xml:"classname,attr"`
 		File      string        `xml:"file,attr,omitempty"`
 		Failure   *junitFailure `xml:"failure"`
+		Skipped   *junitSkipped `xml:"skipped"`
 		SystemOut string        `xml:"system-out,omitempty"`
+	}
+	junitSkipped struct {
+		Message string `xml:"message,attr"`
 	}
 	junitFailure struct {
 		Message string `xml:"message,attr"`
@@ -49,7 +53,8 @@ type (
 // per testcase, and Jenkins reads only the first), its message the first
 // finding's, its type the first finding's rule, its text every finding
 // with its location and the rule's fix. Findings of lower levels go to the
-// case's <system-out>, so the case passes but the report keeps them.
+// case's <system-out>, so the case passes but the report keeps them. A
+// skipped case has <skipped message="why"/>.
 func WriteJUnit(w io.Writer, r Report) error {
 	out := junitSuites{Name: "kubectl-rv " + r.Command}
 	for _, g := range r.Groups {
@@ -59,6 +64,9 @@ func WriteJUnit(w io.Writer, r Report) error {
 			s.Tests++
 			if jc.Failure != nil {
 				s.Failures++
+			}
+			if jc.Skipped != nil {
+				s.Skipped++
 			}
 			s.Cases = append(s.Cases, jc)
 		}
@@ -81,6 +89,9 @@ func WriteJUnit(w io.Writer, r Report) error {
 // junitTestcase renders one case.
 func junitTestcase(r Report, g Group, c Case) junitCase {
 	jc := junitCase{Name: junitText(c.Name), ClassName: junitText(g.Name)}
+	if c.Skipped != "" {
+		jc.Skipped = &junitSkipped{Message: junitText(c.Skipped)}
+	}
 	var failed, other []string
 	for _, f := range c.Findings {
 		if jc.File == "" {

@@ -36,17 +36,30 @@ type Rule struct {
 }
 
 // Object is the logical location of a finding: the Kubernetes object it
-// is about.
+// is about, or a whole type (Name "") for a finding about an endpoint.
 type Object struct {
 	Type, Namespace, Name string
 }
 
-// String is TYPE/NS/NAME, or TYPE/NAME for a cluster-scoped object.
+// String is TYPE/NS/NAME, TYPE/NAME for a cluster-scoped object, or TYPE
+// for a whole type.
 func (o Object) String() string {
-	if o.Namespace == "" {
+	switch {
+	case o.Name == "":
+		return o.Type
+	case o.Namespace == "":
 		return o.Type + "/" + o.Name
 	}
 	return o.Type + "/" + o.Namespace + "/" + o.Name
+}
+
+// localName is the object within its type: NS/NAME, NAME, or "" for a
+// whole type.
+func (o Object) localName() string {
+	if o.Namespace == "" {
+		return o.Name
+	}
+	return o.Namespace + "/" + o.Name
 }
 
 // Location is where in a file a finding points.
@@ -82,10 +95,16 @@ type Finding struct {
 	Location Location
 }
 
-// Case is one testcase: a unit that passes or fails.
+// Case is one testcase: a unit that passes, fails or was skipped.
 type Case struct {
+	// Name is the unit within its group: a write method, a check, or the
+	// object itself (NS/NAME), which the writers then do not repeat after
+	// the object.
 	Name     string
 	Findings []Finding
+	// Skipped, when set, says why the case could not be judged (a doctor
+	// check the cluster cannot show); a skipped case has no findings.
+	Skipped string
 }
 
 // Group is the cases of one object (predict, lag), one type (doctor) or
@@ -127,6 +146,18 @@ func (r Report) rule(id string) (Rule, int) {
 		}
 	}
 	return Rule{ID: id}, -1
+}
+
+// about names what a finding of case c is about: the object and the case
+// ("Deployment/shop/web apply"), or the object alone when the case is the
+// object ("deployments.apps/shop/web", not "... shop/web") or is named as
+// the finding's rule is (a doctor check: "configmaps", not "configmaps
+// paging" after the rule "paging").
+func (r Report) about(c Case, f Finding) string {
+	if rule, _ := r.rule(f.Rule); c.Name == "" || c.Name == f.Object.localName() || c.Name == rule.Name {
+		return f.Object.String()
+	}
+	return f.Object.String() + " " + c.Name
 }
 
 // where is a location in words, for text that is not a file annotation:

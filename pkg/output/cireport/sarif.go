@@ -117,9 +117,13 @@ func sarifResultOf(r Report, c Case, f Finding) sarifResult {
 	if _, i := r.rule(f.Rule); i >= 0 {
 		res.RuleIndex = &i
 	}
-	msg := f.Object.String() + " " + c.Name + ": " + f.Message
+	msg := r.about(c, f) + ": " + f.Message
+	name := f.Object.Name
+	if name == "" {
+		name = f.Object.Type
+	}
 	loc := sarifLocation{LogicalLocations: []sarifLogicalLocation{{
-		Name: f.Object.Name, FullyQualifiedName: f.Object.String(), Kind: "resource",
+		Name: name, FullyQualifiedName: f.Object.String(), Kind: "resource",
 	}}}
 	l := f.Location
 	switch {

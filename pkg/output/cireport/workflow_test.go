@@ -119,8 +119,14 @@ func FuzzGitHub(f *testing.F) {
 		if e.name != "error" {
 			t.Fatalf("annotation is %q", e.name)
 		}
+		// The case follows the object unless it names the object or the
+		// rule.
+		about := o.String() + " " + kase
+		if kase == "" || kase == name || kase == "rule" {
+			about = o.String()
+		}
 		want := map[string]string{"file": ghLine(file), "line": "3", "col": "5",
-			"title": strings.TrimRightFunc(ghLine("rule: "+o.String()+" "+kase), unicode.IsSpace)}
+			"title": strings.TrimRightFunc(ghLine("rule: "+about), unicode.IsSpace)}
 		wantData := ghText(msg)
 		if file == "" {
 			want = map[string]string{"title": want["title"]}
