@@ -167,15 +167,15 @@ func (p *prober) checkFuture(ctx context.Context, rv string) Check {
 }
 
 func judgeItemsHaveRV(l *metav1.PartialObjectMetadataList) Check {
-	var missing []string
+	var missing []metav1.PartialObjectMetadata
 	for _, it := range l.Items {
 		if it.ResourceVersion == "" {
-			missing = append(missing, objectName(it))
+			missing = append(missing, it)
 		}
 	}
 	if len(missing) > 0 {
-		return fail(ItemsHaveRV, fmt.Sprintf("%d of %d items carry no resourceVersion, e.g. %s", len(missing), len(l.Items), missing[0]),
-			"items", strconv.Itoa(len(l.Items)), "missing", strconv.Itoa(len(missing)))
+		return fail(ItemsHaveRV, fmt.Sprintf("%d of %d items carry no resourceVersion, e.g. %s", len(missing), len(l.Items), objectName(missing[0])),
+			append([]string{"items", strconv.Itoa(len(l.Items)), "missing", strconv.Itoa(len(missing))}, itemValues(missing[0])...)...)
 	}
 	return pass(ItemsHaveRV, fmt.Sprintf("%s, each with one", text.Plural(len(l.Items), "item")), "items", strconv.Itoa(len(l.Items)), "missing", "0")
 }
@@ -188,7 +188,7 @@ func judgeCoversItems(l *metav1.PartialObjectMetadataList) Check {
 		}
 		if c, err := resourceversion.CompareResourceVersion(it.ResourceVersion, l.ResourceVersion); err == nil && c > 0 {
 			return fail(ListCoversItems, fmt.Sprintf("item %s has resourceVersion %s, newer than the list's %s", objectName(it), it.ResourceVersion, l.ResourceVersion),
-				"list", l.ResourceVersion, "newestItem", it.ResourceVersion)
+				append([]string{"list", l.ResourceVersion, "newestItem", it.ResourceVersion}, itemValues(it)...)...)
 		}
 		if newest == "" || compareOrZero(it.ResourceVersion, newest) > 0 {
 			newest, name = it.ResourceVersion, objectName(it)
@@ -235,6 +235,15 @@ func compareOrZero(a, b string) int {
 		return 0
 	}
 	return c
+}
+
+// itemValues are the Check.Values that name the object a failure is
+// about: "itemName" and, for a namespaced one, "itemNamespace".
+func itemValues(o metav1.PartialObjectMetadata) []string {
+	if o.Namespace == "" {
+		return []string{"itemName", o.Name}
+	}
+	return []string{"itemNamespace", o.Namespace, "itemName", o.Name}
 }
 
 func objectName(o metav1.PartialObjectMetadata) string {
