@@ -71,7 +71,10 @@ const doctorExample = `  # Every resource type of the cluster
   kubectl rv doctor configmaps,leases.coordination.k8s.io --api-servers https://10.0.0.11:6443,https://10.0.0.12:6443
 
   # Machine-readable, for CI
-  kubectl rv doctor -o json`
+  kubectl rv doctor -o json
+
+  # In CI: a failed check is an error annotation (GitHub Actions); -o junit and -o sarif for reports
+  kubectl rv doctor -o github`
 
 // Doctor's client rate limit: a few requests per check and type must not
 // wait on kubectl's default of 5 requests per second.
@@ -102,7 +105,7 @@ type DoctorOptions struct {
 func NewCmdDoctor(f *cmdutil.Factory, streams genericiooptions.IOStreams) *cobra.Command {
 	def := doctor.NewConfig()
 	o := &DoctorOptions{
-		Output:   cmdutil.NewOutputFlags(output.Table, output.Wide, output.JSON, output.YAML),
+		Output:   cmdutil.NewOutputFlags(output.Table, output.Wide, output.JSON, output.YAML, output.GitHub, output.JUnit, output.SARIF),
 		Parallel: def.Parallel, Samples: def.LatencySamples, WatchTimeout: def.WatchTimeout,
 		IOStreams: streams,
 	}
@@ -244,6 +247,9 @@ func (o *DoctorOptions) print(rep *doctor.Report, types []apitypes.Type) error {
 		if r.Warning != "" {
 			output.Warnf(o.ErrOut, "%s: %s", r.Name(), r.Warning)
 		}
+	}
+	if f := o.Output.Format(); f.CI() {
+		return doctorprint.PrintCI(o.Out, f, rep, cmdutil.CITool())
 	}
 	p, err := o.Output.ToPrinter(o.Out)
 	if err != nil {

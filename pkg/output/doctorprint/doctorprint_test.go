@@ -17,7 +17,8 @@ func report() *doctor.Report {
 			{ID: doctor.WatchBookmarks, Status: doctor.Warn, Observed: "no BOOKMARK in a watch of 4s"},
 		}},
 		{Group: "example.com", Version: "v1", Resource: "widgets", Kind: "Widget", Namespaced: true, Checks: []doctor.Check{
-			{ID: doctor.ItemsHaveRV, Status: doctor.Fail, Observed: "2 of 2 items carry no resourceVersion, e.g. ns/\x1b]0;title\x07w"},
+			{ID: doctor.ItemsHaveRV, Status: doctor.Fail, Observed: "2 of 2 items carry no resourceVersion, e.g. ns/\x1b]0;title\x07w",
+				Values: map[string]string{"items": "2", "missing": "2", "itemNamespace": "ns", "itemName": "\x1b]0;title\x07w"}},
 			{ID: doctor.Paging, Status: doctor.Skip, Observed: "1 item: nothing to page"},
 		}},
 		{Group: "apps", Version: "v1", Resource: "deployments", Kind: "Deployment", Namespaced: true, Checks: []doctor.Check{
