@@ -65,6 +65,9 @@ const lagExample = `  # Everything lagging in the current namespace
   # CI gate: wait until every workload in the namespace is rolled out
   kubectl rv lag -n shop --wait --for rollout --timeout 5m
 
+  # The same, what still waits at the end as annotations (GitHub Actions); -o junit and -o sarif for reports
+  kubectl rv lag -n shop --wait --for rollout --timeout 5m -o github
+
   # Only lag of more than one generation that has lasted five minutes
   kubectl rv lag -A --max-lag 1 --min-age 5m
 
@@ -109,7 +112,7 @@ type LagOptions struct {
 func NewCmdLag(f *cmdutil.Factory, streams genericiooptions.IOStreams) *cobra.Command {
 	o := &LagOptions{
 		Selection:   cmdutil.NewSelectionFlags(false),
-		Output:      cmdutil.NewOutputFlags(output.Table, output.Wide, output.JSON, output.YAML),
+		Output:      cmdutil.NewOutputFlags(output.Table, output.Wide, output.JSON, output.YAML, output.GitHub, output.JUnit, output.SARIF),
 		Timeout:     5 * time.Minute,
 		For:         forGeneration,
 		Concurrency: lag.DefaultConcurrency,
@@ -246,6 +249,8 @@ func (o *LagOptions) Validate() error {
 		return exitcode.Usagef("--wait and --watch cannot be combined: --wait gates, --watch shows")
 	case o.timeoutSet && !o.Wait && !o.Watch:
 		return exitcode.Usagef("--timeout needs --wait or --watch (for the request timeout use --request-timeout)")
+	case o.Watch && o.Output.Format().CI():
+		return exitcode.Usagef("-o %s cannot be combined with --watch: a CI report is written once, when the command ends; use --wait to gate on the final state", o.Output.Format())
 	}
 	return nil
 }
@@ -399,6 +404,11 @@ func (o *LagOptions) print(p *output.Printer, rep *lag.Report, scope lagprint.Sc
 			what = "nothing lags, everything is rolled out"
 		}
 		fmt.Fprintf(o.ErrOut, "%s: %s of %s checked\n", what, text.Plural(tot.Objects, "object"), text.Plural(len(rep.Types), "type"))
+	}
+	if f := o.Output.Format(); f.CI() {
+		// With --wait, the state when the wait ended: caught up, timed
+		// out or stalled.
+		return lagprint.PrintCI(o.Out, f, rep, cmdutil.CITool())
 	}
 	return lagprint.PrintTable(p, rep, popts)
 }

@@ -12,7 +12,7 @@ import (
 
 func TestLagValidate(t *testing.T) {
 	valid := func() *LagOptions {
-		return &LagOptions{Selection: cmdutil.NewSelectionFlags(false), Output: cmdutil.NewOutputFlags(output.Table, output.Wide, output.JSON, output.YAML), Timeout: 5 * time.Minute, Concurrency: 4, For: forGeneration}
+		return &LagOptions{Selection: cmdutil.NewSelectionFlags(false), Output: cmdutil.NewOutputFlags(output.Table, output.Wide, output.JSON, output.YAML, output.GitHub, output.JUnit, output.SARIF), Timeout: 5 * time.Minute, Concurrency: 4, For: forGeneration}
 	}
 	tests := []struct {
 		name   string
@@ -34,6 +34,8 @@ func TestLagValidate(t *testing.T) {
 		{"concurrency 0", func(o *LagOptions) { o.Concurrency = 0 }, "--concurrency must be at least 1"},
 		{"negative chunk size", func(o *LagOptions) { o.Selection.ChunkSize = -5 }, "--chunk-size must be 0 or positive"},
 		{"bad output", func(o *LagOptions) { o.Output.Output = "csv" }, `--output "csv" is not supported`},
+		{"wait in a CI format", func(o *LagOptions) { o.Wait, o.Output.Output = true, "junit" }, ""},
+		{"watch in a CI format", func(o *LagOptions) { o.Watch, o.Output.Output = true, "sarif" }, "-o sarif cannot be combined with --watch"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
