@@ -65,8 +65,10 @@ func isSession(l string) bool {
 // for conflicts, whose output another change is reworking): the e2e suite
 // covers those commands. Every other example runs here, offline.
 var needsACluster = map[string]bool{
-	"kubectl rv churn -A --for 1m --explain 3":                                                true,
-	"kubectl rv doctor configmaps,deployments.apps -n default":                                true,
+	"kubectl rv churn -A --for 1m --explain 3":                 true,
+	"kubectl rv doctor configmaps,deployments.apps -n default": true,
+	"kubectl rv doctor configmaps -n e2e-testdoctorciformatsattheitem-1 --kubeconfig proxy.kubeconfig --check list-consistent,items-have-rv,list-rv-covers-items -o github": true,
+	"kubectl rv lag deployments -n e2e-testlagciformatspausedrollout-2 --wait --for rollout --timeout 1s -o github":                                                         true,
 	"kubectl rv leases -n kube-system":                                                        true,
 	"kubectl rv leases -n kube-system --for 25s":                                              true,
 	"kubectl rv owners deploy/web --expect-manager ci --field .spec --include-scale":          true,
