@@ -4,6 +4,8 @@ import (
 	"path/filepath"
 	"strings"
 
+	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
+
 	"github.com/kubectl-rv/kubectl-rv/pkg/managedfields"
 	"github.com/kubectl-rv/kubectl-rv/pkg/objects"
 	"github.com/kubectl-rv/kubectl-rv/pkg/output/cireport"
@@ -43,31 +45,49 @@ func NewLocator(files []objects.File, dir string) *Locator {
 // input has no file, and its object's first line in the stream; one read
 // from no file, no location.
 func (l *Locator) Locate(src objects.Source, field string) cireport.Location {
-	if src.File == "" {
-		return cireport.Location{}
+	var p fieldpath.Path
+	if field != "" {
+		if parsed, err := managedfields.ParsePath(field); err == nil {
+			p = parsed
+		}
 	}
-	loc := cireport.Location{File: l.rel(src.File), Line: src.Line}
+	loc, _ := l.LocatePath(src, p)
+	return loc
+}
+
+// LocatePath is Locate for a parsed field path (the empty path is the
+// object). exact reports whether the location is the field's own: not an
+// ancestor's, and not the object's first line standing in for a field of
+// standard input. owners -o json and -o wide show only exact positions.
+func (l *Locator) LocatePath(src objects.Source, p fieldpath.Path) (loc cireport.Location, exact bool) {
+	if src.File == "" {
+		return cireport.Location{}, false
+	}
+	loc = cireport.Location{File: l.rel(src.File), Line: src.Line}
 	var o *positions.Object
 	if f := l.files[src.File]; f != nil {
 		o = f.Object(src.Line, src.Item)
 	}
 	if o == nil {
-		return loc
+		return loc, false
 	}
 	at := o.Start
 	// A line of standard input means something once the stream is gone
 	// only as the object's first line (docs/positions.md), unless the
 	// object names its template.
-	if p, err := managedfields.ParsePath(field); field != "" && err == nil && (src.File != "-" || o.Template != nil) {
-		at = o.Locate(p).Position
+	if src.File != "-" || o.Template != nil {
+		fl := o.Locate(p)
+		at, exact = fl.Position, fl.Exact
 	}
 	if at.Known() {
 		loc.Line, loc.Column = at.Line, at.Column
+	} else {
+		exact = false
 	}
 	if t := o.Template; t != nil {
 		loc.Template, loc.TemplateTool = filepath.ToSlash(t.File), t.Tool
 	}
-	return loc
+	return loc, exact
 }
 
 // rel is name as the CI formats name a file: "" for standard input,

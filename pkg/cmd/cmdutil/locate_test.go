@@ -5,7 +5,9 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 
+	"github.com/kubectl-rv/kubectl-rv/pkg/managedfields"
 	"github.com/kubectl-rv/kubectl-rv/pkg/objects"
 	"github.com/kubectl-rv/kubectl-rv/pkg/output/cireport"
 )
@@ -79,5 +81,47 @@ func TestLocatorLocate(t *testing.T) {
 	want := cireport.Location{Line: 3, Column: 1}
 	if got := piped.Locate(objects.Source{File: "-", Line: 3, Item: -1}, ".data.k"); got != want {
 		t.Errorf("standard input: %+v, want %+v", got, want)
+	}
+}
+
+// TestLocatorLocatePathExact: a field the file writes is exact, at its
+// key or its list item's first line; an absent field is placed at an
+// ancestor but not exact; standard input without a template and an object
+// the file does not have are never exact.
+func TestLocatorLocatePathExact(t *testing.T) {
+	l := NewLocator([]objects.File{
+		{Name: "web.yaml", Data: []byte(locateDeploy)},
+		{Name: "-", Data: []byte(locateDeploy)},
+	}, "")
+	web := objects.Source{File: "web.yaml", Line: 2, Item: -1}
+	tests := []struct {
+		name      string
+		src       objects.Source
+		field     string
+		wantLine  int
+		wantCol   int
+		wantExact bool
+	}{
+		{"field", web, ".spec.replicas", 6, 3, true},
+		{"keyed list item", web, `.spec.template.spec.containers[name="web"]`, 10, 9, true},
+		{"the object", web, "", 2, 1, true},
+		{"absent field", web, ".spec.paused", 5, 1, false},
+		{"object not in the file", objects.Source{File: "web.yaml", Line: 40, Item: -1}, ".spec", 40, 0, false},
+		{"standard input", objects.Source{File: "-", Line: 2, Item: -1}, ".spec.replicas", 2, 1, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var p fieldpath.Path
+			if tt.field != "" {
+				var err error
+				if p, err = managedfields.ParsePath(tt.field); err != nil {
+					t.Fatal(err)
+				}
+			}
+			got, exact := l.LocatePath(tt.src, p)
+			if got.Line != tt.wantLine || got.Column != tt.wantCol || exact != tt.wantExact {
+				t.Errorf("LocatePath(%v, %s) = %d:%d exact %v, want %d:%d exact %v", tt.src, tt.field, got.Line, got.Column, exact, tt.wantLine, tt.wantCol, tt.wantExact)
+			}
+		})
 	}
 }
