@@ -30,6 +30,9 @@ type Object struct {
 	// Source is where the object was read from ("deploy.yaml:3"), empty for
 	// the cluster.
 	Source string
+	// Origin is Source as pkg/objects gave it (file, document line, List
+	// item), for placing the object's fields on the file's lines.
+	Origin objects.Source
 	// Decoded is the whole ownership the object's managedFields hold,
 	// attached to the object.
 	Decoded *managedfields.Ownership
@@ -138,6 +141,7 @@ func analyze(obj objects.Object, filter managedfields.Filter) (Object, error) {
 	return Object{
 		Object:    obj.Object,
 		Source:    src,
+		Origin:    obj.Source,
 		Decoded:   own,
 		Ownership: filtered,
 		Entries:   entries,

@@ -16,6 +16,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/duration"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
+	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 
 	"github.com/kubectl-rv/kubectl-rv/pkg/cmd/cmdutil"
 	"github.com/kubectl-rv/kubectl-rv/pkg/exitcode"
@@ -23,6 +24,7 @@ import (
 	"github.com/kubectl-rv/kubectl-rv/pkg/managedfields"
 	"github.com/kubectl-rv/kubectl-rv/pkg/objects"
 	"github.com/kubectl-rv/kubectl-rv/pkg/output"
+	"github.com/kubectl-rv/kubectl-rv/pkg/output/cireport"
 	"github.com/kubectl-rv/kubectl-rv/pkg/output/ownersprint"
 	"github.com/kubectl-rv/kubectl-rv/pkg/owners"
 	"github.com/kubectl-rv/kubectl-rv/pkg/text"
@@ -68,8 +70,11 @@ type OwnersOptions struct {
 
 	config    owners.Config
 	namespace string
-	getter    genericclioptions.RESTClientGetter
-	now       func() time.Time
+	// locator places the fields of -f objects on their files' lines, for
+	// the outputs that show positions (positions).
+	locator *cmdutil.Locator
+	getter  genericclioptions.RESTClientGetter
+	now     func() time.Time
 	genericiooptions.IOStreams
 }
 
@@ -125,6 +130,9 @@ const ownersExample = `  # Who owns what in a Deployment, as a tree
   # CI gate: fail when anything but the ci applier owns a field of the spec
   kubectl rv owners deploy/web --expect-manager ci --field .spec
 
+  # In CI: drift as annotations at the lines of a saved dump (GitHub Actions); -o junit, -o sarif too
+  kubectl rv owners -f live.yaml --expect-manager ci --field .spec --include-scale -o github
+
   # Drift from the main applier, the controllers' /status writes counted too
   kubectl rv owners deploy/web --drift --include-status
 
@@ -135,7 +143,7 @@ const ownersExample = `  # Who owns what in a Deployment, as a tree
 func NewCmdOwners(f *cmdutil.Factory, streams genericiooptions.IOStreams) *cobra.Command {
 	o := &OwnersOptions{
 		Selection: cmdutil.NewSelectionFlags(true),
-		Output:    cmdutil.NewOutputFlags(output.Table, output.Wide, output.JSON, output.YAML),
+		Output:    cmdutil.NewOutputFlags(output.Table, output.Wide, output.JSON, output.YAML, output.GitHub, output.JUnit, output.SARIF),
 		View:      ViewTree,
 		IOStreams: streams,
 	}
@@ -263,6 +271,9 @@ func (o *OwnersOptions) validateSize() error {
 	if o.Top < 0 {
 		return exitcode.Usagef("--top must be 0 or positive, got %d", o.Top)
 	}
+	if f := o.Output.Format(); f.CI() {
+		return exitcode.Usagef("-o %s reports ownership findings; --view size has none: use -o json or a table", f)
+	}
 	if o.Manager != "" || o.Field != "" || o.Shared || o.config.Drift != nil || o.failOn.Fails("hazard") {
 		return exitcode.Usagef("--view size weighs whole objects: drop --manager, --field, --shared, --expect-manager, --drift and --fail-on hazard")
 	}
@@ -346,10 +357,14 @@ func (o *OwnersOptions) print(objs []owners.Object) error {
 	if err != nil {
 		return err
 	}
-	opts := ownersprint.Options{Now: o.now(), ShowSecrets: o.ShowSecrets, Color: p.Color, ObjectColumns: o.Selection.AllNamespaces, Time: ownersprint.TimeFormat(o.Time)}
+	locate := o.locate()
+	if f := o.Output.Format(); f.CI() {
+		return ownersprint.PrintCI(o.Out, f, objs, ownersprint.CI{Tool: cmdutil.CITool(), Fails: o.failOn.Fails, Locate: locate})
+	}
+	opts := ownersprint.Options{Now: o.now(), ShowSecrets: o.ShowSecrets, Color: p.Color, ObjectColumns: o.Selection.AllNamespaces, Time: ownersprint.TimeFormat(o.Time), Locate: locate}
 	switch {
 	case p.Structured():
-		err = p.PrintObject(ownersprint.NewReport(objs))
+		err = p.PrintObject(ownersprint.NewReport(objs, locate))
 	case o.config.Drift != nil:
 		err = ownersprint.Drift(p, objs, opts)
 	case o.View == ViewBlame:
@@ -451,6 +466,15 @@ func (o *OwnersOptions) visit(ctx context.Context, fn func(*unstructured.Unstruc
 }
 
 func (o *OwnersOptions) load(ctx context.Context) ([]objects.Object, error) {
+	if o.Selection.Offline() && o.positions() {
+		objs, files, err := objects.ReadFiles(ctx, o.Selection.Filenames, o.Selection.Recursive, o.In)
+		if err != nil {
+			return nil, exitcode.Usage(objects.WithFlag("-f", err))
+		}
+		dir, _ := os.Getwd()
+		o.locator = cmdutil.NewLocator(files, dir)
+		return objs, cmdutil.RejectOwnDocuments("", objs)
+	}
 	if o.Selection.Offline() {
 		objs, err := o.Selection.Load(ctx, nil, "", o.In)
 		if err != nil {
@@ -474,6 +498,24 @@ func (o *OwnersOptions) load(ctx context.Context) ([]objects.Object, error) {
 		return out, nil
 	}
 	return out, err
+}
+
+// positions reports whether the output shows where fields are written:
+// the structured report, -o wide and the CI formats. The other views leave
+// the files unparsed.
+func (o *OwnersOptions) positions() bool {
+	f := o.Output.Format()
+	return f.CI() || f == output.Wide || f == output.JSON || f == output.YAML
+}
+
+// locate places the fields of the objects read with -f, or is nil.
+func (o *OwnersOptions) locate() ownersprint.Locate {
+	if o.locator == nil {
+		return nil
+	}
+	return func(ob owners.Object, p fieldpath.Path) (cireport.Location, bool) {
+		return o.locator.LocatePath(ob.Origin, p)
+	}
 }
 
 func objectName(u *unstructured.Unstructured) string {

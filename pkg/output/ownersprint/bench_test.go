@@ -93,7 +93,7 @@ func benchView(b *testing.B, view string) {
 			err = Summary(p, objs, Options{Now: now})
 		case "json":
 			p.Format = output.JSON
-			err = p.PrintObject(NewReport(objs))
+			err = p.PrintObject(NewReport(objs, nil))
 		}
 		if err != nil {
 			b.Fatal(err)

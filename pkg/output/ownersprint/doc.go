@@ -6,8 +6,15 @@
 // summary), the fields owned by managers other than the expected one
 // (--expect-manager, --drift), the weight of managedFields per kind and for
 // the heaviest objects (--view size; kind OwnersSizeReport with -o
-// json|yaml), and the versioned structured report for -o json|yaml (kind
-// OwnersReport, documented in docs/owners.md).
+// json|yaml), the versioned structured report for -o json|yaml (kind
+// OwnersReport, documented in docs/owners.md), and the CI report for -o
+// github, junit and sarif (CIReport: drift and hazards as findings, a
+// group per object, a case per hazard type and the drift check).
+//
+// With a Locate (objects read with -f), the report gives each field its
+// line and column in the file, -o wide adds a POSITION column to the table
+// and drift views, and CI findings point at their field's line; Locate
+// itself (pkg/positions, through cmdutil.Locator) is the command's.
 //
 // Every view shows the hazards the engine kept. Secret values (data,
 // stringData and kubectl's last-applied annotation of a Secret) are hidden

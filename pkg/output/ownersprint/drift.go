@@ -17,6 +17,7 @@ func Drift(p *output.Printer, objs []owners.Object, opts Options) error {
 	t.Columns = append(t.Columns, timeColumn(opts.Time, "AGE")...)
 	t.Columns = append(t.Columns, output.Columns("EXPECTED", "CO-OWNED")...)
 	t.Columns = append(t.Columns, output.Column{Name: "APIVERSION", Wide: true})
+	t.Columns = append(t.Columns, positionColumn(opts)...)
 	for _, o := range objs {
 		if o.Drift == nil || len(o.Drift.Fields) == 0 {
 			continue
@@ -28,6 +29,10 @@ func Drift(p *output.Printer, objs []owners.Object, opts Options) error {
 			if f.Shared {
 				coOwned = "yes"
 			}
+			var at []output.Cell
+			if opts.Locate != nil {
+				at = output.Cells(positionText(opts.Locate.field(o, f.Node.Path())))
+			}
 			for _, ow := range f.Others {
 				row := append(append([]output.Cell(nil), lead...), field)
 				row = append(row, output.Cells(managerText(ow.Manager), string(ow.Operation), dash(ow.Subresource))...)
@@ -35,6 +40,7 @@ func Drift(p *output.Printer, objs []owners.Object, opts Options) error {
 					row = append(row, output.Cell{Text: dash(timeText(opts.Time, opts.Now, ow.Time))})
 				}
 				row = append(row, output.Cells(managerText(o.Drift.Expected), coOwned, dash(ow.APIVersion))...)
+				row = append(row, at...)
 				t.AddRow(row...)
 			}
 		}

@@ -80,7 +80,7 @@ func render(t *testing.T, view string, format output.Format, objs []owners.Objec
 	case "summary":
 		err = Summary(p, objs, opts)
 	case "json":
-		err = p.PrintObject(NewReport(objs))
+		err = p.PrintObject(NewReport(objs, nil))
 	}
 	if err != nil {
 		t.Fatal(err)
@@ -422,7 +422,7 @@ func TestDriftGolden(t *testing.T) {
 			t.Fatal(err)
 		}
 		goldenFile(t, tc.name+".table", buf.Bytes())
-		rep := NewReport(r.Objects)
+		rep := NewReport(r.Objects, nil)
 		checkSameJSON(t, tc.name, rep)
 		js, err := json.MarshalIndent(rep.Items[0].Drift, "", "  ")
 		if err != nil {

@@ -28,6 +28,10 @@ type Options struct {
 	// Time says how the entries' times are shown; the zero value is
 	// TimeRelative.
 	Time TimeFormat
+	// Locate places the fields of objects read from files: with it, -o
+	// wide adds a POSITION column (file:line:column) to the table and
+	// drift views.
+	Locate Locate
 }
 
 // TimeFormat says how the tree, blame, table and summary views show the
@@ -101,9 +105,14 @@ type DriftFieldReport struct {
 	Owners []managedfields.Owner `json:"owners"`
 	// Shared is true when the expected manager owns the field too.
 	Shared bool `json:"shared"`
+	// Line and Column are where the field is written in the file the
+	// object was read from (-f), as in FieldReport.
+	Line   int `json:"line,omitempty"`
+	Column int `json:"column,omitempty"`
 }
 
-func newDriftReport(d *owners.Drift) *DriftReport {
+func newDriftReport(o owners.Object, locate Locate) *DriftReport {
+	d := o.Drift
 	if d == nil {
 		return nil
 	}
@@ -111,7 +120,9 @@ func newDriftReport(d *owners.Drift) *DriftReport {
 		StatusFieldsLeftOut: d.StatusFields, ScaleFieldsLeftOut: d.ScaleFields, Fields: make([]DriftFieldReport, 0, len(d.Fields))}
 	for _, f := range d.Fields {
 		p := f.Node.Path()
-		r.Fields = append(r.Fields, DriftFieldReport{Path: managedfields.PathString(p), Elements: managedfields.PathElements(p), Owners: f.Others, Shared: f.Shared})
+		at := locate.field(o, p)
+		r.Fields = append(r.Fields, DriftFieldReport{Path: managedfields.PathString(p), Elements: managedfields.PathElements(p), Owners: f.Others, Shared: f.Shared,
+			Line: at.Line, Column: at.Column})
 	}
 	return r
 }
@@ -141,17 +152,24 @@ type FieldReport struct {
 	Owners   []managedfields.Owner `json:"owners"`
 	// Present is false when the object no longer has the field.
 	Present bool `json:"present"`
+	// Line and Column are where the field is written in the file the
+	// object was read from (-f): its key, or a list item's first line
+	// (docs/positions.md). Absent for the cluster, standard input and a
+	// field the file does not write.
+	Line   int `json:"line,omitempty"`
+	Column int `json:"column,omitempty"`
 }
 
-// NewReport builds the structured report.
-func NewReport(objs []owners.Object) Report {
+// NewReport builds the structured report; locate places the fields of
+// objects read from files (nil: no positions).
+func NewReport(objs []owners.Object, locate Locate) Report {
 	r := Report{TypeMeta: output.NewTypeMeta(Kind), Items: make([]ObjectReport, 0, len(objs))}
 	for _, o := range objs {
 		or := ObjectReport{
 			APIVersion: o.Object.GetAPIVersion(), Kind: o.Object.GetKind(),
 			Namespace: o.Object.GetNamespace(), Name: o.Object.GetName(), Source: o.Source,
 			Entries: []EntryReport{}, Fields: []FieldReport{}, Hazards: o.Hazards,
-			Drift: newDriftReport(o.Drift),
+			Drift: newDriftReport(o, locate),
 		}
 		if or.Hazards == nil {
 			or.Hazards = []managedfields.Hazard{}
@@ -162,7 +180,12 @@ func NewReport(objs []owners.Object) Report {
 		}
 		or.Fields = make([]FieldReport, 0, o.Ownership.OwnedCount())
 		o.Ownership.EachField(true, func(n *managedfields.Node, path string, elems []string) {
-			or.Fields = append(or.Fields, FieldReport{Path: path, Elements: slices.Clone(elems), Owners: n.Owners, Present: n.Present})
+			fr := FieldReport{Path: path, Elements: slices.Clone(elems), Owners: n.Owners, Present: n.Present}
+			if locate != nil && n.Present {
+				at := locate.field(o, n.Path())
+				fr.Line, fr.Column = at.Line, at.Column
+			}
+			or.Fields = append(or.Fields, fr)
 		})
 		r.Items = append(r.Items, or)
 	}

@@ -2,6 +2,7 @@ package ownersprint
 
 import (
 	"slices"
+	"strconv"
 
 	"github.com/kubectl-rv/kubectl-rv/pkg/managedfields"
 	"github.com/kubectl-rv/kubectl-rv/pkg/output"
@@ -114,6 +115,16 @@ func (f *FieldReport) appendIndentedJSON(b []byte, depth int, owners map[[4]int]
 		b = append(b, "true"...)
 	} else {
 		b = append(b, "false"...)
+	}
+	for _, kv := range [...]struct {
+		key string
+		val int
+	}{{"line", f.Line}, {"column", f.Column}} {
+		if kv.val != 0 {
+			b = append(b, ',')
+			b = output.AppendJSONKey(b, depth+1, kv.key)
+			b = strconv.AppendInt(b, int64(kv.val), 10)
+		}
 	}
 	b = output.AppendJSONIndent(b, depth)
 	return append(b, '}'), nil

@@ -32,9 +32,9 @@ func checkSameJSON(t *testing.T, name string, r Report) {
 // and the fixtures' reports both ways.
 func TestReportJSONMatchesMarshalIndent(t *testing.T) {
 	for _, files := range [][]string{{"deployment.yaml"}, {"hazards.yaml"}, {"secret.yaml"}, {"deployment.yaml", "hazards.yaml"}} {
-		checkSameJSON(t, fmt.Sprint(files), NewReport(load(t, managedfields.Filter{}, files...)))
+		checkSameJSON(t, fmt.Sprint(files), NewReport(load(t, managedfields.Filter{}, files...), nil))
 	}
-	checkSameJSON(t, "no objects", NewReport(nil))
+	checkSameJSON(t, "no objects", NewReport(nil, nil))
 	checkSameJSON(t, "nil items", Report{TypeMeta: output.NewTypeMeta(Kind)})
 
 	strs := []string{"", "web", "a\"b", `back\slash`, "<script>&", "tab\t", "nl\n", "\x00\x1f\x7f", "é名", "\xff\xfe", "\u2028\u2029", "k:{\"name\":\"nginx\"}"}
@@ -53,7 +53,7 @@ func TestReportJSONMatchesMarshalIndent(t *testing.T) {
 		paths = append(paths, fp)
 	}
 	for i := range 300 {
-		r := NewReport(nil)
+		r := NewReport(nil, nil)
 		if rng.IntN(10) == 0 {
 			r.Items = nil
 		}
@@ -65,6 +65,9 @@ func TestReportJSONMatchesMarshalIndent(t *testing.T) {
 			}
 			for range rng.IntN(6) {
 				f := FieldReport{Path: str(), Present: rng.IntN(2) == 0}
+				if rng.IntN(2) == 0 {
+					f.Line, f.Column = rng.IntN(3)*rng.IntN(1000), rng.IntN(3)*rng.IntN(80)
+				}
 				switch rng.IntN(4) {
 				case 0:
 				case 1:
@@ -107,5 +110,5 @@ func TestReportJSONMatchesMarshalIndent(t *testing.T) {
 
 func TestReportJSONOfLargeObject(t *testing.T) {
 	u := bigObject(t, 200, 12)
-	checkSameJSON(t, "large object", NewReport(analyze(t, u)))
+	checkSameJSON(t, "large object", NewReport(analyze(t, u), nil))
 }

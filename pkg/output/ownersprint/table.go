@@ -54,6 +54,7 @@ func Table(p *output.Printer, objs []owners.Object, opts Options) error {
 	t := &output.TableData{Columns: append(objectColumns(objs, opts), output.Columns("FIELD", "MANAGER", "OPERATION", "SUBRESOURCE", "APIVERSION")...)}
 	t.Columns = append(t.Columns, timeColumn(opts.Time, "AGE")...)
 	t.Columns = append(t.Columns, output.Column{Name: "SHARED"}, output.Column{Name: "PRESENT", Wide: true})
+	t.Columns = append(t.Columns, positionColumn(opts)...)
 	rows := 0
 	for _, o := range objs {
 		rows += o.Ownership.OwnedCount()
@@ -75,11 +76,14 @@ func Table(p *output.Printer, objs []owners.Object, opts Options) error {
 			if len(n.Owners) > 1 {
 				shared = output.Cell{Text: MultiMarker, Style: output.Yellow}
 			}
-			present := output.Cell{Text: strconv.FormatBool(n.Present)}
+			tail := []output.Cell{shared, {Text: strconv.FormatBool(n.Present)}}
+			if opts.Locate != nil {
+				tail = append(tail, output.Cell{Text: positionText(opts.Locate.field(o, n.Path()))})
+			}
 			for _, ow := range n.Owners {
 				row := append(slices.Clip(lead), field)
 				row = append(row, cols.of(ow)...)
-				t.AddRow(append(row, shared, present)...)
+				t.AddRow(append(row, tail...)...)
 			}
 		})
 	}
@@ -87,6 +91,15 @@ func Table(p *output.Printer, objs []owners.Object, opts Options) error {
 		return err
 	}
 	return printHazards(p, objs, opts)
+}
+
+// positionColumn is the -o wide column of the fields' places in the files
+// the objects were read from, when they were.
+func positionColumn(opts Options) []output.Column {
+	if opts.Locate == nil {
+		return nil
+	}
+	return []output.Column{{Name: "POSITION", Wide: true}}
 }
 
 // ownerColumns writes the owner cells of a table row (MANAGER, OPERATION,

@@ -1,0 +1,155 @@
+//go:build e2e
+
+package e2e
+
+import (
+	"context"
+	"encoding/json"
+	"encoding/xml"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/kubectl-rv/kubectl-rv/internal/sarifcheck"
+)
+
+// TestOwnersFileCIFormatsAtTheReplicasLine: ci applies web (server-side
+// apply), an HPA-like manager sets its replicas through /scale, and the
+// object is dumped as kubectl get -o yaml --show-managed-fields prints
+// it. owners -f on the dump, expecting ci to own the spec, finds the
+// replicas drift and places it at the dump's `replicas:` line of the spec:
+// an error annotation with -o github, a SARIF result there that validates,
+// a JUnit failure there, and the line and column in -o json; the exit code
+// is 1 in every format, as for the table.
+func TestOwnersFileCIFormatsAtTheReplicasLine(t *testing.T) {
+	ns := cluster.Namespace(t)
+	dir := t.TempDir()
+	cluster.KubectlStdin(t, strings.ReplaceAll(predictWeb, "NS", ns), "apply", "--server-side", "--field-manager", "ci", "-f", "-")
+	dyn := cluster.Dynamic(t, "hpa-controller")
+	if _, err := dyn.Resource(deploymentsGVR).Namespace(ns).Patch(context.Background(), "web", types.MergePatchType,
+		[]byte(`{"spec":{"replicas":4}}`), metav1.PatchOptions{FieldManager: "hpa-controller"}, "scale"); err != nil {
+		t.Fatalf("patch /scale: %v", err)
+	}
+	waitScaled(t, deploymentsGVR, ns, "web")
+	dump := cluster.MustKubectl(t, "get", "-n", ns, "deployment", "web", "-o", "yaml", "--show-managed-fields")
+	predictWriteFile(t, dir, "live.yaml", dump)
+	// The spec's replicas: the first line at the spec's indentation
+	// (status has its own, below it; managedFields say f:replicas).
+	n := lineOf(t, dump, "  replicas:")
+	args := []string{"owners", "-f", "live.yaml", "--expect-manager", "ci", "--field", ".spec", "--include-scale"}
+
+	code, table, stderr := rvIn(t, dir, args...)
+	if code != 1 || !strings.Contains(table, "hpa-controller") {
+		t.Fatalf("table: exit %d, want 1 and the hpa-controller's replicas\n%s%s", code, table, stderr)
+	}
+	code, gh, stderr := rvIn(t, dir, append(args, "-o", "github")...)
+	want := fmt.Sprintf(`::error file=live.yaml,line=%d,col=3,title=drift%%3A Deployment/%s/web drift from "ci"::.spec.replicas is owned by hpa-controller (Update/scale), not by "ci"`, n, ns)
+	if code != 1 || !strings.Contains(gh, want) {
+		t.Errorf("-o github: exit %d, want 1 and\n%s\ngot:\n%s%s", code, want, gh, stderr)
+	}
+
+	code, sarif, stderr := rvIn(t, dir, append(args, "-o", "sarif")...)
+	if code != 1 {
+		t.Errorf("-o sarif: exit %d, want 1\n%s", code, stderr)
+	}
+	if err := sarifcheck.Validate([]byte(sarif)); err != nil {
+		t.Errorf("-o sarif against the SARIF 2.1.0 schema: %v", err)
+	}
+	multitoolValidate(t, dir, sarif)
+	if got := sarifResultLine(t, sarif, "owners/drift", "live.yaml"); got != n {
+		t.Errorf("-o sarif: the drift is at live.yaml line %d, want %d\n%s", got, n, sarif)
+	}
+
+	code, junit, stderr := rvIn(t, dir, append(args, "-o", "junit")...)
+	if code != 1 || !junitHasFailure(t, junit, "owners/drift", fmt.Sprintf("live.yaml:%d:3: error: .spec.replicas is owned by hpa-controller", n)) {
+		t.Errorf("-o junit: exit %d, want 1 and the drift failure at live.yaml:%d:3\n%s%s", code, n, junit, stderr)
+	}
+
+	code, js, stderr := rvIn(t, dir, append(args, "-o", "json")...)
+	var rep struct {
+		Items []struct {
+			Drift struct {
+				Fields []struct {
+					Path         string
+					Line, Column int
+				}
+			}
+		}
+	}
+	if err := json.Unmarshal([]byte(js), &rep); err != nil || code != 1 || len(rep.Items) != 1 {
+		t.Fatalf("-o json: exit %d, %v\n%s%s", code, err, js, stderr)
+	}
+	found := false
+	for _, f := range rep.Items[0].Drift.Fields {
+		found = found || f.Path == ".spec.replicas" && f.Line == n && f.Column == 3
+	}
+	if !found {
+		t.Errorf("-o json: no drift field .spec.replicas at line %d, column 3\n%s", n, js)
+	}
+}
+
+// sarifResultLine is the start line of the first result of rule in the
+// file uri, or 0.
+func sarifResultLine(t *testing.T, sarif, rule, uri string) int {
+	t.Helper()
+	var log struct {
+		Runs []struct {
+			Results []struct {
+				RuleID    string `json:"ruleId"`
+				Locations []struct {
+					PhysicalLocation *struct {
+						ArtifactLocation struct{ URI string }    `json:"artifactLocation"`
+						Region           struct{ StartLine int } `json:"region"`
+					} `json:"physicalLocation"`
+				} `json:"locations"`
+			} `json:"results"`
+		} `json:"runs"`
+	}
+	if err := json.Unmarshal([]byte(sarif), &log); err != nil || len(log.Runs) != 1 {
+		t.Fatalf("SARIF: %v\n%s", err, sarif)
+	}
+	for _, r := range log.Runs[0].Results {
+		if len(r.Locations) == 0 {
+			continue
+		}
+		if p := r.Locations[0].PhysicalLocation; r.RuleID == rule && p != nil && p.ArtifactLocation.URI == uri {
+			return p.Region.StartLine
+		}
+	}
+	return 0
+}
+
+// junitHasFailure reports whether the JUnit XML parses as GitLab's and
+// Jenkins' parsers read it and has a testcase failing with a failure of
+// type rule, a line of whose text (a finding) starts with text.
+func junitHasFailure(t *testing.T, junit, rule, text string) bool {
+	t.Helper()
+	var rep struct {
+		XMLName  xml.Name `xml:"testsuites"`
+		Failures int      `xml:"failures,attr"`
+		Suites   []struct {
+			Cases []struct {
+				Failure *struct {
+					Type string `xml:"type,attr"`
+					Text string `xml:",chardata"`
+				} `xml:"failure"`
+			} `xml:"testcase"`
+		} `xml:"testsuite"`
+	}
+	if err := xml.Unmarshal([]byte(junit), &rep); err != nil {
+		t.Errorf("JUnit: %v", err)
+		return false
+	}
+	for _, s := range rep.Suites {
+		for _, c := range s.Cases {
+			if f := c.Failure; f != nil && f.Type == rule && slices.ContainsFunc(strings.Split(f.Text, "\n"), func(l string) bool { return strings.HasPrefix(l, text) }) {
+				return rep.Failures > 0
+			}
+		}
+	}
+	return false
+}
