@@ -7,6 +7,7 @@ import (
 	"context"
 	"crypto/tls"
 	"crypto/x509"
+	"errors"
 	"fmt"
 	"maps"
 	"net/http"
@@ -18,7 +19,6 @@ import (
 	"regexp"
 	"runtime"
 	"slices"
-	"sort"
 	"strings"
 	"sync"
 	"testing"
@@ -27,14 +27,18 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/yaml"
+
+	"github.com/kubectl-rv/kubectl-rv/internal/sarifcheck"
 )
 
 // ciSkippedActions are the only `uses:` steps of docs/ci.md's GitHub
-// Actions jobs that TestCIDocPipelines passes over, each with what stands
+// Actions jobs that TestCIDocPipelines does not run, each with what stands
 // in for it; any other action fails the test, so that no step is left out
 // unnoticed.
 var ciSkippedActions = map[string]string{
 	"actions/checkout": "the workspace holds the repository's deploy/ already",
+	"github/codeql-action/upload-sarif": "checkUploadSARIF: the file its sarif_file names validates against the SARIF 2.1.0 schema " +
+		"(and with Microsoft's SARIF multitool where it is installed), as code scanning requires",
 }
 
 // ciNamespace is the namespace docs/ci.md's pipelines deploy to.
@@ -90,6 +94,11 @@ func TestCIDocPipelines(t *testing.T) {
 	if len(pipelines) == 0 {
 		t.Fatal("docs/ci.md marks no pipeline")
 	}
+	for name := range ciOutcomes {
+		if !slices.ContainsFunc(pipelines, func(p ciPipeline) bool { return p.name == name }) {
+			t.Errorf("docs/ci.md has no pipeline %s, whose findings the test checks", name)
+		}
+	}
 	b := startRelease()
 	<-b.done
 	if b.err != nil {
@@ -119,6 +128,9 @@ type ciBlock struct {
 	body string
 	// noCluster runs the block without cluster access.
 	noCluster bool
+	// gitlab reads a yaml block as a .gitlab-ci.yml, not as a GitHub
+	// Actions workflow.
+	gitlab bool
 }
 
 // ciPipeline is one pipeline: its blocks in the page's order.
@@ -128,9 +140,10 @@ type ciPipeline struct {
 }
 
 // ciMarker is the comment that marks the code block after it:
-// `<!-- ci-test: NAME[,NAME...] [no-cluster] -->` runs the block in the
-// named pipelines (no-cluster: with a kubeconfig whose server does not
-// answer), `<!-- ci-test: not run: REASON -->` says why it is not run.
+// `<!-- ci-test: NAME[,NAME...] [no-cluster] [gitlab-ci] -->` runs the
+// block in the named pipelines (no-cluster: with a kubeconfig whose server
+// does not answer; gitlab-ci: a yaml block is a .gitlab-ci.yml), `<!--
+// ci-test: not run: REASON -->` says why it is not run.
 var ciMarker = regexp.MustCompile(`^<!-- ci-test: (.*) -->$`)
 
 // ciPipelines reads the pipelines from the page's marked code blocks; a
@@ -165,6 +178,7 @@ func ciPipelines(doc string) ([]ciPipeline, error) {
 				f := strings.Fields(marker)
 				names = strings.Split(f[0], ",")
 				block.noCluster = slices.Contains(f[1:], "no-cluster")
+				block.gitlab = slices.Contains(f[1:], "gitlab-ci")
 			}
 			marker = ""
 		case ciMarker.MatchString(l):
@@ -187,10 +201,16 @@ type ciWorkspace struct {
 	env    []string
 	// offline is env with a kubeconfig whose server does not answer.
 	offline []string
+	// outcome is what the pipeline must find, or nil: every step passes.
+	outcome *ciOutcome
+	// failed are the jobs that failed as the outcome expects.
+	failed map[string]bool
+	// checked counts the reports checked.
+	checked int
 }
 
 func newCIWorkspace(t *testing.T, dl *releaseServer) *ciWorkspace {
-	w := &ciWorkspace{dir: t.TempDir()}
+	w := &ciWorkspace{dir: t.TempDir(), failed: map[string]bool{}}
 	w.sysBin = filepath.Join(w.dir, "usr-local-bin")
 	home, tools := filepath.Join(w.dir, "home"), filepath.Join(w.dir, "tools")
 	for _, d := range []string{w.sysBin, home, tools, filepath.Join(w.dir, "repo", "deploy")} {
@@ -241,6 +261,11 @@ func lookPath(path, name string) string {
 
 func runCIPipeline(t *testing.T, dl *releaseServer, p ciPipeline) {
 	w := newCIWorkspace(t, dl)
+	out, hasOutcome := ciOutcomes[p.name]
+	if hasOutcome {
+		out.scene(t)
+		w.outcome = &out
+	}
 	for _, b := range p.blocks {
 		switch {
 		case b.lang == "sh":
@@ -249,6 +274,8 @@ func runCIPipeline(t *testing.T, dl *releaseServer, p ciPipeline) {
 				env = w.offline
 			}
 			w.run(t, fmt.Sprintf("docs/ci.md:%d", b.line), b.body, env, "bash", "--noprofile", "--norc", "-eo", "pipefail")
+		case b.lang == "yaml" && b.gitlab:
+			w.runGitLab(t, b)
 		case b.lang == "yaml":
 			w.runWorkflow(t, b)
 		default:
@@ -261,6 +288,16 @@ func runCIPipeline(t *testing.T, dl *releaseServer, p ciPipeline) {
 	}
 	if got, want := lookPath(envPath(w.env), "kubectl-rv"), filepath.Join(w.sysBin, "kubectl-rv"); got != want {
 		t.Errorf("the pipeline's kubectl-rv is %q, want the one its install step put in %s", got, want)
+	}
+	if hasOutcome {
+		for job, step := range out.fails {
+			if !w.failed[job] {
+				t.Errorf("job %s: %q did not fail: the finding the pipeline is shown for was not found", job, step)
+			}
+		}
+		if w.checked < out.checks {
+			t.Errorf("%d of the %d reports the pipeline writes were checked", w.checked, out.checks)
+		}
 	}
 }
 
@@ -278,6 +315,16 @@ func envPath(env []string) string {
 // test when the script fails.
 func (w *ciWorkspace) run(t *testing.T, where, script string, env []string, shell ...string) string {
 	t.Helper()
+	_, stderr, err := w.exec(t, where, script, env, shell...)
+	if err != nil {
+		t.Fatalf("%s failed: %v\n%s", where, err, stderr)
+	}
+	return stderr
+}
+
+// exec runs script as run does and returns its output and error.
+func (w *ciWorkspace) exec(t *testing.T, where, script string, env []string, shell ...string) (stdout, stderr string, err error) {
+	t.Helper()
 	script = strings.ReplaceAll(script, "/usr/local/bin", w.sysBin)
 	f := filepath.Join(w.dir, "step.sh")
 	if err := os.WriteFile(f, []byte(script), 0o644); err != nil {
@@ -285,15 +332,12 @@ func (w *ciWorkspace) run(t *testing.T, where, script string, env []string, shel
 	}
 	cmd := exec.Command(shell[0], append(shell[1:], f)...)
 	cmd.Dir, cmd.Env = filepath.Join(w.dir, "repo"), env
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	var out, errOut bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
 	start := time.Now()
-	err := cmd.Run()
-	t.Logf("%s (%s):\n%s\nstdout:\n%s\nstderr:\n%s", where, time.Since(start).Round(time.Millisecond), script, stdout.String(), stderr.String())
-	if err != nil {
-		t.Fatalf("%s failed: %v\n%s", where, err, stderr.String())
-	}
-	return stderr.String()
+	err = cmd.Run()
+	t.Logf("%s (%s):\n%s\nstdout:\n%s\nstderr:\n%s", where, time.Since(start).Round(time.Millisecond), script, out.String(), errOut.String())
+	return out.String(), errOut.String(), err
 }
 
 // ciWorkflow is what the test reads of a GitHub Actions workflow.
@@ -311,14 +355,18 @@ type ciStep struct {
 	If    string            `json:"if"`
 	Env   map[string]string `json:"env"`
 	Shell string            `json:"shell"`
+	With  map[string]string `json:"with"`
 }
 
 // runWorkflow runs each job's steps in order, as a GitHub runner does:
 // each run: script with the job's and the step's env, in bash -e (bash
-// --noprofile --norc -eo pipefail with shell: bash). The steps that run
-// only if: failure() run last, once the job has passed, so that the
-// evidence they keep is known to be kept: they must not fail, nor write
-// to stderr (their commands' errors are ignored with || true).
+// --noprofile --norc -eo pipefail with shell: bash). A step may fail only
+// where the pipeline's outcome says (exit 1, on the finding it is shown
+// for); after it, as on a runner, only the if: always() and if: failure()
+// steps run. In a job that passes, the steps that run only if: failure()
+// run last, so that the evidence they keep is known to be kept: they must
+// not fail, nor write to stderr (their commands' errors are ignored with
+// || true).
 func (w *ciWorkspace) runWorkflow(t *testing.T, b ciBlock) {
 	var wf ciWorkflow
 	if err := yaml.Unmarshal([]byte(b.body), &wf); err != nil {
@@ -327,40 +375,95 @@ func (w *ciWorkspace) runWorkflow(t *testing.T, b ciBlock) {
 	if len(wf.Jobs) == 0 {
 		t.Fatalf("docs/ci.md:%d: a GitHub Actions block without jobs", b.line)
 	}
-	jobs := make([]string, 0, len(wf.Jobs))
-	for name := range wf.Jobs {
-		jobs = append(jobs, name)
-	}
-	sort.Strings(jobs)
-	for _, name := range jobs {
+	for _, name := range slices.Sorted(maps.Keys(wf.Jobs)) {
 		job := wf.Jobs[name]
 		var onFailure []ciStep
+		failed := false
 		for i, s := range job.Steps {
 			where := fmt.Sprintf("docs/ci.md:%d job %s step %d (%s)", b.line, name, i+1, s.Name)
-			switch {
-			case s.Uses != "":
-				action, _, _ := strings.Cut(s.Uses, "@")
-				if _, ok := ciSkippedActions[action]; !ok {
-					t.Fatalf("%s uses %s: the test runs run: steps and passes over only %v", where, s.Uses, slices.Sorted(maps.Keys(ciSkippedActions)))
+			switch s.If {
+			case "", "success()":
+				if failed {
+					t.Logf("%s: skipped after the failed step, as a runner does", where)
+					continue
 				}
-			case s.If == "failure()":
-				onFailure = append(onFailure, s)
-			case s.If != "" && s.If != "success()":
-				t.Fatalf("%s: if: %s is not one the test knows (success(), failure())", where, s.If)
+			case "always()":
+			case "failure()":
+				if !failed {
+					onFailure = append(onFailure, s)
+					continue
+				}
 			default:
-				w.runStep(t, where, job.Env, s)
+				t.Fatalf("%s: if: %s is not one the test knows (success(), failure(), always())", where, s.If)
+			}
+			if s.Uses != "" {
+				w.useAction(t, where, s)
+				continue
+			}
+			if _, _, err := w.runStep(t, where, name, job.Env, s); err != nil {
+				failed = true
 			}
 		}
 		for _, s := range onFailure {
 			where := fmt.Sprintf("docs/ci.md:%d job %s, the failure() step %q", b.line, name, s.Name)
-			if stderr := w.runStep(t, where, job.Env, s); stderr != "" {
+			if _, stderr, _ := w.runStep(t, where, name, job.Env, s); stderr != "" {
 				t.Errorf("%s wrote to stderr (its errors are ignored):\n%s", where, stderr)
 			}
 		}
 	}
 }
 
-func (w *ciWorkspace) runStep(t *testing.T, where string, jobEnv map[string]string, s ciStep) string {
+// useAction stands in for a uses: step (ciSkippedActions).
+func (w *ciWorkspace) useAction(t *testing.T, where string, s ciStep) {
+	t.Helper()
+	action, _, _ := strings.Cut(s.Uses, "@")
+	if _, ok := ciSkippedActions[action]; !ok {
+		t.Fatalf("%s uses %s: the test runs run: steps and stands in only for %v", where, s.Uses, slices.Sorted(maps.Keys(ciSkippedActions)))
+	}
+	if action == "github/codeql-action/upload-sarif" {
+		w.checkUploadSARIF(t, where, s.With["sarif_file"])
+	}
+}
+
+// checkUploadSARIF checks the file upload-sarif uploads: it is there,
+// validates against the SARIF 2.1.0 schema (and with the SARIF multitool
+// where it is installed), and holds what the pipeline's outcome expects.
+func (w *ciWorkspace) checkUploadSARIF(t *testing.T, where, file string) {
+	t.Helper()
+	if file == "" {
+		t.Fatalf("%s: upload-sarif without sarif_file", where)
+	}
+	data, err := os.ReadFile(filepath.Join(w.dir, "repo", file))
+	if err != nil {
+		t.Fatalf("%s: upload-sarif's %s: %v", where, file, err)
+	}
+	if err := sarifcheck.Validate(data); err != nil {
+		t.Errorf("%s: %s against the SARIF 2.1.0 schema: %v", where, file, err)
+	}
+	multitoolValidate(t, t.TempDir(), string(data))
+	w.checkReport(t, where, file, string(data))
+}
+
+// checkReport checks a report file (SARIF, JUnit) the pipeline writes
+// against its outcome.
+func (w *ciWorkspace) checkReport(t *testing.T, where, file, data string) {
+	t.Helper()
+	if w.outcome == nil {
+		return
+	}
+	check, ok := w.outcome.reports[file]
+	if !ok {
+		t.Fatalf("%s: the test has no check of the report %s", where, file)
+	}
+	check(t, w, data)
+	w.checked++
+}
+
+// runStep runs a run: step of job; it fails the test unless the step
+// passes or is the one the pipeline's outcome expects to exit 1. The
+// standard output of a step that prints -o github is checked against the
+// outcome.
+func (w *ciWorkspace) runStep(t *testing.T, where, job string, jobEnv map[string]string, s ciStep) (stdout, stderr string, err error) {
 	t.Helper()
 	env := slices.Clone(w.env)
 	for _, m := range []map[string]string{jobEnv, s.Env} {
@@ -376,7 +479,29 @@ func (w *ciWorkspace) runStep(t *testing.T, where string, jobEnv map[string]stri
 	default:
 		t.Fatalf("%s: shell: %s is not one the test runs (bash)", where, s.Shell)
 	}
-	return w.run(t, where, s.Run, env, shell...)
+	stdout, stderr, err = w.exec(t, where, s.Run, env, shell...)
+	w.expectExit(t, where, job, s.Name, err, stderr)
+	if strings.Contains(s.Run, "-o github") && w.outcome != nil && w.outcome.annotations != nil {
+		w.outcome.annotations(t, stdout)
+		w.checked++
+	}
+	return stdout, stderr, err
+}
+
+// expectExit fails the test unless err is nil, or an exit 1 of the step
+// the pipeline's outcome expects to fail in job (then the job is marked
+// failed).
+func (w *ciWorkspace) expectExit(t *testing.T, where, job, step string, err error, stderr string) {
+	t.Helper()
+	if err == nil {
+		return
+	}
+	var exit *exec.ExitError
+	if w.outcome != nil && w.outcome.fails[job] == step && errors.As(err, &exit) && exit.ExitCode() == 1 {
+		w.failed[job] = true
+		return
+	}
+	t.Fatalf("%s failed: %v\n%s", where, err, stderr)
 }
 
 // releaseServer serves a release's files at GitHub's download URLs.
