@@ -172,8 +172,9 @@ type JUnitReport struct {
 }
 
 // TestJUnitReadsBack parses the JUnit XML: the counts, the failing cases
-// and their failures, the warnings of a passing case in its output, the
-// hostile text of a message kept (markup) or made visible (ESC).
+// and their failures (a finding about the cluster at its object), the
+// warnings of a passing case in its output, the hostile text of a message
+// kept (markup) or made visible (ESC).
 func TestJUnitReadsBack(t *testing.T) {
 	var rep JUnitReport
 	if err := xml.Unmarshal(render(t, output.JUnit, sample()), &rep); err != nil {
@@ -194,6 +195,9 @@ func TestJUnitReadsBack(t *testing.T) {
 	clobber := web.Cases[1]
 	if clobber.Failure != nil || !strings.Contains(clobber.SystemOut, "warning: takes .spec.replicas") || !strings.Contains(clobber.SystemOut, "line two^[[31m") {
 		t.Errorf("update-no-rv case %+v", clobber)
+	}
+	if ns := rep.Suites[2].Cases[0]; !strings.HasSuffix(ns.Failure.Text, "\nNamespace/shop: error: about the cluster") {
+		t.Errorf("a finding about the cluster is not at its object: %q", ns.Failure.Text)
 	}
 	cm := rep.Suites[1]
 	if cm.Name != `ConfigMap/shop/<cfg&"x">` || cm.Cases[0].File != "chart/templates/cm.yaml" ||
@@ -312,5 +316,22 @@ func TestTypesAndSkippedCases(t *testing.T) {
 	}
 	if diff := cmp.Diff(want, gots); diff != "" {
 		t.Errorf("sarif results (-want +got):\n%s", diff)
+	}
+}
+
+// TestGitHubCaseNamedAsItsGroup: a group per finding kind with one case
+// of the same name (churn's, conflicts', leases') names the kind once,
+// in the ok line and in an annotation's title.
+func TestGitHubCaseNamedAsItsGroup(t *testing.T) {
+	r := Report{Command: "churn", Rules: []Rule{{ID: "churn/fight", Name: "fight"}}, Groups: []Group{
+		{Name: "self-loop", Cases: []Case{{Name: "self-loop"}}},
+		{Name: "fight", Cases: []Case{{Name: "fight", Findings: []Finding{{Rule: "churn/fight", Level: Error, Object: web, Message: "m"}}}}},
+	}}
+	cmds, plain := parseWorkflow(t, string(render(t, output.GitHub, r)))
+	if diff := cmp.Diff([]string{"ok: self-loop"}, plain); diff != "" {
+		t.Errorf("plain lines (-want +got):\n%s", diff)
+	}
+	if title := cmds[3].props["title"]; title != "fight: Deployment/shop/web" {
+		t.Errorf("title %q", title)
 	}
 }

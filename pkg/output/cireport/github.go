@@ -29,14 +29,14 @@ func WriteGitHub(w io.Writer, r Report) error {
 		for _, c := range g.Cases {
 			switch {
 			case c.Skipped != "":
-				bw.WriteString("skipped: " + ghData(g.Name+" "+c.Name+": "+c.Skipped) + "\n")
+				bw.WriteString("skipped: " + ghData(caseLabel(g.Name, g, c)+": "+c.Skipped) + "\n")
 				continue
 			case len(c.Findings) == 0:
-				bw.WriteString("ok: " + ghData(g.Name+" "+c.Name) + "\n")
+				bw.WriteString("ok: " + ghData(caseLabel(g.Name, g, c)) + "\n")
 				continue
 			}
 			for _, f := range c.Findings {
-				ghFinding(bw, r, c, f)
+				ghFinding(bw, r, g, c, f)
 			}
 		}
 		bw.WriteString("::endgroup::\n")
@@ -44,8 +44,18 @@ func WriteGitHub(w io.Writer, r Report) error {
 	return bw.Flush()
 }
 
+// caseLabel is what names case c of group g in a line: what, then the
+// case's name, unless the case is named as its group (a group with one
+// case per finding kind, as churn's), which would say it twice.
+func caseLabel(what string, g Group, c Case) string {
+	if c.Name == g.Name {
+		return what
+	}
+	return what + " " + c.Name
+}
+
 // ghFinding writes one annotation.
-func ghFinding(bw *bufio.Writer, r Report, c Case, f Finding) {
+func ghFinding(bw *bufio.Writer, r Report, g Group, c Case, f Finding) {
 	rule, _ := r.rule(f.Rule)
 	name := rule.Name
 	if name == "" {
@@ -69,7 +79,7 @@ func ghFinding(bw *bufio.Writer, r Report, c Case, f Finding) {
 	case l.Known():
 		msg += " [" + where(l) + "]"
 	}
-	props = append(props, "title="+ghProperty(name+": "+r.about(c, f)))
+	props = append(props, "title="+ghProperty(name+": "+r.about(g, c, f)))
 	if rule.Fix != "" {
 		msg += "\nFix: " + rule.Fix
 	}

@@ -115,12 +115,15 @@ func junitTestcase(r Report, g Group, c Case) junitCase {
 }
 
 // junitLine is a finding in the failure's or the output's text:
-// "web.yaml:7:3: error: message (fix: ...)".
+// "web.yaml:7:3: error: message (fix: ...)"; a finding about the cluster,
+// with no place in a file, is at its object: "Deployment/shop/web:
+// error: message (fix: ...)".
 func junitLine(r Report, f Finding) string {
-	s := string(f.Level) + ": " + f.Message
-	if at := where(f.Location); at != "" {
-		s = at + ": " + s
+	at := where(f.Location)
+	if at == "" {
+		at = f.Object.String()
 	}
+	s := at + ": " + string(f.Level) + ": " + f.Message
 	if rule, _ := r.rule(f.Rule); rule.Fix != "" {
 		s += " (fix: " + rule.Fix + ")"
 	}

@@ -148,13 +148,14 @@ func (r Report) rule(id string) (Rule, int) {
 	return Rule{ID: id}, -1
 }
 
-// about names what a finding of case c is about: the object and the case
-// ("Deployment/shop/web apply"), or the object alone when the case is the
-// object ("deployments.apps/shop/web", not "... shop/web") or is named as
-// the finding's rule is (a doctor check: "configmaps", not "configmaps
-// paging" after the rule "paging").
-func (r Report) about(c Case, f Finding) string {
-	if rule, _ := r.rule(f.Rule); c.Name == "" || c.Name == f.Object.localName() || c.Name == rule.Name {
+// about names what a finding of case c of group g is about: the object
+// and the case ("Deployment/shop/web apply"), or the object alone when the
+// case is the object ("deployments.apps/shop/web", not "... shop/web"), is
+// named as the finding's rule is (a doctor check: "configmaps", not
+// "configmaps paging" after the rule "paging") or as its group is (a
+// finding kind of churn's, conflicts' or leases').
+func (r Report) about(g Group, c Case, f Finding) string {
+	if rule, _ := r.rule(f.Rule); c.Name == "" || c.Name == g.Name || c.Name == f.Object.localName() || c.Name == rule.Name {
 		return f.Object.String()
 	}
 	return f.Object.String() + " " + c.Name

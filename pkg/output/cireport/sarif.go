@@ -99,7 +99,7 @@ func WriteSARIF(w io.Writer, r Report) error {
 	for _, g := range r.Groups {
 		for _, c := range g.Cases {
 			for _, f := range c.Findings {
-				run.Results = append(run.Results, sarifResultOf(r, c, f))
+				run.Results = append(run.Results, sarifResultOf(r, g, c, f))
 			}
 		}
 	}
@@ -112,12 +112,12 @@ func WriteSARIF(w io.Writer, r Report) error {
 }
 
 // sarifResultOf renders one finding of case c.
-func sarifResultOf(r Report, c Case, f Finding) sarifResult {
+func sarifResultOf(r Report, g Group, c Case, f Finding) sarifResult {
 	res := sarifResult{RuleID: f.Rule, Level: f.Level}
 	if _, i := r.rule(f.Rule); i >= 0 {
 		res.RuleIndex = &i
 	}
-	msg := r.about(c, f) + ": " + f.Message
+	msg := r.about(g, c, f) + ": " + f.Message
 	name := f.Object.Name
 	if name == "" {
 		name = f.Object.Type

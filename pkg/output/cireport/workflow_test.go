@@ -119,10 +119,10 @@ func FuzzGitHub(f *testing.F) {
 		if e.name != "error" {
 			t.Fatalf("annotation is %q", e.name)
 		}
-		// The case follows the object unless it names the object or the
-		// rule.
+		// The case follows the object unless it names the group, the
+		// object or the rule.
 		about := o.String() + " " + kase
-		if kase == "" || kase == name || kase == "rule" {
+		if kase == "" || kase == group || kase == name || kase == "rule" {
 			about = o.String()
 		}
 		want := map[string]string{"file": ghLine(file), "line": "3", "col": "5",
