@@ -185,3 +185,16 @@ var Findings = findings.Vocabulary{
 func (r *Report) Findings() findings.Counts {
 	return findings.Counts{"loop": len(r.Loops), "fight": len(r.Fights)}
 }
+
+// FindingKinds are the kinds of finding, with what each means and its
+// one-line fix, for the reports that explain them (a CI report's rules),
+// in Findings' order: a self-loop (Report.Loops) and a fight
+// (Report.Fights).
+var FindingKinds = []findings.Kind{
+	{ID: "loop", Name: "self-loop", Class: "loop",
+		Help: "one manager rewrites one object faster than --loop-rate, with no other writer in between and no generation change: usually a status or metadata write that re-triggers its own watch",
+		Fix:  "write only when something changed (compare before the update, leave timestamps alone when nothing else moved), or filter the controller's own status and metadata updates out of its watch"},
+	{ID: "fight", Name: "fight", Class: "fight",
+		Help: "a field changes hands between managers --fight-threshold times within a minute: each undoes the other's write",
+		Fix:  "give the field one owner: leave it out of the other manager's writes (e.g. spec.replicas out of the manifest when an autoscaler scales), or make one manager yield"},
+}

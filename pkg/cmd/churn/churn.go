@@ -60,7 +60,10 @@ const churnExample = `  # Every type in every namespace, for five minutes
   kubectl rv churn -A --for 2m --explain 3 --fail-on loop
 
   # The versioned ChurnReport
-  kubectl rv churn -A --for 1m -o json`
+  kubectl rv churn -A --for 1m -o json
+
+  # In CI: annotations per loop and fight (GitHub Actions); -o junit and -o sarif for reports
+  kubectl rv churn -n shop --for 2m --fail-on loop -o github`
 
 // churn's client rate limit: one list and one watch per type must not wait
 // on kubectl's default of 5 requests per second.
@@ -94,7 +97,7 @@ type ChurnOptions struct {
 func NewCmdChurn(f *cmdutil.Factory, streams genericiooptions.IOStreams) *cobra.Command {
 	def := churn.NewConfig()
 	o := &ChurnOptions{
-		Output:   cmdutil.NewOutputFlags(output.Table, output.Wide, output.JSON, output.YAML),
+		Output:   cmdutil.NewOutputFlags(output.Table, output.Wide, output.JSON, output.YAML, output.GitHub, output.JUnit, output.SARIF),
 		LoopRate: def.LoopRate, FightThreshold: def.FightThreshold, Top: def.Top, ChunkSize: def.Stream.ChunkSize,
 		IOStreams: streams,
 	}
@@ -205,8 +208,10 @@ func (o *ChurnOptions) Run(ctx context.Context) error {
 	fmt.Fprintf(o.ErrOut, "Watching the metadata of %s until %s...\n", text.Plural(len(types.Types), "type"), until)
 	scope := churnprint.Scope{Namespace: o.namespace, LoopRate: o.LoopRate, Types: cmdutil.TypeListArgs(o.args)}
 	cfg := o.config()
-	// On a terminal, a live top-N view redrawn in place, as top does.
-	view := output.NewLiveView(o.Out, !p.Structured() && output.IsTerminal(o.Out))
+	// On a terminal, a live top-N view redrawn in place, as top does; a
+	// CI format is the report at the end only.
+	f := o.Output.Format()
+	view := output.NewLiveView(o.Out, !p.Structured() && !f.CI() && output.IsTerminal(o.Out))
 	if view.Live() {
 		cfg.Live = func(r *churn.Report) {
 			_ = view.Redraw(func() error { return churnprint.Print(p, r, scope) })
@@ -218,9 +223,12 @@ func (o *ChurnOptions) Run(ctx context.Context) error {
 	}
 	rep.Warnings = append(types.Warnings, rep.Warnings...)
 	view.Clear()
-	if p.Structured() {
+	switch {
+	case f.CI():
+		err = churnprint.PrintCI(o.Out, f, rep, churnprint.CI{Tool: cmdutil.CITool(), Fails: o.failOn.Fails})
+	case p.Structured():
 		err = p.PrintObject(churnprint.NewDocument(rep, scope))
-	} else {
+	default:
 		err = churnprint.Print(p, rep, scope)
 	}
 	if err != nil {
