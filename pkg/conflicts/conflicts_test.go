@@ -266,3 +266,44 @@ func TestReportKeepsEveryRowMost409sFirst(t *testing.T) {
 		}
 	}
 }
+
+// TestCauseObjects: with Config.CauseObjects, each cause lists its 409s
+// per object and writer, the most first, and they add up to the cause's
+// count; without it, none.
+func TestCauseObjects(t *testing.T) {
+	evs := []audit.Event{
+		ev(0, "a/ma", "get", "configmaps/c", 200),
+		ev(1, "b/mb", "get", "configmaps/c", 200),
+		ev(2, "b/mb", "update", "configmaps/c", 200),
+		ev(3, "a/ma", "update", "configmaps/c", 409),
+		ev(10, "s/stale", "get", "configmaps/d", 200),
+		ev(11, "s/stale", "update", "configmaps/d", 200),
+		ev(20, "s/stale", "update", "configmaps/d", 409),
+		ev(30, "s/stale", "update", "configmaps/d", 409),
+	}
+	cfg := NewConfig()
+	cfg.CauseObjects = true
+	got := map[Cause][]CauseObject{}
+	for _, c := range report(cfg, evs...).Causes {
+		got[c.Cause] = c.Objects
+		n := 0
+		for _, o := range c.Objects {
+			n += o.Count
+		}
+		if n != c.Count {
+			t.Errorf("%s: the objects' 409s add up to %d, the cause has %d", c.Cause, n, c.Count)
+		}
+	}
+	want := map[Cause][]CauseObject{
+		Contention:    {{Object: ObjectKey{Resource: "configmaps", Namespace: "ns", Name: "c"}, Writer: "a/ma", Count: 1}},
+		StaleOwnCache: {{Object: ObjectKey{Resource: "configmaps", Namespace: "ns", Name: "d"}, Writer: "s/stale", Count: 2}},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("objects per cause (-want +got):\n%s", diff)
+	}
+	for _, c := range report(NewConfig(), evs...).Causes {
+		if c.Objects != nil {
+			t.Errorf("%s lists objects without Config.CauseObjects: %+v", c.Cause, c.Objects)
+		}
+	}
+}

@@ -33,7 +33,14 @@ type Result struct {
 	Notes []string
 	// OverRate are the writers over Job.FailOnRate, as "writer (rate%)".
 	OverRate []string
+	// over holds the writers over Job.FailOnRate, as Writer.String names
+	// them.
+	over map[string]bool
 }
+
+// Over reports whether the writer (as Writer.String names it) has a
+// conflict rate over Job.FailOnRate: the writers --fail-on-rate fails on.
+func (r *Result) Over(writer string) bool { return r.over[writer] }
 
 // Run analyses the sources (Analyze), then builds the scenario, which
 // reads the logs again for the write methods (PatchHints), and judges the
@@ -59,6 +66,10 @@ func Run(ctx context.Context, sources []audit.Source, job Job) (*Result, error) 
 		for _, w := range rep.Writers {
 			if w.ConflictRate > job.FailOnRate {
 				res.OverRate = append(res.OverRate, fmt.Sprintf("%s (%.1f%%)", w.Writer, 100*w.ConflictRate))
+				if res.over == nil {
+					res.over = map[string]bool{}
+				}
+				res.over[w.Writer.String()] = true
 			}
 		}
 	}

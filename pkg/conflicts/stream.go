@@ -77,7 +77,7 @@ const analyzeSkew = 2 * time.Second
 var errNeedsAllRecords = errors.New("the log needs every record kept")
 
 func newStream(cfg Config, skew time.Duration) *stream {
-	s := &stream{cfg: cfg, skew: skew, t: newTotals()}
+	s := &stream{cfg: cfg, skew: skew, t: newTotals(cfg)}
 	if skew < 0 && cfg.HottestTimeline && cfg.Object == nil {
 		s.all = map[*ObjectKey][]*record{}
 	}

@@ -22,15 +22,30 @@ type totals struct {
 	// causeFields are the fields of each cause's 409s, per owning manager
 	// (apply conflicts name them).
 	causeFields map[Cause]map[string][]string
+	// causeObjects counts each cause's 409s per object and writer, when
+	// Config.CauseObjects asks for them (nil otherwise).
+	causeObjects map[causeObject]int
 	// writerNames caches the writers' String.
 	writerNames map[*audit.Writer]string
 	first, last time.Time
 	seen        bool
 }
 
-func newTotals() *totals {
-	return &totals{causes: map[Cause]map[*audit.Writer]int{},
+// causeObject is a cause, an object and a writer: the key of
+// totals.causeObjects.
+type causeObject struct {
+	cause  Cause
+	object ObjectKey
+	writer *audit.Writer
+}
+
+func newTotals(cfg Config) *totals {
+	t := &totals{causes: map[Cause]map[*audit.Writer]int{},
 		causeFields: map[Cause]map[string][]string{}, writerNames: map[*audit.Writer]string{}}
+	if cfg.CauseObjects {
+		t.causeObjects = map[causeObject]int{}
+	}
+	return t
 }
 
 func (t *totals) writerName(w *audit.Writer) string {
@@ -133,6 +148,9 @@ func (t *totals) conflict(o *objState, r *record, out outcome) {
 		t.causes[c] = map[*audit.Writer]int{}
 	}
 	t.causes[c][r.writer]++
+	if t.causeObjects != nil {
+		t.causeObjects[causeObject{c, *o.key, r.writer}]++
+	}
 }
 
 func (t *totals) fill(rep *Report, cfg Config, objects []*objState, keys []*audit.Writer) {
@@ -195,6 +213,26 @@ func (t *totals) fill(rep *Report, cfg Config, objects []*objState, keys []*audi
 			rep.Causes = append(rep.Causes, CauseStats{Cause: info.Cause, Count: n, Fix: info.Fix, Writers: len(ws),
 				Fields: fieldOwners(t.causeFields[info.Cause])})
 		}
+	}
+	t.fillCauseObjects(rep.Causes)
+}
+
+// fillCauseObjects lists each cause's 409s per object and writer, the
+// most first, then by object and writer.
+func (t *totals) fillCauseObjects(causes []CauseStats) {
+	if t.causeObjects == nil {
+		return
+	}
+	by := map[Cause][]CauseObject{}
+	for k, n := range t.causeObjects {
+		by[k.cause] = append(by[k.cause], CauseObject{Object: k.object, Writer: t.writerName(k.writer), Count: n})
+	}
+	for i := range causes {
+		objs := by[causes[i].Cause]
+		slices.SortFunc(objs, func(a, b CauseObject) int {
+			return cmp.Or(cmp.Compare(b.Count, a.Count), cmp.Compare(a.Object.String(), b.Object.String()), cmp.Compare(a.Writer, b.Writer))
+		})
+		causes[i].Objects = objs
 	}
 }
 

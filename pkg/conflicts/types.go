@@ -32,20 +32,31 @@ const (
 
 // CauseInfo says what a cause means and how to fix it.
 type CauseInfo struct {
-	Cause Cause  `json:"cause"`
-	Fix   string `json:"fix"`
+	Cause Cause `json:"cause"`
+	// Help says when a 409 has the cause, for the reports that explain
+	// it (a CI report's rules).
+	Help string `json:"-"`
+	Fix  string `json:"fix"`
 }
 
-// Causes lists every cause with its one-line fix.
+// Causes lists every cause with what it means and its one-line fix.
 var Causes = []CauseInfo{
-	{Quota, "harmless if retried; fewer concurrent creates in the namespace, or a larger quota, make it rarer"},
-	{ApplyConflict, "give each field one owner, or apply with force=true if this manager should take the fields"},
-	{LeaseContention, "expected among leader-election candidates; worry only if a leader loses its own renewals"},
-	{DeletePrecondition, "the object changed or was replaced since it was read: re-read before deleting, or drop the precondition"},
-	{AlreadyExists, "get before create, or treat AlreadyExists as success"},
-	{StaleOwnCache, "write from the object your last write returned, or wait for your informer to see your own write"},
-	{Contention, "retry with a re-read (RetryOnConflict), use a patch or server-side apply, or have fewer writers"},
-	{Unknown, "no competing write is in the log: check that the log covers the loser's read (--since) and every API server"},
+	{Quota, "a create lost the race to update the namespace's ResourceQuota usage (the 409 names details.kind resourcequotas)",
+		"harmless if retried; fewer concurrent creates in the namespace, or a larger quota, make it rarer"},
+	{ApplyConflict, "a server-side apply without force was refused: other managers own fields it sets to other values",
+		"give each field one owner, or apply with force=true if this manager should take the fields"},
+	{LeaseContention, "leader-election candidates raced for a coordination.k8s.io Lease",
+		"expected among leader-election candidates; worry only if a leader loses its own renewals"},
+	{DeletePrecondition, "a delete's uid or resourceVersion precondition no longer held",
+		"the object changed or was replaced since it was read: re-read before deleting, or drop the precondition"},
+	{AlreadyExists, "a create of a name that exists",
+		"get before create, or treat AlreadyExists as success"},
+	{StaleOwnCache, "the writer lost only to its own earlier write: it wrote from an object older than its last write",
+		"write from the object your last write returned, or wait for your informer to see your own write"},
+	{Contention, "another writer wrote the object between the loser's read and its write",
+		"retry with a re-read (RetryOnConflict), use a patch or server-side apply, or have fewer writers"},
+	{Unknown, "no success is in the log between the loser's read and its rejected write",
+		"no competing write is in the log: check that the log covers the loser's read (--since) and every API server"},
 }
 
 // Fix returns the one-line fix of c.
@@ -176,6 +187,19 @@ type CauseStats struct {
 	// Fields are, for apply conflicts, the fields the 409s named, per
 	// manager that owned them (the winners): what the writers fight over.
 	Fields []FieldOwner `json:"fields,omitempty"`
+	// Objects are the 409s per object and writer, the most first, when
+	// Config.CauseObjects asks for them (a CI report's findings); the
+	// versioned report does not show them.
+	Objects []CauseObject `json:"-"`
+}
+
+// CauseObject counts the 409s of one cause that one writer got on one
+// object.
+type CauseObject struct {
+	Object ObjectKey
+	// Writer is the writer as WriterStats.Writer.String names it.
+	Writer string
+	Count  int
 }
 
 // Attempt is one write attempt, for the timeline.
@@ -269,6 +293,9 @@ type Config struct {
 	// HottestTimeline fills Report.Timeline with the hottest object's
 	// attempts when Object is nil (for the picture).
 	HottestTimeline bool
+	// CauseObjects fills each CauseStats.Objects: the 409s per object and
+	// writer, a count per pair that had one.
+	CauseObjects bool
 	// Strict makes every skipped line an error.
 	Strict bool
 	// Parallel is how many sources are decoded at once.

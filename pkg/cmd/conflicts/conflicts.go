@@ -85,6 +85,9 @@ const conflictsExample = `  # The hottest objects in an API server's audit log
   # CI: fail when a writer has more than 5% of its writes rejected
   kubectl rv conflicts --audit-log e2e-audit.log --fail-on-rate 0.05 -o json
 
+  # The same, as annotations per cause (GitHub Actions); -o junit and -o sarif for reports
+  kubectl rv conflicts --audit-log e2e-audit.log --fail-on-rate 0.05 -o github
+
   # A simulate scenario that reproduces the hottest object's writers
   kubectl rv conflicts --audit-log audit.log --scenario hot.yaml && kubectl rv simulate run hot.yaml
 
@@ -162,7 +165,7 @@ type ConflictsOptions struct {
 // NewCmdConflicts returns kubectl rv conflicts.
 func NewCmdConflicts(f *cmdutil.Factory, streams genericiooptions.IOStreams) *cobra.Command {
 	def := conflicts.NewConfig()
-	o := &ConflictsOptions{Output: cmdutil.NewOutputFlags(output.Table, output.Wide, output.JSON, output.YAML), FailOnRate: -1, RetryWindow: def.RetryWindow, IOStreams: streams}
+	o := &ConflictsOptions{Output: cmdutil.NewOutputFlags(output.Table, output.Wide, output.JSON, output.YAML, output.GitHub, output.JUnit, output.SARIF), FailOnRate: -1, RetryWindow: def.RetryWindow, IOStreams: streams}
 	cmd := &cobra.Command{
 		Use:     "conflicts (--audit-log PATH [--view objects|writers|timeline|causes] [--scenario FILE.yaml] | --live [--for DURATION])",
 		Short:   "Find which writes collide in a cluster, who loses to whom, and why, from audit logs or /metrics",
@@ -349,6 +352,8 @@ func (o *ConflictsOptions) Validate() error {
 		return exitcode.Usagef("--resource %w", err)
 	}
 	cfg.RetryWindow, cfg.Strict, cfg.HottestTimeline = o.RetryWindow, o.Strict, o.Report != "" || o.Scenario != ""
+	// A CI report's findings are the 409s per cause, object and writer.
+	cfg.CauseObjects = o.Output.Format().CI()
 	if o.Listen != "" && cfg.MemoryLimit > 0 {
 		// The receiver's queue is memory beside the analysis's, not in it.
 		cfg.MemoryLimit += audit.ListenMemory
@@ -367,6 +372,9 @@ func (o *ConflictsOptions) validateLive() error {
 	}
 	if o.For <= 0 {
 		return exitcode.Usagef("--for must be positive, got %s", o.For)
+	}
+	if f := o.Output.Format(); f.CI() {
+		return exitcode.Usagef("--live and -o %s cannot be used together: --live counts 409s per second from /metrics, which names no cause, object or writer to report; give -o %s --audit-log PATH (or --source, --listen) instead", f, f)
 	}
 	return nil
 }
@@ -408,7 +416,7 @@ func (o *ConflictsOptions) Run(ctx context.Context) error {
 	for _, n := range res.Notes {
 		output.Warnf(o.ErrOut, "%s", n)
 	}
-	if err := o.print(res.Report); err != nil {
+	if err := o.print(res); err != nil {
 		return err
 	}
 	if err := o.writeReport(res.Report); err != nil {
@@ -425,10 +433,15 @@ func (o *ConflictsOptions) Run(ctx context.Context) error {
 	return nil
 }
 
-func (o *ConflictsOptions) print(rep *conflicts.Report) error {
+func (o *ConflictsOptions) print(res *conflicts.Result) error {
+	rep := res.Report
 	p, err := o.Output.ToPrinter(o.Out)
 	if err != nil {
 		return err
+	}
+	if f := o.Output.Format(); f.CI() {
+		// Every object and writer: a CI report is read by a program.
+		return conflictsprint.PrintCI(o.Out, f, rep, conflictsprint.CI{Tool: cmdutil.CITool(), Fails: res.Over})
 	}
 	// A table stops at a screenful unless --top says otherwise; -o json
 	// and yaml, read by programs, keep every row.
