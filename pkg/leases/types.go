@@ -302,3 +302,26 @@ var Findings = findings.Vocabulary{
 func (r *Report) Findings() findings.Counts {
 	return findings.Counts{"takeover": len(r.Takeovers), "late-renew": r.LateRenewals(), "split-brain": len(r.Acting)}
 }
+
+// FindingKinds are the kinds of finding, with what each means and its
+// one-line fix, for the reports that explain them (a CI report's rules):
+// Findings' classes (Report.Takeovers, the locks' late renewals,
+// Report.Acting), then the expiries and the acting windows of shared
+// identities, which no --fail-on word names.
+var FindingKinds = []findings.Kind{
+	{ID: "takeover", Name: "takeover", Class: "takeover",
+		Help: "a lock changed holder: its leader stopped renewing (it exited, stalled or lost the API server) or released it, and another candidate took it",
+		Fix:  "expected on a rollout; otherwise find why the leader stopped renewing (CPU throttling, API server latency) and keep renewDeadline well under leaseDuration"},
+	{ID: "late-renew", Name: "late renewal", Class: "late-renew",
+		Help: "the holder renewed with less than a third of the lease duration left: it nearly lost the lock",
+		Fix:  "give the leader CPU and a near API server, or lengthen leaseDuration against renewDeadline and retryPeriod"},
+	{ID: "split-brain", Name: "acting while not leader", Class: "split-brain",
+		Help: "a former holder wrote other objects after it lost the lock (its lease expired or another took over): two replicas acted as leader",
+		Fix:  "stop acting as soon as leadership is lost (exit in OnStoppedLeading, ReleaseOnCancel), and check leadership before each write that must be the leader's"},
+	{ID: "expiry", Name: "expiry",
+		Help: "the holder did not renew within the lease duration: the lock was free for any candidate to take",
+		Fix:  "find why the holder stopped renewing (a stalled or starved process, API server latency), or lengthen leaseDuration"},
+	{ID: "shared-writer", Name: "acting by a shared identity",
+		Help: "a former holder's identity wrote other objects after it lost the lock, but several clients share that identity (user, field manager and pod), so any of them may have made the writes: no proof that a former leader acted",
+		Fix:  "give each replica an identity of its own (a field manager or user per pod) so that the audit log tells them apart"},
+}

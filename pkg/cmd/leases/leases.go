@@ -72,7 +72,10 @@ const leasesExample = `  # Who leads, in every namespace, now
   kubectl rv leases --audit-log audit.log --report leases.html
 
   # In CI: fail when a leader lost its Lease or acted after losing it
-  kubectl rv leases --audit-log e2e-audit.log --fail-on any -o json`
+  kubectl rv leases --audit-log e2e-audit.log --fail-on any -o json
+
+  # The same, as annotations per takeover and acting window (GitHub Actions); -o junit and -o sarif for reports
+  kubectl rv leases --audit-log e2e-audit.log --fail-on any -o github`
 
 // LeasesOptions are the options of kubectl rv leases.
 type LeasesOptions struct {
@@ -104,7 +107,7 @@ type LeasesOptions struct {
 // NewCmdLeases returns kubectl rv leases.
 func NewCmdLeases(f *cmdutil.Factory, streams genericiooptions.IOStreams) *cobra.Command {
 	o := &LeasesOptions{
-		Output:        cmdutil.NewOutputFlags(output.Table, output.JSON, output.YAML),
+		Output:        cmdutil.NewOutputFlags(output.Table, output.JSON, output.YAML, output.GitHub, output.JUnit, output.SARIF),
 		LeaseDuration: leases.NewConfig().LeaseDuration,
 		View:          string(leasesprint.ViewTable),
 		IOStreams:     streams,
@@ -207,6 +210,8 @@ func (o *LeasesOptions) Validate() error {
 		return exitcode.Usagef("--view %q: use table or timeline", o.View)
 	case !o.failOn.None() && !o.history() && !o.watching():
 		return exitcode.Usagef("--fail-on needs a history to judge: add --for DURATION, --watch or --audit-log PATH")
+	case o.Output.Format().CI() && !o.history() && !o.watching():
+		return exitcode.Usagef("-o %s reports a history's findings, which one look has none of: add --for DURATION, --watch or --audit-log PATH", o.Output.Format())
 	case slices.Contains(strings.Split(o.FailOn, ","), "split-brain") && !o.history():
 		return exitcode.Usagef("--fail-on split-brain needs --audit-log: only the audit log shows a former leader's writes")
 	case o.Report != "" && !o.history() && !o.watching():
@@ -258,9 +263,12 @@ func (o *LeasesOptions) Run(ctx context.Context) error {
 		fmt.Fprintln(o.ErrOut, o.nothing())
 	}
 	scope := leasesprint.Scope{Namespace: o.namespace, Names: o.names, AuditLogs: o.AuditLogs, Since: o.Since, Until: o.Until}
-	if p.Structured() {
+	switch f := o.Output.Format(); {
+	case f.CI():
+		err = leasesprint.PrintCI(o.Out, f, rep, leasesprint.CI{Tool: cmdutil.CITool(), Fails: o.failOn.Fails})
+	case p.Structured():
 		err = p.PrintObject(leasesprint.NewDocument(rep, scope))
-	} else {
+	default:
 		err = leasesprint.Print(p, rep, view)
 	}
 	if err != nil {
@@ -317,7 +325,8 @@ func (o *LeasesOptions) watchFor(ctx context.Context, cfg *leases.Config, p *out
 		where = "every namespace"
 	}
 	fmt.Fprintf(o.ErrOut, "Watching the Leases of %s until %s...\n", where, until)
-	live := output.NewLiveView(o.Out, !p.Structured() && output.IsTerminal(o.Out))
+	// A CI format is the report at the end only.
+	live := output.NewLiveView(o.Out, !p.Structured() && !o.Output.Format().CI() && output.IsTerminal(o.Out))
 	if live.Live() {
 		cfg.Live = func(r *leases.Report) { _ = live.Redraw(func() error { return leasesprint.Print(p, r, view) }) }
 	}
