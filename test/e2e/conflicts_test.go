@@ -218,6 +218,44 @@ func TestConflictsRetryOnConflict(t *testing.T) {
 	}
 }
 
+// staleLoop makes ConfigMap stale in ns and has rv-admin, field manager
+// stale-loop (user agent rv-e2e-stale), update it six times, 300 ms apart, from the
+// object it read once: every write after its first is a 409 it does not
+// retry. It returns the audit log of the scene and the writer's own log.
+func staleLoop(t *testing.T, ns string) (string, writerLog) {
+	t.Helper()
+	ctx := context.Background()
+	setup := cluster.Clientset(t, "e2e-setup")
+	if _, err := setup.CoreV1().ConfigMaps(ns).Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "stale", Namespace: ns}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	segment := auditSegment(t)
+	cs := cluster.Clientset(t, "rv-e2e-stale")
+	old, err := cs.CoreV1().ConfigMaps(ns).Get(ctx, "stale", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := writerLog{causes: map[string]int{}}
+	for i := 0; i < 6; i++ {
+		c := old.DeepCopy()
+		c.Data = map[string]string{"i": fmt.Sprint(i)}
+		l.Attempts++
+		_, err := cs.CoreV1().ConfigMaps(ns).Update(ctx, c, metav1.UpdateOptions{FieldManager: "stale-loop"})
+		switch {
+		case apierrors.IsConflict(err):
+			l.Conflicts++
+			l.GiveUps++ // it never retries
+			l.causes["stale-own-cache"]++
+		case err == nil:
+			l.Successes++
+		default:
+			t.Fatal(err)
+		}
+		time.Sleep(300 * time.Millisecond)
+	}
+	return segment(), l
+}
+
 // raceRMW runs rounds of writers read-modify-write updates of ConfigMap
 // "hot" in ns, all writers released at once each round, pause between
 // rounds. Writer i is user userPrefix-i with field manager managerPrefix-i;
@@ -287,36 +325,7 @@ func rmwRound(ctx context.Context, cs kubernetes.Interface, ns, name, fm string,
 // write: stale own cache, each 409 a give-up.
 func TestConflictsStaleLoop(t *testing.T) {
 	ns := cluster.Namespace(t)
-	ctx := context.Background()
-	setup := cluster.Clientset(t, "e2e-setup")
-	if _, err := setup.CoreV1().ConfigMaps(ns).Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "stale", Namespace: ns}}, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	segment := auditSegment(t)
-	cs := cluster.Clientset(t, "rv-e2e-stale")
-	old, err := cs.CoreV1().ConfigMaps(ns).Get(ctx, "stale", metav1.GetOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	l := writerLog{causes: map[string]int{}}
-	for i := 0; i < 6; i++ {
-		c := old.DeepCopy()
-		c.Data = map[string]string{"i": fmt.Sprint(i)}
-		l.Attempts++
-		_, err := cs.CoreV1().ConfigMaps(ns).Update(ctx, c, metav1.UpdateOptions{FieldManager: "stale-loop"})
-		switch {
-		case apierrors.IsConflict(err):
-			l.Conflicts++
-			l.GiveUps++ // it never retries
-			l.causes["stale-own-cache"]++
-		case err == nil:
-			l.Successes++
-		default:
-			t.Fatal(err)
-		}
-		time.Sleep(300 * time.Millisecond)
-	}
-	path := segment()
+	path, l := staleLoop(t, ns)
 	rep := runConflicts(t, "--audit-log", path, "--retry-window", "250ms")
 	checkWriter(t, rep, "stale-loop", l, false)
 	tl := runConflicts(t, "--audit-log", path, "--retry-window", "250ms", "--object", "configmaps/stale", "-n", ns)
