@@ -330,6 +330,13 @@ func TestLeasesTakeoverAndActingWhileNotLeader(t *testing.T) {
 			}
 			t.Logf("--view %s:\n%s", view, r.Stdout)
 		}
+		// -o github holds the acting window, as a's log counts its writes,
+		// as an error at the Lease.
+		r := cluster.RV(t, "leases", "-n", ns, "--audit-log", cluster.AuditLog, "--lease-duration", candLeaseDuration.String(), "--fail-on", "split-brain", "-o", "github")
+		at := fmt.Sprintf("::error title=acting while not leader%%3A Lease/%s/%s::", ns, lock)
+		if wrote := fmt.Sprintf("leasecand-a wrote %d times after it lost the lock", len(actingWrites)); r.Code != 1 || !strings.Contains(r.Stdout, at) || !strings.Contains(r.Stdout, wrote) {
+			t.Errorf("-o github: want exit 1, %q and %q: %s", at, wrote, r)
+		}
 	})
 }
 
