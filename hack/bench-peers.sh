@@ -2,7 +2,10 @@
 # Compares kubectl rv with its peers, kubectl-blame and kubectl-fieldlord,
 # command by command, on the same machine and the same objects: the CPU
 # time (user+sys) and the peak RSS of each command, and the ratio rv/peer
-# (issue 14's table: 1.0x or less on every row is the goal).
+# (issue 14's table: 1.0x or less on every row is the goal), then on work
+# that grows: owners on a large object (BIG_KEYS, default 2000) and predict
+# over a chart of CHART (default 100) Deployments against fieldlord run once
+# per object (GROW_N samples of one run each, default 6).
 #
 #   hack/bench-peers.sh                       # N=20 samples of B=5 runs per command
 #   RV_BASE_BIN=/tmp/kubectl-rv-main hack/bench-peers.sh   # also the binary before a change
@@ -235,5 +238,44 @@ row '`owners -f tiny.yaml --view blame` vs `kubectl-blame -i tiny.yaml`' "0" \
 row '`owners deploy/tiny --view table` vs `fieldlord explain deploy/tiny`' "0" \
   owners -n "$ns" deploy/tiny --view table -- \
   "$fieldlord" explain -n "$ns" deploy/tiny
+
+# Work that grows: owners on one large object, and predict over a
+# 100-object chart, which fieldlord predicts one object per run: one
+# predict -f chart/ against fieldlord run once per object. A sample is one
+# run (B=1) of each; GROW_N samples.
+B=1 N=${GROW_N:-6}
+log "work that grows: a ConfigMap of ${BIG_KEYS:=2000} keys from 5 managers, ${CHART:=100} Deployments"
+for m in 1 2 3 4 5; do
+  awk -v m="$m" -v n="$BIG_KEYS" -v ns="$ns" 'BEGIN {
+    printf "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: big, namespace: %s}\ndata:\n", ns
+    for (i = m; i <= n; i += 5) printf "  key-%05d: value-%d-of-manager-%d\n", i, i, m }' |
+    kubectl apply --server-side --field-manager="team-$m" -f - >/dev/null
+done
+kubectl get -n "$ns" configmap big -o yaml --show-managed-fields > big.yaml
+mkdir -p chart
+for i in $(seq -w 1 "$CHART"); do
+  sed -e "s/name: tiny/name: web-$i/" -e 's/app: tiny/app: web/g' "$work/create.yaml" > "chart/create-$i.yaml"
+  sed -e 's/replicas: 1/replicas: 3/' -e 's/app:1/app:2/' "chart/create-$i.yaml" > "chart/m-$i.yaml"
+done
+cat chart/create-*.yaml | awk '/^apiVersion/ && NR > 1 {print "---"} {print}' > chart-create.yaml
+cat chart/m-*.yaml | awk '/^apiVersion/ && NR > 1 {print "---"} {print}' > chart.yaml
+kubectl apply --server-side --field-manager=helm -f chart-create.yaml >/dev/null
+for i in $(seq -w 1 "$CHART"); do
+  printf 'apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web-%s, namespace: %s}\nspec: {replicas: 2}\n' "$i" "$ns"
+  echo ---
+done | kubectl apply --server-side --force-conflicts --field-manager=hpa -f - >/dev/null
+cat > peer-chart.sh <<EOF2
+#!/bin/sh
+# fieldlord predicts one object per run: once per object of the chart.
+for i in \$(seq -w 1 $CHART); do "$fieldlord" predict -n $ns deploy/web-\$i -f chart/m-\$i.yaml --as-manager X; done
+EOF2
+chmod +x peer-chart.sh
+row "\`owners -f big.yaml --view blame\` vs \`kubectl-blame -i big.yaml\` ($BIG_KEYS keys, 5 managers)" "0" \
+  owners -f big.yaml --view blame -- \
+  "$blame" -i big.yaml
+row "\`predict -f chart.yaml --method apply\` vs fieldlord predict once per object ($CHART Deployments)" "0 2" \
+  predict -f chart.yaml --method apply --field-manager X -- \
+  ./peer-chart.sh
+
 echo
 echo "load average: $(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) cores; $(go version | cut -d' ' -f3)"
