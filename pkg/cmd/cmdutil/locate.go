@@ -16,21 +16,25 @@ import (
 // Locator places findings about the objects of manifest files (predict
 // -f, owners -f) on the files' lines, for the CI formats: a field at its
 // key's line and column (pkg/positions), the object at its first line.
+// It parses a document when a finding about one of its objects is placed
+// (positions.Index), so that a report over thousands of objects does not
+// hold every document's YAML nodes at once. It is not safe for concurrent
+// use.
 type Locator struct {
-	files map[string]*positions.File
+	files map[string]*positions.Index
 	dir   string
 }
 
-// NewLocator parses the files objects.ReadFiles read; dir is the working
+// NewLocator indexes the files objects.ReadFiles read; dir is the working
 // directory, against which paths are made relative (as GitHub's runner
-// and code scanning resolve them). A file pkg/positions cannot parse
-// (objects.Read could, so this is not expected) is left out: its
+// and code scanning resolve them). A document pkg/positions cannot parse
+// (objects.Read could, so this is not expected) has no positions: its
 // findings fall back to their object's first line.
 func NewLocator(files []objects.File, dir string) *Locator {
-	l := &Locator{files: map[string]*positions.File{}, dir: dir}
+	l := &Locator{files: map[string]*positions.Index{}, dir: dir}
 	for _, f := range files {
-		if pf, err := positions.Parse(f.Name, f.Data); err == nil {
-			l.files[f.Name] = pf
+		if x, err := positions.NewIndex(f.Name, f.Data); err == nil {
+			l.files[f.Name] = x
 		}
 	}
 	return l
