@@ -25,7 +25,8 @@ var fuzzSeeds = []string{
 // FuzzPositions holds Parse to what pkg/objects (sigs.k8s.io/yaml)
 // decodes from the same bytes: the same objects in the same order, each
 // starting inside the input, and every field the decoder gives an object
-// found, at a position inside the input.
+// found, at a position inside the input. An Index finds each object where
+// Parse does.
 func FuzzPositions(f *testing.F) {
 	for _, s := range fuzzSeeds {
 		f.Add([]byte(s))
@@ -45,11 +46,18 @@ func FuzzPositions(f *testing.F) {
 		if len(file.Objects) != len(objs) {
 			t.Fatalf("Parse found %d objects, objects.Decode %d", len(file.Objects), len(objs))
 		}
+		index, err := positions.NewIndex("f.yaml", data)
+		if err != nil {
+			t.Fatalf("NewIndex: %v", err)
+		}
 		lines := bytes.Split(data, []byte("\n"))
 		for i, o := range objs {
 			p := file.Objects[i]
 			if p.Document != o.Source.Line || p.Item != o.Source.Item {
 				t.Fatalf("object %d: Parse says line %d item %d, objects %s", i, p.Document, p.Item, o.Source)
+			}
+			if x := index.Object(o.Source.Line, o.Source.Item); x == nil || x.Start != p.Start {
+				t.Fatalf("object %d: the Index finds %v at %s, Parse %v", i, x, o.Source, p.Start)
 			}
 			inside(t, lines, p.Start, "Start")
 			budget := 256
