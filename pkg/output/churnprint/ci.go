@@ -30,10 +30,7 @@ func CIReport(rep *churn.Report, ci CI) cireport.Report {
 	out := cireport.Report{Tool: ci.Tool, Command: "churn"}
 	for _, k := range churn.FindingKinds {
 		out.Rules = append(out.Rules, cireport.Rule{ID: RuleID(k.ID), Name: k.Name, Help: k.Help, Fix: k.Fix})
-		level := cireport.Warning
-		if ci.Fails != nil && ci.Fails(k.Class) {
-			level = cireport.Error
-		}
+		level := cireport.LevelOf(ci.Fails, k.Class)
 		var fs []cireport.Finding
 		add := func(obj cireport.Object, msg string) {
 			fs = append(fs, cireport.Finding{Rule: RuleID(k.ID), Level: level, Object: obj, Message: msg})

@@ -18,6 +18,17 @@ const (
 	Note    Level = "note"
 )
 
+// LevelOf is the level of a finding that a command's gate judges by key
+// (a --fail-on class, or conflicts' writer for --fail-on-rate): Error
+// when fails is set and fails on key, Warning otherwise. The command
+// layer passes its gate, so that -o never changes the exit code.
+func LevelOf(fails func(key string) bool, key string) Level {
+	if fails != nil && fails(key) {
+		return Error
+	}
+	return Warning
+}
+
 // Tool names the program that made the report.
 type Tool struct {
 	Name, Version, InformationURI string

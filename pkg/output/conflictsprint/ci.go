@@ -44,10 +44,7 @@ func CIReport(rep *conflicts.Report, ci CI) cireport.Report {
 		out.Rules = append(out.Rules, cireport.Rule{ID: RuleID(info.Cause), Name: strings.ReplaceAll(string(info.Cause), "-", " "), Help: info.Help, Fix: info.Fix})
 		var fs []cireport.Finding
 		for _, o := range byCause[info.Cause] {
-			level := cireport.Warning
-			if ci.Fails != nil && ci.Fails(o.Writer) {
-				level = cireport.Error
-			}
+			level := cireport.LevelOf(ci.Fails, o.Writer)
 			obj := cireport.Object{Type: resourceGroup(o.Object), Namespace: o.Object.Namespace, Name: o.Object.Name}
 			if obj.Name == "" {
 				obj.Name = "(generated)"

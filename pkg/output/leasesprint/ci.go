@@ -35,10 +35,7 @@ func CIReport(rep *leases.Report, ci CI) cireport.Report {
 	messages := kindMessages(rep)
 	for _, k := range leases.FindingKinds {
 		out.Rules = append(out.Rules, cireport.Rule{ID: RuleID(k.ID), Name: k.Name, Help: k.Help, Fix: k.Fix})
-		level := cireport.Warning
-		if ci.Fails != nil && ci.Fails(k.Class) {
-			level = cireport.Error
-		}
+		level := cireport.LevelOf(ci.Fails, k.Class)
 		var fs []cireport.Finding
 		for _, m := range messages[k.ID] {
 			obj := cireport.Object{Type: string(m.lock.Kind), Namespace: m.lock.Namespace, Name: m.lock.Name}

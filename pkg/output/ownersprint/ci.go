@@ -65,10 +65,7 @@ func CIReport(objs []owners.Object, ci CI) cireport.Report {
 	for _, h := range ciHazards {
 		r.Rules = append(r.Rules, cireport.Rule{ID: HazardRule(h.Type), Name: string(h.Type), Help: h.Help, Fix: h.Fix})
 	}
-	level := cireport.Warning
-	if ci.Fails != nil && ci.Fails("hazard") {
-		level = cireport.Error
-	}
+	level := cireport.LevelOf(ci.Fails, "hazard")
 	for _, o := range objs {
 		obj := cireport.Object{Type: o.Object.GetKind(), Namespace: o.Object.GetNamespace(), Name: o.Object.GetName()}
 		g := cireport.Group{Name: obj.String()}

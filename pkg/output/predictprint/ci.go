@@ -63,10 +63,7 @@ func methodFindings(ci CI, o predict.Result, m predict.MethodResult, obj cirepor
 	if class == "" {
 		return nil
 	}
-	level := cireport.Warning
-	if ci.Fails != nil && ci.Fails(class) {
-		level = cireport.Error
-	}
+	level := cireport.LevelOf(ci.Fails, class)
 	at := func(field, msg string) cireport.Finding {
 		f := cireport.Finding{Rule: RuleID(m.Verdict), Level: level, Message: msg, Object: obj}
 		if ci.Locate != nil {
