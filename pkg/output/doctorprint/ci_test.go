@@ -1,13 +1,12 @@
 package doctorprint
 
 import (
-	"bytes"
+	"io"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/kubectl-rv/kubectl-rv/internal/golden"
-	"github.com/kubectl-rv/kubectl-rv/internal/sarifcheck"
+	"github.com/kubectl-rv/kubectl-rv/internal/cigolden"
 	"github.com/kubectl-rv/kubectl-rv/pkg/doctor"
 	"github.com/kubectl-rv/kubectl-rv/pkg/output"
 	"github.com/kubectl-rv/kubectl-rv/pkg/output/cireport"
@@ -16,20 +15,9 @@ import (
 var tool = cireport.Tool{Name: "kubectl-rv", Version: "0.1.0"}
 
 func TestPrintCI(t *testing.T) {
-	for _, f := range output.CIFormats {
-		t.Run(string(f), func(t *testing.T) {
-			var out bytes.Buffer
-			if err := PrintCI(&out, f, report(), tool); err != nil {
-				t.Fatal(err)
-			}
-			golden.Assert(t, "ci."+string(f), out.Bytes())
-			if f == output.SARIF {
-				if err := sarifcheck.Validate(out.Bytes()); err != nil {
-					t.Error(err)
-				}
-			}
-		})
-	}
+	cigolden.Assert(t, "ci", func(w io.Writer, f output.Format) error {
+		return PrintCI(w, f, report(), tool)
+	})
 }
 
 // TestCIReportVerdicts: a group per type and a case per check; a failure

@@ -1,13 +1,12 @@
 package lagprint
 
 import (
-	"bytes"
+	"io"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/kubectl-rv/kubectl-rv/internal/golden"
-	"github.com/kubectl-rv/kubectl-rv/internal/sarifcheck"
+	"github.com/kubectl-rv/kubectl-rv/internal/cigolden"
 	"github.com/kubectl-rv/kubectl-rv/pkg/lag"
 	"github.com/kubectl-rv/kubectl-rv/pkg/output"
 	"github.com/kubectl-rv/kubectl-rv/pkg/output/cireport"
@@ -17,20 +16,9 @@ var tool = cireport.Tool{Name: "kubectl-rv", Version: "0.1.0"}
 
 func TestPrintCI(t *testing.T) {
 	for name, rep := range map[string]func() *lag.Report{"ci": sampleReport, "ci-rollout": rolloutReport} {
-		for _, f := range output.CIFormats {
-			t.Run(name+"."+string(f), func(t *testing.T) {
-				var out bytes.Buffer
-				if err := PrintCI(&out, f, rep(), tool); err != nil {
-					t.Fatal(err)
-				}
-				golden.Assert(t, name+"."+string(f), out.Bytes())
-				if f == output.SARIF {
-					if err := sarifcheck.Validate(out.Bytes()); err != nil {
-						t.Error(err)
-					}
-				}
-			})
-		}
+		cigolden.Assert(t, name, func(w io.Writer, f output.Format) error {
+			return PrintCI(w, f, rep(), tool)
+		})
 	}
 }
 

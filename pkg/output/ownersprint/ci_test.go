@@ -1,16 +1,15 @@
 package ownersprint
 
 import (
-	"bytes"
 	"context"
+	"io"
 	"path/filepath"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 
-	"github.com/kubectl-rv/kubectl-rv/internal/golden"
-	"github.com/kubectl-rv/kubectl-rv/internal/sarifcheck"
+	"github.com/kubectl-rv/kubectl-rv/internal/cigolden"
 	"github.com/kubectl-rv/kubectl-rv/pkg/managedfields"
 	"github.com/kubectl-rv/kubectl-rv/pkg/objects"
 	"github.com/kubectl-rv/kubectl-rv/pkg/output"
@@ -73,20 +72,10 @@ func sampleOwnersCI(fails bool) CI {
 // TestPrintCIGolden renders the fixtures' drift and hazards in each CI
 // format; the SARIF validates against the schema.
 func TestPrintCIGolden(t *testing.T) {
-	for _, f := range output.CIFormats {
-		t.Run(string(f), func(t *testing.T) {
-			var out bytes.Buffer
-			if err := PrintCI(&out, f, ciObjects(t), sampleOwnersCI(false)); err != nil {
-				t.Fatal(err)
-			}
-			golden.Assert(t, "ci."+string(f), out.Bytes())
-			if f == output.SARIF {
-				if err := sarifcheck.Validate(out.Bytes()); err != nil {
-					t.Error(err)
-				}
-			}
-		})
-	}
+	objs := ciObjects(t)
+	cigolden.Assert(t, "ci", func(w io.Writer, f output.Format) error {
+		return PrintCI(w, f, objs, sampleOwnersCI(false))
+	})
 }
 
 // TestCIReportLevelsAndPlaces: drift is an error; a hazard a warning, and
