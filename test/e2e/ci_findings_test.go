@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"os/exec"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -98,41 +99,15 @@ func checkCIFormats(t *testing.T, dir string, runs map[string]runResult, want ci
 	if !strings.Contains(gh, "::error title=") || !strings.Contains(gh, "%3A "+want.object+"::"+want.text) {
 		t.Errorf("-o github: no ::error at %s with %q\n%s", want.object, want.text, gh)
 	}
-	checkJUnitFailure(t, runs["junit"].stdout, want)
+	if junit := runs["junit"].stdout; !junitHasFailure(t, junit, want.rule, want.object+": error: "+want.text) {
+		t.Errorf("-o junit: no %s failure at %s with %q\n%s", want.rule, want.object, want.text, junit)
+	}
 	sarif := runs["sarif"].stdout
 	if err := sarifcheck.Validate([]byte(sarif)); err != nil {
 		t.Errorf("-o sarif against the SARIF 2.1.0 schema: %v", err)
 	}
 	multitoolValidate(t, dir, sarif)
 	checkSARIFResult(t, sarif, want)
-}
-
-// checkJUnitFailure parses the JUnit XML and looks for a failing testcase
-// of the finding's rule whose text has the finding.
-func checkJUnitFailure(t *testing.T, junit string, want ciFinding) {
-	t.Helper()
-	var rep struct {
-		Failures int `xml:"failures,attr"`
-		Suites   []struct {
-			Cases []struct {
-				Failure *struct {
-					Type string `xml:"type,attr"`
-					Text string `xml:",chardata"`
-				} `xml:"failure"`
-			} `xml:"testcase"`
-		} `xml:"testsuite"`
-	}
-	if err := xml.Unmarshal([]byte(junit), &rep); err != nil {
-		t.Fatalf("-o junit: %v\n%s", err, junit)
-	}
-	for _, s := range rep.Suites {
-		for _, c := range s.Cases {
-			if f := c.Failure; f != nil && f.Type == want.rule && strings.Contains(f.Text, want.object+": error: "+want.text) {
-				return
-			}
-		}
-	}
-	t.Errorf("-o junit: no %s failure at %s with %q (%d failures)\n%s", want.rule, want.object, want.text, rep.Failures, junit)
 }
 
 // checkSARIFResult looks for an error result of the finding's rule at the
@@ -165,4 +140,66 @@ func checkSARIFResult(t *testing.T, sarif string, want ciFinding) {
 		got = append(got, fmt.Sprintf("%s %s at %s", r.Level, r.RuleID, at))
 	}
 	t.Errorf("-o sarif: no error %s at %s with %q; results: %v", want.rule, want.object, want.text, got)
+}
+
+// sarifResultLine is the start line of the first result of rule in the
+// file uri, or 0.
+func sarifResultLine(t *testing.T, sarif, rule, uri string) int {
+	t.Helper()
+	var log struct {
+		Runs []struct {
+			Results []struct {
+				RuleID    string `json:"ruleId"`
+				Locations []struct {
+					PhysicalLocation *struct {
+						ArtifactLocation struct{ URI string }    `json:"artifactLocation"`
+						Region           struct{ StartLine int } `json:"region"`
+					} `json:"physicalLocation"`
+				} `json:"locations"`
+			} `json:"results"`
+		} `json:"runs"`
+	}
+	if err := json.Unmarshal([]byte(sarif), &log); err != nil || len(log.Runs) != 1 {
+		t.Fatalf("SARIF: %v\n%s", err, sarif)
+	}
+	for _, r := range log.Runs[0].Results {
+		if len(r.Locations) == 0 {
+			continue
+		}
+		if p := r.Locations[0].PhysicalLocation; r.RuleID == rule && p != nil && p.ArtifactLocation.URI == uri {
+			return p.Region.StartLine
+		}
+	}
+	return 0
+}
+
+// junitHasFailure reports whether the JUnit XML parses as GitLab's and
+// Jenkins' parsers read it and has a testcase failing with a failure of
+// type rule, a line of whose text (a finding) starts with text.
+func junitHasFailure(t *testing.T, junit, rule, text string) bool {
+	t.Helper()
+	var rep struct {
+		XMLName  xml.Name `xml:"testsuites"`
+		Failures int      `xml:"failures,attr"`
+		Suites   []struct {
+			Cases []struct {
+				Failure *struct {
+					Type string `xml:"type,attr"`
+					Text string `xml:",chardata"`
+				} `xml:"failure"`
+			} `xml:"testcase"`
+		} `xml:"testsuite"`
+	}
+	if err := xml.Unmarshal([]byte(junit), &rep); err != nil {
+		t.Errorf("JUnit: %v", err)
+		return false
+	}
+	for _, s := range rep.Suites {
+		for _, c := range s.Cases {
+			if f := c.Failure; f != nil && f.Type == rule && slices.ContainsFunc(strings.Split(f.Text, "\n"), func(l string) bool { return strings.HasPrefix(l, text) }) {
+				return rep.Failures > 0
+			}
+		}
+	}
+	return false
 }

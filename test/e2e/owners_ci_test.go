@@ -5,9 +5,7 @@ package e2e
 import (
 	"context"
 	"encoding/json"
-	"encoding/xml"
 	"fmt"
-	"slices"
 	"strings"
 	"testing"
 
@@ -90,66 +88,4 @@ func TestOwnersFileCIFormatsAtTheReplicasLine(t *testing.T) {
 	if !found {
 		t.Errorf("-o json: no drift field .spec.replicas at line %d, column 3\n%s", n, js)
 	}
-}
-
-// sarifResultLine is the start line of the first result of rule in the
-// file uri, or 0.
-func sarifResultLine(t *testing.T, sarif, rule, uri string) int {
-	t.Helper()
-	var log struct {
-		Runs []struct {
-			Results []struct {
-				RuleID    string `json:"ruleId"`
-				Locations []struct {
-					PhysicalLocation *struct {
-						ArtifactLocation struct{ URI string }    `json:"artifactLocation"`
-						Region           struct{ StartLine int } `json:"region"`
-					} `json:"physicalLocation"`
-				} `json:"locations"`
-			} `json:"results"`
-		} `json:"runs"`
-	}
-	if err := json.Unmarshal([]byte(sarif), &log); err != nil || len(log.Runs) != 1 {
-		t.Fatalf("SARIF: %v\n%s", err, sarif)
-	}
-	for _, r := range log.Runs[0].Results {
-		if len(r.Locations) == 0 {
-			continue
-		}
-		if p := r.Locations[0].PhysicalLocation; r.RuleID == rule && p != nil && p.ArtifactLocation.URI == uri {
-			return p.Region.StartLine
-		}
-	}
-	return 0
-}
-
-// junitHasFailure reports whether the JUnit XML parses as GitLab's and
-// Jenkins' parsers read it and has a testcase failing with a failure of
-// type rule, a line of whose text (a finding) starts with text.
-func junitHasFailure(t *testing.T, junit, rule, text string) bool {
-	t.Helper()
-	var rep struct {
-		XMLName  xml.Name `xml:"testsuites"`
-		Failures int      `xml:"failures,attr"`
-		Suites   []struct {
-			Cases []struct {
-				Failure *struct {
-					Type string `xml:"type,attr"`
-					Text string `xml:",chardata"`
-				} `xml:"failure"`
-			} `xml:"testcase"`
-		} `xml:"testsuite"`
-	}
-	if err := xml.Unmarshal([]byte(junit), &rep); err != nil {
-		t.Errorf("JUnit: %v", err)
-		return false
-	}
-	for _, s := range rep.Suites {
-		for _, c := range s.Cases {
-			if f := c.Failure; f != nil && f.Type == rule && slices.ContainsFunc(strings.Split(f.Text, "\n"), func(l string) bool { return strings.HasPrefix(l, text) }) {
-				return rep.Failures > 0
-			}
-		}
-	}
-	return false
 }

@@ -96,7 +96,7 @@ func TestPredictCIFormatsAtTheReplicasLine(t *testing.T) {
 		t.Errorf("-o sarif against the SARIF 2.1.0 schema: %v", err)
 	}
 	multitoolValidate(t, dir, sarif)
-	if got := sarifApplyConflictLine(t, sarif); got != n {
+	if got := sarifResultLine(t, sarif, "predict/apply-conflict", "web.yaml"); got != n {
 		t.Errorf("-o sarif: the apply conflict is at web.yaml line %d, want %d\n%s", got, n, sarif)
 	}
 
@@ -129,34 +129,6 @@ func TestPredictCIFormatsAtTheReplicasLine(t *testing.T) {
 	if !found || rep.Failures == 0 {
 		t.Errorf("-o junit holds no apply-conflict failure at web.yaml:%d\n%s", n, junit)
 	}
-}
-
-// sarifApplyConflictLine is the start line of the first apply-conflict
-// result in web.yaml.
-func sarifApplyConflictLine(t *testing.T, sarif string) int {
-	t.Helper()
-	var log struct {
-		Runs []struct {
-			Results []struct {
-				RuleID    string `json:"ruleId"`
-				Locations []struct {
-					PhysicalLocation *struct {
-						ArtifactLocation struct{ URI string }    `json:"artifactLocation"`
-						Region           struct{ StartLine int } `json:"region"`
-					} `json:"physicalLocation"`
-				} `json:"locations"`
-			} `json:"results"`
-		} `json:"runs"`
-	}
-	if err := json.Unmarshal([]byte(sarif), &log); err != nil || len(log.Runs) != 1 {
-		t.Fatalf("-o sarif: %v\n%s", err, sarif)
-	}
-	for _, r := range log.Runs[0].Results {
-		if p := r.Locations[0].PhysicalLocation; r.RuleID == "predict/apply-conflict" && p != nil && p.ArtifactLocation.URI == "web.yaml" {
-			return p.Region.StartLine
-		}
-	}
-	return 0
 }
 
 // multitoolValidate validates the log with Microsoft's SARIF multitool
