@@ -1,0 +1,184 @@
+package load
+
+import (
+	"cmp"
+	"math"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/kubectl-rv/kubectl-rv/pkg/audit"
+)
+
+// group is what the top table counts of one group.
+type group struct {
+	count       int
+	first, last time.Time
+	latency     latency
+	statuses    []StatusCount
+	objects     spaceSaving
+}
+
+func (g *group) add(e *audit.Event, obj []byte, objects bool) {
+	g.count++
+	if e.RequestReceived.Before(g.first) {
+		g.first = e.RequestReceived
+	}
+	if e.RequestReceived.After(g.last) {
+		g.last = e.RequestReceived
+	}
+	g.latency.add(e.StageTimestamp.Sub(e.RequestReceived))
+	i := slices.IndexFunc(g.statuses, func(s StatusCount) bool { return s.Code == e.Code })
+	if i < 0 {
+		g.statuses = append(g.statuses, StatusCount{Code: e.Code})
+		i = len(g.statuses) - 1
+	}
+	g.statuses[i].Count++
+	if objects {
+		g.objects.add(obj)
+	}
+}
+
+// topObjects is how many of a group's busiest objects the report names.
+const topObjects = 3
+
+// row is the group's row; key is its key values joined by NUL bytes.
+func (g *group) row(by []Key, key string, total int, minutes float64) Group {
+	r := Group{Key: map[Key]string{}, Count: g.count, First: g.first, Last: g.last,
+		P50Ms: ms(g.latency.quantile(0.50)), P99Ms: ms(g.latency.quantile(0.99))}
+	for i, v := range strings.SplitN(key, "\x00", len(by)) {
+		r.Key[by[i]] = v
+	}
+	if total > 0 {
+		r.Share = float64(g.count) / float64(total)
+	}
+	if minutes > 0 {
+		r.PerMinute = float64(g.count) / minutes
+	}
+	r.Statuses = slices.Clone(g.statuses)
+	slices.SortFunc(r.Statuses, func(a, b StatusCount) int {
+		return cmp.Or(cmp.Compare(b.Count, a.Count), cmp.Compare(a.Code, b.Code))
+	})
+	r.Objects = g.objects.top(topObjects)
+	return r
+}
+
+func ms(d time.Duration) float64 {
+	return math.Round(float64(d)/float64(time.Millisecond)*1000) / 1000
+}
+
+// exactLatencies is how many latencies a group keeps as they are before
+// it counts them in a histogram.
+const exactLatencies = 64
+
+// latency keeps a group's latencies: exactly while they are few, then in
+// buckets of an eighth of a doubling (quantiles within 5%).
+type latency struct {
+	exact   []time.Duration
+	buckets []uint32
+	n       int
+}
+
+// bucketsPerDoubling and maxBucket size the histogram: from 1µs to 2^40µs.
+const (
+	bucketsPerDoubling = 8
+	maxBucket          = 40 * bucketsPerDoubling
+)
+
+func (l *latency) add(d time.Duration) {
+	d = max(d, 0)
+	l.n++
+	if l.buckets == nil {
+		if len(l.exact) < exactLatencies {
+			l.exact = append(l.exact, d)
+			return
+		}
+		l.buckets = make([]uint32, maxBucket+1)
+		for _, x := range l.exact {
+			l.buckets[bucketOf(x)]++
+		}
+		l.exact = nil
+	}
+	l.buckets[bucketOf(d)]++
+}
+
+func bucketOf(d time.Duration) int {
+	us := float64(d) / float64(time.Microsecond)
+	if us < 1 {
+		return 0
+	}
+	return min(int(math.Log2(us)*bucketsPerDoubling)+1, maxBucket)
+}
+
+// bucketValue is the middle of bucket i, on a log scale.
+func bucketValue(i int) time.Duration {
+	if i == 0 {
+		return 0
+	}
+	return time.Duration(math.Exp2((float64(i)-0.5)/bucketsPerDoubling) * float64(time.Microsecond))
+}
+
+// quantile is the q quantile (nearest rank) of the latencies.
+func (l *latency) quantile(q float64) time.Duration {
+	if l.n == 0 {
+		return 0
+	}
+	rank := max(int(math.Ceil(q*float64(l.n))), 1)
+	if l.buckets == nil {
+		s := slices.Clone(l.exact)
+		slices.Sort(s)
+		return s[rank-1]
+	}
+	seen := 0
+	for i, c := range l.buckets {
+		if seen += int(c); seen >= rank {
+			return bucketValue(i)
+		}
+	}
+	return bucketValue(maxBucket)
+}
+
+// summaryObjects is how many objects a group's Space-Saving summary holds.
+const summaryObjects = 16
+
+// spaceSaving finds a group's busiest objects in bounded memory
+// (Metwally, Agrawal and El Abbadi's Space-Saving): while it holds fewer
+// objects than its size the counts are exact; after, a new object takes
+// the place of the least counted one and inherits its count as error, so
+// an object counted more than total/size times is always held.
+type spaceSaving struct {
+	entries []ObjectCount
+}
+
+func (s *spaceSaving) add(obj []byte) {
+	for i := range s.entries {
+		if s.entries[i].Object == string(obj) {
+			s.entries[i].Count++
+			return
+		}
+	}
+	if len(s.entries) < summaryObjects {
+		s.entries = append(s.entries, ObjectCount{Object: string(obj), Count: 1})
+		return
+	}
+	least := 0
+	for i, e := range s.entries {
+		if e.Count < s.entries[least].Count {
+			least = i
+		}
+	}
+	m := s.entries[least].Count
+	s.entries[least] = ObjectCount{Object: string(obj), Count: m + 1, Error: m}
+}
+
+// top are the n most counted objects, the most first.
+func (s *spaceSaving) top(n int) []ObjectCount {
+	out := slices.Clone(s.entries)
+	slices.SortFunc(out, func(a, b ObjectCount) int {
+		return cmp.Or(cmp.Compare(b.Count, a.Count), strings.Compare(a.Object, b.Object))
+	})
+	if len(out) > n {
+		out = out[:n]
+	}
+	return out
+}
