@@ -139,7 +139,7 @@ func (l *latency) quantile(q float64) time.Duration {
 }
 
 // summaryObjects is how many objects a group's Space-Saving summary holds.
-const summaryObjects = 16
+const summaryObjects = 32
 
 // spaceSaving finds a group's busiest objects in bounded memory
 // (Metwally, Agrawal and El Abbadi's Space-Saving): while it holds fewer
@@ -171,11 +171,18 @@ func (s *spaceSaving) add(obj []byte) {
 	s.entries[least] = ObjectCount{Object: string(obj), Count: m + 1, Error: m}
 }
 
-// top are the n most counted objects, the most first.
+// top are at most n objects, the most surely counted first, leaving out
+// those that may have been counted fewer than twice: in a group spread
+// over more objects than the summary holds, they tell nothing.
 func (s *spaceSaving) top(n int) []ObjectCount {
-	out := slices.Clone(s.entries)
+	var out []ObjectCount
+	for _, e := range s.entries {
+		if e.Count-e.Error >= 2 || e.Error == 0 {
+			out = append(out, e)
+		}
+	}
 	slices.SortFunc(out, func(a, b ObjectCount) int {
-		return cmp.Or(cmp.Compare(b.Count, a.Count), strings.Compare(a.Object, b.Object))
+		return cmp.Or(cmp.Compare(b.Count-b.Error, a.Count-a.Error), cmp.Compare(b.Count, a.Count), strings.Compare(a.Object, b.Object))
 	})
 	if len(out) > n {
 		out = out[:n]

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/kubectl-rv/kubectl-rv/pkg/audit"
 )
@@ -114,7 +115,7 @@ func TestWastedWrites(t *testing.T) {
 		{Writer: "w/w", Attempts: 7, AlreadyExists: 1, NoOps: &two, NoOpUnknown: 1, Lost: 1, Wasted: 4, Share: 4.0 / 7},
 		{Writer: "m/m", Attempts: 1, NoOpUnknown: 1},
 	}
-	if diff := cmp.Diff(want, rep.Wasted); diff != "" {
+	if diff := cmp.Diff(want, rep.Wasted, cmpopts.IgnoreUnexported(Wasted{})); diff != "" {
 		t.Errorf("wasted (-want +got):\n%s", diff)
 	}
 }

@@ -16,7 +16,8 @@ type Wasted struct {
 	// AlreadyExists counts creates refused because the name exists.
 	AlreadyExists int `json:"alreadyExists"`
 	// NoOps counts updates and patches that changed nothing; nil when
-	// none of the writer's could be judged (a Metadata-level log).
+	// the writer made some and none could be judged (a Metadata-level
+	// log).
 	NoOps *int `json:"noOps"`
 	// NoOpUnknown counts the successful updates and patches that could
 	// not be judged: no resourceVersion in the event, or none of the
@@ -26,6 +27,9 @@ type Wasted struct {
 	Lost   int     `json:"lost"`
 	Wasted int     `json:"wasted"`
 	Share  float64 `json:"share"`
+	// noOps and judged count the no-ops and the updates and patches
+	// judged.
+	noOps, judged int
 }
 
 // wastedCounter counts each writer's wasted writes, and keeps the
@@ -82,17 +86,15 @@ func (w *wastedCounter) count(e *audit.Event, obj []byte) bool {
 		t.Lost++
 	case (e.Verb == "update" || e.Verb == "patch") && e.Code/100 == 2:
 		noOp, known := w.noOp(e, obj)
-		switch {
-		case !known:
+		if !known {
 			t.NoOpUnknown++
 			return false
-		case t.NoOps == nil:
-			t.NoOps = new(int)
 		}
+		t.judged++
 		if !noOp {
 			return false
 		}
-		*t.NoOps++
+		t.noOps++
 	default:
 		return false
 	}
@@ -151,6 +153,9 @@ func (w *wastedCounter) rows() []Wasted {
 	out := make([]Wasted, 0, len(w.writers))
 	for _, t := range w.writers {
 		r := *t
+		if r.judged > 0 || r.NoOpUnknown == 0 {
+			r.NoOps = &t.noOps
+		}
 		if r.Attempts > 0 {
 			r.Share = float64(r.Wasted) / float64(r.Attempts)
 		}
