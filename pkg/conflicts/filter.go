@@ -46,6 +46,9 @@ type patterns struct {
 // FilterFlags are the values of each kind, as given (repeatable flags).
 type FilterFlags struct {
 	Writers, Verbs, Subresources, Statuses []string
+	// AnyVerb accepts every verb, reads as well as writes, for the views
+	// that count every request (package load).
+	AnyVerb bool
 }
 
 // ParseFilter checks the values and returns their filter, nil when none
@@ -59,7 +62,11 @@ func ParseFilter(f FilterFlags) (*Filter, error) {
 	if out.writers, err = parsePatterns("--writer", f.Writers, nil); err != nil {
 		return nil, err
 	}
-	if out.verbs, err = parsePatterns("--verb", f.Verbs, checkVerb); err != nil {
+	check := checkVerb
+	if f.AnyVerb {
+		check = nil
+	}
+	if out.verbs, err = parsePatterns("--verb", f.Verbs, check); err != nil {
 		return nil, err
 	}
 	if out.subresources, err = parsePatterns("--subresource", f.Subresources, nil); err != nil {
@@ -194,6 +201,20 @@ func (f *Filter) keepsRequest(verb, sub string, code int) bool {
 	}
 	return f.verbs.keeps(equalAny, verb) && f.subresources.keeps(globAny, sub) &&
 		f.statuses.keeps(statusMatch, strconv.Itoa(code))
+}
+
+// Keeps says whether the request e is in cfg's scope (--object, -n,
+// --resource, --since and --until) and passes its filter; a request with
+// no name (a list) is about its collection, which --object never names.
+func (cfg *Config) Keeps(e *audit.Event) bool {
+	r := &e.ObjectRef
+	k := ObjectKey{Group: r.APIGroup, Resource: r.Resource, Namespace: r.Namespace, Name: r.Name}
+	if cfg.Namespace != "" && k.Namespace != cfg.Namespace || cfg.Object != nil && !matchObject(*cfg.Object, k) ||
+		!cfg.Resources.Keeps(k.Group, k.Resource) || !cfg.Window.Holds(e.RequestReceived) {
+		return false
+	}
+	f := cfg.Filter
+	return f == nil || f.keepsWriter(audit.WriterOf(e), e.UserAgent) && f.keepsRequest(e.Verb, r.Subresource, e.Code)
 }
 
 // errEnough stops WriterNames' read.

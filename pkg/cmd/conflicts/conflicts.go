@@ -32,29 +32,29 @@ const conflictsLong = `Find which writes collide in a cluster, who loses to whom
 
 conflicts reads the API server's audit log (--audit-log: JSON lines of
 audit.k8s.io/v1 Event, Metadata level is enough; a file, a directory of
-rotated files, a .gz file, - for stdin, or the EKS, GKE and AKS exports of
-the cloud CLIs), its audit webhook (--listen), or a log service (--source
-cloudwatch:, elasticsearch:, opensearch:, clickhouse:), and shows (--view):
+rotated files, a .gz file, - for stdin, or the cloud CLIs' exports), its
+audit webhook (--listen) or a log service (--source), and shows (--view):
 
   objects    the hottest objects: attempts, 409s, successes, writers
-  writers    per writer (user/field manager@pod): attempts, 409s, conflict
-             rate, retry chains, give-ups and the writers it lost to
-  timeline   with --object: every write attempt on one object in order,
-             its retry chain, resourceVersions and the writes it lost to
+  writers    per writer (user/field manager@pod): attempts, 409s, rate,
+             retry chains, give-ups and the writers it lost to
+  timeline   with --object: every write attempt on one object in order
   causes     why each 409 happened, with a one-line fix
+  top        every request, reads too, by --by user|verb|resource|...:
+             count, rate, latency; hot loops (--hot-rate, --hot-for)
+  wasted     per writer: creates that already existed, no-op writes, 409s
 
 A retry is a writer's next attempt after a 409 that shows it re-read,
 within --retry-window; a 409 not retried is a give-up. --object, -n,
 --resource, --since and --until restrict every figure; --writer, --verb,
---subresource and --status choose the attempts shown, still judged against
-everything in scope. Request and response bodies are never kept or printed.
+--subresource and --status choose the attempts shown.
 
 --scenario FILE.yaml writes a simulate scenario reproducing the contention.
 --live reads /metrics instead of a log: 409s per second by resource and verb.
 
 Exit status: 0; 1 with --fail-on-rate R when a writer's conflict rate
-exceeds R; 2 on bad usage or a bad log (naming file:line); 3 when --live
-cannot read /metrics or a --source service refuses.
+exceeds R, or --fail-on on a hot loop; 2 on bad usage or a bad log; 3 when
+--live cannot read /metrics or a --source service refuses.
 
 Docs: docs/conflicts.md`
 
@@ -72,6 +72,15 @@ const conflictsExample = `  # The hottest objects in an API server's audit log
 
   # The fields server-side appliers fight over, with their owners (FIELDS)
   kubectl rv conflicts --audit-log audit.log --view causes -o wide
+
+  # Who loads the API server: requests per user and verb, with their latency
+  kubectl rv conflicts --audit-log audit.log --view top --by user --by verb
+
+  # Exit 1 on a client that gets one object 5 times a second for a minute or more
+  kubectl rv conflicts --audit-log audit.log --view top --fail-on hot-read --hot-rate 5 --hot-for 1m
+
+  # Creates of names that exist, writes that changed nothing, and 409s, per writer
+  kubectl rv conflicts --audit-log audit.log --view wasted
 
   # The writers of one namespace over the last 5 minutes
   kubectl rv conflicts --audit-log /var/log/kubernetes/ --view writers -n team-a --since 5m
@@ -145,6 +154,8 @@ type ConflictsOptions struct {
 	Record            string
 	RecordAppend      bool
 
+	// load holds --view top and wasted's own flags.
+	load      loadOptions
 	namespace string
 	cfg       conflicts.Config
 	// spoolMax is --spool-max in bytes (0: the default).
@@ -178,7 +189,7 @@ func NewCmdConflicts(f *cmdutil.Factory, streams genericiooptions.IOStreams) *co
 	o.Output.AddFlags(fs)
 	fs.StringArrayVar(&o.AuditLogs, "audit-log", nil, "Audit log to read: a file, a directory of rotated files, a .gz file or - (stdin). Repeatable.")
 	fs.StringArrayVar(&o.Sources, "source", nil, "Audit events to read from a log service, the filter pushed down: cloudwatch:LOG_GROUP (EKS's /aws/eks/CLUSTER/cluster; credentials from the AWS SDK's default chain), elasticsearch:URL/INDEX (credentials from ELASTICSEARCH_API_KEY or ELASTICSEARCH_USERNAME/PASSWORD), opensearch:URL/INDEX (OPENSEARCH_USERNAME/PASSWORD) or clickhouse:DSN/TABLE (DSN as clickhouse-go's, clickhouse://HOST:9000/DATABASE; a String column event; CLICKHOUSE_USER/PASSWORD). Repeatable.")
-	fs.StringVar(&o.View, "view", "", "What to show: "+strings.Join(conflictsprint.Views, ", ")+" (default objects, or timeline with --object).")
+	fs.StringVar(&o.View, "view", "", "What to show: "+strings.Join(views, ", ")+" (default objects, or timeline with --object).")
 	fs.StringVar(&o.Object, "object", "", "TYPE/NAME of the only object to analyse, shown as a timeline, with TYPE as kubectl reads it (cm/leader, configmaps/leader, leases.coordination.k8s.io/x); -n narrows it to a namespace.")
 	fs.Float64Var(&o.FailOnRate, "fail-on-rate", o.FailOnRate, "Exit 1 when any writer's conflict rate (409s per attempt, 0 to 1) exceeds this.")
 	// Off unless given (Run's -1); a value given is between 0 and 1.
@@ -192,7 +203,7 @@ func NewCmdConflicts(f *cmdutil.Factory, streams genericiooptions.IOStreams) *co
 	fs.DurationVar(&o.For, "for", 10*time.Second, "With --live, the time between the two reads of /metrics; with --listen, how long to receive (default: until Ctrl-C).")
 	fs.StringArrayVar(&o.Resources, "resource", nil, "Only objects of these types: a type as kubectl names it (cm, deployments.apps) or a pattern over RESOURCE.GROUP (*.apps, *.* for all; core types end in a dot: configmaps.); a leading - excludes (-leases.coordination.k8s.io). Repeatable.")
 	fs.StringArrayVar(&o.Filter.Writers, "writer", nil, "Only the attempts of these writers: a user, field manager, pod, writer as the report names it (user/manager@pod) or user agent; * matches any characters, a leading - excludes. Winners and causes still come from every writer. Repeatable.")
-	fs.StringArrayVar(&o.Filter.Verbs, "verb", nil, "Only the attempts with these verbs ("+strings.Join(audit.WriteVerbs, ", ")+"); a leading - excludes. Repeatable.")
+	fs.StringArrayVar(&o.Filter.Verbs, "verb", nil, "Only the attempts with these verbs ("+strings.Join(audit.WriteVerbs, ", ")+"; with --view top or wasted any verb, get and list too); a leading - excludes. Repeatable.")
 	fs.StringArrayVar(&o.Filter.Subresources, "subresource", nil, "Only the attempts on these subresources (status, scale, *); a leading - excludes (-* keeps the writes to objects themselves). Repeatable.")
 	fs.StringArrayVar(&o.Filter.Statuses, "status", nil, "Only the attempts answered with these HTTP statuses: a code (409) or a class (2xx); a leading - excludes. Repeatable.")
 	fs.StringVar(&o.Listen, "listen", "", "Instead of an audit log, receive the API server's audit webhook on ADDR (HOST:PORT), over TLS, until --for or Ctrl-C, then report. Senders must authenticate: give --webhook-kubeconfig, --listen-token-file or --listen-client-ca.")
@@ -209,7 +220,8 @@ func NewCmdConflicts(f *cmdutil.Factory, streams genericiooptions.IOStreams) *co
 	_ = cmd.RegisterFlagCompletionFunc("verb", cobra.FixedCompletions(audit.WriteVerbs, cobra.ShellCompDirectiveNoFileComp))
 	_ = cmd.RegisterFlagCompletionFunc("subresource", cobra.FixedCompletions([]string{"status", "scale", "-*"}, cobra.ShellCompDirectiveNoFileComp))
 	_ = cmd.RegisterFlagCompletionFunc("status", cobra.FixedCompletions([]string{"409", "2xx", "4xx", "-409"}, cobra.ShellCompDirectiveNoFileComp))
-	_ = cmd.RegisterFlagCompletionFunc("view", cobra.FixedCompletions(conflictsprint.Views, cobra.ShellCompDirectiveNoFileComp))
+	_ = cmd.RegisterFlagCompletionFunc("view", cobra.FixedCompletions(views, cobra.ShellCompDirectiveNoFileComp))
+	o.load.addFlags(cmd, fs)
 	fs.DurationVar(&o.SourceTimeout, "source-timeout", audit.DefaultSourceTimeout, "With --source: the longest a log service may go without sending a byte (to start answering, or between two reads of an answer) before the read fails; one page may take at most 4 times this in all. Raise it for a service slow to answer.")
 	fs.IntVar(&o.SourcePageSize, "source-page-size", 0, "With --source: events asked for per page (0: the service's default, 5000 or 10000; at most 10000). Lower it when an answer is over the 64 MiB cap.")
 	_ = cmd.RegisterFlagCompletionFunc("source", cobra.FixedCompletions([]string{audit.CloudWatchScheme + "/aws/eks/", audit.ElasticsearchScheme + "https://", audit.OpenSearchScheme + "https://", audit.ClickHouseScheme + "clickhouse://"}, cobra.ShellCompDirectiveNoFileComp|cobra.ShellCompDirectiveNoSpace))
@@ -290,7 +302,7 @@ func forbiddenBody(err error, body []byte) error {
 
 // auditFlags are the flags that only an audit log analysis reads:
 // --listen's own among them.
-var auditFlags = slices.Concat(listenFlags, []string{"audit-log", "source", "source-timeout", "source-page-size", "view", "object", "resource", "writer", "verb", "subresource", "status", "fail-on-rate", "retry-window", "since", "until", "strict", "top", "report", "scenario", "listen"})
+var auditFlags = slices.Concat(listenFlags, []string{"audit-log", "source", "source-timeout", "source-page-size", "view", "object", "resource", "writer", "verb", "subresource", "status", "fail-on-rate", "retry-window", "since", "until", "strict", "top", "report", "scenario", "listen"}, topFlags)
 
 // Validate checks the flags without I/O and builds the engine's config.
 func (o *ConflictsOptions) Validate() error {
@@ -313,8 +325,8 @@ func (o *ConflictsOptions) Validate() error {
 	switch {
 	case len(o.AuditLogs) == 0 && len(o.Sources) == 0 && o.Listen == "":
 		return exitcode.Usagef("give --audit-log PATH (the API server's --audit-log-path file, a directory of them, or - for stdin), --source SERVICE:WHAT (cloudwatch:, elasticsearch:, opensearch:, clickhouse:) or --listen ADDR (its audit webhook)")
-	case o.View != "" && !slices.Contains(conflictsprint.Views, o.View):
-		return exitcode.Usagef("--view %q is not a view: use one of %s", o.View, strings.Join(conflictsprint.Views, ", "))
+	case o.View != "" && !slices.Contains(views, o.View):
+		return exitcode.Usagef("--view %q is not a view: use one of %s", o.View, strings.Join(views, ", "))
 	case o.View == conflictsprint.ViewTimeline && o.Object == "":
 		return exitcode.Usagef("--view timeline needs --object TYPE/NAME")
 	case o.FailOnRate > 1 || o.set("fail-on-rate") && o.FailOnRate < 0:
@@ -342,6 +354,7 @@ func (o *ConflictsOptions) Validate() error {
 		cfg.Object = &conflicts.ObjectKey{Resource: strings.ToLower(typ), Namespace: o.namespace, Name: name}
 	}
 	cfg.Namespace = o.namespace
+	o.Filter.AnyVerb = o.loadView()
 	if cfg.Filter, err = conflicts.ParseFilter(o.Filter); err != nil {
 		return exitcode.Usagef("%w", err)
 	}
@@ -359,7 +372,7 @@ func (o *ConflictsOptions) Validate() error {
 		cfg.MemoryLimit += audit.ListenMemory
 	}
 	o.cfg = cfg
-	return nil
+	return o.validateLoad()
 }
 
 // validateLive refuses the audit-log flags with --live: the two read
@@ -387,6 +400,9 @@ func (o *ConflictsOptions) Run(ctx context.Context) error {
 	}
 	// The report is printed within the memory limit of the analysis.
 	defer conflicts.LimitMemory(o.cfg.MemoryLimit)()
+	if o.loadView() {
+		return o.runLoad(ctx)
+	}
 	sources, done, err := o.sources(ctx)
 	if err != nil {
 		return err
