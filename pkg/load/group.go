@@ -69,14 +69,15 @@ func ms(d time.Duration) float64 {
 
 // exactLatencies is how many latencies a group keeps as they are before
 // it counts them in a histogram.
-const exactLatencies = 64
+const exactLatencies = 16
 
 // latency keeps a group's latencies: exactly while they are few, then in
-// buckets of an eighth of a doubling (quantiles within 5%).
+// buckets of an eighth of a doubling (quantiles within 5%), of which it
+// holds only the range seen (buckets[0] is bucket lo).
 type latency struct {
 	exact   []time.Duration
 	buckets []uint32
-	n       int
+	lo, n   int
 }
 
 // bucketsPerDoubling and maxBucket size the histogram: from 1µs to 2^40µs.
@@ -86,20 +87,30 @@ const (
 )
 
 func (l *latency) add(d time.Duration) {
-	d = max(d, 0)
 	l.n++
-	if l.buckets == nil {
-		if len(l.exact) < exactLatencies {
-			l.exact = append(l.exact, d)
-			return
-		}
-		l.buckets = make([]uint32, maxBucket+1)
-		for _, x := range l.exact {
-			l.buckets[bucketOf(x)]++
-		}
-		l.exact = nil
+	if l.buckets == nil && len(l.exact) < exactLatencies {
+		l.exact = append(l.exact, max(d, 0))
+		return
 	}
-	l.buckets[bucketOf(d)]++
+	for _, x := range l.exact {
+		l.count(bucketOf(x))
+	}
+	l.exact = nil
+	l.count(bucketOf(d))
+}
+
+// count adds one to bucket i, growing the range held to take it.
+func (l *latency) count(i int) {
+	switch {
+	case l.buckets == nil:
+		l.lo, l.buckets = i, make([]uint32, 1, 8)
+	case i < l.lo:
+		l.buckets = append(make([]uint32, l.lo-i, l.lo-i+len(l.buckets)), l.buckets...)
+		l.lo = i
+	case i-l.lo >= len(l.buckets):
+		l.buckets = append(l.buckets, make([]uint32, i-l.lo+1-len(l.buckets))...)
+	}
+	l.buckets[i-l.lo]++
 }
 
 func bucketOf(d time.Duration) int {
@@ -132,10 +143,10 @@ func (l *latency) quantile(q float64) time.Duration {
 	seen := 0
 	for i, c := range l.buckets {
 		if seen += int(c); seen >= rank {
-			return bucketValue(i)
+			return bucketValue(l.lo + i)
 		}
 	}
-	return bucketValue(maxBucket)
+	return bucketValue(l.lo + len(l.buckets) - 1)
 }
 
 // summaryObjects is how many objects a group's Space-Saving summary holds.

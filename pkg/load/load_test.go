@@ -225,3 +225,23 @@ func TestHotLoopNeedsToLastAndEachRunIsOneFinding(t *testing.T) {
 		}
 	}
 }
+
+// TestLatencyHistogramGrowsBothWays: latencies below and above the first
+// ones counted still land in their buckets.
+func TestLatencyHistogramGrowsBothWays(t *testing.T) {
+	var l latency
+	for range 20 {
+		l.add(time.Millisecond)
+	}
+	for range 70 {
+		l.add(10 * time.Microsecond)
+	}
+	for range 10 {
+		l.add(time.Second)
+	}
+	for q, want := range map[float64]time.Duration{0.5: 10 * time.Microsecond, 0.8: time.Millisecond, 0.95: time.Second} {
+		if got := l.quantile(q); math.Abs(float64(got-want))/float64(want) > 0.05 {
+			t.Errorf("quantile %g = %v, want %v within 5%%", q, got, want)
+		}
+	}
+}
