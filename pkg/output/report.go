@@ -36,3 +36,25 @@ func HTMLOpen(b *bytes.Buffer, title, css string) {
 func HTMLClose(b *bytes.Buffer, footer string) {
 	fmt.Fprintf(b, "<p style=\"color:#777\">%s</p>\n</body></html>\n", footer)
 }
+
+// HTMLTable writes t as a report page's table, its wide columns too;
+// every cell is escaped, and a Red cell is marked bad.
+func HTMLTable(b *bytes.Buffer, t *TableData) {
+	b.WriteString("<table><tr>")
+	for _, c := range t.Columns {
+		fmt.Fprintf(b, "<th>%s</th>", text.EscapeMarkup(c.Name))
+	}
+	b.WriteString("</tr>\n")
+	for _, row := range t.Rows {
+		b.WriteString("<tr>")
+		for _, c := range row {
+			class := ""
+			if c.Style == Red {
+				class = ` class="bad"`
+			}
+			fmt.Fprintf(b, "<td%s>%s</td>", class, text.EscapeMarkup(c.Text))
+		}
+		b.WriteString("</tr>\n")
+	}
+	b.WriteString("</table>\n")
+}

@@ -198,7 +198,7 @@ func NewCmdConflicts(f *cmdutil.Factory, streams genericiooptions.IOStreams) *co
 	o.TimeScopeFlags.AddFlags(fs)
 	fs.BoolVar(&o.Strict, "strict", false, "Make every skipped line (a blank line, a last line cut short) an error.")
 	fs.IntVar(&o.Top, "top", 0, "Show only this many objects and writers, the most 409s first; 0 is all. Not given, a table stops at 20 rows and says how many more there are; -o json|yaml keeps every row.")
-	fs.StringVar(&o.Report, "report", "", "Also write a picture of the --object (or the hottest object): writers as lanes over time, 409s, successes and give-ups marked. FILE.svg or FILE.html.")
+	fs.StringVar(&o.Report, "report", "", "Also write a picture of the --object (or the hottest object): writers as lanes over time, 409s, successes and give-ups marked. FILE.svg or FILE.html; with --view top or wasted, FILE.html of the tables.")
 	fs.BoolVar(&o.Live, "live", false, "Instead of an audit log, read the API server's /metrics at the start and the end of --for and show the 409s per second by group, resource, subresource and verb.")
 	fs.DurationVar(&o.For, "for", 10*time.Second, "With --live, the time between the two reads of /metrics; with --listen, how long to receive (default: until Ctrl-C).")
 	fs.StringArrayVar(&o.Resources, "resource", nil, "Only objects of these types: a type as kubectl names it (cm, deployments.apps) or a pattern over RESOURCE.GROUP (*.apps, *.* for all; core types end in a dot: configmaps.); a leading - excludes (-leases.coordination.k8s.io). Repeatable.")

@@ -3,6 +3,8 @@ package conflicts
 import (
 	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -82,6 +84,13 @@ func TestConflictsViewTop(t *testing.T) {
 	if code != 0 {
 		t.Errorf("exit %d (%s): a loop at 2 a second is under --hot-rate 2.5", code, errOut)
 	}
+	page := filepath.Join(t.TempDir(), "top.html")
+	if _, errOut, code = run(t, "conflicts", "--audit-log", log, "--view", "top", "--report", page); code != 0 {
+		t.Errorf("--report: exit %d (%s)", code, errOut)
+	}
+	if b, err := os.ReadFile(page); err != nil || !strings.Contains(string(b), "<td>looper</td><td>40</td>") {
+		t.Errorf("--report page (%v):\n%s", err, b)
+	}
 	_, errOut, code = run(t, "conflicts", "--audit-log", log, "--view", "wasted", "--fail-on", "wasted-write", "--hot-rate", "0.9", "--hot-for", "8s", "-o", "json")
 	if code != 1 || !strings.Contains(errOut, "wasted-write: creator (creator/v1), configmaps/ns/a: 20 requests") {
 		t.Errorf("exit %d, stderr %q: want creator's wasted-write loop named", code, errOut)
@@ -104,6 +113,7 @@ func TestConflictsViewTopUsage(t *testing.T) {
 		{[]string{"--view", "top", "--hot-for", "0s"}, "--hot-for must be positive"},
 		{[]string{"--view", "top", "-o", "sarif"}, "--view top and -o sarif cannot be used together"},
 		{[]string{"--view", "top", "--scenario", "x.yaml"}, "--view top and --scenario cannot be used together"},
+		{[]string{"--view", "top", "--report", "x.svg"}, "--view top draws no picture; give FILE.html"},
 		{[]string{"--verb", "get"}, `--verb "get" is not a write verb`},
 	} {
 		_, errOut, code := run(t, append([]string{"conflicts", "--audit-log", log}, tc.args...)...)

@@ -3,6 +3,7 @@ package conflicts
 import (
 	"context"
 	"errors"
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -11,6 +12,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/kubectl-rv/kubectl-rv/pkg/audit"
+	"github.com/kubectl-rv/kubectl-rv/pkg/cmd/cmdutil"
 	"github.com/kubectl-rv/kubectl-rv/pkg/exitcode"
 	"github.com/kubectl-rv/kubectl-rv/pkg/findings"
 	"github.com/kubectl-rv/kubectl-rv/pkg/load"
@@ -72,10 +74,13 @@ func (o *ConflictsOptions) validateLoad() error {
 		}
 		return nil
 	}
-	for _, name := range []string{"scenario", "report", "fail-on-rate", "retry-window"} {
+	for _, name := range []string{"scenario", "fail-on-rate", "retry-window"} {
 		if o.set(name) {
 			return exitcode.Usagef("--view %s and --%s cannot be used together: --%s is about 409s and retries; --view %s counts requests", o.View, name, name, o.View)
 		}
+	}
+	if o.Report != "" && !strings.EqualFold(filepath.Ext(o.Report), ".html") {
+		return exitcode.Usagef("--report %q: --view %s draws no picture; give FILE.html for its tables on a page", o.Report, o.View)
 	}
 	if f := o.Output.Format(); f.CI() {
 		return exitcode.Usagef("--view %s and -o %s cannot be used together: give -o json, or --fail-on hot-read,wasted-write for a CI gate", o.View, f)
@@ -152,6 +157,10 @@ func (o *ConflictsOptions) runLoad(ctx context.Context) error {
 		err = loadprint.Print(p, rep, o.View, top)
 	}
 	if err != nil {
+		return err
+	}
+	page := func() []byte { return loadprint.HTML(rep) }
+	if err := cmdutil.WriteReport(o.Report, page, page); err != nil {
 		return err
 	}
 	counts := findings.Counts{}

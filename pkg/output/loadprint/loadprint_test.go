@@ -83,3 +83,19 @@ func TestDocumentListsAreNeverNull(t *testing.T) {
 		}
 	}
 }
+
+// TestHTMLEscapes: the page shows the tables, every string from the log
+// escaped.
+func TestHTMLEscapes(t *testing.T) {
+	rep := report()
+	rep.Groups[1].Key[load.User] = "<script>alert(1)</script>"
+	page := string(HTML(rep))
+	for _, want := range []string{"<h2>Requests by user, namespace</h2>", "&lt;script&gt;", "<td class=\"bad\">hot-read</td>", "<h2>Wasted writes</h2>"} {
+		if !strings.Contains(page, want) {
+			t.Errorf("page lacks %q:\n%s", want, page)
+		}
+	}
+	if strings.Contains(page, "<script>") || strings.Contains(page, "\x1b") {
+		t.Errorf("page holds markup or an escape from the log:\n%s", page)
+	}
+}
