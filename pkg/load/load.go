@@ -27,7 +27,8 @@ const (
 	Status    Key = "status"
 	Namespace Key = "namespace"
 	// Object is resource[.group]/[namespace/]name, with * for the name of
-	// a request about a collection (a list or a watch).
+	// a request about a collection (a list or a watch), or the path of a
+	// request about no resource (/healthz, /apis).
 	Object Key = "object"
 )
 
@@ -213,9 +214,14 @@ func appendResource(b []byte, r *audit.ObjectRef) []byte {
 }
 
 // appendObject appends resource[.group]/[namespace/]name, * for a
-// request with no name.
+// request with no name; a request about no resource (/healthz, discovery)
+// is its path.
 func appendObject(b []byte, e *audit.Event) []byte {
 	r := &e.ObjectRef
+	if r.Resource == "" {
+		path, _, _ := strings.Cut(e.RequestURI, "?")
+		return append(b, path...)
+	}
 	b = append(appendResource(b, r), '/')
 	if r.Namespace != "" {
 		b = append(append(b, r.Namespace...), '/')

@@ -78,6 +78,10 @@ func TestTopKeys(t *testing.T) {
 	if rep.Groups[0].Objects != nil {
 		t.Errorf("objects %v: a table by object names none", rep.Groups[0].Objects)
 	}
+	health := audit.Event{Verb: "get", RequestURI: "/readyz?verbose", Code: 200, RequestReceived: t0}
+	if got := count(Config{By: []Key{Object}}, health).Groups[0].Key[Object]; got != "/readyz" {
+		t.Errorf("a request about no resource is %q, want its path /readyz", got)
+	}
 }
 
 func TestTopCountsAnEventOnceAndInScope(t *testing.T) {

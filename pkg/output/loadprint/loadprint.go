@@ -161,6 +161,8 @@ func keyValue(k load.Key, v string) string {
 		return "(cluster)"
 	case k == load.Status && v == "0":
 		return "-"
+	case k == load.Resource && v == "":
+		return "(non-resource)"
 	}
 	return dash(v)
 }
