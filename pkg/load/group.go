@@ -19,7 +19,7 @@ type group struct {
 	objects     spaceSaving
 }
 
-func (g *group) add(e *audit.Event, obj []byte, objects bool) {
+func (g *group) add(e *audit.Event, obj []byte, oh audit.KeyHash, objects bool) {
 	g.count++
 	if e.RequestReceived.Before(g.first) {
 		g.first = e.RequestReceived
@@ -35,7 +35,7 @@ func (g *group) add(e *audit.Event, obj []byte, objects bool) {
 	}
 	g.statuses[i].Count++
 	if objects {
-		g.objects.add(obj)
+		g.objects.add(obj, oh)
 	}
 }
 
@@ -157,19 +157,20 @@ const summaryObjects = 32
 // objects than its size the counts are exact; after, a new object takes
 // the place of the least counted one and inherits its count as error, so
 // an object counted more than total/size times is always held.
+// Objects are compared by their KeyHash (hashes[i] is entries[i]'s).
 type spaceSaving struct {
 	entries []ObjectCount
+	hashes  []audit.KeyHash
 }
 
-func (s *spaceSaving) add(obj []byte) {
-	for i := range s.entries {
-		if s.entries[i].Object == string(obj) {
-			s.entries[i].Count++
-			return
-		}
+func (s *spaceSaving) add(obj []byte, h audit.KeyHash) {
+	if i := slices.Index(s.hashes, h); i >= 0 {
+		s.entries[i].Count++
+		return
 	}
 	if len(s.entries) < summaryObjects {
 		s.entries = append(s.entries, ObjectCount{Object: string(obj), Count: 1})
+		s.hashes = append(s.hashes, h)
 		return
 	}
 	least := 0
@@ -180,6 +181,7 @@ func (s *spaceSaving) add(obj []byte) {
 	}
 	m := s.entries[least].Count
 	s.entries[least] = ObjectCount{Object: string(obj), Count: m + 1, Error: m}
+	s.hashes[least] = h
 }
 
 // top are at most n objects, the most surely counted first, leaving out

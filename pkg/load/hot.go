@@ -67,22 +67,29 @@ type hotPair struct {
 type hotTracker struct {
 	cfg     Hot
 	step    time.Duration
-	pairs   map[string]*hotPair
+	pairs   map[hotKey]*hotPair
 	found   []Finding
-	buf     []byte
 	now     int64
 	sinceGC int
+}
+
+// hotKey names a pair by its class and the KeyHashes of its client (user,
+// pod, user agent) and object.
+type hotKey struct {
+	read           bool
+	client, object audit.KeyHash
 }
 
 func newHotTracker(cfg Hot) *hotTracker {
 	if cfg.Rate <= 0 || cfg.For <= 0 {
 		return nil
 	}
-	return &hotTracker{cfg: cfg, step: max(cfg.For/hotSteps, time.Millisecond), pairs: map[string]*hotPair{}}
+	return &hotTracker{cfg: cfg, step: max(cfg.For/hotSteps, time.Millisecond), pairs: map[hotKey]*hotPair{}}
 }
 
-// add counts e, about object obj; wasted says it was a wasted write.
-func (h *hotTracker) add(e *audit.Event, obj []byte, wasted bool) {
+// add counts e, about object obj (of KeyHash oh); wasted says it was a
+// wasted write.
+func (h *hotTracker) add(e *audit.Event, obj []byte, oh audit.KeyHash, wasted bool) {
 	if h == nil || e.ObjectRef.Name == "" {
 		return
 	}
@@ -97,13 +104,16 @@ func (h *hotTracker) add(e *audit.Event, obj []byte, wasted bool) {
 	}
 	s := e.RequestReceived.UnixNano() / int64(h.step)
 	h.now = max(h.now, s)
-	h.buf = append(append(append(append(append(append(append(h.buf[:0], kind...), 0), e.Username...), 0), e.PodName...), 0), e.UserAgent...)
-	h.buf = append(append(h.buf, 0), obj...)
-	p := h.pairs[string(h.buf)]
-	if p == nil {
-		p = &hotPair{kind: kind, user: strings.Clone(e.Username), pod: strings.Clone(e.PodName),
-			agent: strings.Clone(e.UserAgent), object: string(obj), last: s}
-		h.pairs[string(h.buf)] = p
+	k := hotKey{read: kind == HotRead, client: e.ClientHash(), object: oh}
+	p := h.pairs[k]
+	switch {
+	case p == nil:
+		// Named at its second request: most pairs have one, and a loop
+		// lasts from one request to another.
+		p = &hotPair{kind: kind, last: s}
+		h.pairs[k] = p
+	case p.object == "":
+		p.user, p.pod, p.agent, p.object = strings.Clone(e.Username), strings.Clone(e.PodName), strings.Clone(e.UserAgent), string(obj)
 	}
 	h.advance(p, s)
 	if s > p.last-hotSteps {
@@ -154,8 +164,7 @@ func (h *hotTracker) judge(p *hotPair) {
 		return
 	}
 	if p.open == nil {
-		p.open = &Finding{Kind: p.kind, User: p.user, Pod: p.pod, UserAgent: p.agent, Object: p.object,
-			Client: clientName(p.user, p.pod, p.agent), Count: n, From: time.Unix(0, p.spanFirst()).UTC()}
+		p.open = &Finding{Kind: p.kind, Count: n, From: time.Unix(0, p.spanFirst()).UTC()}
 	} else {
 		p.open.Count += p.ring[p.last%(hotSteps+1)]
 	}
@@ -181,6 +190,9 @@ func (h *hotTracker) close(p *hotPair) {
 		return
 	}
 	f.PerSecond = float64(f.Count) / f.To.Sub(f.From).Seconds()
+	// Named now: a loop lasts two requests at least, and p is named at
+	// its second.
+	f.User, f.Pod, f.UserAgent, f.Object, f.Client = p.user, p.pod, p.agent, p.object, clientName(p.user, p.pod, p.agent)
 	h.found = append(h.found, *f)
 }
 

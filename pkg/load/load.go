@@ -107,7 +107,9 @@ type StatusCount struct {
 // Analyze reads the sources in order and returns the report.
 func Analyze(ctx context.Context, sources []audit.Source, cfg Config) (*Report, error) {
 	c := newCounter(cfg)
-	opts := audit.Options{Strict: cfg.Strict, Workers: cfg.Parallel, Reuse: true}
+	// KeyHashes: the decoding goroutines hash each event's object and
+	// client, which the counting goroutine looks them up by.
+	opts := audit.Options{Strict: cfg.Strict, Workers: cfg.Parallel, Reuse: true, KeyHashes: true}
 	for _, src := range sources {
 		st, err := audit.Decode(ctx, src, opts, func(e *audit.Event) error {
 			c.add(e)
@@ -155,6 +157,7 @@ func (c *counter) add(e *audit.Event) {
 		c.last = e.RequestReceived
 	}
 	c.obj = appendObject(c.obj[:0], e)
+	oh := objectHash(e)
 	c.buf = c.buf[:0]
 	for i, k := range c.cfg.By {
 		if i > 0 {
@@ -167,9 +170,19 @@ func (c *counter) add(e *audit.Event) {
 		g = &group{first: e.RequestReceived}
 		c.groups[string(c.buf)] = g
 	}
-	g.add(e, c.obj, !slices.Contains(c.cfg.By, Object))
+	g.add(e, c.obj, oh, !slices.Contains(c.cfg.By, Object))
 	wasted := c.wasted.add(e, c.obj)
-	c.hot.add(e, c.obj, wasted)
+	c.hot.add(e, c.obj, oh, wasted)
+}
+
+// objectHash is the KeyHash of e's object as appendObject names it.
+func objectHash(e *audit.Event) audit.KeyHash {
+	h := e.ObjectHash()
+	if e.ObjectRef.Resource == "" {
+		path, _, _ := strings.Cut(e.RequestURI, "?")
+		h = h.With(path)
+	}
+	return h
 }
 
 // appendKey appends the value of k for e (obj is its object's name).

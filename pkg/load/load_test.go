@@ -174,9 +174,10 @@ func TestLatencyQuantilesWithinTheHistogramsError(t *testing.T) {
 func TestSpaceSavingHoldsTheBusiestObject(t *testing.T) {
 	var s spaceSaving
 	for i := range 2_000 {
-		s.add(fmt.Appendf(nil, "o%d", i))
+		o := fmt.Appendf(nil, "o%d", i)
+		s.add(o, audit.KeyHash{}.With(string(o)))
 		if i%4 == 0 {
-			s.add([]byte("hot"))
+			s.add([]byte("hot"), audit.KeyHash{}.With("hot"))
 		}
 	}
 	top := s.top(1)
@@ -247,5 +248,18 @@ func TestLatencyHistogramGrowsBothWays(t *testing.T) {
 		if got := l.quantile(q); math.Abs(float64(got-want))/float64(want) > 0.05 {
 			t.Errorf("quantile %g = %v, want %v within 5%%", q, got, want)
 		}
+	}
+}
+
+// TestSlowLoopIsNamed: at a rate so low that one request opens a loop, the
+// loop still names its client and object.
+func TestSlowLoopIsNamed(t *testing.T) {
+	var evs []audit.Event
+	for i := range 10 {
+		evs = append(evs, ev(i*2_000, "slow", "get", "configmaps/a", 200))
+	}
+	rep := count(Config{Hot: Hot{Rate: 0.1, For: 8 * time.Second}}, evs...)
+	if len(rep.Findings) != 1 || rep.Findings[0].User != "slow" || rep.Findings[0].Object != "configmaps/ns/a" || rep.Findings[0].Count != 10 {
+		t.Errorf("findings %+v: want slow's loop, named", rep.Findings)
 	}
 }
