@@ -94,18 +94,14 @@ func (tl *Timeline) Objects() []*History {
 // singular, the plural or the kind, with or without .group:
 // apitypes.ParseOfflineType); namespace fills in a missing namespace.
 func (tl *Timeline) Find(ref, namespace string) (*History, error) {
-	parts := strings.Split(ref, "/")
-	var res, ns, name string
-	switch len(parts) {
-	case 2:
-		res, name = parts[0], parts[1]
-		ns = namespace
-	case 3:
-		res, ns, name = parts[0], parts[1], parts[2]
-	default:
-		return nil, fmt.Errorf("object %q: want RESOURCE/NAME or RESOURCE/NAMESPACE/NAME", ref)
+	on, err := apitypes.ParseObjectName(ref)
+	if err != nil {
+		return nil, fmt.Errorf("object %w", err)
 	}
-	typ := apitypes.ParseOfflineType(res)
+	if on.Namespace == "" {
+		on.Namespace = namespace
+	}
+	typ, ns, name := apitypes.ParseOfflineType(on.Type), on.Namespace, on.Name
 	var matches []*History
 	for _, r := range tl.order {
 		h := tl.objects[r]

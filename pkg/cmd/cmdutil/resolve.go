@@ -146,11 +146,17 @@ func parseTypeNameArgs(args []string) ([]typeArg, error) {
 	var out []typeArg
 	if strings.Contains(args[0], "/") {
 		for _, a := range args {
-			typ, name, ok := strings.Cut(a, "/")
-			if !ok || typ == "" || name == "" {
+			on, err := apitypes.ParseObjectName(a)
+			switch {
+			case !strings.Contains(a, "/"):
 				return nil, exitcode.Usagef("argument %q: when one argument is TYPE/NAME, all must be (or use TYPE NAME...)", a)
+			case err != nil:
+				return nil, exitcode.Usagef("argument %w", err)
+			case on.Namespace != "":
+				// As kubectl get: the namespace is -n's.
+				return nil, exitcode.Usagef("argument %q: give TYPE/NAME and the namespace with -n %s", a, on.Namespace)
 			}
-			out = append(out, typeArg{typ: typ, names: []string{name}})
+			out = append(out, typeArg{typ: on.Type, names: []string{on.Name}})
 		}
 		return out, nil
 	}

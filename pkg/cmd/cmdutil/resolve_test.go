@@ -87,6 +87,8 @@ func TestResolveTypeNameArgs(t *testing.T) {
 		{"every object absorbs names", []string{"deployments,configmaps,Deployment"}, []got{{"deployments", nil}, {"configmaps", nil}}, ""},
 		{"mixed forms", []string{"deployment/a", "b"}, nil, `argument "b": when one argument is TYPE/NAME, all must be`},
 		{"empty type", []string{"deployments,", "a"}, nil, `argument "deployments,": empty resource type`},
+		{"namespace in the name", []string{"deployment/shop/a"}, nil, `argument "deployment/shop/a": give TYPE/NAME and the namespace with -n shop`},
+		{"empty name", []string{"deployment/a", "deployment/"}, nil, `argument "deployment/" is not TYPE/NAME or TYPE/NAMESPACE/NAME`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

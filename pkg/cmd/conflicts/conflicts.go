@@ -190,7 +190,7 @@ func NewCmdConflicts(f *cmdutil.Factory, streams genericiooptions.IOStreams) *co
 	fs.StringArrayVar(&o.AuditLogs, "audit-log", nil, "Audit log to read: a file, a directory of rotated files, a .gz file or - (stdin). Repeatable.")
 	fs.StringArrayVar(&o.Sources, "source", nil, "Audit events to read from a log service, the filter pushed down: cloudwatch:LOG_GROUP (EKS's /aws/eks/CLUSTER/cluster; credentials from the AWS SDK's default chain), elasticsearch:URL/INDEX (credentials from ELASTICSEARCH_API_KEY or ELASTICSEARCH_USERNAME/PASSWORD), opensearch:URL/INDEX (OPENSEARCH_USERNAME/PASSWORD) or clickhouse:DSN/TABLE (DSN as clickhouse-go's, clickhouse://HOST:9000/DATABASE; a String column event; CLICKHOUSE_USER/PASSWORD). Repeatable.")
 	fs.StringVar(&o.View, "view", "", "What to show: "+strings.Join(views, ", ")+" (default objects, or timeline with --object).")
-	fs.StringVar(&o.Object, "object", "", "TYPE/NAME of the only object to analyse, shown as a timeline, with TYPE as kubectl reads it (cm/leader, configmaps/leader, leases.coordination.k8s.io/x); -n narrows it to a namespace.")
+	fs.StringVar(&o.Object, "object", "", "The only object to analyse, shown as a timeline: TYPE/NAME (-n narrows it to a namespace) or TYPE/NAMESPACE/NAME, with TYPE as kubectl reads it (cm/leader, cm/shop/leader, leases.coordination.k8s.io/x).")
 	fs.Float64Var(&o.FailOnRate, "fail-on-rate", o.FailOnRate, "Exit 1 when any writer's conflict rate (409s per attempt, 0 to 1) exceeds this.")
 	// Off unless given (Run's -1); a value given is between 0 and 1.
 	fs.Lookup("fail-on-rate").DefValue = "off"
@@ -347,11 +347,14 @@ func (o *ConflictsOptions) Validate() error {
 		return err
 	}
 	if o.Object != "" {
-		typ, name, ok := strings.Cut(o.Object, "/")
-		if !ok || typ == "" || name == "" || strings.Contains(name, "/") {
-			return exitcode.Usagef("--object %q: give TYPE/NAME, e.g. configmaps/leader (and -n NAMESPACE)", o.Object)
+		on, err := apitypes.ParseObjectName(o.Object)
+		if err == nil {
+			on, err = on.InNamespace(o.namespace)
 		}
-		cfg.Object = &conflicts.ObjectKey{Resource: strings.ToLower(typ), Namespace: o.namespace, Name: name}
+		if err != nil {
+			return exitcode.Usagef("--object %w", err)
+		}
+		cfg.Object = &conflicts.ObjectKey{Resource: strings.ToLower(on.Type), Namespace: on.Namespace, Name: on.Name}
 	}
 	cfg.Namespace = o.namespace
 	o.Filter.AnyVerb = o.loadView()

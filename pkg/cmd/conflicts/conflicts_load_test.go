@@ -125,3 +125,24 @@ func TestConflictsViewTopUsage(t *testing.T) {
 		t.Errorf("--view top --verb get: exit %d (%s), want 0", code, errOut)
 	}
 }
+
+// TestConflictsObjectWithNamespace: --object takes TYPE/NAMESPACE/NAME, as
+// watch --replay does; a -n that names another namespace is refused.
+func TestConflictsObjectWithNamespace(t *testing.T) {
+	log := loopLog(t)
+	out, errOut, code := run(t, "conflicts", "--audit-log", log, "--object", "cm/ns/a", "-o", "json")
+	if code != 0 || !strings.Contains(out, `"attempts": 22`) {
+		t.Errorf("--object cm/ns/a: exit %d (%s), want creator's and updater's 22 attempts:\n%s", code, errOut, out)
+	}
+	out2, _, _ := run(t, "conflicts", "--audit-log", log, "--object", "cm/a", "-n", "ns", "-o", "json")
+	// The scope names --object as given; the rest is the same.
+	_, a, _ := strings.Cut(out, `"summary"`)
+	_, b, _ := strings.Cut(out2, `"summary"`)
+	if a != b || a == "" {
+		t.Errorf("--object cm/a -n ns differs from --object cm/ns/a:\n%s\n%s", out2, out)
+	}
+	_, errOut, code = run(t, "conflicts", "--audit-log", log, "--object", "cm/ns/a", "-n", "other")
+	if code != 2 || !strings.Contains(errOut, `cm/ns/a names namespace "ns", -n names "other": give one`) {
+		t.Errorf("-n other: exit %d, stderr %q", code, errOut)
+	}
+}

@@ -43,7 +43,7 @@ func TestConflictsValidate(t *testing.T) {
 		{"zero window", func(o *ConflictsOptions) { o.RetryWindow = 0 }, "--retry-window must be positive"},
 		{"bad since", func(o *ConflictsOptions) { o.Since = "yesterday" }, `--since "yesterday"`},
 		{"until before since", func(o *ConflictsOptions) { o.Since, o.Until = "2026-11-24T10:00:00Z", "2026-11-24T09:00:00Z" }, "is not after --since"},
-		{"bad object", func(o *ConflictsOptions) { o.Object = "leader" }, `--object "leader": give TYPE/NAME`},
+		{"bad object", func(o *ConflictsOptions) { o.Object = "leader" }, `--object "leader" is not TYPE/NAME or TYPE/NAMESPACE/NAME`},
 		{"bad report", func(o *ConflictsOptions) { o.Report = "x.png" }, `--report "x.png"`},
 		{"stdin twice", func(o *ConflictsOptions) { o.AuditLogs = []string{"-", "-"} }, "only once"},
 		{"live and audit log", func(o *ConflictsOptions) { o.Live, o.changed = true, flagsGiven("audit-log") }, "--live and --audit-log cannot be used together"},

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"strings"
 
 	"github.com/spf13/cobra"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -15,6 +14,7 @@ import (
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"k8s.io/client-go/dynamic"
 
+	"github.com/kubectl-rv/kubectl-rv/pkg/apitypes"
 	"github.com/kubectl-rv/kubectl-rv/pkg/cmd/cmdutil"
 	"github.com/kubectl-rv/kubectl-rv/pkg/exitcode"
 	"github.com/kubectl-rv/kubectl-rv/pkg/findings"
@@ -393,11 +393,11 @@ func (o *PredictOptions) targets(ctx context.Context) ([]predict.Target, error) 
 	if len(o.args) != 1 {
 		return nil, exitcode.Usagef("a patch needs exactly one TYPE/NAME argument, got %d", len(o.args))
 	}
-	typ, name, ok := strings.Cut(o.args[0], "/")
-	if !ok || typ == "" || name == "" {
-		return nil, exitcode.Usagef("argument %q: want TYPE/NAME, for example deployment/web", o.args[0])
+	on, err := apitypes.ParseObjectName(o.args[0])
+	if err != nil {
+		return nil, exitcode.Usagef("argument %w", err)
 	}
-	ref := predict.ObjectRef{Kind: typ, Name: name}
+	ref := predict.ObjectRef{Kind: on.Type, Namespace: on.Namespace, Name: on.Name}
 	return []predict.Target{{Input: predict.Input{Ref: ref, Patch: data, PatchType: o.patchType, Base: base, BaseRV: o.BaseRV}}}, nil
 }
 

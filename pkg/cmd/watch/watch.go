@@ -15,6 +15,7 @@ import (
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"k8s.io/client-go/dynamic"
 
+	"github.com/kubectl-rv/kubectl-rv/pkg/apitypes"
 	"github.com/kubectl-rv/kubectl-rv/pkg/cmd/cmdutil"
 	"github.com/kubectl-rv/kubectl-rv/pkg/exitcode"
 	"github.com/kubectl-rv/kubectl-rv/pkg/findings"
@@ -163,6 +164,20 @@ func NewCmdWatch(f *cmdutil.Factory, streams genericiooptions.IOStreams) *cobra.
 	return cmd
 }
 
+// checkObjectNamespace refuses an --object TYPE/NAMESPACE/NAME whose
+// namespace is not the one -n gave.
+func checkObjectNamespace(object, ns string, explicit bool) error {
+	on, err := apitypes.ParseObjectName(object)
+	if err != nil || !explicit {
+		// A bad --object is reported when the recording is searched.
+		return nil
+	}
+	if _, err := on.InNamespace(ns); err != nil {
+		return exitcode.Usagef("--object %w", err)
+	}
+	return nil
+}
+
 // Complete records the arguments and wires the clients; it contacts nothing.
 func (o *WatchOptions) Complete(f *cmdutil.Factory, args []string) error {
 	o.Args = args
@@ -170,8 +185,9 @@ func (o *WatchOptions) Complete(f *cmdutil.Factory, args []string) error {
 		// A recording needs no kubeconfig; -n or the kubeconfig's
 		// namespace only completes --object TYPE/NAME.
 		if o.Object != "" {
-			if ns, _, err := f.Namespace(); err == nil {
+			if ns, explicit, err := f.Namespace(); err == nil {
 				o.namespace = ns
+				return checkObjectNamespace(o.Object, ns, explicit)
 			}
 		}
 		return nil

@@ -74,6 +74,7 @@ func TestWatchReplayTravels(t *testing.T) {
 		{"list", []string{"watch", "--replay", p, "--list"}, 0, "shop/web", ""},
 		{"list as yaml", []string{"watch", "--replay", p, "--list", "-o", "yaml"}, 0, "kind: ReplayList", ""},
 		{"one object at a version", []string{"watch", "--replay", p, "--object", "deploy/web", "-n", "shop", "--at", "11"}, 0, "replicas: 2", ""},
+		{"a namespace -n contradicts", []string{"watch", "--replay", p, "--object", "deploy/shop/web", "-n", "other", "--at", "11"}, 2, "", `--object deploy/shop/web names namespace "shop", -n names "other": give one`},
 		{"its last state", []string{"watch", "--replay", p, "--object", "deployments.apps/shop/web"}, 0, "replicas: 3", ""},
 		{"a diff", []string{"watch", "--replay", p, "--object", "deploy/shop/web", "--from", "10", "--to", "12"}, 0, ".spec.replicas", ""},
 		{"an unknown object", []string{"watch", "--replay", p, "--object", "deploy/shop/api"}, 2, "", "--object: "},
