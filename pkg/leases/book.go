@@ -201,7 +201,7 @@ func (b *book) lock(h *holding, end time.Time, audit bool) Lock {
 
 // lockOf is the Lock a record shows at now.
 func lockOf(ref LockRef, r Record, now time.Time) Lock {
-	l := Lock{LockRef: ref, Holder: r.Holder, LeaseDuration: Duration(r.Duration), Transitions: r.Transitions,
+	l := Lock{LockRef: ref, Holder: r.Holder, LeaseDuration: Duration(r.Duration), Transitions: &r.Transitions,
 		Strategy: r.Strategy, PreferredHolder: r.PreferredHolder}
 	if !r.Acquire.IsZero() {
 		t := r.Acquire

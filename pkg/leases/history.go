@@ -263,7 +263,10 @@ func (b *HistoryBuilder) Report() *Report {
 	rep := &Report{Mode: ModeHistory, Start: b.first, End: b.last, Events: b.events}
 	for _, h := range b.locks {
 		b.checkExpiry(h, b.last)
-		rep.Locks = append(rep.Locks, b.lock(h, b.last, true))
+		l := b.lock(h, b.last, true)
+		// Not in the events: unknown, not 0.
+		l.Transitions = nil
+		rep.Locks = append(rep.Locks, l)
 	}
 	b.fill(rep)
 	b.leaveOutShared(rep)

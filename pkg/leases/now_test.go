@@ -80,7 +80,7 @@ func TestNow(t *testing.T) {
 				t.Errorf("sched (-want +got):\n%s", diff)
 			}
 			old := rep.Locks[1]
-			if diff := cmp.Diff([]any{"pod-x", int32(3), Duration(18 * time.Second)}, []any{old.Holder, old.Transitions, *old.Slack}); diff != "" {
+			if diff := cmp.Diff([]any{"pod-x", int32(3), Duration(18 * time.Second)}, []any{old.Holder, *old.Transitions, *old.Slack}); diff != "" {
 				t.Errorf("annotation lock (-want +got):\n%s", diff)
 			}
 		})

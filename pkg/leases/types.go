@@ -87,8 +87,9 @@ type Lock struct {
 	// Expired says the holder did not renew within LeaseDuration.
 	Expired bool `json:"expired"`
 	// Transitions is leaseTransitions (leaderTransitions for annotation
-	// locks); 0 in a history.
-	Transitions int32 `json:"transitions"`
+	// locks); nil in a history, whose Metadata-level events do not carry
+	// the Lease's spec.
+	Transitions *int32 `json:"transitions,omitempty"`
 	// Strategy and PreferredHolder are coordinated leader election's.
 	Strategy        string `json:"strategy,omitempty"`
 	PreferredHolder string `json:"preferredHolder,omitempty"`

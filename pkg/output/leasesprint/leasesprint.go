@@ -151,7 +151,7 @@ func Locks(rep *leases.Report) *output.TableData {
 		row := []output.Cell{cell(dash(l.Namespace)), cell(name), cell(dash(l.Holder)), cell(since(rep.End, l.HeldSince)),
 			cell(ago(rep.End, l.LastRenew)), cell(secs(l.LeaseDuration.D())), slack(l)}
 		if rep.Mode == leases.ModeNow {
-			row = append(row, cell(strconv.Itoa(int(l.Transitions))), cell(candidates(l.Candidates)))
+			row = append(row, cell(transitions(l.Transitions)), cell(candidates(l.Candidates)))
 		} else {
 			row = append(row, renewals(l.Renewals)...)
 		}
@@ -161,6 +161,13 @@ func Locks(rep *leases.Report) *output.TableData {
 		t.AddRow(row...)
 	}
 	return t
+}
+
+func transitions(n *int32) string {
+	if n == nil {
+		return "-"
+	}
+	return strconv.Itoa(int(*n))
 }
 
 func slack(l leases.Lock) output.Cell {

@@ -34,12 +34,12 @@ func nowReport() *leases.Report {
 	return &leases.Report{Mode: leases.ModeNow, Start: *at(60), End: *at(60), CandidateAPI: "coordination.k8s.io/v1beta1",
 		Locks: []leases.Lock{
 			{LockRef: leases.LockRef{Kind: leases.KindLease, Namespace: "kube-node-lease", Name: "node-1"}, Holder: "node-1", HeldSince: at(-3600), LastRenew: at(58),
-				LeaseDuration: leases.Duration(40 * time.Second), RenewAge: d(2), Slack: d(38)},
-			{LockRef: sched, Holder: "cp-1_\x1b[31mx", HeldSince: at(0), LastRenew: at(48), LeaseDuration: leases.Duration(15 * time.Second), RenewAge: d(12), Slack: d(3), Transitions: 4,
+				LeaseDuration: leases.Duration(40 * time.Second), RenewAge: d(2), Slack: d(38), Transitions: ptr(int32(0))},
+			{LockRef: sched, Holder: "cp-1_\x1b[31mx", HeldSince: at(0), LastRenew: at(48), LeaseDuration: leases.Duration(15 * time.Second), RenewAge: d(12), Slack: d(3), Transitions: ptr(int32(4)),
 				Candidates: []leases.Candidate{{Name: "cp-1", BinaryVersion: "1.36.3"}, {Name: "cp-2", BinaryVersion: "1.36.3"}}},
 			{LockRef: leases.LockRef{Kind: leases.KindConfigMap, Namespace: "kube-system", Name: "old"}, Holder: "pod-x", HeldSince: at(0), LastRenew: at(20),
-				LeaseDuration: leases.Duration(30 * time.Second), RenewAge: d(40), Slack: d(-10), Expired: true, Transitions: 1},
-			{LockRef: leases.LockRef{Kind: leases.KindLease, Namespace: "team", Name: "free"}, LeaseDuration: leases.Duration(15 * time.Second)},
+				LeaseDuration: leases.Duration(30 * time.Second), RenewAge: d(40), Slack: d(-10), Expired: true, Transitions: ptr(int32(1))},
+			{LockRef: leases.LockRef{Kind: leases.KindLease, Namespace: "team", Name: "free"}, LeaseDuration: leases.Duration(15 * time.Second), Transitions: ptr(int32(0))},
 		}}
 }
 
@@ -163,3 +163,5 @@ func TestReportZoomsToTheLocks(t *testing.T) {
 		t.Errorf("historyReport's axis %s to %s, want its start and end", stamp(from), stamp(to))
 	}
 }
+
+func ptr[T any](v T) *T { return &v }
