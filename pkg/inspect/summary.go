@@ -17,7 +17,9 @@ type Summary struct {
 	Started  time.Time       `json:"started"`
 	Ended    time.Time       `json:"ended"`
 	Duration follow.Duration `json:"duration"`
-	// Writes counts creations and modifications seen, Deletes deletions.
+	// Writes counts modifications seen, Creates creations and Deletes
+	// deletions: as churn does, a creation is not a write.
+	Creates int `json:"creates"`
 	Writes  int `json:"writes"`
 	Deletes int `json:"deletes"`
 	// Objects are the written objects, most written first.
@@ -36,8 +38,7 @@ type ObjectSummary struct {
 	Namespace string `json:"namespace,omitempty"`
 	Resource  string `json:"resource"`
 	Writes    int    `json:"writes"`
-	// Spec, Status, Metadata and Other split Writes by Churn; creations are
-	// in Writes only.
+	// Spec, Status, Metadata and Other split Writes by Churn.
 	Spec     int      `json:"spec"`
 	Status   int      `json:"status"`
 	Metadata int      `json:"metadata"`
@@ -74,7 +75,7 @@ type FieldSummary struct {
 // entry; managers and field paths are interned, since few managers write
 // the same few fields of many objects.
 type stats struct {
-	writes, deletes int
+	creates, writes, deletes int
 	// managers counts each known writer's writes; how many objects and
 	// fields each wrote is counted from the objects' managers at the end.
 	managers map[string]int
@@ -178,8 +179,11 @@ func (s *stats) restart(o *objStats) {
 	}
 }
 
-// write counts a creation (paths nil) or a modification of the object of
-// key k (state st), each path named as in paths.
+// created counts a creation: not a write (see Summary).
+func (s *stats) created() { s.creates++ }
+
+// write counts a modification of the object of key k (state st), each
+// path named as in paths.
 func (s *stats) write(k objKey, st *objState, kind string, e *Event, paths []unique.Handle[string]) {
 	s.writes++
 	o := s.objectOf(k, st, kind)
@@ -325,7 +329,7 @@ func (t *Tracker) Summary(ended time.Time) Summary {
 	if started.IsZero() {
 		started = ended
 	}
-	s := Summary{Started: started, Ended: ended, Duration: follow.Duration(ended.Sub(started).Round(time.Millisecond)), Writes: t.stats.writes, Deletes: t.stats.deletes,
+	s := Summary{Started: started, Ended: ended, Duration: follow.Duration(ended.Sub(started).Round(time.Millisecond)), Creates: t.stats.creates, Writes: t.stats.writes, Deletes: t.stats.deletes,
 		Objects: []ObjectSummary{}, Managers: []ManagerSummary{}, HotFields: []FieldSummary{}, Gaps: []follow.Gap{}, Fights: []follow.Fight{}}
 	managers := map[string]*ManagerSummary{}
 	for name, n := range t.stats.managers {

@@ -252,7 +252,7 @@ func (t *Tracker) created(at time.Time, k objKey, u *unstructured.Unstructured, 
 	e := t.baseEvent(EventAdded, at, k, u)
 	e.Writer = &w
 	e.AfterGap = afterGap
-	t.stats.write(k, st, u.GetKind(), &e, nil)
+	t.stats.created()
 	t.hot(st, &e, at)
 	return e
 }

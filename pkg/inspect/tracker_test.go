@@ -454,3 +454,24 @@ func TestTrackerClassesWritesAsDocumented(t *testing.T) {
 		})
 	}
 }
+
+// TestTrackerSummaryCountsCreatesApart: a creation is not a write, as in
+// churn: the summary counts it in Creates, and the object's and its
+// manager's writes are its modifications only.
+func TestTrackerSummaryCountsCreatesApart(t *testing.T) {
+	creator := mf{"kubectl-create", "Update", "", 0, fCreate}
+	v := func(rv string, gen, replicas int64, mfs ...mf) version {
+		return version{name: "web", rv: rv, gen: gen, replicas: replicas, ready: -1, mfs: mfs}
+	}
+	tr := NewTracker(TrackerConfig{FightThreshold: 100, HotRate: 0})
+	observeAll(tr, []follow.Event{
+		synced(0, follow.SyncInitial, "5", ""),
+		ev(t, follow.Added, 1, v("10", 1, 1, creator)),
+		ev(t, follow.Modified, 2, v("11", 2, 2, creator)),
+		ev(t, follow.Modified, 3, v("12", 3, 3, creator)),
+	})
+	s := tr.Summary(t0.Add(5 * time.Second))
+	if s.Creates != 1 || s.Writes != 2 || len(s.Objects) != 1 || s.Objects[0].Writes != 2 || len(s.Managers) != 1 || s.Managers[0].Writes != 2 {
+		t.Errorf("summary: %d creates, %d writes, objects %+v, managers %+v; want 1 create and 2 writes, by kubectl-create", s.Creates, s.Writes, s.Objects, s.Managers)
+	}
+}

@@ -19,7 +19,7 @@ func (w *Printer) Summary(s inspect.Summary) error {
 		return w.p.PrintJSONLine(summaryJSON{TypeMeta: output.NewTypeMeta(SummaryKind), Summary: s})
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "\n%s %s: %s, %s, %s, %s\n", w.p.Paint(output.Bold, "Summary of"), output.Duration(time.Duration(s.Duration)), text.Plural(s.Writes, "write"), text.Plural(s.Deletes, "delete"), text.Plural(len(s.Gaps), "gap"), text.Plural(len(s.Fights), "fight"))
+	fmt.Fprintf(&b, "\n%s %s: %s, %s, %s, %s, %s\n", w.p.Paint(output.Bold, "Summary of"), output.Duration(time.Duration(s.Duration)), text.Plural(s.Creates, "create"), text.Plural(s.Writes, "write"), text.Plural(s.Deletes, "delete"), text.Plural(len(s.Gaps), "gap"), text.Plural(len(s.Fights), "fight"))
 	if len(s.Objects) > 0 {
 		t := &output.TableData{Columns: output.Columns("Object", "Writes", "Spec", "Status", "Metadata", "Other", "Managers", "Hot")}
 		if w.opts.ShowNamespace {
