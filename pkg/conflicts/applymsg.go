@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // ownerHeadRE matches the head of one owner in an apply conflict's
@@ -18,14 +19,16 @@ import (
 //	- .data.a
 //	conflicts with "m2" using v1:
 //	- .data.b
-var ownerHeadRE = regexp.MustCompile(`conflicts? with ("(?:[^"\\]|\\.)*")(?: with subresource "(?:[^"\\]|\\.)*")?( using [^\s:]+(?: at \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ)?)?:`)
+var ownerHeadRE = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`conflicts? with ("(?:[^"\\]|\\.)*")(?: with subresource "(?:[^"\\]|\\.)*")?( using [^\s:]+(?: at \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ)?)?:`)
+})
 
 // ApplyConflictOwners reads every manager an apply conflict's message
 // names, with its fields in the message's order and whether its entry is
 // an Apply (named without an API version); a manager named twice is one
 // owner. A message it cannot read gives none.
 func ApplyConflictOwners(msg string) []FieldOwner {
-	heads := ownerHeadRE.FindAllStringSubmatchIndex(msg, -1)
+	heads := ownerHeadRE().FindAllStringSubmatchIndex(msg, -1)
 	var out []FieldOwner
 	for i, h := range heads {
 		name, err := strconv.Unquote(msg[h[2]:h[3]])

@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 	"unicode"
 	"unicode/utf8"
@@ -383,11 +384,11 @@ func podOf(writer string) string {
 	return ""
 }
 
-var notLabel = regexp.MustCompile(`[^a-z0-9-]+`)
+var notLabel = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[^a-z0-9-]+`) })
 
 // dnsLabel makes s a DNS label (actor and scenario names must be), or "".
 func dnsLabel(s string) string {
-	s = notLabel.ReplaceAllString(strings.ToLower(s), "-")
+	s = notLabel().ReplaceAllString(strings.ToLower(s), "-")
 	if len(s) > 50 {
 		s = s[:50]
 	}

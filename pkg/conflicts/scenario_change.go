@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
@@ -163,12 +164,14 @@ func updateOwnerField(plans []*writerPlan, p *writerPlan, typ writepath.Type) (s
 // scenario can set to a string: a ConfigMap's data keys, annotations and
 // labels, under keys without dots or slashes (a dotted path could not
 // tell them from nesting).
-var settableRE = regexp.MustCompile(`^\.(data|metadata\.annotations|metadata\.labels)\.([A-Za-z0-9][A-Za-z0-9_-]{0,62})$`)
+var settableRE = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^\.(data|metadata\.annotations|metadata\.labels)\.([A-Za-z0-9][A-Za-z0-9_-]{0,62})$`)
+})
 
 // settablePath turns a field of an apply conflict (.data.a) into the
 // dotted path a scenario sets (data.a); "" for a field it cannot set.
 func settablePath(field string, typ writepath.Type) string {
-	m := settableRE.FindStringSubmatch(field)
+	m := settableRE().FindStringSubmatch(field)
 	if m == nil || m[1] == "data" && !isConfigMap(typ) {
 		return ""
 	}

@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/kubectl-rv/kubectl-rv/pkg/mvcc"
 )
@@ -63,13 +64,13 @@ func perr(src, format string, args ...any) error {
 
 // argRE is etcdctl's argify: double-quoted strings (with escapes) or runs of
 // non-space.
-var argRE = regexp.MustCompile(`"(?:[^"\\]|\\.)*"|\S+`)
+var argRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`"(?:[^"\\]|\\.)*"|\S+`) })
 
 // Split splits a command line the way etcdctl's txn reader does: quoted
 // arguments are unquoted with Go's rules.
 func Split(line string) ([]string, error) {
 	var out []string
-	for _, a := range argRE.FindAllString(line, -1) {
+	for _, a := range argRE().FindAllString(line, -1) {
 		if strings.HasPrefix(a, `"`) {
 			u, err := strconv.Unquote(a)
 			if err != nil {

@@ -14,6 +14,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/kubectl-rv/kubectl-rv/pkg/input"
 	"github.com/kubectl-rv/kubectl-rv/pkg/text"
@@ -284,7 +285,7 @@ func readError(name string, err error) error {
 	return &PathError{Path: name, Err: err}
 }
 
-var yamlLine = regexp.MustCompile(`line (\d+)`)
+var yamlLine = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`line (\d+)`) })
 
 // Decode decodes every object in data, a YAML stream or JSON, read from the
 // file name (used in errors and Sources).
@@ -336,7 +337,7 @@ func yamlError(file string, docLine, firstLine int, err error) error {
 	msg := strings.TrimPrefix(err.Error(), "error converting YAML to JSON: ")
 	msg = strings.TrimPrefix(msg, "yaml: ")
 	line := firstLine
-	if m := yamlLine.FindStringSubmatchIndex(msg); m != nil {
+	if m := yamlLine().FindStringSubmatchIndex(msg); m != nil {
 		n, _ := strconv.Atoi(msg[m[2]:m[3]])
 		line = docLine + n - 1
 		msg = strings.TrimLeft(msg[:m[0]]+msg[m[1]:], ": ")

@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -285,18 +286,20 @@ func (h *sizeHeap) Pop() any {
 //	run-6f1c2a9e-...-...   a UUID
 //	deploy-3f9a1c7         a hex hash of 7 or more digits, with a digit
 //	build-1732455821       a number of 6 or more digits (a run ID, a timestamp)
-var generatedSuffix = regexp.MustCompile(`[-_.](?:` +
-	`[bcdfghjklmnpqrstvwxz2456789]{6,10}[-_.][bcdfghjklmnpqrstvwxz2456789]{5}` +
-	`|[bcdfghjklmnpqrstvwxz2456789]{5}` +
-	`|[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}` +
-	`|[0-9a-f]*[0-9][0-9a-f]*` +
-	`)$`)
+var generatedSuffix = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`[-_.](?:` +
+		`[bcdfghjklmnpqrstvwxz2456789]{6,10}[-_.][bcdfghjklmnpqrstvwxz2456789]{5}` +
+		`|[bcdfghjklmnpqrstvwxz2456789]{5}` +
+		`|[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}` +
+		`|[0-9a-f]*[0-9][0-9a-f]*` +
+		`)$`)
+})
 
 // GeneratedStem reports whether a manager name ends in a generated suffix
 // (see generatedSuffix), and the name without it: managers named after a
 // pod or a run are new with every pod or run, so their entries pile up.
 func GeneratedStem(name string) (string, bool) {
-	loc := generatedSuffix.FindStringIndex(name)
+	loc := generatedSuffix().FindStringIndex(name)
 	if loc == nil || loc[0] == 0 {
 		return "", false
 	}

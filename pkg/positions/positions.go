@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/kubectl-rv/kubectl-rv/pkg/input"
 	"github.com/kubectl-rv/kubectl-rv/pkg/text"
@@ -150,7 +151,7 @@ func isMarker(line []byte, m string) bool {
 	return ok && (len(rest) == 0 || rest[0] == ' ' || rest[0] == '\t' || rest[0] == '\r')
 }
 
-var yamlLine = regexp.MustCompile(`line (\d+)`)
+var yamlLine = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`line (\d+)`) })
 
 // syntaxError rewrites a YAML parser error, whose line counts from the
 // start of the document, into "file:line: invalid YAML: reason", the line
@@ -158,7 +159,7 @@ var yamlLine = regexp.MustCompile(`line (\d+)`)
 func syntaxError(name string, lines lineMap, first int, err error) error {
 	msg := strings.TrimPrefix(err.Error(), "yaml: ")
 	line := first
-	if m := yamlLine.FindStringSubmatchIndex(msg); m != nil {
+	if m := yamlLine().FindStringSubmatchIndex(msg); m != nil {
 		n, _ := strconv.Atoi(msg[m[2]:m[3]])
 		line = lines.pos(&yaml.Node{Line: n, Column: 1}).Line
 		msg = msg[:m[0]] + msg[m[1]:]

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	yaml "go.yaml.in/yaml/v3"
@@ -51,8 +52,10 @@ const (
 	MaxDuration = 7 * 24 * time.Hour
 )
 
-var unknownField = regexp.MustCompile(`^line (\d+): field (\S+) not found in type scenario\.(\w+)$`)
-var lineMsg = regexp.MustCompile(`^line (\d+): (.*)$`)
+var unknownField = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^line (\d+): field (\S+) not found in type scenario\.(\w+)$`)
+})
+var lineMsg = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^line (\d+): (.*)$`) })
 
 // Parse decodes and validates a scenario. Unknown fields, duplicate keys,
 // wrong types and impossible settings are *Error values naming the line.
@@ -122,18 +125,18 @@ func yamlError(source string, err error) error {
 	var te *yaml.TypeError
 	if errors.As(err, &te) && len(te.Errors) > 0 {
 		msg := te.Errors[0]
-		if m := unknownField.FindStringSubmatch(msg); m != nil {
+		if m := unknownField().FindStringSubmatch(msg); m != nil {
 			n, _ := strconv.Atoi(m[1])
 			return &Error{Source: source, Line: n, Msg: fmt.Sprintf("unknown field %q in %s", m[2], typeName(m[3]))}
 		}
-		if m := lineMsg.FindStringSubmatch(msg); m != nil {
+		if m := lineMsg().FindStringSubmatch(msg); m != nil {
 			n, _ := strconv.Atoi(m[1])
 			return &Error{Source: source, Line: n, Msg: m[2]}
 		}
 		return &Error{Source: source, Msg: msg}
 	}
 	msg := strings.TrimPrefix(err.Error(), "yaml: ")
-	if m := lineMsg.FindStringSubmatch(msg); m != nil {
+	if m := lineMsg().FindStringSubmatch(msg); m != nil {
 		n, _ := strconv.Atoi(m[1])
 		return &Error{Source: source, Line: n, Msg: m[2]}
 	}
@@ -348,11 +351,11 @@ func dotted(p string) string {
 	return b.String()
 }
 
-var nameRE = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`)
+var nameRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`) })
 
 func (a *Actor) validate(l lines, p string, total Duration) *Error {
 	where := fmt.Sprintf("%s (%q)", dotted(p), a.Name)
-	if !nameRE.MatchString(a.Name) || len(a.Name) > 50 {
+	if !nameRE().MatchString(a.Name) || len(a.Name) > 50 {
 		return errAt(l, p+".name", "%s: name must be a lower-case DNS label of at most 50 characters", dotted(p))
 	}
 	if a.Replicas == 0 {
