@@ -8,10 +8,12 @@ import (
 	"github.com/kubectl-rv/kubectl-rv/pkg/output/cireport"
 	"github.com/kubectl-rv/kubectl-rv/pkg/output/doctorprint"
 	"github.com/kubectl-rv/kubectl-rv/pkg/output/lagprint"
+	"github.com/kubectl-rv/kubectl-rv/pkg/output/loadprint"
 )
 
 // TestCIFormatsDocListsDoctorAndLagRules: docs/ci-formats.md has a row
-// for each of doctor's and lag's CI rules, with the fix the report gives.
+// for each of doctor's, lag's and the hot loops' CI rules, with the fix
+// the report gives.
 func TestCIFormatsDocListsDoctorAndLagRules(t *testing.T) {
 	doc, err := os.ReadFile("../../docs/ci-formats.md")
 	if err != nil {
@@ -23,7 +25,7 @@ func TestCIFormatsDocListsDoctorAndLagRules(t *testing.T) {
 			rows[id] = rest
 		}
 	}
-	for _, rules := range [][]cireport.Rule{doctorprint.CIRules(), lagprint.CIRules()} {
+	for _, rules := range [][]cireport.Rule{doctorprint.CIRules(), lagprint.CIRules(), loadprint.CIRules()} {
 		for _, r := range rules {
 			row, ok := rows[r.ID]
 			if !ok || !strings.HasSuffix(strings.TrimSpace(row), "| "+r.Fix+" |") {

@@ -34,15 +34,17 @@ const (
 type Finding struct {
 	Kind string `json:"kind"`
 	// Client is user[@pod] (user agent), as sent.
-	Client    string    `json:"client"`
-	User      string    `json:"user"`
-	Pod       string    `json:"pod,omitempty"`
-	UserAgent string    `json:"userAgent,omitempty"`
-	Object    string    `json:"object"`
-	Count     int       `json:"count"`
-	PerSecond float64   `json:"perSecond"`
-	From      time.Time `json:"from"`
-	To        time.Time `json:"to"`
+	Client    string `json:"client"`
+	User      string `json:"user"`
+	Pod       string `json:"pod,omitempty"`
+	UserAgent string `json:"userAgent,omitempty"`
+	Object    string `json:"object"`
+	// Ref is the object's parts, for a report that locates it.
+	Ref       audit.ObjectRef `json:"-"`
+	Count     int             `json:"count"`
+	PerSecond float64         `json:"perSecond"`
+	From      time.Time       `json:"from"`
+	To        time.Time       `json:"to"`
 }
 
 // hotSteps is how many steps a span holds.
@@ -52,6 +54,7 @@ const hotSteps = 4
 // step s, for the steps last-hotSteps to last.
 type hotPair struct {
 	kind, user, pod, agent, object string
+	ref                            audit.ObjectRef
 	ring                           [hotSteps + 1]int
 	// firstAt is the receive time of each step's first request, lastAt
 	// of the pair's last request (Unix nanoseconds).
@@ -114,6 +117,9 @@ func (h *hotTracker) add(e *audit.Event, obj []byte, oh audit.KeyHash, wasted bo
 		h.pairs[k] = p
 	case p.object == "":
 		p.user, p.pod, p.agent, p.object = strings.Clone(e.Username), strings.Clone(e.PodName), strings.Clone(e.UserAgent), string(obj)
+		r := &e.ObjectRef
+		p.ref = audit.ObjectRef{Resource: strings.Clone(r.Resource), APIGroup: strings.Clone(r.APIGroup),
+			Namespace: strings.Clone(r.Namespace), Name: strings.Clone(r.Name)}
 	}
 	h.advance(p, s)
 	if s > p.last-hotSteps {
@@ -192,7 +198,7 @@ func (h *hotTracker) close(p *hotPair) {
 	f.PerSecond = float64(f.Count) / f.To.Sub(f.From).Seconds()
 	// Named now: a loop lasts two requests at least, and p is named at
 	// its second.
-	f.User, f.Pod, f.UserAgent, f.Object, f.Client = p.user, p.pod, p.agent, p.object, clientName(p.user, p.pod, p.agent)
+	f.User, f.Pod, f.UserAgent, f.Object, f.Ref, f.Client = p.user, p.pod, p.agent, p.object, p.ref, clientName(p.user, p.pod, p.agent)
 	h.found = append(h.found, *f)
 }
 

@@ -84,6 +84,10 @@ func TestConflictsViewTop(t *testing.T) {
 	if code != 0 {
 		t.Errorf("exit %d (%s): a loop at 2 a second is under --hot-rate 2.5", code, errOut)
 	}
+	out, _, code = run(t, "conflicts", "--audit-log", log, "--view", "top", "-o", "github", "--fail-on", "hot-read", "--hot-rate", "1.5", "--hot-for", "8s")
+	if code != 1 || !strings.Contains(out, "::error title=hot read loop%3A configmaps/ns/a::looper (looper/v1) sent 40 requests") {
+		t.Errorf("-o github: exit %d, want 1 and the loop as an error:\n%s", code, out)
+	}
 	page := filepath.Join(t.TempDir(), "top.html")
 	if _, errOut, code = run(t, "conflicts", "--audit-log", log, "--view", "top", "--report", page); code != 0 {
 		t.Errorf("--report: exit %d (%s)", code, errOut)
@@ -111,7 +115,6 @@ func TestConflictsViewTopUsage(t *testing.T) {
 		{[]string{"--view", "top", "--by", "pod"}, `--by "pod": use one of user, writer, verb`},
 		{[]string{"--view", "top", "--fail-on", "fight"}, `--fail-on "fight": use hot-read, wasted-write, any or none`},
 		{[]string{"--view", "top", "--hot-for", "0s"}, "--hot-for must be positive"},
-		{[]string{"--view", "top", "-o", "sarif"}, "--view top and -o sarif cannot be used together"},
 		{[]string{"--view", "top", "--scenario", "x.yaml"}, "--view top and --scenario cannot be used together"},
 		{[]string{"--view", "top", "--report", "x.svg"}, "--view top draws no picture; give FILE.html"},
 		{[]string{"--verb", "get"}, `--verb "get" is not a write verb`},

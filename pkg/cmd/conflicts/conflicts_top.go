@@ -82,9 +82,6 @@ func (o *ConflictsOptions) validateLoad() error {
 	if o.Report != "" && !strings.EqualFold(filepath.Ext(o.Report), ".html") {
 		return exitcode.Usagef("--report %q: --view %s draws no picture; give FILE.html for its tables on a page", o.Report, o.View)
 	}
-	if f := o.Output.Format(); f.CI() {
-		return exitcode.Usagef("--view %s and -o %s cannot be used together: give -o json, or --fail-on hot-read,wasted-write for a CI gate", o.View, f)
-	}
 	l := &o.load
 	if len(l.By) > 0 && o.View != loadprint.ViewTop {
 		return exitcode.Usagef("--by is for --view top")
@@ -145,11 +142,15 @@ func (o *ConflictsOptions) runLoad(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if p.Structured() {
+	switch f := o.Output.Format(); {
+	case f.CI():
+		// The hot loops, each at its object; the tables are not findings.
+		err = loadprint.PrintCI(o.Out, f, rep, loadprint.CI{Tool: cmdutil.CITool(), Fails: o.load.failOn.Fails})
+	case p.Structured():
 		scope := loadprint.Scope{AuditLogs: append(slices.Clip(o.AuditLogs), o.Sources...), Since: o.Since, Until: o.Until,
 			Object: o.Object, HotRate: o.load.HotRate, HotFor: o.load.HotFor.String()}
 		err = p.PrintObject(loadprint.NewDocument(rep, scope))
-	} else {
+	default:
 		top := o.Top
 		if !o.set("top") {
 			top = loadprint.DefaultTop

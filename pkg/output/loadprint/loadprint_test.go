@@ -3,12 +3,16 @@ package loadprint
 import (
 	"bytes"
 	"encoding/json"
+	"io"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/kubectl-rv/kubectl-rv/internal/cigolden"
+	"github.com/kubectl-rv/kubectl-rv/pkg/audit"
 	"github.com/kubectl-rv/kubectl-rv/pkg/load"
 	"github.com/kubectl-rv/kubectl-rv/pkg/output"
+	"github.com/kubectl-rv/kubectl-rv/pkg/output/cireport"
 )
 
 var t0 = time.Date(2026, 11, 24, 10, 0, 0, 0, time.UTC)
@@ -98,4 +102,15 @@ func TestHTMLEscapes(t *testing.T) {
 	if strings.Contains(page, "<script>") || strings.Contains(page, "\x1b") {
 		t.Errorf("page holds markup or an escape from the log:\n%s", page)
 	}
+}
+
+// TestCIFormats: a rule, a group and a case per kind of hot loop; a loop
+// of a kind --fail-on names is an error, located at its object.
+func TestCIFormats(t *testing.T) {
+	rep := report()
+	rep.Findings[0].Ref = audit.ObjectRef{Resource: "configmaps", Namespace: "shop", Name: "a"}
+	rep.Findings = append(rep.Findings, load.Finding{Kind: load.WastedWrite, Client: "creator (kubectl/v1.36)", Object: "leases.coordination.k8s.io/shop/l",
+		Ref: audit.ObjectRef{Resource: "leases", APIGroup: "coordination.k8s.io", Namespace: "shop", Name: "l"}, Count: 40, PerSecond: 1, From: t0, To: t0.Add(40 * time.Second)})
+	ci := CI{Tool: cireport.Tool{Name: "kubectl-rv", Version: "v0.0.0-test"}, Fails: func(k string) bool { return k == load.HotRead }}
+	cigolden.Assert(t, "top-ci", func(w io.Writer, f output.Format) error { return PrintCI(w, f, rep, ci) })
 }
