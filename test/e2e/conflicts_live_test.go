@@ -62,7 +62,7 @@ func TestConflictsLive(t *testing.T) {
 	}
 	cctx, cancel := context.WithTimeout(ctx, 5*time.Minute)
 	defer cancel()
-	cmd := cluster.Command(cctx, "kubectl", "rv", "conflicts", "--live", "--for", "20s", "-o", "json")
+	cmd := cluster.Command(cctx, "kubectl", "rv", "conflicts", "live", "--for", "20s", "-o", "json")
 	var stdout bytes.Buffer
 	cmd.Stdout = &stdout
 	errPipe, err := cmd.StderrPipe()
@@ -141,19 +141,21 @@ func TestConflictsLivePermissions(t *testing.T) {
 	if r := cluster.Kubectl(t, "get", "configmaps", "-n", ns, "--context", "rv-nobody"); r.Code != 0 {
 		t.Fatalf("the read-only user cannot read ConfigMaps: %s", r)
 	}
-	r := cluster.RV(t, "conflicts", "--live", "--for", "1s", "--context", "rv-nobody")
+	r := cluster.RV(t, "conflicts", "live", "--for", "1s", "--context", "rv-nobody")
 	if r.Code != 3 || r.Stdout != "" || !strings.Contains(r.Stderr, "403 Forbidden") ||
 		!strings.Contains(r.Stderr, "needs get on the non-resource URL /metrics") || !strings.Contains(r.Stderr, `User "rv-nobody" cannot get path "/metrics"`) ||
 		strings.Count(r.Stderr, "error:") != 1 {
 		t.Errorf("a user without get on /metrics: want exit 3, one error naming the permission, no stdout: %s", r)
 	}
-	r = cluster.RV(t, "conflicts", "--live", "--for", "1s", "--context", "rv-readonly", "-o", "json")
+	r = cluster.RV(t, "conflicts", "live", "--for", "1s", "--context", "rv-readonly", "-o", "json")
 	if r.Code != 0 {
 		t.Fatalf("rv-readonly: %s", r)
 	}
 	parseLive(t, r.Stdout)
+	// The deprecated --live is still conflicts live, and says so.
 	r = cluster.RV(t, "conflicts", "--live", "--audit-log", cluster.AuditLog)
-	if r.Code != 2 || r.Stdout != "" || !strings.Contains(r.Stderr, "--live and --audit-log cannot be used together") {
-		t.Errorf("--live with --audit-log: want exit 2: %s", r)
+	if r.Code != 2 || r.Stdout != "" || !strings.Contains(r.Stderr, "--live and --audit-log cannot be used together") ||
+		!strings.Contains(r.Stderr, "Flag --live has been deprecated, use kubectl rv conflicts live") {
+		t.Errorf("--live with --audit-log: want exit 2 and the deprecation: %s", r)
 	}
 }

@@ -15,7 +15,6 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
-	"k8s.io/client-go/discovery"
 
 	"github.com/kubectl-rv/kubectl-rv/pkg/apitypes"
 	"github.com/kubectl-rv/kubectl-rv/pkg/audit"
@@ -50,11 +49,11 @@ within --retry-window; a 409 not retried is a give-up. --object, -n,
 --subresource and --status choose the attempts shown.
 
 --scenario FILE.yaml writes a simulate scenario reproducing the contention.
---live reads /metrics instead of a log: 409s per second by resource and verb.
+kubectl rv conflicts live reads /metrics instead: 409s per second.
 
 Exit status: 0; 1 with --fail-on-rate R when a writer's conflict rate
 exceeds R, or --fail-on on a hot loop; 2 on bad usage or a bad log; 3 when
---live cannot read /metrics or a --source service refuses.
+a --source service refuses.
 
 Docs: docs/conflicts.md`
 
@@ -118,7 +117,7 @@ const conflictsExample = `  # The hottest objects in an API server's audit log
   kubectl rv conflicts --listen 127.0.0.1:8443 --webhook-kubeconfig webhook.kubeconfig --for 10m --record received.log
 
   # 409s per second across the cluster, over 30 seconds, from /metrics
-  kubectl rv conflicts --live --for 30s`
+  kubectl rv conflicts live --for 30s`
 
 // ConflictsOptions are the options of kubectl rv conflicts.
 type ConflictsOptions struct {
@@ -165,11 +164,8 @@ type ConflictsOptions struct {
 	// changed tells which flags were given on the command line (runE's
 	// SeeFlags), to refuse the audit-log flags with --live.
 	changed func(name string) bool
-	// factory, server and scrape are --live's: the API server's URL and a
-	// GET of its /metrics, built in Run (tests set scrape).
-	factory *cmdutil.Factory
-	server  string
-	scrape  func(context.Context) ([]byte, error)
+	// live runs the deprecated --live: conflicts live's options.
+	live *LiveOptions
 	genericiooptions.IOStreams
 }
 
@@ -178,7 +174,7 @@ func NewCmdConflicts(f *cmdutil.Factory, streams genericiooptions.IOStreams) *co
 	def := conflicts.NewConfig()
 	o := &ConflictsOptions{Output: cmdutil.NewOutputFlags(output.Table, output.Wide, output.JSON, output.YAML, output.GitHub, output.JUnit, output.SARIF), FailOnRate: -1, RetryWindow: def.RetryWindow, IOStreams: streams}
 	cmd := &cobra.Command{
-		Use:     "conflicts (--audit-log PATH [--view objects|writers|timeline|causes] [--scenario FILE.yaml] | --live [--for DURATION])",
+		Use:     "conflicts (--audit-log PATH | --source SERVICE:WHAT | --listen ADDR) [--view VIEW]",
 		Short:   "Find which writes collide in a cluster, who loses to whom, and why, from audit logs or /metrics",
 		Long:    conflictsLong,
 		Example: conflictsExample,
@@ -199,8 +195,11 @@ func NewCmdConflicts(f *cmdutil.Factory, streams genericiooptions.IOStreams) *co
 	fs.BoolVar(&o.Strict, "strict", false, "Make every skipped line (a blank line, a last line cut short) an error.")
 	fs.IntVar(&o.Top, "top", 0, "Show only this many objects and writers, the most 409s first; 0 is all. Not given, a table stops at 20 rows and says how many more there are; -o json|yaml keeps every row.")
 	fs.StringVar(&o.Report, "report", "", "Also write a picture of the --object (or the hottest object): writers as lanes over time, 409s, successes and give-ups marked. FILE.svg or FILE.html; with --view top or wasted, FILE.html of the tables.")
-	fs.BoolVar(&o.Live, "live", false, "Instead of an audit log, read the API server's /metrics at the start and the end of --for and show the 409s per second by group, resource, subresource and verb.")
-	fs.DurationVar(&o.For, "for", 10*time.Second, "With --live, the time between the two reads of /metrics; with --listen, how long to receive (default: until Ctrl-C).")
+	fs.BoolVar(&o.Live, "live", false, "Instead of an audit log, read the API server's /metrics: kubectl rv conflicts live.")
+	_ = fs.MarkDeprecated("live", "use kubectl rv conflicts live")
+	// pflag says so on the command's stderr, not the process's.
+	fs.SetOutput(streams.ErrOut)
+	fs.DurationVar(&o.For, "for", 10*time.Second, "With --listen, how long to receive (default: until Ctrl-C).")
 	fs.StringArrayVar(&o.Resources, "resource", nil, "Only objects of these types: a type as kubectl names it (cm, deployments.apps) or a pattern over RESOURCE.GROUP (*.apps, *.* for all; core types end in a dot: configmaps.); a leading - excludes (-leases.coordination.k8s.io). Repeatable.")
 	fs.StringArrayVar(&o.Filter.Writers, "writer", nil, "Only the attempts of these writers: a user, field manager, pod, writer as the report names it (user/manager@pod) or user agent; * matches any characters, a leading - excludes. Winners and causes still come from every writer. Repeatable.")
 	fs.StringArrayVar(&o.Filter.Verbs, "verb", nil, "Only the attempts with these verbs ("+strings.Join(audit.WriteVerbs, ", ")+"; with --view top or wasted any verb, get and list too); a leading - excludes. Repeatable.")
@@ -225,6 +224,7 @@ func NewCmdConflicts(f *cmdutil.Factory, streams genericiooptions.IOStreams) *co
 	fs.DurationVar(&o.SourceTimeout, "source-timeout", audit.DefaultSourceTimeout, "With --source: the longest a log service may go without sending a byte (to start answering, or between two reads of an answer) before the read fails; one page may take at most 4 times this in all. Raise it for a service slow to answer.")
 	fs.IntVar(&o.SourcePageSize, "source-page-size", 0, "With --source: events asked for per page (0: the service's default, 5000 or 10000; at most 10000). Lower it when an answer is over the 64 MiB cap.")
 	_ = cmd.RegisterFlagCompletionFunc("source", cobra.FixedCompletions([]string{audit.CloudWatchScheme + "/aws/eks/", audit.ElasticsearchScheme + "https://", audit.OpenSearchScheme + "https://", audit.ClickHouseScheme + "clickhouse://"}, cobra.ShellCompDirectiveNoFileComp|cobra.ShellCompDirectiveNoSpace))
+	cmd.AddCommand(NewCmdConflictsLive(f, streams))
 	return cmd
 }
 
@@ -239,7 +239,7 @@ func (o *ConflictsOptions) set(name string) bool { return o.changed != nil && o.
 
 func (o *ConflictsOptions) Complete(f *cmdutil.Factory, _ []string) error {
 	if o.Live {
-		o.factory = f
+		o.live = &LiveOptions{Output: o.Output, For: o.For, name: "--live", factory: f, IOStreams: o.IOStreams}
 		return nil
 	}
 	if o.Object == "" && !o.set("namespace") {
@@ -251,35 +251,6 @@ func (o *ConflictsOptions) Complete(f *cmdutil.Factory, _ []string) error {
 	}
 	if explicit {
 		o.namespace = ns
-	}
-	return nil
-}
-
-// metricsGetter builds the GET of /metrics from kubectl's global flags
-// (--kubeconfig, --context, --server, --token, ...), as kubectl get --raw
-// /metrics does.
-func (o *ConflictsOptions) metricsGetter() error {
-	if o.scrape != nil {
-		return nil
-	}
-	cfg, err := o.factory.RESTConfig(0, 0)
-	if err != nil {
-		return err
-	}
-	dc, err := discovery.NewDiscoveryClientForConfig(cfg)
-	if err != nil {
-		return err
-	}
-	rc := dc.RESTClient()
-	o.server = cfg.Host
-	o.scrape = func(ctx context.Context) ([]byte, error) {
-		b, err := rc.Get().AbsPath("/metrics").SetHeader("Accept", "text/plain;version=0.0.4, application/json;q=0.5").DoRaw(ctx)
-		if apierrors.IsForbidden(err) {
-			// client-go leaves a refusal it cannot decode as "unknown";
-			// the body, a Status or text, names the user.
-			return nil, forbiddenBody(err, b)
-		}
-		return b, err
 	}
 	return nil
 }
@@ -399,7 +370,7 @@ func (o *ConflictsOptions) validateLive() error {
 // with --live it reads /metrics instead.
 func (o *ConflictsOptions) Run(ctx context.Context) error {
 	if o.Live {
-		return o.runLive(ctx)
+		return o.live.Run(ctx)
 	}
 	// The report is printed within the memory limit of the analysis.
 	defer conflicts.LimitMemory(o.cfg.MemoryLimit)()
@@ -481,54 +452,6 @@ func (o *ConflictsOptions) print(res *conflicts.Result) error {
 
 func (o *ConflictsOptions) writeReport(rep *conflicts.Report) error {
 	return cmdutil.WriteReport(o.Report, func() []byte { return conflictsprint.SVG(rep) }, func() []byte { return conflictsprint.HTML(rep) })
-}
-
-// liveEvery is how often --live reads /metrics in between when the output
-// is a terminal, for the per-interval view.
-const liveEvery = 2 * time.Second
-
-// runLive reads /metrics twice, --for apart, and prints the 409s counted
-// in between; on a terminal it also reads every liveEvery and prints a
-// line per read.
-func (o *ConflictsOptions) runLive(ctx context.Context) error {
-	if err := o.metricsGetter(); err != nil {
-		return err
-	}
-	get := func(ctx context.Context) ([]byte, error) {
-		b, err := o.scrape(ctx)
-		if exitcode.IsForbidden(err) {
-			return nil, exitcode.Refused(err, "--live", "GET /metrics", `get on the non-resource URL /metrics, e.g. a ClusterRole with rules [{nonResourceURLs: ["/metrics"], verbs: [get]}] and a ClusterRoleBinding to it`)
-		}
-		if err != nil {
-			return nil, fmt.Errorf("--live: GET /metrics: %w", err)
-		}
-		return b, nil
-	}
-	started := func(time.Time) {
-		fmt.Fprintf(o.ErrOut, "read %s/metrics; reading it again in %s\n", text.Escape(o.server), o.For)
-	}
-	cfg := conflicts.LiveConfig{For: o.For, Started: started}
-	if o.Output.Format() == output.Table && output.IsTerminal(o.Out) {
-		var start time.Time
-		cfg.Started = func(at time.Time) { start = at; started(at) }
-		cfg.Every = liveEvery
-		cfg.Tick = func(r *conflicts.LiveReport) { _ = conflictsprint.PrintTick(o.Out, r, start) }
-	}
-	rep, err := conflicts.Live(ctx, get, cfg)
-	if errors.Is(err, conflicts.ErrBadMetrics) {
-		return exitcode.Cluster(fmt.Errorf("--live: %s/metrics: %w", text.Escape(o.server), err))
-	}
-	if err != nil {
-		return err
-	}
-	p, err := o.Output.ToPrinter(o.Out)
-	if err != nil {
-		return err
-	}
-	if p.Structured() {
-		return p.PrintObject(conflictsprint.NewLiveDocument(rep, conflictsprint.LiveScope{Server: o.server, For: o.For.String()}))
-	}
-	return conflictsprint.PrintLive(p, rep, o.server)
 }
 
 // writerCompletion completes --writer with the users and field managers

@@ -149,3 +149,24 @@ func TestConflictsObjectWithNamespace(t *testing.T) {
 		t.Errorf("-n other: exit %d, stderr %q", code, errOut)
 	}
 }
+
+// TestConflictsLiveSubcommand: conflicts live takes only its own flags;
+// the deprecated --live still runs the same count, with a warning.
+func TestConflictsLiveSubcommand(t *testing.T) {
+	_, errOut, code := run(t, "conflicts", "live", "--audit-log", "audit.log")
+	if code != 2 || !strings.Contains(errOut, "unknown flag: --audit-log") {
+		t.Errorf("conflicts live --audit-log: exit %d, stderr %q; want 2, unknown flag", code, errOut)
+	}
+	_, errOut, code = run(t, "conflicts", "live", "--for", "0s")
+	if code != 2 || !strings.Contains(errOut, "--for must be positive") {
+		t.Errorf("conflicts live --for 0s: exit %d, stderr %q", code, errOut)
+	}
+	_, errOut, code = run(t, "conflicts", "live", "-o", "sarif")
+	if code != 2 || !strings.Contains(errOut, `--output "sarif"`) {
+		t.Errorf("conflicts live -o sarif: exit %d, stderr %q", code, errOut)
+	}
+	_, errOut, _ = run(t, "conflicts", "--live", "--for", "0s")
+	if !strings.Contains(errOut, "Flag --live has been deprecated, use kubectl rv conflicts live") {
+		t.Errorf("--live: stderr %q, want the deprecation", errOut)
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -115,8 +116,9 @@ func TestConflictsLive(t *testing.T) {
 		{"not metrics", func(int) ([]byte, error) { return []byte("<html>\n"), nil }, exitcode.CodeCluster, "bad metrics"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			o, out, _ := newConflictsOptions()
-			o.Live, o.For, o.server = true, time.Millisecond, "https://127.0.0.1:6443"
+			var out bytes.Buffer
+			o := newLiveOptions(genericiooptions.IOStreams{Out: &out, ErrOut: io.Discard})
+			o.For, o.server = time.Millisecond, "https://127.0.0.1:6443"
 			i := 0
 			o.scrape = func(context.Context) ([]byte, error) { i++; return tc.scrape(i) }
 			if err := o.Validate(); err != nil {
