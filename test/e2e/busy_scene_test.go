@@ -31,8 +31,9 @@ import (
 // busyScene is a busy cluster's audit log: kube-controller-manager's
 // controllers, kubectl and client-go writers with and without field
 // managers, RetryOnConflict writers, a periodic writer that never
-// retries, appliers with two owners, kubectl rv predict's dry runs. Every
-// writer the scene runs logs its own outcomes; tests compare the report
+// retries, appliers with two owners, kubectl rv predict's dry runs, and
+// load clients beside them (busy_clients_test.go). Every writer and
+// client the scene runs logs its own outcomes; tests compare the report
 // per writer with those logs, never with kubectl rv's own output. It is
 // built once per run (sharedBusyScene) for every test that reads it.
 type busyScene struct {
@@ -44,6 +45,10 @@ type busyScene struct {
 	// writers are the scene's writers' own logs, by field manager (the
 	// one the API server records).
 	writers map[string]*sceneWriter
+	// topNS is the namespace of the load clients' objects (besides
+	// rv-audit-rr); clients are their own logs, by name.
+	topNS   string
+	clients map[string]*sceneClient
 	// tb is the test that builds the scene, for the framework's clients.
 	tb testing.TB
 }
@@ -99,6 +104,7 @@ func sceneUA(name string) string { return name + "/v1.0 (e2e busy scene)" }
 func buildBusyScene(t *testing.T) (*busyScene, error) {
 	ctx := context.Background()
 	s := &busyScene{ns: fmt.Sprintf("busy-scene-%d", time.Now().UnixNano()%1e6), writers: map[string]*sceneWriter{}, tb: t}
+	s.topNS, s.clients = s.ns+"-top", map[string]*sceneClient{}
 	setup := cluster.Clientset(t, sceneUA("busy-setup"))
 	if _, err := setup.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: s.ns}}, metav1.CreateOptions{}); err != nil {
 		return nil, err
@@ -108,6 +114,9 @@ func buildBusyScene(t *testing.T) (*busyScene, error) {
 		return nil, err
 	}
 	if err := s.createObjects(ctx, setup); err != nil {
+		return nil, err
+	}
+	if err := s.loadObjects(ctx, setup); err != nil {
 		return nil, err
 	}
 	var wg sync.WaitGroup
@@ -135,6 +144,9 @@ func buildBusyScene(t *testing.T) (*busyScene, error) {
 	run(func() error { return s.kubectlScale() })
 	run(func() error { return s.kubectlEdit() })
 	run(func() error { return s.predictDryRuns() })
+	run(func() error { return s.getLoop(ctx) })
+	run(func() error { return s.createExisting(ctx) })
+	run(func() error { return s.noOpUpdates(ctx) })
 	wg.Wait()
 	close(stop)
 	<-tickerDone

@@ -109,8 +109,19 @@ func rawCounts(t *testing.T, path, ns, resource, name string) (writes, dryRuns, 
 // rawEvent is one completed request of the audit log, as the log says.
 type rawEvent struct {
 	AuditID, Stage, Verb, RequestURI, UserAgent string
-	ObjectRef                                   struct{ Resource, Namespace, Name, Subresource string }
-	ResponseStatus                              struct{ Code int }
+	User                                        rawUser
+	ImpersonatedUser                            *rawUser
+	ObjectRef                                   struct{ Resource, APIGroup, Namespace, Name, Subresource string }
+	ResponseStatus                              struct {
+		Code   int
+		Reason string
+	}
+}
+
+// rawUser is an event's user or impersonated user.
+type rawUser struct {
+	Username string
+	Extra    map[string][]string
 }
 
 // namedWrite says whether e is a write of a named object (or a create or
