@@ -120,7 +120,7 @@ func diffCounts(got, want map[string]int, gotName, wantName string) []string {
 // TestConflictsTopMatchesClientsAndLog: on the busy scene's log, the top
 // view's count of every group, by user, verb, resource and status and by
 // each alone, is the log's own count of completed requests (each
-// auditID once); the load clients' rows are what each client counted of
+// auditID once, also when the log is beside its gzip copy); the load clients' rows are what each client counted of
 // its own requests, and the GET loop's row names its object first.
 func TestConflictsTopMatchesClientsAndLog(t *testing.T) {
 	s := sharedBusyScene(t)
@@ -142,6 +142,12 @@ func TestConflictsTopMatchesClientsAndLog(t *testing.T) {
 		}
 		if len(by) == len(all) {
 			checkClientRows(t, s, rep)
+			// The log beside its gzip copy: each auditID counted once.
+			args[1] = s.rotated
+			rep, _ = runTop(t, 0, args...)
+			if d := diffCounts(reportCounts(rep, by), want, "report", "log"); len(d) > 0 || rep.Total != len(evs) {
+				t.Errorf("the log beside its copy, --by %v: %d events counted, the log has %d; groups that differ:\n%s", by, rep.Total, len(evs), strings.Join(d, "\n"))
+			}
 		}
 	}
 	get := s.clients[clientGetLoop]
@@ -301,7 +307,8 @@ func (c *sceneClient) total() int {
 
 // TestConflictsTopRealCases: the three cases of issue #49, played in
 // miniature by the busy scene's load clients, are each found by
-// --fail-on: exit 1, with the finding's kind, client and object.
+// --fail-on, in the top and the wasted view: exit 1, with the finding's
+// kind, client and object.
 func TestConflictsTopRealCases(t *testing.T) {
 	s := sharedBusyScene(t)
 	type want struct {
@@ -328,9 +335,11 @@ func TestConflictsTopRealCases(t *testing.T) {
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			rep, _ := runTop(t, 1, "--audit-log", s.log, "--view", "top", "--fail-on", tc.failOn, "--hot-rate", fmt.Sprint(tc.rate), "--hot-for", hotFor.String())
-			for _, w := range tc.want {
-				wantFinding(t, rep, w.kind, tc.c, w.object, tc.rate)
+			for _, view := range []string{"top", "wasted"} {
+				rep, _ := runTop(t, 1, "--audit-log", s.log, "--view", view, "--fail-on", tc.failOn, "--hot-rate", fmt.Sprint(tc.rate), "--hot-for", hotFor.String())
+				for _, w := range tc.want {
+					wantFinding(t, rep, w.kind, tc.c, w.object, tc.rate)
+				}
 			}
 		})
 	}
