@@ -344,3 +344,35 @@ func TestConflictsTopRealCases(t *testing.T) {
 		})
 	}
 }
+
+// TestConflictsTopScope: the scope and filter flags choose what the top
+// view counts, reads as well as writes: its groups by user are the log's
+// own counts of the requests that match.
+func TestConflictsTopScope(t *testing.T) {
+	s := sharedBusyScene(t)
+	evs := rawEvents(t, s.log)
+	for _, tc := range []struct {
+		args []string
+		keep func(e rawEvent) bool
+	}{
+		{[]string{"-n", s.topNS}, func(e rawEvent) bool { return e.ObjectRef.Namespace == s.topNS }},
+		{[]string{"--verb", "get", "--verb", "create"}, func(e rawEvent) bool { return e.Verb == "get" || e.Verb == "create" }},
+		{[]string{"--status", "409"}, func(e rawEvent) bool { return e.ResponseStatus.Code == 409 }},
+		{[]string{"--resource", "cm"}, func(e rawEvent) bool { return e.ObjectRef.Resource == "configmaps" && e.ObjectRef.APIGroup == "" }},
+		{[]string{"-n", s.topNS, "--object", "cm/hot"}, func(e rawEvent) bool {
+			return e.ObjectRef.Namespace == s.topNS && e.ObjectRef.Resource == "configmaps" && e.ObjectRef.Name == "hot"
+		}},
+	} {
+		rep, _ := runTop(t, 0, append([]string{"--audit-log", s.log, "--view", "top", "--by", "user"}, tc.args...)...)
+		want, n := map[string]int{}, 0
+		for _, e := range evs {
+			if tc.keep(e) {
+				want[logKey(e, []string{"user"})]++
+				n++
+			}
+		}
+		if d := diffCounts(reportCounts(rep, []string{"user"}), want, "report", "log"); len(d) > 0 || rep.Total != n || n == 0 {
+			t.Errorf("%v: %d requests counted, the log has %d such; users that differ:\n%s", tc.args, rep.Total, n, strings.Join(d, "\n"))
+		}
+	}
+}
