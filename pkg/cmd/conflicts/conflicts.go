@@ -377,20 +377,12 @@ func (o *ConflictsOptions) Run(ctx context.Context) error {
 	if o.loadView() {
 		return o.runLoad(ctx)
 	}
-	sources, done, err := o.sources(ctx)
-	if err != nil {
+	var res *conflicts.Result
+	err := o.analyse(ctx, func(ctx context.Context, sources []audit.Source) (err error) {
+		res, err = conflicts.Run(ctx, sources, conflicts.Job{Config: o.cfg, Scenario: o.Scenario, Origin: o.AuditLogs,
+			ObjectName: o.Object, FailOnRate: o.FailOnRate})
 		return err
-	}
-	actx := ctx
-	if o.Listen != "" {
-		// Ctrl-C ends the receiving, not the analysis of what came.
-		actx = context.WithoutCancel(ctx)
-	}
-	res, err := conflicts.Run(actx, sources, conflicts.Job{Config: o.cfg, Scenario: o.Scenario, Origin: o.AuditLogs,
-		ObjectName: o.Object, FailOnRate: o.FailOnRate})
-	if derr := done(); err == nil {
-		err = derr
-	}
+	})
 	switch {
 	case errors.Is(err, audit.ErrBadInput):
 		return exitcode.Usage(err)
@@ -421,6 +413,24 @@ func (o *ConflictsOptions) Run(ctx context.Context) error {
 		return exitcode.Findingf("%d writer(s) over --fail-on-rate %g: %s", len(res.OverRate), o.FailOnRate, text.Escape(strings.Join(res.OverRate, ", ")))
 	}
 	return nil
+}
+
+// analyse opens the sources (with --listen, receiving until --for or
+// Ctrl-C) and runs analyse over them: Ctrl-C ends the receiving, not the
+// analysis of what came.
+func (o *ConflictsOptions) analyse(ctx context.Context, analyse func(context.Context, []audit.Source) error) error {
+	sources, done, err := o.sources(ctx)
+	if err != nil {
+		return err
+	}
+	if o.Listen != "" {
+		ctx = context.WithoutCancel(ctx)
+	}
+	err = analyse(ctx, sources)
+	if derr := done(); err == nil {
+		err = derr
+	}
+	return err
 }
 
 func (o *ConflictsOptions) print(res *conflicts.Result) error {

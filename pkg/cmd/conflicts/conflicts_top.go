@@ -119,19 +119,11 @@ func topKeyNames() []string {
 // runLoad counts every request of the logs, prints the view and maps the
 // hot loops to an exit code.
 func (o *ConflictsOptions) runLoad(ctx context.Context) error {
-	sources, done, err := o.sources(ctx)
-	if err != nil {
+	var rep *load.Report
+	err := o.analyse(ctx, func(ctx context.Context, sources []audit.Source) (err error) {
+		rep, err = load.Analyze(ctx, sources, o.load.cfg)
 		return err
-	}
-	actx := ctx
-	if o.Listen != "" {
-		// Ctrl-C ends the receiving, not the counting of what came.
-		actx = context.WithoutCancel(ctx)
-	}
-	rep, err := load.Analyze(actx, sources, o.load.cfg)
-	if derr := done(); err == nil {
-		err = derr
-	}
+	})
 	switch {
 	case errors.Is(err, audit.ErrBadInput):
 		return exitcode.Usage(err)
