@@ -427,10 +427,21 @@ func (o *objState) state(r *record) (st *writerState, kept bool, prev attemptMar
 }
 
 // isRetry says whether r, the writer's next attempt after its 409 st,
-// retries it: it comes within the retry window, sooner than half the
-// writer's own pace on the object (its periodic writes are not retries),
-// and shows that the writer re-read: a get of the object since the 409, a
-// new precondition, or an apply that now forces. reread is the first.
+// retries it. It must come within the retry window; then:
+//
+//   - after a re-read of the object, the re-read decides: a retry loop
+//     re-reads right after the 409, a periodic writer at its next period,
+//     so the re-read must come sooner than half the writer's own pace on
+//     the object (or the writer have no pace yet). The re-read, not the
+//     write, is timed: a slow get does not make a retry late;
+//   - without one, a new precondition or an apply that now forces is a
+//     retry whatever the pace;
+//   - an update sent again with the same precondition comes from the same
+//     stale read: not a retry;
+//   - a blind re-send without a precondition (a patch, an apply) is a
+//     retry when sooner than half the writer's pace, or with no pace yet.
+//
+// reread says whether the writer re-read.
 func (o *objState) isRetry(r *record, st *writerState) (retry, reread bool) {
 	rd, ok := o.readAt(r.rid)
 	reread = ok && rd.After(st.lastCompleted)
@@ -438,11 +449,29 @@ func (o *objState) isRetry(r *record, st *writerState) (retry, reread bool) {
 		return false, reread
 	}
 	gap := r.received.Sub(st.lastCompleted)
-	if gap > o.stream.cfg.RetryWindow || st.cadence > 0 && 2*gap >= st.cadence {
+	if gap > o.stream.cfg.RetryWindow {
 		return false, reread
 	}
-	newPrecond := r.precond != "" && st.precond != "" && r.precond != st.precond
-	return reread || newPrecond || r.force && !st.force, reread
+	return retryRule(reread, rd.Sub(st.lastCompleted), gap, st.cadence,
+		r.precond != "" && st.precond != "" && r.precond != st.precond || r.force && !st.force,
+		r.precond != "" && r.precond == st.precond), reread
+}
+
+// retryRule is isRetry's rule, once the attempt is within the window:
+// readGap and gap are the re-read's and the attempt's time since the
+// 409, pace the writer's own pace (0 or less: none yet), evidence a new
+// precondition or force, stale the same precondition again.
+func retryRule(reread bool, readGap, gap, pace time.Duration, evidence, stale bool) bool {
+	soon := func(d time.Duration) bool { return pace <= 0 || 2*d < pace }
+	switch {
+	case reread:
+		return soon(readGap)
+	case evidence:
+		return true
+	case stale:
+		return false
+	}
+	return soon(gap)
 }
 
 func (o *objState) attempt(r *record, t *totals) {

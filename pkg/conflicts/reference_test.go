@@ -305,8 +305,18 @@ func (w *refObjectWalk) attempt(r *refRecord, t *refTotals) {
 	if st.conflict {
 		gap := r.received.Sub(st.last.completed)
 		rd, ok := w.lastRead[*r.reader]
-		evidence := ok && rd.After(st.last.completed) || r.precond != "" && st.last.precond != "" && r.precond != st.last.precond || r.force && !st.last.force
-		retry = evidence && gap <= w.cfg.RetryWindow && (st.cadence <= 0 || 2*gap < st.cadence)
+		reread := ok && rd.After(st.last.completed)
+		soon := func(d time.Duration) bool { return st.cadence <= 0 || 2*d < st.cadence }
+		switch {
+		case gap > w.cfg.RetryWindow:
+		case reread:
+			retry = soon(rd.Sub(st.last.completed))
+		case r.precond != "" && st.last.precond != "" && r.precond != st.last.precond || r.force && !st.last.force:
+			retry = true
+		case r.precond != "" && r.precond == st.last.precond:
+		default:
+			retry = soon(gap)
+		}
 	}
 	if st.conflict && !retry {
 		w.giveUp(*r.writer, st, t)

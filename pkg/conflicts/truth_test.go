@@ -13,8 +13,10 @@ import (
 
 func precond(e audit.Event, rv string) audit.Event { e.ObjectRef.ResourceVersion = rv; return e }
 
-// TestRetryNeedsEvidence: an attempt after a 409 is a retry only when the
-// writer shows it re-read, within the window and sooner than its own pace.
+// TestRetryNeedsEvidence: an attempt after a 409 is a retry when, within
+// the window, the writer re-read sooner than its own pace, showed other
+// evidence (a new precondition, force), or re-sent a write without a
+// precondition sooner than its pace.
 func TestRetryNeedsEvidence(t *testing.T) {
 	force := func(e audit.Event) audit.Event { e.RequestURI += "&force=true"; return e }
 	for _, tc := range []struct {
@@ -49,6 +51,23 @@ func TestRetryNeedsEvidence(t *testing.T) {
 			ev(3000, "a", "get", "configmaps/c", 200),
 			precond(ev(3001, "a/m", "update", "configmaps/c", 200), "4"),
 		}, Tally{Attempts: 4, Conflicts: 2, Successes: 2, GiveUps: 2}},
+		// #50 D1: a RetryOnConflict writer with a 150 ms pace re-reads
+		// 10 ms after its 409, but its get is slow: the update comes
+		// 120 ms after, later than half its pace. The re-read is timed.
+		{"fast retry loop with a slow get", []audit.Event{
+			precond(ev(0, "a/m", "update", "configmaps/c", 200), "1"),
+			precond(ev(150, "a/m", "update", "configmaps/c", 409), "1"),
+			ev(161, "a", "get", "configmaps/c", 200),
+			precond(ev(271, "a/m", "update", "configmaps/c", 200), "3"),
+		}, Tally{Attempts: 3, Conflicts: 1, Successes: 2, RetryChains: 1}},
+		// #50 D2: an apply without force, re-sent blind 15 ms after its
+		// 409, is a retry; sent again a period later, it is not.
+		{"blind re-apply", []audit.Event{
+			ev(0, "a/m", "patch", "configmaps/c", 200),
+			ev(1000, "a/m", "patch", "configmaps/c", 409),
+			ev(1016, "a/m", "patch", "configmaps/c", 409),
+			ev(2016, "a/m", "patch", "configmaps/c", 409),
+		}, Tally{Attempts: 4, Conflicts: 3, Successes: 1, RetryChains: 1, GiveUps: 2}},
 		{"re-read after the window", []audit.Event{
 			ev(0, "a/m", "update", "configmaps/c", 409),
 			ev(6000, "a", "get", "configmaps/c", 200),

@@ -119,8 +119,11 @@ func buildBusyScene(t *testing.T) (*busyScene, error) {
 	if err := s.loadObjects(ctx, setup); err != nil {
 		return nil, err
 	}
+	if err := s.retryObjects(ctx); err != nil {
+		return nil, err
+	}
 	var wg sync.WaitGroup
-	errs := make(chan error, 16)
+	errs := make(chan error, 32)
 	run := func(f func() error) {
 		wg.Add(1)
 		go func() {
@@ -147,6 +150,9 @@ func buildBusyScene(t *testing.T) (*busyScene, error) {
 	run(func() error { return s.getLoop(ctx) })
 	run(func() error { return s.createExisting(ctx) })
 	run(func() error { return s.noOpUpdates(ctx) })
+	run(func() error { return s.fastRMW(ctx, "busy-fast-0", "busy-fast-1", 1) })
+	run(func() error { return s.fastRMW(ctx, "busy-fast-1", "busy-fast-0", 2) })
+	run(func() error { return s.blindApplier(ctx) })
 	wg.Wait()
 	close(stop)
 	<-tickerDone

@@ -287,9 +287,14 @@ func raceRMW(t *testing.T, ns, userPrefix, managerPrefix string, writers, rounds
 // rmwRound is one RetryOnConflict read-modify-write of ConfigMap hot's key
 // name with field manager fm ("" sends none), counted.
 func rmwRound(ctx context.Context, cs kubernetes.Interface, ns, name, fm string, round int, l *writerLog) {
+	rmwObject(ctx, cs, ns, "hot", name, fm, round, l)
+}
+
+// rmwObject is rmwRound on ConfigMap obj.
+func rmwObject(ctx context.Context, cs kubernetes.Interface, ns, obj, name, fm string, round int, l *writerLog) {
 	attempts := 0
 	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
-		cur, err := cs.CoreV1().ConfigMaps(ns).Get(ctx, "hot", metav1.GetOptions{})
+		cur, err := cs.CoreV1().ConfigMaps(ns).Get(ctx, obj, metav1.GetOptions{})
 		if err != nil {
 			return err
 		}
