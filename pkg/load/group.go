@@ -19,7 +19,7 @@ type group struct {
 	objects     spaceSaving
 }
 
-func (g *group) add(e *audit.Event, obj []byte, oh audit.KeyHash, objects bool) {
+func (g *group) add(e *audit.Event, obj func() []byte, oh audit.KeyHash, objects bool) {
 	g.count++
 	if e.RequestReceived.Before(g.first) {
 		g.first = e.RequestReceived
@@ -163,13 +163,13 @@ type spaceSaving struct {
 	hashes  []audit.KeyHash
 }
 
-func (s *spaceSaving) add(obj []byte, h audit.KeyHash) {
+func (s *spaceSaving) add(obj func() []byte, h audit.KeyHash) {
 	if i := slices.Index(s.hashes, h); i >= 0 {
 		s.entries[i].Count++
 		return
 	}
 	if len(s.entries) < summaryObjects {
-		s.entries = append(s.entries, ObjectCount{Object: string(obj), Count: 1})
+		s.entries = append(s.entries, ObjectCount{Object: string(obj()), Count: 1})
 		s.hashes = append(s.hashes, h)
 		return
 	}
@@ -180,7 +180,7 @@ func (s *spaceSaving) add(obj []byte, h audit.KeyHash) {
 		}
 	}
 	m := s.entries[least].Count
-	s.entries[least] = ObjectCount{Object: string(obj), Count: m + 1, Error: m}
+	s.entries[least] = ObjectCount{Object: string(obj()), Count: m + 1, Error: m}
 	s.hashes[least] = h
 }
 

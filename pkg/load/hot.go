@@ -92,7 +92,7 @@ func newHotTracker(cfg Hot) *hotTracker {
 
 // add counts e, about object obj (of KeyHash oh); wasted says it was a
 // wasted write.
-func (h *hotTracker) add(e *audit.Event, obj []byte, oh audit.KeyHash, wasted bool) {
+func (h *hotTracker) add(e *audit.Event, obj func() []byte, oh audit.KeyHash, wasted bool) {
 	if h == nil || e.ObjectRef.Name == "" {
 		return
 	}
@@ -116,7 +116,7 @@ func (h *hotTracker) add(e *audit.Event, obj []byte, oh audit.KeyHash, wasted bo
 		p = &hotPair{kind: kind, last: s}
 		h.pairs[k] = p
 	case p.object == "":
-		p.user, p.pod, p.agent, p.object = strings.Clone(e.Username), strings.Clone(e.PodName), strings.Clone(e.UserAgent), string(obj)
+		p.user, p.pod, p.agent, p.object = strings.Clone(e.Username), strings.Clone(e.PodName), strings.Clone(e.UserAgent), string(obj())
 		r := &e.ObjectRef
 		p.ref = audit.ObjectRef{Resource: strings.Clone(r.Resource), APIGroup: strings.Clone(r.APIGroup),
 			Namespace: strings.Clone(r.Namespace), Name: strings.Clone(r.Name)}
@@ -130,7 +130,9 @@ func (h *hotTracker) add(e *audit.Event, obj []byte, oh audit.KeyHash, wasted bo
 		p.ring[s%(hotSteps+1)]++
 		p.lastAt = max(p.lastAt, at)
 	}
-	if h.sinceGC++; h.sinceGC >= 1<<16 {
+	// Swept every as many events as there are pairs (at least 65,536):
+	// a sweep's cost, a step per pair, is spread over those events.
+	if h.sinceGC++; h.sinceGC >= max(1<<16, len(h.pairs)) {
 		h.sinceGC = 0
 		h.forget()
 	}

@@ -129,20 +129,35 @@ type counter struct {
 	dedup  *audit.Dedup
 	stats  audit.Stats
 	groups map[string]*group
-	// buf builds an event's group key; obj its object's name.
+	// buf builds an event's group key; obj its object's name, made on
+	// first use (objectName) since most events need only its hash.
 	buf, obj    []byte
+	objMade     bool
+	objectName  func() []byte
 	total       int
 	first, last time.Time
 	wasted      *wastedCounter
 	hot         *hotTracker
+	// cur is the event being counted.
+	cur *audit.Event
 }
 
 func newCounter(cfg Config) *counter {
 	if len(cfg.By) == 0 {
 		cfg.By = []Key{User}
 	}
-	return &counter{cfg: cfg, dedup: audit.NewDedup(), groups: map[string]*group{},
+	c := &counter{cfg: cfg, dedup: audit.NewDedup(), groups: map[string]*group{},
 		wasted: newWastedCounter(), hot: newHotTracker(cfg.Hot)}
+	c.objectName = c.makeObjectName
+	return c
+}
+
+// makeObjectName is the object name of the event being counted (cur).
+func (c *counter) makeObjectName() []byte {
+	if !c.objMade {
+		c.obj, c.objMade = appendObject(c.obj[:0], c.cur), true
+	}
+	return c.obj
 }
 
 func (c *counter) add(e *audit.Event) {
@@ -156,23 +171,23 @@ func (c *counter) add(e *audit.Event) {
 	if e.RequestReceived.After(c.last) {
 		c.last = e.RequestReceived
 	}
-	c.obj = appendObject(c.obj[:0], e)
+	c.cur, c.objMade = e, false
 	oh := objectHash(e)
 	c.buf = c.buf[:0]
 	for i, k := range c.cfg.By {
 		if i > 0 {
 			c.buf = append(c.buf, 0)
 		}
-		c.buf = appendKey(c.buf, k, e, c.obj)
+		c.buf = appendKey(c.buf, k, e, c.objectName)
 	}
 	g := c.groups[string(c.buf)]
 	if g == nil {
 		g = &group{first: e.RequestReceived}
 		c.groups[string(c.buf)] = g
 	}
-	g.add(e, c.obj, oh, !slices.Contains(c.cfg.By, Object))
-	wasted := c.wasted.add(e, c.obj)
-	c.hot.add(e, c.obj, oh, wasted)
+	g.add(e, c.objectName, oh, !slices.Contains(c.cfg.By, Object))
+	wasted := c.wasted.add(e, oh)
+	c.hot.add(e, c.objectName, oh, wasted)
 }
 
 // objectHash is the KeyHash of e's object as appendObject names it.
@@ -186,7 +201,7 @@ func objectHash(e *audit.Event) audit.KeyHash {
 }
 
 // appendKey appends the value of k for e (obj is its object's name).
-func appendKey(b []byte, k Key, e *audit.Event, obj []byte) []byte {
+func appendKey(b []byte, k Key, e *audit.Event, obj func() []byte) []byte {
 	switch k {
 	case User:
 		return append(b, e.Username...)
@@ -201,7 +216,7 @@ func appendKey(b []byte, k Key, e *audit.Event, obj []byte) []byte {
 	case Namespace:
 		return append(b, e.ObjectRef.Namespace...)
 	case Object:
-		return append(b, obj...)
+		return append(b, obj()...)
 	}
 	return b
 }

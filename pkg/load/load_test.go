@@ -175,9 +175,9 @@ func TestSpaceSavingHoldsTheBusiestObject(t *testing.T) {
 	var s spaceSaving
 	for i := range 2_000 {
 		o := fmt.Appendf(nil, "o%d", i)
-		s.add(o, audit.KeyHash{}.With(string(o)))
+		s.add(func() []byte { return o }, audit.KeyHash{}.With(string(o)))
 		if i%4 == 0 {
-			s.add([]byte("hot"), audit.KeyHash{}.With("hot"))
+			s.add(func() []byte { return []byte("hot") }, audit.KeyHash{}.With("hot"))
 		}
 	}
 	top := s.top(1)

@@ -35,8 +35,9 @@ type Wasted struct {
 // wastedCounter counts each writer's wasted writes, and keeps the
 // resourceVersions the log showed of each object, to tell a no-op.
 type wastedCounter struct {
-	writers  map[string]*Wasted
-	versions map[string]*seenVersions
+	writers map[string]*Wasted
+	// versions are by the object's KeyHash.
+	versions map[audit.KeyHash]*seenVersions
 	buf      []byte
 }
 
@@ -48,7 +49,7 @@ type seenVersions [4]struct {
 }
 
 func newWastedCounter() *wastedCounter {
-	return &wastedCounter{writers: map[string]*Wasted{}, versions: map[string]*seenVersions{}}
+	return &wastedCounter{writers: map[string]*Wasted{}, versions: map[audit.KeyHash]*seenVersions{}}
 }
 
 // isWrite says whether verb writes.
@@ -60,8 +61,9 @@ func isWrite(verb string) bool {
 	return false
 }
 
-// add counts e, about object obj, and says whether it is a wasted write.
-func (w *wastedCounter) add(e *audit.Event, obj []byte) (wasted bool) {
+// add counts e, about the object of KeyHash obj, and says whether it is a
+// wasted write.
+func (w *wastedCounter) add(e *audit.Event, obj audit.KeyHash) (wasted bool) {
 	if isWrite(e.Verb) && !audit.DryRun(e) {
 		wasted = w.count(e, obj)
 	}
@@ -71,7 +73,7 @@ func (w *wastedCounter) add(e *audit.Event, obj []byte) (wasted bool) {
 	return wasted
 }
 
-func (w *wastedCounter) count(e *audit.Event, obj []byte) bool {
+func (w *wastedCounter) count(e *audit.Event, obj audit.KeyHash) bool {
 	w.buf = appendWriter(w.buf[:0], e)
 	t := w.writers[string(w.buf)]
 	if t == nil {
@@ -110,7 +112,7 @@ func alreadyExists(e *audit.Event) bool {
 // it was, and whether that can be known: its response's resourceVersion
 // is the precondition it sent, or one the object had before e was
 // received.
-func (w *wastedCounter) noOp(e *audit.Event, obj []byte) (noOp, known bool) {
+func (w *wastedCounter) noOp(e *audit.Event, obj audit.KeyHash) (noOp, known bool) {
 	rv := e.ResponseRV
 	if rv == "" {
 		return false, false
@@ -118,7 +120,7 @@ func (w *wastedCounter) noOp(e *audit.Event, obj []byte) (noOp, known bool) {
 	if e.ObjectRef.ResourceVersion != "" {
 		return rv == e.ObjectRef.ResourceVersion, true
 	}
-	v := w.versions[string(obj)]
+	v := w.versions[obj]
 	if v == nil {
 		return false, false
 	}
@@ -135,11 +137,11 @@ func (w *wastedCounter) noOp(e *audit.Event, obj []byte) (noOp, known bool) {
 }
 
 // saw records that a request completed at t showed rv of obj.
-func (w *wastedCounter) saw(obj []byte, rv string, t time.Time) {
-	v := w.versions[string(obj)]
+func (w *wastedCounter) saw(obj audit.KeyHash, rv string, t time.Time) {
+	v := w.versions[obj]
 	if v == nil {
 		v = &seenVersions{}
-		w.versions[string(obj)] = v
+		w.versions[obj] = v
 	}
 	if v[0].rv == rv {
 		return

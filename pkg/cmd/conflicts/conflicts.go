@@ -372,11 +372,14 @@ func (o *ConflictsOptions) Run(ctx context.Context) error {
 	if o.Live {
 		return o.live.Run(ctx)
 	}
-	// The report is printed within the memory limit of the analysis.
-	defer conflicts.LimitMemory(o.cfg.MemoryLimit)()
 	if o.loadView() {
+		// Go's own pacing: the counting's live heap, its groups and
+		// pairs, is above conflicts' limit on a large log, where a limit
+		// would collect all the time.
 		return o.runLoad(ctx)
 	}
+	// The report is printed within the memory limit of the analysis.
+	defer conflicts.LimitMemory(o.cfg.MemoryLimit)()
 	var res *conflicts.Result
 	err := o.analyse(ctx, func(ctx context.Context, sources []audit.Source) (err error) {
 		res, err = conflicts.Run(ctx, sources, conflicts.Job{Config: o.cfg, Scenario: o.Scenario, Origin: o.AuditLogs,
