@@ -145,3 +145,16 @@ func (f *ResourceFilter) Keeps(group, resource string) bool {
 	}
 	return false
 }
+
+// BuiltinNamespaced reports whether the objects of a built-in kind are
+// namespaced; ok is false for a kind of no built-in type (a custom
+// resource, or a kind newer than this build). A kind's scope is the same
+// in every version of its group.
+func BuiltinNamespaced(group, kind string) (namespaced, ok bool) {
+	for _, t := range builtinTypes {
+		if t.Group == group && t.Kind == kind {
+			return t.Namespaced, true
+		}
+	}
+	return false, false
+}

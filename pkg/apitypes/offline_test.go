@@ -89,3 +89,22 @@ func TestResourceFilter(t *testing.T) {
 		}
 	}
 }
+
+func TestBuiltinNamespaced(t *testing.T) {
+	for _, tc := range []struct {
+		group, kind        string
+		namespaced, wantOK bool
+	}{
+		{"", "ConfigMap", true, true},
+		{"apps", "Deployment", true, true},
+		{"", "Namespace", false, true},
+		{"rbac.authorization.k8s.io", "ClusterRole", false, true},
+		{"apps", "ConfigMap", false, false},
+		{"example.com", "Gadget", false, false},
+	} {
+		ns, ok := BuiltinNamespaced(tc.group, tc.kind)
+		if ns != tc.namespaced || ok != tc.wantOK {
+			t.Errorf("BuiltinNamespaced(%q, %q) = %v, %v; want %v, %v", tc.group, tc.kind, ns, ok, tc.namespaced, tc.wantOK)
+		}
+	}
+}

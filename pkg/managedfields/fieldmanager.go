@@ -48,6 +48,8 @@ type CustomResource struct {
 	Resource string
 	// StatusSubresource says the version has a /status subresource.
 	StatusSubresource bool
+	// Namespaced says the objects are namespaced (the CRD's scope).
+	Namespaced bool
 }
 
 // CustomResource returns what the CRD the converter was built from says
@@ -229,6 +231,7 @@ func parseCRD(js []byte) (*SchemaTypeConverter, error) {
 				Kind   string `json:"kind"`
 				Plural string `json:"plural"`
 			} `json:"names"`
+			Scope                 string       `json:"scope"`
 			PreserveUnknownFields bool         `json:"preserveUnknownFields"`
 			Versions              []crdVersion `json:"versions"`
 		} `json:"spec"`
@@ -244,6 +247,7 @@ func parseCRD(js []byte) (*SchemaTypeConverter, error) {
 	for _, v := range crd.Spec.Versions {
 		c.custom[schema.GroupVersionKind{Group: crd.Spec.Group, Version: v.Name, Kind: crd.Spec.Names.Kind}] = CustomResource{
 			Resource: crd.Spec.Names.Plural, StatusSubresource: v.Subresources.Status != nil,
+			Namespaced: crd.Spec.Scope == "Namespaced",
 		}
 	}
 	return c, nil

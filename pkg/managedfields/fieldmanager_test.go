@@ -2,6 +2,7 @@ package managedfields
 
 import (
 	"sort"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -171,6 +172,16 @@ spec:
 	gvk := schema.GroupVersionKind{Group: "example.com", Version: "v1", Kind: "Widget"}
 	if diff := cmp.Diff([]schema.GroupVersionKind{gvk}, tc.Kinds()); diff != "" {
 		t.Fatalf("kinds (-want +got):\n%s", diff)
+	}
+	if cr, ok := tc.CustomResource(gvk); !ok || cr != (CustomResource{Resource: "widgets", Namespaced: true}) {
+		t.Errorf("CustomResource(%s) = %+v, %v; want widgets, namespaced, no status", gvk, cr, ok)
+	}
+	clusterTC, err := ParseSchema([]byte(strings.Replace(crd, "scope: Namespaced", "scope: Cluster", 1)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cr, _ := clusterTC.CustomResource(gvk); cr.Namespaced {
+		t.Errorf("a CRD of scope Cluster: CustomResource(%s) says namespaced", gvk)
 	}
 	fm, err := NewFieldManager(tc, gvk)
 	if err != nil {

@@ -127,13 +127,17 @@ type ExecutorFunc func(gvk schema.GroupVersionKind, name string, live *unstructu
 // A patch's TYPE/NAME must be among lives (else a *NoLiveObjectError), and
 // takes the live object's kind and name. A manifest is matched by group,
 // kind, namespace and name; one without a namespace is looked up in its own
-// (none) first, then in ns. A manifest without a live object is a create.
+// (none) first, then in ns. A manifest without a live object is a create:
+// one without a namespace goes to ns when its kind is namespaced, as
+// kubectl sends it (the desired object is copied to say so). scope tells
+// (nil: nothing), else the live objects of the kind do; where neither
+// tells, the manifest's own namespace (none) stands.
 // The live object must have the manifest's version: offline prediction
 // does not convert.
-func MatchOffline(targets []Target, lives *LiveSet, ns DefaultNamespace, newExecutor ExecutorFunc) ([]Item, error) {
+func MatchOffline(targets []Target, lives *LiveSet, ns DefaultNamespace, scope ScopeFunc, newExecutor ExecutorFunc) ([]Item, error) {
 	items := make([]Item, 0, len(targets))
 	for _, t := range targets {
-		live, err := lives.match(&t, ns)
+		live, err := lives.match(&t, ns, scope)
 		if err != nil {
 			return nil, err
 		}
@@ -146,8 +150,28 @@ func MatchOffline(targets []Target, lives *LiveSet, ns DefaultNamespace, newExec
 	return items, nil
 }
 
+// ScopeFunc reports whether the objects of kind gvk are namespaced, and
+// whether it knows (Offline.Namespaced).
+type ScopeFunc func(gvk schema.GroupVersionKind) (namespaced, known bool)
+
+// namespaced says whether kind gvk is namespaced, and whether that is
+// known: scope's answer, else what the live objects of the kind show.
+func (s *LiveSet) namespaced(gvk schema.GroupVersionKind, scope ScopeFunc) (namespaced, known bool) {
+	if scope != nil {
+		if ns, ok := scope(gvk); ok {
+			return ns, true
+		}
+	}
+	for _, u := range s.objs {
+		if u.GroupVersionKind().GroupKind() == gvk.GroupKind() {
+			return u.GetNamespace() != "", true
+		}
+	}
+	return false, false
+}
+
 // match finds t's live object, completing t with what the match tells.
-func (s *LiveSet) match(t *Target, ns DefaultNamespace) (*unstructured.Unstructured, error) {
+func (s *LiveSet) match(t *Target, ns DefaultNamespace, scope ScopeFunc) (*unstructured.Unstructured, error) {
 	ref := &t.Input.Ref
 	if t.Input.Patch != nil {
 		live := s.byTypeName(ref.Kind, ref.Name, ns)
@@ -168,6 +192,13 @@ func (s *LiveSet) match(t *Target, ns DefaultNamespace) (*unstructured.Unstructu
 	}
 	if live != nil && live.GroupVersionKind() != t.GVK {
 		return nil, &VersionError{Where: t.Where(), Manifest: t.GVK, Live: live}
+	}
+	if live == nil && ref.Namespace == "" {
+		if namespaced, _ := s.namespaced(t.GVK, scope); namespaced {
+			ref.Namespace = ns.Name
+			t.Input.Desired = t.Input.Desired.DeepCopy()
+			t.Input.Desired.SetNamespace(ns.Name)
+		}
 	}
 	return live, nil
 }

@@ -14,6 +14,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
 	dynamicfake "k8s.io/client-go/dynamic/fake"
+
+	"github.com/kubectl-rv/kubectl-rv/pkg/managedfields"
 )
 
 // manifest is a desired web Deployment in ns ("" for none), read from src.
@@ -91,7 +93,7 @@ func TestMatchOffline(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			rec := &recordExecutors{}
-			items, err := MatchOffline(tc.targets, NewLiveSet(tc.lives, deploymentKinds), tc.ns, rec.executor)
+			items, err := MatchOffline(tc.targets, NewLiveSet(tc.lives, deploymentKinds), tc.ns, newOffline(nil).Namespaced, rec.executor)
 			if tc.wantErr != "" {
 				if err == nil || err.Error() != tc.wantErr {
 					t.Fatalf("MatchOffline error = %v, want %q", err, tc.wantErr)
@@ -120,11 +122,71 @@ func TestMatchOffline(t *testing.T) {
 	}
 }
 
+// TestMatchOfflineCreateTakesTheDefaultNamespace checks that a create
+// whose manifest names no namespace goes to the default one when its kind
+// is namespaced (a built-in kind by this build's table, a custom resource
+// by its CRD or by its live objects), as kubectl sends it, and stays
+// without one when the kind is cluster-scoped or its scope is unknown.
+func TestMatchOfflineCreateTakesTheDefaultNamespace(t *testing.T) {
+	crd := `
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: gadgets.example.com}
+spec:
+  group: example.com
+  names: {kind: Gadget, plural: gadgets}
+  scope: Namespaced
+  versions: [{name: v1, served: true, storage: true}]
+`
+	tc, err := managedfields.ParseSchema([]byte(crd))
+	if err != nil {
+		t.Fatal(err)
+	}
+	withCRD, bare := newOffline(tc), newOffline(nil)
+	gadget := func() Target {
+		u := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "example.com/v1", "kind": "Gadget", "metadata": map[string]any{"name": "g"}}}
+		return Target{GVK: u.GroupVersionKind(), Input: Input{Ref: ObjectRef{APIVersion: "example.com/v1", Kind: "Gadget", Name: "g"}, Desired: u}}
+	}
+	nsObj := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": "Namespace", "metadata": map[string]any{"name": "team"}}}
+	nsTarget := Target{GVK: nsObj.GroupVersionKind(), Input: Input{Ref: ObjectRef{APIVersion: "v1", Kind: "Namespace", Name: "team"}, Desired: nsObj}}
+	otherGadget := gadget().Input.Desired
+	otherGadget.SetName("other")
+	otherGadget.SetNamespace("elsewhere")
+	for _, tc := range []struct {
+		name   string
+		target Target
+		lives  []*unstructured.Unstructured
+		scope  ScopeFunc
+		want   string
+	}{
+		{"a built-in namespaced kind", manifest(t, "", "web.yaml:1"), nil, bare.Namespaced, "team-a"},
+		{"a built-in cluster-scoped kind", nsTarget, nil, bare.Namespaced, ""},
+		{"a custom resource of the CRD given", gadget(), nil, withCRD.Namespaced, "team-a"},
+		{"a custom resource whose kind has live objects", gadget(), []*unstructured.Unstructured{otherGadget}, bare.Namespaced, "team-a"},
+		{"a custom resource of unknown scope", gadget(), nil, bare.Namespaced, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			desired := tc.target.Input.Desired
+			items, err := MatchOffline([]Target{tc.target}, NewLiveSet(tc.lives, deploymentKinds), DefaultNamespace{Name: "team-a"}, tc.scope, (&recordExecutors{}).executor)
+			if err != nil {
+				t.Fatal(err)
+			}
+			in := items[0].Input
+			if in.Ref.Namespace != tc.want || in.Desired.GetNamespace() != tc.want {
+				t.Errorf("namespace: ref %q, desired %q; want %q", in.Ref.Namespace, in.Desired.GetNamespace(), tc.want)
+			}
+			if desired.GetNamespace() != "" {
+				t.Errorf("the target's own manifest was changed: namespace %q", desired.GetNamespace())
+			}
+		})
+	}
+}
+
 func TestMatchOfflineNamesTheTargetOfAnExecutorError(t *testing.T) {
 	failing := func(schema.GroupVersionKind, string, *unstructured.Unstructured) (Executor, error) {
 		return nil, errors.New("no schema")
 	}
-	_, err := MatchOffline([]Target{manifest(t, "default", "web.yaml:7")}, NewLiveSet(nil, deploymentKinds), DefaultNamespace{Name: "default"}, failing)
+	_, err := MatchOffline([]Target{manifest(t, "default", "web.yaml:7")}, NewLiveSet(nil, deploymentKinds), DefaultNamespace{Name: "default"}, nil, failing)
 	if err == nil || err.Error() != "web.yaml:7: no schema" {
 		t.Fatalf("MatchOffline error = %v", err)
 	}

@@ -18,6 +18,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/uuid"
 	"k8s.io/client-go/kubernetes/scheme"
 
+	"github.com/kubectl-rv/kubectl-rv/pkg/apitypes"
 	"github.com/kubectl-rv/kubectl-rv/pkg/jsonvalue"
 	"github.com/kubectl-rv/kubectl-rv/pkg/managedfields"
 	"github.com/kubectl-rv/kubectl-rv/pkg/writepath"
@@ -82,6 +83,23 @@ func (o *Offline) Executor(gvk schema.GroupVersionKind, name string, live *unstr
 		e.stored = &writepath.Stored{Object: live, ResourceVersion: live.GetResourceVersion(), JSON: js}
 	}
 	return e, nil
+}
+
+// Namespaced reports whether the objects of kind gvk are namespaced, and
+// whether the engine knows: the built-in kinds' scope is this build's
+// (apitypes), a custom resource's its CRD's when the schema given is one.
+// MatchOffline uses it to put a manifest without a namespace in the
+// default one, as kubectl does for namespaced kinds only.
+func (o *Offline) Namespaced(gvk schema.GroupVersionKind) (namespaced, known bool) {
+	if ns, ok := apitypes.BuiltinNamespaced(gvk.Group, gvk.Kind); ok {
+		return ns, true
+	}
+	if o.schema != nil {
+		if cr, ok := o.schema.CustomResource(gvk); ok {
+			return cr.Namespaced, true
+		}
+	}
+	return false, false
 }
 
 // kindType is the registry rules of kind gvk: a custom resource's from its

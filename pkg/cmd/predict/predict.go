@@ -546,7 +546,7 @@ func (o *PredictOptions) runOffline(ctx context.Context, cfg predict.Config, tar
 	}
 	off := predict.NewOffline(tc)
 	off.Rules = rules
-	items, err := predict.MatchOffline(targets, predict.NewLiveSet(lives, liveKinds(lives)), o.defaultNamespace(), off.Executor)
+	items, err := predict.MatchOffline(targets, predict.NewLiveSet(lives, liveKinds(lives)), o.defaultNamespace(), off.Namespaced, off.Executor)
 	if err != nil {
 		var nl *predict.NoLiveObjectError
 		var ve *predict.VersionError

@@ -1,0 +1,227 @@
+//go:build e2e
+
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/dynamic"
+	"sigs.k8s.io/yaml"
+
+	"github.com/kubectl-rv/kubectl-rv/pkg/predict"
+)
+
+// truthCase is one write that a user makes with kubectl -n NS -f FILE,
+// predicted by both engines (kubectl rv predict, and --offline with a
+// --live snapshot) and made for real, method by method, on the real API
+// server: its dry run through kubectl (--dry-run=server) and the real
+// write are the truth.
+type truthCase struct {
+	name string
+	gvr  schema.GroupVersionResource
+	// crd is the CRD of a custom resource, given offline with --schema.
+	crd string
+	// setup writes the object's history in namespace ns (nothing: the
+	// write is a create). It runs again before each real write.
+	setup func(t *testing.T, ctx context.Context, ri dynamic.ResourceInterface, ns string)
+	// manifest is the YAML written, without a namespace: kubectl's -n
+	// gives it.
+	manifest string
+	// methods are the methods predicted (--method).
+	methods []predict.Method
+	// want is what the real server answers per method, by the case's
+	// design: the test's check that the case shows what it is named after.
+	want map[predict.Method]predict.Verdict
+}
+
+// truthManager is the field manager of every write predicted.
+const truthManager = "writer"
+
+// runTruthCase predicts c with both engines and checks each method's
+// verdict, apply conflicts and clobbered fields against kubectl's server
+// dry run of the verb (kubectl apply, apply --server-side, replace,
+// create) and against the real write.
+func runTruthCase(t *testing.T, ctx context.Context, dyn dynamic.Interface, ns string, c truthCase) {
+	t.Helper()
+	ri := dyn.Resource(c.gvr).Namespace(ns)
+	if c.setup != nil {
+		c.setup(t, ctx, ri, ns)
+	}
+	desired := &unstructured.Unstructured{}
+	if err := yaml.Unmarshal([]byte(c.manifest), &desired.Object); err != nil {
+		t.Fatal(err)
+	}
+	name := desired.GetName()
+	dir := t.TempDir()
+	file := predictWriteFile(t, dir, "manifest.yaml", c.manifest)
+	live, err := ri.Get(ctx, name, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		live = nil
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	// --live needs an object: for a create, the snapshot is a
+	// ServiceAccount, of another kind.
+	cluster.KubectlStdin(t, "apiVersion: v1\nkind: ServiceAccount\nmetadata: {name: truth-snapshot}\n", "apply", "-n", ns, "-f", "-")
+	liveYAML := cluster.MustKubectl(t, "get", "serviceaccount", "truth-snapshot", "-n", ns, "-o", "yaml", "--show-managed-fields")
+	if live != nil {
+		b, err := yaml.Marshal(live.Object)
+		if err != nil {
+			t.Fatal(err)
+		}
+		liveYAML = string(b)
+	}
+	liveFile := predictWriteFile(t, dir, "live.yaml", liveYAML)
+	var methods []string
+	for _, m := range c.methods {
+		methods = append(methods, string(m))
+	}
+	args := []string{"-n", ns, "-f", file, "--method", strings.Join(methods, ","), "--field-manager", truthManager, "--fail-on", "none"}
+	srvRep, _ := predictReport(t, args...)
+	offArgs := append(slices.Clone(args), "--offline", "--live", liveFile)
+	if c.crd != "" {
+		offArgs = append(offArgs, "--schema", predictWriteFile(t, dir, "crd.yaml", c.crd))
+	}
+	offRep, _ := predictReport(t, offArgs...)
+	srv, off := methodMap(srvRep), methodMap(offRep)
+	kub := truthKubectlDryRuns(t, ctx, ns, file, live, desired, c.methods)
+	for _, m := range c.methods {
+		sm, om := srv[m], off[m]
+		if truthKey(sm) != truthKey(om) {
+			t.Errorf("%s: the engines differ:\n  server  %s %s\n  offline %s %s", m, truthKey(sm), sm.Reason, truthKey(om), om.Reason)
+		}
+		if km, ok := kub[m]; ok && truthKey(km) != truthKey(sm) {
+			t.Errorf("%s: kubectl --dry-run=server answers\n  %s %s\n  predicted %s %s", m, truthKey(km), km.Reason, truthKey(sm), sm.Reason)
+		}
+		real := truthRealWrite(t, ctx, ri, ns, name, desired, m, c)
+		if truthKey(real) != truthKey(sm) || truthKey(real) != truthKey(om) {
+			t.Errorf("%s: the real write:\n  real    %s %s\n  server  %s %s\n  offline %s %s", m, truthKey(real), real.Reason, truthKey(sm), sm.Reason, truthKey(om), om.Reason)
+		}
+		if want, ok := c.want[m]; ok && real.Verdict != want {
+			t.Errorf("%s: the real write is %s, the case was built for %s (%s)", m, real.Verdict, want, real.Reason)
+		}
+	}
+}
+
+// truthKey is what two answers to one write must share: the verdict, the
+// fields in conflict and the clobbered fields, with their owners.
+func truthKey(m predict.MethodResult) string {
+	return fmt.Sprintf("%s conflicts %s clobbered %s", m.Verdict, conflictKey(m), clobberKey(m))
+}
+
+// truthKubectlDryRuns runs the kubectl verb of each of methods that has
+// one with --dry-run=server, and returns its answer as predict sees it:
+// a success analyzed as predict analyzes a write's result, a refusal as
+// the verdict kubectl's error says.
+func truthKubectlDryRuns(t *testing.T, ctx context.Context, ns, file string, live, desired *unstructured.Unstructured, methods []predict.Method) map[predict.Method]predict.MethodResult {
+	t.Helper()
+	dry := []string{"-n", ns, "-f", file, "--dry-run=server", "-o", "json", "--show-managed-fields", "--field-manager", truthManager}
+	verbs := map[predict.Method][]string{
+		predict.ClientApply:     {"apply"},
+		predict.ServerSideApply: {"apply", "--server-side"},
+		predict.Replace:         {"replace"},
+	}
+	out := map[predict.Method]predict.MethodResult{}
+	in := predict.Input{Ref: predict.ObjectRef{APIVersion: desired.GetAPIVersion(), Kind: desired.GetKind(), Namespace: ns, Name: desired.GetName()}, Desired: desired}
+	for _, m := range methods {
+		verb, ok := verbs[m]
+		if !ok {
+			continue
+		}
+		r := cluster.Kubectl(t, append(slices.Clone(verb), dry...)...)
+		if r.Code != 0 {
+			out[m] = predict.MethodResult{Method: m, Verdict: kubectlVerdict(r.Stderr), Reason: r.Stderr}
+			continue
+		}
+		cfg := predict.Config{Methods: []predict.Method{m}, FieldManager: truthManager}
+		out[m] = predictOne(t, ctx, cfg, in, answered{live: live, out: decodeObject(t, r.Stdout)})
+	}
+	return out
+}
+
+// kubectlVerdict is the verdict kubectl's error message says.
+func kubectlVerdict(stderr string) predict.Verdict {
+	switch {
+	case strings.Contains(stderr, "Apply failed with"):
+		return predict.ApplyConflict
+	case strings.Contains(stderr, "the object has been modified"):
+		return predict.Conflict
+	case strings.Contains(stderr, "is invalid") || strings.Contains(stderr, "BadRequest"):
+		return predict.Invalid
+	case strings.Contains(stderr, "NotFound") || strings.Contains(stderr, "not found"):
+		return predict.NotFound
+	}
+	return predict.ServerError
+}
+
+// truthRealWrite makes method m's write for real on the object as the
+// case's setup leaves it, and returns what it did; then it deletes the
+// object and writes its history again, for the next method.
+func truthRealWrite(t *testing.T, ctx context.Context, ri dynamic.ResourceInterface, ns, name string, desired *unstructured.Unstructured, m predict.Method, c truthCase) predict.MethodResult {
+	t.Helper()
+	in := predict.Input{Ref: predict.ObjectRef{APIVersion: desired.GetAPIVersion(), Kind: desired.GetKind(), Namespace: ns, Name: name}, Desired: desired.DeepCopy()}
+	cfg := predict.Config{Methods: []predict.Method{m}, FieldManager: truthManager}
+	got := predictOne(t, ctx, cfg, in, persisting{ri: ri, name: name})
+	if err := ri.Delete(ctx, name, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+		if _, err := ri.Get(ctx, name, metav1.GetOptions{}); apierrors.IsNotFound(err) {
+			break
+		} else if time.Now().After(deadline) {
+			t.Fatalf("%s/%s is still there 30s after its deletion (%v)", c.gvr.Resource, name, err)
+		}
+	}
+	if c.setup != nil {
+		c.setup(t, ctx, ri, ns)
+	}
+	return got
+}
+
+// truthApplyMethods are the methods of a manifest that create an object
+// that does not exist: the applies, and kubectl's apply verbs.
+var truthApplyMethods = []predict.Method{predict.Apply, predict.ApplyForce, predict.ClientApply, predict.ServerSideApply}
+
+// truthGadgetCRD is a namespaced custom resource.
+var truthGadgetCRD = crdManifest("truth.example.com", "Gadget", `schema:
+  openAPIV3Schema:
+    type: object
+    properties:
+      spec:
+        type: object
+        properties:
+          size: {type: integer}
+`)
+
+// TestPredictTruthCreateInDefaultNamespace predicts creates whose
+// manifest names no namespace, the namespace coming from kubectl's -n: a
+// ConfigMap and a custom resource, for every method that creates (the
+// applies and kubectl's apply verbs), then the other methods (a 404). The
+// server creates the object in -n's namespace; the offline engine must
+// too, not refuse it for a missing metadata.namespace.
+func TestPredictTruthCreateInDefaultNamespace(t *testing.T) {
+	ns := cluster.Namespace(t)
+	installCRD(t, truthGadgetCRD)
+	dyn := cluster.Dynamic(t, "truth2")
+	ctx := context.Background()
+	created := map[predict.Method]predict.Verdict{predict.Apply: predict.OK, predict.ApplyForce: predict.OK, predict.ClientApply: predict.OK, predict.ServerSideApply: predict.OK}
+	methods := append(slices.Clone(truthApplyMethods), predict.Update, predict.MergePatch, predict.Replace)
+	for _, c := range []truthCase{
+		{name: "configmap", gvr: predictCMGVR, methods: methods, want: created,
+			manifest: "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: fresh, labels: {app: a}}\ndata: {a: '1'}\n"},
+		{name: "custom resource", gvr: schema.GroupVersionResource{Group: "truth.example.com", Version: "v1", Resource: "gadgets"},
+			crd: truthGadgetCRD, methods: methods, want: created,
+			manifest: "apiVersion: truth.example.com/v1\nkind: Gadget\nmetadata: {name: fresh}\nspec: {size: 2}\n"},
+	} {
+		t.Run(c.name, func(t *testing.T) { runTruthCase(t, ctx, dyn, ns, c) })
+	}
+}
