@@ -2,7 +2,9 @@
 // of the built-in kinds of core/v1 and apps/v1, linked from
 // k8s.io/kubernetes, behind the write path's hooks (writepath.Rules): the
 // v1 defaulting functions (what the server runs when it decodes a
-// request), the conversion to the internal types, and the validation their
+// request), the conversion to the internal types and back to v1 (what it
+// stores and replies, with the conversions' rewrites: a Secret's
+// stringData, a pod spec's deprecated serviceAccount), and the validation their
 // registry strategies call (Validate, ValidateUpdate and the status
 // strategy's ValidateUpdate). What the strategies and the storage do
 // around them is written from the server's code, since those packages

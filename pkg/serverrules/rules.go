@@ -21,8 +21,10 @@ type serverKind struct {
 	newV1 func() runtime.Object
 	// defaults is the kind's SetObjectDefaults function.
 	defaults func(runtime.Object)
-	// toInternal converts a v1 object to the internal type.
-	toInternal func(runtime.Object) (runtime.Object, error)
+	// toInternal converts a v1 object to the internal type, fromInternal
+	// back.
+	toInternal   func(runtime.Object) (runtime.Object, error)
+	fromInternal func(runtime.Object) (runtime.Object, error)
 	// validate is the registry strategy's validation of internal objects:
 	// old is nil on create; sub is "" or "status".
 	validate func(obj, old runtime.Object, sub string) field.ErrorList
@@ -32,9 +34,11 @@ type serverKind struct {
 	prepare func(obj, old runtime.Object) error
 }
 
-// serverKindOf makes the serverKind of v1 type V and internal type I.
-// defaults is nil for kinds the server does not default.
-func serverKindOf[V, I any](defaults func(*V), convert func(*V, *I, conversion.Scope) error, validate func(obj, old *I, sub string) field.ErrorList) serverKind {
+// serverKindOf makes the serverKind of v1 type V and internal type I, with
+// the conversions between them. defaults is nil for kinds the server does
+// not default.
+func serverKindOf[V, I any](defaults func(*V), convert func(*V, *I, conversion.Scope) error, back func(*I, *V, conversion.Scope) error,
+	validate func(obj, old *I, sub string) field.ErrorList) serverKind {
 	return serverKind{
 		newV1: func() runtime.Object { return any(new(V)).(runtime.Object) },
 		defaults: func(o runtime.Object) {
@@ -46,6 +50,11 @@ func serverKindOf[V, I any](defaults func(*V), convert func(*V, *I, conversion.S
 			in := new(I)
 			err := convert(o.(any).(*V), in, nil)
 			return any(in).(runtime.Object), err
+		},
+		fromInternal: func(o runtime.Object) (runtime.Object, error) {
+			out := new(V)
+			err := back(o.(any).(*I), out, nil)
+			return any(out).(runtime.Object), err
 		},
 		validate: func(obj, old runtime.Object, sub string) field.ErrorList {
 			var o *I
@@ -81,11 +90,16 @@ func (Rules) Validator(gvk schema.GroupVersionKind) func(obj, old *unstructured.
 	return BuiltinValidator(gvk)
 }
 
-// BuiltinDefaults fills in obj the defaults the API server fills when it
-// decodes a request of obj's kind (gvk), in place: the kind's v1
-// defaulting functions, run on its Go type. The object goes through the
-// Go type as on the server, so fields the type does not have are dropped
-// and nulls are gone. Kinds the write path does not know are left alone.
+// BuiltinDefaults does in place what the API server does to obj of kind
+// gvk between decoding a request and storing it: the kind's v1 defaulting
+// functions run on its Go type, which is converted to the internal type
+// and back to v1, as the server converts it to its internal version and
+// encodes it for storage and the reply. The object goes through the Go
+// types as on the server, so fields the type does not have are dropped,
+// nulls are gone, and the conversions' rewrites happen: a Secret's
+// stringData is merged into data, a pod spec's serviceAccount becomes its
+// serviceAccountName (see docs/predict.md for the list). Kinds the write
+// path does not know are left alone.
 func BuiltinDefaults(gvk schema.GroupVersionKind, obj *unstructured.Unstructured) {
 	k, ok := serverKinds[gvk]
 	if !ok {
@@ -97,6 +111,15 @@ func BuiltinDefaults(gvk schema.GroupVersionKind, obj *unstructured.Unstructured
 		return
 	}
 	k.defaults(typed)
+	if internal, err := k.toInternal(typed); err == nil {
+		// A conversion that fails leaves the defaulted object: validation
+		// reports the error.
+		if v1, err := k.fromInternal(internal); err == nil {
+			// The conversions leave the type's apiVersion and kind out.
+			v1.GetObjectKind().SetGroupVersionKind(typed.GetObjectKind().GroupVersionKind())
+			typed = v1
+		}
+	}
 	out, err := runtime.DefaultUnstructuredConverter.ToUnstructured(typed)
 	if err != nil {
 		return

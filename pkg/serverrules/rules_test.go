@@ -163,3 +163,59 @@ func TestServerServiceDuplicateNodePort(t *testing.T) {
 		t.Errorf("got %v (%s), want the allocator's 500", err, code)
 	}
 }
+
+// TestBuiltinDefaultsConverts: a request goes through the internal type
+// and back, as on the server, so the conversions' rewrites are in the
+// stored object: a Secret's stringData merged into data (and gone), a pod
+// template's serviceAccount reconciled with serviceAccountName (which
+// wins), and a DaemonSet keeping its template generation annotation as
+// the request had it (its strategy writes it).
+func TestBuiltinDefaultsConverts(t *testing.T) {
+	secret := fromYAML(t, `
+apiVersion: v1
+kind: Secret
+metadata: {name: s, namespace: ns}
+data: {a: YQ==, b: Yg==}
+stringData: {b: two, c: three}
+`)
+	BuiltinDefaults(schema.GroupVersionKind{Version: "v1", Kind: "Secret"}, secret)
+	data, _, _ := unstructured.NestedStringMap(secret.Object, "data")
+	if _, has := secret.Object["stringData"]; has || data["a"] != "YQ==" || data["b"] != "dHdv" || data["c"] != "dGhyZWU=" {
+		t.Errorf("the Secret is %v, want stringData merged into data", secret.Object)
+	}
+	if secret.GetAPIVersion() != "v1" || secret.GetKind() != "Secret" {
+		t.Errorf("the Secret lost its type: %q %q", secret.GetAPIVersion(), secret.GetKind())
+	}
+	for _, tc := range []struct{ sa, san, want string }{
+		{"old", "", "old"},
+		{"old", "new", "new"},
+		{"", "new", "new"},
+	} {
+		d := fromYAML(t, validDeployment)
+		spec := map[string]any{"containers": []any{map[string]any{"name": "app", "image": "app:1"}}}
+		if tc.sa != "" {
+			spec["serviceAccount"] = tc.sa
+		}
+		if tc.san != "" {
+			spec["serviceAccountName"] = tc.san
+		}
+		_ = unstructured.SetNestedMap(d.Object, spec, "spec", "template", "spec")
+		BuiltinDefaults(deploymentGVK, d)
+		sa, _, _ := unstructured.NestedString(d.Object, "spec", "template", "spec", "serviceAccount")
+		san, _, _ := unstructured.NestedString(d.Object, "spec", "template", "spec", "serviceAccountName")
+		if sa != tc.want || san != tc.want {
+			t.Errorf("serviceAccount %q, serviceAccountName %q: stored %q and %q, want both %q", tc.sa, tc.san, sa, san, tc.want)
+		}
+	}
+	dsGVK := schema.GroupVersionKind{Group: "apps", Version: "v1", Kind: "DaemonSet"}
+	for _, ann := range []string{"", "3"} {
+		ds := fromYAML(t, strings.Replace(validDeployment, "kind: Deployment", "kind: DaemonSet", 1))
+		if ann != "" {
+			ds.SetAnnotations(map[string]string{"deprecated.daemonset.template.generation": ann})
+		}
+		BuiltinDefaults(dsGVK, ds)
+		if got := ds.GetAnnotations()["deprecated.daemonset.template.generation"]; got != ann {
+			t.Errorf("a DaemonSet with template generation %q stored %q", ann, got)
+		}
+	}
+}
