@@ -283,3 +283,53 @@ func TestPredictTruthSecretStringData(t *testing.T) {
 		want:     map[predict.Method]predict.Verdict{predict.Update: predict.Clobber, predict.MergePatch: predict.Clobber, predict.Replace: predict.Clobber, predict.ClientApply: predict.Clobber},
 	})
 }
+
+// TestPredictTruthServiceAccountAlias predicts writes of a Deployment
+// whose pod template names its service account with the deprecated
+// serviceAccount as well as serviceAccountName: the server reconciles the
+// two (serviceAccountName wins, serviceAccount becomes its copy), so a
+// manifest whose stale serviceAccount differs changes nothing, and one
+// with serviceAccount alone sets serviceAccountName.
+func TestPredictTruthServiceAccountAlias(t *testing.T) {
+	ns := cluster.Namespace(t)
+	cluster.PauseControllers(t)
+	dyn := cluster.Dynamic(t, "truth2")
+	ctx := context.Background()
+	deploy := func(name, sa string) string {
+		return `apiVersion: apps/v1
+kind: Deployment
+metadata: {name: ` + name + `}
+spec:
+  replicas: 1
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec:
+      ` + sa + `
+      containers: [{name: app, image: "app:1"}]
+`
+	}
+	// platform creates the Deployment (an update: it owns every field
+	// stored, serviceAccount too).
+	setup := func(name string) func(*testing.T, context.Context, dynamic.ResourceInterface, string) {
+		return func(t *testing.T, ctx context.Context, ri dynamic.ResourceInterface, _ string) {
+			u := &unstructured.Unstructured{}
+			if err := yaml.Unmarshal([]byte(deploy(name, "serviceAccountName: runner")), &u.Object); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := ri.Create(ctx, u, metav1.CreateOptions{FieldManager: "platform"}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	for _, c := range []truthCase{
+		{name: "a stale serviceAccount beside serviceAccountName", gvr: predictDeployGVR, methods: truthEveryMethod, setup: setup("both"),
+			manifest: deploy("both", "serviceAccount: builder\n      serviceAccountName: runner"),
+			want:     map[predict.Method]predict.Verdict{predict.Update: predict.OK, predict.MergePatch: predict.OK, predict.Replace: predict.OK}},
+		{name: "serviceAccount alone", gvr: predictDeployGVR, methods: truthEveryMethod, setup: setup("alone"),
+			manifest: deploy("alone", "serviceAccount: builder"),
+			want:     map[predict.Method]predict.Verdict{predict.Update: predict.Clobber}},
+	} {
+		t.Run(c.name, func(t *testing.T) { runTruthCase(t, ctx, dyn, ns, c) })
+	}
+}
