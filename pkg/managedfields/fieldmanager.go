@@ -50,6 +50,10 @@ type CustomResource struct {
 	StatusSubresource bool
 	// Namespaced says the objects are namespaced (the CRD's scope).
 	Namespaced bool
+	// ConversionWebhook says a webhook converts between the CRD's
+	// versions (strategy Webhook); otherwise (strategy None) a conversion
+	// only changes apiVersion.
+	ConversionWebhook bool
 }
 
 // CustomResource returns what the CRD the converter was built from says
@@ -231,7 +235,10 @@ func parseCRD(js []byte) (*SchemaTypeConverter, error) {
 				Kind   string `json:"kind"`
 				Plural string `json:"plural"`
 			} `json:"names"`
-			Scope                 string       `json:"scope"`
+			Scope      string `json:"scope"`
+			Conversion struct {
+				Strategy string `json:"strategy"`
+			} `json:"conversion"`
 			PreserveUnknownFields bool         `json:"preserveUnknownFields"`
 			Versions              []crdVersion `json:"versions"`
 		} `json:"spec"`
@@ -247,7 +254,8 @@ func parseCRD(js []byte) (*SchemaTypeConverter, error) {
 	for _, v := range crd.Spec.Versions {
 		c.custom[schema.GroupVersionKind{Group: crd.Spec.Group, Version: v.Name, Kind: crd.Spec.Names.Kind}] = CustomResource{
 			Resource: crd.Spec.Names.Plural, StatusSubresource: v.Subresources.Status != nil,
-			Namespaced: crd.Spec.Scope == "Namespaced",
+			Namespaced:        crd.Spec.Scope == "Namespaced",
+			ConversionWebhook: crd.Spec.Conversion.Strategy == "Webhook",
 		}
 	}
 	return c, nil
@@ -330,6 +338,8 @@ func objectMetaSchema() spec.Schema {
 type FieldManager struct {
 	tc  TypeConverter
 	gvk schema.GroupVersionKind
+	// conv converts between the kind's versions, where the engine can.
+	conv unstructuredConverter
 
 	// mu guards bySub.
 	mu    sync.Mutex
@@ -343,6 +353,11 @@ func NewFieldManager(tc TypeConverter, gvk schema.GroupVersionKind) (*FieldManag
 		return nil, fmt.Errorf("field manager: incomplete kind %q", gvk.String())
 	}
 	m := &FieldManager{tc: tc, gvk: gvk, bySub: map[string]*upstream.FieldManager{}}
+	if sc, ok := tc.(*SchemaTypeConverter); ok {
+		if cr, ok := sc.CustomResource(gvk); ok {
+			m.conv = unstructuredConverter{crd: true, webhook: cr.ConversionWebhook}
+		}
+	}
 	if _, err := m.forSubresource(""); err != nil {
 		return nil, err
 	}
@@ -355,8 +370,7 @@ func (m *FieldManager) forSubresource(sub string) (*upstream.FieldManager, error
 	if fm, ok := m.bySub[sub]; ok {
 		return fm, nil
 	}
-	conv := unstructuredConverter{}
-	fm, err := upstream.NewDefaultFieldManager(m.tc, conv, conv, creater{}, m.gvk, m.gvk.GroupVersion(), sub, nil)
+	fm, err := upstream.NewDefaultFieldManager(m.tc, m.conv, m.conv, creater{}, m.gvk, m.gvk.GroupVersion(), sub, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -375,6 +389,9 @@ func (m *FieldManager) forSubresource(sub string) (*upstream.FieldManager, error
 func (m *FieldManager) Update(live, obj *unstructured.Unstructured, manager, subresource string) (*unstructured.Unstructured, error) {
 	fm, err := m.forSubresource(subresource)
 	if err != nil {
+		return nil, err
+	}
+	if err := m.convertible(live); err != nil {
 		return nil, err
 	}
 	// The server never mutates the live object (it is shared with the
@@ -399,6 +416,9 @@ func (m *FieldManager) Apply(live, patch *unstructured.Unstructured, manager str
 	}
 	if manager == "" {
 		return nil, errors.New("apply needs a field manager")
+	}
+	if err := m.convertible(live); err != nil {
+		return nil, err
 	}
 	out, err := fm.Apply(live, m.withKind(patch.DeepCopy()), manager, force)
 	if err != nil {
@@ -547,10 +567,45 @@ func cutQuoted(s string) (string, string, error) {
 	return v, s[len(q):], nil
 }
 
+// ConversionError says that a write's field manager needs live converted
+// to another version of its kind, which a conversion webhook does: the
+// offline engine cannot know the result.
+type ConversionError struct {
+	// GVK is the object's kind, Version the version an entry of its
+	// managedFields is in.
+	GVK     schema.GroupVersionKind
+	Version string
+}
+
+func (e *ConversionError) Error() string {
+	return fmt.Sprintf("the managedFields of %s name version %s, and a conversion webhook converts between them, which runs only on the cluster", e.GVK, text.Escape(e.Version))
+}
+
+// convertible returns a *ConversionError when live's managedFields have an
+// entry in another version of the kind, which a conversion webhook would
+// convert. The field manager converts the object to every entry's
+// version to compare field sets.
+func (m *FieldManager) convertible(live *unstructured.Unstructured) error {
+	if !m.conv.webhook {
+		return nil
+	}
+	own := m.gvk.GroupVersion().String()
+	for _, e := range live.GetManagedFields() {
+		if e.APIVersion != "" && e.APIVersion != own {
+			return &ConversionError{GVK: m.gvk, Version: e.APIVersion}
+		}
+	}
+	return nil
+}
+
 // unstructuredConverter converts unstructured objects the way the API
-// server does for custom resources when only one version is involved: the
-// object already is at the hub version, so conversion is the identity.
-type unstructuredConverter struct{}
+// server does for custom resources: to their own version, the identity;
+// to another version of a CRD's kind whose conversion strategy is None
+// (crd set, webhook not), what apiextensions-apiserver's nopConverter
+// does: only apiVersion changes. Other conversions are errors.
+type unstructuredConverter struct {
+	crd, webhook bool
+}
 
 func (unstructuredConverter) Convert(in, out, _ any) error {
 	src, ok1 := in.(*unstructured.Unstructured)
@@ -562,13 +617,20 @@ func (unstructuredConverter) Convert(in, out, _ any) error {
 	return nil
 }
 
-func (unstructuredConverter) ConvertToVersion(in runtime.Object, gv runtime.GroupVersioner) (runtime.Object, error) {
+func (c unstructuredConverter) ConvertToVersion(in runtime.Object, gv runtime.GroupVersioner) (runtime.Object, error) {
 	kind := in.GetObjectKind().GroupVersionKind()
 	target, ok := gv.KindForGroupVersionKinds([]schema.GroupVersionKind{kind})
-	if !ok || target != kind {
-		return nil, fmt.Errorf("field manager: converting %s to another version is not supported offline", kind)
+	switch {
+	case ok && target == kind:
+		return in, nil
+	case ok && c.crd && !c.webhook && target.GroupKind() == kind.GroupKind():
+		if u, isU := in.(*unstructured.Unstructured); isU {
+			out := u.DeepCopy()
+			out.SetGroupVersionKind(target)
+			return out, nil
+		}
 	}
-	return in, nil
+	return nil, fmt.Errorf("field manager: converting %s to another version is not supported offline", kind)
 }
 
 func (unstructuredConverter) ConvertFieldLabel(_ schema.GroupVersionKind, label, value string) (string, string, error) {

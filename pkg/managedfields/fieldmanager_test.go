@@ -1,6 +1,7 @@
 package managedfields
 
 import (
+	"errors"
 	"sort"
 	"strings"
 	"testing"
@@ -266,4 +267,67 @@ func FuzzParseConflictMessage(f *testing.F) {
 			t.Errorf("round trip (-first +second):\n%s", diff)
 		}
 	})
+}
+
+// TestFieldManagerConvertsBetweenCRDVersions: an object whose
+// managedFields are in another version of its CRD is converted as the
+// server converts it (strategy None: only apiVersion changes), so an
+// apply conflicts with the other version's owner; with a conversion
+// webhook the field manager cannot know, and says so.
+func TestFieldManagerConvertsBetweenCRDVersions(t *testing.T) {
+	crd := `
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: dials.example.com}
+spec:
+  group: example.com
+  names: {kind: Dial, plural: dials}
+  scope: Namespaced
+  conversion: {strategy: None}
+  versions:
+  - {name: v1, served: true, storage: true, schema: {openAPIV3Schema: {type: object, properties: {spec: {type: object, properties: {size: {type: integer}}}}}}}
+  - {name: v1beta1, served: true, storage: false, schema: {openAPIV3Schema: {type: object, properties: {spec: {type: object, properties: {size: {type: integer}}}}}}}
+`
+	v1 := schema.GroupVersionKind{Group: "example.com", Version: "v1", Kind: "Dial"}
+	beta := v1
+	beta.Version = "v1beta1"
+	live := func(t *testing.T, tc TypeConverter) *unstructured.Unstructured {
+		t.Helper()
+		fm, err := NewFieldManager(tc, beta)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, err := fm.Apply(NewEmpty(beta), mustObj(t, "apiVersion: example.com/v1beta1\nkind: Dial\nmetadata: {name: d}\nspec: {size: 1}\n"), "legacy", false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out.SetAPIVersion("example.com/v1")
+		return out
+	}
+	patch := "apiVersion: example.com/v1\nkind: Dial\nmetadata: {name: d}\nspec: {size: 2}\n"
+	for _, tc := range []struct {
+		strategy string
+		want     func(error) bool
+	}{
+		{"None", func(err error) bool { c, ok := Conflicts(err); return ok && len(c) == 1 && c[0].Manager == "legacy" }},
+		{"Webhook", func(err error) bool {
+			var ce *ConversionError
+			return errors.As(err, &ce) && ce.Version == "example.com/v1beta1"
+		}},
+	} {
+		t.Run(tc.strategy, func(t *testing.T) {
+			sc, err := ParseSchema([]byte(strings.Replace(crd, "strategy: None", "strategy: "+tc.strategy, 1)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			fm, err := NewFieldManager(sc, v1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = fm.Apply(live(t, sc), mustObj(t, patch), "writer", false)
+			if !tc.want(err) {
+				t.Errorf("apply over an object managed at v1beta1: %v", err)
+			}
+		})
+	}
 }

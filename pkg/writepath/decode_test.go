@@ -2,12 +2,15 @@ package writepath
 
 import (
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/kubectl-rv/kubectl-rv/pkg/managedfields"
 )
 
 // TestDecodeOrDefault: a request body and the result of a JSON or merge
@@ -90,5 +93,52 @@ func TestFieldManagerFailureClearsManagedFields(t *testing.T) {
 	}
 	if mf := out.GetManagedFields(); len(mf) != 0 {
 		t.Errorf("managedFields %v, want none", mf)
+	}
+}
+
+// TestConversionWebhookCannotKnow: a write whose field manager must
+// convert the stored object to another version of a CRD with a
+// conversion webhook (an entry of its managedFields is in that version)
+// cannot be known offline, for an apply and an update alike.
+func TestConversionWebhookCannotKnow(t *testing.T) {
+	crd := `
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: dials.example.com}
+spec:
+  group: example.com
+  names: {kind: Dial, plural: dials}
+  scope: Namespaced
+  conversion: {strategy: Webhook}
+  versions:
+  - {name: v1, served: true, storage: true, schema: {openAPIV3Schema: {type: object, x-kubernetes-preserve-unknown-fields: true}}}
+  - {name: v1beta1, served: true, storage: false, schema: {openAPIV3Schema: {type: object, x-kubernetes-preserve-unknown-fields: true}}}
+`
+	tc, err := managedfields.ParseSchema([]byte(crd))
+	if err != nil {
+		t.Fatal(err)
+	}
+	gvk := schema.GroupVersionKind{Group: "example.com", Version: "v1", Kind: "Dial"}
+	ct := CustomType(gvk, "dials", false, false)
+	w := &Writer{FieldManager: NewManagedFields(tc)}
+	live := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "example.com/v1", "kind": "Dial",
+		"metadata": map[string]any{"name": "d", "namespace": "ns", "resourceVersion": "5", "managedFields": []any{map[string]any{
+			"manager": "legacy", "operation": "Apply", "apiVersion": "example.com/v1beta1", "fieldsType": "FieldsV1",
+			"fieldsV1": map[string]any{"f:spec": map[string]any{"f:size": map[string]any{}}}}}},
+		"spec": map[string]any{"size": int64(1)}}}
+	cur := &Stored{Object: live, ResourceVersion: "5"}
+	desired := func() *unstructured.Unstructured {
+		u := live.DeepCopy()
+		u.SetManagedFields(nil)
+		_ = unstructured.SetNestedField(u.Object, int64(2), "spec", "size")
+		return u
+	}
+	_, applyErr := w.Patch(&ct, cur, "ns", "d", types.ApplyPatchType, []byte(`{"apiVersion":"example.com/v1","kind":"Dial","metadata":{"name":"d"},"spec":{"size":2}}`), Options{FieldManager: "m"})
+	_, updateErr := w.Update(&ct, cur, desired(), Options{FieldManager: "m"})
+	for what, err := range map[string]error{"apply": applyErr, "update": updateErr} {
+		var ck *CannotKnowError
+		if !errors.As(err, &ck) || !strings.Contains(ck.Reason, "conversion webhook") {
+			t.Errorf("%s: %v, want a CannotKnowError naming the conversion webhook", what, err)
+		}
 	}
 }

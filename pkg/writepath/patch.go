@@ -178,9 +178,7 @@ func (w *Writer) apply(t *Type, cur *Stored, namespace, name string, data []byte
 	}
 	obj, err := w.FieldManager.Apply(t, live, cfg, opts.FieldManager, opts.Force)
 	if err != nil {
-		// An apply configuration with two list items of one key ("failed
-		// to create typed patch object") is such an error.
-		return nil, ServerError(err)
+		return nil, applyError(err)
 	}
 	// The applier owns the empty maps it sent, but the stored object has
 	// none: a built-in kind's is its Go type, a custom resource's metadata
@@ -209,6 +207,17 @@ func (w *Writer) apply(t *Type, cur *Stored, namespace, name string, data []byte
 		return nil, err
 	}
 	return obj, nil
+}
+
+// applyError is the API server's answer when the field manager fails an
+// apply: a 500 (an apply configuration with two list items of one key,
+// "failed to create typed patch object", is such an error), unless a
+// conversion webhook would convert the object (a CannotKnowError).
+func applyError(err error) error {
+	if ck := cannotConvert(err); ck != nil {
+		return ck
+	}
+	return ServerError(err)
 }
 
 // created finishes an apply that creates its object.

@@ -72,7 +72,10 @@ func (w *Writer) Create(t *Type, obj *unstructured.Unstructured, opts Options) (
 	w.prepareCreate(t, obj)
 	decode(t, obj)
 	if w.FieldManager != nil {
-		obj = w.updateManagedFields(t, opts.Subresource, managedfields.NewEmpty(t.GVK), obj, opts.FieldManager)
+		var err error
+		if obj, err = w.updateManagedFields(t, opts.Subresource, managedfields.NewEmpty(t.GVK), obj, opts.FieldManager); err != nil {
+			return nil, err
+		}
 		w.stampManagedFields(nil, obj)
 	}
 	if err := validate(t, obj, nil, ""); err != nil {
@@ -120,7 +123,10 @@ func (w *Writer) update(t *Type, cur *Stored, obj *unstructured.Unstructured, op
 	decode(t, obj)
 	prepareUpdate(t, cur.Object, obj, opts.Subresource)
 	if w.FieldManager != nil {
-		obj = w.updateManagedFields(t, opts.Subresource, cur.Object, obj, opts.FieldManager)
+		var err error
+		if obj, err = w.updateManagedFields(t, opts.Subresource, cur.Object, obj, opts.FieldManager); err != nil {
+			return nil, err
+		}
 		w.stampManagedFields(cur.Object, obj)
 	}
 	if err := validate(t, obj, cur.Object, opts.Subresource); err != nil {
@@ -145,13 +151,27 @@ func decode(t *Type, obj *unstructured.Unstructured) {
 // the field manager fails (a custom resource whose value has the wrong
 // type cannot be typed by its schema) the write goes on with no
 // managedFields, and validation answers for the value.
-func (w *Writer) updateManagedFields(t *Type, sub string, live, obj *unstructured.Unstructured, manager string) *unstructured.Unstructured {
+func (w *Writer) updateManagedFields(t *Type, sub string, live, obj *unstructured.Unstructured, manager string) (*unstructured.Unstructured, error) {
 	out, err := w.FieldManager.Update(t, sub, live, obj, manager)
+	if err := cannotConvert(err); err != nil {
+		return nil, err
+	}
 	if err != nil {
 		obj.SetManagedFields(nil)
-		return obj
+		return obj, nil
 	}
-	return out
+	return out, nil
+}
+
+// cannotConvert returns a *CannotKnowError when err is the field
+// manager's *managedfields.ConversionError (a conversion webhook would
+// convert the object), else nil.
+func cannotConvert(err error) error {
+	var ce *managedfields.ConversionError
+	if errors.As(err, &ce) {
+		return &CannotKnowError{Reason: ce.Error()}
+	}
+	return nil
 }
 
 // dropNulls removes the null fields of a built-in kind's object (t.New

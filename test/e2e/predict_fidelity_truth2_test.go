@@ -333,3 +333,71 @@ spec:
 		t.Run(c.name, func(t *testing.T) { runTruthCase(t, ctx, dyn, ns, c) })
 	}
 }
+
+// truthTwoVersionCRD is a custom resource served at v1 (stored) and
+// v1beta1, with the same schema and no conversion webhook: the API server
+// converts between them by changing apiVersion only.
+const truthTwoVersionCRD = `apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: dials.truthversions.example.com}
+spec:
+  group: truthversions.example.com
+  names: {kind: Dial, plural: dials, singular: dial}
+  scope: Namespaced
+  conversion: {strategy: None}
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema: &schema
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec:
+            type: object
+            properties:
+              size: {type: integer, maximum: 10}
+              mode: {type: string}
+  - name: v1beta1
+    served: true
+    storage: false
+    schema: *schema
+`
+
+// TestPredictTruthCustomResourceVersions predicts writes of a custom
+// resource at v1 whose managedFields are at v1beta1 (its other manager
+// wrote through v1beta1): the field manager converts the object to each
+// entry's version, which for a CRD without a conversion webhook only
+// changes apiVersion. A server-side apply of another manager's field
+// conflicts (409), one of a value over the schema's maximum is refused
+// (422), one of the manager's own fields succeeds.
+func TestPredictTruthCustomResourceVersions(t *testing.T) {
+	ns := cluster.Namespace(t)
+	installCRD(t, truthTwoVersionCRD)
+	dyn := cluster.Dynamic(t, "truth2")
+	ctx := context.Background()
+	gvr := schema.GroupVersionResource{Group: "truthversions.example.com", Version: "v1", Resource: "dials"}
+	beta := gvr
+	beta.Version = "v1beta1"
+	dial := func(version, name, spec string) string {
+		return "apiVersion: truthversions.example.com/" + version + "\nkind: Dial\nmetadata: {name: " + name + "}\nspec: " + spec + "\n"
+	}
+	setup := func(name string) func(*testing.T, context.Context, dynamic.ResourceInterface, string) {
+		return func(t *testing.T, ctx context.Context, _ dynamic.ResourceInterface, ns string) {
+			truthApply(t, ctx, dyn.Resource(beta).Namespace(ns), "legacy", dial("v1beta1", name, "{size: 1, mode: slow}"))
+		}
+	}
+	for _, c := range []truthCase{
+		{name: "another manager's field", gvr: gvr, crd: truthTwoVersionCRD, methods: truthEveryMethod, setup: setup("taken"),
+			manifest: dial("v1", "taken", "{size: 2, mode: slow}"),
+			want:     map[predict.Method]predict.Verdict{predict.Apply: predict.ApplyConflict, predict.ServerSideApply: predict.ApplyConflict, predict.Update: predict.Clobber}},
+		{name: "over the maximum", gvr: gvr, crd: truthTwoVersionCRD, methods: truthEveryMethod, setup: setup("big"),
+			manifest: dial("v1", "big", "{size: 20, mode: slow}"),
+			want:     map[predict.Method]predict.Verdict{predict.ApplyForce: predict.Invalid, predict.Update: predict.Invalid}},
+		{name: "a field of its own", gvr: gvr, crd: truthTwoVersionCRD, methods: []predict.Method{predict.Apply, predict.ApplyForce, predict.ServerSideApply}, setup: setup("own"),
+			manifest: "apiVersion: truthversions.example.com/v1\nkind: Dial\nmetadata: {name: own, labels: {team: a}}\n",
+			want:     map[predict.Method]predict.Verdict{predict.Apply: predict.OK, predict.ServerSideApply: predict.OK}},
+	} {
+		t.Run(c.name, func(t *testing.T) { runTruthCase(t, ctx, dyn, ns, c) })
+	}
+}
