@@ -247,13 +247,13 @@ func (t *Tracker) write(ev follow.Event) []Event {
 // created records an object whose whole history is in view (created while
 // watched, or in a gap of a resource whose state was known).
 func (t *Tracker) created(at time.Time, k objKey, u *unstructured.Unstructured, afterGap bool) Event {
-	st, entries := t.remember(k, u)
+	_, entries := t.remember(k, u)
 	w := attributeCreate(entries)
 	e := t.baseEvent(EventAdded, at, k, u)
 	e.Writer = &w
 	e.AfterGap = afterGap
+	// Not a write (see Summary): nor a step of the hot rate.
 	t.stats.created()
-	t.hot(st, &e, at)
 	return e
 }
 

@@ -463,7 +463,8 @@ func TestTrackerSummaryCountsCreatesApart(t *testing.T) {
 	v := func(rv string, gen, replicas int64, mfs ...mf) version {
 		return version{name: "web", rv: rv, gen: gen, replicas: replicas, ready: -1, mfs: mfs}
 	}
-	tr := NewTracker(TrackerConfig{FightThreshold: 100, HotRate: 0})
+	// With the hot rate on: a creation counts in neither.
+	tr := NewTracker(TrackerConfig{FightThreshold: 100, HotRate: 0.5, HotWindow: 4 * time.Second})
 	observeAll(tr, []follow.Event{
 		synced(0, follow.SyncInitial, "5", ""),
 		ev(t, follow.Added, 1, v("10", 1, 1, creator)),
