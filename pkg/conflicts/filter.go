@@ -204,13 +204,14 @@ func (f *Filter) keepsRequest(verb, sub string, code int) bool {
 }
 
 // Keeps says whether the request e is in cfg's scope (--object, -n,
-// --resource, --since and --until) and passes its filter; a request with
-// no name (a list) is about its collection, which --object never names.
+// --resource) and passes its filter; a request with no name (a list) is
+// about its collection, which --object never names. --since and --until
+// are the caller's: load.Config.Window.
 func (cfg *Config) Keeps(e *audit.Event) bool {
 	r := &e.ObjectRef
 	k := ObjectKey{Group: r.APIGroup, Resource: r.Resource, Namespace: r.Namespace, Name: r.Name}
 	if cfg.Namespace != "" && k.Namespace != cfg.Namespace || cfg.Object != nil && !matchObject(*cfg.Object, k) ||
-		!cfg.Resources.Keeps(k.Group, k.Resource) || !cfg.Window.Holds(e.RequestReceived) {
+		!cfg.Resources.Keeps(k.Group, k.Resource) {
 		return false
 	}
 	f := cfg.Filter

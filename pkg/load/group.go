@@ -12,6 +12,8 @@ import (
 
 // group is what the top table counts of one group.
 type group struct {
+	// key are its values of Config.By, in order.
+	key         []string
 	count       int
 	first, last time.Time
 	latency     latency
@@ -42,11 +44,11 @@ func (g *group) add(e *audit.Event, obj func() []byte, oh audit.KeyHash, objects
 // topObjects is how many of a group's busiest objects the report names.
 const topObjects = 3
 
-// row is the group's row; key is its key values joined by NUL bytes.
-func (g *group) row(by []Key, key string, total int, minutes float64) Group {
+// row is the group's row.
+func (g *group) row(by []Key, total int, minutes float64) Group {
 	r := Group{Key: map[Key]string{}, Count: g.count, First: g.first, Last: g.last,
 		P50Ms: ms(g.latency.quantile(0.50)), P99Ms: ms(g.latency.quantile(0.99))}
-	for i, v := range strings.SplitN(key, "\x00", len(by)) {
+	for i, v := range g.key {
 		r.Key[by[i]] = v
 	}
 	if total > 0 {

@@ -3,6 +3,7 @@ package load
 import (
 	"cmp"
 	"context"
+	"encoding/binary"
 	"slices"
 	"strconv"
 	"strings"
@@ -129,17 +130,21 @@ type counter struct {
 	dedup  *audit.Dedup
 	stats  audit.Stats
 	groups map[string]*group
-	// buf builds an event's group key; obj its object's name, made on
+	// buf builds an event's group key, val one value of it; obj its
+	// object's name, made on
 	// first use (objectName) since most events need only its hash.
-	buf, obj    []byte
-	objMade     bool
-	objectName  func() []byte
-	total       int
-	first, last time.Time
-	wasted      *wastedCounter
-	hot         *hotTracker
+	buf, val, obj []byte
+	objMade       bool
+	objectName    func() []byte
+	total         int
+	first, last   time.Time
+	wasted        *wastedCounter
+	hot           *hotTracker
 	// cur is the event being counted.
 	cur *audit.Event
+	// objects says whether groups count their busiest objects: not when
+	// the object is a key.
+	objects bool
 }
 
 func newCounter(cfg Config) *counter {
@@ -149,6 +154,7 @@ func newCounter(cfg Config) *counter {
 	c := &counter{cfg: cfg, dedup: audit.NewDedup(), groups: map[string]*group{},
 		wasted: newWastedCounter(), hot: newHotTracker(cfg.Hot)}
 	c.objectName = c.makeObjectName
+	c.objects = !slices.Contains(cfg.By, Object)
 	return c
 }
 
@@ -173,19 +179,21 @@ func (c *counter) add(e *audit.Event) {
 	}
 	c.cur, c.objMade = e, false
 	oh := objectHash(e)
+	// Each value after its length: values from the log may hold any byte.
 	c.buf = c.buf[:0]
-	for i, k := range c.cfg.By {
-		if i > 0 {
-			c.buf = append(c.buf, 0)
-		}
-		c.buf = appendKey(c.buf, k, e, c.objectName)
+	for _, k := range c.cfg.By {
+		c.val = appendKey(c.val[:0], k, e, c.objectName)
+		c.buf = append(binary.AppendUvarint(c.buf, uint64(len(c.val))), c.val...)
 	}
 	g := c.groups[string(c.buf)]
 	if g == nil {
-		g = &group{first: e.RequestReceived}
+		g = &group{first: e.RequestReceived, key: make([]string, len(c.cfg.By))}
+		for i, k := range c.cfg.By {
+			g.key[i] = string(appendKey(nil, k, e, c.objectName))
+		}
 		c.groups[string(c.buf)] = g
 	}
-	g.add(e, c.objectName, oh, !slices.Contains(c.cfg.By, Object))
+	g.add(e, c.objectName, oh, c.objects)
 	wasted := c.wasted.add(e, oh)
 	c.hot.add(e, c.objectName, oh, wasted)
 }
@@ -263,14 +271,14 @@ func appendObject(b []byte, e *audit.Event) []byte {
 func (c *counter) report() *Report {
 	rep := &Report{By: c.cfg.By, Total: c.total, Input: c.stats, Window: c.window()}
 	rep.Input.Duplicates = c.dedup.Duplicates
-	for k, g := range c.groups {
-		rep.Groups = append(rep.Groups, g.row(c.cfg.By, k, c.total, rep.Window.Minutes))
+	for _, g := range c.groups {
+		rep.Groups = append(rep.Groups, g.row(c.cfg.By, c.total, rep.Window.Minutes))
 	}
 	slices.SortFunc(rep.Groups, func(a, b Group) int {
 		if d := cmp.Compare(b.Count, a.Count); d != 0 {
 			return d
 		}
-		return cmp.Compare(keyString(c.cfg.By, a.Key), keyString(c.cfg.By, b.Key))
+		return compareKeys(c.cfg.By, a.Key, b.Key)
 	})
 	rep.Wasted = c.wasted.rows()
 	rep.Findings = c.hot.finish()
@@ -293,13 +301,12 @@ func (c *counter) window() Window {
 	return w
 }
 
-// keyString is a group's key values joined, for a stable order of equal
-// counts.
-func keyString(by []Key, k map[Key]string) string {
-	var b strings.Builder
-	for _, x := range by {
-		b.WriteString(k[x])
-		b.WriteByte(0)
+// compareKeys orders two groups' keys by their values, in by's order.
+func compareKeys(by []Key, a, b map[Key]string) int {
+	for _, k := range by {
+		if d := strings.Compare(a[k], b[k]); d != 0 {
+			return d
+		}
 	}
-	return b.String()
+	return 0
 }

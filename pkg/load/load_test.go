@@ -78,6 +78,13 @@ func TestTopKeys(t *testing.T) {
 	if rep.Groups[0].Objects != nil {
 		t.Errorf("objects %v: a table by object names none", rep.Groups[0].Objects)
 	}
+	// A value from the log may hold the NUL that joins a group's values.
+	nul := with(e, func(e *audit.Event) { e.Username, e.Verb = "a\x00b", "c" })
+	other := with(e, func(e *audit.Event) { e.Username, e.Verb, e.AuditID = "a", "b\x00c", "other" })
+	rep = count(Config{By: []Key{User, Verb}}, nul, other)
+	if len(rep.Groups) != 2 || rep.Groups[0].Key[User] != "a" || rep.Groups[1].Key[User] != "a\x00b" || rep.Groups[1].Key[Verb] != "c" {
+		t.Errorf("values holding NUL: groups %+v, want two, each with its own values", rep.Groups)
+	}
 	health := audit.Event{Verb: "get", RequestURI: "/readyz?verbose", Code: 200, RequestReceived: t0}
 	if got := count(Config{By: []Key{Object}}, health).Groups[0].Key[Object]; got != "/readyz" {
 		t.Errorf("a request about no resource is %q, want its path /readyz", got)

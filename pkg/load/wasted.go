@@ -124,7 +124,6 @@ func (w *wastedCounter) noOp(e *audit.Event, obj audit.KeyHash) (noOp, known boo
 	if v == nil {
 		return false, false
 	}
-	known = false
 	for _, s := range v {
 		if s.rv != "" && s.seen.Before(e.RequestReceived) {
 			if s.rv == rv {

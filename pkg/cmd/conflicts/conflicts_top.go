@@ -46,10 +46,7 @@ type loadOptions struct {
 }
 
 func (l *loadOptions) addFlags(cmd *cobra.Command, fs *pflag.FlagSet) {
-	keys := make([]string, len(load.Keys))
-	for i, k := range load.Keys {
-		keys[i] = string(k)
-	}
+	keys := topKeyNames()
 	fs.StringArrayVar(&l.By, "by", nil, "With --view top: group the requests by "+strings.Join(keys, ", ")+" (default user); repeat to nest (--by user --by verb).")
 	fs.Float64Var(&l.HotRate, "hot-rate", 1, "With --view top or wasted: a hot loop is a client's requests about one object at this many per second or more (gets, or writes without effect) ...")
 	fs.DurationVar(&l.HotFor, "hot-for", time.Minute, "... for at least this long.")
