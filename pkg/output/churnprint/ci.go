@@ -27,13 +27,11 @@ func RuleID(k string) string { return "churn/" + k }
 // resource.group), its message naming the writers. A kind with no
 // finding is a passing case.
 func CIReport(rep *churn.Report, ci CI) cireport.Report {
-	out := cireport.Report{Tool: ci.Tool, Command: "churn"}
+	var kinds []cireport.Kind
 	for _, k := range churn.FindingKinds {
-		out.Rules = append(out.Rules, cireport.Rule{ID: RuleID(k.ID), Name: k.Name, Help: k.Help, Fix: k.Fix})
-		level := cireport.LevelOf(ci.Fails, k.Class)
-		var fs []cireport.Finding
+		ck := cireport.Kind{Rule: cireport.Rule{ID: RuleID(k.ID), Name: k.Name, Help: k.Help, Fix: k.Fix}, Class: k.Class}
 		add := func(obj cireport.Object, msg string) {
-			fs = append(fs, cireport.Finding{Rule: RuleID(k.ID), Level: level, Object: obj, Message: msg})
+			ck.Findings = append(ck.Findings, cireport.Finding{Object: obj, Message: msg})
 		}
 		switch k.ID {
 		case "loop":
@@ -45,9 +43,9 @@ func CIReport(rep *churn.Report, ci CI) cireport.Report {
 				add(cireport.Object{Type: f.Resource, Namespace: f.Namespace, Name: strings.TrimPrefix(f.Object, f.Resource+"/")}, fightMessage(f))
 			}
 		}
-		out.Groups = append(out.Groups, cireport.Group{Name: k.Name, Cases: []cireport.Case{{Name: k.Name, Findings: fs}}})
+		kinds = append(kinds, ck)
 	}
-	return out
+	return cireport.PerKind(ci.Tool, "churn", ci.Fails, kinds)
 }
 
 // loopMessage says who loops, how fast, and what changes when the object

@@ -197,3 +197,36 @@ func where(l Location) string {
 	}
 	return s + ")"
 }
+
+// Kind is one kind of finding in a report made of a rule, a group and a
+// case per kind (churn's, leases', conflicts' hot loops).
+type Kind struct {
+	Rule Rule
+	// Class is the --fail-on class that makes its findings errors.
+	Class string
+	// Findings need only their Object and Message: PerKind sets their
+	// Rule and Level.
+	Findings []Finding
+}
+
+// PerKind is a report with a rule, a group and a case per kind, in
+// order, group and case named after the rule. A finding is an error when
+// fails fails on its kind's class, else a warning; a kind without a
+// finding is a passing case.
+func PerKind(tool Tool, command string, fails func(class string) bool, kinds []Kind) Report {
+	out := Report{Tool: tool, Command: command}
+	for _, k := range kinds {
+		out.Rules = append(out.Rules, k.Rule)
+		level := LevelOf(fails, k.Class)
+		fs := make([]Finding, len(k.Findings))
+		for i, f := range k.Findings {
+			f.Rule, f.Level = k.Rule.ID, level
+			fs[i] = f
+		}
+		if len(fs) == 0 {
+			fs = nil
+		}
+		out.Groups = append(out.Groups, Group{Name: k.Rule.Name, Cases: []Case{{Name: k.Rule.Name, Findings: fs}}})
+	}
+	return out
+}

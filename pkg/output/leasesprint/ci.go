@@ -31,19 +31,17 @@ func RuleID(k string) string { return "leases/" + k }
 // type its kind: Lease, Endpoints, ConfigMap), its message naming the
 // holders or the writer. A kind with no finding is a passing case.
 func CIReport(rep *leases.Report, ci CI) cireport.Report {
-	out := cireport.Report{Tool: ci.Tool, Command: "leases"}
 	messages := kindMessages(rep)
+	var kinds []cireport.Kind
 	for _, k := range leases.FindingKinds {
-		out.Rules = append(out.Rules, cireport.Rule{ID: RuleID(k.ID), Name: k.Name, Help: k.Help, Fix: k.Fix})
-		level := cireport.LevelOf(ci.Fails, k.Class)
-		var fs []cireport.Finding
+		ck := cireport.Kind{Rule: cireport.Rule{ID: RuleID(k.ID), Name: k.Name, Help: k.Help, Fix: k.Fix}, Class: k.Class}
 		for _, m := range messages[k.ID] {
 			obj := cireport.Object{Type: string(m.lock.Kind), Namespace: m.lock.Namespace, Name: m.lock.Name}
-			fs = append(fs, cireport.Finding{Rule: RuleID(k.ID), Level: level, Object: obj, Message: m.text})
+			ck.Findings = append(ck.Findings, cireport.Finding{Object: obj, Message: m.text})
 		}
-		out.Groups = append(out.Groups, cireport.Group{Name: k.Name, Cases: []cireport.Case{{Name: k.Name, Findings: fs}}})
+		kinds = append(kinds, ck)
 	}
-	return out
+	return cireport.PerKind(ci.Tool, "leases", ci.Fails, kinds)
 }
 
 // lockMessage is a finding's lock and what it says.

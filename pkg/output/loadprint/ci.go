@@ -45,25 +45,23 @@ func RuleID(kind string) string { return "conflicts/" + kind }
 // kind of hot loop, the case holding a finding per loop, located at its
 // object. A kind with no loop is a passing case.
 func CIReport(rep *load.Report, ci CI) cireport.Report {
-	out := cireport.Report{Tool: ci.Tool, Command: "conflicts"}
+	var kinds []cireport.Kind
 	for i, r := range CIRules() {
-		k := hotKinds[i]
-		out.Rules = append(out.Rules, r)
-		var fs []cireport.Finding
+		k := cireport.Kind{Rule: r, Class: hotKinds[i].ID}
 		for _, f := range rep.Findings {
-			if f.Kind != k.ID {
+			if f.Kind != k.Class {
 				continue
 			}
 			typ := f.Ref.Resource
 			if f.Ref.APIGroup != "" {
 				typ += "." + f.Ref.APIGroup
 			}
-			fs = append(fs, cireport.Finding{Rule: r.ID, Level: cireport.LevelOf(ci.Fails, k.ID),
+			k.Findings = append(k.Findings, cireport.Finding{
 				Object: cireport.Object{Type: typ, Namespace: f.Ref.Namespace, Name: f.Ref.Name}, Message: hotMessage(f)})
 		}
-		out.Groups = append(out.Groups, cireport.Group{Name: k.Name, Cases: []cireport.Case{{Name: k.Name, Findings: fs}}})
+		kinds = append(kinds, k)
 	}
-	return out
+	return cireport.PerKind(ci.Tool, "conflicts", ci.Fails, kinds)
 }
 
 // hotMessage says who looped, how often and when.
