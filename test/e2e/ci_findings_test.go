@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kubectl-rv/kubectl-rv/internal/junitread"
 	"github.com/kubectl-rv/kubectl-rv/internal/sarifcheck"
 )
 
@@ -178,18 +179,7 @@ func sarifResultLine(t *testing.T, sarif, rule, uri string) int {
 // type rule, a line of whose text (a finding) starts with text.
 func junitHasFailure(t *testing.T, junit, rule, text string) bool {
 	t.Helper()
-	var rep struct {
-		XMLName  xml.Name `xml:"testsuites"`
-		Failures int      `xml:"failures,attr"`
-		Suites   []struct {
-			Cases []struct {
-				Failure *struct {
-					Type string `xml:"type,attr"`
-					Text string `xml:",chardata"`
-				} `xml:"failure"`
-			} `xml:"testcase"`
-		} `xml:"testsuite"`
-	}
+	var rep junitread.Report
 	if err := xml.Unmarshal([]byte(junit), &rep); err != nil {
 		t.Errorf("JUnit: %v", err)
 		return false

@@ -9,31 +9,12 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kubectl-rv/kubectl-rv/internal/junitread"
 	"github.com/kubectl-rv/kubectl-rv/internal/sarifcheck"
 )
 
 // dlJUnit is the JUnit XML of doctor and lag as a report parser reads it.
-type dlJUnit struct {
-	XMLName  xml.Name `xml:"testsuites"`
-	Tests    int      `xml:"tests,attr"`
-	Failures int      `xml:"failures,attr"`
-	Suites   []struct {
-		Name    string `xml:"name,attr"`
-		Skipped int    `xml:"skipped,attr"`
-		Cases   []struct {
-			Name      string `xml:"name,attr"`
-			ClassName string `xml:"classname,attr"`
-			Failure   *struct {
-				Message string `xml:"message,attr"`
-				Type    string `xml:"type,attr"`
-				Text    string `xml:",chardata"`
-			} `xml:"failure"`
-			Skipped *struct {
-				Message string `xml:"message,attr"`
-			} `xml:"skipped"`
-		} `xml:"testcase"`
-	} `xml:"testsuite"`
-}
+type dlJUnit = junitread.Report
 
 // dlSARIFResult is a SARIF result: its rule, level and logical location.
 type dlSARIFResult struct {

@@ -19,6 +19,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/kubectl-rv/kubectl-rv/internal/junitread"
 	"github.com/kubectl-rv/kubectl-rv/internal/sarifcheck"
 )
 
@@ -101,21 +102,7 @@ func TestPredictCIFormatsAtTheReplicasLine(t *testing.T) {
 	}
 
 	code, junit, stderr := rvIn(t, dir, append(args, "-o", "junit")...)
-	var rep struct {
-		XMLName  xml.Name `xml:"testsuites"`
-		Failures int      `xml:"failures,attr"`
-		Suites   []struct {
-			Name  string `xml:"name,attr"`
-			Cases []struct {
-				Name    string `xml:"name,attr"`
-				Failure *struct {
-					Message string `xml:"message,attr"`
-					Type    string `xml:"type,attr"`
-					Text    string `xml:",chardata"`
-				} `xml:"failure"`
-			} `xml:"testcase"`
-		} `xml:"testsuite"`
-	}
+	var rep junitread.Report
 	if err := xml.Unmarshal([]byte(junit), &rep); err != nil || code != 1 || len(rep.Suites) != 1 {
 		t.Fatalf("-o junit: exit %d, %v\n%s%s", code, err, junit, stderr)
 	}

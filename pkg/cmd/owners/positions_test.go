@@ -12,6 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/kubectl-rv/kubectl-rv/internal/cmdtest"
+	"github.com/kubectl-rv/kubectl-rv/internal/junitread"
 	"github.com/kubectl-rv/kubectl-rv/internal/sarifcheck"
 )
 
@@ -269,18 +270,7 @@ func TestOwnersCIFormatsAtTheReplicasLine(t *testing.T) {
 	}
 
 	junit, _, code := ownersInDir(t, dir, append(args, "-o", "junit")...)
-	var rep struct {
-		Failures int `xml:"failures,attr"`
-		Suites   []struct {
-			Cases []struct {
-				Name    string `xml:"name,attr"`
-				Failure *struct {
-					Type string `xml:"type,attr"`
-					Text string `xml:",chardata"`
-				} `xml:"failure"`
-			} `xml:"testcase"`
-		} `xml:"testsuite"`
-	}
+	var rep junitread.Report
 	if err := xml.Unmarshal([]byte(junit), &rep); err != nil || code != 1 || len(rep.Suites) != 1 || rep.Failures != 1 {
 		t.Fatalf("-o junit: exit %d, %v, want 1 suite and 1 failure\n%s", code, err, junit)
 	}

@@ -14,6 +14,7 @@ import (
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
 	"github.com/kubectl-rv/kubectl-rv/internal/cmdtest"
+	"github.com/kubectl-rv/kubectl-rv/internal/junitread"
 	"github.com/kubectl-rv/kubectl-rv/internal/sarifcheck"
 	"github.com/kubectl-rv/kubectl-rv/pkg/cmd/cmdutil"
 )
@@ -82,18 +83,7 @@ func TestPredictCIFormats(t *testing.T) {
 		t.Errorf("first SARIF result %+v, want an error at app-0000.yaml line 5", r)
 	}
 	_, junit, _ := runPredict(t, "", append(args, "-o", "junit")...)
-	var rep struct {
-		Failures int `xml:"failures,attr"`
-		Suites   []struct {
-			Cases []struct {
-				Name    string `xml:"name,attr"`
-				Failure *struct {
-					Type string `xml:"type,attr"`
-					Text string `xml:",chardata"`
-				} `xml:"failure"`
-			} `xml:"testcase"`
-		} `xml:"testsuite"`
-	}
+	var rep junitread.Report
 	if err := xml.Unmarshal([]byte(junit), &rep); err != nil {
 		t.Fatalf("-o junit: %v\n%s", err, junit)
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/kubectl-rv/kubectl-rv/internal/cigolden"
+	"github.com/kubectl-rv/kubectl-rv/internal/junitread"
 	"github.com/kubectl-rv/kubectl-rv/pkg/churn"
 	"github.com/kubectl-rv/kubectl-rv/pkg/output"
 	"github.com/kubectl-rv/kubectl-rv/pkg/output/cireport"
@@ -73,19 +74,7 @@ func TestCIJUnitHoldsTheLoop(t *testing.T) {
 	if err := PrintCI(&out, output.JUnit, report(), failOnLoop); err != nil {
 		t.Fatal(err)
 	}
-	var rep struct {
-		Failures int `xml:"failures,attr"`
-		Suites   []struct {
-			Cases []struct {
-				Name    string `xml:"name,attr"`
-				Failure *struct {
-					Type string `xml:"type,attr"`
-					Text string `xml:",chardata"`
-				} `xml:"failure"`
-				SystemOut string `xml:"system-out"`
-			} `xml:"testcase"`
-		} `xml:"testsuite"`
-	}
+	var rep junitread.Report
 	if err := xml.Unmarshal(out.Bytes(), &rep); err != nil || rep.Failures != 1 || len(rep.Suites) != 2 {
 		t.Fatalf("failures %d, suites %d, %v:\n%s", rep.Failures, len(rep.Suites), err, out.Bytes())
 	}

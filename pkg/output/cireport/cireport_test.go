@@ -10,6 +10,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/kubectl-rv/kubectl-rv/internal/golden"
+	"github.com/kubectl-rv/kubectl-rv/internal/junitread"
 	"github.com/kubectl-rv/kubectl-rv/internal/sarifcheck"
 	"github.com/kubectl-rv/kubectl-rv/pkg/output"
 )
@@ -150,26 +151,7 @@ func TestSARIFLocations(t *testing.T) {
 }
 
 // JUnitReport is the JUnit XML as a report parser reads it.
-type JUnitReport struct {
-	Tests    int `xml:"tests,attr"`
-	Failures int `xml:"failures,attr"`
-	Suites   []struct {
-		Name     string `xml:"name,attr"`
-		Tests    int    `xml:"tests,attr"`
-		Failures int    `xml:"failures,attr"`
-		Cases    []struct {
-			Name      string `xml:"name,attr"`
-			ClassName string `xml:"classname,attr"`
-			File      string `xml:"file,attr"`
-			Failure   *struct {
-				Message string `xml:"message,attr"`
-				Type    string `xml:"type,attr"`
-				Text    string `xml:",chardata"`
-			} `xml:"failure"`
-			SystemOut string `xml:"system-out"`
-		} `xml:"testcase"`
-	} `xml:"testsuite"`
-}
+type JUnitReport junitread.Report
 
 // TestJUnitReadsBack parses the JUnit XML: the counts, the failing cases
 // and their failures (a finding about the cluster at its object), the
@@ -271,16 +253,7 @@ func TestTypesAndSkippedCases(t *testing.T) {
 			t.Errorf("-o github lacks %q:\n%s", want, gh)
 		}
 	}
-	var rep struct {
-		Suites []struct {
-			Skipped int `xml:"skipped,attr"`
-			Cases   []struct {
-				Skipped *struct {
-					Message string `xml:"message,attr"`
-				} `xml:"skipped"`
-			} `xml:"testcase"`
-		} `xml:"testsuite"`
-	}
+	var rep junitread.Report
 	if err := xml.Unmarshal(render(t, output.JUnit, r), &rep); err != nil {
 		t.Fatal(err)
 	}

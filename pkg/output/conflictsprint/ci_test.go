@@ -10,6 +10,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/kubectl-rv/kubectl-rv/internal/cigolden"
+	"github.com/kubectl-rv/kubectl-rv/internal/junitread"
 	"github.com/kubectl-rv/kubectl-rv/pkg/conflicts"
 	"github.com/kubectl-rv/kubectl-rv/pkg/output"
 	"github.com/kubectl-rv/kubectl-rv/pkg/output/cireport"
@@ -87,19 +88,7 @@ func TestCIJUnitHoldsTheWriterOverTheRate(t *testing.T) {
 	if err := PrintCI(&out, output.JUnit, rep, failOnA(rep)); err != nil {
 		t.Fatal(err)
 	}
-	var doc struct {
-		Tests    int `xml:"tests,attr"`
-		Failures int `xml:"failures,attr"`
-		Suites   []struct {
-			Name  string `xml:"name,attr"`
-			Cases []struct {
-				Failure *struct {
-					Type string `xml:"type,attr"`
-					Text string `xml:",chardata"`
-				} `xml:"failure"`
-			} `xml:"testcase"`
-		} `xml:"testsuite"`
-	}
+	var doc junitread.Report
 	if err := xml.Unmarshal(out.Bytes(), &doc); err != nil || doc.Tests != len(conflicts.Causes) || doc.Failures != 1 {
 		t.Fatalf("tests %d, failures %d, %v:\n%s", doc.Tests, doc.Failures, err, out.Bytes())
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/kubectl-rv/kubectl-rv/internal/cigolden"
+	"github.com/kubectl-rv/kubectl-rv/internal/junitread"
 	"github.com/kubectl-rv/kubectl-rv/pkg/leases"
 	"github.com/kubectl-rv/kubectl-rv/pkg/output"
 	"github.com/kubectl-rv/kubectl-rv/pkg/output/cireport"
@@ -73,17 +74,7 @@ func TestCIJUnitHoldsTheActingWindow(t *testing.T) {
 	if err := PrintCI(&out, output.JUnit, ciReport(), failOnSplitBrain); err != nil {
 		t.Fatal(err)
 	}
-	var doc struct {
-		Failures int `xml:"failures,attr"`
-		Suites   []struct {
-			Name  string `xml:"name,attr"`
-			Cases []struct {
-				Failure *struct {
-					Text string `xml:",chardata"`
-				} `xml:"failure"`
-			} `xml:"testcase"`
-		} `xml:"testsuite"`
-	}
+	var doc junitread.Report
 	if err := xml.Unmarshal(out.Bytes(), &doc); err != nil || doc.Failures != 1 {
 		t.Fatalf("failures %d, %v:\n%s", doc.Failures, err, out.Bytes())
 	}
