@@ -10,7 +10,6 @@ import (
 	"testing"
 
 	"github.com/kubectl-rv/kubectl-rv/internal/junitread"
-	"github.com/kubectl-rv/kubectl-rv/internal/sarifcheck"
 )
 
 // dlJUnit is the JUnit XML of doctor and lag as a report parser reads it.
@@ -43,10 +42,7 @@ func dlCIFormats(t *testing.T, want int, args ...string) (github string, junit d
 	if err := xml.Unmarshal([]byte(out["junit"]), &junit); err != nil {
 		t.Fatalf("-o junit does not parse: %v\n%s", err, out["junit"])
 	}
-	if err := sarifcheck.Validate([]byte(out["sarif"])); err != nil {
-		t.Errorf("-o sarif against the SARIF 2.1.0 schema: %v", err)
-	}
-	multitoolValidate(t, dir, out["sarif"])
+	validateSARIF(t, dir, out["sarif"])
 	var log struct {
 		Runs []struct {
 			Results []struct {

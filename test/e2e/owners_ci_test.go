@@ -11,8 +11,6 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
-
-	"github.com/kubectl-rv/kubectl-rv/internal/sarifcheck"
 )
 
 // TestOwnersFileCIFormatsAtTheReplicasLine: ci applies web (server-side
@@ -54,10 +52,7 @@ func TestOwnersFileCIFormatsAtTheReplicasLine(t *testing.T) {
 	if code != 1 {
 		t.Errorf("-o sarif: exit %d, want 1\n%s", code, stderr)
 	}
-	if err := sarifcheck.Validate([]byte(sarif)); err != nil {
-		t.Errorf("-o sarif against the SARIF 2.1.0 schema: %v", err)
-	}
-	multitoolValidate(t, dir, sarif)
+	validateSARIF(t, dir, sarif)
 	if got := sarifResultLine(t, sarif, "owners/drift", "live.yaml"); got != n {
 		t.Errorf("-o sarif: the drift is at live.yaml line %d, want %d\n%s", got, n, sarif)
 	}
