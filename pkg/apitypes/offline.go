@@ -55,6 +55,12 @@ func ParseOfflineType(typ string) OfflineType {
 	return OfflineType{word: word, rest: rest}
 }
 
+// Builtin returns the built-in type's group and plural resource, when the
+// name is one's.
+func (o OfflineType) Builtin() (group, resource string, ok bool) {
+	return o.group, o.resource, o.builtin
+}
+
 // Matches reports whether a request's group and resource (plural, as in
 // audit events and watch recordings) are of this type.
 func (o OfflineType) Matches(group, resource string) bool {

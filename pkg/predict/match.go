@@ -45,7 +45,7 @@ type NamespaceError struct {
 }
 
 func (e *NamespaceError) Error() string {
-	return fmt.Sprintf("%s: the object's namespace %q is not %q", e.Where, e.Namespace, e.Want)
+	return fmt.Sprintf("%s: the object's namespace %q does not match -n %q", e.Where, e.Namespace, e.Want)
 }
 
 // NoLiveObjectError says that the live objects hold no TYPE/NAME for a
@@ -174,6 +174,13 @@ func (s *LiveSet) namespaced(gvk schema.GroupVersionKind, scope ScopeFunc) (name
 func (s *LiveSet) match(t *Target, ns DefaultNamespace, scope ScopeFunc) (*unstructured.Unstructured, error) {
 	ref := &t.Input.Ref
 	if t.Input.Patch != nil {
+		if ref.Namespace != "" {
+			// TYPE/NAMESPACE/NAME: its namespace, which -n may not contradict.
+			if ns.Explicit && ns.Name != ref.Namespace {
+				return nil, &NamespaceError{Where: t.Where(), Namespace: ref.Namespace, Want: ns.Name}
+			}
+			ns = DefaultNamespace{Name: ref.Namespace, Explicit: true}
+		}
 		live := s.byTypeName(ref.Kind, ref.Name, ns)
 		if live == nil {
 			return nil, &NoLiveObjectError{Type: ref.Kind, Name: ref.Name}

@@ -248,7 +248,7 @@ func TestMatchCluster(t *testing.T) {
 		},
 		{
 			name: "namespace other than an explicit -n", targets: []Target{manifest(t, "prod", "web.yaml:1")},
-			ns: DefaultNamespace{Name: "team", Explicit: true}, wantErr: `web.yaml:1: the object's namespace "prod" is not "team"`,
+			ns: DefaultNamespace{Name: "team", Explicit: true}, wantErr: `web.yaml:1: the object's namespace "prod" does not match -n "team"`,
 		},
 		{
 			name: "kind the cluster does not serve", targets: []Target{unserved},

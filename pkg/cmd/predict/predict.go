@@ -450,7 +450,7 @@ func (o *PredictOptions) runServer(ctx context.Context, cfg predict.Config, targ
 		var classified *exitcode.Error
 		switch {
 		case errors.As(err, &nsErr):
-			return nil, exitcode.Usagef("%s: the object's namespace %q does not match -n %q", nsErr.Where, nsErr.Namespace, nsErr.Want)
+			return nil, exitcode.Usage(err)
 		case errors.As(err, &classified):
 			return nil, err
 		case exitcode.Classify(err) == exitcode.CodeCluster:
@@ -617,7 +617,19 @@ func liveKinds(lives []*unstructured.Unstructured) predict.KindResolver {
 	return func(typ string) (schema.GroupKind, error) {
 		m, err := cmdutil.ResolveType(mapper, typ)
 		if err != nil {
-			return schema.GroupKind{}, err
+			// The live objects' mapper knows plurals and kinds only: a
+			// built-in type's short name or singular (deploy) is the
+			// offline table's.
+			group, resource, ok := apitypes.ParseOfflineType(typ).Builtin()
+			if !ok {
+				return schema.GroupKind{}, err
+			}
+			if group != "" {
+				resource += "." + group
+			}
+			if m, err = cmdutil.ResolveType(mapper, resource); err != nil {
+				return schema.GroupKind{}, err
+			}
 		}
 		return m.GroupVersionKind.GroupKind(), nil
 	}

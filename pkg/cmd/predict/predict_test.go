@@ -322,6 +322,16 @@ func TestPredictMatchErrors(t *testing.T) {
 		{"offline patch to a missing object", "", func(o *PredictOptions) {
 			o.args, o.Patch, o.PatchType, o.Offline, o.LiveFile = []string{"deploy/web"}, "{}", "merge", true, live
 		}, "--live " + live + " holds no deploy/web"},
+		{"offline patch naming a namespace -n contradicts", "", func(o *PredictOptions) {
+			o.args, o.Patch, o.PatchType, o.Offline, o.LiveFile = []string{"deployments/shop/app-0000"}, "{}", "merge", true, live
+			o.namespace, o.explicitNS = "team", true
+		}, `deployments shop/app-0000: the object's namespace "shop" does not match -n "team"`},
+		{"offline patch by short name, in a namespace the live object is not in", "", func(o *PredictOptions) {
+			o.args, o.Patch, o.PatchType, o.Offline, o.LiveFile = []string{"deploy/shop/app-0000"}, "{}", "merge", true, live
+		}, "--live " + live + " holds no deploy/app-0000"},
+		{"offline patch in a namespace the live object is not in", "", func(o *PredictOptions) {
+			o.args, o.Patch, o.PatchType, o.Offline, o.LiveFile = []string{"deployments/shop/app-0000"}, "{}", "merge", true, live
+		}, "--live " + live + " holds no deployments/app-0000"},
 		{"patch to a missing object", "", func(o *PredictOptions) {
 			o.args, o.Patch, o.PatchType = []string{"deployments/nosuch"}, "{}", "merge"
 			cluster(o)
@@ -498,7 +508,11 @@ func TestLiveKinds(t *testing.T) {
 		{"deployments.apps", deployGVK.GroupKind()},
 		{"configmaps", cmGVK.GroupKind()},
 		{"deployments.extensions", schema.GroupKind{}},
-		{"deploy", schema.GroupKind{}},
+		// kubectl's short names, from the offline table (#46: short names
+		// everywhere); a built-in type without a live object stays unknown.
+		{"deploy", deployGVK.GroupKind()},
+		{"cm", cmGVK.GroupKind()},
+		{"sts", schema.GroupKind{}},
 	}
 	for _, tt := range tests {
 		got, err := resolve(tt.typ)
